@@ -1,0 +1,365 @@
+//! Adaptation (SPEC §5): carry the query's entity values and inline codes into a
+//! stored target, so a filled target carries the codes of the document being
+//! translated.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::run::{walk_runs, walk_runs_mut, Code, Run};
+
+/// An entity whose value differs between the stored source and the query.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityAdaptation {
+    /// The entity type (`PERSON`).
+    pub entity_type: String,
+    /// The stored source's value.
+    pub from: String,
+    /// The query's value.
+    pub to: String,
+    /// The id of the stored source's entity code, which the target code shares.
+    pub target_code_id: String,
+    /// False when the target has neither a code with that id nor exactly one literal
+    /// occurrence of `from`: the adapted target still says `from`.
+    pub applied: bool,
+}
+
+/// Which half of a code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CodeRole {
+    /// A standalone code.
+    Ph,
+    /// An opening code.
+    PcOpen,
+    /// A closing code.
+    PcClose,
+    /// A sub-flow reference.
+    Sub,
+}
+
+/// An inline code of the query carried into the target, or one that could not be.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodeAdaptation {
+    /// Which half of a code.
+    pub role: CodeRole,
+    /// The stored source's code; `None` when the query's code has no counterpart there.
+    pub from: Option<Code>,
+    /// The query's code; `None` when the stored code is absent from the query (the
+    /// target's counterpart is then removed).
+    pub to: Option<Code>,
+    /// False when the change could not be made in the target.
+    pub applied: bool,
+}
+
+/// A stored target adapted to a query.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Adapted {
+    /// The adapted target.
+    pub target: Vec<Run>,
+    /// Entity values changed.
+    pub entities: Vec<EntityAdaptation>,
+    /// Codes changed, removed or left unplaced.
+    pub codes: Vec<CodeAdaptation>,
+}
+
+impl Adapted {
+    /// True when every adaptation was applied.
+    pub fn complete(&self) -> bool {
+        self.entities.iter().all(|a| a.applied) && self.codes.iter().all(|a| a.applied)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct CodeRef<'a> {
+    role: CodeRole,
+    code: &'a Code,
+}
+
+fn role_of(run: &Run) -> Option<(CodeRole, &Code)> {
+    match run {
+        Run::Ph(c) => Some((CodeRole::Ph, c)),
+        Run::PcOpen(c) => Some((CodeRole::PcOpen, c)),
+        Run::PcClose(c) => Some((CodeRole::PcClose, c)),
+        Run::Sub(c) => Some((CodeRole::Sub, c)),
+        _ => None,
+    }
+}
+
+/// Entities and other codes of `runs`, in order of appearance.
+fn codes_of(runs: &[Run]) -> (Vec<&Code>, Vec<CodeRef<'_>>) {
+    let mut entities = Vec::new();
+    let mut codes = Vec::new();
+    walk_runs(runs, &mut |run| {
+        if let Some((role, code)) = role_of(run) {
+            if role == CodeRole::Ph && code.is_entity() {
+                entities.push(code);
+            } else {
+                codes.push(CodeRef { role, code });
+            }
+        }
+    });
+    (entities, codes)
+}
+
+/// Aligns two sequences: position by position when `positional` and the lengths agree,
+/// else by a longest common subsequence of `eq`. Unaligned items pair with `None`.
+fn align<A, B>(a: &[A], b: &[B], positional: bool, eq: impl Fn(&A, &B) -> bool) -> Vec<(Option<usize>, Option<usize>)> {
+    if positional && a.len() == b.len() && a.iter().zip(b).all(|(x, y)| eq(x, y)) {
+        return (0..a.len()).map(|i| (Some(i), Some(i))).collect();
+    }
+    let (n, m) = (a.len(), b.len());
+    let mut dp = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            dp[i][j] = if eq(&a[i], &b[j]) {
+                dp[i + 1][j + 1] + 1
+            } else {
+                dp[i + 1][j].max(dp[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::new();
+    while i < n && j < m {
+        if eq(&a[i], &b[j]) {
+            out.push((Some(i), Some(j)));
+            i += 1;
+            j += 1;
+        } else if dp[i + 1][j] >= dp[i][j + 1] {
+            out.push((Some(i), None));
+            i += 1;
+        } else {
+            out.push((None, Some(j)));
+            j += 1;
+        }
+    }
+    out.extend((i..n).map(|i| (Some(i), None)));
+    out.extend((j..m).map(|j| (None, Some(j))));
+    out
+}
+
+/// The entity values of a run sequence, in order (for the exact tiers' comparison).
+pub fn entity_values(runs: &[Run]) -> Vec<(&str, &str)> {
+    codes_of(runs)
+        .0
+        .into_iter()
+        .map(|c| (c.kind.as_str(), c.equiv.as_str()))
+        .collect()
+}
+
+/// Adapts `stored_target` to `query`, given the stored source it was approved for.
+/// `positional` aligns codes and entities by position (the exact tiers); otherwise by
+/// longest common subsequence of their kinds (fuzzy matches).
+pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positional: bool) -> Adapted {
+    let (q_entities, q_codes) = codes_of(query);
+    let (s_entities, s_codes) = codes_of(stored_source);
+    let mut target = stored_target.to_vec();
+
+    // Codes: map (role, stored id) → the query's code, or removal.
+    let mut code_map: HashMap<(CodeRole, &str), Option<&Code>> = HashMap::new();
+    let mut codes: Vec<(CodeRole, Option<&Code>, Option<&Code>)> = Vec::new();
+    for (si, qi) in align(&s_codes, &q_codes, positional, |s, q| s.role == q.role) {
+        let s = si.map(|i| s_codes[i]);
+        let q = qi.map(|i| q_codes[i]);
+        let role = s.or(q).map_or(CodeRole::Ph, |c| c.role);
+        if let Some(s) = s {
+            code_map.entry((role, s.code.id.as_str())).or_insert(q.map(|q| q.code));
+        }
+        codes.push((role, s.map(|s| s.code), q.map(|q| q.code)));
+    }
+
+    // Entities: map stored id → the query's entity.
+    let mut entity_map: HashMap<&str, &Code> = HashMap::new();
+    let mut entity_pairs: Vec<(&Code, &Code)> = Vec::new();
+    for (si, qi) in align(&s_entities, &q_entities, positional, |s, q| s.kind == q.kind) {
+        if let (Some(si), Some(qi)) = (si, qi) {
+            entity_map.entry(s_entities[si].id.as_str()).or_insert(q_entities[qi]);
+            entity_pairs.push((s_entities[si], q_entities[qi]));
+        }
+    }
+
+    // Rewrite the target's codes; note which stored ids were found.
+    let mut found_codes: HashMap<(CodeRole, String), bool> = HashMap::new();
+    let mut found_entities: HashMap<String, bool> = HashMap::new();
+    walk_runs_mut(&mut target, &mut |run| {
+        let Some((role, code)) = role_of(run) else { return };
+        if role == CodeRole::Ph && code.is_entity() {
+            if let Some(q) = entity_map.get(code.id.as_str()) {
+                found_entities.insert(code.id.clone(), true);
+                *run = Run::Ph((*q).clone());
+            }
+            return;
+        }
+        if let Some(replacement) = code_map.get(&(role, code.id.as_str())) {
+            found_codes.insert((role, code.id.clone()), true);
+            *run = match replacement {
+                Some(q) => match role {
+                    CodeRole::Ph => Run::Ph((*q).clone()),
+                    CodeRole::PcOpen => Run::PcOpen((*q).clone()),
+                    CodeRole::PcClose => Run::PcClose((*q).clone()),
+                    CodeRole::Sub => Run::Sub((*q).clone()),
+                },
+                // Marked for removal below.
+                None => Run::Text(String::from("\u{0}cmem-remove\u{0}")),
+            };
+        }
+    });
+    remove_marked(&mut target);
+
+    let mut entities = Vec::new();
+    for (s, q) in entity_pairs {
+        if s.equiv == q.equiv {
+            continue;
+        }
+        let applied = found_entities.contains_key(&s.id) || replace_once(&mut target, &s.equiv, &q.equiv);
+        entities.push(EntityAdaptation {
+            entity_type: s.kind.clone(),
+            from: s.equiv.clone(),
+            to: q.equiv.clone(),
+            target_code_id: s.id.clone(),
+            applied,
+        });
+    }
+
+    let mut code_adaptations = Vec::new();
+    for (role, s, q) in codes {
+        match (s, q) {
+            (Some(s), Some(q)) => {
+                if s.data == q.data && s.kind == q.kind && s.equiv == q.equiv {
+                    continue;
+                }
+                let applied = found_codes.contains_key(&(role, s.id.clone()));
+                code_adaptations.push(CodeAdaptation {
+                    role,
+                    from: Some(s.clone()),
+                    to: Some(q.clone()),
+                    applied,
+                });
+            }
+            (Some(s), None) => code_adaptations.push(CodeAdaptation {
+                role,
+                from: Some(s.clone()),
+                to: None,
+                applied: true,
+            }),
+            (None, Some(q)) => code_adaptations.push(CodeAdaptation {
+                role,
+                from: None,
+                to: Some(q.clone()),
+                applied: false,
+            }),
+            (None, None) => {}
+        }
+    }
+    Adapted {
+        target,
+        entities,
+        codes: code_adaptations,
+    }
+}
+
+fn remove_marked(runs: &mut Vec<Run>) {
+    runs.retain(|r| !matches!(r, Run::Text(t) if t == "\u{0}cmem-remove\u{0}"));
+    for run in runs.iter_mut() {
+        if let Run::Plural(c) | Run::Select(c) = run {
+            for (_, form) in &mut c.forms {
+                remove_marked(form);
+            }
+        }
+    }
+    merge_text(runs);
+}
+
+/// Joins adjacent text runs.
+fn merge_text(runs: &mut Vec<Run>) {
+    let mut out: Vec<Run> = Vec::with_capacity(runs.len());
+    for run in runs.drain(..) {
+        match (out.last_mut(), run) {
+            (Some(Run::Text(a)), Run::Text(b)) => a.push_str(&b),
+            (_, run) => out.push(run),
+        }
+    }
+    *runs = out;
+}
+
+/// Replaces `from` by `to` in the target's text when it occurs exactly once there.
+fn replace_once(runs: &mut [Run], from: &str, to: &str) -> bool {
+    if from.is_empty() {
+        return false;
+    }
+    let mut total = 0;
+    walk_runs(runs, &mut |run| {
+        if let Run::Text(t) = run {
+            total += t.matches(from).count();
+        }
+    });
+    if total != 1 {
+        return false;
+    }
+    walk_runs_mut(runs, &mut |run| {
+        if let Run::Text(t) = run {
+            if t.contains(from) {
+                *t = t.replacen(from, to, 1);
+            }
+        }
+    });
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(id: &str, data: &str) -> Run {
+        Run::PcOpen(Code::new(id).data(data))
+    }
+    fn eb(id: &str, data: &str) -> Run {
+        Run::PcClose(Code::new(id).data(data))
+    }
+
+    #[test]
+    fn entity_in_target_code() {
+        let src = vec![Run::entity("1", "PERSON", "John"), Run::text(" works")];
+        let tgt = vec![Run::entity("1", "PERSON", "John"), Run::text(" arbeitet")];
+        let q = vec![Run::entity("7", "PERSON", "Alice"), Run::text(" works")];
+        let a = adapt(&q, &src, &tgt, true);
+        assert_eq!(a.target, vec![Run::entity("7", "PERSON", "Alice"), Run::text(" arbeitet")]);
+        assert_eq!(a.entities.len(), 1);
+        assert!(a.complete());
+    }
+
+    #[test]
+    fn entity_in_plain_target() {
+        let src = vec![Run::entity("1", "PERSON", "John"), Run::text(" works")];
+        let tgt = vec![Run::text("John arbeitet")];
+        let q = vec![Run::entity("1", "PERSON", "Alice"), Run::text(" works")];
+        let a = adapt(&q, &src, &tgt, true);
+        assert_eq!(a.target, vec![Run::text("Alice arbeitet")]);
+        assert!(a.complete());
+        let tgt2 = vec![Run::text("John und John")];
+        let a = adapt(&q, &src, &tgt2, true);
+        assert_eq!(a.target, tgt2);
+        assert!(!a.complete());
+    }
+
+    #[test]
+    fn codes_follow_the_query() {
+        let src = vec![Run::text("Click "), b("1", "<b>"), Run::text("here"), eb("1", "</b>")];
+        let tgt = vec![b("1", "<b>"), Run::text("Hier"), eb("1", "</b>"), Run::text(" klicken")];
+        let q = vec![Run::text("Click "), b("5", "<i>"), Run::text("here"), eb("5", "</i>")];
+        let a = adapt(&q, &src, &tgt, true);
+        assert_eq!(a.target, vec![b("5", "<i>"), Run::text("Hier"), eb("5", "</i>"), Run::text(" klicken")]);
+        assert_eq!(a.codes.len(), 2);
+        assert!(a.complete());
+    }
+
+    #[test]
+    fn codes_absent_from_query_are_removed() {
+        let src = vec![Run::text("Click "), b("1", "<b>"), Run::text("here"), eb("1", "</b>")];
+        let tgt = vec![b("1", "<b>"), Run::text("Hier"), eb("1", "</b>"), Run::text(" klicken")];
+        let q = vec![Run::text("Click here")];
+        let a = adapt(&q, &src, &tgt, false);
+        assert_eq!(a.target, vec![Run::text("Hier klicken")]);
+    }
+}

@@ -1,0 +1,281 @@
+//! Character Levenshtein distance and the similarity of SPEC §4.
+//!
+//! [`Pattern`] is the fast path: the bit-parallel algorithm of Myers (1999) in the
+//! block form of Hyyrö (2003), 64 pattern characters per machine word, with a cut-off
+//! that stops as soon as the distance can no longer come under the limit.
+//! [`levenshtein_reference`] is the plain dynamic program it is checked against
+//! (property tests below and in `tests/`).
+
+use std::collections::HashMap;
+
+/// The plain O(n·m) dynamic program over Unicode scalar values: the reference.
+pub fn levenshtein_reference(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// SPEC §4 similarity from a distance and the two lengths: `1 − d / max(la, lb)`,
+/// 1.0 when both are empty.
+pub fn similarity_from(distance: usize, la: usize, lb: usize) -> f64 {
+    let max = la.max(lb);
+    if max == 0 {
+        1.0
+    } else {
+        1.0 - distance as f64 / max as f64
+    }
+}
+
+/// The largest distance that still gives a similarity ≥ `min_similarity` between
+/// strings of lengths `la` and `lb`.
+pub fn max_distance_for(min_similarity: f64, la: usize, lb: usize) -> usize {
+    let max = la.max(lb) as f64;
+    // A small epsilon so that exactly-on-threshold scores are kept despite rounding.
+    let k = ((1.0 - min_similarity) * max + 1e-9).floor();
+    if k <= 0.0 {
+        0
+    } else {
+        k as usize
+    }
+}
+
+/// A query string prepared for repeated bit-parallel distance computations.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    len: usize,
+    words: usize,
+    /// Match masks of ASCII characters: `ascii[c * words + w]`.
+    ascii: Vec<u64>,
+    /// Match masks of other characters.
+    other: HashMap<char, Vec<u64>>,
+}
+
+impl Pattern {
+    /// Prepares `pattern`.
+    pub fn new(pattern: &str) -> Pattern {
+        let chars: Vec<char> = pattern.chars().collect();
+        let len = chars.len();
+        let words = len.div_ceil(64).max(1);
+        let mut ascii = vec![0u64; 128 * words];
+        let mut other: HashMap<char, Vec<u64>> = HashMap::new();
+        for (i, c) in chars.iter().enumerate() {
+            let (w, bit) = (i / 64, 1u64 << (i % 64));
+            if c.is_ascii() {
+                ascii[*c as usize * words + w] |= bit;
+            } else {
+                other.entry(*c).or_insert_with(|| vec![0; words])[w] |= bit;
+            }
+        }
+        Pattern {
+            len,
+            words,
+            ascii,
+            other,
+        }
+    }
+
+    /// Length in characters.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True for the empty pattern.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    fn mask(&self, c: char, w: usize) -> u64 {
+        if c.is_ascii() {
+            self.ascii[c as usize * self.words + w]
+        } else {
+            self.other.get(&c).map_or(0, |v| v[w])
+        }
+    }
+
+    /// The distance to `text`.
+    pub fn distance(&self, text: &str) -> usize {
+        let n = text.chars().count();
+        self.distance_within(text, n, usize::MAX).unwrap_or(usize::MAX)
+    }
+
+    /// The distance to `text` (of `text_len` characters) when it is at most `max`, else
+    /// `None`, stopping as soon as that is certain.
+    pub fn distance_within(&self, text: &str, text_len: usize, max: usize) -> Option<usize> {
+        let m = self.len;
+        if m.abs_diff(text_len) > max {
+            return None;
+        }
+        if m == 0 {
+            return Some(text_len);
+        }
+        if text_len == 0 {
+            return Some(m);
+        }
+        if self.words == 1 {
+            return self.single_word(text, text_len, max);
+        }
+        self.blocks(text, text_len, max)
+    }
+
+    fn single_word(&self, text: &str, n: usize, max: usize) -> Option<usize> {
+        let m = self.len;
+        let last = 1u64 << (m - 1);
+        let mut vp: u64 = !0;
+        let mut vn: u64 = 0;
+        let mut dist = m;
+        for (j, c) in text.chars().enumerate() {
+            let x = self.mask(c, 0);
+            let d0 = (((x & vp).wrapping_add(vp)) ^ vp) | x | vn;
+            let mut hp = vn | !(d0 | vp);
+            let mut hn = d0 & vp;
+            if hp & last != 0 {
+                dist += 1;
+            } else if hn & last != 0 {
+                dist -= 1;
+            }
+            // The distance changes by at most one per remaining text character.
+            let remaining = n - j - 1;
+            if dist > max.saturating_add(remaining) {
+                return None;
+            }
+            hp = (hp << 1) | 1;
+            hn <<= 1;
+            vp = hn | !(d0 | hp);
+            vn = hp & d0;
+        }
+        (dist <= max).then_some(dist)
+    }
+
+    fn blocks(&self, text: &str, n: usize, max: usize) -> Option<usize> {
+        let m = self.len;
+        let words = self.words;
+        let last = 1u64 << ((m - 1) % 64);
+        let mut vp = vec![!0u64; words];
+        let mut vn = vec![0u64; words];
+        let mut dist = m;
+        for (j, c) in text.chars().enumerate() {
+            let mut hp_carry = 1u64;
+            let mut hn_carry = 0u64;
+            for w in 0..words {
+                let x = self.mask(c, w) | hn_carry;
+                let d0 = (((x & vp[w]).wrapping_add(vp[w])) ^ vp[w]) | x | vn[w];
+                let mut hp = vn[w] | !(d0 | vp[w]);
+                let mut hn = d0 & vp[w];
+                if w == words - 1 {
+                    if hp & last != 0 {
+                        dist += 1;
+                    } else if hn & last != 0 {
+                        dist -= 1;
+                    }
+                }
+                let hp_in = hp_carry;
+                let hn_in = hn_carry;
+                hp_carry = hp >> 63;
+                hn_carry = hn >> 63;
+                hp = (hp << 1) | hp_in;
+                hn = (hn << 1) | hn_in;
+                vp[w] = hn | !(d0 | hp);
+                vn[w] = hp & d0;
+            }
+            let remaining = n - j - 1;
+            if dist > max.saturating_add(remaining) {
+                return None;
+            }
+        }
+        (dist <= max).then_some(dist)
+    }
+
+    /// SPEC §4 similarity with `text` when it is at least `min_similarity`, else `None`.
+    pub fn similarity_at_least(&self, text: &str, text_len: usize, min_similarity: f64) -> Option<f64> {
+        let max = max_distance_for(min_similarity, self.len, text_len);
+        self.distance_within(text, text_len, max)
+            .map(|d| similarity_from(d, self.len, text_len))
+            .filter(|s| *s + 1e-12 >= min_similarity)
+    }
+}
+
+/// Levenshtein distance over Unicode scalar values (the fast path).
+pub fn levenshtein(a: &str, b: &str) -> usize {
+    Pattern::new(a).distance(b)
+}
+
+/// SPEC §4 similarity: `1 − lev(a, b) / max(len a, len b)`; both empty: 1.0.
+pub fn similarity(a: &str, b: &str) -> f64 {
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    similarity_from(levenshtein(a, b), la, lb)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn known_values() {
+        assert_eq!(levenshtein("kitten", "sitting"), 3);
+        assert_eq!(levenshtein("", "abc"), 3);
+        assert_eq!(levenshtein("abc", ""), 3);
+        assert_eq!(levenshtein("", ""), 0);
+        assert_eq!(levenshtein("äöü", "aöu"), 2);
+        assert_eq!(levenshtein("日本語", "日本"), 1);
+        assert_eq!(similarity("", ""), 1.0);
+        assert!((similarity("abcd", "abce") - 0.75).abs() < 1e-12);
+    }
+
+    #[test]
+    fn long_patterns_cross_word_boundaries() {
+        let a: String = "abcdefghij".repeat(20);
+        let mut b = a.clone();
+        b.insert(63, 'X');
+        b.insert(130, 'Y');
+        b.remove(190);
+        assert_eq!(levenshtein(&a, &b), levenshtein_reference(&a, &b));
+    }
+
+    #[test]
+    fn cutoff() {
+        let p = Pattern::new("kitten");
+        assert_eq!(p.distance_within("sitting", 7, 3), Some(3));
+        assert_eq!(p.distance_within("sitting", 7, 2), None);
+        assert_eq!(p.distance_within("k", 1, 2), None);
+    }
+
+    fn small_alphabet() -> impl Strategy<Value = String> {
+        proptest::collection::vec(prop::sample::select(vec!['a', 'b', 'c', 'é', '日', ' ']), 0..150)
+            .prop_map(|v| v.into_iter().collect())
+    }
+
+    proptest! {
+        #[test]
+        fn equals_reference(a in small_alphabet(), b in small_alphabet()) {
+            prop_assert_eq!(levenshtein(&a, &b), levenshtein_reference(&a, &b));
+        }
+
+        #[test]
+        fn symmetric_and_bounded(a in "\\PC{0,80}", b in "\\PC{0,80}") {
+            let d = levenshtein(&a, &b);
+            prop_assert_eq!(d, levenshtein(&b, &a));
+            prop_assert!(d <= a.chars().count().max(b.chars().count()));
+            let s = similarity(&a, &b);
+            prop_assert!((0.0..=1.0).contains(&s));
+        }
+
+        #[test]
+        fn cutoff_agrees(a in small_alphabet(), b in small_alphabet(), max in 0usize..40) {
+            let d = levenshtein_reference(&a, &b);
+            let got = Pattern::new(&a).distance_within(&b, b.chars().count(), max);
+            prop_assert_eq!(got, (d <= max).then_some(d));
+        }
+    }
+}

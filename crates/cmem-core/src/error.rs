@@ -1,0 +1,106 @@
+//! The one error type of `cmem-core`, shared by every store through the
+//! [`ContentMemory`](crate::ContentMemory) trait.
+
+use std::fmt;
+
+/// What went wrong, for callers that branch on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A locale tag that is not valid BCP 47.
+    InvalidLocale,
+    /// A point that is not 1–3 non-empty `/`-separated segments.
+    InvalidPoint,
+    /// A run sequence that the model rejects (JSON or notation).
+    InvalidRuns,
+    /// An entry that cannot be stored as given (too few variants, duplicate locales…).
+    InvalidEntry,
+    /// A query whose options are out of range, or that exceeds a resource cap.
+    InvalidQuery,
+    /// The store could not be opened, read or written.
+    Store,
+    /// The store's schema is newer than this program, or otherwise incompatible.
+    Schema,
+    /// The stored data is corrupt.
+    Corrupt,
+}
+
+/// An error from the core model, lookup or a store.
+///
+/// Messages are lowercase and name the offending value.
+#[derive(Debug)]
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+/// The error stores return; the same type as [`Error`].
+pub type StoreError = Error;
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// A new error of `kind` with a message.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error {
+            kind,
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A new error of `kind` that wraps an underlying cause (a driver or I/O error).
+    pub fn with_source(
+        kind: ErrorKind,
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Error {
+            kind,
+            message: message.into(),
+            source: Some(Box::new(source)),
+        }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The message, without the cause.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    pub(crate) fn invalid_runs(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::InvalidRuns, message)
+    }
+
+    pub(crate) fn invalid_query(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::InvalidQuery, message)
+    }
+
+    pub(crate) fn invalid_entry(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::InvalidEntry, message)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(source) = &self.source {
+            write!(f, ": {source}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}

@@ -1,0 +1,497 @@
+//! The tiered lookup (SPEC §4), written once over any [`ContentMemory`].
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::adapt::{adapt, entity_values, Adapted, CodeAdaptation, EntityAdaptation};
+use crate::distance::Pattern;
+use crate::entry::{Entry, EntryId};
+use crate::error::{Error, Result};
+use crate::key::{flatten_runs, KeyKind, Keys, KindSet};
+use crate::locale::Locale;
+use crate::point::{nearer_answer, Point};
+use crate::run::{runs_to_json, Run};
+use crate::store::{CandidateQuery, CandidateSink, ContentMemory, ExactQuery};
+
+/// The score of a match equal in text but not in inline-code structure (the
+/// tag-mismatch penalty), of an ambiguous exact match, and the cap of fuzzy scores.
+pub const SCORE_NEAR_EXACT: f64 = 0.99;
+
+/// How a match was found, in order of reuse potential (SPEC §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchType {
+    /// Equal generalized keys, some entity value differs: 1.0.
+    GeneralizedExact,
+    /// Equal structural keys, no entity value differs: 1.0.
+    StructuralExact,
+    /// Equal plain keys, different structural keys: [`SCORE_NEAR_EXACT`].
+    PlainExact,
+    /// Similar generalized keys.
+    GeneralizedFuzzy,
+    /// Similar structural keys.
+    StructuralFuzzy,
+    /// Similar plain keys.
+    PlainFuzzy,
+}
+
+impl MatchType {
+    /// The tier number, 1–6.
+    pub fn number(self) -> u8 {
+        self as u8 + 1
+    }
+
+    /// True for the three exact tiers.
+    pub fn is_exact(self) -> bool {
+        self.number() <= 3
+    }
+
+    /// The snake-case name (`structural_exact`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchType::GeneralizedExact => "generalized_exact",
+            MatchType::StructuralExact => "structural_exact",
+            MatchType::PlainExact => "plain_exact",
+            MatchType::GeneralizedFuzzy => "generalized_fuzzy",
+            MatchType::StructuralFuzzy => "structural_fuzzy",
+            MatchType::PlainFuzzy => "plain_fuzzy",
+        }
+    }
+
+    fn fuzzy(kind: KeyKind) -> MatchType {
+        match kind {
+            KeyKind::Generalized => MatchType::GeneralizedFuzzy,
+            KeyKind::Structural => MatchType::StructuralFuzzy,
+            KeyKind::Plain => MatchType::PlainFuzzy,
+        }
+    }
+}
+
+impl std::fmt::Display for MatchType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Lookup options.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct LookupOptions {
+    /// The least score returned, 0–1; default 0.70.
+    pub threshold: f64,
+    /// At most this many matches; default 10.
+    pub limit: usize,
+    /// The point the caller asks from; settles differing exact answers.
+    pub point: Option<Point>,
+    /// The longest query accepted, in characters; default 10,000. Longer is an error.
+    pub max_query_chars: usize,
+}
+
+impl Default for LookupOptions {
+    fn default() -> Self {
+        LookupOptions {
+            threshold: 0.70,
+            limit: 10,
+            point: None,
+            max_query_chars: 10_000,
+        }
+    }
+}
+
+impl LookupOptions {
+    /// Sets the threshold.
+    #[must_use]
+    pub fn threshold(mut self, threshold: f64) -> Self {
+        self.threshold = threshold;
+        self
+    }
+
+    /// Sets the limit.
+    #[must_use]
+    pub fn limit(mut self, limit: usize) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// Sets the caller's point.
+    #[must_use]
+    pub fn point(mut self, point: Option<Point>) -> Self {
+        self.point = point;
+        self
+    }
+}
+
+/// One lookup.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct LookupRequest {
+    /// The segment to find.
+    pub source: Vec<Run>,
+    /// Its locale.
+    pub source_locale: Locale,
+    /// The locale of the answers wanted.
+    pub target_locale: Locale,
+    /// Threshold, limit, point.
+    pub options: LookupOptions,
+}
+
+impl LookupRequest {
+    /// A lookup with default options.
+    pub fn new(source: Vec<Run>, source_locale: Locale, target_locale: Locale) -> Self {
+        LookupRequest {
+            source,
+            source_locale,
+            target_locale,
+            options: LookupOptions::default(),
+        }
+    }
+
+    /// Replaces the options.
+    #[must_use]
+    pub fn options(mut self, options: LookupOptions) -> Self {
+        self.options = options;
+        self
+    }
+}
+
+/// One match.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Match {
+    /// The stored entry.
+    pub entry: Entry,
+    /// The index of its source variant in `entry.variants`.
+    pub source_index: usize,
+    /// The index of its target variant in `entry.variants`.
+    pub target_index: usize,
+    /// 0–1; 1.0 = text and structure.
+    pub score: f64,
+    /// The tier that found it.
+    pub match_type: MatchType,
+    /// Provenance: the entry's project.
+    pub project_id: String,
+    /// An exact match demoted because its answer differs from another's and no point
+    /// was named.
+    pub ambiguous: bool,
+    /// Entity values changed in the adapted target.
+    pub entity_adaptations: Vec<EntityAdaptation>,
+    /// Inline codes of the query carried into the adapted target.
+    pub code_adaptations: Vec<CodeAdaptation>,
+    /// The stored target with the query's entities and codes (SPEC §5).
+    pub adapted_target: Vec<Run>,
+}
+
+impl Match {
+    /// The stored source runs.
+    pub fn source(&self) -> &[Run] {
+        &self.entry.variants[self.source_index].runs
+    }
+
+    /// The stored target runs, unadapted.
+    pub fn target(&self) -> &[Run] {
+        &self.entry.variants[self.target_index].runs
+    }
+
+    /// The adapted target's plain text.
+    pub fn target_text(&self) -> String {
+        flatten_runs(&self.adapted_target)
+    }
+
+    /// True when every entity and code adaptation was applied.
+    pub fn adaptation_complete(&self) -> bool {
+        self.entity_adaptations.iter().all(|a| a.applied) && self.code_adaptations.iter().all(|a| a.applied)
+    }
+
+    fn rank(&self, other: &Match) -> Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then(self.match_type.cmp(&other.match_type))
+            .then(self.entry.id.cmp(&other.entry.id))
+    }
+}
+
+/// Looks up `req.source` in `store`: exact tiers, ambiguity and points, fuzzy tiers,
+/// adaptation, ordering by (score desc, tier, entry id), cut to the limit.
+///
+/// # Errors
+/// A threshold outside 0–1, a query longer than `max_query_chars`, or a store failure.
+pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Match>> {
+    let opts = &req.options;
+    if !(0.0..=1.0).contains(&opts.threshold) {
+        return Err(Error::invalid_query(format!(
+            "threshold {} is outside 0–1",
+            opts.threshold
+        )));
+    }
+    let keys = Keys::of(&req.source);
+    let query_chars = keys.plain.chars().count().max(keys.structural.chars().count());
+    if query_chars > opts.max_query_chars {
+        return Err(Error::invalid_query(format!(
+            "query of {query_chars} characters exceeds max_query_chars {}",
+            opts.max_query_chars
+        )));
+    }
+    if opts.limit == 0 {
+        return Ok(Vec::new());
+    }
+    let src = &req.source_locale;
+    let tgt = &req.target_locale;
+
+    // Tiers 1–3.
+    let mut exact: Vec<Match> = Vec::new();
+    let mut seen: HashSet<EntryId> = HashSet::new();
+    for kind in KeyKind::ALL {
+        let hits = store.exact(&ExactQuery {
+            kind,
+            key: keys.get(kind),
+            source: src,
+            target: tgt,
+        })?;
+        for entry in hits {
+            if seen.contains(&entry.id) {
+                continue;
+            }
+            if let Some(m) = exact_match(entry, &keys, req) {
+                seen.insert(m.entry.id);
+                exact.push(m);
+            }
+        }
+    }
+    settle_ambiguity(&mut exact, opts.point.as_ref());
+
+    // Tiers 4–6: only what can still enter the top `limit`.
+    let mut sink = Sink::new(opts.threshold, opts.limit, &seen, &exact);
+    for (key, kinds) in keys.distinct() {
+        sink.set_query(key, kinds);
+        store.candidates(
+            &CandidateQuery {
+                key,
+                kinds,
+                source: src,
+                target: tgt,
+            },
+            &mut sink,
+        )?;
+    }
+    let mut fuzzy: Vec<(EntryId, f64, KeyKind)> = sink
+        .best
+        .into_iter()
+        .map(|(id, (score, kind))| (id, score.min(SCORE_NEAR_EXACT), kind))
+        .filter(|(_, s, _)| *s + 1e-12 >= opts.threshold)
+        .collect();
+    fuzzy.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then(MatchType::fuzzy(a.2).cmp(&MatchType::fuzzy(b.2)))
+            .then(a.0.cmp(&b.0))
+    });
+
+    let mut out = exact;
+    out.retain(|m| m.score + 1e-12 >= opts.threshold);
+    out.sort_by(Match::rank);
+    out.truncate(opts.limit);
+    for (id, score, kind) in fuzzy {
+        if out.len() >= opts.limit {
+            // Fuzzy scores never beat an exact match's; only ties on score could
+            // interleave, and those rank exact tiers first.
+            break;
+        }
+        let Some(entry) = store.get(id)? else { continue };
+        let (Some(si), Some(ti)) = (entry.variant_index(src), entry.variant_index(tgt)) else {
+            continue;
+        };
+        if si == ti {
+            continue;
+        }
+        let adapted = adapt(&req.source, &entry.variants[si].runs, &entry.variants[ti].runs, false);
+        out.push(new_match(entry, si, ti, score, MatchType::fuzzy(kind), adapted));
+    }
+    out.sort_by(Match::rank);
+    out.truncate(opts.limit);
+    Ok(out)
+}
+
+fn new_match(entry: Entry, si: usize, ti: usize, score: f64, match_type: MatchType, adapted: Adapted) -> Match {
+    Match {
+        project_id: entry.project_id.clone(),
+        entry,
+        source_index: si,
+        target_index: ti,
+        score,
+        match_type,
+        ambiguous: false,
+        entity_adaptations: adapted.entities,
+        code_adaptations: adapted.codes,
+        adapted_target: adapted.target,
+    }
+}
+
+/// Classifies an exact-key hit (the same rules whichever key found it).
+fn exact_match(entry: Entry, q: &Keys, req: &LookupRequest) -> Option<Match> {
+    let ti = entry.variant_index(&req.target_locale)?;
+    // Among the variants in the source locale, the one that agrees best.
+    let mut best: Option<(usize, MatchType)> = None;
+    for (i, v) in entry.variants.iter().enumerate() {
+        if i == ti || !v.locale.matches(&req.source_locale) {
+            continue;
+        }
+        let k = v.keys();
+        let t = if k.generalized == q.generalized {
+            if entity_values(&v.runs) != entity_values(&req.source) {
+                Some(MatchType::GeneralizedExact)
+            } else if k.structural == q.structural {
+                Some(MatchType::StructuralExact)
+            } else {
+                Some(MatchType::GeneralizedExact)
+            }
+        } else if k.structural == q.structural {
+            Some(MatchType::StructuralExact)
+        } else if k.plain == q.plain {
+            Some(MatchType::PlainExact)
+        } else {
+            None
+        };
+        if let Some(t) = t {
+            if best.is_none_or(|(_, b)| t < b) {
+                best = Some((i, t));
+            }
+        }
+    }
+    let (si, t) = best?;
+    let score = if t == MatchType::PlainExact { SCORE_NEAR_EXACT } else { 1.0 };
+    let positional = t != MatchType::PlainExact;
+    let adapted = adapt(&req.source, &entry.variants[si].runs, &entry.variants[ti].runs, positional);
+    Some(new_match(entry, si, ti, score, t, adapted))
+}
+
+/// SPEC §4: full-score matches whose adapted targets differ are settled by point, or
+/// all demoted and flagged when no point was named.
+fn settle_ambiguity(matches: &mut [Match], point: Option<&Point>) {
+    let full: Vec<usize> = (0..matches.len()).filter(|&i| matches[i].score >= 1.0).collect();
+    if full.len() < 2 {
+        return;
+    }
+    let answer = |m: &Match| runs_to_json(&m.adapted_target);
+    let first = answer(&matches[full[0]]);
+    if full.iter().all(|&i| answer(&matches[i]) == first) {
+        return;
+    }
+    match point {
+        Some(caller) => {
+            let texts: HashMap<usize, String> = full.iter().map(|&i| (i, matches[i].target_text())).collect();
+            let winner = full.iter().copied().min_by(|&a, &b| {
+                nearer_answer(
+                    caller,
+                    (&matches[a].entry.point, &texts[&a]),
+                    (&matches[b].entry.point, &texts[&b]),
+                )
+                .then(matches[a].entry.id.cmp(&matches[b].entry.id))
+            });
+            if let Some(w) = winner {
+                let win = answer(&matches[w]);
+                for &i in &full {
+                    if answer(&matches[i]) != win {
+                        matches[i].score = SCORE_NEAR_EXACT;
+                    }
+                }
+            }
+        }
+        None => {
+            for &i in &full {
+                matches[i].score = SCORE_NEAR_EXACT;
+                matches[i].ambiguous = true;
+            }
+        }
+    }
+}
+
+/// Scores candidates and keeps the cut-off at the `limit`-th best score seen.
+struct Sink<'a> {
+    threshold: f64,
+    limit: usize,
+    exclude: &'a HashSet<EntryId>,
+    pattern: Pattern,
+    kinds: KindSet,
+    /// Best similarity per entry and the tier that gave it.
+    best: HashMap<EntryId, (f64, KeyKind)>,
+    /// The `limit` best first-seen scores (a lower bound of each entry's final score,
+    /// so the cut-off never overshoots).
+    top: BinaryHeap<Reverse<OrdF64>>,
+    cutoff: f64,
+}
+
+#[derive(PartialEq, PartialOrd)]
+struct OrdF64(f64);
+impl Eq for OrdF64 {}
+impl Ord for OrdF64 {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+impl<'a> Sink<'a> {
+    fn new(threshold: f64, limit: usize, exclude: &'a HashSet<EntryId>, exact: &[Match]) -> Self {
+        let mut sink = Sink {
+            threshold,
+            limit,
+            exclude,
+            pattern: Pattern::new(""),
+            kinds: KindSet::default(),
+            best: HashMap::new(),
+            top: BinaryHeap::new(),
+            cutoff: threshold,
+        };
+        for m in exact {
+            sink.push_top(m.score);
+        }
+        sink
+    }
+
+    fn set_query(&mut self, key: &str, kinds: KindSet) {
+        self.pattern = Pattern::new(key);
+        self.kinds = kinds;
+    }
+
+    fn push_top(&mut self, score: f64) {
+        self.top.push(Reverse(OrdF64(score)));
+        if self.top.len() > self.limit {
+            self.top.pop();
+        }
+        if self.top.len() == self.limit {
+            if let Some(Reverse(OrdF64(kth))) = self.top.peek() {
+                self.cutoff = self.cutoff.max(*kth).max(self.threshold);
+            }
+        }
+    }
+}
+
+impl CandidateSink for Sink<'_> {
+    fn offer(&mut self, id: EntryId, kinds: KindSet, key: &str) -> f64 {
+        let both = kinds.intersect(self.kinds);
+        let Some(kind) = both.first() else { return self.cutoff };
+        if self.exclude.contains(&id) {
+            return self.cutoff;
+        }
+        let len = key.chars().count();
+        let Some(sim) = self.pattern.similarity_at_least(key, len, self.cutoff) else {
+            return self.cutoff;
+        };
+        match self.best.get_mut(&id) {
+            Some(best) => {
+                if sim > best.0 || (sim == best.0 && kind < best.1) {
+                    *best = (sim, kind);
+                }
+            }
+            None => {
+                self.best.insert(id, (sim, kind));
+                self.push_top(sim.min(SCORE_NEAR_EXACT));
+            }
+        }
+        self.cutoff
+    }
+
+    fn cutoff(&self) -> f64 {
+        self.cutoff
+    }
+}

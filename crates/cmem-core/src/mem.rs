@@ -1,0 +1,431 @@
+//! The in-memory store: for session-scoped leverage during batch work, and the
+//! reference every other store is checked against.
+//!
+//! Fuzzy candidates come from its own index of padded character trigrams (see
+//! [`crate::trigram`]): a query counts the grams it shares with every key in the length
+//! window (ScanCount), turns each count into an upper bound of the similarity (q-gram
+//! count filter and length bound), and offers keys best bound first, stopping when the
+//! bound falls under the scorer's cut-off. Keys that share no gram are reached through
+//! a by-length list only when their bound can still reach the cut-off. The result is
+//! exact: the same matches as scoring every entry.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use crate::entry::{merge_origins, Entry, EntryId, NewEntry, WriteOutcome};
+use crate::error::{Error, ErrorKind, Result};
+use crate::key::{normalize_text, KeyKind, Keys, KindSet};
+use crate::locale::Locale;
+use crate::store::{
+    CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,
+};
+use crate::trigram::{length_bounds, padded_grams, similarity_bound};
+use crate::version::{select_versions, Version, VersionQuery, VersionReader};
+
+/// An in-memory [`ContentMemory`], safe to share between threads.
+#[derive(Debug, Default)]
+pub struct MemStore {
+    inner: RwLock<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    entries: BTreeMap<EntryId, Entry>,
+    next_id: i64,
+    by_identity: HashMap<u64, Vec<EntryId>>,
+    exact: [HashMap<Box<str>, Vec<EntryId>>; 3],
+    fuzzy: HashMap<Locale, FuzzyIndex>,
+    units: HashMap<String, Vec<EntryId>>,
+}
+
+#[derive(Debug)]
+struct Doc {
+    entry: EntryId,
+    kinds: KindSet,
+    len: u32,
+    alive: bool,
+    key: Box<str>,
+}
+
+#[derive(Debug, Default)]
+struct FuzzyIndex {
+    docs: Vec<Doc>,
+    postings: HashMap<u64, Vec<u32>>,
+    by_len: Vec<Vec<u32>>,
+    of_entry: HashMap<EntryId, Vec<u32>>,
+}
+
+fn kind_index(kind: KeyKind) -> usize {
+    match kind {
+        KeyKind::Generalized => 0,
+        KeyKind::Structural => 1,
+        KeyKind::Plain => 2,
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<(Vec<u16>, Vec<u32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
+impl FuzzyIndex {
+    fn add(&mut self, entry: EntryId, keys: &Keys) {
+        for (key, kinds) in keys.distinct() {
+            let d = self.docs.len() as u32;
+            let len = key.chars().count();
+            for g in padded_grams(key) {
+                self.postings.entry(g).or_default().push(d);
+            }
+            if self.by_len.len() <= len {
+                self.by_len.resize_with(len + 1, Vec::new);
+            }
+            self.by_len[len].push(d);
+            self.of_entry.entry(entry).or_default().push(d);
+            self.docs.push(Doc {
+                entry,
+                kinds,
+                len: len as u32,
+                alive: true,
+                key: key.into(),
+            });
+        }
+    }
+
+    fn remove(&mut self, entry: EntryId) {
+        for d in self.of_entry.remove(&entry).unwrap_or_default() {
+            if let Some(doc) = self.docs.get_mut(d as usize) {
+                doc.alive = false;
+            }
+        }
+    }
+
+    fn offer(&self, q: &CandidateQuery<'_>, has_target: &dyn Fn(EntryId) -> bool, sink: &mut dyn CandidateSink) {
+        let qlen = q.key.chars().count();
+        let grams = padded_grams(q.key);
+        let g = grams.len();
+        let (lo, hi) = length_bounds(qlen, sink.cutoff());
+        let usable = |doc: &Doc| doc.alive && !doc.kinds.intersect(q.kinds).is_empty();
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            let (counts, touched) = &mut *scratch;
+            if counts.len() < self.docs.len() {
+                counts.resize(self.docs.len(), 0);
+            }
+            touched.clear();
+            for gram in &grams {
+                let Some(list) = self.postings.get(gram) else { continue };
+                for &d in list {
+                    let doc = &self.docs[d as usize];
+                    let len = doc.len as usize;
+                    if len < lo || len > hi {
+                        continue;
+                    }
+                    let c = &mut counts[d as usize];
+                    if *c == 0 {
+                        touched.push(d);
+                    }
+                    *c = c.saturating_add(1);
+                }
+            }
+            let cutoff = sink.cutoff();
+            let mut ranked: Vec<(f64, u32)> = touched
+                .iter()
+                .filter_map(|&d| {
+                    let doc = &self.docs[d as usize];
+                    let b = similarity_bound(qlen, g, doc.len as usize, usize::from(counts[d as usize]));
+                    (b + 1e-9 >= cutoff && usable(doc)).then_some((b, d))
+                })
+                .collect();
+            ranked.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            for (bound, d) in ranked {
+                if bound + 1e-9 < sink.cutoff() {
+                    break;
+                }
+                let doc = &self.docs[d as usize];
+                if has_target(doc.entry) {
+                    sink.offer(doc.entry, doc.kinds, &doc.key);
+                }
+            }
+            // Keys that share no gram at all, where their lengths still allow it.
+            let hi = hi.min(self.by_len.len().saturating_sub(1));
+            for len in lo..=hi {
+                if similarity_bound(qlen, g, len, 0) + 1e-9 < sink.cutoff() {
+                    continue;
+                }
+                for &d in &self.by_len[len] {
+                    let doc = &self.docs[d as usize];
+                    if counts[d as usize] == 0 && usable(doc) && has_target(doc.entry) {
+                        sink.offer(doc.entry, doc.kinds, &doc.key);
+                    }
+                }
+            }
+            for &d in touched.iter() {
+                counts[d as usize] = 0;
+            }
+        });
+    }
+}
+
+impl MemStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        MemStore::default()
+    }
+
+    fn read(&self) -> Result<RwLockReadGuard<'_, Inner>> {
+        self.inner
+            .read()
+            .map_err(|_| Error::new(ErrorKind::Store, "memory store: lock poisoned"))
+    }
+
+    fn write_lock(&self) -> Result<RwLockWriteGuard<'_, Inner>> {
+        self.inner
+            .write()
+            .map_err(|_| Error::new(ErrorKind::Store, "memory store: lock poisoned"))
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.read().map(|i| i.entries.len()).unwrap_or(0)
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Inner {
+    fn insert(&mut self, new: &NewEntry) -> WriteOutcome {
+        let hash = new.identity_hash();
+        if let Some(ids) = self.by_identity.get(&hash) {
+            for id in ids {
+                if let Some(existing) = self.entries.get_mut(id) {
+                    if new.same_identity(existing) {
+                        merge_origins(&mut existing.origins, &new.origins);
+                        return WriteOutcome::Deduplicated(*id);
+                    }
+                }
+            }
+        }
+        self.next_id += 1;
+        let id = EntryId(self.next_id);
+        let entry = new.clone().into_entry(id);
+        for v in &entry.variants {
+            let keys = v.keys();
+            for kind in KeyKind::ALL {
+                let list = self.exact[kind_index(kind)].entry(keys.get(kind).into()).or_default();
+                if list.last() != Some(&id) {
+                    list.push(id);
+                }
+            }
+            self.fuzzy.entry(v.locale.clone()).or_default().add(id, &keys);
+        }
+        if !entry.unit.is_empty() {
+            self.units.entry(entry.unit.clone()).or_default().push(id);
+        }
+        self.by_identity.entry(hash).or_default().push(id);
+        self.entries.insert(id, entry);
+        WriteOutcome::Inserted(id)
+    }
+
+    fn remove(&mut self, id: EntryId) -> bool {
+        let Some(entry) = self.entries.remove(&id) else { return false };
+        for v in &entry.variants {
+            let keys = v.keys();
+            for kind in KeyKind::ALL {
+                if let Some(list) = self.exact[kind_index(kind)].get_mut(keys.get(kind)) {
+                    list.retain(|x| *x != id);
+                }
+            }
+            if let Some(ix) = self.fuzzy.get_mut(&v.locale) {
+                ix.remove(id);
+            }
+        }
+        if let Some(list) = self.units.get_mut(&entry.unit) {
+            list.retain(|x| *x != id);
+        }
+        if let Some(list) = self.by_identity.get_mut(&entry.identity_hash()) {
+            list.retain(|x| *x != id);
+        }
+        true
+    }
+
+    fn has_pair(&self, id: EntryId, source: &Locale, target: &Locale) -> bool {
+        self.entries.get(&id).is_some_and(|e| {
+            let s = e.variants.iter().position(|v| v.locale.matches(source));
+            let t = e.variant_index(target);
+            matches!((s, t), (Some(s), Some(t)) if s != t)
+                || e.variants.iter().filter(|v| v.locale.matches(source)).count() > 1 && t.is_some()
+        })
+    }
+}
+
+impl ContentMemory for MemStore {
+    fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
+        for (i, e) in entries.iter().enumerate() {
+            e.validate()
+                .map_err(|err| Error::new(err.kind(), format!("entry {} of the batch: {}", i + 1, err.message())))?;
+        }
+        let mut inner = self.write_lock()?;
+        Ok(entries.iter().map(|e| inner.insert(e)).collect())
+    }
+
+    fn get(&self, id: EntryId) -> Result<Option<Entry>> {
+        Ok(self.read()?.entries.get(&id).cloned())
+    }
+
+    fn delete(&self, id: EntryId) -> Result<bool> {
+        Ok(self.write_lock()?.remove(id))
+    }
+
+    fn entries(&self, after: Option<EntryId>, limit: usize) -> Result<Vec<Entry>> {
+        let inner = self.read()?;
+        let start = after.map_or(i64::MIN, |a| a.0.saturating_add(1));
+        Ok(inner
+            .entries
+            .range(EntryId(start)..)
+            .take(limit)
+            .map(|(_, e)| e.clone())
+            .collect())
+    }
+
+    fn exact(&self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
+        let inner = self.read()?;
+        let Some(ids) = inner.exact[kind_index(q.kind)].get(q.key) else {
+            return Ok(Vec::new());
+        };
+        let mut out: Vec<Entry> = ids
+            .iter()
+            .filter_map(|id| inner.entries.get(id))
+            .filter(|e| {
+                e.variant_index(q.target).is_some()
+                    && e.variants
+                        .iter()
+                        .any(|v| v.locale.matches(q.source) && v.keys().get(q.kind) == q.key)
+            })
+            .cloned()
+            .collect();
+        out.sort_by_key(|e| e.id);
+        Ok(out)
+    }
+
+    fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
+        let inner = self.read()?;
+        let has_target = |id: EntryId| inner.has_pair(id, q.source, q.target);
+        for (locale, index) in &inner.fuzzy {
+            if locale.matches(q.source) {
+                index.offer(q, &has_target, sink);
+            }
+        }
+        Ok(())
+    }
+
+    fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>> {
+        let words: Vec<String> = normalize_text(&q.words)
+            .split(' ')
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        if words.is_empty() || q.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let inner = self.read()?;
+        let mut hits: Vec<SearchHit> = Vec::new();
+        for entry in inner.entries.values() {
+            let Some(v) = entry.variant(&q.locale) else { continue };
+            let text = v.keys().plain;
+            let lower = text.to_lowercase();
+            if !words.iter().all(|w| lower.contains(w.as_str())) {
+                continue;
+            }
+            let occurrences: usize = words.iter().map(|w| lower.matches(w.as_str()).count()).sum();
+            let score = occurrences as f64 / (1.0 + (text.chars().count() as f64).ln());
+            hits.push(SearchHit {
+                entry: entry.clone(),
+                score,
+                snippet: highlight(&text, &words),
+            });
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.entry.id.cmp(&b.entry.id)));
+        hits.truncate(q.limit);
+        Ok(hits)
+    }
+
+    fn stats(&self) -> Result<Stats> {
+        let inner = self.read()?;
+        let mut pairs: BTreeMap<(Locale, Locale), u64> = BTreeMap::new();
+        let mut variants = 0;
+        for e in inner.entries.values() {
+            variants += e.variants.len() as u64;
+            if let Some((first, rest)) = e.variants.split_first() {
+                for v in rest {
+                    *pairs.entry((first.locale.clone(), v.locale.clone())).or_default() += 1;
+                }
+            }
+        }
+        Ok(Stats {
+            entries: inner.entries.len() as u64,
+            variants,
+            pairs: pairs
+                .into_iter()
+                .map(|((source, target), entries)| PairCount {
+                    source,
+                    target,
+                    entries,
+                })
+                .collect(),
+            size_bytes: None,
+        })
+    }
+
+    fn version_reader(&self) -> Option<&dyn VersionReader> {
+        Some(self)
+    }
+}
+
+impl VersionReader for MemStore {
+    fn versions(&self, q: &VersionQuery, exclude: Option<EntryId>) -> Result<Vec<Version>> {
+        q.validate()?;
+        let inner = self.read()?;
+        let entries: Vec<Entry> = inner
+            .units
+            .get(&q.unit)
+            .map(|ids| ids.iter().filter_map(|id| inner.entries.get(id).cloned()).collect())
+            .unwrap_or_default();
+        Ok(select_versions(entries, q, exclude))
+    }
+}
+
+/// Wraps every case-insensitive occurrence of `words` in `text` in `[` `]`.
+pub fn highlight(text: &str, words: &[String]) -> String {
+    let lower: Vec<char> = text.chars().flat_map(char::to_lowercase).collect();
+    let chars: Vec<char> = text.chars().collect();
+    if lower.len() != chars.len() {
+        // Case folding changed the length (e.g. 'İ'); do not risk misplaced marks.
+        return text.to_owned();
+    }
+    let mut marked = vec![false; chars.len()];
+    for w in words {
+        let w: Vec<char> = w.chars().collect();
+        if w.is_empty() || w.len() > lower.len() {
+            continue;
+        }
+        for i in 0..=lower.len() - w.len() {
+            if lower[i..i + w.len()] == w[..] {
+                marked[i..i + w.len()].iter_mut().for_each(|m| *m = true);
+            }
+        }
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, c) in chars.iter().enumerate() {
+        if marked[i] && (i == 0 || !marked[i - 1]) {
+            out.push('[');
+        }
+        out.push(*c);
+        if marked[i] && (i + 1 == chars.len() || !marked[i + 1]) {
+            out.push(']');
+        }
+    }
+    out
+}

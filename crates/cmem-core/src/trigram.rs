@@ -1,0 +1,153 @@
+//! Fuzzy candidate retrieval helpers (SPEC §7): the design note's FTS5 trigram query,
+//! length bounds, and the padded q-grams and count bound the in-memory index uses.
+
+/// The design note's `BuildTrigramQuery`: the FTS5 `MATCH` expression for a key.
+///
+/// - Several words (Latin and similar scripts): `OR` of the words of ≥ 3 characters,
+///   each a quoted substring.
+/// - A single word, or CJK text: overlapping 4-character windows sampled at even
+///   intervals, at most 6, OR-ed.
+///
+/// `None` when nothing of three or more characters remains (the caller then falls back
+/// to the length pre-filter). Double quotes inside a term are doubled (FTS5 strings).
+pub fn build_trigram_query(text: &str) -> Option<String> {
+    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.len() >= 2 && !text.chars().any(is_cjk) {
+        let terms: Vec<String> = words
+            .iter()
+            .filter(|w| w.chars().count() >= 3)
+            .map(|w| quote(w))
+            .collect();
+        return (!terms.is_empty()).then(|| terms.join(" OR "));
+    }
+    let chars: Vec<char> = text.trim().chars().collect();
+    let n = chars.len();
+    if n < 3 {
+        return None;
+    }
+    if n <= 4 {
+        return Some(quote(&chars.iter().collect::<String>()));
+    }
+    let count = (n - 3).min(6);
+    let mut terms: Vec<String> = Vec::with_capacity(count);
+    for i in 0..count {
+        let start = if count == 1 { 0 } else { i * (n - 4) / (count - 1) };
+        let term = quote(&chars[start..start + 4].iter().collect::<String>());
+        if !terms.contains(&term) {
+            terms.push(term);
+        }
+    }
+    Some(terms.join(" OR "))
+}
+
+/// True for Han, Hiragana, Katakana and Hangul characters: scripts written without
+/// spaces between words.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF      // Hiragana, Katakana
+        | 0x3400..=0x4DBF    // CJK Extension A
+        | 0x4E00..=0x9FFF    // CJK Unified Ideographs
+        | 0xAC00..=0xD7AF    // Hangul syllables
+        | 0x1100..=0x11FF    // Hangul jamo
+        | 0xF900..=0xFAFF    // CJK compatibility ideographs
+        | 0xFF66..=0xFF9F    // half-width Katakana
+        | 0x20000..=0x2FFFF) // CJK Extensions B–F
+}
+
+/// The lengths (in characters) a stored key may have to reach `min_similarity` with a
+/// query key of `len` characters: similarity ≤ min(len)/max(len).
+pub fn length_bounds(len: usize, min_similarity: f64) -> (usize, usize) {
+    if min_similarity <= 0.0 {
+        return (0, usize::MAX);
+    }
+    let lo = (len as f64 * min_similarity - 1e-9).ceil().max(0.0) as usize;
+    let hi = (len as f64 / min_similarity + 1e-9).floor() as usize;
+    (lo, hi)
+}
+
+/// q for the in-memory index.
+pub const Q: usize = 3;
+
+const PAD_START: char = '\u{2}';
+const PAD_END: char = '\u{3}';
+
+/// The distinct padded trigrams of a key, sorted: the key framed by two start and two
+/// end markers, so every character — even of a one-character key — lies in three
+/// grams. Each is three scalar values packed into 63 bits.
+pub fn padded_grams(key: &str) -> Vec<u64> {
+    let mut chars: Vec<char> = Vec::with_capacity(key.len() + 4);
+    chars.extend([PAD_START, PAD_START]);
+    chars.extend(key.chars());
+    chars.extend([PAD_END, PAD_END]);
+    let mut grams: Vec<u64> = chars
+        .windows(Q)
+        .map(|w| (u64::from(w[0] as u32) << 42) | (u64::from(w[1] as u32) << 21) | u64::from(w[2] as u32))
+        .collect();
+    grams.sort_unstable();
+    grams.dedup();
+    grams
+}
+
+/// The q-gram count bound: the least edit distance between a query with `query_grams`
+/// distinct padded grams and a key sharing `shared` of them. One edit destroys at most
+/// `Q` gram occurrences, so a gram of the query is missing from the other key only
+/// where an edit touched it: `missing ≤ Q · lev`.
+pub fn min_distance_from_shared(query_grams: usize, shared: usize) -> usize {
+    query_grams.saturating_sub(shared).div_ceil(Q)
+}
+
+/// The highest similarity a key of `len` characters sharing `shared` grams can reach
+/// with a query of `query_len` characters and `query_grams` distinct grams.
+pub fn similarity_bound(query_len: usize, query_grams: usize, len: usize, shared: usize) -> f64 {
+    let max = query_len.max(len);
+    if max == 0 {
+        return 1.0;
+    }
+    let d = min_distance_from_shared(query_grams, shared).max(query_len.abs_diff(len));
+    1.0 - d as f64 / max as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words() {
+        assert_eq!(
+            build_trigram_query("Open the file in a new window").as_deref(),
+            Some(r#""Open" OR "the" OR "file" OR "new" OR "window""#)
+        );
+        assert_eq!(build_trigram_query("a b").as_deref(), None);
+        assert_eq!(
+            build_trigram_query(r#"say "hi" now"#).as_deref(),
+            Some(r#""say" OR """hi""" OR "now""#)
+        );
+    }
+
+    #[test]
+    fn single_word_and_cjk() {
+        assert_eq!(build_trigram_query("ab"), None);
+        assert_eq!(build_trigram_query("abc").as_deref(), Some(r#""abc""#));
+        assert_eq!(build_trigram_query("abcde").as_deref(), Some(r#""abcd" OR "bcde""#));
+        assert_eq!(
+            build_trigram_query("internationalization").as_deref(),
+            Some(r#""inte" OR "erna" OR "atio" OR "onal" OR "liza" OR "tion""#)
+        );
+        let q = build_trigram_query("ファイルを開けませんでした").unwrap_or_default();
+        assert_eq!(q.matches(" OR ").count(), 5);
+        assert!(q.starts_with("\"ファイル\""));
+        assert!(q.ends_with("\"でした\"") || q.ends_with("した\""));
+        // CJK text with spaces still takes the window path.
+        assert!(build_trigram_query("ファイル を開く").unwrap_or_default().contains("ファイ"));
+    }
+
+    #[test]
+    fn bounds() {
+        assert_eq!(length_bounds(10, 0.7), (7, 14));
+        assert_eq!(length_bounds(0, 0.7), (0, 0));
+        assert_eq!(padded_grams("a").len(), 3);
+        assert_eq!(min_distance_from_shared(12, 3), 3);
+        assert!((similarity_bound(10, 12, 10, 12) - 1.0).abs() < 1e-12);
+    }
+}
