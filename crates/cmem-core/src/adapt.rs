@@ -104,7 +104,12 @@ fn codes_of(runs: &[Run]) -> (Vec<&Code>, Vec<CodeRef<'_>>) {
 
 /// Aligns two sequences: position by position when `positional` and the lengths agree,
 /// else by a longest common subsequence of `eq`. Unaligned items pair with `None`.
-fn align<A, B>(a: &[A], b: &[B], positional: bool, eq: impl Fn(&A, &B) -> bool) -> Vec<(Option<usize>, Option<usize>)> {
+fn align<A, B>(
+    a: &[A],
+    b: &[B],
+    positional: bool,
+    eq: impl Fn(&A, &B) -> bool,
+) -> Vec<(Option<usize>, Option<usize>)> {
     if positional && a.len() == b.len() && a.iter().zip(b).all(|(x, y)| eq(x, y)) {
         return (0..a.len()).map(|i| (Some(i), Some(i))).collect();
     }
@@ -112,11 +117,7 @@ fn align<A, B>(a: &[A], b: &[B], positional: bool, eq: impl Fn(&A, &B) -> bool) 
     let mut dp = vec![vec![0u32; m + 1]; n + 1];
     for i in (0..n).rev() {
         for j in (0..m).rev() {
-            dp[i][j] = if eq(&a[i], &b[j]) {
-                dp[i + 1][j + 1] + 1
-            } else {
-                dp[i + 1][j].max(dp[i][j + 1])
-            };
+            dp[i][j] = if eq(&a[i], &b[j]) { dp[i + 1][j + 1] + 1 } else { dp[i + 1][j].max(dp[i][j + 1]) };
         }
     }
     let (mut i, mut j) = (0, 0);
@@ -141,11 +142,7 @@ fn align<A, B>(a: &[A], b: &[B], positional: bool, eq: impl Fn(&A, &B) -> bool) 
 
 /// The entity values of a run sequence, in order (for the exact tiers' comparison).
 pub fn entity_values(runs: &[Run]) -> Vec<(&str, &str)> {
-    codes_of(runs)
-        .0
-        .into_iter()
-        .map(|c| (c.kind.as_str(), c.equiv.as_str()))
-        .collect()
+    codes_of(runs).0.into_iter().map(|c| (c.kind.as_str(), c.equiv.as_str())).collect()
 }
 
 /// Adapts `stored_target` to `query`, given the stored source it was approved for.
@@ -237,12 +234,9 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
                     applied,
                 });
             }
-            (Some(s), None) => code_adaptations.push(CodeAdaptation {
-                role,
-                from: Some(s.clone()),
-                to: None,
-                applied: true,
-            }),
+            (Some(s), None) => {
+                code_adaptations.push(CodeAdaptation { role, from: Some(s.clone()), to: None, applied: true })
+            }
             (None, Some(q)) => code_adaptations.push(CodeAdaptation {
                 role,
                 from: None,
@@ -252,11 +246,7 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
             (None, None) => {}
         }
     }
-    Adapted {
-        target,
-        entities,
-        codes: code_adaptations,
-    }
+    Adapted { target, entities, codes: code_adaptations }
 }
 
 fn remove_marked(runs: &mut Vec<Run>) {

@@ -76,12 +76,7 @@ impl Pattern {
                 other.entry(*c).or_insert_with(|| vec![0; words])[w] |= bit;
             }
         }
-        Pattern {
-            len,
-            words,
-            ascii,
-            other,
-        }
+        Pattern { len, words, ascii, other }
     }
 
     /// Length in characters.

@@ -89,10 +89,7 @@ pub struct NewEntry {
 impl NewEntry {
     /// A bilingual entry with no point, unit or provenance.
     pub fn pair(source: Variant, target: Variant) -> Self {
-        NewEntry {
-            variants: vec![source, target],
-            ..NewEntry::default()
-        }
+        NewEntry { variants: vec![source, target], ..NewEntry::default() }
     }
 
     /// Checks what a store requires: at least two variants, with distinct locales.
@@ -108,10 +105,7 @@ impl NewEntry {
         }
         for (i, a) in self.variants.iter().enumerate() {
             if self.variants[..i].iter().any(|b| b.locale == a.locale) {
-                return Err(Error::invalid_entry(format!(
-                    "duplicate variant locale {}",
-                    a.locale
-                )));
+                return Err(Error::invalid_entry(format!("duplicate variant locale {}", a.locale)));
             }
         }
         Ok(())
@@ -275,10 +269,7 @@ mod tests {
     fn validate() {
         assert!(NewEntry::pair(v("en", "a"), v("de", "b")).validate().is_ok());
         assert!(NewEntry::pair(v("en", "a"), v("en", "b")).validate().is_err());
-        let one = NewEntry {
-            variants: vec![v("en", "a")],
-            ..NewEntry::default()
-        };
+        let one = NewEntry { variants: vec![v("en", "a")], ..NewEntry::default() };
         assert!(one.validate().is_err());
     }
 
@@ -296,11 +287,9 @@ mod tests {
 
     #[test]
     fn variant_lookup_prefers_equal_tag() {
-        let e = NewEntry {
-            variants: vec![v("en", "a"), v("de-AT", "b"), v("de", "c")],
-            ..NewEntry::default()
-        }
-        .into_entry(EntryId(1));
+        let e =
+            NewEntry { variants: vec![v("en", "a"), v("de-AT", "b"), v("de", "c")], ..NewEntry::default() }
+                .into_entry(EntryId(1));
         assert_eq!(e.variant_index(&Locale::parse("de").unwrap()), Some(2));
         assert_eq!(e.variant_index(&Locale::parse("de-AT").unwrap()), Some(1));
         assert_eq!(e.variant_index(&Locale::parse("de-CH").unwrap()), Some(2));

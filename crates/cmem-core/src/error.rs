@@ -44,11 +44,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// A new error of `kind` with a message.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error {
-            kind,
-            message: message.into(),
-            source: None,
-        }
+        Error { kind, message: message.into(), source: None }
     }
 
     /// A new error of `kind` that wraps an underlying cause (a driver or I/O error).
@@ -57,11 +53,7 @@ impl Error {
         message: impl Into<String>,
         source: impl std::error::Error + Send + Sync + 'static,
     ) -> Self {
-        Error {
-            kind,
-            message: message.into(),
-            source: Some(Box::new(source)),
-        }
+        Error { kind, message: message.into(), source: Some(Box::new(source)) }
     }
 
     /// What went wrong.
@@ -99,8 +91,6 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source
-            .as_deref()
-            .map(|e| e as &(dyn std::error::Error + 'static))
+        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
     }
 }

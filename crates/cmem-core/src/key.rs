@@ -212,12 +212,7 @@ struct KeyWriter<'a> {
 
 impl<'a> KeyWriter<'a> {
     fn new(generalize: bool) -> Self {
-        KeyWriter {
-            generalize,
-            next: 1,
-            open: HashMap::new(),
-            out: String::new(),
-        }
+        KeyWriter { generalize, next: 1, open: HashMap::new(), out: String::new() }
     }
 
     fn fresh(&mut self) -> u32 {

@@ -43,13 +43,17 @@ pub mod version;
 pub use adapt::{CodeAdaptation, EntityAdaptation};
 pub use entry::{merge_origins, Entry, EntryId, Metadata, NewEntry, Origin, Variant, WriteOutcome};
 pub use error::{Error, ErrorKind, Result, StoreError};
-pub use key::{flatten_runs, generalized_text, normalize_text, structural_text, KeyKind, Keys, KindSet, KEY_VERSION};
+pub use key::{
+    flatten_runs, generalized_text, normalize_text, structural_text, KeyKind, Keys, KindSet, KEY_VERSION,
+};
 pub use locale::Locale;
 pub use lookup::{lookup, LookupOptions, LookupRequest, Match, MatchType, SCORE_NEAR_EXACT};
 pub use mem::MemStore;
 pub use point::{nearer_answer, point_distance, Point};
 pub use provider::Provider;
 pub use run::{is_entity_type, Choice, Code, Run};
-pub use store::{CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats};
+pub use store::{
+    CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,
+};
 pub use trigram::build_trigram_query;
 pub use version::{prior_version_for, PriorVersion, Version, VersionQuery, VersionReader, VersionRequest};

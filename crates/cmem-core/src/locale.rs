@@ -23,10 +23,7 @@ impl Locale {
         match icu_locale_core::Locale::try_from_str(&cleaned) {
             Ok(loc) if !cleaned.is_empty() => Ok(Locale(loc.to_string())),
             Ok(_) => Err(Error::new(ErrorKind::InvalidLocale, "invalid locale \"\": empty tag")),
-            Err(e) => Err(Error::new(
-                ErrorKind::InvalidLocale,
-                format!("invalid locale {tag:?}: {e}"),
-            )),
+            Err(e) => Err(Error::new(ErrorKind::InvalidLocale, format!("invalid locale {tag:?}: {e}"))),
         }
     }
 

@@ -91,12 +91,7 @@ pub struct LookupOptions {
 
 impl Default for LookupOptions {
     fn default() -> Self {
-        LookupOptions {
-            threshold: 0.70,
-            limit: 10,
-            point: None,
-            max_query_chars: 10_000,
-        }
+        LookupOptions { threshold: 0.70, limit: 10, point: None, max_query_chars: 10_000 }
     }
 }
 
@@ -140,12 +135,7 @@ pub struct LookupRequest {
 impl LookupRequest {
     /// A lookup with default options.
     pub fn new(source: Vec<Run>, source_locale: Locale, target_locale: Locale) -> Self {
-        LookupRequest {
-            source,
-            source_locale,
-            target_locale,
-            options: LookupOptions::default(),
-        }
+        LookupRequest { source, source_locale, target_locale, options: LookupOptions::default() }
     }
 
     /// Replaces the options.
@@ -220,10 +210,7 @@ impl Match {
 pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Match>> {
     let opts = &req.options;
     if !(0.0..=1.0).contains(&opts.threshold) {
-        return Err(Error::invalid_query(format!(
-            "threshold {} is outside 0–1",
-            opts.threshold
-        )));
+        return Err(Error::invalid_query(format!("threshold {} is outside 0–1", opts.threshold)));
     }
     let keys = Keys::of(&req.source);
     let query_chars = keys.plain.chars().count().max(keys.structural.chars().count());
@@ -243,12 +230,7 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
     let mut exact: Vec<Match> = Vec::new();
     let mut seen: HashSet<EntryId> = HashSet::new();
     for kind in KeyKind::ALL {
-        let hits = store.exact(&ExactQuery {
-            kind,
-            key: keys.get(kind),
-            source: src,
-            target: tgt,
-        })?;
+        let hits = store.exact(&ExactQuery { kind, key: keys.get(kind), source: src, target: tgt })?;
         for entry in hits {
             if seen.contains(&entry.id) {
                 continue;
@@ -265,15 +247,7 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
     let mut sink = Sink::new(opts.threshold, opts.limit, &seen, &exact);
     for (key, kinds) in keys.distinct() {
         sink.set_query(key, kinds);
-        store.candidates(
-            &CandidateQuery {
-                key,
-                kinds,
-                source: src,
-                target: tgt,
-            },
-            &mut sink,
-        )?;
+        store.candidates(&CandidateQuery { key, kinds, source: src, target: tgt }, &mut sink)?;
     }
     let mut fuzzy: Vec<(EntryId, f64, KeyKind)> = sink
         .best
@@ -282,9 +256,7 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
         .filter(|(_, s, _)| *s + 1e-12 >= opts.threshold)
         .collect();
     fuzzy.sort_by(|a, b| {
-        b.1.total_cmp(&a.1)
-            .then(MatchType::fuzzy(a.2).cmp(&MatchType::fuzzy(b.2)))
-            .then(a.0.cmp(&b.0))
+        b.1.total_cmp(&a.1).then(MatchType::fuzzy(a.2).cmp(&MatchType::fuzzy(b.2))).then(a.0.cmp(&b.0))
     });
 
     let mut out = exact;
@@ -312,7 +284,14 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
     Ok(out)
 }
 
-fn new_match(entry: Entry, si: usize, ti: usize, score: f64, match_type: MatchType, adapted: Adapted) -> Match {
+fn new_match(
+    entry: Entry,
+    si: usize,
+    ti: usize,
+    score: f64,
+    match_type: MatchType,
+    adapted: Adapted,
+) -> Match {
     Match {
         project_id: entry.project_id.clone(),
         entry,
@@ -421,9 +400,18 @@ struct Sink<'a> {
     cutoff: f64,
 }
 
-#[derive(PartialEq, PartialOrd)]
 struct OrdF64(f64);
+impl PartialEq for OrdF64 {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
 impl Eq for OrdF64 {}
+impl PartialOrd for OrdF64 {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
 impl Ord for OrdF64 {
     fn cmp(&self, other: &Self) -> Ordering {
         self.0.total_cmp(&other.0)

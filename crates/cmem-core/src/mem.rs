@@ -81,13 +81,7 @@ impl FuzzyIndex {
             }
             self.by_len[len].push(d);
             self.of_entry.entry(entry).or_default().push(d);
-            self.docs.push(Doc {
-                entry,
-                kinds,
-                len: len as u32,
-                alive: true,
-                key: key.into(),
-            });
+            self.docs.push(Doc { entry, kinds, len: len as u32, alive: true, key: key.into() });
         }
     }
 
@@ -99,7 +93,12 @@ impl FuzzyIndex {
         }
     }
 
-    fn offer(&self, q: &CandidateQuery<'_>, has_target: &dyn Fn(EntryId) -> bool, sink: &mut dyn CandidateSink) {
+    fn offer(
+        &self,
+        q: &CandidateQuery<'_>,
+        has_target: &dyn Fn(EntryId) -> bool,
+        sink: &mut dyn CandidateSink,
+    ) {
         let qlen = q.key.chars().count();
         let grams = padded_grams(q.key);
         let g = grams.len();
@@ -173,15 +172,11 @@ impl MemStore {
     }
 
     fn read(&self) -> Result<RwLockReadGuard<'_, Inner>> {
-        self.inner
-            .read()
-            .map_err(|_| Error::new(ErrorKind::Store, "memory store: lock poisoned"))
+        self.inner.read().map_err(|_| Error::new(ErrorKind::Store, "memory store: lock poisoned"))
     }
 
     fn write_lock(&self) -> Result<RwLockWriteGuard<'_, Inner>> {
-        self.inner
-            .write()
-            .map_err(|_| Error::new(ErrorKind::Store, "memory store: lock poisoned"))
+        self.inner.write().map_err(|_| Error::new(ErrorKind::Store, "memory store: lock poisoned"))
     }
 
     /// Number of entries.
@@ -264,8 +259,9 @@ impl Inner {
 impl ContentMemory for MemStore {
     fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
         for (i, e) in entries.iter().enumerate() {
-            e.validate()
-                .map_err(|err| Error::new(err.kind(), format!("entry {} of the batch: {}", i + 1, err.message())))?;
+            e.validate().map_err(|err| {
+                Error::new(err.kind(), format!("entry {} of the batch: {}", i + 1, err.message()))
+            })?;
         }
         let mut inner = self.write_lock()?;
         Ok(entries.iter().map(|e| inner.insert(e)).collect())
@@ -282,12 +278,7 @@ impl ContentMemory for MemStore {
     fn entries(&self, after: Option<EntryId>, limit: usize) -> Result<Vec<Entry>> {
         let inner = self.read()?;
         let start = after.map_or(i64::MIN, |a| a.0.saturating_add(1));
-        Ok(inner
-            .entries
-            .range(EntryId(start)..)
-            .take(limit)
-            .map(|(_, e)| e.clone())
-            .collect())
+        Ok(inner.entries.range(EntryId(start)..).take(limit).map(|(_, e)| e.clone()).collect())
     }
 
     fn exact(&self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
@@ -300,9 +291,7 @@ impl ContentMemory for MemStore {
             .filter_map(|id| inner.entries.get(id))
             .filter(|e| {
                 e.variant_index(q.target).is_some()
-                    && e.variants
-                        .iter()
-                        .any(|v| v.locale.matches(q.source) && v.keys().get(q.kind) == q.key)
+                    && e.variants.iter().any(|v| v.locale.matches(q.source) && v.keys().get(q.kind) == q.key)
             })
             .cloned()
             .collect();
@@ -322,11 +311,8 @@ impl ContentMemory for MemStore {
     }
 
     fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>> {
-        let words: Vec<String> = normalize_text(&q.words)
-            .split(' ')
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect();
+        let words: Vec<String> =
+            normalize_text(&q.words).split(' ').filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
         if words.is_empty() || q.limit == 0 {
             return Ok(Vec::new());
         }
@@ -341,11 +327,7 @@ impl ContentMemory for MemStore {
             }
             let occurrences: usize = words.iter().map(|w| lower.matches(w.as_str()).count()).sum();
             let score = occurrences as f64 / (1.0 + (text.chars().count() as f64).ln());
-            hits.push(SearchHit {
-                entry: entry.clone(),
-                score,
-                snippet: highlight(&text, &words),
-            });
+            hits.push(SearchHit { entry: entry.clone(), score, snippet: highlight(&text, &words) });
         }
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.entry.id.cmp(&b.entry.id)));
         hits.truncate(q.limit);
@@ -369,11 +351,7 @@ impl ContentMemory for MemStore {
             variants,
             pairs: pairs
                 .into_iter()
-                .map(|((source, target), entries)| PairCount {
-                    source,
-                    target,
-                    entries,
-                })
+                .map(|((source, target), entries)| PairCount { source, target, entries })
                 .collect(),
             size_bytes: None,
         })

@@ -25,10 +25,7 @@ pub struct Code {
 impl Code {
     /// A code with only an id.
     pub fn new(id: impl Into<String>) -> Self {
-        Code {
-            id: id.into(),
-            ..Code::default()
-        }
+        Code { id: id.into(), ..Code::default() }
     }
 
     /// Sets the plain-text stand-in.

@@ -73,11 +73,7 @@ pub struct SearchQuery {
 impl SearchQuery {
     /// A search for `words` in `locale`, 20 hits at most.
     pub fn new(words: impl Into<String>, locale: Locale) -> Self {
-        SearchQuery {
-            words: words.into(),
-            locale,
-            limit: 20,
-        }
+        SearchQuery { words: words.into(), locale, limit: 20 }
     }
 }
 

@@ -14,11 +14,7 @@ pub fn build_trigram_query(text: &str) -> Option<String> {
     let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
     let words: Vec<&str> = text.split_whitespace().collect();
     if words.len() >= 2 && !text.chars().any(is_cjk) {
-        let terms: Vec<String> = words
-            .iter()
-            .filter(|w| w.chars().count() >= 3)
-            .map(|w| quote(w))
-            .collect();
+        let terms: Vec<String> = words.iter().filter(|w| w.chars().count() >= 3).map(|w| quote(w)).collect();
         return (!terms.is_empty()).then(|| terms.join(" OR "));
     }
     let chars: Vec<char> = text.trim().chars().collect();
@@ -119,10 +115,7 @@ mod tests {
             Some(r#""Open" OR "the" OR "file" OR "new" OR "window""#)
         );
         assert_eq!(build_trigram_query("a b").as_deref(), None);
-        assert_eq!(
-            build_trigram_query(r#"say "hi" now"#).as_deref(),
-            Some(r#""say" OR """hi""" OR "now""#)
-        );
+        assert_eq!(build_trigram_query(r#"say "hi" now"#).as_deref(), Some(r#""say" OR """hi""" OR "now""#));
     }
 
     #[test]

@@ -23,11 +23,7 @@ pub struct VersionQuery {
 impl VersionQuery {
     /// Versions of `unit` at every point.
     pub fn new(unit: impl Into<String>) -> Self {
-        VersionQuery {
-            unit: unit.into(),
-            point: Point::root(),
-            limit: 0,
-        }
+        VersionQuery { unit: unit.into(), point: Point::root(), limit: 0 }
     }
 
     /// Narrows to one point.
@@ -77,14 +73,9 @@ pub struct Version {
 impl Version {
     /// A version of `entry`.
     pub fn of(entry: Entry) -> Self {
-        let context_fingerprint = entry
-            .newest_origin()
-            .map(|o| o.context_fingerprint.clone())
-            .unwrap_or_default();
-        Version {
-            entry,
-            context_fingerprint,
-        }
+        let context_fingerprint =
+            entry.newest_origin().map(|o| o.context_fingerprint.clone()).unwrap_or_default();
+        Version { entry, context_fingerprint }
     }
 
     /// True only when both fingerprints are non-empty and equal.
@@ -102,7 +93,8 @@ pub fn version_order(a: &Entry, b: &Entry) -> std::cmp::Ordering {
 /// Selects, orders and cuts versions from a block's entries (for stores that fetch
 /// every entry of a unit and filter in memory).
 pub fn select_versions(mut entries: Vec<Entry>, q: &VersionQuery, exclude: Option<EntryId>) -> Vec<Version> {
-    entries.retain(|e| e.unit == q.unit && Some(e.id) != exclude && (q.point.is_root() || e.point == q.point));
+    entries
+        .retain(|e| e.unit == q.unit && Some(e.id) != exclude && (q.point.is_root() || e.point == q.point));
     entries.sort_by(version_order);
     entries.truncate(q.effective_limit());
     entries.into_iter().map(Version::of).collect()
@@ -138,7 +130,12 @@ pub struct VersionRequest {
 
 impl VersionRequest {
     /// A request for `unit` governed by `fingerprint`.
-    pub fn new(unit: impl Into<String>, fingerprint: impl Into<String>, source_locale: Locale, target_locale: Locale) -> Self {
+    pub fn new(
+        unit: impl Into<String>,
+        fingerprint: impl Into<String>,
+        source_locale: Locale,
+        target_locale: Locale,
+    ) -> Self {
         VersionRequest {
             unit: unit.into(),
             point: Point::root(),
@@ -167,11 +164,7 @@ pub struct PriorVersion {
 /// # Errors
 /// An empty unit, or a store failure.
 pub fn prior_version_for(reader: &dyn VersionReader, req: &VersionRequest) -> Result<Option<PriorVersion>> {
-    let q = VersionQuery {
-        unit: req.unit.clone(),
-        point: req.point.clone(),
-        limit: 1,
-    };
+    let q = VersionQuery { unit: req.unit.clone(), point: req.point.clone(), limit: 1 };
     q.validate()?;
     let Some(v) = reader.versions(&q, req.exclude)?.into_iter().next() else {
         return Ok(None);
@@ -179,7 +172,8 @@ pub fn prior_version_for(reader: &dyn VersionReader, req: &VersionRequest) -> Re
     if !v.governed_by(&req.context_fingerprint) {
         return Ok(None);
     }
-    let (Some(s), Some(t)) = (v.entry.variant(&req.source_locale), v.entry.variant(&req.target_locale)) else {
+    let (Some(s), Some(t)) = (v.entry.variant(&req.source_locale), v.entry.variant(&req.target_locale))
+    else {
         return Ok(None);
     };
     Ok(Some(PriorVersion {
