@@ -1,0 +1,6 @@
+//! The integration tests of `cmem-core`, one binary (STYLE: tests).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod key_props;
+mod keys;
