@@ -33,6 +33,7 @@ pub mod key;
 pub mod locale;
 pub mod lookup;
 pub mod mem;
+pub mod notation;
 pub mod point;
 pub mod provider;
 pub mod run;
@@ -49,6 +50,7 @@ pub use key::{
 pub use locale::Locale;
 pub use lookup::{lookup, LookupOptions, LookupRequest, Match, MatchType, SCORE_NEAR_EXACT};
 pub use mem::MemStore;
+pub use notation::{parse_notation, to_notation, Segment};
 pub use point::{nearer_answer, point_distance, Point};
 pub use provider::Provider;
 pub use run::{is_entity_type, Choice, Code, Run};
