@@ -87,11 +87,23 @@ pub struct LookupOptions {
     pub point: Option<Point>,
     /// The longest query accepted, in characters; default 10,000. Longer is an error.
     pub max_query_chars: usize,
+    /// How many fuzzy candidates are scored before the search narrows to what can still
+    /// beat the best match; default 2,000. The best match is always exact (equal to
+    /// scoring every entry, SPEC §7); below it, the list holds the best of the
+    /// candidates scored, which is the exact top-`limit` whenever the budget is not
+    /// reached. `usize::MAX` makes the whole list exact at any memory size.
+    pub verify_budget: usize,
 }
 
 impl Default for LookupOptions {
     fn default() -> Self {
-        LookupOptions { threshold: 0.70, limit: 10, point: None, max_query_chars: 10_000 }
+        LookupOptions {
+            threshold: 0.70,
+            limit: 10,
+            point: None,
+            max_query_chars: 10_000,
+            verify_budget: 2_000,
+        }
     }
 }
 
@@ -114,6 +126,13 @@ impl LookupOptions {
     #[must_use]
     pub fn point(mut self, point: Option<Point>) -> Self {
         self.point = point;
+        self
+    }
+
+    /// Sets the verification budget (`usize::MAX`: the whole list exact).
+    #[must_use]
+    pub fn verify_budget(mut self, budget: usize) -> Self {
+        self.verify_budget = budget;
         self
     }
 }
@@ -244,7 +263,7 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
     settle_ambiguity(&mut exact, opts.point.as_ref());
 
     // Tiers 4–6: only what can still enter the top `limit`.
-    let mut sink = Sink::new(opts.threshold, opts.limit, &seen, &exact);
+    let mut sink = Sink::new(opts, &seen, &exact);
     for (key, kinds) in keys.distinct() {
         sink.set_query(key, kinds);
         store.candidates(&CandidateQuery { key, kinds, source: src, target: tgt }, &mut sink)?;
@@ -385,10 +404,14 @@ fn settle_ambiguity(matches: &mut [Match], point: Option<&Point>) {
     }
 }
 
-/// Scores candidates and keeps the cut-off at the `limit`-th best score seen.
+/// Scores candidates and keeps the cut-off at the `limit`-th best score seen; once the
+/// verification budget is spent, at the best score seen.
 struct Sink<'a> {
     threshold: f64,
     limit: usize,
+    budget: usize,
+    scored: usize,
+    best_score: f64,
     exclude: &'a HashSet<EntryId>,
     pattern: Pattern,
     kinds: KindSet,
@@ -419,10 +442,14 @@ impl Ord for OrdF64 {
 }
 
 impl<'a> Sink<'a> {
-    fn new(threshold: f64, limit: usize, exclude: &'a HashSet<EntryId>, exact: &[Match]) -> Self {
+    fn new(opts: &LookupOptions, exclude: &'a HashSet<EntryId>, exact: &[Match]) -> Self {
+        let threshold = opts.threshold;
         let mut sink = Sink {
             threshold,
-            limit,
+            limit: opts.limit,
+            budget: opts.verify_budget,
+            scored: 0,
+            best_score: 0.0,
             exclude,
             pattern: Pattern::new(""),
             kinds: KindSet::default(),
@@ -442,6 +469,10 @@ impl<'a> Sink<'a> {
     }
 
     fn push_top(&mut self, score: f64) {
+        self.best_score = self.best_score.max(score);
+        if self.scored >= self.budget {
+            self.cutoff = self.cutoff.max(self.best_score);
+        }
         self.top.push(Reverse(OrdF64(score)));
         if self.top.len() > self.limit {
             self.top.pop();
@@ -460,6 +491,10 @@ impl CandidateSink for Sink<'_> {
         let Some(kind) = both.first() else { return self.cutoff };
         if self.exclude.contains(&id) {
             return self.cutoff;
+        }
+        self.scored += 1;
+        if self.scored == self.budget {
+            self.cutoff = self.cutoff.max(self.best_score);
         }
         let len = key.chars().count();
         let Some(sim) = self.pattern.similarity_at_least(key, len, self.cutoff) else {

@@ -1,0 +1,62 @@
+//! A store wrapper that counts the candidates a lookup scores.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use cmem_core::store::{CandidateQuery, CandidateSink, ExactQuery, SearchHit, SearchQuery, Stats};
+use cmem_core::{ContentMemory, Entry, EntryId, KindSet, NewEntry, Result, VersionReader, WriteOutcome};
+
+/// Forwards to `inner`, counting the keys offered to the scorer.
+pub struct Counting<'a> {
+    /// The measured store.
+    pub inner: &'a dyn ContentMemory,
+    /// Keys offered since the last reset.
+    pub offered: AtomicU64,
+}
+
+struct CountingSink<'a> {
+    inner: &'a mut dyn CandidateSink,
+    offered: u64,
+}
+
+impl CandidateSink for CountingSink<'_> {
+    fn offer(&mut self, id: EntryId, kinds: KindSet, key: &str) -> f64 {
+        self.offered += 1;
+        self.inner.offer(id, kinds, key)
+    }
+    fn cutoff(&self) -> f64 {
+        self.inner.cutoff()
+    }
+}
+
+impl ContentMemory for Counting<'_> {
+    fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
+        self.inner.write(entries)
+    }
+    fn get(&self, id: EntryId) -> Result<Option<Entry>> {
+        self.inner.get(id)
+    }
+    fn delete(&self, id: EntryId) -> Result<bool> {
+        self.inner.delete(id)
+    }
+    fn entries(&self, after: Option<EntryId>, limit: usize) -> Result<Vec<Entry>> {
+        self.inner.entries(after, limit)
+    }
+    fn exact(&self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
+        self.inner.exact(q)
+    }
+    fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
+        let mut counting = CountingSink { inner: sink, offered: 0 };
+        let r = self.inner.candidates(q, &mut counting);
+        self.offered.fetch_add(counting.offered, Ordering::Relaxed);
+        r
+    }
+    fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>> {
+        self.inner.search(q)
+    }
+    fn stats(&self) -> Result<Stats> {
+        self.inner.stats()
+    }
+    fn version_reader(&self) -> Option<&dyn VersionReader> {
+        self.inner.version_reader()
+    }
+}

@@ -1,0 +1,325 @@
+//! The cmem benchmark program.
+//!
+//! Loads a real memory (JSON Lines, gzip or not), builds the chosen store, runs query
+//! files through `lookup` and, in the same run, through an exhaustive scan that scores
+//! every entry with the fast Levenshtein; prints latency percentiles, candidates scored,
+//! recall@1 against the exhaustive scan, build time and peak memory, as a table or as
+//! one JSON object. Every answer is checked: a returned score that disagrees with the
+//! recomputed similarity fails the run.
+//!
+//! ```text
+//! cargo run --release -p cmem-bench -- --memory en-de.jsonl.gz --entries 100000 \
+//!     --queries queries_sample.jsonl queries_versioned.jsonl [--store memory] [--json]
+//! ```
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+use clap::Parser;
+use cmem_core::distance::Pattern;
+use cmem_core::{
+    lookup, ContentMemory, Keys, Locale, LookupOptions, LookupRequest, MatchType, MemStore, NewEntry, Run,
+    Variant,
+};
+use serde::Serialize;
+
+mod corpus;
+mod counting;
+
+/// Measure lookup latency and recall on a real memory.
+#[derive(Parser, Debug)]
+#[command(version, about)]
+struct Args {
+    /// The memory: JSON Lines with `source` and `target` per line (gzip or not).
+    #[arg(long)]
+    memory: PathBuf,
+    /// Keep the first N distinct sources.
+    #[arg(long)]
+    entries: Option<usize>,
+    /// Query files: JSON Lines with `query` per line.
+    #[arg(long, num_args = 1.., required = true)]
+    queries: Vec<PathBuf>,
+    /// Exact-hit query files, measured separately (latency only).
+    #[arg(long, num_args = 1..)]
+    exact_queries: Vec<PathBuf>,
+    /// The store to measure.
+    #[arg(long, default_value = "memory")]
+    store: String,
+    /// Lookup threshold, 0–1.
+    #[arg(long, default_value_t = 0.70)]
+    threshold: f64,
+    /// Matches per lookup.
+    #[arg(long, default_value_t = 10)]
+    limit: usize,
+    /// Source locale of the memory.
+    #[arg(long, default_value = "en")]
+    from: String,
+    /// Target locale of the memory.
+    #[arg(long, default_value = "de")]
+    to: String,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize, Debug)]
+struct Report {
+    store: String,
+    entries: usize,
+    queries: usize,
+    threshold: f64,
+    p50_us: f64,
+    p95_us: f64,
+    p99_us: f64,
+    exhaustive_p50_us: f64,
+    exhaustive_p95_us: f64,
+    exhaustive_p99_us: f64,
+    speedup_p50: f64,
+    recall_at_1: f64,
+    misses: usize,
+    candidates_mean: f64,
+    exact_queries: usize,
+    exact_p50_us: Option<f64>,
+    build_s: f64,
+    import_rate_per_s: f64,
+    size_bytes: Option<u64>,
+    peak_rss_mb: f64,
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<f64>().ok()))
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// The exhaustive reference: the best SPEC §4 similarity over every entry and every key
+/// kind, scanning all entries with the bit-parallel Levenshtein and a cut-off that rises
+/// with the best score found so far.
+struct Exhaustive {
+    /// Per entry: its distinct source keys with their kinds and lengths.
+    keys: Vec<Vec<(String, cmem_core::KindSet, usize)>>,
+}
+
+impl Exhaustive {
+    fn new(sources: &[Keys]) -> Self {
+        let keys = sources
+            .iter()
+            .map(|k| {
+                k.distinct().into_iter().map(|(s, kinds)| (s.to_owned(), kinds, s.chars().count())).collect()
+            })
+            .collect();
+        Exhaustive { keys }
+    }
+
+    fn best(&self, q: &Keys, threshold: f64) -> Option<f64> {
+        let patterns: Vec<(Pattern, cmem_core::KindSet)> =
+            q.distinct().into_iter().map(|(s, kinds)| (Pattern::new(s), kinds)).collect();
+        let mut best: Option<f64> = None;
+        for entry in &self.keys {
+            for (key, kinds, len) in entry {
+                for (p, qk) in &patterns {
+                    if kinds.intersect(*qk).is_empty() {
+                        continue;
+                    }
+                    let cut = best.unwrap_or(threshold).max(threshold);
+                    if let Some(s) = p.similarity_at_least(key, *len, cut) {
+                        if best.is_none_or(|b| s > b) {
+                            best = Some(s);
+                        }
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+/// Raw similarity of a query to a stored source: the max over the key kinds.
+fn raw_similarity(q: &Keys, s: &Keys) -> f64 {
+    cmem_core::KeyKind::ALL
+        .iter()
+        .map(|k| cmem_core::distance::similarity(q.get(*k), s.get(*k)))
+        .fold(0.0, f64::max)
+}
+
+/// SPEC §4 caps: exact 1.0, anything else at most 0.99.
+fn cap(x: f64) -> f64 {
+    if x >= 1.0 - 1e-12 {
+        1.0
+    } else {
+        x.min(cmem_core::SCORE_NEAR_EXACT)
+    }
+}
+
+fn build_store(name: &str) -> Result<Box<dyn ContentMemory>> {
+    match name {
+        "memory" => Ok(Box::new(MemStore::new())),
+        other => bail!("unknown store {other:?} (expected: memory)"),
+    }
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    if !(0.0..=1.0).contains(&args.threshold) {
+        bail!("--threshold {} is outside 0–1", args.threshold);
+    }
+    let from = Locale::parse(&args.from)?;
+    let to = Locale::parse(&args.to)?;
+    let memory = corpus::load_memory(&args.memory, args.entries)?;
+    let mut queries = Vec::new();
+    for q in &args.queries {
+        queries.extend(corpus::load_queries(q)?);
+    }
+    let mut exact_queries = Vec::new();
+    for q in &args.exact_queries {
+        exact_queries.extend(corpus::load_queries(q)?);
+    }
+
+    let store = build_store(&args.store)?;
+    let entries: Vec<NewEntry> = memory
+        .iter()
+        .map(|m| {
+            NewEntry::pair(
+                Variant::new(from.clone(), vec![Run::text(&m.source)]),
+                Variant::new(to.clone(), vec![Run::text(&m.target)]),
+            )
+        })
+        .collect();
+    let started = Instant::now();
+    for batch in entries.chunks(10_000) {
+        store.write(batch)?;
+    }
+    let build_s = started.elapsed().as_secs_f64();
+    let size_bytes = store.stats()?.size_bytes;
+    let source_keys: Vec<Keys> = entries.iter().map(|e| e.variants[0].keys()).collect();
+    let exhaustive = Exhaustive::new(&source_keys);
+    let counting = counting::Counting { inner: store.as_ref(), offered: 0.into() };
+    let options = LookupOptions::default().threshold(args.threshold).limit(args.limit);
+
+    let mut lat = Vec::with_capacity(queries.len());
+    let mut ex_lat = Vec::with_capacity(queries.len());
+    let mut misses = 0usize;
+    let mut inconsistent = Vec::new();
+    for q in &queries {
+        let runs = vec![Run::text(q)];
+        let qk = Keys::of(&runs);
+        let req = LookupRequest::new(runs, from.clone(), to.clone()).options(options.clone());
+        let t = Instant::now();
+        let matches = lookup(&counting, &req)?;
+        lat.push(t.elapsed().as_secs_f64() * 1e6);
+
+        let t = Instant::now();
+        let best = exhaustive.best(&qk, args.threshold);
+        ex_lat.push(t.elapsed().as_secs_f64() * 1e6);
+
+        // Check every returned score against the recomputed similarity.
+        for m in &matches {
+            let raw = raw_similarity(&qk, &Keys::of(m.source()));
+            let expected = match m.match_type {
+                MatchType::GeneralizedExact | MatchType::StructuralExact => 1.0,
+                MatchType::PlainExact => cmem_core::SCORE_NEAR_EXACT,
+                _ => cap(raw),
+            };
+            let ok =
+                (m.score - expected).abs() < 1e-9 || (m.ambiguous && m.score == cmem_core::SCORE_NEAR_EXACT);
+            if !ok {
+                inconsistent
+                    .push(format!("{q:?}: {} scored {} but recomputes to {expected}", m.entry.id, m.score));
+            }
+        }
+        let top = matches.first().map(|m| raw_similarity(&qk, &Keys::of(m.source())));
+        let hit = match (best, top) {
+            (None, None) => true,
+            (Some(b), Some(t)) => cap(t) >= cap(b) - 1e-9,
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+        };
+        if !hit {
+            misses += 1;
+        }
+    }
+    if !inconsistent.is_empty() {
+        for line in inconsistent.iter().take(10) {
+            eprintln!("cmem-bench: inconsistent score: {line}");
+        }
+        bail!("{} returned scores disagree with the recomputed similarity", inconsistent.len());
+    }
+
+    let mut exact_lat = Vec::new();
+    for q in &exact_queries {
+        let req = LookupRequest::new(vec![Run::text(q)], from.clone(), to.clone()).options(options.clone());
+        let t = Instant::now();
+        let _ = lookup(store.as_ref(), &req)?;
+        exact_lat.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+
+    lat.sort_by(f64::total_cmp);
+    ex_lat.sort_by(f64::total_cmp);
+    exact_lat.sort_by(f64::total_cmp);
+    let n = queries.len().max(1) as f64;
+    let report = Report {
+        store: args.store.clone(),
+        entries: entries.len(),
+        queries: queries.len(),
+        threshold: args.threshold,
+        p50_us: percentile(&lat, 0.50),
+        p95_us: percentile(&lat, 0.95),
+        p99_us: percentile(&lat, 0.99),
+        exhaustive_p50_us: percentile(&ex_lat, 0.50),
+        exhaustive_p95_us: percentile(&ex_lat, 0.95),
+        exhaustive_p99_us: percentile(&ex_lat, 0.99),
+        speedup_p50: percentile(&ex_lat, 0.50) / percentile(&lat, 0.50).max(1e-9),
+        recall_at_1: 1.0 - misses as f64 / n,
+        misses,
+        candidates_mean: counting.offered.load(Ordering::Relaxed) as f64 / n,
+        exact_queries: exact_queries.len(),
+        exact_p50_us: (!exact_lat.is_empty()).then(|| percentile(&exact_lat, 0.50)),
+        build_s,
+        import_rate_per_s: entries.len() as f64 / build_s.max(1e-9),
+        size_bytes,
+        peak_rss_mb: peak_rss_mb(),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print_table(&report);
+    }
+    Ok(())
+}
+
+fn print_table(r: &Report) {
+    println!("store              {}", r.store);
+    println!("entries            {}", r.entries);
+    println!("queries            {} (threshold {:.2})", r.queries, r.threshold);
+    println!("lookup p50/p95/p99 {:.0} / {:.0} / {:.0} µs", r.p50_us, r.p95_us, r.p99_us);
+    println!(
+        "exhaustive p50/p95/p99 {:.0} / {:.0} / {:.0} µs",
+        r.exhaustive_p50_us, r.exhaustive_p95_us, r.exhaustive_p99_us
+    );
+    println!("speed-up at p50    {:.1}×", r.speedup_p50);
+    println!("recall@1           {:.4} ({} misses)", r.recall_at_1, r.misses);
+    println!("candidates scored  {:.1} per query", r.candidates_mean);
+    if let Some(e) = r.exact_p50_us {
+        println!("exact p50          {:.1} µs over {} queries", e, r.exact_queries);
+    }
+    println!("build              {:.2} s ({:.0} entries/s)", r.build_s, r.import_rate_per_s);
+    if let Some(s) = r.size_bytes {
+        println!("size on disk       {:.1} MB", s as f64 / 1e6);
+    }
+    println!("peak RSS           {:.0} MB", r.peak_rss_mb);
+}
