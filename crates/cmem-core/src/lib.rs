@@ -29,6 +29,7 @@ pub mod adapt;
 pub mod distance;
 pub mod entry;
 pub mod error;
+pub mod gram_index;
 pub mod key;
 pub mod locale;
 pub mod lookup;
@@ -37,6 +38,7 @@ pub mod notation;
 pub mod point;
 pub mod provider;
 pub mod run;
+pub mod schema;
 pub mod store;
 pub mod trigram;
 pub mod version;
@@ -44,6 +46,7 @@ pub mod version;
 pub use adapt::{CodeAdaptation, EntityAdaptation};
 pub use entry::{merge_origins, Entry, EntryId, Metadata, NewEntry, Origin, Variant, WriteOutcome};
 pub use error::{Error, ErrorKind, Result, StoreError};
+pub use gram_index::GramIndex;
 pub use key::{
     flatten_runs, generalized_text, normalize_text, structural_text, KeyKind, Keys, KindSet, KEY_VERSION,
 };

@@ -1,26 +1,21 @@
 //! The in-memory store: for session-scoped leverage during batch work, and the
 //! reference every other store is checked against.
 //!
-//! Fuzzy candidates come from its own index of padded character trigrams (see
-//! [`crate::trigram`]): a query counts the grams it shares with every key in the length
-//! window (ScanCount), turns each count into an upper bound of the similarity (q-gram
-//! count filter and length bound), and offers keys best bound first, stopping when the
-//! bound falls under the scorer's cut-off. Keys that share no gram are reached through
-//! a by-length list only when their bound can still reach the cut-off. The result is
-//! exact: the same matches as scoring every entry.
+//! Fuzzy candidates come from its own [`GramIndex`] per locale, an index of padded
+//! character trigrams with a count filter and length bounds: exact, the same matches as
+//! scoring every entry.
 
-use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::entry::{merge_origins, Entry, EntryId, NewEntry, WriteOutcome};
 use crate::error::{Error, ErrorKind, Result};
-use crate::key::{normalize_text, KeyKind, Keys, KindSet};
+use crate::gram_index::GramIndex;
+use crate::key::{normalize_text, KeyKind};
 use crate::locale::Locale;
 use crate::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,
 };
-use crate::trigram::{length_bounds, padded_grams, similarity_bound};
 use crate::version::{select_versions, Version, VersionQuery, VersionReader};
 
 /// An in-memory [`ContentMemory`], safe to share between threads.
@@ -35,25 +30,8 @@ struct Inner {
     next_id: i64,
     by_identity: HashMap<u64, Vec<EntryId>>,
     exact: [HashMap<Box<str>, Vec<EntryId>>; 3],
-    fuzzy: HashMap<Locale, FuzzyIndex>,
+    fuzzy: HashMap<Locale, GramIndex>,
     units: HashMap<String, Vec<EntryId>>,
-}
-
-#[derive(Debug)]
-struct Doc {
-    entry: EntryId,
-    kinds: KindSet,
-    len: u32,
-    alive: bool,
-    key: Box<str>,
-}
-
-#[derive(Debug, Default)]
-struct FuzzyIndex {
-    docs: Vec<Doc>,
-    postings: HashMap<u64, Vec<u32>>,
-    by_len: Vec<Vec<u32>>,
-    of_entry: HashMap<EntryId, Vec<u32>>,
 }
 
 fn kind_index(kind: KeyKind) -> usize {
@@ -61,107 +39,6 @@ fn kind_index(kind: KeyKind) -> usize {
         KeyKind::Generalized => 0,
         KeyKind::Structural => 1,
         KeyKind::Plain => 2,
-    }
-}
-
-thread_local! {
-    static SCRATCH: RefCell<(Vec<u16>, Vec<u32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
-}
-
-impl FuzzyIndex {
-    fn add(&mut self, entry: EntryId, keys: &Keys) {
-        for (key, kinds) in keys.distinct() {
-            let d = self.docs.len() as u32;
-            let len = key.chars().count();
-            for g in padded_grams(key) {
-                self.postings.entry(g).or_default().push(d);
-            }
-            if self.by_len.len() <= len {
-                self.by_len.resize_with(len + 1, Vec::new);
-            }
-            self.by_len[len].push(d);
-            self.of_entry.entry(entry).or_default().push(d);
-            self.docs.push(Doc { entry, kinds, len: len as u32, alive: true, key: key.into() });
-        }
-    }
-
-    fn remove(&mut self, entry: EntryId) {
-        for d in self.of_entry.remove(&entry).unwrap_or_default() {
-            if let Some(doc) = self.docs.get_mut(d as usize) {
-                doc.alive = false;
-            }
-        }
-    }
-
-    fn offer(
-        &self,
-        q: &CandidateQuery<'_>,
-        has_target: &dyn Fn(EntryId) -> bool,
-        sink: &mut dyn CandidateSink,
-    ) {
-        let qlen = q.key.chars().count();
-        let grams = padded_grams(q.key);
-        let g = grams.len();
-        let (lo, hi) = length_bounds(qlen, sink.cutoff());
-        let usable = |doc: &Doc| doc.alive && !doc.kinds.intersect(q.kinds).is_empty();
-        SCRATCH.with(|scratch| {
-            let mut scratch = scratch.borrow_mut();
-            let (counts, touched) = &mut *scratch;
-            if counts.len() < self.docs.len() {
-                counts.resize(self.docs.len(), 0);
-            }
-            touched.clear();
-            for gram in &grams {
-                let Some(list) = self.postings.get(gram) else { continue };
-                for &d in list {
-                    let doc = &self.docs[d as usize];
-                    let len = doc.len as usize;
-                    if len < lo || len > hi {
-                        continue;
-                    }
-                    let c = &mut counts[d as usize];
-                    if *c == 0 {
-                        touched.push(d);
-                    }
-                    *c = c.saturating_add(1);
-                }
-            }
-            let cutoff = sink.cutoff();
-            let mut ranked: Vec<(f64, u32)> = touched
-                .iter()
-                .filter_map(|&d| {
-                    let doc = &self.docs[d as usize];
-                    let b = similarity_bound(qlen, g, doc.len as usize, usize::from(counts[d as usize]));
-                    (b + 1e-9 >= cutoff && usable(doc)).then_some((b, d))
-                })
-                .collect();
-            ranked.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            for (bound, d) in ranked {
-                if bound + 1e-9 < sink.cutoff() {
-                    break;
-                }
-                let doc = &self.docs[d as usize];
-                if has_target(doc.entry) {
-                    sink.offer(doc.entry, doc.kinds, &doc.key);
-                }
-            }
-            // Keys that share no gram at all, where their lengths still allow it.
-            let hi = hi.min(self.by_len.len().saturating_sub(1));
-            for len in lo..=hi {
-                if similarity_bound(qlen, g, len, 0) + 1e-9 < sink.cutoff() {
-                    continue;
-                }
-                for &d in &self.by_len[len] {
-                    let doc = &self.docs[d as usize];
-                    if counts[d as usize] == 0 && usable(doc) && has_target(doc.entry) {
-                        sink.offer(doc.entry, doc.kinds, &doc.key);
-                    }
-                }
-            }
-            for &d in touched.iter() {
-                counts[d as usize] = 0;
-            }
-        });
     }
 }
 
