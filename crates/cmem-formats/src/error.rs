@@ -1,0 +1,275 @@
+//! The one error type of `cmem-formats`: [`FormatError`], used both for fatal errors
+//! and for the recoverable problems an import reports.
+
+use std::fmt;
+
+/// Which file format an error or problem concerns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Format {
+    /// TMX 1.1–1.4b.
+    Tmx,
+    /// The `.kmb` bundle.
+    Kmb,
+    /// JSON Lines.
+    Jsonl,
+    /// Not a file format: the store an import writes to or an export reads from.
+    Store,
+}
+
+impl Format {
+    /// The lowercase name used as the message prefix (`tmx`, `kmb`, `jsonl`, `store`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Tmx => "tmx",
+            Format::Kmb => "kmb",
+            Format::Jsonl => "jsonl",
+            Format::Store => "store",
+        }
+    }
+}
+
+/// What went wrong, for callers (and tests) that branch on it.
+///
+/// Kinds marked *problem* are recoverable: a reader reports them as
+/// [`Item::Problem`](crate::Item::Problem) and goes on, unless `strict` is set. The
+/// others end the read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Reading or writing failed at the operating-system level.
+    Io,
+    /// The bytes are not valid in the document's encoding, or the declared encoding is
+    /// not supported.
+    Encoding,
+    /// The document is not well-formed XML (including an empty file and an undefined
+    /// entity reference).
+    Xml,
+    /// Well-formed XML that is not a TMX document (wrong root element, no body).
+    NotTmx,
+    /// A resource cap was exceeded (element nesting depth, size of one unit or record).
+    Limit,
+    /// *Problem*: a `tu` with fewer than two usable `tuv`s; no entry is made.
+    TooFewVariants,
+    /// *Problem*: a `tuv` without a `seg`; the `tuv` is skipped.
+    MissingSegment,
+    /// *Problem*: a `bpt` without its `ept`, an `ept` without its `bpt`, or a reused `i`;
+    /// the codes are kept as unpaired opens/closes.
+    UnbalancedCode,
+    /// *Problem*: two `tuv`s (or JSON variants) with the same locale; the later one is
+    /// skipped.
+    DuplicateLocale,
+    /// *Problem*: a locale that is not valid BCP 47; the variant is skipped.
+    InvalidLocale,
+    /// *Problem*: a field cmem wrote (`x-cmem-…` property) or an element that cannot be
+    /// read as documented; the value is kept as plain metadata or text.
+    InvalidField,
+    /// *Problem*: a JSON Lines line that is not a valid entry; the line is skipped.
+    InvalidLine,
+    /// A `.kmb` file that does not start with the bundle's magic bytes.
+    BadMagic,
+    /// A `.kmb` format version this program does not know.
+    UnsupportedVersion,
+    /// A `.kmb` file that ends before its trailer.
+    Truncated,
+    /// A `.kmb` file whose bytes do not match its checksum, count or record structure.
+    Corrupt,
+    /// The store refused or failed a write or read.
+    Store,
+}
+
+/// An error or a located problem in a file.
+///
+/// The message names what failed, where and the offending value:
+/// `tmx: memory.tmx: line 41, column 9: tu 7 (tuid "a1"): <bpt i="3"> has no matching <ept>`.
+/// Lines and columns count from 1; a column counts bytes of the UTF-8 text of its line.
+#[derive(Debug)]
+pub struct FormatError {
+    // Boxed: errors travel through every `Result` of the readers, which stay small.
+    inner: Box<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    kind: ErrorKind,
+    format: Format,
+    file: String,
+    line: Option<u64>,
+    column: Option<u64>,
+    entry: Option<u64>,
+    entry_id: Option<String>,
+    message: String,
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+impl FormatError {
+    /// A new error of `kind` about `format`, with a message and no position.
+    pub fn new(format: Format, kind: ErrorKind, message: impl Into<String>) -> Self {
+        FormatError {
+            inner: Box::new(Inner {
+                kind,
+                format,
+                file: String::new(),
+                line: None,
+                column: None,
+                entry: None,
+                entry_id: None,
+                message: message.into(),
+                source: None,
+            }),
+        }
+    }
+
+    /// Sets the file name shown in the message.
+    #[must_use]
+    pub fn in_file(mut self, file: impl Into<String>) -> Self {
+        self.inner.file = file.into();
+        self
+    }
+
+    /// Sets the line and column (both from 1).
+    #[must_use]
+    pub fn at(mut self, line: u64, column: u64) -> Self {
+        self.inner.line = Some(line);
+        self.inner.column = Some(column);
+        self
+    }
+
+    /// Sets the line only (JSON Lines).
+    #[must_use]
+    pub fn at_line(mut self, line: u64) -> Self {
+        self.inner.line = Some(line);
+        self
+    }
+
+    /// Sets the entry (1-based index of the `tu`, record or line) and its id in the file
+    /// (`tuid`), if any.
+    #[must_use]
+    pub fn for_entry(mut self, index: u64, id: Option<&str>) -> Self {
+        self.inner.entry = Some(index);
+        self.inner.entry_id = id.map(str::to_owned);
+        self
+    }
+
+    /// Attaches an underlying cause.
+    #[must_use]
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.inner.source = Some(Box::new(source));
+        self
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> ErrorKind {
+        self.inner.kind
+    }
+
+    /// The format concerned.
+    pub fn format(&self) -> Format {
+        self.inner.format
+    }
+
+    /// The file name, empty when unknown.
+    pub fn file(&self) -> &str {
+        &self.inner.file
+    }
+
+    /// The line (from 1), when known.
+    pub fn line(&self) -> Option<u64> {
+        self.inner.line
+    }
+
+    /// The column (from 1, in bytes), when known.
+    pub fn column(&self) -> Option<u64> {
+        self.inner.column
+    }
+
+    /// The 1-based index of the entry (`tu`, record, line) concerned, when known.
+    pub fn entry(&self) -> Option<u64> {
+        self.inner.entry
+    }
+
+    /// The entry's id in the file (`tuid`), when it has one.
+    pub fn entry_id(&self) -> Option<&str> {
+        self.inner.entry_id.as_deref()
+    }
+
+    /// The message without the location prefix.
+    pub fn message(&self) -> &str {
+        &self.inner.message
+    }
+
+    /// Wraps a store error.
+    pub fn store(err: cmem_core::Error) -> Self {
+        let message = format!("{err}");
+        FormatError::new(Format::Store, ErrorKind::Store, message)
+    }
+
+    /// Wraps an I/O error while reading or writing `format`.
+    pub fn io(format: Format, what: &str, err: std::io::Error) -> Self {
+        FormatError::new(format, ErrorKind::Io, format!("{what}: {err}"))
+    }
+}
+
+impl fmt::Display for Inner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.format.name())?;
+        if !self.file.is_empty() {
+            write!(f, "{}: ", self.file)?;
+        }
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => write!(f, "line {l}, column {c}: ")?,
+            (Some(l), None) => write!(f, "line {l}: ")?,
+            _ => {}
+        }
+        if let Some(entry) = self.entry {
+            let noun = match self.format {
+                Format::Tmx => "tu",
+                Format::Jsonl => "line",
+                _ => "entry",
+            };
+            // A JSON Lines line number already says which entry.
+            if !(self.format == Format::Jsonl && self.line == Some(entry)) {
+                write!(f, "{noun} {entry}")?;
+                if let Some(id) = &self.entry_id {
+                    write!(f, " (tuid {id:?})")?;
+                }
+                f.write_str(": ")?;
+            }
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.inner.fmt(f)
+    }
+}
+
+impl std::error::Error for FormatError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.inner.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_file_position_and_tu() {
+        let e =
+            FormatError::new(Format::Tmx, ErrorKind::UnbalancedCode, "<bpt i=\"3\"> has no matching <ept>")
+                .in_file("memory.tmx")
+                .at(41, 9)
+                .for_entry(7, Some("a1"));
+        assert_eq!(
+            e.to_string(),
+            "tmx: memory.tmx: line 41, column 9: tu 7 (tuid \"a1\"): <bpt i=\"3\"> has no matching <ept>"
+        );
+        let e = FormatError::new(Format::Jsonl, ErrorKind::InvalidLine, "bad").in_file("a.jsonl").at_line(3);
+        assert_eq!(e.to_string(), "jsonl: a.jsonl: line 3: bad");
+        let e = FormatError::new(Format::Kmb, ErrorKind::Corrupt, "checksum").for_entry(2, None);
+        assert_eq!(e.to_string(), "kmb: entry 2: checksum");
+    }
+}

@@ -1,0 +1,37 @@
+//! File formats of cmem, the content (translation) memory: TMX 1.4b import and export,
+//! the lossless `.kmb` bundle and JSON Lines, and import into / export from any
+//! [`ContentMemory`](cmem_core::ContentMemory).
+//!
+//! Every reader streams: it is an iterator of [`Item`]s (entries and located,
+//! recoverable problems) that ends with an `Err` on a fatal error. Every writer streams
+//! too. [`import()`] drives a reader into a store in batches, with progress and an
+//! all-or-nothing guarantee; [`export()`] pages a store out to any writer.
+//!
+//! ```
+//! use cmem_formats::{collect_items, TmxOptions, TmxReader};
+//!
+//! let tmx = r#"<tmx version="1.4"><header srclang="en" datatype="plaintext"/><body>
+//!   <tu tuid="1"><tuv xml:lang="en"><seg>Open <ph x="1">%s</ph></seg></tuv>
+//!                <tuv xml:lang="de"><seg><ph x="1">%s</ph> öffnen</seg></tuv></tu>
+//! </body></tmx>"#;
+//! let (entries, problems) = collect_items(TmxReader::new(tmx.as_bytes(), TmxOptions::default())?)?;
+//! assert!(problems.is_empty());
+//! assert_eq!(entries[0].variants[1].locale.as_str(), "de");
+//! assert_eq!(entries[0].metadata, vec![("tmx:tuid".to_owned(), "1".to_owned())]);
+//! # Ok::<(), cmem_formats::FormatError>(())
+//! ```
+
+#![forbid(unsafe_code)]
+
+pub mod error;
+pub mod inline;
+pub mod item;
+pub mod tmx;
+pub mod tmx_write;
+pub mod xml;
+
+pub use error::{ErrorKind, Format, FormatError};
+pub use inline::Level;
+pub use item::{collect_items, Item};
+pub use tmx::{TmxHeader, TmxOptions, TmxReader};
+pub use tmx_write::{TmxWriteOptions, TmxWriter};
