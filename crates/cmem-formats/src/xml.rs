@@ -47,9 +47,9 @@ impl Encoding {
 const CHUNK: usize = 64 * 1024;
 
 /// Counts the bytes read through it.
-struct Counting<R> {
-    inner: R,
-    count: u64,
+pub(crate) struct Counting<R> {
+    pub(crate) inner: R,
+    pub(crate) count: u64,
 }
 
 impl<R: Read> Read for Counting<R> {
