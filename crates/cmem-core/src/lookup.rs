@@ -343,9 +343,11 @@ fn exact_match(entry: Entry, q: &Keys, req: &LookupRequest) -> Option<Match> {
             } else {
                 Some(MatchType::GeneralizedExact)
             }
-        } else if k.structural == q.structural {
+        } else if k.structural == q.structural && entity_values(&v.runs) == entity_values(&req.source) {
+            // SPEC §4 tier 2 needs "no entity value differs": a changed entity with a
+            // changed type shares the structural key but is no exact match.
             Some(MatchType::StructuralExact)
-        } else if k.plain == q.plain {
+        } else if k.plain == q.plain && k.structural != q.structural {
             Some(MatchType::PlainExact)
         } else {
             None
