@@ -1,0 +1,795 @@
+//! [`SqliteStore`]: the [`ContentMemory`] over one SQLite file (or an in-memory
+//! database), with its FTS5 tables kept in sync on every write and delete.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Duration;
+
+use cmem_core::run::{runs_from_json, runs_to_json};
+use cmem_core::schema::SCHEMA_VERSION;
+use cmem_core::store::{
+    CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,
+};
+use cmem_core::trigram::length_bounds;
+use cmem_core::version::{select_versions, Version, VersionQuery, VersionReader};
+use cmem_core::{
+    build_trigram_query, merge_origins, normalize_text, Entry, EntryId, Error, ErrorKind, Keys, KindSet,
+    Locale, Metadata, NewEntry, Origin, Point, Result, Variant, WriteOutcome,
+};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
+
+use crate::cache::Cache;
+use crate::error::{corrupt, Context};
+use crate::migrate;
+
+/// Options of [`SqliteStore::open_with`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SqliteOptions {
+    /// Serve fuzzy candidates from the in-process trigram index (built per source
+    /// locale on first use, kept in sync on write). Default true. When false, candidates
+    /// come from SQL: the FTS5 trigram table first (best first, so the cut-off rises),
+    /// then the length pre-filter for completeness.
+    pub gram_index: bool,
+    /// Behave as if FTS5's trigram tokenizer were missing: SQL candidates use the length
+    /// pre-filter alone. For testing the fallback path. Default false.
+    pub force_no_trigram: bool,
+    /// How long a statement waits for another connection's lock. Default 5 s.
+    pub busy_timeout: Duration,
+    /// Open read-only: writes fail, and a database that needs upgrading is refused.
+    /// Default false.
+    pub read_only: bool,
+    /// SQLite's page cache, in KiB. Default 65,536 (64 MiB).
+    pub cache_kib: u32,
+}
+
+impl Default for SqliteOptions {
+    fn default() -> Self {
+        SqliteOptions {
+            gram_index: true,
+            force_no_trigram: false,
+            busy_timeout: Duration::from_secs(5),
+            read_only: false,
+            cache_kib: 64 * 1024,
+        }
+    }
+}
+
+impl SqliteOptions {
+    /// Sets [`gram_index`](Self::gram_index).
+    #[must_use]
+    pub fn gram_index(mut self, on: bool) -> Self {
+        self.gram_index = on;
+        self
+    }
+
+    /// Sets [`force_no_trigram`](Self::force_no_trigram).
+    #[must_use]
+    pub fn force_no_trigram(mut self, on: bool) -> Self {
+        self.force_no_trigram = on;
+        self
+    }
+
+    /// Sets [`read_only`](Self::read_only).
+    #[must_use]
+    pub fn read_only(mut self, on: bool) -> Self {
+        self.read_only = on;
+        self
+    }
+
+    /// Sets [`busy_timeout`](Self::busy_timeout).
+    #[must_use]
+    pub fn busy_timeout(mut self, timeout: Duration) -> Self {
+        self.busy_timeout = timeout;
+        self
+    }
+}
+
+/// A [`ContentMemory`] in one SQLite database: tables `tm_entries`, `tm_variants`,
+/// `tm_origins`, FTS5 tables `tm_variant_trigram` and `tm_variant_search`, migrated to
+/// [`SCHEMA_VERSION`] on open. Safe to share between threads: one connection behind a
+/// mutex, candidates served from an in-process index behind a read-write lock.
+#[derive(Debug)]
+pub struct SqliteStore {
+    path: String,
+    conn: Mutex<Connection>,
+    cache: RwLock<Cache>,
+    trigram: bool,
+    options: SqliteOptions,
+}
+
+/// The structural and generalized keys to put in the trigram table: `NULL` where a key
+/// equals an earlier one, so text-only variants index their text once.
+pub(crate) fn distinct_fts_keys(k: &Keys) -> (Option<&str>, Option<&str>) {
+    let s = (k.structural != k.plain).then_some(k.structural.as_str());
+    let g = (k.generalized != k.plain && k.generalized != k.structural).then_some(k.generalized.as_str());
+    (s, g)
+}
+
+/// SQL for "the locale in column `col` matches `?N` by the prefix rule" (tags are
+/// stored canonically; `LIKE` is ASCII case-insensitive, which BCP 47 tags are).
+fn locale_match(col: &str, n: u8) -> String {
+    format!("({col} = ?{n} OR {col} LIKE ?{n} || '-%' OR ?{n} LIKE {col} || '-%')")
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path` with default options, and
+    /// migrates it to the current schema.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Store`] when the file cannot be opened or created (a missing
+    /// directory, a read-only location); [`ErrorKind::Corrupt`] for a file that is not
+    /// a SQLite database or is damaged; [`ErrorKind::Schema`] for a database of a newer
+    /// schema version or one that is not a cmem database. Each names the file.
+    pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore> {
+        SqliteStore::open_with(path, SqliteOptions::default())
+    }
+
+    /// Opens `path` with `options`; see [`open`](Self::open).
+    ///
+    /// # Errors
+    /// As [`open`](Self::open).
+    pub fn open_with(path: impl AsRef<Path>, options: SqliteOptions) -> Result<SqliteStore> {
+        let name = path.as_ref().display().to_string();
+        let flags = if options.read_only {
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI
+        } else {
+            OpenFlags::default()
+        };
+        let conn =
+            Connection::open_with_flags(path.as_ref(), flags).ctx(&name, "cannot open the database")?;
+        SqliteStore::init(conn, name, options, SCHEMA_VERSION)
+    }
+
+    /// A private in-memory database (gone when the store is dropped).
+    ///
+    /// # Errors
+    /// A SQLite failure creating the schema.
+    pub fn open_in_memory() -> Result<SqliteStore> {
+        SqliteStore::open_in_memory_with(SqliteOptions::default())
+    }
+
+    /// [`open_in_memory`](Self::open_in_memory) with `options`.
+    ///
+    /// # Errors
+    /// A SQLite failure creating the schema.
+    pub fn open_in_memory_with(options: SqliteOptions) -> Result<SqliteStore> {
+        let conn = Connection::open_in_memory().ctx(":memory:", "cannot open an in-memory database")?;
+        SqliteStore::init(conn, ":memory:".to_owned(), options, SCHEMA_VERSION)
+    }
+
+    /// Creates an empty database at `path` with the schema of an older `version`
+    /// (migrations 1 to `version` only), and leaves it at that version: for
+    /// compatibility fixtures and upgrade tests. [`open`](Self::open) upgrades it.
+    ///
+    /// # Errors
+    /// A version outside 1–[`SCHEMA_VERSION`], a database that is not empty, or a
+    /// SQLite failure.
+    pub fn create_at_version(path: impl AsRef<Path>, version: u32) -> Result<()> {
+        let name = path.as_ref().display().to_string();
+        let mut conn = Connection::open(path.as_ref()).ctx(&name, "cannot open the database")?;
+        migrate::create_at(&mut conn, &name, version)
+    }
+
+    fn init(mut conn: Connection, path: String, options: SqliteOptions, target: u32) -> Result<SqliteStore> {
+        conn.busy_timeout(options.busy_timeout).ctx(&path, "setting the busy timeout")?;
+        conn.set_prepared_statement_cache_capacity(64);
+        // The first statement that reads the file: a non-database fails here.
+        conn.pragma_update(None, "cache_size", -i64::from(options.cache_kib))
+            .ctx(&path, "setting the cache size")?;
+        migrate::schema_version(&conn, &path)?;
+        if !options.read_only {
+            let mode: String =
+                conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).ctx(&path, "enabling WAL")?;
+            if mode != "wal" && mode != "memory" {
+                return Err(Error::new(
+                    ErrorKind::Store,
+                    format!("sqlite store {path}: cannot enable WAL mode (journal mode is {mode})"),
+                ));
+            }
+            conn.pragma_update(None, "synchronous", "NORMAL").ctx(&path, "setting synchronous")?;
+        }
+        conn.pragma_update(None, "foreign_keys", "ON").ctx(&path, "enabling foreign keys")?;
+        migrate::migrate(&mut conn, &path, target, options.read_only)?;
+        let trigram = !options.force_no_trigram && trigram_available(&conn);
+        Ok(SqliteStore {
+            path,
+            conn: Mutex::new(conn),
+            cache: RwLock::new(Cache::default()),
+            trigram,
+            options,
+        })
+    }
+
+    /// The file this store opened (`:memory:` for an in-memory store).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// True when fuzzy candidates may use FTS5's trigram tokenizer (it exists and is
+    /// not forced off).
+    pub fn has_trigram(&self) -> bool {
+        self.trigram
+    }
+
+    /// The options the store was opened with.
+    pub fn options(&self) -> &SqliteOptions {
+        &self.options
+    }
+
+    /// Caps the database file at `pages` pages (`PRAGMA max_page_count`), a quota: a
+    /// write that would grow past it fails as a full disk does, and stores nothing.
+    /// Returns the cap in force (never below the current size).
+    ///
+    /// # Errors
+    /// A store failure.
+    pub fn set_max_page_count(&self, pages: u64) -> Result<u64> {
+        let conn = self.conn()?;
+        let pages = i64::try_from(pages).unwrap_or(i64::MAX);
+        let n: i64 = conn
+            .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |r| r.get(0))
+            .ctx(&self.path, "setting max_page_count")?;
+        Ok(n.max(0) as u64)
+    }
+
+    /// Builds the in-process candidate index for every source locale matching `locale`
+    /// now, instead of on the first lookup.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub fn warm(&self, locale: &Locale) -> Result<()> {
+        self.ensure_cache(locale)
+    }
+
+    fn conn(&self) -> Result<MutexGuard<'_, Connection>> {
+        self.conn.lock().map_err(|_| {
+            Error::new(ErrorKind::Store, format!("sqlite store {}: connection lock poisoned", self.path))
+        })
+    }
+
+    fn cache_read(&self) -> Result<RwLockReadGuard<'_, Cache>> {
+        self.cache.read().map_err(|_| {
+            Error::new(ErrorKind::Store, format!("sqlite store {}: cache lock poisoned", self.path))
+        })
+    }
+
+    fn cache_write(&self) -> Result<RwLockWriteGuard<'_, Cache>> {
+        self.cache.write().map_err(|_| {
+            Error::new(ErrorKind::Store, format!("sqlite store {}: cache lock poisoned", self.path))
+        })
+    }
+
+    /// Loads the entry locales, and the index of every locale matching `source`, when
+    /// missing or stale.
+    fn ensure_cache(&self, source: &Locale) -> Result<()> {
+        let conn = self.conn()?;
+        let p = &self.path;
+        let dv: i64 =
+            conn.query_row("PRAGMA data_version", [], |r| r.get(0)).ctx(p, "reading data_version")?;
+        {
+            let cache = self.cache_read()?;
+            if cache.data_version == Some(dv)
+                && cache.matching(source).iter().all(|li| cache.indexes.contains_key(li))
+            {
+                return Ok(());
+            }
+        }
+        let mut cache = self.cache_write()?;
+        if cache.data_version != Some(dv) {
+            cache.clear();
+            let mut stmt = conn
+                .prepare("SELECT entry_id, locale FROM tm_variants ORDER BY entry_id, ord")
+                .ctx(p, "loading variant locales")?;
+            let mut rows = stmt.query([]).ctx(p, "loading variant locales")?;
+            let mut current: Option<(EntryId, Vec<u16>)> = None;
+            let mut last_tag = String::new();
+            let mut last_li = 0u16;
+            while let Some(r) = rows.next().ctx(p, "loading variant locales")? {
+                let id = EntryId(r.get(0).ctx(p, "loading variant locales")?);
+                let tag: String = r.get(1).ctx(p, "loading variant locales")?;
+                if tag != last_tag || cache.locales.is_empty() {
+                    let loc =
+                        Locale::parse(&tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
+                    last_li = cache.intern(&loc);
+                    last_tag = tag;
+                }
+                match &mut current {
+                    Some((cid, locs)) if *cid == id => locs.push(last_li),
+                    _ => {
+                        if let Some((cid, locs)) = current.take() {
+                            cache.entry_locales.insert(cid, locs.into_boxed_slice());
+                        }
+                        current = Some((id, vec![last_li]));
+                    }
+                }
+            }
+            if let Some((cid, locs)) = current {
+                cache.entry_locales.insert(cid, locs.into_boxed_slice());
+            }
+            cache.data_version = Some(dv);
+        }
+        for li in cache.matching(source) {
+            if cache.indexes.contains_key(&li) {
+                continue;
+            }
+            let tag = cache.locales[usize::from(li)].as_str().to_owned();
+            let mut ix = cmem_core::GramIndex::new();
+            let mut stmt = conn
+                .prepare("SELECT entry_id, plain, struct_key, general_key FROM tm_variants WHERE locale = ?1 ORDER BY id")
+                .ctx(p, "loading keys")?;
+            let mut rows = stmt.query([&tag]).ctx(p, "loading keys")?;
+            while let Some(r) = rows.next().ctx(p, "loading keys")? {
+                let keys = Keys {
+                    plain: r.get(1).ctx(p, "loading keys")?,
+                    structural: r.get(2).ctx(p, "loading keys")?,
+                    generalized: r.get(3).ctx(p, "loading keys")?,
+                };
+                ix.add(EntryId(r.get(0).ctx(p, "loading keys")?), &keys);
+            }
+            cache.indexes.insert(li, ix);
+        }
+        Ok(())
+    }
+
+    fn load_entry(&self, conn: &Connection, id: EntryId) -> Result<Option<Entry>> {
+        let p = &self.path;
+        let head: Option<(String, String, String, String)> = conn
+            .prepare_cached("SELECT project_id, metadata, point, unit FROM tm_entries WHERE id = ?1")
+            .and_then(|mut s| {
+                s.query_row([id.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).optional()
+            })
+            .ctx(p, &format!("reading entry {id}"))?;
+        let Some((project_id, metadata, point, unit)) = head else { return Ok(None) };
+        let metadata: Metadata = serde_json::from_str(&metadata)
+            .map_err(|e| corrupt(p, format!("entry {id}: unreadable metadata {metadata:?}"), e))?;
+        let point = Point::parse(&point).map_err(|e| corrupt(p, format!("entry {id}: stored point"), e))?;
+        let mut variants = Vec::new();
+        {
+            let mut stmt = conn
+                .prepare_cached("SELECT locale, runs FROM tm_variants WHERE entry_id = ?1 ORDER BY ord")
+                .ctx(p, &format!("reading entry {id}"))?;
+            let mut rows = stmt.query([id.0]).ctx(p, &format!("reading entry {id}"))?;
+            while let Some(r) = rows.next().ctx(p, &format!("reading entry {id}"))? {
+                let tag: String = r.get(0).ctx(p, &format!("reading entry {id}"))?;
+                let json: String = r.get(1).ctx(p, &format!("reading entry {id}"))?;
+                let locale = Locale::parse(&tag)
+                    .map_err(|e| corrupt(p, format!("entry {id}: stored locale {tag:?}"), e))?;
+                let runs =
+                    runs_from_json(&json).map_err(|e| corrupt(p, format!("entry {id}: stored runs"), e))?;
+                variants.push(Variant::new(locale, runs));
+            }
+        }
+        let mut origins = Vec::new();
+        {
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT project_id, context_fingerprint, created_at FROM tm_origins \
+                     WHERE entry_id = ?1 ORDER BY seq",
+                )
+                .ctx(p, &format!("reading entry {id}"))?;
+            let mut rows = stmt.query([id.0]).ctx(p, &format!("reading entry {id}"))?;
+            while let Some(r) = rows.next().ctx(p, &format!("reading entry {id}"))? {
+                origins.push(Origin {
+                    project_id: r.get(0).ctx(p, "reading origins")?,
+                    context_fingerprint: r.get(1).ctx(p, "reading origins")?,
+                    created_at: r.get(2).ctx(p, "reading origins")?,
+                });
+            }
+        }
+        Ok(Some(Entry { id, variants, point, unit, project_id, origins, metadata }))
+    }
+
+    fn insert_origins(
+        &self,
+        tx: &Transaction<'_>,
+        id: EntryId,
+        first_seq: usize,
+        origins: &[Origin],
+    ) -> Result<()> {
+        let mut stmt = tx
+            .prepare_cached(
+                "INSERT INTO tm_origins (entry_id, seq, project_id, context_fingerprint, created_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .ctx(&self.path, "writing origins")?;
+        for (i, o) in origins.iter().enumerate() {
+            stmt.execute(params![
+                id.0,
+                (first_seq + i) as i64,
+                o.project_id,
+                o.context_fingerprint,
+                o.created_at
+            ])
+            .ctx(&self.path, &format!("writing an origin of entry {id}"))?;
+        }
+        Ok(())
+    }
+
+    /// Writes one entry inside `tx`; returns the outcome and, for an insert, the keys
+    /// for the cache.
+    fn insert(&self, tx: &Transaction<'_>, new: &NewEntry) -> Result<(WriteOutcome, Option<CachedKeys>)> {
+        let p = &self.path;
+        let hash = new.identity_hash() as i64;
+        let same: Vec<i64> = {
+            let mut stmt = tx
+                .prepare_cached("SELECT id FROM tm_entries WHERE identity = ?1")
+                .ctx(p, "finding duplicates")?;
+            let rows = stmt.query_map([hash], |r| r.get(0)).ctx(p, "finding duplicates")?;
+            rows.collect::<rusqlite::Result<_>>().ctx(p, "finding duplicates")?
+        };
+        for id in same {
+            let id = EntryId(id);
+            if let Some(existing) = self.load_entry(tx, id)? {
+                if new.same_identity(&existing) {
+                    let mut origins = existing.origins.clone();
+                    merge_origins(&mut origins, &new.origins);
+                    let added = &origins[existing.origins.len()..];
+                    self.insert_origins(tx, id, existing.origins.len(), added)?;
+                    return Ok((WriteOutcome::Deduplicated(id), None));
+                }
+            }
+        }
+        let metadata = serde_json::to_string(&new.metadata).map_err(|e| {
+            Error::with_source(ErrorKind::InvalidEntry, "entry metadata cannot be serialized", e)
+        })?;
+        tx.prepare_cached(
+            "INSERT INTO tm_entries (project_id, identity, metadata, point, unit) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )
+        .and_then(|mut s| s.execute(params![new.project_id, hash, metadata, new.point.as_str(), new.unit]))
+        .ctx(p, "writing an entry")?;
+        let id = EntryId(tx.last_insert_rowid());
+        let mut cached: CachedKeys = Vec::with_capacity(new.variants.len());
+        {
+            let mut var = tx
+                .prepare_cached(
+                    "INSERT INTO tm_variants (entry_id, ord, locale, runs, plain, struct_key, general_key, text) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?5)",
+                )
+                .ctx(p, "writing a variant")?;
+            let mut gram = tx
+                .prepare_cached(
+                    "INSERT INTO tm_variant_trigram (rowid, plain, struct_key, general_key) VALUES (?1, ?2, ?3, ?4)",
+                )
+                .ctx(p, "writing the trigram index")?;
+            let mut search = tx
+                .prepare_cached("INSERT INTO tm_variant_search (rowid, text) VALUES (?1, ?2)")
+                .ctx(p, "writing the search index")?;
+            for (ord, v) in new.variants.iter().enumerate() {
+                let k = v.keys();
+                var.execute(params![
+                    id.0,
+                    ord as i64,
+                    v.locale.as_str(),
+                    runs_to_json(&v.runs),
+                    k.plain,
+                    k.structural,
+                    k.generalized
+                ])
+                .ctx(p, &format!("writing variant {} of entry {id}", v.locale))?;
+                let vid = tx.last_insert_rowid();
+                let (s, g) = distinct_fts_keys(&k);
+                gram.execute(params![vid, k.plain, s, g]).ctx(p, "writing the trigram index")?;
+                search.execute(params![vid, k.plain]).ctx(p, "writing the search index")?;
+                let keys = k.distinct().into_iter().map(|(key, kinds)| (key.to_owned(), kinds)).collect();
+                cached.push((v.locale.clone(), keys));
+            }
+        }
+        self.insert_origins(tx, id, 0, &new.origins)?;
+        Ok((WriteOutcome::Inserted(id), Some(cached)))
+    }
+
+    /// Candidates from SQL: FTS5 trigram hits best first (when available), then every
+    /// key in the length window that the (risen) cut-off still allows.
+    fn sql_candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
+        let conn = self.conn()?;
+        let p = &self.path;
+        let offer = |row: &rusqlite::Row<'_>, sink: &mut dyn CandidateSink| -> rusqlite::Result<()> {
+            let id = EntryId(row.get(0)?);
+            let keys = Keys { plain: row.get(1)?, structural: row.get(2)?, generalized: row.get(3)? };
+            for (key, kinds) in keys.distinct() {
+                if !kinds.intersect(q.kinds).is_empty() {
+                    sink.offer(id, kinds, key);
+                }
+            }
+            Ok(())
+        };
+        let has_target = format!(
+            "EXISTS (SELECT 1 FROM tm_variants t WHERE t.entry_id = v.entry_id AND t.id != v.id AND {})",
+            locale_match("t.locale", 2)
+        );
+        let src = q.source.as_str();
+        let tgt = q.target.as_str();
+        if self.trigram {
+            if let Some(expr) = build_trigram_query(q.key) {
+                let sql = format!(
+                    "SELECT v.entry_id, v.plain, v.struct_key, v.general_key FROM \
+                     (SELECT rowid AS rid FROM tm_variant_trigram WHERE tm_variant_trigram MATCH ?3 \
+                      ORDER BY rank LIMIT 200) f JOIN tm_variants v ON v.id = f.rid \
+                     WHERE {} AND {has_target}",
+                    locale_match("v.locale", 1)
+                );
+                let mut stmt = conn.prepare_cached(&sql).ctx(p, "fuzzy candidates (trigram)")?;
+                let mut rows = stmt.query(params![src, tgt, expr]).ctx(p, "fuzzy candidates (trigram)")?;
+                while let Some(r) = rows.next().ctx(p, "fuzzy candidates (trigram)")? {
+                    offer(r, sink).ctx(p, "fuzzy candidates (trigram)")?;
+                }
+            }
+        }
+        let (lo, hi) = length_bounds(q.key.chars().count(), sink.cutoff());
+        let hi = i64::try_from(hi).unwrap_or(i64::MAX);
+        let sql = format!(
+            "SELECT v.entry_id, v.plain, v.struct_key, v.general_key FROM tm_variants v \
+             WHERE {} AND (LENGTH(v.plain) BETWEEN ?3 AND ?4 OR LENGTH(v.struct_key) BETWEEN ?3 AND ?4 \
+             OR LENGTH(v.general_key) BETWEEN ?3 AND ?4) AND {has_target}",
+            locale_match("v.locale", 1)
+        );
+        let mut stmt = conn.prepare_cached(&sql).ctx(p, "fuzzy candidates (length)")?;
+        let mut rows = stmt.query(params![src, tgt, lo as i64, hi]).ctx(p, "fuzzy candidates (length)")?;
+        while let Some(r) = rows.next().ctx(p, "fuzzy candidates (length)")? {
+            offer(r, sink).ctx(p, "fuzzy candidates (length)")?;
+        }
+        Ok(())
+    }
+}
+
+type CachedKeys = Vec<(Locale, Vec<(String, KindSet)>)>;
+
+fn trigram_available(conn: &Connection) -> bool {
+    conn.execute_batch(
+        "CREATE VIRTUAL TABLE temp.cmem_trigram_probe USING fts5(x, tokenize='trigram'); \
+         DROP TABLE temp.cmem_trigram_probe;",
+    )
+    .is_ok()
+}
+
+impl ContentMemory for SqliteStore {
+    fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
+        for (i, e) in entries.iter().enumerate() {
+            e.validate().map_err(|err| {
+                Error::new(err.kind(), format!("entry {} of the batch: {}", i + 1, err.message()))
+            })?;
+        }
+        let mut conn = self.conn()?;
+        let tx = conn.transaction().ctx(&self.path, "starting a write")?;
+        let mut outcomes = Vec::with_capacity(entries.len());
+        let mut added = Vec::new();
+        for (i, e) in entries.iter().enumerate() {
+            let (outcome, keys) = self
+                .insert(&tx, e)
+                .map_err(|err| Error::new(err.kind(), format!("entry {} of the batch: {err}", i + 1)))?;
+            if let Some(keys) = keys {
+                added.push((outcome.id(), keys));
+            }
+            outcomes.push(outcome);
+        }
+        tx.commit().ctx(&self.path, &format!("committing a batch of {} entries", entries.len()))?;
+        let mut cache = self.cache_write()?;
+        for (id, keys) in added {
+            cache.add(id, &keys);
+        }
+        Ok(outcomes)
+    }
+
+    fn get(&self, id: EntryId) -> Result<Option<Entry>> {
+        let conn = self.conn()?;
+        self.load_entry(&conn, id)
+    }
+
+    fn delete(&self, id: EntryId) -> Result<bool> {
+        let p = &self.path;
+        let mut conn = self.conn()?;
+        let tx = conn.transaction().ctx(p, "starting a delete")?;
+        let variants: Vec<(i64, String)> = {
+            let mut stmt = tx
+                .prepare_cached("SELECT id, text FROM tm_variants WHERE entry_id = ?1")
+                .ctx(p, "deleting")?;
+            let rows = stmt.query_map([id.0], |r| Ok((r.get(0)?, r.get(1)?))).ctx(p, "deleting")?;
+            rows.collect::<rusqlite::Result<_>>().ctx(p, "deleting")?
+        };
+        for (vid, text) in &variants {
+            tx.prepare_cached("DELETE FROM tm_variant_trigram WHERE rowid = ?1")
+                .and_then(|mut s| s.execute([vid]))
+                .ctx(p, &format!("deleting entry {id} from the trigram index"))?;
+            tx.prepare_cached(
+                "INSERT INTO tm_variant_search (tm_variant_search, rowid, text) VALUES ('delete', ?1, ?2)",
+            )
+            .and_then(|mut s| s.execute(params![vid, text]))
+            .ctx(p, &format!("deleting entry {id} from the search index"))?;
+        }
+        for sql in [
+            "DELETE FROM tm_origins WHERE entry_id = ?1",
+            "DELETE FROM tm_variants WHERE entry_id = ?1",
+            "DELETE FROM tm_entries WHERE id = ?1",
+        ] {
+            tx.prepare_cached(sql)
+                .and_then(|mut s| s.execute([id.0]))
+                .ctx(p, &format!("deleting entry {id}"))?;
+        }
+        let gone = tx.changes() > 0;
+        tx.commit().ctx(p, &format!("committing the delete of entry {id}"))?;
+        self.cache_write()?.remove(id);
+        Ok(gone)
+    }
+
+    fn entries(&self, after: Option<EntryId>, limit: usize) -> Result<Vec<Entry>> {
+        let conn = self.conn()?;
+        let ids: Vec<i64> = {
+            let mut stmt = conn
+                .prepare_cached("SELECT id FROM tm_entries WHERE id > ?1 ORDER BY id LIMIT ?2")
+                .ctx(&self.path, "listing entries")?;
+            let rows = stmt
+                .query_map(
+                    params![after.map_or(i64::MIN, |a| a.0), i64::try_from(limit).unwrap_or(i64::MAX)],
+                    |r| r.get(0),
+                )
+                .ctx(&self.path, "listing entries")?;
+            rows.collect::<rusqlite::Result<_>>().ctx(&self.path, "listing entries")?
+        };
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(e) = self.load_entry(&conn, EntryId(id))? {
+                out.push(e);
+            }
+        }
+        Ok(out)
+    }
+
+    fn exact(&self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
+        let conn = self.conn()?;
+        let p = &self.path;
+        let col = q.kind.column();
+        let rows: Vec<(i64, String)> = {
+            let mut stmt = conn
+                .prepare_cached(&format!(
+                    "SELECT entry_id, locale FROM tm_variants WHERE {col} = ?1 ORDER BY entry_id"
+                ))
+                .ctx(p, "exact lookup")?;
+            let rows = stmt.query_map([q.key], |r| Ok((r.get(0)?, r.get(1)?))).ctx(p, "exact lookup")?;
+            rows.collect::<rusqlite::Result<_>>().ctx(p, "exact lookup")?
+        };
+        let mut out: Vec<Entry> = Vec::new();
+        for (id, tag) in rows {
+            if out.last().is_some_and(|e| e.id.0 == id) {
+                continue;
+            }
+            let locale = Locale::parse(&tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
+            if !locale.matches(q.source) {
+                continue;
+            }
+            if let Some(e) = self.load_entry(&conn, EntryId(id))? {
+                if e.variant_index(q.target).is_some() {
+                    out.push(e);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
+        if !self.options.gram_index {
+            return self.sql_candidates(q, sink);
+        }
+        self.ensure_cache(q.source)?;
+        let cache = self.cache_read()?;
+        let has_target = |id: EntryId| cache.has_pair(id, q.source, q.target);
+        for li in cache.matching(q.source) {
+            if let Some(ix) = cache.indexes.get(&li) {
+                ix.offer(q, &has_target, sink);
+            }
+        }
+        Ok(())
+    }
+
+    fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>> {
+        let words: Vec<String> =
+            normalize_text(&q.words).split(' ').filter(|w| !w.is_empty()).map(str::to_owned).collect();
+        if words.is_empty() || q.limit == 0 {
+            return Ok(Vec::new());
+        }
+        // Each word a quoted prefix term; terms side by side must all match.
+        let expr: String =
+            words.iter().map(|w| format!("\"{}\"*", w.replace('"', "\"\""))).collect::<Vec<_>>().join(" ");
+        let p = &self.path;
+        let conn = self.conn()?;
+        let hits: Vec<(i64, f64, String)> = {
+            let sql = format!(
+                "SELECT v.entry_id, bm25(tm_variant_search), highlight(tm_variant_search, 0, '[', ']') \
+                 FROM tm_variant_search JOIN tm_variants v ON v.id = tm_variant_search.rowid \
+                 WHERE tm_variant_search MATCH ?1 AND {} ORDER BY rank",
+                locale_match("v.locale", 2)
+            );
+            let mut stmt = conn.prepare_cached(&sql).ctx(p, "search")?;
+            let rows = stmt
+                .query_map(params![expr, q.locale.as_str()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .ctx(p, &format!("search for {:?}", q.words))?;
+            let mut seen = HashSet::new();
+            let mut out = Vec::new();
+            for row in rows {
+                let (id, bm25, snippet): (i64, f64, String) =
+                    row.ctx(p, &format!("search for {:?}", q.words))?;
+                if seen.insert(id) {
+                    out.push((id, -bm25, snippet));
+                    if out.len() >= q.limit {
+                        break;
+                    }
+                }
+            }
+            out
+        };
+        let mut out = Vec::with_capacity(hits.len());
+        for (id, score, snippet) in hits {
+            if let Some(entry) = self.load_entry(&conn, EntryId(id))? {
+                out.push(SearchHit { entry, score, snippet });
+            }
+        }
+        out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.entry.id.cmp(&b.entry.id)));
+        Ok(out)
+    }
+
+    fn stats(&self) -> Result<Stats> {
+        let conn = self.conn()?;
+        let p = &self.path;
+        let count = |sql: &str| -> Result<u64> {
+            conn.query_row(sql, [], |r| r.get::<_, i64>(0)).map(|n| n.max(0) as u64).ctx(p, "counting")
+        };
+        let entries = count("SELECT COUNT(*) FROM tm_entries")?;
+        let variants = count("SELECT COUNT(*) FROM tm_variants")?;
+        let size = count("SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()")?;
+        let mut pairs: BTreeMap<(Locale, Locale), u64> = BTreeMap::new();
+        {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT a.locale, b.locale, COUNT(*) FROM tm_variants a \
+                     JOIN tm_variants b ON b.entry_id = a.entry_id AND b.ord > 0 \
+                     WHERE a.ord = 0 GROUP BY a.locale, b.locale",
+                )
+                .ctx(p, "counting locale pairs")?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))
+                .ctx(p, "counting locale pairs")?;
+            for row in rows {
+                let (s, t, n) = row.ctx(p, "counting locale pairs")?;
+                let parse = |tag: &str| {
+                    Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))
+                };
+                *pairs.entry((parse(&s)?, parse(&t)?)).or_default() += n.max(0) as u64;
+            }
+        }
+        Ok(Stats {
+            entries,
+            variants,
+            pairs: pairs
+                .into_iter()
+                .map(|((source, target), entries)| PairCount { source, target, entries })
+                .collect(),
+            size_bytes: Some(size),
+        })
+    }
+
+    fn version_reader(&self) -> Option<&dyn VersionReader> {
+        Some(self)
+    }
+}
+
+impl VersionReader for SqliteStore {
+    fn versions(&self, q: &VersionQuery, exclude: Option<EntryId>) -> Result<Vec<Version>> {
+        q.validate()?;
+        let conn = self.conn()?;
+        let ids: Vec<i64> = {
+            let mut stmt = conn
+                .prepare_cached("SELECT id FROM tm_entries WHERE unit = ?1 ORDER BY id")
+                .ctx(&self.path, "reading versions")?;
+            let rows = stmt.query_map([&q.unit], |r| r.get(0)).ctx(&self.path, "reading versions")?;
+            rows.collect::<rusqlite::Result<_>>()
+                .ctx(&self.path, &format!("reading versions of unit {:?}", q.unit))?
+        };
+        let mut entries = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(e) = self.load_entry(&conn, EntryId(id))? {
+                entries.push(e);
+            }
+        }
+        Ok(select_versions(entries, q, exclude))
+    }
+}

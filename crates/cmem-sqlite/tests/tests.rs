@@ -1,0 +1,676 @@
+//! Integration tests of the SQLite store: the store contract, lookups equal to the
+//! in-memory reference on real strings, migrations and compatibility, bad input.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use cmem_core::run::runs_to_json;
+use cmem_core::store::{CandidateQuery, CandidateSink};
+use cmem_core::{
+    lookup, Code, ContentMemory, EntryId, ErrorKind, ExactQuery, KeyKind, Keys, KindSet, Locale,
+    LookupOptions, LookupRequest, MemStore, NewEntry, Origin, Point, Run, SearchQuery, Variant, VersionQuery,
+    WriteOutcome,
+};
+use cmem_sqlite::{SqliteOptions, SqliteStore};
+
+/// A fresh directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "cmem-sqlite-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn loc(tag: &str) -> Locale {
+    Locale::parse(tag).unwrap()
+}
+
+fn pair(src: &str, tgt: &str) -> NewEntry {
+    NewEntry::pair(Variant::new(loc("en"), runs(src)), Variant::new(loc("de"), runs(tgt)))
+}
+
+/// Text with `%s`/`%d` placeholders as `Ph` codes, numbered in order (so the
+/// structural keys differ from the plain ones on real strings).
+fn runs(text: &str) -> Vec<Run> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    let mut n = 0;
+    while let Some(i) = rest.find(['%']) {
+        let tok = rest.get(i..i + 2).unwrap_or("");
+        if tok == "%s" || tok == "%d" {
+            if i > 0 {
+                out.push(Run::text(&rest[..i]));
+            }
+            n += 1;
+            out.push(Run::Ph(Code::new(n.to_string()).equiv(tok).data(tok)));
+            rest = &rest[i + 2..];
+        } else {
+            out.push(Run::text(&rest[..i + 1]));
+            rest = &rest[i + 1..];
+        }
+    }
+    if !rest.is_empty() {
+        out.push(Run::text(rest));
+    }
+    out
+}
+
+fn testdata(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata").join(rel)
+}
+
+fn sample_entries() -> Vec<NewEntry> {
+    let text = std::fs::read_to_string(testdata("corpus/en-de-sample.jsonl")).unwrap();
+    text.lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            pair(v["source"].as_str().unwrap(), v["target"].as_str().unwrap())
+        })
+        .collect()
+}
+
+fn sample_queries() -> Vec<String> {
+    let text = std::fs::read_to_string(testdata("corpus/queries-sample.jsonl")).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["query"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+type Summary = Vec<(i64, String, String, bool)>;
+
+fn summarize(store: &dyn ContentMemory, query: &str, opts: &LookupOptions) -> Summary {
+    let req = LookupRequest::new(runs(query), loc("en"), loc("de")).options(opts.clone());
+    lookup(store, &req)
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.entry.id.0, format!("{:.6}", m.score), m.match_type.to_string(), m.ambiguous))
+        .collect()
+}
+
+fn opts() -> LookupOptions {
+    LookupOptions::default()
+}
+
+#[test]
+fn write_get_entries_delete_round_trip() {
+    let store = SqliteStore::open_in_memory().unwrap();
+    let mut e = pair("Click %s to open", "Klicken Sie auf %s");
+    e.point = Point::parse("web/app").unwrap();
+    e.unit = "block-1".into();
+    e.project_id = "p1".into();
+    e.metadata = vec![("note".into(), "x".into()), ("note".into(), "y".into())];
+    e.origins = vec![Origin {
+        project_id: "p1".into(),
+        context_fingerprint: "fp".into(),
+        created_at: "2024-01-01T00:00:00Z".into(),
+    }];
+    let out = store.write(&[e.clone(), pair("Save", "Speichern")]).unwrap();
+    assert_eq!(out, vec![WriteOutcome::Inserted(EntryId(1)), WriteOutcome::Inserted(EntryId(2))]);
+    let got = store.get(EntryId(1)).unwrap().unwrap();
+    assert_eq!(got, e.clone().into_entry(EntryId(1)));
+    assert_eq!(store.entries(None, 10).unwrap().len(), 2);
+    assert_eq!(store.entries(Some(EntryId(1)), 10).unwrap()[0].id, EntryId(2));
+    assert!(store.delete(EntryId(1)).unwrap());
+    assert!(!store.delete(EntryId(1)).unwrap());
+    assert!(store.get(EntryId(1)).unwrap().is_none());
+    // Ids are never reused.
+    let out = store.write(&[e]).unwrap();
+    assert_eq!(out, vec![WriteOutcome::Inserted(EntryId(3))]);
+}
+
+#[test]
+fn dedupe_appends_origins_like_memstore() {
+    let sql = SqliteStore::open_in_memory().unwrap();
+    let mem = MemStore::new();
+    let o = |p: &str| Origin {
+        project_id: p.into(),
+        context_fingerprint: String::new(),
+        created_at: String::new(),
+    };
+    let mut a = pair("Open", "Öffnen");
+    a.origins = vec![o("a")];
+    let mut b = pair("Open", "Öffnen");
+    b.origins = vec![o("a"), o("b")];
+    b.project_id = "other".into();
+    let mut c = pair("Open", "Öffnen");
+    c.unit = "u".into();
+    for store in [&sql as &dyn ContentMemory, &mem] {
+        let out = store.write(&[a.clone(), b.clone(), c.clone()]).unwrap();
+        assert_eq!(
+            out,
+            vec![
+                WriteOutcome::Inserted(EntryId(1)),
+                WriteOutcome::Deduplicated(EntryId(1)),
+                WriteOutcome::Inserted(EntryId(2))
+            ]
+        );
+    }
+    assert_eq!(sql.get(EntryId(1)).unwrap(), mem.get(EntryId(1)).unwrap());
+    assert_eq!(sql.get(EntryId(1)).unwrap().unwrap().origins, vec![o("a"), o("b")]);
+}
+
+#[test]
+fn a_failed_batch_leaves_nothing() {
+    let store = SqliteStore::open_in_memory().unwrap();
+    store.write(&[pair("Keep me", "Behalte mich")]).unwrap();
+    let bad = NewEntry { variants: vec![Variant::new(loc("en"), runs("x"))], ..NewEntry::default() };
+    let err = store.write(&[pair("New one", "Neu"), bad]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidEntry);
+    assert!(err.to_string().contains("entry 2 of the batch"), "{err}");
+    assert_eq!(store.stats().unwrap().entries, 1);
+}
+
+#[test]
+fn a_full_disk_fails_the_batch_and_keeps_what_was_stored() {
+    let dir = TempDir::new("full");
+    let path = dir.path("full.db");
+    {
+        let store = SqliteStore::open(&path).unwrap();
+        store.write(&sample_entries()[..50]).unwrap();
+    }
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
+    drop(conn);
+    // A disk that fills up: cap the file at two pages more than it has.
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.set_max_page_count(pages as u64 + 2).unwrap(), pages as u64 + 2);
+    let big: Vec<NewEntry> = sample_entries()[50..].to_vec();
+    let err = store.write(&big).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Store, "{err}");
+    assert!(err.to_string().contains("full.db"), "{err}");
+    assert_eq!(store.stats().unwrap().entries, 50);
+    // The store is still usable, and the cache did not take the failed batch.
+    let text = cmem_core::run::plain_text(&sample_entries()[3].variants[0].runs);
+    let m = summarize(&store, &text, &opts());
+    assert!(!m.is_empty() && m.iter().all(|(id, ..)| *id <= 50));
+    drop(store);
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.stats().unwrap().entries, 50);
+}
+
+#[test]
+fn lookups_equal_memstore_on_real_strings() {
+    let entries = sample_entries();
+    let queries = sample_queries();
+    let mem = MemStore::new();
+    mem.write(&entries).unwrap();
+    let sql = SqliteStore::open_in_memory().unwrap();
+    for chunk in entries.chunks(700) {
+        sql.write(chunk).unwrap();
+    }
+    let sql_fts = SqliteStore::open_in_memory_with(SqliteOptions::default().gram_index(false)).unwrap();
+    sql_fts.write(&entries).unwrap();
+    assert!(sql_fts.has_trigram());
+    let sql_len =
+        SqliteStore::open_in_memory_with(SqliteOptions::default().gram_index(false).force_no_trigram(true))
+            .unwrap();
+    sql_len.write(&entries).unwrap();
+    assert!(!sql_len.has_trigram());
+    let exact_list = opts().verify_budget(usize::MAX);
+    let mut fuzzy_hits = 0;
+    for (i, q) in queries.iter().enumerate() {
+        // The same index in the same order: identical under the default budget too.
+        let want = summarize(&mem, q, &opts());
+        assert_eq!(summarize(&sql, q, &opts()), want, "query {q:?}");
+        if !want.is_empty() {
+            fuzzy_hits += 1;
+        }
+        let want_all = summarize(&mem, q, &exact_list);
+        assert_eq!(summarize(&sql, q, &exact_list), want_all, "query {q:?}");
+        // The SQL paths offer in another order: compare the exact lists. They scan a
+        // length window, so only every 5th query keeps the test fast.
+        if i % 5 == 0 {
+            assert_eq!(summarize(&sql_fts, q, &exact_list), want_all, "fts5 path, query {q:?}");
+            assert_eq!(summarize(&sql_len, q, &exact_list), want_all, "length path, query {q:?}");
+        }
+    }
+    assert!(fuzzy_hits > queries.len() / 3, "only {fuzzy_hits} queries matched: the sample is not exercised");
+    // Exact hits of every stored source.
+    for e in entries.iter().step_by(97) {
+        let keys = e.variants[0].keys();
+        let q = ExactQuery {
+            kind: KeyKind::Structural,
+            key: &keys.structural,
+            source: &loc("en"),
+            target: &loc("de"),
+        };
+        let a: Vec<EntryId> = sql.exact(&q).unwrap().into_iter().map(|e| e.id).collect();
+        let b: Vec<EntryId> = mem.exact(&q).unwrap().into_iter().map(|e| e.id).collect();
+        assert_eq!(a, b);
+        assert!(!a.is_empty());
+    }
+}
+
+#[test]
+fn cache_follows_writes_deletes_and_other_connections() {
+    let dir = TempDir::new("cache");
+    let path = dir.path("c.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store.write(&[pair("Open the file", "Datei öffnen")]).unwrap();
+    let q = "Open the files";
+    assert_eq!(summarize(&store, q, &opts()).len(), 1);
+    store.write(&[pair("Open the file now", "Datei jetzt öffnen")]).unwrap();
+    assert_eq!(summarize(&store, q, &opts()).len(), 2);
+    assert!(store.delete(EntryId(1)).unwrap());
+    assert_eq!(summarize(&store, q, &opts()).iter().map(|m| m.0).collect::<Vec<_>>(), vec![2]);
+    // Another connection (another process) writes: the cache notices.
+    let other = SqliteStore::open(&path).unwrap();
+    other.write(&[pair("Open the filer", "Dateier öffnen")]).unwrap();
+    assert_eq!(summarize(&store, q, &opts()).len(), 2);
+}
+
+#[test]
+fn locales_follow_the_prefix_rule() {
+    let store = SqliteStore::open_in_memory().unwrap();
+    store
+        .write(&[NewEntry::pair(
+            Variant::new(loc("en-US"), runs("Open the file")),
+            Variant::new(loc("de-DE"), runs("Datei öffnen")),
+        )])
+        .unwrap();
+    let find = |s: &str, t: &str, text: &str| {
+        let req = LookupRequest::new(runs(text), loc(s), loc(t));
+        lookup(&store, &req).unwrap().len()
+    };
+    assert_eq!(find("en", "de", "Open the file"), 1);
+    assert_eq!(find("en", "de", "Open the files"), 1);
+    assert_eq!(find("en-US", "de", "Open the files"), 1);
+    assert_eq!(find("en-GB", "de", "Open the files"), 0);
+    assert_eq!(find("en", "de-AT", "Open the file"), 0);
+    assert_eq!(find("en", "fr", "Open the files"), 0);
+}
+
+#[test]
+fn search_highlights_and_ranks() {
+    let store = SqliteStore::open_in_memory().unwrap();
+    store
+        .write(&[
+            pair("Open the file", "Datei öffnen"),
+            pair("The file was not found. Check the file name.", "Datei nicht gefunden"),
+            pair("Save all", "Alle speichern"),
+        ])
+        .unwrap();
+    let hits = store.search(&SearchQuery::new("FILE", loc("en"))).unwrap();
+    assert_eq!(hits.len(), 2);
+    assert!(hits.iter().all(|h| h.snippet.contains("[file]")), "{hits:?}");
+    assert!(hits[0].score >= hits[1].score);
+    let hits = store.search(&SearchQuery::new("datei offnen", loc("de"))).unwrap();
+    assert_eq!(hits.len(), 1, "diacritics are folded");
+    assert_eq!(hits[0].snippet, "[Datei] [öffnen]");
+    assert!(store.search(&SearchQuery::new("file", loc("fr"))).unwrap().is_empty());
+    // Deleted entries leave the index.
+    store.delete(hits[0].entry.id).unwrap();
+    assert!(store.search(&SearchQuery::new("öffnen", loc("de"))).unwrap().is_empty());
+}
+
+#[test]
+fn stats_and_versions() {
+    let store = SqliteStore::open_in_memory().unwrap();
+    let mut v1 = pair("Hello", "Hallo");
+    v1.unit = "u1".into();
+    v1.origins = vec![Origin {
+        project_id: String::new(),
+        context_fingerprint: "f1".into(),
+        created_at: "2024-01-01T00:00:00Z".into(),
+    }];
+    let mut v2 = pair("Hello!", "Hallo!");
+    v2.unit = "u1".into();
+    v2.origins = vec![Origin {
+        project_id: String::new(),
+        context_fingerprint: "f2".into(),
+        created_at: "2024-02-01T00:00:00Z".into(),
+    }];
+    let fr = NewEntry::pair(Variant::new(loc("en"), runs("Hello")), Variant::new(loc("fr"), runs("Bonjour")));
+    store.write(&[v1, v2, fr]).unwrap();
+    let stats = store.stats().unwrap();
+    assert_eq!((stats.entries, stats.variants), (3, 6));
+    assert_eq!(stats.pairs.len(), 2);
+    assert_eq!(stats.pairs.iter().find(|p| p.target == loc("de")).unwrap().entries, 2);
+    assert!(stats.size_bytes.unwrap() > 0);
+    let reader = store.version_reader().unwrap();
+    let vs = reader.versions(&VersionQuery::new("u1"), None).unwrap();
+    assert_eq!(vs.iter().map(|v| v.entry.id.0).collect::<Vec<_>>(), vec![2, 1]);
+    assert_eq!(vs[0].context_fingerprint, "f2");
+    let vs = reader.versions(&VersionQuery::new("u1"), Some(EntryId(2))).unwrap();
+    assert_eq!(vs.len(), 1);
+    assert!(reader.versions(&VersionQuery::new(""), None).is_err());
+}
+
+#[test]
+fn reopening_keeps_everything() {
+    let dir = TempDir::new("reopen");
+    let path = dir.path("r.db");
+    let entries = sample_entries();
+    {
+        let store = SqliteStore::open(&path).unwrap();
+        store.write(&entries[..500]).unwrap();
+    }
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.stats().unwrap().entries, 500);
+    let mem = MemStore::new();
+    mem.write(&entries[..500]).unwrap();
+    for q in sample_queries().iter().take(40) {
+        assert_eq!(summarize(&store, q, &opts()), summarize(&mem, q, &opts()), "{q}");
+    }
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+    assert_eq!(mode, "wal");
+}
+
+#[test]
+fn many_threads_share_one_store() {
+    let store = Arc::new(SqliteStore::open_in_memory().unwrap());
+    let entries = sample_entries();
+    store.write(&entries[..1000]).unwrap();
+    let queries = Arc::new(sample_queries());
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            let store = Arc::clone(&store);
+            let queries = Arc::clone(&queries);
+            let extra = entries[1000 + t * 10..1010 + t * 10].to_vec();
+            std::thread::spawn(move || {
+                for q in queries.iter().skip(t).step_by(4).take(30) {
+                    summarize(store.as_ref(), q, &opts());
+                }
+                store.write(&extra).unwrap();
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    assert_eq!(store.stats().unwrap().entries, 1040);
+}
+
+// ---- migrations, compatibility, bad input ----
+
+/// Writes `entries` into a database at schema version 3 the way a v3 program did:
+/// no point, no unit.
+fn write_v3_rows(path: &Path, entries: &[NewEntry]) {
+    let mut conn = rusqlite::Connection::open(path).unwrap();
+    let tx = conn.transaction().unwrap();
+    for e in entries {
+        assert!(e.point.is_root() && e.unit.is_empty());
+        tx.execute(
+            "INSERT INTO tm_entries (project_id, identity, metadata) VALUES (?1, ?2, ?3)",
+            rusqlite::params![
+                e.project_id,
+                e.identity_hash() as i64,
+                serde_json::to_string(&e.metadata).unwrap()
+            ],
+        )
+        .unwrap();
+        let id = tx.last_insert_rowid();
+        for (ord, v) in e.variants.iter().enumerate() {
+            let k = Keys::of(&v.runs);
+            tx.execute(
+                "INSERT INTO tm_variants (entry_id, ord, locale, runs, plain, struct_key, general_key, text) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?5)",
+                rusqlite::params![id, ord as i64, v.locale.as_str(), runs_to_json(&v.runs), k.plain, k.structural, k.generalized],
+            )
+            .unwrap();
+            let vid = tx.last_insert_rowid();
+            tx.execute(
+                "INSERT INTO tm_variant_trigram (rowid, plain, struct_key, general_key) VALUES (?1, ?2, ?3, ?4)",
+                rusqlite::params![vid, k.plain, k.structural, k.generalized],
+            )
+            .unwrap();
+            tx.execute(
+                "INSERT INTO tm_variant_search (rowid, text) VALUES (?1, ?2)",
+                rusqlite::params![vid, k.plain],
+            )
+            .unwrap();
+        }
+        for (seq, o) in e.origins.iter().enumerate() {
+            tx.execute(
+                "INSERT INTO tm_origins (entry_id, seq, project_id, context_fingerprint, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                rusqlite::params![id, seq as i64, o.project_id, o.context_fingerprint, o.created_at],
+            )
+            .unwrap();
+        }
+    }
+    tx.commit().unwrap();
+    conn.execute_batch("PRAGMA journal_mode = DELETE").unwrap();
+}
+
+fn v3_fixture_entries() -> Vec<NewEntry> {
+    let mut out: Vec<NewEntry> = sample_entries().into_iter().step_by(150).collect();
+    out[0].origins = vec![Origin {
+        project_id: "seed".into(),
+        context_fingerprint: "fp0".into(),
+        created_at: "2023-05-01T10:00:00Z".into(),
+    }];
+    out[1].metadata = vec![("x-note".into(), "kept across the upgrade".into())];
+    out
+}
+
+fn schema_of(path: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    let mut stmt = conn.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name").unwrap();
+    stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+const V3_FIXTURE: &str = "compat/v3.sqlite";
+
+/// The committed v3 database is what the v3 migrations build (`CMEM_BLESS=1`
+/// rewrites it).
+#[test]
+fn v3_fixture_is_built_by_the_v3_migrations() {
+    let dir = TempDir::new("v3build");
+    let fresh = dir.path("v3.db");
+    SqliteStore::create_at_version(&fresh, 3).unwrap();
+    write_v3_rows(&fresh, &v3_fixture_entries());
+    let fixture = testdata(V3_FIXTURE);
+    if std::env::var_os("CMEM_BLESS").is_some() {
+        std::fs::create_dir_all(fixture.parent().unwrap()).unwrap();
+        std::fs::copy(&fresh, &fixture).unwrap();
+    }
+    assert_eq!(schema_of(&fixture), schema_of(&fresh), "run with CMEM_BLESS=1 to rebuild {V3_FIXTURE}");
+    assert!(schema_of(&fixture).iter().all(|s| !s.contains("point") && !s.contains("unit")));
+}
+
+#[test]
+fn a_v3_database_upgrades_and_keeps_every_row() {
+    let dir = TempDir::new("v3");
+    let path = dir.path("v3.db");
+    std::fs::copy(testdata(V3_FIXTURE), &path).unwrap();
+    let store = SqliteStore::open(&path).unwrap();
+    let want = v3_fixture_entries();
+    let got = store.entries(None, 10_000).unwrap();
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g.to_new(), *w);
+        assert!(g.point.is_root() && g.unit.is_empty());
+    }
+    // It works as a store: lookups equal the reference, writes carry point and unit.
+    let mem = MemStore::new();
+    mem.write(&want).unwrap();
+    for e in want.iter().take(5) {
+        let text = cmem_core::flatten_runs(&e.variants[0].runs);
+        assert_eq!(summarize(&store, &text, &opts()), summarize(&mem, &text, &opts()));
+    }
+    let mut e = pair("A new string", "Eine neue Zeichenkette");
+    e.unit = "u".into();
+    e.point = Point::parse("p").unwrap();
+    let id = store.write(&[e.clone()]).unwrap()[0].id();
+    assert_eq!(store.get(id).unwrap().unwrap().to_new(), e);
+    assert_eq!(store.search(&SearchQuery::new("neue", loc("de"))).unwrap().len(), 1);
+    drop(store);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let v: String =
+        conn.query_row("SELECT value FROM tm_meta WHERE key = 'schema_version'", [], |r| r.get(0)).unwrap();
+    assert_eq!(v, "5");
+}
+
+#[test]
+fn a_newer_schema_is_refused_and_left_alone() {
+    let dir = TempDir::new("newer");
+    let path = dir.path("n.db");
+    {
+        let store = SqliteStore::open(&path).unwrap();
+        store.write(&[pair("Keep", "Behalten")]).unwrap();
+    }
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute("UPDATE tm_meta SET value = '99' WHERE key = 'schema_version'", []).unwrap();
+    drop(conn);
+    let err = SqliteStore::open(&path).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Schema);
+    let msg = err.to_string();
+    assert!(msg.contains("n.db") && msg.contains("99") && msg.contains("newer"), "{msg}");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let n: i64 = conn.query_row("SELECT COUNT(*) FROM tm_entries", [], |r| r.get(0)).unwrap();
+    assert_eq!(n, 1);
+}
+
+#[test]
+fn a_changed_key_version_rekeys() {
+    let dir = TempDir::new("rekey");
+    let path = dir.path("k.db");
+    {
+        let store = SqliteStore::open(&path).unwrap();
+        store.write(&[pair("Open the %s file", "Die Datei %s öffnen"), pair("Save", "Speichern")]).unwrap();
+    }
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute("UPDATE tm_meta SET value = '0' WHERE key = 'key_version'", []).unwrap();
+    conn.execute("UPDATE tm_variants SET plain = 'corrupt', struct_key = 'corrupt', text = 'corrupt' WHERE entry_id = 1", [])
+        .unwrap();
+    drop(conn);
+    for options in [SqliteOptions::default(), SqliteOptions::default().gram_index(false)] {
+        let store = SqliteStore::open_with(&path, options).unwrap();
+        let en = loc("en");
+        let de = loc("de");
+        let keys = Keys::of(&runs("Open the %s file"));
+        let q = ExactQuery { kind: KeyKind::Structural, key: &keys.structural, source: &en, target: &de };
+        assert_eq!(store.exact(&q).unwrap().len(), 1);
+        assert_eq!(summarize(&store, "Open the %s files", &opts()).len(), 1);
+        assert_eq!(store.search(&SearchQuery::new("corrupt", loc("en"))).unwrap().len(), 0);
+        assert_eq!(store.search(&SearchQuery::new("Datei", loc("de"))).unwrap().len(), 1);
+    }
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let (plain, kv): (String, String) = conn
+        .query_row(
+            "SELECT plain, (SELECT value FROM tm_meta WHERE key = 'key_version') FROM tm_variants WHERE entry_id = 1 AND ord = 0",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(plain, "Open the {%s} file");
+    assert_eq!(kv, cmem_core::KEY_VERSION.to_string());
+}
+
+#[test]
+fn a_file_that_is_not_a_database_is_corrupt_and_untouched() {
+    let dir = TempDir::new("garbage");
+    let path = dir.path("garbage.db");
+    let bytes: Vec<u8> = (0..8192u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    std::fs::write(&path, &bytes).unwrap();
+    let err = SqliteStore::open(&path).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Corrupt, "{err}");
+    assert!(err.to_string().contains("garbage.db"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+}
+
+#[test]
+fn another_programs_database_is_refused() {
+    let dir = TempDir::new("foreign");
+    let path = dir.path("other.db");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch("CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('x');").unwrap();
+    drop(conn);
+    let err = SqliteStore::open(&path).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Schema);
+    assert!(err.to_string().contains("not a cmem database"), "{err}");
+    assert_eq!(schema_of(&path).len(), 1);
+}
+
+#[test]
+fn unopenable_locations_and_read_only_stores() {
+    let dir = TempDir::new("ro");
+    let missing = dir.path("no/such/dir/x.db");
+    let err = SqliteStore::open(&missing).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Store);
+    assert!(err.to_string().contains("no/such/dir/x.db"), "{err}");
+
+    let path = dir.path("ro.db");
+    {
+        let store = SqliteStore::open(&path).unwrap();
+        store.write(&[pair("Keep", "Behalten")]).unwrap();
+    }
+    let store = SqliteStore::open_with(&path, SqliteOptions::default().read_only(true)).unwrap();
+    assert_eq!(summarize(&store, "Keep", &opts()).len(), 1);
+    let err = store.write(&[pair("More", "Mehr")]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Store);
+    assert!(err.to_string().contains("ro.db"), "{err}");
+    assert_eq!(store.stats().unwrap().entries, 1);
+
+    // A read-only store cannot upgrade an old database: refused, untouched.
+    let old = dir.path("old.db");
+    SqliteStore::create_at_version(&old, 3).unwrap();
+    let err = SqliteStore::open_with(&old, SqliteOptions::default().read_only(true)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Schema, "{err}");
+    assert!(!schema_of(&old).iter().any(|s| s.contains("point")));
+}
+
+/// A sink that keeps everything: the SQL candidate paths offer at least what can
+/// reach the threshold.
+struct Everything(Vec<EntryId>);
+impl CandidateSink for Everything {
+    fn offer(&mut self, id: EntryId, _kinds: KindSet, _key: &str) -> f64 {
+        self.0.push(id);
+        0.7
+    }
+    fn cutoff(&self) -> f64 {
+        0.7
+    }
+}
+
+#[test]
+fn sql_candidates_are_a_superset_of_what_reaches_the_cutoff() {
+    let entries = sample_entries();
+    for options in [
+        SqliteOptions::default(),
+        SqliteOptions::default().gram_index(false),
+        SqliteOptions::default().gram_index(false).force_no_trigram(true),
+    ] {
+        let store = SqliteStore::open_in_memory_with(options).unwrap();
+        store.write(&entries[..1500]).unwrap();
+        for q in sample_queries().iter().step_by(25) {
+            let key = cmem_core::normalize_text(q);
+            let mut sink = Everything(Vec::new());
+            let (en, de) = (loc("en"), loc("de"));
+            store
+                .candidates(
+                    &CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &de },
+                    &mut sink,
+                )
+                .unwrap();
+            for (i, e) in entries[..1500].iter().enumerate() {
+                let k = e.variants[0].keys();
+                if cmem_core::distance::similarity(&key, &k.plain) >= 0.7 {
+                    assert!(sink.0.contains(&EntryId(i as i64 + 1)), "{q:?} missed {:?}", k.plain);
+                }
+            }
+        }
+    }
+}
