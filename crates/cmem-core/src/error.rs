@@ -23,6 +23,8 @@ pub enum ErrorKind {
     Schema,
     /// The stored data is corrupt.
     Corrupt,
+    /// A recognizer rule set name or pattern that is not valid.
+    InvalidRule,
 }
 
 /// An error from the core model, lookup or a store.

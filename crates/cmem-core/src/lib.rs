@@ -37,6 +37,7 @@ pub mod mem;
 pub mod notation;
 pub mod point;
 pub mod provider;
+pub mod recognize;
 pub mod run;
 pub mod schema;
 pub mod store;
@@ -56,6 +57,7 @@ pub use mem::MemStore;
 pub use notation::{parse_notation, to_notation, Segment};
 pub use point::{nearer_answer, point_distance, Point};
 pub use provider::Provider;
+pub use recognize::{Recognizer, RuleRole};
 pub use run::{is_entity_type, Choice, Code, Run};
 pub use store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,

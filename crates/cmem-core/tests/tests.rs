@@ -4,3 +4,4 @@
 
 mod key_props;
 mod keys;
+mod recognize;
