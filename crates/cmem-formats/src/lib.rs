@@ -26,6 +26,7 @@
 pub mod error;
 pub mod inline;
 pub mod item;
+pub mod jsonl;
 pub mod kmb;
 pub mod tmx;
 pub mod tmx_write;
@@ -34,6 +35,7 @@ pub mod xml;
 pub use error::{ErrorKind, Format, FormatError};
 pub use inline::Level;
 pub use item::{collect_items, Item};
+pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};
 pub use kmb::{KmbReader, KmbWriter};
 pub use tmx::{TmxHeader, TmxOptions, TmxReader};
 pub use tmx_write::{TmxWriteOptions, TmxWriter};
