@@ -74,6 +74,9 @@ pub enum ErrorKind {
     Truncated,
     /// A `.kmb` file whose bytes do not match its checksum, count or record structure.
     Corrupt,
+    /// *Problem*: an entry read that a store cannot take (fewer than two variants,
+    /// duplicate locales); it is skipped.
+    InvalidEntry,
     /// The store refused or failed a write or read.
     Store,
 }

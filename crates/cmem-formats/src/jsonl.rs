@@ -138,7 +138,7 @@ impl<'h, R: BufRead> JsonlReader<'h, R> {
     }
 
     fn parse_line(&self) -> Result<NewEntry, FormatError> {
-        let text = std::str::from_utf8(&self.buf)
+        let text = std::str::from_utf8(self.buf.trim_ascii_end())
             .map_err(|e| self.problem(format!("invalid UTF-8 at byte {}", e.valid_up_to()), None))?;
         let value: Line = serde_json::from_str(text).map_err(|e| {
             if e.is_data() {

@@ -24,6 +24,7 @@
 #![forbid(unsafe_code)]
 
 pub mod error;
+pub mod import;
 pub mod inline;
 pub mod item;
 pub mod jsonl;
@@ -33,6 +34,9 @@ pub mod tmx_write;
 pub mod xml;
 
 pub use error::{ErrorKind, Format, FormatError};
+pub use import::{
+    export, filter_entry, import, EntrySink, ExportOptions, ImportOptions, ImportReport, ItemSource, Progress,
+};
 pub use inline::Level;
 pub use item::{collect_items, Item};
 pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};

@@ -147,6 +147,10 @@ pub struct TmxReader<R: Read> {
     event_start: u64,
 }
 
+/// A line and column (from 1). Positions are computed when an element starts: the
+/// line tracker forgets line starts once the reader has moved on.
+type Pos = (u64, u64);
+
 /// Per-`tu` context for problems.
 struct TuCtx {
     index: u64,
@@ -231,8 +235,19 @@ impl<R: Read> TmxReader<R> {
         FormatError::new(Format::Tmx, kind, message).in_file(self.options.file_name.clone()).at(line, col)
     }
 
-    fn problem(&self, ctx: &mut TuCtx, kind: ErrorKind, message: impl Into<String>, offset: u64) {
-        let p = self.error_here(kind, message, offset).for_entry(ctx.index, ctx.tuid.as_deref());
+    /// A located error at a position computed earlier (see [`Pos`]).
+    fn error_at(&self, kind: ErrorKind, message: impl Into<String>, (line, col): Pos) -> FormatError {
+        FormatError::new(Format::Tmx, kind, message).in_file(self.options.file_name.clone()).at(line, col)
+    }
+
+    /// The position of the next event: taken before reading it, while the line
+    /// tracker still knows the line starts before it.
+    fn here(&self) -> Pos {
+        self.xml.get_ref().line_col(self.xml.buffer_position())
+    }
+
+    fn problem(&self, ctx: &mut TuCtx, kind: ErrorKind, message: impl Into<String>, pos: Pos) {
+        let p = self.error_at(kind, message, pos).for_entry(ctx.index, ctx.tuid.as_deref());
         ctx.problems.push(p);
     }
 
@@ -522,6 +537,7 @@ impl<R: Read> TmxReader<R> {
 
     fn read_tu(&mut self, attrs: Vec<(String, String)>, start: u64, empty: bool) -> Result<(), FormatError> {
         self.tu_index += 1;
+        let start = self.xml.get_ref().line_col(start);
         let mut ctx = TuCtx {
             index: self.tu_index,
             tuid: attr(&attrs, "tuid").map(str::to_owned),
@@ -541,7 +557,7 @@ impl<R: Read> TmxReader<R> {
         let mut tuvs: Vec<Tuv> = Vec::new();
         if !empty {
             loop {
-                let at = self.xml.buffer_position();
+                let at = self.here();
                 match self.next_event()? {
                     Ev::Start(name, attrs) if name == "prop" => {
                         let kind = attr(&attrs, "type").unwrap_or_default().to_owned();
@@ -605,7 +621,7 @@ impl<R: Read> TmxReader<R> {
                     Ev::End => break,
                     Ev::Text(_) => {}
                     Ev::Eof => {
-                        return Err(self.error_here(ErrorKind::Xml, "unexpected end of file in <tu>", at))
+                        return Err(self.error_at(ErrorKind::Xml, "unexpected end of file in <tu>", at))
                     }
                 }
             }
@@ -680,7 +696,7 @@ impl<R: Read> TmxReader<R> {
         metadata_override: &mut Option<Metadata>,
         kind: String,
         value: String,
-        at: u64,
+        at: Pos,
     ) {
         let bad = |this: &Self, ctx: &mut TuCtx, why: String| {
             this.problem(ctx, ErrorKind::InvalidField, why, at);
@@ -741,7 +757,7 @@ impl<R: Read> TmxReader<R> {
         &mut self,
         ctx: &mut TuCtx,
         attrs: Vec<(String, String)>,
-        start: u64,
+        start: Pos,
         empty: bool,
     ) -> Result<Option<Tuv>, FormatError> {
         let lang = attr(&attrs, "xml:lang").or_else(|| attr(&attrs, "lang")).map(str::to_owned);
@@ -769,7 +785,7 @@ impl<R: Read> TmxReader<R> {
         let mut seg_problems = Vec::new();
         if !empty {
             loop {
-                let at = self.xml.buffer_position();
+                let at = self.here();
                 match self.next_event()? {
                     Ev::Start(name, attrs) if name == "prop" => {
                         let kind = attr(&attrs, "type").unwrap_or_default().to_owned();
@@ -836,7 +852,7 @@ impl<R: Read> TmxReader<R> {
                     Ev::End => break,
                     Ev::Text(_) => {}
                     Ev::Eof => {
-                        return Err(self.error_here(ErrorKind::Xml, "unexpected end of file in <tuv>", at))
+                        return Err(self.error_at(ErrorKind::Xml, "unexpected end of file in <tuv>", at))
                     }
                 }
             }
@@ -865,7 +881,7 @@ impl<R: Read> TmxReader<R> {
         // Open `hi` and unknown elements: Some(id) for a hi, None for an unknown one.
         let mut frames: Vec<Option<String>> = Vec::new();
         loop {
-            let at = self.xml.buffer_position();
+            let at = self.here();
             let ev = self.next_event()?;
             match ev {
                 Ev::Text(t) => b.text(&t),
@@ -913,9 +929,7 @@ impl<R: Read> TmxReader<R> {
                     Some(None) => {}
                     None => break,
                 },
-                Ev::Eof => {
-                    return Err(self.error_here(ErrorKind::Xml, "unexpected end of file in <seg>", at))
-                }
+                Ev::Eof => return Err(self.error_at(ErrorKind::Xml, "unexpected end of file in <seg>", at)),
             }
         }
         for (i, at) in std::mem::take(&mut b.open) {
@@ -936,7 +950,7 @@ impl<R: Read> TmxReader<R> {
         name: &str,
         attrs: &[(String, String)],
         content: String,
-        at: u64,
+        at: Pos,
     ) {
         let x = attr(attrs, "x");
         let kind = attr(attrs, "type");
@@ -1013,7 +1027,7 @@ impl<R: Read> TmxReader<R> {
 struct SegBuilder {
     runs: Vec<Run>,
     /// Open `bpt`s: `i` and where.
-    open: Vec<(String, u64)>,
+    open: Vec<(String, Pos)>,
 }
 
 impl SegBuilder {

@@ -1,0 +1,337 @@
+//! Import into and export from any [`ContentMemory`].
+//!
+//! [`import()`] drives a reader ([`TmxReader`], [`KmbReader`], [`JsonlReader`]) into a
+//! store in batches ([`ImportOptions::batch_size`], one atomic `write` each), reporting
+//! [`Progress`] after every batch so a command-line tool can draw a bar.
+//!
+//! # All or nothing
+//!
+//! SPEC §11 allows an import to be one transaction or to resume; this one is **one
+//! transaction**, built from the store trait: it remembers the id of every entry it
+//! inserted ([`WriteOutcome::Inserted`]) and, when it fails (a fatal read error, a
+//! store error, or the first problem with `strict`), deletes them again before
+//! returning the error. The store then holds the entries it held before. One limit,
+//! stated plainly: an imported entry equal to a stored one is not inserted but
+//! re-approves it (its new origins are appended, SPEC §3); the trait has no update
+//! operation to take appended origins back, so those stay, and the error says how many
+//! entries were re-approved. Entries without origins (most TMX and JSON Lines input)
+//! change nothing when they deduplicate.
+//!
+//! [`export()`] pages through [`ContentMemory::entries`] in id order into any
+//! [`EntrySink`] ([`TmxWriter`], [`KmbWriter`], [`JsonlWriter`]), optionally keeping only
+//! entries with a source and/or target locale (prefix rule, SPEC §3).
+
+use std::io::{BufRead, Read, Write};
+
+use cmem_core::{ContentMemory, Entry, EntryId, Locale, NewEntry, WriteOutcome};
+
+use crate::error::{ErrorKind, Format, FormatError};
+use crate::item::Item;
+use crate::jsonl::{JsonlReader, JsonlWriter};
+use crate::kmb::{KmbReader, KmbWriter};
+use crate::tmx::TmxReader;
+use crate::tmx_write::TmxWriter;
+
+/// A reader that an import can drive: items, and how many input bytes it has read.
+pub trait ItemSource: Iterator<Item = Result<Item, FormatError>> {
+    /// Raw input bytes read so far.
+    fn bytes_read(&self) -> u64;
+}
+
+impl<R: Read> ItemSource for TmxReader<R> {
+    fn bytes_read(&self) -> u64 {
+        TmxReader::bytes_read(self)
+    }
+}
+
+impl<R: Read> ItemSource for KmbReader<R> {
+    fn bytes_read(&self) -> u64 {
+        KmbReader::bytes_read(self)
+    }
+}
+
+impl<R: BufRead> ItemSource for JsonlReader<'_, R> {
+    fn bytes_read(&self) -> u64 {
+        JsonlReader::bytes_read(self)
+    }
+}
+
+/// Options of [`import()`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ImportOptions {
+    /// Entries per `write` call (default 5,000).
+    pub batch_size: usize,
+    /// Fail (and roll back) at the first problem.
+    pub strict: bool,
+    /// Problems kept in the report (default 10,000); all are counted.
+    pub max_problems_kept: usize,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions { batch_size: 5_000, strict: false, max_problems_kept: 10_000 }
+    }
+}
+
+/// Counts so far, passed to the progress callback.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Entries read from the input.
+    pub read: u64,
+    /// Entries the store inserted.
+    pub inserted: u64,
+    /// Entries that re-approved a stored equal entry.
+    pub deduplicated: u64,
+    /// Problems met.
+    pub problems: u64,
+    /// Input bytes read.
+    pub bytes_read: u64,
+}
+
+/// What a successful import did.
+#[derive(Debug, Default)]
+pub struct ImportReport {
+    /// The final counts.
+    pub progress: Progress,
+    /// The problems met (up to [`ImportOptions::max_problems_kept`]).
+    pub problems: Vec<FormatError>,
+}
+
+/// Imports everything `source` yields into `store`; see the [module docs](self).
+///
+/// # Errors
+/// The reader's fatal error, a store error, or with `strict` the first problem; the
+/// entries this import inserted have then been deleted again.
+pub fn import<S: ItemSource>(
+    store: &dyn ContentMemory,
+    mut source: S,
+    options: &ImportOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<ImportReport, FormatError> {
+    let mut report = ImportReport::default();
+    let mut inserted: Vec<EntryId> = Vec::new();
+    let mut batch: Vec<NewEntry> = Vec::with_capacity(options.batch_size.clamp(1, 100_000));
+    let batch_size = options.batch_size.max(1);
+    let result = (|| -> Result<(), FormatError> {
+        loop {
+            let item = source.next();
+            let end = item.is_none();
+            match item {
+                None => {}
+                Some(Err(e)) => return Err(e),
+                Some(Ok(Item::Problem(p))) => {
+                    report.progress.problems += 1;
+                    if options.strict {
+                        return Err(p);
+                    }
+                    if report.problems.len() < options.max_problems_kept {
+                        report.problems.push(p);
+                    }
+                }
+                Some(Ok(Item::Entry(e))) => {
+                    report.progress.read += 1;
+                    match e.validate() {
+                        Ok(()) => batch.push(e),
+                        Err(err) => {
+                            let p = FormatError::new(Format::Store, ErrorKind::InvalidEntry, err.to_string())
+                                .for_entry(report.progress.read, None);
+                            report.progress.problems += 1;
+                            if options.strict {
+                                return Err(p);
+                            }
+                            if report.problems.len() < options.max_problems_kept {
+                                report.problems.push(p);
+                            }
+                        }
+                    }
+                }
+            }
+            if batch.len() >= batch_size || (end && !batch.is_empty()) {
+                let outcomes = store.write(&batch).map_err(FormatError::store)?;
+                for o in outcomes {
+                    match o {
+                        WriteOutcome::Inserted(id) => {
+                            inserted.push(id);
+                            report.progress.inserted += 1;
+                        }
+                        WriteOutcome::Deduplicated(_) => report.progress.deduplicated += 1,
+                    }
+                }
+                batch.clear();
+                report.progress.bytes_read = source.bytes_read();
+                progress(&report.progress);
+            }
+            if end {
+                report.progress.bytes_read = source.bytes_read();
+                progress(&report.progress);
+                return Ok(());
+            }
+        }
+    })();
+    match result {
+        Ok(()) => Ok(report),
+        Err(e) => Err(roll_back(store, &inserted, report.progress.deduplicated, e)),
+    }
+}
+
+/// Deletes what an import inserted; returns the error to report.
+fn roll_back(
+    store: &dyn ContentMemory,
+    inserted: &[EntryId],
+    deduplicated: u64,
+    cause: FormatError,
+) -> FormatError {
+    for id in inserted.iter().rev() {
+        if let Err(e) = store.delete(*id) {
+            return FormatError::new(
+                Format::Store,
+                ErrorKind::Store,
+                format!(
+                    "import failed ({cause}) and rolling it back failed too at entry {id}: {e}; \
+                     {} inserted entries may remain",
+                    inserted.len()
+                ),
+            );
+        }
+    }
+    if deduplicated > 0 {
+        let message = format!(
+            "{}; import rolled back ({} inserted entries deleted; {deduplicated} re-approved entries keep \
+             the origins it appended)",
+            cause.message(),
+            inserted.len()
+        );
+        // Keep the cause's kind and position; add what the rollback did.
+        let mut e = FormatError::new(cause.format(), cause.kind(), message).in_file(cause.file());
+        if let (Some(l), Some(c)) = (cause.line(), cause.column()) {
+            e = e.at(l, c);
+        } else if let Some(l) = cause.line() {
+            e = e.at_line(l);
+        }
+        if let Some(n) = cause.entry() {
+            e = e.for_entry(n, cause.entry_id());
+        }
+        return e;
+    }
+    cause
+}
+
+/// Where an export writes: any of the streaming writers.
+pub trait EntrySink {
+    /// Writes one entry.
+    ///
+    /// # Errors
+    /// The writer's error.
+    fn write_entry(&mut self, entry: &NewEntry) -> Result<(), FormatError>;
+}
+
+impl<W: Write> EntrySink for TmxWriter<W> {
+    fn write_entry(&mut self, entry: &NewEntry) -> Result<(), FormatError> {
+        TmxWriter::write_entry(self, entry)
+    }
+}
+
+impl<W: Write> EntrySink for KmbWriter<W> {
+    fn write_entry(&mut self, entry: &NewEntry) -> Result<(), FormatError> {
+        KmbWriter::write_entry(self, entry)
+    }
+}
+
+impl<W: Write> EntrySink for JsonlWriter<W> {
+    fn write_entry(&mut self, entry: &NewEntry) -> Result<(), FormatError> {
+        JsonlWriter::write_entry(self, entry)
+    }
+}
+
+impl EntrySink for Vec<NewEntry> {
+    fn write_entry(&mut self, entry: &NewEntry) -> Result<(), FormatError> {
+        self.push(entry.clone());
+        Ok(())
+    }
+}
+
+/// Options of [`export()`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ExportOptions {
+    /// Keep only entries with a variant of this locale (prefix rule), written first.
+    pub source_locale: Option<Locale>,
+    /// Keep only entries with a variant of this locale (prefix rule). With a source
+    /// locale too, only those two variants are written.
+    pub target_locale: Option<Locale>,
+    /// Entries fetched per page (default 1,000).
+    pub page_size: usize,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions { source_locale: None, target_locale: None, page_size: 1_000 }
+    }
+}
+
+/// The entry as exported under `options`, or `None` when the filter drops it.
+pub fn filter_entry(entry: &Entry, options: &ExportOptions) -> Option<NewEntry> {
+    let source = match &options.source_locale {
+        Some(l) => Some(entry.variant_index(l)?),
+        None => None,
+    };
+    let target = match &options.target_locale {
+        Some(l) => {
+            let i = entry.variant_index(l)?;
+            if Some(i) == source {
+                // The same variant cannot be both; look for another one.
+                let other =
+                    entry.variants.iter().enumerate().position(|(j, v)| j != i && v.locale.matches(l))?;
+                Some(other)
+            } else {
+                Some(i)
+            }
+        }
+        None => None,
+    };
+    let mut e = entry.to_new();
+    match (source, target) {
+        (Some(s), Some(t)) => {
+            e.variants = vec![entry.variants[s].clone(), entry.variants[t].clone()];
+        }
+        (Some(s), None) => {
+            let v = e.variants.remove(s);
+            e.variants.insert(0, v);
+        }
+        _ => {}
+    }
+    Some(e)
+}
+
+/// Writes every entry of `store` (filtered by `options`) to `sink`, in id order;
+/// returns how many were written. `progress` gets that count after every page.
+///
+/// # Errors
+/// A store error or the sink's error.
+pub fn export(
+    store: &dyn ContentMemory,
+    sink: &mut dyn EntrySink,
+    options: &ExportOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<u64, FormatError> {
+    let mut after: Option<EntryId> = None;
+    let mut written = 0u64;
+    let page = options.page_size.max(1);
+    loop {
+        let entries = store.entries(after, page).map_err(FormatError::store)?;
+        let Some(last) = entries.last() else { break };
+        after = Some(last.id);
+        for entry in &entries {
+            if let Some(e) = filter_entry(entry, options) {
+                sink.write_entry(&e)?;
+                written += 1;
+            }
+        }
+        progress(written);
+        if entries.len() < page {
+            break;
+        }
+    }
+    Ok(written)
+}
