@@ -1,0 +1,169 @@
+//! An exhaustive reference for SPEC §4: it scores every entry, with no index, no
+//! candidate retrieval and no cut-off, following the specification's words one by one.
+//! It is slow on purpose; [`lookup`](cmem_core::lookup()) over any store must agree
+//! with it.
+//!
+//! The adapted targets that decide ambiguity come from `cmem_core::adapt::adapt`
+//! (SPEC §5 is checked by rules of its own); everything else is written here.
+
+use std::cmp::Ordering;
+
+use cmem_core::adapt::adapt;
+use cmem_core::distance::similarity;
+use cmem_core::{
+    flatten_runs, nearer_answer, Entry, EntryId, Keys, LookupRequest, MatchType, Run, SCORE_NEAR_EXACT,
+};
+
+/// One match of the reference lookup.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RefMatch {
+    /// The entry.
+    pub id: EntryId,
+    /// The score.
+    pub score: f64,
+    /// The tier.
+    pub match_type: MatchType,
+    /// Demoted for an ambiguity with no point named.
+    pub ambiguous: bool,
+}
+
+/// Scores within this of the threshold count as reaching it: the similarity is a ratio
+/// computed in floating point, the threshold a decimal.
+const EPSILON: f64 = 1e-9;
+
+/// The entity types and values of `runs`, in order of appearance.
+fn entities(runs: &[Run]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    cmem_core::run::walk_runs(runs, &mut |run| {
+        if let Run::Ph(c) = run {
+            if c.is_entity() {
+                out.push((c.kind.clone(), c.equiv.clone()));
+            }
+        }
+    });
+    out
+}
+
+struct Scored {
+    id: EntryId,
+    score: f64,
+    match_type: MatchType,
+    ambiguous: bool,
+    point: cmem_core::Point,
+    /// The adapted target (exact tiers only).
+    answer: Vec<Run>,
+}
+
+/// The SPEC §4 tier and score of one stored source against the query, before
+/// ambiguity and the threshold.
+fn tier(query: &[Run], q: &Keys, stored: &[Run]) -> (MatchType, f64) {
+    let k = Keys::of(stored);
+    // "k-th entity of the stored source aligns with the k-th entity of the query".
+    let (qe, se) = (entities(query), entities(stored));
+    let some_value_differs = qe.len() != se.len() || qe.iter().zip(&se).any(|(a, b)| a != b);
+    if k.generalized == q.generalized && some_value_differs {
+        return (MatchType::GeneralizedExact, 1.0);
+    }
+    if k.structural == q.structural && !some_value_differs {
+        return (MatchType::StructuralExact, 1.0);
+    }
+    if k.plain == q.plain && k.structural != q.structural {
+        return (MatchType::PlainExact, SCORE_NEAR_EXACT);
+    }
+    // The highest of the three similarities, the earlier tier on a tie, capped.
+    let mut best = (MatchType::GeneralizedFuzzy, similarity(&q.generalized, &k.generalized));
+    for (t, s) in [
+        (MatchType::StructuralFuzzy, similarity(&q.structural, &k.structural)),
+        (MatchType::PlainFuzzy, similarity(&q.plain, &k.plain)),
+    ] {
+        if s > best.1 {
+            best = (t, s);
+        }
+    }
+    (best.0, best.1.min(SCORE_NEAR_EXACT))
+}
+
+/// The lookup of `req` over `entries`, scored exhaustively (SPEC §4).
+pub fn reference_lookup(entries: &[Entry], req: &LookupRequest) -> Vec<RefMatch> {
+    let q = Keys::of(&req.source);
+    let mut scored: Vec<Scored> = Vec::new();
+    for e in entries {
+        let Some(ti) = e.variant_index(&req.target_locale) else { continue };
+        // Every variant in the source locale other than the target; the best one counts.
+        let mut best: Option<(MatchType, f64, usize)> = None;
+        for (si, v) in e.variants.iter().enumerate() {
+            if si == ti || !v.locale.matches(&req.source_locale) {
+                continue;
+            }
+            let (t, s) = tier(&req.source, &q, &v.runs);
+            let better = match best {
+                None => true,
+                Some((bt, bs, _)) => {
+                    if t.is_exact() || bt.is_exact() {
+                        t < bt
+                    } else {
+                        s > bs || (s == bs && t < bt)
+                    }
+                }
+            };
+            if better {
+                best = Some((t, s, si));
+            }
+        }
+        let Some((match_type, score, si)) = best else { continue };
+        let answer = if match_type.is_exact() {
+            let positional = match_type != MatchType::PlainExact;
+            adapt(&req.source, &e.variants[si].runs, &e.variants[ti].runs, positional).target
+        } else {
+            Vec::new()
+        };
+        scored.push(Scored { id: e.id, score, match_type, ambiguous: false, point: e.point.clone(), answer });
+    }
+
+    // Ambiguity among the full-score matches.
+    let full: Vec<usize> = (0..scored.len()).filter(|&i| scored[i].score >= 1.0).collect();
+    if let Some(&first) = full.first() {
+        if full.iter().any(|&i| scored[i].answer != scored[first].answer) {
+            match &req.options.point {
+                None => {
+                    for &i in &full {
+                        scored[i].score = SCORE_NEAR_EXACT;
+                        scored[i].ambiguous = true;
+                    }
+                }
+                Some(caller) => {
+                    let text = |i: usize| flatten_runs(&scored[i].answer);
+                    let mut winner = first;
+                    for &i in &full[1..] {
+                        let ord = nearer_answer(
+                            caller,
+                            (&scored[i].point, &text(i)),
+                            (&scored[winner].point, &text(winner)),
+                        )
+                        .then(scored[i].id.cmp(&scored[winner].id));
+                        if ord == Ordering::Less {
+                            winner = i;
+                        }
+                    }
+                    let win = scored[winner].answer.clone();
+                    for &i in &full {
+                        if scored[i].answer != win {
+                            scored[i].score = SCORE_NEAR_EXACT;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    let mut out: Vec<RefMatch> = scored
+        .into_iter()
+        .filter(|s| s.score + EPSILON >= req.options.threshold)
+        .map(|s| RefMatch { id: s.id, score: s.score, match_type: s.match_type, ambiguous: s.ambiguous })
+        .collect();
+    out.sort_by(|a, b| {
+        b.score.total_cmp(&a.score).then(a.match_type.cmp(&b.match_type)).then(a.id.cmp(&b.id))
+    });
+    out.truncate(req.options.limit);
+    out
+}
