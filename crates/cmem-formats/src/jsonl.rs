@@ -312,6 +312,7 @@ pub struct JsonlWriter<W: Write> {
     out: W,
     options: JsonlOptions,
     written: u64,
+    skipped: u64,
     buf: Vec<u8>,
 }
 
@@ -322,7 +323,7 @@ fn write_err(e: impl std::fmt::Display) -> FormatError {
 impl<W: Write> JsonlWriter<W> {
     /// A writer; `options.mode` chooses the shape ([`JsonlMode::Auto`] writes full).
     pub fn new(out: W, options: JsonlOptions) -> Self {
-        JsonlWriter { out, options, written: 0, buf: Vec::with_capacity(1024) }
+        JsonlWriter { out, options, written: 0, skipped: 0, buf: Vec::with_capacity(1024) }
     }
 
     /// Entries written so far.
@@ -330,44 +331,63 @@ impl<W: Write> JsonlWriter<W> {
         self.written
     }
 
+    /// Entries not written in simple mode because they lack a requested locale.
+    pub fn skipped(&self) -> u64 {
+        self.skipped
+    }
+
     /// Writes one entry as a line. In simple mode the source is the variant of
-    /// `source_locale` (else the first) and the target that of `target_locale` (else
-    /// the second); `jsonl:FIELD` metadata become fields again; everything else is
-    /// not written (simple lines are lossy).
+    /// `source_locale` (the first when none is given) and the target that of
+    /// `target_locale` (the second when none is given); an entry without a requested
+    /// locale is skipped and counted ([`skipped`](JsonlWriter::skipped)); `jsonl:FIELD`
+    /// metadata become fields again; everything else is not written (simple lines are
+    /// lossy: codes become their native text, entities their values).
     ///
     /// # Errors
     /// [`ErrorKind::Io`] when writing fails.
     pub fn write_entry(&mut self, entry: &NewEntry) -> Result<(), FormatError> {
         self.buf.clear();
         if self.options.mode == JsonlMode::Simple {
-            let pick = |loc: &Option<Locale>, fallback: usize| {
-                loc.as_ref()
-                    .and_then(|l| {
-                        entry
-                            .variants
-                            .iter()
-                            .position(|v| v.locale == *l)
-                            .or_else(|| entry.variants.iter().position(|v| v.locale.matches(l)))
-                    })
-                    .or(Some(fallback))
-                    .and_then(|i| entry.variants.get(i))
+            // A locale asked for must be there; otherwise the first and second variants.
+            let pick = |loc: &Option<Locale>, fallback: usize| match loc {
+                Some(l) => entry
+                    .variants
+                    .iter()
+                    .position(|v| v.locale == *l)
+                    .or_else(|| entry.variants.iter().position(|v| v.locale.matches(l)))
+                    .map(|i| &entry.variants[i]),
+                None => entry.variants.get(fallback),
             };
             let (Some(s), Some(t)) =
                 (pick(&self.options.source_locale, 0), pick(&self.options.target_locale, 1))
             else {
+                self.skipped += 1;
                 return Ok(());
             };
-            let mut map = Map::new();
-            map.insert("source".into(), Value::String(surface_text(&s.runs)));
-            map.insert("target".into(), Value::String(surface_text(&t.runs)));
-            map.insert("source_locale".into(), Value::String(s.locale.to_string()));
-            map.insert("target_locale".into(), Value::String(t.locale.to_string()));
+            // Fields in a fixed, readable order (serde_json's map would sort them).
+            let mut fields: Vec<(&str, String)> = vec![
+                ("source", surface_text(&s.runs)),
+                ("target", surface_text(&t.runs)),
+                ("source_locale", s.locale.to_string()),
+                ("target_locale", t.locale.to_string()),
+            ];
             for (k, v) in &entry.metadata {
                 if let Some(field) = k.strip_prefix("jsonl:") {
-                    map.entry(field.to_owned()).or_insert_with(|| Value::String(v.clone()));
+                    if !fields.iter().any(|(f, _)| *f == field) {
+                        fields.push((field, v.clone()));
+                    }
                 }
             }
-            serde_json::to_writer(&mut self.buf, &Value::Object(map)).map_err(write_err)?;
+            self.buf.push(b'{');
+            for (i, (k, v)) in fields.iter().enumerate() {
+                if i > 0 {
+                    self.buf.push(b',');
+                }
+                serde_json::to_writer(&mut self.buf, k).map_err(write_err)?;
+                self.buf.push(b':');
+                serde_json::to_writer(&mut self.buf, v).map_err(write_err)?;
+            }
+            self.buf.push(b'}');
         } else {
             serde_json::to_writer(&mut self.buf, entry).map_err(write_err)?;
         }

@@ -331,3 +331,237 @@ fn invalid_kmb_files_are_current() {
     assert_eq!(fs::read(dir.join("truncated.kmb")).unwrap(), truncated);
     assert_eq!(fs::read(dir.join("corrupted.kmb")).unwrap(), corrupted);
 }
+
+mod store {
+    use super::*;
+    use cmem_core::{ContentMemory, Entry, Locale, MemStore, Run, Variant};
+    use cmem_formats::{
+        export, import, ExportOptions, ImportOptions, JsonlMode, JsonlOptions, JsonlReader, JsonlWriter,
+        KmbReader, KmbWriter, Progress,
+    };
+
+    fn all(store: &MemStore) -> Vec<Entry> {
+        store.entries(None, 1_000_000).unwrap()
+    }
+
+    fn tmx_reader(bytes: &[u8]) -> TmxReader<&[u8]> {
+        TmxReader::new(bytes, TmxOptions::default()).unwrap()
+    }
+
+    fn options(batch: usize, strict: bool) -> ImportOptions {
+        let mut o = ImportOptions::default();
+        o.batch_size = batch;
+        o.strict = strict;
+        o
+    }
+
+    #[test]
+    fn import_counts_progress_and_dedupes() {
+        let bytes = fs::read(testdata().join("tmx/okapi__sample14b.tmx")).unwrap();
+        let store = MemStore::new();
+        let mut calls = Vec::new();
+        let report =
+            import(&store, tmx_reader(&bytes), &options(10, false), &mut |p: &Progress| calls.push(*p))
+                .unwrap();
+        assert_eq!(report.progress.read, 25);
+        assert_eq!(report.progress.inserted + report.progress.deduplicated, 25);
+        assert_eq!(report.progress.bytes_read, bytes.len() as u64);
+        // Three batches of 10, 10 and 5, then the final report.
+        assert_eq!(calls.len(), 4);
+        assert_eq!(calls[0].read, 10);
+        assert!(calls.windows(2).all(|w| w[0].read <= w[1].read && w[0].bytes_read <= w[1].bytes_read));
+        let before = all(&store);
+        let again = import(&store, tmx_reader(&bytes), &options(7, false), &mut |_| {}).unwrap();
+        assert_eq!(again.progress.inserted, 0);
+        assert_eq!(again.progress.deduplicated, 25);
+        assert_eq!(all(&store), before);
+    }
+
+    fn seeded_store() -> MemStore {
+        let store = MemStore::new();
+        store.write(&sample_entries(2)).unwrap();
+        store
+    }
+
+    #[test]
+    fn failed_import_leaves_the_store_as_it_was() {
+        // 30 good units, then malformed XML: several batches are written before it.
+        let mut tmx = String::from("<tmx version=\"1.4\"><header srclang=\"en\"/><body>\n");
+        for i in 0..30 {
+            tmx.push_str(&format!(
+                "<tu><tuv xml:lang=\"en\"><seg>unit {i}</seg></tuv><tuv xml:lang=\"fr\"><seg>unité {i}</seg></tuv></tu>\n"
+            ));
+        }
+        tmx.push_str("<tu><tuv xml:lang=\"en\"><seg>broken</tuv></tu></body></tmx>\n");
+        let store = seeded_store();
+        let before = all(&store);
+        let mut last = Progress::default();
+        let err =
+            import(&store, tmx_reader(tmx.as_bytes()), &options(4, false), &mut |p| last = *p).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Xml);
+        assert_eq!(err.line(), Some(32));
+        assert_eq!(last.inserted, 28, "batches were written before the failure");
+        assert_eq!(all(&store), before);
+    }
+
+    #[test]
+    fn strict_import_fails_at_the_first_problem_and_rolls_back() {
+        let bytes = fs::read(testdata().join("invalid/single-tuv.tmx")).unwrap();
+        let store = seeded_store();
+        let before = all(&store);
+        let report = import(&store, tmx_reader(&bytes), &options(1, false), &mut |_| {}).unwrap();
+        assert_eq!((report.progress.inserted, report.progress.problems), (1, 1));
+        let store = seeded_store();
+        let err = import(&store, tmx_reader(&bytes), &options(1, true), &mut |_| {}).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::TooFewVariants);
+        assert_eq!(all(&store), before);
+    }
+
+    #[test]
+    fn corrupt_bundle_import_rolls_back() {
+        let bytes = fs::read(testdata().join("invalid/corrupted.kmb")).unwrap();
+        let store = seeded_store();
+        let before = all(&store);
+        let reader = KmbReader::new(&bytes[..], "corrupted.kmb").unwrap();
+        let err = import(&store, reader, &options(2, false), &mut |_| {}).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Corrupt);
+        assert_eq!(all(&store), before);
+    }
+
+    fn multilingual_store() -> MemStore {
+        let l = |s: &str| Locale::parse(s).unwrap();
+        let store = MemStore::new();
+        let mut entries = sample_entries(5);
+        entries.push(NewEntry {
+            variants: vec![
+                Variant::new(l("fr"), vec![Run::text("Bonjour")]),
+                Variant::new(l("en-GB"), vec![Run::text("Hello")]),
+                Variant::new(l("de"), vec![Run::text("Hallo")]),
+            ],
+            point: cmem_core::Point::parse("web/eu").unwrap(),
+            unit: "greeting".into(),
+            project_id: "p".into(),
+            origins: vec![cmem_core::Origin {
+                project_id: "p".into(),
+                context_fingerprint: "abc".into(),
+                created_at: "2024-06-11T12:00:00Z".into(),
+            }],
+            metadata: vec![("tmx:note".into(), "n".into())],
+        });
+        entries.push(NewEntry::pair(
+            Variant::new(l("fr"), vec![Run::text("Oui")]),
+            Variant::new(l("es"), vec![Run::text("Sí")]),
+        ));
+        store.write(&entries).unwrap();
+        store
+    }
+
+    fn news(store: &MemStore) -> Vec<NewEntry> {
+        all(store).iter().map(Entry::to_new).collect()
+    }
+
+    #[test]
+    fn export_then_import_is_lossless_in_every_format() {
+        let store = multilingual_store();
+        let expected = news(&store);
+        let opts = ExportOptions::default();
+
+        let mut tmx = TmxWriter::new(Vec::new(), TmxWriteOptions::default()).unwrap();
+        assert_eq!(export(&store, &mut tmx, &opts, &mut |_| {}).unwrap(), 7);
+        let tmx = tmx.finish().unwrap();
+        let copy = MemStore::new();
+        import(&copy, tmx_reader(&tmx), &ImportOptions::default(), &mut |_| {}).unwrap();
+        assert_eq!(news(&copy), expected);
+
+        let mut kmb = KmbWriter::new(Vec::new(), None).unwrap();
+        export(&store, &mut kmb, &opts, &mut |_| {}).unwrap();
+        let kmb = kmb.finish().unwrap();
+        let copy = MemStore::new();
+        import(&copy, KmbReader::new(&kmb[..], "x.kmb").unwrap(), &ImportOptions::default(), &mut |_| {})
+            .unwrap();
+        assert_eq!(news(&copy), expected);
+
+        let mut full = JsonlOptions::default();
+        full.mode = JsonlMode::Full;
+        let mut jsonl = JsonlWriter::new(Vec::new(), full.clone());
+        export(&store, &mut jsonl, &opts, &mut |_| {}).unwrap();
+        let jsonl = jsonl.finish().unwrap();
+        let copy = MemStore::new();
+        import(&copy, JsonlReader::new(&jsonl[..], full, None), &ImportOptions::default(), &mut |_| {})
+            .unwrap();
+        assert_eq!(news(&copy), expected);
+    }
+
+    #[test]
+    fn export_filters_by_locale() {
+        let store = multilingual_store();
+        let mut opts = ExportOptions::default();
+        opts.source_locale = Some(Locale::parse("en").unwrap());
+        opts.target_locale = Some(Locale::parse("de").unwrap());
+        opts.page_size = 2;
+        let mut out: Vec<NewEntry> = Vec::new();
+        let mut pages = 0;
+        assert_eq!(export(&store, &mut out, &opts, &mut |_| pages += 1).unwrap(), 6);
+        assert!(pages >= 3);
+        let greeting = out.iter().find(|e| e.unit == "greeting").unwrap();
+        let locales: Vec<&str> = greeting.variants.iter().map(|v| v.locale.as_str()).collect();
+        assert_eq!(locales, ["en-GB", "de"]);
+
+        let mut opts = ExportOptions::default();
+        opts.source_locale = Some(Locale::parse("fr").unwrap());
+        let mut out: Vec<NewEntry> = Vec::new();
+        export(&store, &mut out, &opts, &mut |_| {}).unwrap();
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].variants.len(), 3);
+
+        // Simple JSON Lines: one pair per entry, text with native codes.
+        let mut simple = JsonlOptions::default();
+        simple.mode = JsonlMode::Simple;
+        simple.source_locale = Some(Locale::parse("fr").unwrap());
+        simple.target_locale = Some(Locale::parse("es").unwrap());
+        let mut w = JsonlWriter::new(Vec::new(), simple);
+        export(&store, &mut w, &opts, &mut |_| {}).unwrap();
+        let text = String::from_utf8(w.finish().unwrap()).unwrap();
+        assert_eq!(
+            text,
+            "{\"source\":\"Oui\",\"target\":\"Sí\",\"source_locale\":\"fr\",\"target_locale\":\"es\"}\n"
+        );
+    }
+}
+
+/// Level 1 keeps text and drops codes; entities become their values.
+#[test]
+fn level_one_export() {
+    let (entries, _) = read_tmx(&testdata().join("tmx/cmem-features.tmx"));
+    let mut options = TmxWriteOptions::default();
+    options.level = Level::One;
+    let bytes = write_tmx(&entries, options);
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    assert!(!text.contains("<ph") && !text.contains("<bpt") && !text.contains("x-cmem-runs"), "{text}");
+    let (again, problems) = read_tmx_bytes("l1.tmx", &bytes, TmxOptions::default()).unwrap();
+    assert!(problems.is_empty());
+    assert_eq!(again[0].variants[0].runs, vec![cmem_core::Run::text("Hello John, see the docs.\r\tTab")]);
+    assert_eq!(again[0].variants[1].runs, vec![cmem_core::Run::text("Hallo John, # Dateien")]);
+    assert_eq!(again[0].point, entries[0].point);
+}
+
+#[test]
+fn resource_caps() {
+    let deep = format!(
+        "<tmx version=\"1.4\"><header/><body><tu><tuv xml:lang=\"en\"><seg>{}x{}</seg></tuv></tu></body></tmx>",
+        "<hi>".repeat(200),
+        "</hi>".repeat(200)
+    );
+    let err = read_tmx_bytes("deep.tmx", deep.as_bytes(), TmxOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Limit);
+    assert!(err.to_string().contains("nested deeper than 64"), "{err}");
+    let big = format!(
+        "<tmx version=\"1.4\"><header/><body><tu><tuv xml:lang=\"en\"><seg>{}</seg></tuv></tu></body></tmx>",
+        "y".repeat(5000)
+    );
+    let mut options = TmxOptions::default();
+    options.max_tu_bytes = 1000;
+    let err = read_tmx_bytes("big.tmx", big.as_bytes(), options).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Limit);
+    assert_eq!((err.line(), err.column()), (Some(1), Some(35)));
+}
