@@ -565,3 +565,255 @@ fn resource_caps() {
     assert_eq!(err.kind(), ErrorKind::Limit);
     assert_eq!((err.line(), err.column()), (Some(1), Some(35)));
 }
+
+mod props {
+    use super::*;
+    use cmem_core::{Choice, Code, Locale, Origin, Point, Run, Variant};
+    use cmem_formats::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, KmbReader, KmbWriter};
+    use proptest::prelude::*;
+
+    /// Characters that stress every escape: markup, white space XML normalizes, C0
+    /// controls and noncharacters XML cannot carry, combining marks, astral planes.
+    fn odd_char() -> impl Strategy<Value = char> {
+        prop_oneof![
+            4 => prop::sample::select(vec![
+                'a', 'Z', ' ', '<', '>', '&', '"', '\'', ';', '=', ':', '/', '\\', '\t', '\n', '\r', '\u{0}',
+                '\u{1}', '\u{1f}', '\u{7f}', '\u{85}', '\u{a0}', '\u{2028}', '\u{fffe}', '\u{ffff}', '\u{fffd}',
+                'é', 'e', '\u{301}', '𝄞', '中', 'ش', '{', '}', '#', 'x', '-',
+            ]),
+            1 => any::<char>(),
+        ]
+    }
+
+    fn odd_string(max: usize) -> impl Strategy<Value = String> {
+        prop::collection::vec(odd_char(), 0..max).prop_map(|v| v.into_iter().collect())
+    }
+
+    fn code() -> impl Strategy<Value = Code> {
+        (
+            prop_oneof![Just(String::new()), Just("1".to_owned()), Just("2".to_owned()), odd_string(3)],
+            prop_oneof![2 => Just(String::new()), 1 => odd_string(4)],
+            prop::sample::select(vec![
+                "",
+                "bold",
+                "PERSON",
+                "DATE",
+                "x-cmem-entity:PERSON",
+                "b;x=2",
+                "img;assoc=p",
+                ";assoc=",
+                "x-cmem-x",
+                "link",
+            ]),
+            prop_oneof![Just(String::new()), Just("<b>".to_owned()), odd_string(5)],
+        )
+            .prop_map(|(id, equiv, kind, data)| Code { id, equiv, kind: kind.to_owned(), data })
+    }
+
+    fn run() -> impl Strategy<Value = Run> {
+        let leaf = prop_oneof![
+            4 => odd_string(8).prop_map(Run::Text),
+            2 => code().prop_map(Run::Ph),
+            2 => code().prop_map(Run::PcOpen),
+            2 => code().prop_map(Run::PcClose),
+            1 => code().prop_map(Run::Sub),
+            1 => (prop::sample::select(vec!["PERSON", "DATE"]), odd_string(5))
+                .prop_map(|(k, v)| Run::entity("9", k, v)),
+        ];
+        leaf.prop_recursive(2, 12, 3, |inner| {
+            (
+                odd_string(3),
+                prop::collection::vec((odd_string(4), prop::collection::vec(inner, 0..3)), 0..3),
+                any::<bool>(),
+            )
+                .prop_map(|(var, forms, plural)| {
+                    let c = Choice { var, forms };
+                    if plural {
+                        Run::Plural(c)
+                    } else {
+                        Run::Select(c)
+                    }
+                })
+        })
+    }
+
+    fn runs() -> impl Strategy<Value = Vec<Run>> {
+        prop_oneof![
+            // Mostly natively writable level-2 content...
+            2 => prop::collection::vec(
+                prop_oneof![
+                    prop::sample::select(vec!["Hello ", "world", " & <b> ", "x"]).prop_map(Run::text),
+                    Just(Run::PcOpen(Code::new("1").kind("bold").data("<b>"))),
+                    Just(Run::PcClose(Code::new("1").data("</b>"))),
+                    Just(Run::Ph(Code::new("2").data("%s"))),
+                    Just(Run::entity("3", "PERSON", "Ann")),
+                ],
+                0..6,
+            ),
+            // ...and anything at all.
+            3 => prop::collection::vec(run(), 0..6),
+        ]
+    }
+
+    fn entry() -> impl Strategy<Value = NewEntry> {
+        let locales = vec!["en", "de", "fr-CA", "zh-Hant-TW", "ar", "en-GB", "pt-BR"];
+        (
+            prop::sample::subsequence(locales, 2..5).prop_shuffle(),
+            prop::collection::vec(runs(), 5),
+            prop::sample::select(vec!["", "web", "web/eu", "web/eu/docs", "a\u{fffe}"]),
+            odd_string(6),
+            odd_string(4),
+            prop::collection::vec(
+                (odd_string(4), odd_string(4), odd_string(4)).prop_map(|(p, c, t)| Origin {
+                    project_id: p,
+                    context_fingerprint: c,
+                    created_at: t,
+                }),
+                0..3,
+            ),
+            prop::collection::vec(
+                (
+                    prop_oneof![
+                        prop::sample::select(vec![
+                            "tmx:tuid",
+                            "tmx:note",
+                            "tmx:prop:x",
+                            "tmx:tuv:en:note",
+                            "tmx:tuv:de:creationid",
+                            "tmx:srclang",
+                            "k",
+                            "tmx:prop:x-cmem-point",
+                            "jsonl:id",
+                            "tmx:creationdate",
+                        ])
+                        .prop_map(str::to_owned),
+                        odd_string(5),
+                    ],
+                    odd_string(6),
+                ),
+                0..5,
+            ),
+        )
+            .prop_map(|(locs, runs, point, unit, project_id, origins, metadata)| NewEntry {
+                variants: locs
+                    .iter()
+                    .zip(runs)
+                    .map(|(l, r)| Variant::new(Locale::parse(l).unwrap(), r))
+                    .collect(),
+                point: Point::parse(point).unwrap(),
+                unit,
+                project_id,
+                origins,
+                metadata,
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        #[test]
+        fn tmx_round_trip(entries in prop::collection::vec(entry(), 1..4)) {
+            let bytes = write_tmx(&entries, TmxWriteOptions::default());
+            let (again, problems) = read_tmx_bytes("p.tmx", &bytes, TmxOptions::default())
+                .unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&bytes)));
+            prop_assert!(problems.is_empty(), "{problems:?}");
+            prop_assert_eq!(again, entries, "{}", String::from_utf8_lossy(&bytes));
+        }
+
+        #[test]
+        fn tmx_round_trip_with_source_locale(entries in prop::collection::vec(entry(), 1..3)) {
+            let mut options = TmxWriteOptions::default();
+            options.source_locale = Some(Locale::parse("de").unwrap());
+            let bytes = write_tmx(&entries, options);
+            let (again, problems) = read_tmx_bytes("p.tmx", &bytes, TmxOptions::default()).unwrap();
+            prop_assert!(problems.is_empty(), "{problems:?}");
+            prop_assert_eq!(again, entries);
+        }
+
+        #[test]
+        fn kmb_round_trip(entries in prop::collection::vec(entry(), 0..4)) {
+            let mut w = KmbWriter::new(Vec::new(), Some(entries.len() as u64)).unwrap();
+            for e in &entries {
+                w.write_entry(e).unwrap();
+            }
+            let bytes = w.finish().unwrap();
+            let (again, _) = collect_items(KmbReader::new(&bytes[..], "p.kmb").unwrap()).unwrap();
+            prop_assert_eq!(again, entries);
+        }
+
+        #[test]
+        fn jsonl_round_trip(entries in prop::collection::vec(entry(), 0..4)) {
+            let mut options = JsonlOptions::default();
+            options.mode = JsonlMode::Full;
+            let mut w = JsonlWriter::new(Vec::new(), options.clone());
+            for e in &entries {
+                w.write_entry(e).unwrap();
+            }
+            let bytes = w.finish().unwrap();
+            let (again, problems) = collect_items(JsonlReader::new(&bytes[..], JsonlOptions::default(), None)).unwrap();
+            prop_assert!(problems.is_empty(), "{problems:?}");
+            prop_assert_eq!(again, entries);
+        }
+
+        /// No input panics: arbitrary bytes, with or without a plausible start.
+        #[test]
+        fn readers_never_panic_on_bytes(
+            bytes in prop::collection::vec(any::<u8>(), 0..400),
+            prefix in prop::sample::select(vec![&b""[..], b"<tmx version=\"1.4\"><header/><body><tu><tuv xml:lang=\"en\"><seg>", b"\xff\xfe<\0", b"\x89KMB\r\n\x1a\n\x01\0\0\0\0\0\0\0", b"{\"source\":"]),
+        ) {
+            let mut input = prefix.to_vec();
+            input.extend_from_slice(&bytes);
+            if let Ok(r) = TmxReader::new(&input[..], TmxOptions::default()) {
+                for _ in r {}
+            }
+            if let Ok(r) = KmbReader::new(&input[..], "f") {
+                for _ in r {}
+            }
+            for _ in JsonlReader::new(&input[..], JsonlOptions::default(), None) {}
+        }
+    }
+
+    fn corpus() -> Vec<Vec<u8>> {
+        let mut files: Vec<Vec<u8>> = tmx_files().iter().map(|p| fs::read(p).unwrap()).collect();
+        files.push(fs::read(testdata().join("invalid/truncated.kmb")).unwrap());
+        let mut w = KmbWriter::new(Vec::new(), None).unwrap();
+        for e in sample_entries(3) {
+            w.write_entry(&e).unwrap();
+        }
+        files.push(w.finish().unwrap());
+        files
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        /// No input panics: real files, mutated (bytes changed, cut, spliced).
+        #[test]
+        fn readers_never_panic_on_mutated_files(
+            which in any::<prop::sample::Index>(),
+            edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..4), 1..8),
+        ) {
+            let files = corpus();
+            let mut input = which.get(&files).clone();
+            for (at, byte, op) in edits {
+                if input.is_empty() {
+                    break;
+                }
+                let i = at.index(input.len());
+                match op {
+                    0 => input[i] = byte,
+                    1 => { input.remove(i); }
+                    2 => input.insert(i, byte),
+                    _ => input.truncate(i),
+                }
+            }
+            if let Ok(r) = TmxReader::new(&input[..], TmxOptions::default()) {
+                for _ in r {}
+            }
+            if let Ok(r) = KmbReader::new(&input[..], "f") {
+                for _ in r {}
+            }
+            for _ in JsonlReader::new(&input[..], JsonlOptions::default(), None) {}
+        }
+    }
+}
