@@ -4,15 +4,15 @@
 //! match's adapted target, rendered back to a string, equals the reference.
 //!
 //! ```text
-//! cargo run --release -p cmem-core --example recognize_quality -- BENCH_DIR [--lines N] [--examples K]
+//! cargo run --release -p cmem-core --example recognize_quality -- BENCH_DIR [--lines N] [--examples K] [--speed]
 //! ```
 //!
 //! `BENCH_DIR` holds `en-de.jsonl.gz` (`{"source","target",…}` per line),
 //! `queries_versioned.jsonl` (`{"query",…}`) and `versioned_references.jsonl`
 //! (`{"line","reference_target"}`, `line` = 1-based line of the query). `N` defaults to
 //! 50,000. It also reports the recognizer's speed on those lines. `--examples K` prints
-//! up to K queries where the two stores' answers differ in correctness.
-
+//! up to K queries where the two stores' answers differ in correctness; `--speed` stops
+//! after measuring the recognizer.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -101,9 +101,11 @@ fn main() -> Result<()> {
     let mut dir: Option<PathBuf> = None;
     let mut lines = 50_000usize;
     let mut examples = 0usize;
+    let mut speed_only = false;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--lines" => lines = args.next().context("--lines needs a number")?.parse().context("--lines")?,
+            "--speed" => speed_only = true,
             "--examples" => {
                 examples = args.next().context("--examples needs a number")?.parse().context("--examples")?
             }
@@ -140,6 +142,9 @@ fn main() -> Result<()> {
         100.0 * with_codes as f64 / memory.len().max(1) as f64
     );
 
+    if speed_only {
+        return Ok(());
+    }
     let mut arms = [
         Arm {
             name: "plain text",

@@ -156,6 +156,9 @@ pub struct Recognizer {
     /// How many of `rules` are user rules.
     user: usize,
     set: RegexSet,
+    /// With built-in rules only: the bytes a code can start with. A text holding none
+    /// of them has no code, and skips the regular expressions altogether.
+    lead: Option<[bool; 256]>,
 }
 
 impl Default for Recognizer {
@@ -283,6 +286,19 @@ fn set_rules(name: &str) -> Option<Vec<(&'static str, Shape)>> {
     })
 }
 
+/// The bytes every match of a built-in set starts with.
+fn set_lead(name: &str) -> &'static [u8] {
+    match name {
+        "printf" | "python" | "qt" | "percent-name" | "gcc" => b"%",
+        "brace" => b"{$%",
+        "dollar-paren" => b"$",
+        "html" => b"<",
+        "xml-entity" => b"&",
+        "escape" => b"\\",
+        _ => b"",
+    }
+}
+
 /// The code type of each built-in set's placeholders.
 fn set_type(name: &str) -> &str {
     match name {
@@ -308,7 +324,7 @@ fn compile(name: &str, pattern: &str) -> Result<Regex> {
 impl Recognizer {
     /// A recognizer with no rules: everything stays text until [`add_rule`](Self::add_rule).
     pub fn empty() -> Self {
-        Recognizer { rules: Vec::new(), user: 0, set: RegexSet::empty() }
+        Recognizer { rules: Vec::new(), user: 0, set: RegexSet::empty(), lead: Some([false; 256]) }
     }
 
     /// The built-in rule sets named in a comma-separated list (`"printf,html"`), in
@@ -332,12 +348,16 @@ impl Recognizer {
             wanted.push(name);
         }
         let mut rules = Vec::new();
+        let mut lead = [false; 256];
         for set in RULE_SETS.iter().filter(|s| wanted.contains(s)) {
+            for &b in set_lead(set) {
+                lead[usize::from(b)] = true;
+            }
             for (pattern, shape) in set_rules(set).unwrap_or_default() {
                 rules.push(Rule { name: (*set).to_string(), regex: compile(set, pattern)?, shape });
             }
         }
-        let mut rec = Recognizer { rules, user: 0, set: RegexSet::empty() };
+        let mut rec = Recognizer { rules, user: 0, set: RegexSet::empty(), lead: Some(lead) };
         rec.rebuild_set()?;
         Ok(rec)
     }
@@ -371,6 +391,8 @@ impl Recognizer {
         let rule = Rule { name: name.to_string(), regex: compile(name, pattern)?, shape: Shape::Fixed(role) };
         self.rules.insert(self.user, rule);
         self.user += 1;
+        // A user pattern may start with anything.
+        self.lead = None;
         self.rebuild_set()
     }
 
@@ -474,6 +496,11 @@ impl Recognizer {
 
     /// Leftmost-longest scan over every rule that occurs in `text`.
     fn scan(&self, text: &str) -> Vec<Token> {
+        if let Some(lead) = &self.lead {
+            if !text.bytes().any(|b| lead[usize::from(b)]) {
+                return Vec::new();
+            }
+        }
         let active: Vec<usize> = self.set.matches(text).into_iter().collect();
         let mut tokens = Vec::new();
         if active.is_empty() {
@@ -729,15 +756,14 @@ impl Analysis {
     }
 }
 
-/// The codes' ids of `runs` in order, for tests.
-#[cfg(test)]
-fn ids(runs: &[Run]) -> Vec<&str> {
-    runs.iter().filter_map(|r| r.code().map(|c| c.id.as_str())).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The codes' ids of `runs` in order.
+    fn ids(runs: &[Run]) -> Vec<&str> {
+        runs.iter().filter_map(|r| r.code().map(|c| c.id.as_str())).collect()
+    }
 
     #[test]
     fn built_in_sets_compile() {
