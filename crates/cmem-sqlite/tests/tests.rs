@@ -674,3 +674,74 @@ fn sql_candidates_are_a_superset_of_what_reaches_the_cutoff() {
         }
     }
 }
+
+// ---- the shared conformance suite, on every configuration of the store ----
+
+/// A file-backed store that removes its directory when dropped.
+struct FileStore {
+    store: SqliteStore,
+    _dir: TempDir,
+}
+
+impl FileStore {
+    fn new(options: SqliteOptions) -> FileStore {
+        let dir = TempDir::new("conformance");
+        let store = SqliteStore::open_with(dir.path("c.db"), options).unwrap();
+        FileStore { store, _dir: dir }
+    }
+}
+
+impl ContentMemory for FileStore {
+    fn write(&self, entries: &[NewEntry]) -> cmem_core::Result<Vec<WriteOutcome>> {
+        self.store.write(entries)
+    }
+    fn get(&self, id: EntryId) -> cmem_core::Result<Option<cmem_core::Entry>> {
+        self.store.get(id)
+    }
+    fn delete(&self, id: EntryId) -> cmem_core::Result<bool> {
+        self.store.delete(id)
+    }
+    fn entries(&self, after: Option<EntryId>, limit: usize) -> cmem_core::Result<Vec<cmem_core::Entry>> {
+        self.store.entries(after, limit)
+    }
+    fn exact(&self, q: &ExactQuery<'_>) -> cmem_core::Result<Vec<cmem_core::Entry>> {
+        self.store.exact(q)
+    }
+    fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> cmem_core::Result<()> {
+        self.store.candidates(q, sink)
+    }
+    fn search(&self, q: &SearchQuery) -> cmem_core::Result<Vec<cmem_core::SearchHit>> {
+        self.store.search(q)
+    }
+    fn stats(&self) -> cmem_core::Result<cmem_core::Stats> {
+        self.store.stats()
+    }
+    fn version_reader(&self) -> Option<&dyn cmem_core::VersionReader> {
+        self.store.version_reader()
+    }
+}
+
+mod conformance_file {
+    use super::*;
+    cmem_conformance::conformance_suite!(|| Box::new(FileStore::new(SqliteOptions::default())));
+}
+
+mod conformance_in_memory {
+    use super::*;
+    cmem_conformance::conformance_suite!(|| Box::new(SqliteStore::open_in_memory().unwrap()));
+}
+
+mod conformance_fts5_candidates {
+    use super::*;
+    cmem_conformance::conformance_suite!(|| Box::new(
+        SqliteStore::open_in_memory_with(SqliteOptions::default().gram_index(false)).unwrap()
+    ));
+}
+
+mod conformance_length_prefilter {
+    use super::*;
+    cmem_conformance::conformance_suite!(|| Box::new(
+        SqliteStore::open_in_memory_with(SqliteOptions::default().gram_index(false).force_no_trigram(true))
+            .unwrap()
+    ));
+}
