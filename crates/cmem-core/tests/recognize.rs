@@ -375,6 +375,8 @@ fn user_rules() {
     r.add_rule("x-at", r"@@\w+@@", RuleRole::Placeholder).unwrap();
     golden(&r, "[b]%s[/b] by @@user@@", "⟨1+x-bb [b]⟩⟨2:printf %s⟩⟨1-x-bb [/b]⟩ by ⟨3:x-at @@user@@⟩");
     golden(&r, "[/b] then [b]", "⟨1-x-bb [/b]⟩ then ⟨2+x-bb [b]⟩");
+    // Text with nothing a built-in code starts with still meets the user rules.
+    golden(&r, "[b]bold[/b]", "⟨1+x-bb [b]⟩bold⟨1-x-bb [/b]⟩");
     // A user rule wins a tie with a built-in one.
     r.add_rule("x-pct-s", "%s", RuleRole::Placeholder).unwrap();
     golden(&r, "%s %d", "⟨1:x-pct-s %s⟩ ⟨2:printf %d⟩");
@@ -558,6 +560,19 @@ proptest! {
         check_invariants(&text, &runs);
         // Deterministic.
         prop_assert_eq!(default_rec().recognize(&text), runs);
+    }
+
+    #[test]
+    fn lead_byte_shortcut_loses_nothing(text in prop_oneof![codeish(), any::<String>()]) {
+        // A user rule that never matches turns the lead-byte shortcut off and changes
+        // nothing else.
+        static SLOW: std::sync::OnceLock<Recognizer> = std::sync::OnceLock::new();
+        let slow = SLOW.get_or_init(|| {
+            let mut r = Recognizer::default();
+            r.add_rule("x-never", "\\x00never\\x00", RuleRole::Placeholder).unwrap();
+            r
+        });
+        prop_assert_eq!(slow.recognize(&text), default_rec().recognize(&text));
     }
 
     #[test]
