@@ -122,6 +122,11 @@ fn arabic_hamza_and_madda_compose() {
     assert_eq!(normalize_text("\u{0627}\u{0654}"), "\u{0623}");
     assert_eq!(normalize_text("\u{0627}\u{0653}"), "\u{0622}");
     assert_eq!(normalize_text("\u{0627}\u{0655}"), "\u{0625}");
+    // WAW and YEH with HAMZA ABOVE.
+    assert_eq!(normalize_text("\u{0648}\u{0654}"), "\u{0624}");
+    assert_eq!(normalize_text("\u{064A}\u{0654}"), "\u{0626}");
+    // Presentation-form ligatures of tashkeel are compatibility characters: kept.
+    assert_eq!(normalize_text("\u{FC60}"), "\u{FC60}");
     // سأل "asked", decomposed and precomposed.
     assert_eq!(normalize_text("\u{0633}\u{0627}\u{0654}\u{0644}"), "\u{0633}\u{0623}\u{0644}");
 }
