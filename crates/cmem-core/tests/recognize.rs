@@ -641,3 +641,36 @@ fn real_strings_golden() {
     }
     assert_eq!(out.lines().count(), expected.lines().count(), "line counts differ");
 }
+
+// ---- what recognition is for: adaptation carries the query's codes ----
+
+#[test]
+fn recognized_codes_adapt_into_the_stored_target() {
+    use cmem_core::{lookup, ContentMemory, Locale, LookupRequest, MatchType, MemStore, NewEntry, Variant};
+    let r = default_rec();
+    let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+    let store = MemStore::new();
+    let (s, t) =
+        r.recognize_pair("Delete <b>%s</b> from %PRODUCTNAME?", "<b>%s</b> aus %PRODUCTNAME löschen?");
+    store.write(&[NewEntry::pair(Variant::new(en.clone(), s), Variant::new(de.clone(), t))]).unwrap();
+
+    // Other codes in the same places: an exact structural match, the target rewritten.
+    let q = r.recognize("Delete <i>%d</i> from %PRODUCTNAME?");
+    let m = lookup(&store, &LookupRequest::new(q, en.clone(), de.clone())).unwrap();
+    assert_eq!((m[0].score, m[0].match_type), (1.0, MatchType::StructuralExact));
+    assert_eq!(restore(&m[0].adapted_target), "<i>%d</i> aus %PRODUCTNAME löschen?");
+    assert!(m[0].adaptation_complete());
+
+    // The same strings as plain text: only a fuzzy match, and the stored codes stay.
+    let plain = MemStore::new();
+    plain
+        .write(&[NewEntry::pair(
+            Variant::new(en.clone(), vec![Run::text("Delete <b>%s</b> from %PRODUCTNAME?")]),
+            Variant::new(de.clone(), vec![Run::text("<b>%s</b> aus %PRODUCTNAME löschen?")]),
+        )])
+        .unwrap();
+    let q = vec![Run::text("Delete <i>%d</i> from %PRODUCTNAME?")];
+    let m = lookup(&plain, &LookupRequest::new(q, en, de)).unwrap();
+    assert!(m[0].score < 0.99, "{}", m[0].score);
+    assert_eq!(restore(&m[0].adapted_target), "<b>%s</b> aus %PRODUCTNAME löschen?");
+}
