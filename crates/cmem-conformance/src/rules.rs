@@ -1300,9 +1300,15 @@ pub fn fuzzy_candidates_are_complete(make: Make<'_>) -> Outcome {
         } else {
             sentence(&mut rng)
         };
-        let target_locale = if rng.below(15) == 0 { "fr" } else { "de" };
+        // Regional tags on both sides (the prefix rule), a locale pair never asked for,
+        // and some entries with a third variant.
+        let source_locale = ["en", "en", "en", "en-US", "en-GB"][rng.below(5)];
+        let target_locale = ["de", "de", "de", "de-DE", "de-AT", "fr"][rng.below(6)];
         let target = if rng.below(3) == 0 { src.clone() } else { format!("{src} T{}", rng.below(4)) };
-        let mut e = pair_in("en", &src, target_locale, &target)?;
+        let mut e = pair_in(source_locale, &src, target_locale, &target)?;
+        if target_locale != "fr" && rng.below(10) == 0 {
+            e.variants.push(Variant::new(locale("fr")?, runs(&format!("{src} F"))?));
+        }
         if rng.below(3) == 0 {
             e.point = point(["web", "web/eu", "app", "app/ios/x"][rng.below(4)])?;
         }
@@ -1318,7 +1324,6 @@ pub fn fuzzy_candidates_are_complete(make: Make<'_>) -> Outcome {
             cmem_core::merge_origins(&mut s.origins, &e.origins);
         }
     }
-    let (en, de) = (locale("en")?, locale("de")?);
     let mut compared = 0;
     for qi in 0..200 {
         let query = if qi % 10 == 9 {
@@ -1332,7 +1337,8 @@ pub fn fuzzy_candidates_are_complete(make: Make<'_>) -> Outcome {
         let caller =
             if rng.below(4) == 0 { Some(point(["web/eu/docs", "app", ""][rng.below(3)])?) } else { None };
         let options = opts().threshold(threshold).limit(limit).point(caller.clone());
-        let req = LookupRequest::new(runs(&query)?, en.clone(), de.clone()).options(options);
+        let (sl, tl) = (["en", "en", "en-US"][rng.below(3)], ["de", "de", "de-AT"][rng.below(3)]);
+        let req = LookupRequest::new(runs(&query)?, locale(sl)?, locale(tl)?).options(options);
         let got = cmem_core::lookup(&*store, &req)?;
         let want = crate::reference::reference_lookup(&stored, &req);
         let same = got.len() == want.len()
@@ -1344,7 +1350,7 @@ pub fn fuzzy_candidates_are_complete(make: Make<'_>) -> Outcome {
             });
         if !same {
             let mut msg = format!(
-                "query {qi} {query:?} (threshold {threshold}, limit {limit}, point {caller:?}) differs from the exhaustive reference\n  lookup:\n{}  reference:\n",
+                "query {qi} {query:?} ({sl} → {tl}, threshold {threshold}, limit {limit}, point {caller:?}) differs from the exhaustive reference\n  lookup:\n{}  reference:\n",
                 crate::fixture::describe(&got)
             );
             for w in &want {
@@ -1362,7 +1368,13 @@ pub fn fuzzy_candidates_are_complete(make: Make<'_>) -> Outcome {
             shown.dedup();
             for w in shown {
                 if let Some(e) = stored.iter().find(|e| e.id == w) {
-                    msg.push_str(&format!("  entry {w}: {:?}\n", to_notation(&e.variants[0].runs)));
+                    let locales: Vec<&str> = e.variants.iter().map(|v| v.locale.as_str()).collect();
+                    msg.push_str(&format!(
+                        "  entry {w} ({}, point {:?}): {:?}\n",
+                        locales.join(" → "),
+                        e.point.as_str(),
+                        to_notation(&e.variants[0].runs)
+                    ));
                 }
             }
             return Err(Failure::new(msg));
