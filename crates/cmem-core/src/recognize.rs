@@ -84,6 +84,8 @@
 //!   is rare in user-interface strings, while `%s\nTry again` (Android, `.properties`)
 //!   is common; the code keeps its text, so only the key changes. Leave `escape` out for
 //!   memories of TeX or Windows paths.
+//! * Percent-encoded text outside tags (`a%20b`, `%E2%80%99`) holds `qt` and `printf`
+//!   codes (`%20`, `%E`); inside a tag's attributes it is part of the tag.
 //! * `html` accepts a bare `<b>`, `<a>`, `<p>` … of a common element even unclosed, so a
 //!   search dialog's `<a> through <b>` holds two unpaired codes.
 //! * Recognition is by pattern, not by the program's real format language: a string

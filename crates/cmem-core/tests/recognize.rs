@@ -674,3 +674,14 @@ fn recognized_codes_adapt_into_the_stored_target() {
     assert!(m[0].score < 0.99, "{}", m[0].score);
     assert_eq!(restore(&m[0].adapted_target), "<b>%s</b> aus %PRODUCTNAME löschen?");
 }
+
+#[test]
+fn percent_encoding_trade_off() {
+    // Documented: outside a tag, percent-encoding looks like codes; inside, it is the tag's.
+    golden(default_rec(), "a%20b", "a⟨1:qt %20⟩b");
+    golden(
+        default_rec(),
+        r#"<a href="x#a%20b">y</a>"#,
+        r#"⟨1+x-html-a <a href="x#a%20b">⟩y⟨1-x-html-a </a>⟩"#,
+    );
+}
