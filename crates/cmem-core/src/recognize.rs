@@ -37,7 +37,7 @@
 //! | `brace` | `brace` | `{0}`, `{name}`, `{user.name}`, `{0:N2}`, `{0,-8}`, `{0, number}`, `{name!r}`, `{date|isodate}`, `${VAR}`, `%{var}`, and double-brace templates `{{count}}`, `{{ user.name }}` | `{}`, `{ }`, `{count, plural, …}`, `{{}+{}}` |
 //! | `qt` | `qt` | Qt/KDE arguments `%1`…`%99`, `%L1` | |
 //! | `dollar-paren` | `dollar-paren` | LibreOffice and make: `$(ARG1)`, `$(PRODUCTNAME)` | `$ (x)`, `$(1x)` |
-//! | `percent-name` | `percent-name` | LibreOffice names: `%PRODUCTNAME`, `%COLUMNNUMBER` (two or more capitals, digits, `_`) | `%A` (that is printf) |
+//! | `percent-name` | `percent-name` | LibreOffice names: `%PRODUCTNAME`, `%COLUMNNUMBER` (two or more capitals, digits, `_`), and `%DATE%`, `%APPDATA%` with the closing `%` | `%A` (that is printf) |
 //! | `gcc` | `gcc` | GCC diagnostics' quotes `%<` … `%>` (a paired code), `%'`, and the front end's conversions `%D`, `%T`, `%qD`, `%qE` | |
 //! | `html` | `x-html-NAME` | paired tags `<b>…</b>`, `<a href="…">…</a>` (name matched case-insensitively); self-closing `<br/>`, `<nl/>` and void `<br>`, `<hr>`, `<img src="…">` as placeholders; comments `<!-- … -->` (`x-html-comment`) | `a < b`, `x<y`, `<All Files>`, `git add <file>` |
 //! | `xml-entity` | `xml-entity` | `&amp;`, `&nbsp;`, `&#160;`, `&#xA0;` | `&`, `& `, `AT&T`, `&File` (accelerator) |
@@ -193,7 +193,8 @@ const BRACE: &str = concat!(
 );
 const QT: &str = r"%L?[1-9][0-9]?";
 const DOLLAR_PAREN: &str = r"\$\([A-Za-z_][A-Za-z0-9_.]*\)";
-const PERCENT_NAME: &str = r"%[A-Z][A-Z0-9_]*[A-Z0-9]";
+/// `%NAME` (LibreOffice), and `%NAME%` (LibreOffice, Windows variables) whole.
+const PERCENT_NAME: &str = r"%[A-Z][A-Z0-9_]*[A-Z0-9]%?";
 const GCC_OPEN: &str = r"%<";
 const GCC_CLOSE: &str = r"%>";
 /// `%'` and the front end's own conversions (`%qD`, `%E`, `%T`), optionally quoted with `q`.

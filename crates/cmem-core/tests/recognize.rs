@@ -167,6 +167,12 @@ fn percent_name() {
         "Welcome to ⟨1:percent-name %PRODUCTNAME⟩ ⟨2:percent-name %PRODUCTVERSION⟩",
     );
     golden(&r, "%SIGMA_g", "⟨1:percent-name %SIGMA⟩_g");
+    golden(
+        &r,
+        "Last checked: %DATE%, %TIME%",
+        "Last checked: ⟨1:percent-name %DATE%⟩, ⟨2:percent-name %TIME%⟩",
+    );
+    golden(&r, "(%DPIX% x %DPIY% DPI)", "(⟨1:percent-name %DPIX%⟩ x ⟨2:percent-name %DPIY%⟩ DPI)");
 }
 
 #[test]
