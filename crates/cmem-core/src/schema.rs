@@ -104,6 +104,9 @@ pub struct Index {
     pub columns: &'static [&'static str],
     /// How it is built.
     pub kind: IndexKind,
+    /// Only the rows where this predicate holds (a partial index), the same SQL in both
+    /// dialects; `None` for every row.
+    pub partial: Option<&'static str>,
 }
 
 /// One step of a migration.
@@ -173,6 +176,13 @@ pub const TM_ENTRIES: Table = Table {
 };
 
 /// Variants: one per locale of an entry, with its runs and the three keys.
+///
+/// `struct_key` is NULL when the structural key equals `plain`, and `general_key` when
+/// the generalized key equals the structural one: most segments carry no codes, and
+/// storing and indexing their text three times would double the database. The keys
+/// are therefore `plain`, `COALESCE(struct_key, plain)` and
+/// `COALESCE(general_key, struct_key, plain)`; the partial indexes hold only the keys
+/// that differ.
 pub const TM_VARIANTS: Table = Table {
     name: "tm_variants",
     columns: &[
@@ -182,8 +192,8 @@ pub const TM_VARIANTS: Table = Table {
         col("locale", ColumnType::Text),
         col("runs", ColumnType::Json),
         col("plain", ColumnType::Text),
-        col("struct_key", ColumnType::Text),
-        col("general_key", ColumnType::Text),
+        Column { not_null: false, ..col("struct_key", ColumnType::Text) },
+        Column { not_null: false, ..col("general_key", ColumnType::Text) },
         col("text", ColumnType::Text),
     ],
 };
@@ -206,45 +216,57 @@ const IDX_IDENTITY: Index = Index {
     table: "tm_entries",
     columns: &["identity"],
     kind: IndexKind::Ordered,
+    partial: None,
 };
 const IDX_VARIANT_ENTRY: Index = Index {
     name: "tm_variants_entry",
     table: "tm_variants",
     columns: &["entry_id", "ord"],
     kind: IndexKind::Ordered,
+    partial: None,
 };
 const IDX_VARIANT_LOCALE: Index = Index {
     name: "tm_variants_locale",
     table: "tm_variants",
     columns: &["locale"],
     kind: IndexKind::Ordered,
+    partial: None,
 };
 const IDX_PLAIN: Index = Index {
     name: "tm_variants_plain",
     table: "tm_variants",
     columns: &["plain", "locale"],
     kind: IndexKind::Equality,
+    partial: None,
 };
 const IDX_STRUCT: Index = Index {
     name: "tm_variants_struct_key",
     table: "tm_variants",
     columns: &["struct_key", "locale"],
     kind: IndexKind::Equality,
+    partial: Some("struct_key IS NOT NULL"),
 };
 const IDX_GENERAL: Index = Index {
     name: "tm_variants_general_key",
     table: "tm_variants",
     columns: &["general_key", "locale"],
     kind: IndexKind::Equality,
+    partial: Some("general_key IS NOT NULL"),
 };
 const IDX_ORIGIN_ENTRY: Index = Index {
     name: "tm_origins_entry",
     table: "tm_origins",
     columns: &["entry_id", "seq"],
     kind: IndexKind::Ordered,
+    partial: None,
 };
-const IDX_UNIT: Index =
-    Index { name: "tm_entries_unit", table: "tm_entries", columns: &["unit"], kind: IndexKind::Ordered };
+const IDX_UNIT: Index = Index {
+    name: "tm_entries_unit",
+    table: "tm_entries",
+    columns: &["unit"],
+    kind: IndexKind::Ordered,
+    partial: None,
+};
 
 /// Every migration, in order. Append only.
 pub const MIGRATIONS: &[Migration] = &[
@@ -343,15 +365,21 @@ impl Step {
             Step::AddColumn { table, column } => {
                 vec![format!("ALTER TABLE {table} ADD COLUMN {}", column_sql(&column, dialect))]
             }
-            Step::CreateIndex(ix) => match (ix.kind, dialect) {
-                (IndexKind::Equality, Dialect::Postgres) => vec![format!(
-                    "CREATE INDEX {} ON {} USING hash ({})",
-                    ix.name,
-                    ix.table,
-                    ix.columns.first().copied().unwrap_or("id")
-                )],
-                _ => vec![format!("CREATE INDEX {} ON {} ({})", ix.name, ix.table, ix.columns.join(", "))],
-            },
+            Step::CreateIndex(ix) => {
+                let mut sql = match (ix.kind, dialect) {
+                    (IndexKind::Equality, Dialect::Postgres) => format!(
+                        "CREATE INDEX {} ON {} USING hash ({})",
+                        ix.name,
+                        ix.table,
+                        ix.columns.first().copied().unwrap_or("id")
+                    ),
+                    _ => format!("CREATE INDEX {} ON {} ({})", ix.name, ix.table, ix.columns.join(", ")),
+                };
+                if let Some(p) = ix.partial {
+                    let _ = write!(sql, " WHERE {p}");
+                }
+                vec![sql]
+            }
             Step::TrigramIndex { name, table, columns } => match dialect {
                 Dialect::Sqlite => vec![format!(
                     "CREATE VIRTUAL TABLE {name} USING fts5({}, tokenize='trigram', content='', \
@@ -527,6 +555,10 @@ mod tests {
         assert!(ddl.contains("tokenize='unicode61 remove_diacritics 2'"));
         assert!(ddl.contains("ALTER TABLE tm_entries ADD COLUMN point TEXT NOT NULL DEFAULT ''"));
         assert!(ddl.contains("CREATE INDEX tm_entries_unit ON tm_entries (unit)"));
+        assert!(ddl.contains(
+            "CREATE INDEX tm_variants_struct_key ON tm_variants (struct_key, locale) WHERE struct_key IS NOT NULL"
+        ));
+        assert!(ddl.contains("    struct_key TEXT,\n"));
         assert!(statements(Dialect::Sqlite, 3).iter().all(|s| !s.contains("point") && !s.contains("unit")));
     }
 }

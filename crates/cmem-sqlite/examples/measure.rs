@@ -5,7 +5,7 @@
 //! ```text
 //! cargo run --release -p cmem-sqlite --example measure -- \
 //!     --corpus en-de.jsonl.gz --queries queries_sample.jsonl queries_versioned.jsonl \
-//!     [--exact queries_exact.jsonl] [--n 100000] [--db measure.db] [--max-queries 0]
+//!     [--exact queries_exact.jsonl] [--n 100000] [--db measure.db] [--max-queries 0] [--keep]
 //! ```
 //!
 //! The corpus is JSON Lines (`{"source","target",...}` per line, gzip when the name ends
@@ -19,8 +19,8 @@ use std::time::Instant;
 
 use cmem_core::distance::Pattern;
 use cmem_core::{
-    flatten_runs, lookup, ContentMemory, ExactQuery, KeyKind, Keys, Locale, LookupOptions, LookupRequest,
-    NewEntry, Run, Variant,
+    lookup, ContentMemory, ExactQuery, KeyKind, Keys, Locale, LookupOptions, LookupRequest, NewEntry, Run,
+    Variant,
 };
 use cmem_sqlite::SqliteStore;
 
@@ -31,6 +31,7 @@ struct Args {
     n: usize,
     db: PathBuf,
     max_queries: usize,
+    keep: bool,
 }
 
 fn args() -> Args {
@@ -41,6 +42,7 @@ fn args() -> Args {
         n: usize::MAX,
         db: std::env::temp_dir().join("cmem-measure.db"),
         max_queries: 0,
+        keep: false,
     };
     let mut it = std::env::args().skip(1).peekable();
     while let Some(arg) = it.next() {
@@ -50,6 +52,7 @@ fn args() -> Args {
             "--n" => a.n = it.next().expect("--n N").parse().expect("--n N"),
             "--db" => a.db = it.next().expect("--db FILE").into(),
             "--max-queries" => a.max_queries = it.next().expect("--max-queries N").parse().expect("a number"),
+            "--keep" => a.keep = true,
             "--queries" => {
                 while let Some(q) = it.peek() {
                     if q.starts_with("--") {
@@ -153,10 +156,18 @@ fn main() {
     println!("reopened in {:.3} s; candidate index for en built in {:.2} s", open, t.elapsed().as_secs_f64());
 
     // The exhaustive baseline: every distinct stored source key.
+    // Text-only runs: the generalized key equals the structural one; the structural key
+    // differs from the plain one where the text has braces (doubled).
     let mut keys: Vec<(String, usize)> = entries
         .iter()
-        .map(|e| flatten_runs(&e.variants[0].runs))
-        .map(|k| (k.clone(), k.chars().count()))
+        .flat_map(|e| {
+            let k = e.variants[0].keys();
+            [k.plain, k.structural]
+        })
+        .map(|k| {
+            let n = k.chars().count();
+            (k, n)
+        })
         .collect();
     keys.sort();
     keys.dedup();
@@ -210,7 +221,18 @@ fn main() {
         let (mut with_match, mut found, mut wrong_score) = (0usize, 0usize, 0usize);
         for q in &qs {
             let runs = vec![Run::text(q.clone())];
-            let key = Keys::of(&runs).plain;
+            let qk = Keys::of(&runs);
+            let key = qk.plain.clone();
+            // The similarity of the query to a stored source: the best over the kinds.
+            let sim_to = |runs: &[Run]| -> f64 {
+                let k = Keys::of(runs);
+                [(&qk.plain, &k.plain), (&qk.structural, &k.structural)]
+                    .iter()
+                    .map(|(a, b)| {
+                        Pattern::new(a).similarity_at_least(b, b.chars().count(), 0.0).unwrap_or(0.0)
+                    })
+                    .fold(0.0, f64::max)
+            };
             let t = Instant::now();
             let matches =
                 lookup(&store, &LookupRequest::new(runs, en.clone(), de.clone()).options(opts.clone()))
@@ -219,14 +241,20 @@ fn main() {
 
             // Exhaustive scan with the same bit-parallel distance and a rising cut-off.
             let t = Instant::now();
-            let pattern = Pattern::new(&key);
+            let patterns = if qk.structural == qk.plain {
+                vec![Pattern::new(&key)]
+            } else {
+                vec![Pattern::new(&key), Pattern::new(&qk.structural)]
+            };
             let mut best = opts.threshold;
             let mut any = false;
-            for (k, len) in &keys {
-                if let Some(s) = pattern.similarity_at_least(k, *len, best) {
-                    if s >= best {
-                        best = s;
-                        any = true;
+            for pattern in &patterns {
+                for (k, len) in &keys {
+                    if let Some(s) = pattern.similarity_at_least(k, *len, best) {
+                        if s >= best {
+                            best = s;
+                            any = true;
+                        }
                     }
                 }
             }
@@ -235,19 +263,14 @@ fn main() {
                 continue;
             }
             with_match += 1;
-            let top = matches.first().map(|m| {
-                let src = flatten_runs(m.source());
-                Pattern::new(&key).similarity_at_least(&src, src.chars().count(), 0.0).unwrap_or(0.0)
-            });
+            let top = matches.first().map(|m| sim_to(m.source()));
             if top.is_some_and(|s| s + 1e-9 >= best) {
                 found += 1;
             }
             // Every returned score is checked against the distance of its key.
             for m in &matches {
                 if !m.match_type.is_exact() {
-                    let src = flatten_runs(m.source());
-                    let s =
-                        Pattern::new(&key).similarity_at_least(&src, src.chars().count(), 0.0).unwrap_or(0.0);
+                    let s = sim_to(m.source());
                     if (s.min(0.99) - m.score).abs() > 1e-9 {
                         wrong_score += 1;
                     }
@@ -275,7 +298,9 @@ fn main() {
         );
     }
     drop(store);
-    let _ = std::fs::remove_file(&a.db);
-    let _ = std::fs::remove_file(a.db.with_extension("db-wal"));
-    let _ = std::fs::remove_file(a.db.with_extension("db-shm"));
+    if !a.keep {
+        let _ = std::fs::remove_file(&a.db);
+        let _ = std::fs::remove_file(a.db.with_extension("db-wal"));
+        let _ = std::fs::remove_file(a.db.with_extension("db-shm"));
+    }
 }

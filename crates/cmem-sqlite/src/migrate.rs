@@ -159,10 +159,8 @@ fn rekey(conn: &mut Connection, path: &str) -> Result<()> {
             let runs = runs_from_json(&json)
                 .map_err(|e| corrupt(path, format!("re-keying: variant {id} has unreadable runs"), e))?;
             let k = Keys::of(&runs);
-            update
-                .execute(params![id, k.plain, k.structural, k.generalized])
-                .ctx(path, "re-keying a variant")?;
-            let (s, g) = crate::store::distinct_fts_keys(&k);
+            let (s, g) = crate::store::stored_keys(&k);
+            update.execute(params![id, k.plain, s, g]).ctx(path, "re-keying a variant")?;
             gram.execute(params![id, k.plain, s, g]).ctx(path, "re-keying the trigram index")?;
         }
     }

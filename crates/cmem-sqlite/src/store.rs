@@ -14,8 +14,8 @@ use cmem_core::store::{
 use cmem_core::trigram::length_bounds;
 use cmem_core::version::{select_versions, Version, VersionQuery, VersionReader};
 use cmem_core::{
-    build_trigram_query, merge_origins, normalize_text, Entry, EntryId, Error, ErrorKind, Keys, KindSet,
-    Locale, Metadata, NewEntry, Origin, Point, Result, Variant, WriteOutcome,
+    build_trigram_query, merge_origins, normalize_text, Entry, EntryId, Error, ErrorKind, KeyKind, Keys,
+    KindSet, Locale, Metadata, NewEntry, Origin, Point, Result, Variant, WriteOutcome,
 };
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
 
@@ -99,13 +99,18 @@ pub struct SqliteStore {
     options: SqliteOptions,
 }
 
-/// The structural and generalized keys to put in the trigram table: `NULL` where a key
-/// equals an earlier one, so text-only variants index their text once.
-pub(crate) fn distinct_fts_keys(k: &Keys) -> (Option<&str>, Option<&str>) {
+/// The stored forms of the structural and generalized keys: `NULL` where a key equals
+/// the one before it (see [`cmem_core::schema::TM_VARIANTS`]), in `tm_variants` and in
+/// the trigram table alike, so text-only variants store and index their text once.
+pub(crate) fn stored_keys(k: &Keys) -> (Option<&str>, Option<&str>) {
     let s = (k.structural != k.plain).then_some(k.structural.as_str());
-    let g = (k.generalized != k.plain && k.generalized != k.structural).then_some(k.generalized.as_str());
+    let g = (k.generalized != k.structural).then_some(k.generalized.as_str());
     (s, g)
 }
+
+/// The three keys of a `tm_variants` row `v`, NULLs resolved.
+const KEYS_OF_V: &str =
+    "v.plain, COALESCE(v.struct_key, v.plain), COALESCE(v.general_key, v.struct_key, v.plain)";
 
 /// SQL for "the locale in column `col` matches `?N` by the prefix rule" (tags are
 /// stored canonically; `LIKE` is ASCII case-insensitive, which BCP 47 tags are).
@@ -316,7 +321,9 @@ impl SqliteStore {
             let tag = cache.locales[usize::from(li)].as_str().to_owned();
             let mut ix = cmem_core::GramIndex::new();
             let mut stmt = conn
-                .prepare("SELECT entry_id, plain, struct_key, general_key FROM tm_variants WHERE locale = ?1 ORDER BY id")
+                .prepare(&format!(
+                    "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v WHERE v.locale = ?1 ORDER BY v.id"
+                ))
                 .ctx(p, "loading keys")?;
             let mut rows = stmt.query([&tag]).ctx(p, "loading keys")?;
             while let Some(r) = rows.next().ctx(p, "loading keys")? {
@@ -457,18 +464,18 @@ impl SqliteStore {
                 .ctx(p, "writing the search index")?;
             for (ord, v) in new.variants.iter().enumerate() {
                 let k = v.keys();
+                let (s, g) = stored_keys(&k);
                 var.execute(params![
                     id.0,
                     ord as i64,
                     v.locale.as_str(),
                     runs_to_json(&v.runs),
                     k.plain,
-                    k.structural,
-                    k.generalized
+                    s,
+                    g
                 ])
                 .ctx(p, &format!("writing variant {} of entry {id}", v.locale))?;
                 let vid = tx.last_insert_rowid();
-                let (s, g) = distinct_fts_keys(&k);
                 gram.execute(params![vid, k.plain, s, g]).ctx(p, "writing the trigram index")?;
                 search.execute(params![vid, k.plain]).ctx(p, "writing the search index")?;
                 let keys = k.distinct().into_iter().map(|(key, kinds)| (key.to_owned(), kinds)).collect();
@@ -503,7 +510,7 @@ impl SqliteStore {
         if self.trigram {
             if let Some(expr) = build_trigram_query(q.key) {
                 let sql = format!(
-                    "SELECT v.entry_id, v.plain, v.struct_key, v.general_key FROM \
+                    "SELECT v.entry_id, {KEYS_OF_V} FROM \
                      (SELECT rowid AS rid FROM tm_variant_trigram WHERE tm_variant_trigram MATCH ?3 \
                       ORDER BY rank LIMIT 200) f JOIN tm_variants v ON v.id = f.rid \
                      WHERE {} AND {has_target}",
@@ -519,7 +526,7 @@ impl SqliteStore {
         let (lo, hi) = length_bounds(q.key.chars().count(), sink.cutoff());
         let hi = i64::try_from(hi).unwrap_or(i64::MAX);
         let sql = format!(
-            "SELECT v.entry_id, v.plain, v.struct_key, v.general_key FROM tm_variants v \
+            "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v \
              WHERE {} AND (LENGTH(v.plain) BETWEEN ?3 AND ?4 OR LENGTH(v.struct_key) BETWEEN ?3 AND ?4 \
              OR LENGTH(v.general_key) BETWEEN ?3 AND ?4) AND {has_target}",
             locale_match("v.locale", 1)
@@ -638,13 +645,25 @@ impl ContentMemory for SqliteStore {
     fn exact(&self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
         let conn = self.conn()?;
         let p = &self.path;
-        let col = q.kind.column();
+        // NULL keys stand for the key before them (`stored_keys`): each arm uses an index.
+        let sql = match q.kind {
+            KeyKind::Plain => "SELECT entry_id, locale FROM tm_variants WHERE plain = ?1 ORDER BY entry_id",
+            KeyKind::Structural => {
+                "SELECT entry_id, locale FROM (\
+                 SELECT entry_id, locale FROM tm_variants WHERE struct_key = ?1 UNION ALL \
+                 SELECT entry_id, locale FROM tm_variants WHERE struct_key IS NULL AND plain = ?1) \
+                 ORDER BY entry_id"
+            }
+            KeyKind::Generalized => {
+                "SELECT entry_id, locale FROM (\
+                 SELECT entry_id, locale FROM tm_variants WHERE general_key = ?1 UNION ALL \
+                 SELECT entry_id, locale FROM tm_variants WHERE general_key IS NULL AND struct_key = ?1 \
+                 UNION ALL SELECT entry_id, locale FROM tm_variants \
+                 WHERE general_key IS NULL AND struct_key IS NULL AND plain = ?1) ORDER BY entry_id"
+            }
+        };
         let rows: Vec<(i64, String)> = {
-            let mut stmt = conn
-                .prepare_cached(&format!(
-                    "SELECT entry_id, locale FROM tm_variants WHERE {col} = ?1 ORDER BY entry_id"
-                ))
-                .ctx(p, "exact lookup")?;
+            let mut stmt = conn.prepare_cached(sql).ctx(p, "exact lookup")?;
             let rows = stmt.query_map([q.key], |r| Ok((r.get(0)?, r.get(1)?))).ctx(p, "exact lookup")?;
             rows.collect::<rusqlite::Result<_>>().ctx(p, "exact lookup")?
         };
