@@ -118,7 +118,8 @@ enum Ev {
     Start(String, Vec<(String, String)>),
     Empty(String, Vec<(String, String)>),
     End,
-    Text(String),
+    /// Text, in `TmxReader::text`.
+    Text,
     Eof,
 }
 
@@ -145,11 +146,17 @@ pub struct TmxReader<R: Read> {
     depth: usize,
     /// Offset where the last event began.
     event_start: u64,
+    /// Recently parsed `xml:lang` values: files use a handful of tags, and parsing
+    /// BCP 47 is far slower than comparing strings.
+    locales: Vec<(String, Locale)>,
+    /// The text of the last `Ev::Text` (kept to reuse its allocation).
+    text: String,
 }
 
-/// A line and column (from 1). Positions are computed when an element starts: the
-/// line tracker forgets line starts once the reader has moved on.
-type Pos = (u64, u64);
+/// A byte offset in the UTF-8 stream. Inside the body, the line tracker forgets line
+/// starts only when a new `tu` begins, so any offset of the current `tu` can still be
+/// turned into a line and column when a problem is reported.
+type Pos = u64;
 
 /// Per-`tu` context for problems.
 struct TuCtx {
@@ -212,6 +219,8 @@ impl<R: Read> TmxReader<R> {
             tu_start: 0,
             depth: 0,
             event_start: 0,
+            locales: Vec::new(),
+            text: String::new(),
         })
     }
 
@@ -235,15 +244,14 @@ impl<R: Read> TmxReader<R> {
         FormatError::new(Format::Tmx, kind, message).in_file(self.options.file_name.clone()).at(line, col)
     }
 
-    /// A located error at a position computed earlier (see [`Pos`]).
-    fn error_at(&self, kind: ErrorKind, message: impl Into<String>, (line, col): Pos) -> FormatError {
-        FormatError::new(Format::Tmx, kind, message).in_file(self.options.file_name.clone()).at(line, col)
+    /// A located error at an offset of the current `tu` (see [`Pos`]).
+    fn error_at(&self, kind: ErrorKind, message: impl Into<String>, pos: Pos) -> FormatError {
+        self.error_here(kind, message, pos)
     }
 
-    /// The position of the next event: taken before reading it, while the line
-    /// tracker still knows the line starts before it.
+    /// The offset of the next event.
     fn here(&self) -> Pos {
-        self.xml.get_ref().line_col(self.xml.buffer_position())
+        self.xml.buffer_position()
     }
 
     fn problem(&self, ctx: &mut TuCtx, kind: ErrorKind, message: impl Into<String>, pos: Pos) {
@@ -256,7 +264,9 @@ impl<R: Read> TmxReader<R> {
         loop {
             let start = self.xml.buffer_position();
             self.event_start = start;
-            self.xml.get_mut().forget_before(start);
+            if self.state != State::Body {
+                self.xml.get_mut().forget_before(start);
+            }
             if self.state == State::Body && start.saturating_sub(self.tu_start) > self.options.max_tu_bytes {
                 return Err(self.error_here(
                     ErrorKind::Limit,
@@ -291,12 +301,24 @@ impl<R: Read> TmxReader<R> {
                     }
                 }
                 Event::End(_) => Ev::End,
-                Event::Text(t) => Ev::Text(t.xml10_content().into_owned()),
-                Event::CData(t) => Ev::Text(t.xml10_content().into_owned()),
+                Event::Text(t) => {
+                    self.text.clear();
+                    self.text.push_str(&t.xml10_content());
+                    Ev::Text
+                }
+                Event::CData(t) => {
+                    self.text.clear();
+                    self.text.push_str(&t.xml10_content());
+                    Ev::Text
+                }
                 Event::GeneralRef(r) => {
                     let name: &str = &r;
                     match resolve_reference(name) {
-                        Some(c) => Ev::Text(c.to_string()),
+                        Some(c) => {
+                            self.text.clear();
+                            self.text.push(c);
+                            Ev::Text
+                        }
                         None => {
                             let what = if name.starts_with('#') {
                                 format!("invalid character reference &{name};")
@@ -365,7 +387,7 @@ impl<R: Read> TmxReader<R> {
             match self.next_event()? {
                 Ev::Start(..) => depth += 1,
                 Ev::End => depth -= 1,
-                Ev::Text(t) => text.push_str(&t),
+                Ev::Text => text.push_str(&self.text),
                 Ev::Empty(..) => {}
                 Ev::Eof => {
                     return Err(self.error_here(ErrorKind::Xml, "unexpected end of file", self.event_start))
@@ -382,6 +404,8 @@ impl<R: Read> TmxReader<R> {
                 State::Prolog => self.read_prolog()?,
                 State::Body => {
                     let start = self.xml.buffer_position();
+                    // Line starts before this point are no longer needed (see `Pos`).
+                    self.xml.get_mut().forget_before(start);
                     match self.next_event()? {
                         Ev::Start(name, attrs) if name == "tu" => {
                             self.tu_start = start;
@@ -436,11 +460,11 @@ impl<R: Read> TmxReader<R> {
                         self.event_start,
                     ))
                 }
-                Ev::Text(t) if t.trim().is_empty() => {}
-                Ev::Text(t) => {
+                Ev::Text if self.text.trim().is_empty() => {}
+                Ev::Text => {
                     return Err(self.error_here(
                         ErrorKind::Xml,
-                        format!("text {:?} before the root element", truncate(&t, 20)),
+                        format!("text {:?} before the root element", truncate(&self.text, 20)),
                         self.event_start,
                     ))
                 }
@@ -537,7 +561,6 @@ impl<R: Read> TmxReader<R> {
 
     fn read_tu(&mut self, attrs: Vec<(String, String)>, start: u64, empty: bool) -> Result<(), FormatError> {
         self.tu_index += 1;
-        let start = self.xml.get_ref().line_col(start);
         let mut ctx = TuCtx {
             index: self.tu_index,
             tuid: attr(&attrs, "tuid").map(str::to_owned),
@@ -619,7 +642,7 @@ impl<R: Read> TmxReader<R> {
                         );
                     }
                     Ev::End => break,
-                    Ev::Text(_) => {}
+                    Ev::Text => {}
                     Ev::Eof => {
                         return Err(self.error_at(ErrorKind::Xml, "unexpected end of file in <tu>", at))
                     }
@@ -753,6 +776,18 @@ impl<R: Read> TmxReader<R> {
         }
     }
 
+    fn parse_locale(&mut self, tag: &str) -> Result<Locale, cmem_core::Error> {
+        if let Some((_, l)) = self.locales.iter().find(|(t, _)| t == tag) {
+            return Ok(l.clone());
+        }
+        let l = Locale::parse(tag)?;
+        if self.locales.len() >= 32 {
+            self.locales.remove(0);
+        }
+        self.locales.push((tag.to_owned(), l.clone()));
+        Ok(l)
+    }
+
     fn read_tuv(
         &mut self,
         ctx: &mut TuCtx,
@@ -766,7 +801,7 @@ impl<R: Read> TmxReader<R> {
                 self.problem(ctx, ErrorKind::InvalidLocale, "<tuv> has no xml:lang; skipped", start);
                 None
             }
-            Some(l) => match Locale::parse(l) {
+            Some(l) => match self.parse_locale(l) {
                 Ok(loc) => Some(loc),
                 Err(e) => {
                     self.problem(ctx, ErrorKind::InvalidLocale, format!("<tuv>: {e}; skipped"), start);
@@ -850,7 +885,7 @@ impl<R: Read> TmxReader<R> {
                         );
                     }
                     Ev::End => break,
-                    Ev::Text(_) => {}
+                    Ev::Text => {}
                     Ev::Eof => {
                         return Err(self.error_at(ErrorKind::Xml, "unexpected end of file in <tuv>", at))
                     }
@@ -884,7 +919,7 @@ impl<R: Read> TmxReader<R> {
             let at = self.here();
             let ev = self.next_event()?;
             match ev {
-                Ev::Text(t) => b.text(&t),
+                Ev::Text => b.text(&self.text),
                 Ev::Start(name, attrs) if is_code_element(&name) => {
                     let content = self.text_content()?;
                     self.code(ctx, &mut b, &name, &attrs, content, at);

@@ -339,17 +339,33 @@ impl<R: Read> XmlInput<R> {
             self.base_line_start = nl + 1;
         }
     }
+}
 
-    fn buffer(&self) -> &[u8] {
-        match &self.source {
-            Source::Utf8(head, rest, head_done) => {
-                if *head_done {
-                    rest.buffer()
-                } else {
-                    head.buffer()
+/// Appends the offsets (from `base`) of the `\n`s in `bytes`. Eight bytes at a time:
+/// most chunks of XML hold no newline, and this runs over every byte read.
+fn find_newlines(bytes: &[u8], base: u64, out: &mut VecDeque<u64>) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const NL: u64 = 0x0A0A_0A0A_0A0A_0A0A;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut at = 0usize;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word) ^ NL;
+        // Non-zero iff some byte of x is zero, i.e. some byte was '\n'.
+        if x.wrapping_sub(ONES) & !x & HIGHS != 0 {
+            for (i, &b) in chunk.iter().enumerate() {
+                if b == b'\n' {
+                    out.push_back(base + (at + i) as u64);
                 }
             }
-            Source::Transcode(t) => &t.out[t.out_pos..],
+        }
+        at += 8;
+    }
+    for (i, &b) in chunks.remainder().iter().enumerate() {
+        if b == b'\n' {
+            out.push_back(base + (at + i) as u64);
         }
     }
 }
@@ -400,15 +416,18 @@ impl<R: Read> BufRead for XmlInput<R> {
 
     fn consume(&mut self, amt: usize) {
         let start = self.consumed;
-        let buffer = self.buffer();
-        let amt = amt.min(buffer.len());
-        let mut found = Vec::new();
-        for (i, &b) in buffer[..amt].iter().enumerate() {
-            if b == b'\n' {
-                found.push(start + i as u64);
+        let buffer: &[u8] = match &self.source {
+            Source::Utf8(head, rest, head_done) => {
+                if *head_done {
+                    rest.buffer()
+                } else {
+                    head.buffer()
+                }
             }
-        }
-        self.newlines.extend(found);
+            Source::Transcode(t) => &t.out[t.out_pos..],
+        };
+        let amt = amt.min(buffer.len());
+        find_newlines(&buffer[..amt], start, &mut self.newlines);
         self.consumed += amt as u64;
         match &mut self.source {
             Source::Utf8(head, rest, head_done) => {
@@ -565,6 +584,28 @@ mod tests {
         input.forget_before(6);
         assert_eq!(input.line_col(7), (4, 1));
         assert_eq!(input.line_col(6), (3, 1));
+    }
+
+    #[test]
+    fn newlines_found_in_every_lane() {
+        for len in 0..40 {
+            for nl in 0..len {
+                let mut bytes = vec![b'a'; len];
+                bytes[nl] = b'\n';
+                if nl + 9 < len {
+                    bytes[nl + 9] = b'\n';
+                }
+                let mut out = VecDeque::new();
+                find_newlines(&bytes, 100, &mut out);
+                let expected: Vec<u64> = bytes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &b)| b == b'\n')
+                    .map(|(i, _)| 100 + i as u64)
+                    .collect();
+                assert_eq!(Vec::from(out), expected, "len {len} nl {nl}");
+            }
+        }
     }
 
     #[test]
