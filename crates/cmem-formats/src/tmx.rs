@@ -55,13 +55,11 @@ use std::io::Read;
 use std::path::Path;
 
 use cmem_core::{Locale, Metadata, NewEntry, Origin, Point, Run};
-use quick_xml::events::{BytesStart, Event};
-use quick_xml::XmlVersion;
 
 use crate::error::{ErrorKind, Format, FormatError};
 use crate::inline::{bpt_kind, ph_run};
 use crate::item::Item;
-use crate::xml::{resolve_reference, XmlInput};
+use crate::xml::{attr, XmlEvent, XmlReader};
 
 /// Options of the TMX reader.
 #[derive(Debug, Clone)]
@@ -112,17 +110,6 @@ impl TmxHeader {
     }
 }
 
-/// A simplified, owned XML event.
-#[derive(Debug)]
-enum Ev {
-    Start(String, Vec<(String, String)>),
-    Empty(String, Vec<(String, String)>),
-    End,
-    /// Text, in `TmxReader::text`.
-    Text,
-    Eof,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     Prolog,
@@ -133,8 +120,7 @@ enum State {
 
 /// A streaming TMX reader; see the [module docs](self).
 pub struct TmxReader<R: Read> {
-    xml: quick_xml::Reader<XmlInput<R>>,
-    buf: Vec<u8>,
+    xml: XmlReader<R>,
     options: TmxOptions,
     header: TmxHeader,
     header_srclang: Option<Locale>,
@@ -142,15 +128,9 @@ pub struct TmxReader<R: Read> {
     state: State,
     pending: VecDeque<Result<Item, FormatError>>,
     tu_index: u64,
-    tu_start: u64,
-    depth: usize,
-    /// Offset where the last event began.
-    event_start: u64,
     /// Recently parsed `xml:lang` values: files use a handful of tags, and parsing
     /// BCP 47 is far slower than comparing strings.
     locales: Vec<(String, Locale)>,
-    /// The text of the last `Ev::Text` (kept to reuse its allocation).
-    text: String,
 }
 
 /// A byte offset in the UTF-8 stream. Inside the body, the line tracker forgets line
@@ -195,20 +175,9 @@ impl<R: Read> TmxReader<R> {
     /// [`ErrorKind::Io`] when the first bytes cannot be read, [`ErrorKind::Encoding`]
     /// for an unsupported declared encoding.
     pub fn new(input: R, options: TmxOptions) -> Result<Self, FormatError> {
-        let input = XmlInput::new(input).map_err(|e| {
-            let kind =
-                if e.kind() == std::io::ErrorKind::InvalidData { ErrorKind::Encoding } else { ErrorKind::Io };
-            FormatError::new(Format::Tmx, kind, e.to_string()).in_file(options.file_name.clone()).at(1, 1)
-        })?;
-        let mut xml = quick_xml::Reader::from_reader(input);
-        let config = xml.config_mut();
-        config.check_end_names = true;
-        config.expand_empty_elements = false;
-        config.trim_text_start = false;
-        config.trim_text_end = false;
+        let xml = XmlReader::new(input, Format::Tmx, &options.file_name, options.max_depth)?;
         Ok(TmxReader {
             xml,
-            buf: Vec::with_capacity(4096),
             options,
             header: TmxHeader::default(),
             header_srclang: None,
@@ -216,11 +185,7 @@ impl<R: Read> TmxReader<R> {
             state: State::Prolog,
             pending: VecDeque::new(),
             tu_index: 0,
-            tu_start: 0,
-            depth: 0,
-            event_start: 0,
             locales: Vec::new(),
-            text: String::new(),
         })
     }
 
@@ -231,7 +196,7 @@ impl<R: Read> TmxReader<R> {
 
     /// Raw bytes read from the input so far.
     pub fn bytes_read(&self) -> u64 {
-        self.xml.get_ref().bytes_read()
+        self.xml.bytes_read()
     }
 
     /// `tu` elements seen so far.
@@ -240,161 +205,22 @@ impl<R: Read> TmxReader<R> {
     }
 
     fn error_here(&self, kind: ErrorKind, message: impl Into<String>, offset: u64) -> FormatError {
-        let (line, col) = self.xml.get_ref().line_col(offset);
-        FormatError::new(Format::Tmx, kind, message).in_file(self.options.file_name.clone()).at(line, col)
+        self.xml.error_at(kind, message, offset)
     }
 
     /// A located error at an offset of the current `tu` (see [`Pos`]).
     fn error_at(&self, kind: ErrorKind, message: impl Into<String>, pos: Pos) -> FormatError {
-        self.error_here(kind, message, pos)
+        self.xml.error_at(kind, message, pos)
     }
 
     /// The offset of the next event.
     fn here(&self) -> Pos {
-        self.xml.buffer_position()
+        self.xml.position()
     }
 
     fn problem(&self, ctx: &mut TuCtx, kind: ErrorKind, message: impl Into<String>, pos: Pos) {
         let p = self.error_at(kind, message, pos).for_entry(ctx.index, ctx.tuid.as_deref());
         ctx.problems.push(p);
-    }
-
-    /// The next event, owned. Text and references come as `Text`.
-    fn next_event(&mut self) -> Result<Ev, FormatError> {
-        loop {
-            let start = self.xml.buffer_position();
-            self.event_start = start;
-            if self.state != State::Body {
-                self.xml.get_mut().forget_before(start);
-            }
-            if self.state == State::Body && start.saturating_sub(self.tu_start) > self.options.max_tu_bytes {
-                return Err(self.error_here(
-                    ErrorKind::Limit,
-                    format!(
-                        "tu {} is larger than the cap of {} bytes",
-                        self.tu_index, self.options.max_tu_bytes
-                    ),
-                    self.tu_start,
-                ));
-            }
-            self.buf.clear();
-            let event = match self.xml.read_event_into(&mut self.buf) {
-                Ok(e) => e,
-                Err(e) => {
-                    let offset = self.xml.error_position().max(start);
-                    return Err(self.xml_error(e, offset));
-                }
-            };
-            let ev = match event {
-                Event::Start(e) => {
-                    let (name, attrs) = element_parts(&e);
-                    match attrs {
-                        Ok(a) => Ev::Start(name, a),
-                        Err(m) => return Err(self.error_here(ErrorKind::Xml, m, start)),
-                    }
-                }
-                Event::Empty(e) => {
-                    let (name, attrs) = element_parts(&e);
-                    match attrs {
-                        Ok(a) => Ev::Empty(name, a),
-                        Err(m) => return Err(self.error_here(ErrorKind::Xml, m, start)),
-                    }
-                }
-                Event::End(_) => Ev::End,
-                Event::Text(t) => {
-                    self.text.clear();
-                    self.text.push_str(&t.xml10_content());
-                    Ev::Text
-                }
-                Event::CData(t) => {
-                    self.text.clear();
-                    self.text.push_str(&t.xml10_content());
-                    Ev::Text
-                }
-                Event::GeneralRef(r) => {
-                    let name: &str = &r;
-                    match resolve_reference(name) {
-                        Some(c) => {
-                            self.text.clear();
-                            self.text.push(c);
-                            Ev::Text
-                        }
-                        None => {
-                            let what = if name.starts_with('#') {
-                                format!("invalid character reference &{name};")
-                            } else {
-                                format!("undefined entity &{name}; (only the five XML entities are known; DTDs are not processed)")
-                            };
-                            return Err(self.error_here(ErrorKind::Xml, what, start));
-                        }
-                    }
-                }
-                Event::Eof => Ev::Eof,
-                Event::Decl(_) | Event::PI(_) | Event::Comment(_) | Event::DocType(_) => continue,
-            };
-            match &ev {
-                Ev::Start(..) => {
-                    self.depth += 1;
-                    if self.depth > self.options.max_depth {
-                        return Err(self.error_here(
-                            ErrorKind::Limit,
-                            format!("elements nested deeper than {}", self.options.max_depth),
-                            start,
-                        ));
-                    }
-                }
-                Ev::End => self.depth = self.depth.saturating_sub(1),
-                _ => {}
-            }
-            return Ok(ev);
-        }
-    }
-
-    fn xml_error(&self, e: quick_xml::Error, offset: u64) -> FormatError {
-        let (kind, message) = match &e {
-            quick_xml::Error::Io(io) if io.kind() == std::io::ErrorKind::InvalidData => {
-                (ErrorKind::Encoding, io.to_string())
-            }
-            quick_xml::Error::Io(io) => (ErrorKind::Io, format!("read failed: {io}")),
-            quick_xml::Error::Encoding(enc) => (ErrorKind::Encoding, format!("invalid UTF-8: {enc}")),
-            other => (ErrorKind::Xml, format!("malformed XML: {other}")),
-        };
-        self.error_here(kind, message, offset)
-    }
-
-    /// Skips the rest of an element whose start was just read.
-    fn skip_element(&mut self) -> Result<(), FormatError> {
-        let mut depth = 1usize;
-        while depth > 0 {
-            match self.next_event()? {
-                Ev::Start(..) => depth += 1,
-                Ev::End => depth -= 1,
-                Ev::Eof => {
-                    return Err(self.error_here(ErrorKind::Xml, "unexpected end of file", self.event_start))
-                }
-                _ => {}
-            }
-        }
-        Ok(())
-    }
-
-    /// All the text inside an element whose start was just read (nested elements'
-    /// text included), up to its end.
-    fn text_content(&mut self) -> Result<String, FormatError> {
-        let mut text = String::new();
-        let mut depth = 1usize;
-        while depth > 0 {
-            match self.next_event()? {
-                Ev::Start(..) => depth += 1,
-                Ev::End => depth -= 1,
-                Ev::Text => text.push_str(&self.text),
-                Ev::Empty(..) => {}
-                Ev::Eof => {
-                    return Err(self.error_here(ErrorKind::Xml, "unexpected end of file", self.event_start))
-                }
-            }
-        }
-        Ok(text)
     }
 
     fn advance(&mut self) -> Result<(), FormatError> {
@@ -403,42 +229,41 @@ impl<R: Read> TmxReader<R> {
                 State::Done => return Ok(()),
                 State::Prolog => self.read_prolog()?,
                 State::Body => {
-                    let start = self.xml.buffer_position();
-                    // Line starts before this point are no longer needed (see `Pos`).
-                    self.xml.get_mut().forget_before(start);
-                    match self.next_event()? {
-                        Ev::Start(name, attrs) if name == "tu" => {
-                            self.tu_start = start;
+                    let start = self.xml.position();
+                    match self.xml.next_event()? {
+                        XmlEvent::Start(name, attrs) if name == "tu" => {
+                            // Keeps the line starts of the whole tu (see `Pos`) and caps its size.
+                            self.xml.begin_unit(start, self.options.max_tu_bytes);
                             self.read_tu(attrs, start, false)?;
+                            self.xml.end_unit();
                             if !self.pending.is_empty() {
                                 return Ok(());
                             }
                         }
-                        Ev::Empty(name, attrs) if name == "tu" => {
-                            self.tu_start = start;
+                        XmlEvent::Empty(name, attrs) if name == "tu" => {
                             self.read_tu(attrs, start, true)?;
                             if !self.pending.is_empty() {
                                 return Ok(());
                             }
                         }
-                        Ev::Start(..) => self.skip_element()?,
-                        Ev::End if self.depth <= 1 => self.state = State::Epilog,
-                        Ev::Eof => {
+                        XmlEvent::Start(..) => self.xml.skip_element()?,
+                        XmlEvent::End if self.xml.depth() <= 1 => self.state = State::Epilog,
+                        XmlEvent::Eof => {
                             return Err(self.error_here(
                                 ErrorKind::Xml,
                                 "unexpected end of file inside <body>",
-                                self.event_start,
+                                self.xml.event_start(),
                             ))
                         }
                         _ => {}
                     }
                 }
-                State::Epilog => match self.next_event()? {
-                    Ev::Eof => {
+                State::Epilog => match self.xml.next_event()? {
+                    XmlEvent::Eof => {
                         self.state = State::Done;
                         return Ok(());
                     }
-                    Ev::Start(..) => self.skip_element()?,
+                    XmlEvent::Start(..) => self.xml.skip_element()?,
                     _ => {}
                 },
             }
@@ -448,63 +273,67 @@ impl<R: Read> TmxReader<R> {
     fn read_prolog(&mut self) -> Result<(), FormatError> {
         // The root element.
         loop {
-            match self.next_event()? {
-                Ev::Start(name, attrs) if name == "tmx" => {
+            match self.xml.next_event()? {
+                XmlEvent::Start(name, attrs) if name == "tmx" => {
                     self.header.version = attr(&attrs, "version").unwrap_or_default().to_owned();
                     break;
                 }
-                Ev::Start(name, _) | Ev::Empty(name, _) => {
+                XmlEvent::Start(name, _) | XmlEvent::Empty(name, _) => {
                     return Err(self.error_here(
                         ErrorKind::NotTmx,
                         format!("the root element is <{name}>, not <tmx>"),
-                        self.event_start,
+                        self.xml.event_start(),
                     ))
                 }
-                Ev::Text if self.text.trim().is_empty() => {}
-                Ev::Text => {
+                XmlEvent::Text if self.xml.text().trim().is_empty() => {}
+                XmlEvent::Text => {
                     return Err(self.error_here(
                         ErrorKind::Xml,
-                        format!("text {:?} before the root element", truncate(&self.text, 20)),
-                        self.event_start,
+                        format!("text {:?} before the root element", truncate(self.xml.text(), 20)),
+                        self.xml.event_start(),
                     ))
                 }
-                Ev::End => {}
-                Ev::Eof => {
+                XmlEvent::End => {}
+                XmlEvent::Eof => {
                     return Err(self.error_here(
                         ErrorKind::Xml,
                         "no root element: the file is empty or has no <tmx> element",
-                        self.event_start,
+                        self.xml.event_start(),
                     ))
                 }
             }
         }
         // Header, then body.
         loop {
-            match self.next_event()? {
-                Ev::Start(name, attrs) if name == "header" => {
+            match self.xml.next_event()? {
+                XmlEvent::Start(name, attrs) if name == "header" => {
                     self.set_header(attrs);
                     self.read_header_children()?;
                 }
-                Ev::Empty(name, attrs) if name == "header" => self.set_header(attrs),
-                Ev::Start(name, _) if name == "body" => {
+                XmlEvent::Empty(name, attrs) if name == "header" => self.set_header(attrs),
+                XmlEvent::Start(name, _) if name == "body" => {
                     self.finish_header();
                     self.state = State::Body;
                     return Ok(());
                 }
-                Ev::Empty(name, _) if name == "body" => {
+                XmlEvent::Empty(name, _) if name == "body" => {
                     self.finish_header();
                     self.state = State::Epilog;
                     return Ok(());
                 }
-                Ev::Start(..) => self.skip_element()?,
-                Ev::End => {
-                    return Err(self.error_here(ErrorKind::NotTmx, "<tmx> has no <body>", self.event_start));
+                XmlEvent::Start(..) => self.xml.skip_element()?,
+                XmlEvent::End => {
+                    return Err(self.error_here(
+                        ErrorKind::NotTmx,
+                        "<tmx> has no <body>",
+                        self.xml.event_start(),
+                    ));
                 }
-                Ev::Eof => {
+                XmlEvent::Eof => {
                     return Err(self.error_here(
                         ErrorKind::Xml,
                         "unexpected end of file before <body>",
-                        self.event_start,
+                        self.xml.event_start(),
                     ))
                 }
                 _ => {}
@@ -518,23 +347,23 @@ impl<R: Read> TmxReader<R> {
 
     fn read_header_children(&mut self) -> Result<(), FormatError> {
         loop {
-            match self.next_event()? {
-                Ev::Start(name, attrs) if name == "prop" => {
+            match self.xml.next_event()? {
+                XmlEvent::Start(name, attrs) if name == "prop" => {
                     let kind = attr(&attrs, "type").unwrap_or_default().to_owned();
-                    let value = self.text_content()?;
+                    let value = self.xml.text_content()?;
                     self.header.props.push((kind, value));
                 }
-                Ev::Start(name, _) if name == "note" => {
-                    let value = self.text_content()?;
+                XmlEvent::Start(name, _) if name == "note" => {
+                    let value = self.xml.text_content()?;
                     self.header.notes.push(value);
                 }
-                Ev::Start(..) => self.skip_element()?,
-                Ev::End => return Ok(()),
-                Ev::Eof => {
+                XmlEvent::Start(..) => self.xml.skip_element()?,
+                XmlEvent::End => return Ok(()),
+                XmlEvent::Eof => {
                     return Err(self.error_here(
                         ErrorKind::Xml,
                         "unexpected end of file in <header>",
-                        self.event_start,
+                        self.xml.event_start(),
                     ))
                 }
                 _ => {}
@@ -581,10 +410,10 @@ impl<R: Read> TmxReader<R> {
         if !empty {
             loop {
                 let at = self.here();
-                match self.next_event()? {
-                    Ev::Start(name, attrs) if name == "prop" => {
+                match self.xml.next_event()? {
+                    XmlEvent::Start(name, attrs) if name == "prop" => {
                         let kind = attr(&attrs, "type").unwrap_or_default().to_owned();
-                        let value = self.text_content()?;
+                        let value = self.xml.text_content()?;
                         self.tu_prop(
                             &mut ctx,
                             &mut entry,
@@ -595,7 +424,7 @@ impl<R: Read> TmxReader<R> {
                             at,
                         );
                     }
-                    Ev::Empty(name, attrs) if name == "prop" => {
+                    XmlEvent::Empty(name, attrs) if name == "prop" => {
                         let kind = attr(&attrs, "type").unwrap_or_default().to_owned();
                         self.tu_prop(
                             &mut ctx,
@@ -607,33 +436,33 @@ impl<R: Read> TmxReader<R> {
                             at,
                         );
                     }
-                    Ev::Start(name, _) if name == "note" => {
-                        let value = self.text_content()?;
+                    XmlEvent::Start(name, _) if name == "note" => {
+                        let value = self.xml.text_content()?;
                         metadata.push(("tmx:note".to_owned(), value));
                     }
-                    Ev::Empty(name, _) if name == "note" => {
+                    XmlEvent::Empty(name, _) if name == "note" => {
                         metadata.push(("tmx:note".to_owned(), String::new()))
                     }
-                    Ev::Start(name, attrs) if name == "tuv" => {
+                    XmlEvent::Start(name, attrs) if name == "tuv" => {
                         if let Some(tuv) = self.read_tuv(&mut ctx, attrs, at, false)? {
                             tuvs.push(tuv);
                         }
                     }
-                    Ev::Empty(name, attrs) if name == "tuv" => {
+                    XmlEvent::Empty(name, attrs) if name == "tuv" => {
                         if let Some(tuv) = self.read_tuv(&mut ctx, attrs, at, true)? {
                             tuvs.push(tuv);
                         }
                     }
-                    Ev::Start(name, _) => {
+                    XmlEvent::Start(name, _) => {
                         self.problem(
                             &mut ctx,
                             ErrorKind::InvalidField,
                             format!("unexpected <{name}> in <tu> skipped"),
                             at,
                         );
-                        self.skip_element()?;
+                        self.xml.skip_element()?;
                     }
-                    Ev::Empty(name, _) => {
+                    XmlEvent::Empty(name, _) => {
                         self.problem(
                             &mut ctx,
                             ErrorKind::InvalidField,
@@ -641,9 +470,9 @@ impl<R: Read> TmxReader<R> {
                             at,
                         );
                     }
-                    Ev::End => break,
-                    Ev::Text => {}
-                    Ev::Eof => {
+                    XmlEvent::End => break,
+                    XmlEvent::Text => {}
+                    XmlEvent::Eof => {
                         return Err(self.error_at(ErrorKind::Xml, "unexpected end of file in <tu>", at))
                     }
                 }
@@ -821,10 +650,10 @@ impl<R: Read> TmxReader<R> {
         if !empty {
             loop {
                 let at = self.here();
-                match self.next_event()? {
-                    Ev::Start(name, attrs) if name == "prop" => {
+                match self.xml.next_event()? {
+                    XmlEvent::Start(name, attrs) if name == "prop" => {
                         let kind = attr(&attrs, "type").unwrap_or_default().to_owned();
-                        let value = self.text_content()?;
+                        let value = self.xml.text_content()?;
                         if kind == "x-cmem-runs" {
                             match cmem_core::run::runs_from_json(&value) {
                                 Ok(r) => exact_runs = Some(r),
@@ -842,18 +671,18 @@ impl<R: Read> TmxReader<R> {
                             metadata.push((format!("{prefix}prop:{kind}"), value));
                         }
                     }
-                    Ev::Empty(name, attrs) if name == "prop" => {
+                    XmlEvent::Empty(name, attrs) if name == "prop" => {
                         let kind = attr(&attrs, "type").unwrap_or_default().to_owned();
                         metadata.push((format!("{prefix}prop:{kind}"), String::new()));
                     }
-                    Ev::Start(name, _) if name == "note" => {
-                        let value = self.text_content()?;
+                    XmlEvent::Start(name, _) if name == "note" => {
+                        let value = self.xml.text_content()?;
                         metadata.push((format!("{prefix}note"), value));
                     }
-                    Ev::Empty(name, _) if name == "note" => {
+                    XmlEvent::Empty(name, _) if name == "note" => {
                         metadata.push((format!("{prefix}note"), String::new()))
                     }
-                    Ev::Start(name, _) if name == "seg" => {
+                    XmlEvent::Start(name, _) if name == "seg" => {
                         let mut sub =
                             TuCtx { index: ctx.index, tuid: ctx.tuid.clone(), problems: Vec::new() };
                         let r = self.read_seg(&mut sub)?;
@@ -862,21 +691,21 @@ impl<R: Read> TmxReader<R> {
                             runs = Some(r);
                         }
                     }
-                    Ev::Empty(name, _) if name == "seg" => {
+                    XmlEvent::Empty(name, _) if name == "seg" => {
                         if runs.is_none() {
                             runs = Some(Vec::new());
                         }
                     }
-                    Ev::Start(name, _) => {
+                    XmlEvent::Start(name, _) => {
                         self.problem(
                             ctx,
                             ErrorKind::InvalidField,
                             format!("unexpected <{name}> in <tuv> skipped"),
                             at,
                         );
-                        self.skip_element()?;
+                        self.xml.skip_element()?;
                     }
-                    Ev::Empty(name, _) => {
+                    XmlEvent::Empty(name, _) => {
                         self.problem(
                             ctx,
                             ErrorKind::InvalidField,
@@ -884,9 +713,9 @@ impl<R: Read> TmxReader<R> {
                             at,
                         );
                     }
-                    Ev::End => break,
-                    Ev::Text => {}
-                    Ev::Eof => {
+                    XmlEvent::End => break,
+                    XmlEvent::Text => {}
+                    XmlEvent::Eof => {
                         return Err(self.error_at(ErrorKind::Xml, "unexpected end of file in <tuv>", at))
                     }
                 }
@@ -917,17 +746,17 @@ impl<R: Read> TmxReader<R> {
         let mut frames: Vec<Option<String>> = Vec::new();
         loop {
             let at = self.here();
-            let ev = self.next_event()?;
+            let ev = self.xml.next_event()?;
             match ev {
-                Ev::Text => b.text(&self.text),
-                Ev::Start(name, attrs) if is_code_element(&name) => {
-                    let content = self.text_content()?;
+                XmlEvent::Text => b.text(self.xml.text()),
+                XmlEvent::Start(name, attrs) if is_code_element(&name) => {
+                    let content = self.xml.text_content()?;
                     self.code(ctx, &mut b, &name, &attrs, content, at);
                 }
-                Ev::Empty(name, attrs) if is_code_element(&name) => {
+                XmlEvent::Empty(name, attrs) if is_code_element(&name) => {
                     self.code(ctx, &mut b, &name, &attrs, String::new(), at);
                 }
-                Ev::Start(name, attrs) if name == "hi" => {
+                XmlEvent::Start(name, attrs) if name == "hi" => {
                     let id = attr(&attrs, "x").unwrap_or_default().to_owned();
                     b.runs.push(Run::PcOpen(cmem_core::Code {
                         id: id.clone(),
@@ -936,13 +765,13 @@ impl<R: Read> TmxReader<R> {
                     }));
                     frames.push(Some(id));
                 }
-                Ev::Empty(name, attrs) if name == "hi" => {
+                XmlEvent::Empty(name, attrs) if name == "hi" => {
                     let id = attr(&attrs, "x").unwrap_or_default().to_owned();
                     let kind = attr(&attrs, "type").unwrap_or_default().to_owned();
                     b.runs.push(Run::PcOpen(cmem_core::Code { id: id.clone(), kind, ..Default::default() }));
                     b.runs.push(Run::PcClose(cmem_core::Code { id, ..Default::default() }));
                 }
-                Ev::Start(name, _) => {
+                XmlEvent::Start(name, _) => {
                     self.problem(
                         ctx,
                         ErrorKind::InvalidField,
@@ -951,7 +780,7 @@ impl<R: Read> TmxReader<R> {
                     );
                     frames.push(None);
                 }
-                Ev::Empty(name, _) => {
+                XmlEvent::Empty(name, _) => {
                     self.problem(
                         ctx,
                         ErrorKind::InvalidField,
@@ -959,12 +788,14 @@ impl<R: Read> TmxReader<R> {
                         at,
                     );
                 }
-                Ev::End => match frames.pop() {
+                XmlEvent::End => match frames.pop() {
                     Some(Some(id)) => b.runs.push(Run::PcClose(cmem_core::Code { id, ..Default::default() })),
                     Some(None) => {}
                     None => break,
                 },
-                Ev::Eof => return Err(self.error_at(ErrorKind::Xml, "unexpected end of file in <seg>", at)),
+                XmlEvent::Eof => {
+                    return Err(self.error_at(ErrorKind::Xml, "unexpected end of file in <seg>", at))
+                }
             }
         }
         for (i, at) in std::mem::take(&mut b.open) {
@@ -1094,30 +925,8 @@ impl<R: Read> Iterator for TmxReader<R> {
     }
 }
 
-/// Name and attributes (normalized values, XML 1.0 §3.3.3) of an element.
-fn element_parts(e: &BytesStart<'_>) -> (String, Result<Vec<(String, String)>, String>) {
-    let name = e.name().as_ref().to_owned();
-    let mut attrs = Vec::new();
-    for a in e.attributes() {
-        let a = match a {
-            Ok(a) => a,
-            Err(err) => return (name.clone(), Err(format!("malformed attribute in <{name}>: {err}"))),
-        };
-        let key = a.key.as_ref().to_owned();
-        match a.normalized_value(XmlVersion::Implicit1_0) {
-            Ok(v) => attrs.push((key, v.into_owned())),
-            Err(err) => return (name.clone(), Err(format!("attribute {key} of <{name}>: {err}"))),
-        }
-    }
-    (name, Ok(attrs))
-}
-
 fn is_code_element(name: &str) -> bool {
     matches!(name, "ph" | "bpt" | "ept" | "it" | "ut")
-}
-
-fn attr<'a>(attrs: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    attrs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
 
 fn truncate(s: &str, n: usize) -> String {

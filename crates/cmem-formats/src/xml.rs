@@ -7,9 +7,19 @@
 //! UTF-16 and the supported single-byte encodings chunk by chunk (never the whole
 //! file), counts the raw bytes read, and remembers where recent lines start so that a
 //! byte offset reported by quick-xml can be turned into a line and column.
+//!
+//! [`XmlReader`] sits on top: simplified owned events ([`XmlEvent`]), references
+//! resolved (predefined entities and character references only; no DTD is ever
+//! processed), a nesting-depth cap, a size cap per unit (a TMX `tu`, an XLIFF
+//! `trans-unit`), and errors located as `FORMAT: FILE: line L, column C: …`.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Cursor, Read};
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::XmlVersion;
+
+use crate::error::{ErrorKind, Format, FormatError};
 
 /// The encodings the readers accept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -440,6 +450,287 @@ impl<R: Read> BufRead for XmlInput<R> {
             Source::Transcode(t) => t.out_pos += amt,
         }
     }
+}
+
+/// A simplified, owned XML event; text is in [`XmlReader::text`].
+#[derive(Debug)]
+pub enum XmlEvent {
+    /// A start tag: name and attributes (normalized values, XML 1.0 §3.3.3).
+    Start(String, Vec<(String, String)>),
+    /// An empty-element tag.
+    Empty(String, Vec<(String, String)>),
+    /// An end tag (quick-xml has checked that it matches).
+    End,
+    /// Character data, CDATA or a resolved reference, in [`XmlReader::text`].
+    Text,
+    /// The end of the document.
+    Eof,
+}
+
+/// A pull reader of [`XmlEvent`]s with positions, caps and located errors, shared by
+/// the XML formats. Comments, processing instructions, the XML declaration and any
+/// `DOCTYPE` are skipped.
+pub struct XmlReader<R: Read> {
+    xml: quick_xml::Reader<XmlInput<R>>,
+    buf: Vec<u8>,
+    format: Format,
+    file: String,
+    max_depth: usize,
+    depth: usize,
+    event_start: u64,
+    /// The open unit: where it started and its size cap.
+    unit: Option<(u64, u64)>,
+    text: String,
+}
+
+impl<R: Read> XmlReader<R> {
+    /// Detects the encoding of `input` and prepares to read it; `file` names it in
+    /// messages, `max_depth` caps element nesting.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`] when the first bytes cannot be read, [`ErrorKind::Encoding`]
+    /// for an unsupported declared encoding.
+    pub fn new(input: R, format: Format, file: &str, max_depth: usize) -> Result<Self, FormatError> {
+        let input = XmlInput::new(input).map_err(|e| {
+            let kind =
+                if e.kind() == io::ErrorKind::InvalidData { ErrorKind::Encoding } else { ErrorKind::Io };
+            FormatError::new(format, kind, e.to_string()).in_file(file).at(1, 1)
+        })?;
+        let mut xml = quick_xml::Reader::from_reader(input);
+        let config = xml.config_mut();
+        config.check_end_names = true;
+        config.expand_empty_elements = false;
+        config.trim_text_start = false;
+        config.trim_text_end = false;
+        Ok(XmlReader {
+            xml,
+            buf: Vec::with_capacity(4096),
+            format,
+            file: file.to_owned(),
+            max_depth,
+            depth: 0,
+            event_start: 0,
+            unit: None,
+            text: String::new(),
+        })
+    }
+
+    /// Raw bytes read from the input so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.xml.get_ref().bytes_read()
+    }
+
+    /// The offset (in the UTF-8 stream) where the next event starts.
+    pub fn position(&self) -> u64 {
+        self.xml.buffer_position()
+    }
+
+    /// The offset where the last event started.
+    pub fn event_start(&self) -> u64 {
+        self.event_start
+    }
+
+    /// Elements open now.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// The text of the last [`XmlEvent::Text`].
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The detected encoding.
+    pub fn encoding(&self) -> Encoding {
+        self.xml.get_ref().encoding()
+    }
+
+    /// A located error at `offset`, which must be in the open unit or at or after the
+    /// last event's start.
+    pub fn error_at(&self, kind: ErrorKind, message: impl Into<String>, offset: u64) -> FormatError {
+        let (line, col) = self.xml.get_ref().line_col(offset);
+        FormatError::new(self.format, kind, message).in_file(self.file.clone()).at(line, col)
+    }
+
+    /// Opens a unit that began at `start`: its offsets stay resolvable to lines until
+    /// [`end_unit`](XmlReader::end_unit), and reading past `max_bytes` from its start
+    /// is an [`ErrorKind::Limit`] error.
+    pub fn begin_unit(&mut self, start: u64, max_bytes: u64) {
+        self.xml.get_mut().forget_before(start);
+        self.unit = Some((start, max_bytes));
+    }
+
+    /// Closes the open unit.
+    pub fn end_unit(&mut self) {
+        self.unit = None;
+    }
+
+    /// The next event.
+    ///
+    /// # Errors
+    /// Malformed XML ([`ErrorKind::Xml`]), an undefined entity ([`ErrorKind::Xml`]),
+    /// bad bytes ([`ErrorKind::Encoding`]), a cap exceeded ([`ErrorKind::Limit`]), I/O.
+    pub fn next_event(&mut self) -> Result<XmlEvent, FormatError> {
+        loop {
+            let start = self.xml.buffer_position();
+            self.event_start = start;
+            match self.unit {
+                None => self.xml.get_mut().forget_before(start),
+                Some((unit_start, max)) if start.saturating_sub(unit_start) > max => {
+                    return Err(self.error_at(
+                        ErrorKind::Limit,
+                        format!("the element starting here is larger than the cap of {max} bytes"),
+                        unit_start,
+                    ));
+                }
+                Some(_) => {}
+            }
+            self.buf.clear();
+            let event = match self.xml.read_event_into(&mut self.buf) {
+                Ok(e) => e,
+                Err(e) => {
+                    let offset = self.xml.error_position().max(start);
+                    return Err(self.xml_error(e, offset));
+                }
+            };
+            let ev = match event {
+                Event::Start(e) => match element_parts(&e) {
+                    (name, Ok(a)) => XmlEvent::Start(name, a),
+                    (_, Err(m)) => return Err(self.error_at(ErrorKind::Xml, m, start)),
+                },
+                Event::Empty(e) => match element_parts(&e) {
+                    (name, Ok(a)) => XmlEvent::Empty(name, a),
+                    (_, Err(m)) => return Err(self.error_at(ErrorKind::Xml, m, start)),
+                },
+                Event::End(_) => XmlEvent::End,
+                Event::Text(t) => {
+                    self.text.clear();
+                    self.text.push_str(&t.xml10_content());
+                    XmlEvent::Text
+                }
+                Event::CData(t) => {
+                    self.text.clear();
+                    self.text.push_str(&t.xml10_content());
+                    XmlEvent::Text
+                }
+                Event::GeneralRef(r) => {
+                    let name: &str = &r;
+                    match resolve_reference(name) {
+                        Some(c) => {
+                            self.text.clear();
+                            self.text.push(c);
+                            XmlEvent::Text
+                        }
+                        None => {
+                            let what = if name.starts_with('#') {
+                                format!("invalid character reference &{name};")
+                            } else {
+                                format!(
+                                    "undefined entity &{name}; (only the five XML entities are known; \
+                                     DTDs are not processed)"
+                                )
+                            };
+                            return Err(self.error_at(ErrorKind::Xml, what, start));
+                        }
+                    }
+                }
+                Event::Eof => XmlEvent::Eof,
+                Event::Decl(_) | Event::PI(_) | Event::Comment(_) | Event::DocType(_) => continue,
+            };
+            match &ev {
+                XmlEvent::Start(..) => {
+                    self.depth += 1;
+                    if self.depth > self.max_depth {
+                        return Err(self.error_at(
+                            ErrorKind::Limit,
+                            format!("elements nested deeper than {}", self.max_depth),
+                            start,
+                        ));
+                    }
+                }
+                XmlEvent::End => self.depth = self.depth.saturating_sub(1),
+                _ => {}
+            }
+            return Ok(ev);
+        }
+    }
+
+    fn xml_error(&self, e: quick_xml::Error, offset: u64) -> FormatError {
+        let (kind, message) = match &e {
+            quick_xml::Error::Io(io) if io.kind() == io::ErrorKind::InvalidData => {
+                (ErrorKind::Encoding, io.to_string())
+            }
+            quick_xml::Error::Io(io) => (ErrorKind::Io, format!("read failed: {io}")),
+            quick_xml::Error::Encoding(enc) => (ErrorKind::Encoding, format!("invalid UTF-8: {enc}")),
+            other => (ErrorKind::Xml, format!("malformed XML: {other}")),
+        };
+        self.error_at(kind, message, offset)
+    }
+
+    /// Skips the rest of an element whose start was just read.
+    ///
+    /// # Errors
+    /// As [`next_event`](XmlReader::next_event); an early end of file is
+    /// [`ErrorKind::Xml`].
+    pub fn skip_element(&mut self) -> Result<(), FormatError> {
+        let mut depth = 1usize;
+        while depth > 0 {
+            match self.next_event()? {
+                XmlEvent::Start(..) => depth += 1,
+                XmlEvent::End => depth -= 1,
+                XmlEvent::Eof => {
+                    return Err(self.error_at(ErrorKind::Xml, "unexpected end of file", self.event_start))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// All the text inside an element whose start was just read, nested elements'
+    /// text included, up to its end.
+    ///
+    /// # Errors
+    /// As [`skip_element`](XmlReader::skip_element).
+    pub fn text_content(&mut self) -> Result<String, FormatError> {
+        let mut text = String::new();
+        let mut depth = 1usize;
+        while depth > 0 {
+            match self.next_event()? {
+                XmlEvent::Start(..) => depth += 1,
+                XmlEvent::End => depth -= 1,
+                XmlEvent::Text => text.push_str(&self.text),
+                XmlEvent::Empty(..) => {}
+                XmlEvent::Eof => {
+                    return Err(self.error_at(ErrorKind::Xml, "unexpected end of file", self.event_start))
+                }
+            }
+        }
+        Ok(text)
+    }
+}
+
+/// Name and attributes (normalized values, XML 1.0 §3.3.3) of an element.
+fn element_parts(e: &BytesStart<'_>) -> (String, Result<Vec<(String, String)>, String>) {
+    let name = e.name().as_ref().to_owned();
+    let mut attrs = Vec::new();
+    for a in e.attributes() {
+        let a = match a {
+            Ok(a) => a,
+            Err(err) => return (name.clone(), Err(format!("malformed attribute in <{name}>: {err}"))),
+        };
+        let key = a.key.as_ref().to_owned();
+        match a.normalized_value(XmlVersion::Implicit1_0) {
+            Ok(v) => attrs.push((key, v.into_owned())),
+            Err(err) => return (name.clone(), Err(format!("attribute {key} of <{name}>: {err}"))),
+        }
+    }
+    (name, Ok(attrs))
+}
+
+/// The value of attribute `name`.
+pub fn attr<'a>(attrs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    attrs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
 
 /// True for a character XML 1.0 allows in a document (§2.2 `Char`), as text or as a
