@@ -21,7 +21,9 @@
 //! [`EntrySink`] ([`TmxWriter`], [`KmbWriter`], [`JsonlWriter`]), optionally keeping only
 //! entries with a source and/or target locale (prefix rule, SPEC §3).
 
-use std::io::{BufRead, Read, Write};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::Path;
 
 use cmem_core::{ContentMemory, Entry, EntryId, Locale, NewEntry, WriteOutcome};
 
@@ -31,6 +33,35 @@ use crate::jsonl::{JsonlReader, JsonlWriter};
 use crate::kmb::{KmbReader, KmbWriter};
 use crate::tmx::TmxReader;
 use crate::tmx_write::TmxWriter;
+
+/// Opens a file for reading, decompressing it when it is gzip (magic bytes `1f 8b`,
+/// as in `memory.jsonl.gz`); any reader of this crate can then read it.
+///
+/// # Errors
+/// The file cannot be opened or read.
+pub fn open_input(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
+    let mut file = BufReader::with_capacity(64 * 1024, File::open(path)?);
+    if file.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
+        let gz = flate2::bufread::MultiGzDecoder::new(file);
+        Ok(Box::new(BufReader::with_capacity(64 * 1024, gz)))
+    } else {
+        Ok(Box::new(file))
+    }
+}
+
+/// The format of a file by its name: `.tmx`, `.kmb`, `.jsonl` / `.ndjson` / `.json`,
+/// each optionally followed by `.gz`.
+pub fn format_of(path: &Path) -> Option<Format> {
+    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    let ext = name.rsplit_once('.')?.1;
+    match ext {
+        "tmx" => Some(Format::Tmx),
+        "kmb" => Some(Format::Kmb),
+        "jsonl" | "ndjson" | "json" => Some(Format::Jsonl),
+        _ => None,
+    }
+}
 
 /// A reader that an import can drive: items, and how many input bytes it has read.
 pub trait ItemSource: Iterator<Item = Result<Item, FormatError>> {
@@ -248,6 +279,20 @@ impl EntrySink for Vec<NewEntry> {
     fn write_entry(&mut self, entry: &NewEntry) -> Result<(), FormatError> {
         self.push(entry.clone());
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_by_name() {
+        assert_eq!(format_of(Path::new("a/b/Memory.TMX")), Some(Format::Tmx));
+        assert_eq!(format_of(Path::new("m.kmb")), Some(Format::Kmb));
+        assert_eq!(format_of(Path::new("en-de.jsonl.gz")), Some(Format::Jsonl));
+        assert_eq!(format_of(Path::new("x.xlf")), None);
+        assert_eq!(format_of(Path::new("noext")), None);
     }
 }
 

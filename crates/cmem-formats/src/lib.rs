@@ -7,6 +7,21 @@
 //! too. [`import()`] drives a reader into a store in batches, with progress and an
 //! all-or-nothing guarantee; [`export()`] pages a store out to any writer.
 //!
+//! | module | what |
+//! |---|---|
+//! | [`tmx`] | [`TmxReader`]: TMX 1.1–1.4b in, with the metadata keys and `x-cmem-*` properties documented there |
+//! | [`tmx_write`] | [`TmxWriter`]: TMX 1.4b out, level 2 or 1, lossless for level 2 |
+//! | [`inline`] | runs ↔ inline elements (`ph`, `bpt`/`ept`, `it`, `hi`, `ut`, `sub`), shared with XLIFF |
+//! | [`xml`] | encoding detection and decoding, line/column tracking, the [`XmlReader`](xml::XmlReader) event layer, escaping |
+//! | [`kmb`] | the `.kmb` bundle ([`KmbWriter`], [`KmbReader`]; format in `docs/kmb.md`) |
+//! | [`jsonl`] | JSON Lines, simple and full ([`JsonlReader`], [`JsonlWriter`]) |
+//! | [`import`](mod@import) | [`import()`] and [`export()`] over any [`ContentMemory`](cmem_core::ContentMemory) |
+//! | [`error`] | [`FormatError`], one error type for fatal errors and problems |
+//!
+//! No input makes a reader panic: property tests feed arbitrary bytes and mutated real
+//! files to every reader (cargo-fuzz would need a nightly toolchain, which this project
+//! does not use).
+//!
 //! ```
 //! use cmem_formats::{collect_items, TmxOptions, TmxReader};
 //!
@@ -35,7 +50,8 @@ pub mod xml;
 
 pub use error::{ErrorKind, Format, FormatError};
 pub use import::{
-    export, filter_entry, import, EntrySink, ExportOptions, ImportOptions, ImportReport, ItemSource, Progress,
+    export, filter_entry, format_of, import, open_input, EntrySink, ExportOptions, ImportOptions,
+    ImportReport, ItemSource, Progress,
 };
 pub use inline::Level;
 pub use item::{collect_items, Item};
