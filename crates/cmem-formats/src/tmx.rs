@@ -69,7 +69,8 @@ pub struct TmxOptions {
     pub strict: bool,
     /// The deepest element nesting accepted (default 64; TMX needs about 10).
     pub max_depth: usize,
-    /// The largest `tu` accepted, in bytes of UTF-8 markup (default 16 MiB).
+    /// The largest `tu` accepted, in bytes of UTF-8 markup (default 16 MiB); also the
+    /// largest single piece of markup or text outside a `tu` (a DOCTYPE, a comment).
     pub max_tu_bytes: u64,
     /// Copy the header's attributes, properties and notes into every entry's metadata
     /// (`tmx:header:…`); off by default, since it repeats them in every entry.
@@ -175,7 +176,8 @@ impl<R: Read> TmxReader<R> {
     /// [`ErrorKind::Io`] when the first bytes cannot be read, [`ErrorKind::Encoding`]
     /// for an unsupported declared encoding.
     pub fn new(input: R, options: TmxOptions) -> Result<Self, FormatError> {
-        let xml = XmlReader::new(input, Format::Tmx, &options.file_name, options.max_depth)?;
+        let xml =
+            XmlReader::new(input, Format::Tmx, &options.file_name, options.max_depth, options.max_tu_bytes)?;
         Ok(TmxReader {
             xml,
             options,

@@ -226,7 +226,22 @@ pub struct XmlInput<R> {
     base_lines: u64,
     /// Offset where the line after the last forgotten newline starts.
     base_line_start: u64,
+    /// Reading past this UTF-8 offset fails with [`CapExceeded`]: bounds the memory a
+    /// single event (a huge DOCTYPE, comment or text) can take inside quick-xml.
+    cap: u64,
 }
+
+/// The error [`XmlInput`] returns once its cap is passed.
+#[derive(Debug)]
+pub struct CapExceeded;
+
+impl std::fmt::Display for CapExceeded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("size cap exceeded")
+    }
+}
+
+impl std::error::Error for CapExceeded {}
 
 impl<R: Read> XmlInput<R> {
     /// Detects the encoding of `reader` and wraps it.
@@ -313,12 +328,18 @@ impl<R: Read> XmlInput<R> {
             newlines: VecDeque::new(),
             base_lines: 0,
             base_line_start: 0,
+            cap: u64::MAX,
         })
     }
 
     /// The detected encoding.
     pub fn encoding(&self) -> Encoding {
         self.encoding
+    }
+
+    /// Makes reading past UTF-8 offset `cap` fail with [`CapExceeded`].
+    pub fn set_cap(&mut self, cap: u64) {
+        self.cap = cap;
     }
 
     /// Raw bytes read from the underlying reader so far.
@@ -407,6 +428,9 @@ impl<R: Read> Read for XmlInput<R> {
 
 impl<R: Read> BufRead for XmlInput<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.consumed > self.cap {
+            return Err(io::Error::other(CapExceeded));
+        }
         match &mut self.source {
             Source::Utf8(head, rest, head_done) => {
                 if !*head_done {
@@ -476,6 +500,7 @@ pub struct XmlReader<R: Read> {
     format: Format,
     file: String,
     max_depth: usize,
+    max_event_bytes: u64,
     depth: usize,
     event_start: u64,
     /// The open unit: where it started and its size cap.
@@ -485,12 +510,19 @@ pub struct XmlReader<R: Read> {
 
 impl<R: Read> XmlReader<R> {
     /// Detects the encoding of `input` and prepares to read it; `file` names it in
-    /// messages, `max_depth` caps element nesting.
+    /// messages, `max_depth` caps element nesting and `max_event_bytes` the size of any
+    /// single event outside a unit (a DOCTYPE, a comment, a text node).
     ///
     /// # Errors
     /// [`ErrorKind::Io`] when the first bytes cannot be read, [`ErrorKind::Encoding`]
     /// for an unsupported declared encoding.
-    pub fn new(input: R, format: Format, file: &str, max_depth: usize) -> Result<Self, FormatError> {
+    pub fn new(
+        input: R,
+        format: Format,
+        file: &str,
+        max_depth: usize,
+        max_event_bytes: u64,
+    ) -> Result<Self, FormatError> {
         let input = XmlInput::new(input).map_err(|e| {
             let kind =
                 if e.kind() == io::ErrorKind::InvalidData { ErrorKind::Encoding } else { ErrorKind::Io };
@@ -508,6 +540,7 @@ impl<R: Read> XmlReader<R> {
             format,
             file: file.to_owned(),
             max_depth,
+            max_event_bytes,
             depth: 0,
             event_start: 0,
             unit: None,
@@ -574,25 +607,34 @@ impl<R: Read> XmlReader<R> {
         loop {
             let start = self.xml.buffer_position();
             self.event_start = start;
-            match self.unit {
-                None => self.xml.get_mut().forget_before(start),
-                Some((unit_start, max)) if start.saturating_sub(unit_start) > max => {
-                    return Err(self.error_at(
-                        ErrorKind::Limit,
-                        format!("the element starting here is larger than the cap of {max} bytes"),
-                        unit_start,
-                    ));
+            let (cap_start, cap) = match self.unit {
+                None => {
+                    self.xml.get_mut().forget_before(start);
+                    (start, self.max_event_bytes)
                 }
-                Some(_) => {}
+                Some(unit) => unit,
+            };
+            if start.saturating_sub(cap_start) > cap {
+                return Err(self.cap_error(cap_start, cap));
             }
+            self.xml.get_mut().set_cap(cap_start.saturating_add(cap));
             self.buf.clear();
             let event = match self.xml.read_event_into(&mut self.buf) {
                 Ok(e) => e,
+                Err(quick_xml::Error::Io(io))
+                    if io.get_ref().is_some_and(|inner| inner.is::<CapExceeded>()) =>
+                {
+                    return Err(self.cap_error(cap_start, cap));
+                }
                 Err(e) => {
                     let offset = self.xml.error_position().max(start);
                     return Err(self.xml_error(e, offset));
                 }
             };
+            // Events that fit in one buffer never hit the reader's cap; check them here.
+            if self.xml.buffer_position().saturating_sub(cap_start) > cap {
+                return Err(self.cap_error(cap_start, cap));
+            }
             let ev = match event {
                 Event::Start(e) => match element_parts(&e) {
                     (name, Ok(a)) => XmlEvent::Start(name, a),
@@ -653,6 +695,15 @@ impl<R: Read> XmlReader<R> {
             }
             return Ok(ev);
         }
+    }
+
+    fn cap_error(&self, start: u64, cap: u64) -> FormatError {
+        let what = if self.unit.is_some() { "the element" } else { "the markup or text" };
+        self.error_at(
+            ErrorKind::Limit,
+            format!("{what} starting here is larger than the cap of {cap} bytes"),
+            start,
+        )
     }
 
     fn xml_error(&self, e: quick_xml::Error, offset: u64) -> FormatError {

@@ -817,3 +817,21 @@ mod props {
         }
     }
 }
+
+/// A huge DOCTYPE (or comment) outside any tu is capped too, whether it fits in one
+/// read buffer or not (then it is stopped before it is buffered whole).
+#[test]
+fn huge_markup_outside_units_is_capped() {
+    for size in [4_000, 1_000_000] {
+        let doc = format!(
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE tmx [ <!ENTITY a \"{}\"> ]>\n<tmx/>",
+            "a".repeat(size)
+        );
+        let mut options = TmxOptions::default();
+        options.max_tu_bytes = 1000;
+        let err = read_tmx_bytes("dtd.tmx", doc.as_bytes(), options).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Limit, "{err}");
+        assert_eq!((err.line(), err.column()), (Some(2), Some(1)));
+        assert!(err.to_string().contains("larger than the cap of 1000 bytes"), "{err}");
+    }
+}
