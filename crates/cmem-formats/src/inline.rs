@@ -68,15 +68,19 @@ fn with_suffix(kind: Option<&str>, sep: &str, extra: Option<&str>) -> String {
     s
 }
 
+/// The entity type a `<ph>` with these `type` and `assoc` marks, if it is an entity
+/// written by cmem (`type="x-cmem-entity:PERSON"`); its content is then the value.
+pub fn ph_entity<'a>(kind: Option<&'a str>, assoc: Option<&str>) -> Option<&'a str> {
+    kind.and_then(|k| k.strip_prefix(ENTITY_TYPE_PREFIX)).filter(|e| is_entity_type(e) && assoc.is_none())
+}
+
 /// The run for a `<ph>`.
 pub fn ph_run(x: Option<&str>, kind: Option<&str>, assoc: Option<&str>, content: String) -> Run {
     let id = x.unwrap_or_default().to_owned();
-    if let Some(entity) = kind.and_then(|k| k.strip_prefix(ENTITY_TYPE_PREFIX)) {
-        if is_entity_type(entity) && assoc.is_none() {
-            return Run::Ph(Code { id, equiv: content, kind: entity.to_owned(), data: String::new() });
-        }
+    match ph_entity(kind, assoc) {
+        Some(entity) => Run::Ph(Code { id, equiv: content, kind: entity.to_owned(), data: String::new() }),
+        None => Run::Ph(Code { id, equiv: String::new(), kind: ph_kind(kind, assoc), data: content }),
     }
-    Run::Ph(Code { id, equiv: String::new(), kind: ph_kind(kind, assoc), data: content })
 }
 
 /// How one code run is written.

@@ -57,7 +57,7 @@ use std::path::Path;
 use cmem_core::{Locale, Metadata, NewEntry, Origin, Point, Run};
 
 use crate::error::{ErrorKind, Format, FormatError};
-use crate::inline::{bpt_kind, ph_run};
+use crate::inline::{bpt_kind, ph_entity, ph_run};
 use crate::item::Item;
 use crate::xml::{attr, XmlEvent, XmlReader};
 
@@ -233,22 +233,22 @@ impl<R: Read> TmxReader<R> {
                 State::Body => {
                     let start = self.xml.position();
                     match self.xml.next_event()? {
-                        XmlEvent::Start(name, attrs) if name == "tu" => {
+                        XmlEvent::Start if self.xml.name() == "tu" => {
                             // Keeps the line starts of the whole tu (see `Pos`) and caps its size.
                             self.xml.begin_unit(start, self.options.max_tu_bytes);
-                            self.read_tu(attrs, start, false)?;
+                            self.read_tu(self.xml.attrs().to_vec(), start, false)?;
                             self.xml.end_unit();
                             if !self.pending.is_empty() {
                                 return Ok(());
                             }
                         }
-                        XmlEvent::Empty(name, attrs) if name == "tu" => {
-                            self.read_tu(attrs, start, true)?;
+                        XmlEvent::Empty if self.xml.name() == "tu" => {
+                            self.read_tu(self.xml.attrs().to_vec(), start, true)?;
                             if !self.pending.is_empty() {
                                 return Ok(());
                             }
                         }
-                        XmlEvent::Start(..) => self.xml.skip_element()?,
+                        XmlEvent::Start => self.xml.skip_element()?,
                         XmlEvent::End if self.xml.depth() <= 1 => self.state = State::Epilog,
                         XmlEvent::Eof => {
                             return Err(self.error_here(
@@ -265,7 +265,7 @@ impl<R: Read> TmxReader<R> {
                         self.state = State::Done;
                         return Ok(());
                     }
-                    XmlEvent::Start(..) => self.xml.skip_element()?,
+                    XmlEvent::Start => self.xml.skip_element()?,
                     _ => {}
                 },
             }
@@ -276,14 +276,14 @@ impl<R: Read> TmxReader<R> {
         // The root element.
         loop {
             match self.xml.next_event()? {
-                XmlEvent::Start(name, attrs) if name == "tmx" => {
-                    self.header.version = attr(&attrs, "version").unwrap_or_default().to_owned();
+                XmlEvent::Start if self.xml.name() == "tmx" => {
+                    self.header.version = self.xml.attr("version").unwrap_or_default().to_owned();
                     break;
                 }
-                XmlEvent::Start(name, _) | XmlEvent::Empty(name, _) => {
+                XmlEvent::Start | XmlEvent::Empty => {
                     return Err(self.error_here(
                         ErrorKind::NotTmx,
-                        format!("the root element is <{name}>, not <tmx>"),
+                        format!("the root element is <{}>, not <tmx>", self.xml.name()),
                         self.xml.event_start(),
                     ))
                 }
@@ -308,22 +308,22 @@ impl<R: Read> TmxReader<R> {
         // Header, then body.
         loop {
             match self.xml.next_event()? {
-                XmlEvent::Start(name, attrs) if name == "header" => {
-                    self.set_header(attrs);
+                XmlEvent::Start if self.xml.name() == "header" => {
+                    self.set_header(self.xml.attrs().to_vec());
                     self.read_header_children()?;
                 }
-                XmlEvent::Empty(name, attrs) if name == "header" => self.set_header(attrs),
-                XmlEvent::Start(name, _) if name == "body" => {
+                XmlEvent::Empty if self.xml.name() == "header" => self.set_header(self.xml.attrs().to_vec()),
+                XmlEvent::Start if self.xml.name() == "body" => {
                     self.finish_header();
                     self.state = State::Body;
                     return Ok(());
                 }
-                XmlEvent::Empty(name, _) if name == "body" => {
+                XmlEvent::Empty if self.xml.name() == "body" => {
                     self.finish_header();
                     self.state = State::Epilog;
                     return Ok(());
                 }
-                XmlEvent::Start(..) => self.xml.skip_element()?,
+                XmlEvent::Start => self.xml.skip_element()?,
                 XmlEvent::End => {
                     return Err(self.error_here(
                         ErrorKind::NotTmx,
@@ -350,16 +350,16 @@ impl<R: Read> TmxReader<R> {
     fn read_header_children(&mut self) -> Result<(), FormatError> {
         loop {
             match self.xml.next_event()? {
-                XmlEvent::Start(name, attrs) if name == "prop" => {
-                    let kind = attr(&attrs, "type").unwrap_or_default().to_owned();
+                XmlEvent::Start if self.xml.name() == "prop" => {
+                    let kind = self.xml.attr("type").unwrap_or_default().to_owned();
                     let value = self.xml.text_content()?;
                     self.header.props.push((kind, value));
                 }
-                XmlEvent::Start(name, _) if name == "note" => {
+                XmlEvent::Start if self.xml.name() == "note" => {
                     let value = self.xml.text_content()?;
                     self.header.notes.push(value);
                 }
-                XmlEvent::Start(..) => self.xml.skip_element()?,
+                XmlEvent::Start => self.xml.skip_element()?,
                 XmlEvent::End => return Ok(()),
                 XmlEvent::Eof => {
                     return Err(self.error_here(
@@ -413,8 +413,8 @@ impl<R: Read> TmxReader<R> {
             loop {
                 let at = self.here();
                 match self.xml.next_event()? {
-                    XmlEvent::Start(name, attrs) if name == "prop" => {
-                        let kind = attr(&attrs, "type").unwrap_or_default().to_owned();
+                    XmlEvent::Start if self.xml.name() == "prop" => {
+                        let kind = self.xml.attr("type").unwrap_or_default().to_owned();
                         let value = self.xml.text_content()?;
                         self.tu_prop(
                             &mut ctx,
@@ -426,8 +426,8 @@ impl<R: Read> TmxReader<R> {
                             at,
                         );
                     }
-                    XmlEvent::Empty(name, attrs) if name == "prop" => {
-                        let kind = attr(&attrs, "type").unwrap_or_default().to_owned();
+                    XmlEvent::Empty if self.xml.name() == "prop" => {
+                        let kind = self.xml.attr("type").unwrap_or_default().to_owned();
                         self.tu_prop(
                             &mut ctx,
                             &mut entry,
@@ -438,37 +438,37 @@ impl<R: Read> TmxReader<R> {
                             at,
                         );
                     }
-                    XmlEvent::Start(name, _) if name == "note" => {
+                    XmlEvent::Start if self.xml.name() == "note" => {
                         let value = self.xml.text_content()?;
                         metadata.push(("tmx:note".to_owned(), value));
                     }
-                    XmlEvent::Empty(name, _) if name == "note" => {
+                    XmlEvent::Empty if self.xml.name() == "note" => {
                         metadata.push(("tmx:note".to_owned(), String::new()))
                     }
-                    XmlEvent::Start(name, attrs) if name == "tuv" => {
-                        if let Some(tuv) = self.read_tuv(&mut ctx, attrs, at, false)? {
+                    XmlEvent::Start if self.xml.name() == "tuv" => {
+                        if let Some(tuv) = self.read_tuv(&mut ctx, self.xml.attrs().to_vec(), at, false)? {
                             tuvs.push(tuv);
                         }
                     }
-                    XmlEvent::Empty(name, attrs) if name == "tuv" => {
-                        if let Some(tuv) = self.read_tuv(&mut ctx, attrs, at, true)? {
+                    XmlEvent::Empty if self.xml.name() == "tuv" => {
+                        if let Some(tuv) = self.read_tuv(&mut ctx, self.xml.attrs().to_vec(), at, true)? {
                             tuvs.push(tuv);
                         }
                     }
-                    XmlEvent::Start(name, _) => {
+                    XmlEvent::Start => {
                         self.problem(
                             &mut ctx,
                             ErrorKind::InvalidField,
-                            format!("unexpected <{name}> in <tu> skipped"),
+                            format!("unexpected <{}> in <tu> skipped", self.xml.name()),
                             at,
                         );
                         self.xml.skip_element()?;
                     }
-                    XmlEvent::Empty(name, _) => {
+                    XmlEvent::Empty => {
                         self.problem(
                             &mut ctx,
                             ErrorKind::InvalidField,
-                            format!("unexpected <{name}/> in <tu> skipped"),
+                            format!("unexpected <{}/> in <tu> skipped", self.xml.name()),
                             at,
                         );
                     }
@@ -653,8 +653,8 @@ impl<R: Read> TmxReader<R> {
             loop {
                 let at = self.here();
                 match self.xml.next_event()? {
-                    XmlEvent::Start(name, attrs) if name == "prop" => {
-                        let kind = attr(&attrs, "type").unwrap_or_default().to_owned();
+                    XmlEvent::Start if self.xml.name() == "prop" => {
+                        let kind = self.xml.attr("type").unwrap_or_default().to_owned();
                         let value = self.xml.text_content()?;
                         if kind == "x-cmem-runs" {
                             match cmem_core::run::runs_from_json(&value) {
@@ -673,18 +673,18 @@ impl<R: Read> TmxReader<R> {
                             metadata.push((format!("{prefix}prop:{kind}"), value));
                         }
                     }
-                    XmlEvent::Empty(name, attrs) if name == "prop" => {
-                        let kind = attr(&attrs, "type").unwrap_or_default().to_owned();
+                    XmlEvent::Empty if self.xml.name() == "prop" => {
+                        let kind = self.xml.attr("type").unwrap_or_default().to_owned();
                         metadata.push((format!("{prefix}prop:{kind}"), String::new()));
                     }
-                    XmlEvent::Start(name, _) if name == "note" => {
+                    XmlEvent::Start if self.xml.name() == "note" => {
                         let value = self.xml.text_content()?;
                         metadata.push((format!("{prefix}note"), value));
                     }
-                    XmlEvent::Empty(name, _) if name == "note" => {
+                    XmlEvent::Empty if self.xml.name() == "note" => {
                         metadata.push((format!("{prefix}note"), String::new()))
                     }
-                    XmlEvent::Start(name, _) if name == "seg" => {
+                    XmlEvent::Start if self.xml.name() == "seg" => {
                         let mut sub =
                             TuCtx { index: ctx.index, tuid: ctx.tuid.clone(), problems: Vec::new() };
                         let r = self.read_seg(&mut sub)?;
@@ -693,25 +693,25 @@ impl<R: Read> TmxReader<R> {
                             runs = Some(r);
                         }
                     }
-                    XmlEvent::Empty(name, _) if name == "seg" => {
+                    XmlEvent::Empty if self.xml.name() == "seg" => {
                         if runs.is_none() {
                             runs = Some(Vec::new());
                         }
                     }
-                    XmlEvent::Start(name, _) => {
+                    XmlEvent::Start => {
                         self.problem(
                             ctx,
                             ErrorKind::InvalidField,
-                            format!("unexpected <{name}> in <tuv> skipped"),
+                            format!("unexpected <{}> in <tuv> skipped", self.xml.name()),
                             at,
                         );
                         self.xml.skip_element()?;
                     }
-                    XmlEvent::Empty(name, _) => {
+                    XmlEvent::Empty => {
                         self.problem(
                             ctx,
                             ErrorKind::InvalidField,
-                            format!("unexpected <{name}/> in <tuv> skipped"),
+                            format!("unexpected <{}/> in <tuv> skipped", self.xml.name()),
                             at,
                         );
                     }
@@ -751,42 +751,51 @@ impl<R: Read> TmxReader<R> {
             let ev = self.xml.next_event()?;
             match ev {
                 XmlEvent::Text => b.text(self.xml.text()),
-                XmlEvent::Start(name, attrs) if is_code_element(&name) => {
+                XmlEvent::Start if is_code_element(self.xml.name()) => {
+                    // The run is made from the start tag; its content (read next, which
+                    // replaces the reader's attributes) then becomes its data or value.
+                    let into_equiv = self.code(ctx, &mut b, at);
                     let content = self.xml.text_content()?;
-                    self.code(ctx, &mut b, &name, &attrs, content, at);
+                    if let Some(code) = b.runs.last_mut().and_then(Run::code_mut) {
+                        if into_equiv {
+                            code.equiv = content;
+                        } else {
+                            code.data = content;
+                        }
+                    }
                 }
-                XmlEvent::Empty(name, attrs) if is_code_element(&name) => {
-                    self.code(ctx, &mut b, &name, &attrs, String::new(), at);
+                XmlEvent::Empty if is_code_element(self.xml.name()) => {
+                    self.code(ctx, &mut b, at);
                 }
-                XmlEvent::Start(name, attrs) if name == "hi" => {
-                    let id = attr(&attrs, "x").unwrap_or_default().to_owned();
+                XmlEvent::Start if self.xml.name() == "hi" => {
+                    let id = self.xml.attr("x").unwrap_or_default().to_owned();
                     b.runs.push(Run::PcOpen(cmem_core::Code {
                         id: id.clone(),
-                        kind: attr(&attrs, "type").unwrap_or_default().to_owned(),
+                        kind: self.xml.attr("type").unwrap_or_default().to_owned(),
                         ..Default::default()
                     }));
                     frames.push(Some(id));
                 }
-                XmlEvent::Empty(name, attrs) if name == "hi" => {
-                    let id = attr(&attrs, "x").unwrap_or_default().to_owned();
-                    let kind = attr(&attrs, "type").unwrap_or_default().to_owned();
+                XmlEvent::Empty if self.xml.name() == "hi" => {
+                    let id = self.xml.attr("x").unwrap_or_default().to_owned();
+                    let kind = self.xml.attr("type").unwrap_or_default().to_owned();
                     b.runs.push(Run::PcOpen(cmem_core::Code { id: id.clone(), kind, ..Default::default() }));
                     b.runs.push(Run::PcClose(cmem_core::Code { id, ..Default::default() }));
                 }
-                XmlEvent::Start(name, _) => {
+                XmlEvent::Start => {
                     self.problem(
                         ctx,
                         ErrorKind::InvalidField,
-                        format!("unknown element <{name}> in <seg>; its text is kept"),
+                        format!("unknown element <{}> in <seg>; its text is kept", self.xml.name()),
                         at,
                     );
                     frames.push(None);
                 }
-                XmlEvent::Empty(name, _) => {
+                XmlEvent::Empty => {
                     self.problem(
                         ctx,
                         ErrorKind::InvalidField,
-                        format!("unknown element <{name}/> in <seg> skipped"),
+                        format!("unknown element <{}/> in <seg> skipped", self.xml.name()),
                         at,
                     );
                 }
@@ -811,28 +820,27 @@ impl<R: Read> TmxReader<R> {
         Ok(b.runs)
     }
 
-    fn code(
-        &self,
-        ctx: &mut TuCtx,
-        b: &mut SegBuilder,
-        name: &str,
-        attrs: &[(String, String)],
-        content: String,
-        at: Pos,
-    ) {
-        let x = attr(attrs, "x");
-        let kind = attr(attrs, "type");
-        let code = |id: &str, kind: String, data: String| cmem_core::Code {
+    /// Pushes the run of the code element just started (`ph`, `bpt`, `ept`, `it`, `ut`)
+    /// with no content yet; true when its content is an entity's value (`equiv`)
+    /// rather than native data.
+    fn code(&self, ctx: &mut TuCtx, b: &mut SegBuilder, at: Pos) -> bool {
+        let x = self.xml.attr("x");
+        let kind = self.xml.attr("type");
+        let code = |id: &str, kind: String| cmem_core::Code {
             id: id.to_owned(),
             equiv: String::new(),
             kind,
-            data,
+            data: String::new(),
         };
-        match name {
-            "ph" => b.runs.push(ph_run(x, kind, attr(attrs, "assoc"), content)),
-            "ut" => b.runs.push(Run::Ph(code(x.unwrap_or_default(), String::new(), content))),
+        match self.xml.name() {
+            "ph" => {
+                let assoc = self.xml.attr("assoc");
+                b.runs.push(ph_run(x, kind, assoc, String::new()));
+                return ph_entity(kind, assoc).is_some();
+            }
+            "ut" => b.runs.push(Run::Ph(code(x.unwrap_or_default(), String::new()))),
             "bpt" => {
-                let i = attr(attrs, "i");
+                let i = self.xml.attr("i");
                 if i.is_none() {
                     self.problem(ctx, ErrorKind::UnbalancedCode, "<bpt> has no i attribute", at);
                 }
@@ -847,10 +855,10 @@ impl<R: Read> TmxReader<R> {
                 } else {
                     b.open.push((i.to_owned(), at));
                 }
-                b.runs.push(Run::PcOpen(code(i, bpt_kind(kind, x), content)));
+                b.runs.push(Run::PcOpen(code(i, bpt_kind(kind, x))));
             }
             "ept" => {
-                let i = attr(attrs, "i").unwrap_or_default();
+                let i = self.xml.attr("i").unwrap_or_default();
                 match b.open.iter().position(|(o, _)| o == i) {
                     Some(p) => {
                         b.open.remove(p);
@@ -864,12 +872,12 @@ impl<R: Read> TmxReader<R> {
                         );
                     }
                 }
-                b.runs.push(Run::PcClose(code(i, String::new(), content)));
+                b.runs.push(Run::PcClose(code(i, String::new())));
             }
             _ => {
                 // it
-                let c = code(x.unwrap_or_default(), kind.unwrap_or_default().to_owned(), content);
-                match attr(attrs, "pos") {
+                let c = code(x.unwrap_or_default(), kind.unwrap_or_default().to_owned());
+                match self.xml.attr("pos") {
                     Some("begin") => b.runs.push(Run::PcOpen(c)),
                     Some("end") => b.runs.push(Run::PcClose(c)),
                     other => {
@@ -887,6 +895,7 @@ impl<R: Read> TmxReader<R> {
                 }
             }
         }
+        false
     }
 }
 

@@ -476,16 +476,19 @@ impl<R: Read> BufRead for XmlInput<R> {
     }
 }
 
-/// A simplified, owned XML event; text is in [`XmlReader::text`].
-#[derive(Debug)]
+/// An XML event. The data of the last event is in the [`XmlReader`]: the element's
+/// [`name`](XmlReader::name) and [`attrs`](XmlReader::attrs), or the
+/// [`text`](XmlReader::text); its buffers are reused from event to event, which keeps
+/// reading free of per-event allocations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum XmlEvent {
-    /// A start tag: name and attributes (normalized values, XML 1.0 §3.3.3).
-    Start(String, Vec<(String, String)>),
+    /// A start tag.
+    Start,
     /// An empty-element tag.
-    Empty(String, Vec<(String, String)>),
+    Empty,
     /// An end tag (quick-xml has checked that it matches).
     End,
-    /// Character data, CDATA or a resolved reference, in [`XmlReader::text`].
+    /// Character data, CDATA or a resolved reference.
     Text,
     /// The end of the document.
     Eof,
@@ -506,6 +509,10 @@ pub struct XmlReader<R: Read> {
     /// The open unit: where it started and its size cap.
     unit: Option<(u64, u64)>,
     text: String,
+    name: String,
+    /// Attribute storage, reused: the first `n_attrs` pairs are the current ones.
+    attrs: Vec<(String, String)>,
+    n_attrs: usize,
 }
 
 impl<R: Read> XmlReader<R> {
@@ -545,6 +552,9 @@ impl<R: Read> XmlReader<R> {
             event_start: 0,
             unit: None,
             text: String::new(),
+            name: String::new(),
+            attrs: Vec::new(),
+            n_attrs: 0,
         })
     }
 
@@ -571,6 +581,21 @@ impl<R: Read> XmlReader<R> {
     /// The text of the last [`XmlEvent::Text`].
     pub fn text(&self) -> &str {
         &self.text
+    }
+
+    /// The name of the last [`XmlEvent::Start`] or [`XmlEvent::Empty`] element.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its attributes (values normalized, XML 1.0 §3.3.3), in order.
+    pub fn attrs(&self) -> &[(String, String)] {
+        &self.attrs[..self.n_attrs]
+    }
+
+    /// The value of one of its attributes.
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        attr(self.attrs(), name)
     }
 
     /// The detected encoding.
@@ -636,14 +661,18 @@ impl<R: Read> XmlReader<R> {
                 return Err(self.cap_error(cap_start, cap));
             }
             let ev = match event {
-                Event::Start(e) => match element_parts(&e) {
-                    (name, Ok(a)) => XmlEvent::Start(name, a),
-                    (_, Err(m)) => return Err(self.error_at(ErrorKind::Xml, m, start)),
-                },
-                Event::Empty(e) => match element_parts(&e) {
-                    (name, Ok(a)) => XmlEvent::Empty(name, a),
-                    (_, Err(m)) => return Err(self.error_at(ErrorKind::Xml, m, start)),
-                },
+                Event::Start(e) => {
+                    if let Err(m) = element_parts(&e, &mut self.name, &mut self.attrs, &mut self.n_attrs) {
+                        return Err(self.error_at(ErrorKind::Xml, m, start));
+                    }
+                    XmlEvent::Start
+                }
+                Event::Empty(e) => {
+                    if let Err(m) = element_parts(&e, &mut self.name, &mut self.attrs, &mut self.n_attrs) {
+                        return Err(self.error_at(ErrorKind::Xml, m, start));
+                    }
+                    XmlEvent::Empty
+                }
                 Event::End(_) => XmlEvent::End,
                 Event::Text(t) => {
                     self.text.clear();
@@ -680,7 +709,7 @@ impl<R: Read> XmlReader<R> {
                 Event::Decl(_) | Event::PI(_) | Event::Comment(_) | Event::DocType(_) => continue,
             };
             match &ev {
-                XmlEvent::Start(..) => {
+                XmlEvent::Start => {
                     self.depth += 1;
                     if self.depth > self.max_depth {
                         return Err(self.error_at(
@@ -727,7 +756,7 @@ impl<R: Read> XmlReader<R> {
         let mut depth = 1usize;
         while depth > 0 {
             match self.next_event()? {
-                XmlEvent::Start(..) => depth += 1,
+                XmlEvent::Start => depth += 1,
                 XmlEvent::End => depth -= 1,
                 XmlEvent::Eof => {
                     return Err(self.error_at(ErrorKind::Xml, "unexpected end of file", self.event_start))
@@ -748,10 +777,10 @@ impl<R: Read> XmlReader<R> {
         let mut depth = 1usize;
         while depth > 0 {
             match self.next_event()? {
-                XmlEvent::Start(..) => depth += 1,
+                XmlEvent::Start => depth += 1,
                 XmlEvent::End => depth -= 1,
                 XmlEvent::Text => text.push_str(&self.text),
-                XmlEvent::Empty(..) => {}
+                XmlEvent::Empty => {}
                 XmlEvent::Eof => {
                     return Err(self.error_at(ErrorKind::Xml, "unexpected end of file", self.event_start))
                 }
@@ -761,22 +790,34 @@ impl<R: Read> XmlReader<R> {
     }
 }
 
-/// Name and attributes (normalized values, XML 1.0 §3.3.3) of an element.
-fn element_parts(e: &BytesStart<'_>) -> (String, Result<Vec<(String, String)>, String>) {
-    let name = e.name().as_ref().to_owned();
-    let mut attrs = Vec::new();
+/// Name and attributes (normalized values, XML 1.0 §3.3.3) of an element, into reused
+/// buffers.
+fn element_parts(
+    e: &BytesStart<'_>,
+    name: &mut String,
+    attrs: &mut Vec<(String, String)>,
+    n_attrs: &mut usize,
+) -> Result<(), String> {
+    name.clear();
+    name.push_str(e.name().as_ref());
+    *n_attrs = 0;
     for a in e.attributes() {
-        let a = match a {
-            Ok(a) => a,
-            Err(err) => return (name.clone(), Err(format!("malformed attribute in <{name}>: {err}"))),
-        };
-        let key = a.key.as_ref().to_owned();
-        match a.normalized_value(XmlVersion::Implicit1_0) {
-            Ok(v) => attrs.push((key, v.into_owned())),
-            Err(err) => return (name.clone(), Err(format!("attribute {key} of <{name}>: {err}"))),
+        let a = a.map_err(|err| format!("malformed attribute in <{name}>: {err}"))?;
+        let key = a.key.as_ref();
+        let value = a
+            .normalized_value(XmlVersion::Implicit1_0)
+            .map_err(|err| format!("attribute {key} of <{name}>: {err}"))?;
+        if *n_attrs == attrs.len() {
+            attrs.push((String::new(), String::new()));
         }
+        let slot = &mut attrs[*n_attrs];
+        slot.0.clear();
+        slot.0.push_str(key);
+        slot.1.clear();
+        slot.1.push_str(&value);
+        *n_attrs += 1;
     }
-    (name, Ok(attrs))
+    Ok(())
 }
 
 /// The value of attribute `name`.
