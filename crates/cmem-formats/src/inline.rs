@@ -209,7 +209,11 @@ fn render_level2(runs: &[Run], out: &mut String) -> bool {
                     if !c.equiv.is_empty() || c.kind.starts_with("x-cmem-") {
                         exact = false;
                     }
-                    let (kind, assoc) = split_suffix(&c.kind, ";assoc=");
+                    // TMX 1.4b allows assoc="p|f|b" only; any other suffix stays in `type`.
+                    let (kind, assoc) = match split_suffix(&c.kind, ";assoc=") {
+                        (k, Some(a @ ("p" | "f" | "b"))) => (k, Some(a)),
+                        _ => (c.kind.as_str(), None),
+                    };
                     element(out, "ph", &[("x", opt(&c.id)), ("type", opt(kind)), ("assoc", assoc)], &c.data);
                 }
             }

@@ -193,7 +193,9 @@ fn place(l: &mut Layout, entry: &NewEntry, k: &str, v: &str) -> bool {
     }
     let pair = || (k.to_owned(), v.to_owned());
     if TU_ATTRS.contains(&rest) {
-        if l.tu_attrs.iter().any(|(a, _)| a == rest) {
+        // segtype is an enumeration in the DTD; anything else would make the file invalid.
+        let valid = rest != "segtype" || matches!(v, "block" | "paragraph" | "sentence" | "phrase");
+        if !valid || l.tu_attrs.iter().any(|(a, _)| a == rest) {
             return false;
         }
         l.tu_attrs.push((rest.to_owned(), v.to_owned()));

@@ -232,16 +232,9 @@ pub struct XmlInput<R> {
 }
 
 /// The error [`XmlInput`] returns once its cap is passed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("size cap exceeded")]
 pub struct CapExceeded;
-
-impl std::fmt::Display for CapExceeded {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("size cap exceeded")
-    }
-}
-
-impl std::error::Error for CapExceeded {}
 
 impl<R: Read> XmlInput<R> {
     /// Detects the encoding of `reader` and wraps it.

@@ -111,6 +111,17 @@ fn tmx_golden_models() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
+/// The writer is stable: writing what it wrote, read back, gives the same bytes.
+#[test]
+fn tmx_writer_is_idempotent_on_real_files() {
+    for path in tmx_files() {
+        let (entries, _) = read_tmx(&path);
+        let once = write_tmx(&entries, TmxWriteOptions::default());
+        let (again, _) = read_tmx_bytes("once.tmx", &once, TmxOptions::default()).unwrap();
+        assert_eq!(write_tmx(&again, TmxWriteOptions::default()), once, "{}", path.display());
+    }
+}
+
 /// Read → write → read gives the same entries, for every real file.
 #[test]
 fn tmx_round_trip_real_files() {
