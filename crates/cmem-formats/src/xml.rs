@@ -877,6 +877,10 @@ pub fn escape_attr_into(s: &str, out: &mut String) {
 /// predefined entities and character references. Anything else is `None`: custom
 /// entities are never expanded (no DTD processing), which also makes entity-expansion
 /// bombs harmless.
+///
+/// Character references to C0 controls (`&#x1F;`), which XML 1.0 forbids but XML 1.1
+/// and many translation tools write, are accepted, as XML 1.1 reads them; only `&#0;`,
+/// surrogates and out-of-range numbers are refused.
 pub fn resolve_reference(name: &str) -> Option<char> {
     match name {
         "amp" => Some('&'),
@@ -891,7 +895,7 @@ pub fn resolve_reference(name: &str) -> Option<char> {
             } else {
                 num.parse::<u32>().ok()?
             };
-            char::from_u32(code).filter(|&c| is_xml_char(c))
+            char::from_u32(code).filter(|&c| c != '\0')
         }
     }
 }
@@ -993,7 +997,9 @@ mod tests {
         escape_attr_into("\"x\"\t\n", &mut out);
         assert_eq!(out, "&quot;x&quot;&#9;&#10;");
         assert_eq!(resolve_reference("#x20"), Some(' '));
-        assert_eq!(resolve_reference("#1"), None);
+        assert_eq!(resolve_reference("#1"), Some('\u{1}'));
+        assert_eq!(resolve_reference("#0"), None);
+        assert_eq!(resolve_reference("#xD800"), None);
         assert_eq!(resolve_reference("lol"), None);
     }
 }

@@ -846,3 +846,21 @@ fn huge_markup_outside_units_is_capped() {
         assert!(err.to_string().contains("larger than the cap of 1000 bytes"), "{err}");
     }
 }
+
+/// Tools write C0 controls as references (`&#x1F;`), which XML 1.0 forbids; they are
+/// read (as XML 1.1 would) and survive a round trip through the exact-runs property.
+#[test]
+fn control_character_references_are_read_and_kept() {
+    let tmx = "<tmx version=\"1.4\"><header srclang=\"en\"/><body><tu><tuv xml:lang=\"en\"><seg>a&#x1F;b</seg></tuv>\
+               <tuv xml:lang=\"de\"><seg>c&#3;</seg></tuv></tu></body></tmx>";
+    let (entries, problems) = read_tmx_bytes("c0.tmx", tmx.as_bytes(), TmxOptions::default()).unwrap();
+    assert!(problems.is_empty());
+    assert_eq!(entries[0].variants[0].runs, vec![cmem_core::Run::text("a\u{1f}b")]);
+    let bytes = write_tmx(&entries, TmxWriteOptions::default());
+    let (again, _) = read_tmx_bytes("c0-out.tmx", &bytes, TmxOptions::default()).unwrap();
+    assert_eq!(again, entries);
+    let err =
+        read_tmx_bytes("nul.tmx", tmx.replace("&#3;", "&#0;").as_bytes(), TmxOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Xml);
+    assert!(err.to_string().contains("invalid character reference &#0;"), "{err}");
+}
