@@ -864,3 +864,19 @@ fn control_character_references_are_read_and_kept() {
     assert_eq!(err.kind(), ErrorKind::Xml);
     assert!(err.to_string().contains("invalid character reference &#0;"), "{err}");
 }
+
+/// `strict` turns the first problem into the error that ends the read.
+#[test]
+fn strict_reader_stops_at_the_first_problem() {
+    let bytes = fs::read(testdata().join("invalid/duplicate-locale.tmx")).unwrap();
+    let (entries, problems) = read_tmx_bytes("d.tmx", &bytes, TmxOptions::default()).unwrap();
+    assert_eq!((entries.len(), problems.len()), (1, 1));
+    let mut strict = TmxOptions::default();
+    strict.strict = true;
+    let err = read_tmx_bytes("d.tmx", &bytes, strict).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::DuplicateLocale);
+    assert_eq!(
+        (err.line(), err.column(), err.entry(), err.entry_id()),
+        (Some(5), Some(1), Some(1), Some("d1"))
+    );
+}
