@@ -28,9 +28,9 @@ use flate2::bufread::GzDecoder;
 use flate2::write::GzEncoder;
 use flate2::{Compression, Crc};
 
+use crate::decode::Counting;
 use crate::error::{ErrorKind, Format, FormatError};
 use crate::item::Item;
-use crate::xml::Counting;
 
 /// The first eight bytes of every bundle.
 pub const KMB_MAGIC: [u8; 8] = *b"\x89KMB\r\n\x1a\n";

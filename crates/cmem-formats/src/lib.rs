@@ -12,7 +12,8 @@
 //! | [`tmx`] | [`TmxReader`]: TMX 1.1–1.4b in, with the metadata keys and `x-cmem-*` properties documented there |
 //! | [`tmx_write`] | [`TmxWriter`]: TMX 1.4b out, level 2 or 1, lossless for level 2 |
 //! | [`inline`] | runs ↔ inline elements (`ph`, `bpt`/`ept`, `it`, `hi`, `ut`, `sub`), shared with XLIFF |
-//! | [`xml`] | encoding detection and decoding, line/column tracking, the [`XmlReader`](xml::XmlReader) event layer, escaping |
+//! | [`decode`] | encoding detection, streaming decoding to UTF-8, line/column tracking |
+//! | [`xml`] | the [`XmlReader`](xml::XmlReader) event layer shared by the XML formats, escaping |
 //! | [`kmb`] | the `.kmb` bundle ([`KmbWriter`], [`KmbReader`]; format in `docs/kmb.md`) |
 //! | [`jsonl`] | JSON Lines, simple and full ([`JsonlReader`], [`JsonlWriter`]) |
 //! | [`import`](mod@import) | [`import()`] and [`export()`] over any [`ContentMemory`](cmem_core::ContentMemory) |
@@ -38,6 +39,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod decode;
 pub mod error;
 pub mod import;
 pub mod inline;
