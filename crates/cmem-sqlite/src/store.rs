@@ -691,7 +691,8 @@ impl ContentMemory for SqliteStore {
         }
         self.ensure_cache(q.source)?;
         let cache = self.cache_read()?;
-        let has_target = |id: EntryId| cache.has_pair(id, q.source, q.target);
+        let filter = cache.pair_filter(q.source, q.target);
+        let has_target = |id: EntryId| cache.has_pair(id, &filter);
         for li in cache.matching(q.source) {
             if let Some(ix) = cache.indexes.get(&li) {
                 ix.offer(q, &has_target, sink);
