@@ -1284,7 +1284,9 @@ fn mutate(rng: &mut Rng, source: &str) -> String {
 }
 
 /// SPEC §4 and §7: over a few hundred generated entries and queries, `lookup` equals
-/// an exhaustive reference that scores every entry (no candidate may be missed).
+/// an exhaustive reference that scores every entry (no candidate may be missed), with
+/// the lookup's verification budget lifted; with the default options, its best match
+/// equals the reference's.
 ///
 /// # Errors
 /// The first query whose matches differ.
@@ -1336,7 +1338,11 @@ pub fn fuzzy_candidates_are_complete(make: Make<'_>) -> Outcome {
         let limit = [1, 3, 10, 50][rng.below(4)];
         let caller =
             if rng.below(4) == 0 { Some(point(["web/eu/docs", "app", ""][rng.below(3)])?) } else { None };
-        let options = opts().threshold(threshold).limit(limit).point(caller.clone());
+        // The lookup's own verification budget is lifted, so every position is exact and
+        // what is checked is the store's candidate contract; the default options are
+        // checked below for the best match.
+        let options =
+            opts().threshold(threshold).limit(limit).point(caller.clone()).verify_budget(usize::MAX);
         let (sl, tl) = (["en", "en", "en-US"][rng.below(3)], ["de", "de", "de-AT"][rng.below(3)]);
         let req = LookupRequest::new(runs(&query)?, locale(sl)?, locale(tl)?).options(options);
         let got = cmem_core::lookup(&*store, &req)?;
@@ -1380,6 +1386,20 @@ pub fn fuzzy_candidates_are_complete(make: Make<'_>) -> Outcome {
             return Err(Failure::new(msg));
         }
         compared += want.len();
+        let defaults = LookupOptions::default().threshold(threshold).point(caller.clone());
+        let best = cmem_core::lookup(&*store, &req.clone().options(defaults))?;
+        let best = best.first().map(|m| (m.entry.id, m.match_type, m.ambiguous));
+        let want_best = crate::reference::reference_lookup(
+            &stored,
+            &req.clone().options(opts().threshold(threshold).point(caller.clone()).limit(1)),
+        )
+        .first()
+        .map(|w| (w.id, w.match_type, w.ambiguous));
+        ensure_eq!(
+            best,
+            want_best,
+            "query {qi} {query:?} ({sl} → {tl}): the best match with default options"
+        );
     }
     ensure!(
         compared > 300,
