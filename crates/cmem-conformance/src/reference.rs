@@ -167,3 +167,73 @@ pub fn reference_lookup(entries: &[Entry], req: &LookupRequest) -> Vec<RefMatch>
     out.truncate(req.options.limit);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cmem_core::{parse_notation, EntryId, Locale, LookupOptions, NewEntry, Point, Variant};
+
+    fn entry(id: i64, source: &str, target: &str, point: &str) -> Entry {
+        let l = |t: &str| Locale::parse(t).unwrap();
+        let mut e = NewEntry::pair(
+            Variant::new(l("en"), parse_notation(source).unwrap()),
+            Variant::new(l("de"), parse_notation(target).unwrap()),
+        );
+        e.point = Point::parse(point).unwrap();
+        e.into_entry(EntryId(id))
+    }
+
+    fn run(entries: &[Entry], query: &str, options: LookupOptions) -> Vec<(i64, f64, MatchType, bool)> {
+        let req = LookupRequest::new(
+            parse_notation(query).unwrap(),
+            Locale::parse("en").unwrap(),
+            Locale::parse("de").unwrap(),
+        )
+        .options(options);
+        reference_lookup(entries, &req)
+            .into_iter()
+            .map(|m| (m.id.0, m.score, m.match_type, m.ambiguous))
+            .collect()
+    }
+
+    #[test]
+    fn tiers_by_hand() {
+        let entries = [
+            entry(1, "{PERSON:John} works at {ORGANIZATION:Acme}", "x", ""),
+            entry(2, "{PERSON:Alice} works at {ORGANIZATION:Globex}", "y", ""),
+            entry(3, "{1}{PERSON:Alice} works at {ORGANIZATION:Globex}{/1}", "z", ""),
+            entry(4, "{PERSON:Alice} works at {ORGANIZATION:Globex} today", "w", ""),
+        ];
+        let got = run(&entries, "{PERSON:Alice} works at {ORGANIZATION:Globex}", LookupOptions::default());
+        // Entries 1 and 2 score 1.0 with different answers and no point: both demoted.
+        assert_eq!(
+            got,
+            vec![
+                (1, SCORE_NEAR_EXACT, MatchType::GeneralizedExact, true),
+                (2, SCORE_NEAR_EXACT, MatchType::StructuralExact, true),
+                (3, SCORE_NEAR_EXACT, MatchType::PlainExact, false),
+                (4, 1.0 - 6.0 / 38.0, MatchType::GeneralizedFuzzy, false),
+            ]
+        );
+    }
+
+    #[test]
+    fn points_threshold_and_limit() {
+        let entries = [
+            entry(1, "Close", "Zu", "app"),
+            entry(2, "Close", "Schließen", "web"),
+            entry(3, "Closed", "G", ""),
+        ];
+        let with_point = LookupOptions::default().point(Some(Point::parse("web/eu").unwrap()));
+        assert_eq!(
+            run(&entries, "Close", with_point),
+            vec![
+                (2, 1.0, MatchType::StructuralExact, false),
+                (1, SCORE_NEAR_EXACT, MatchType::StructuralExact, false),
+                (3, 1.0 - 1.0 / 6.0, MatchType::GeneralizedFuzzy, false),
+            ]
+        );
+        assert_eq!(run(&entries, "Close", LookupOptions::default().threshold(1.0)), vec![]);
+        assert_eq!(run(&entries, "Close", LookupOptions::default().limit(1)).len(), 1);
+    }
+}
