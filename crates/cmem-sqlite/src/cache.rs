@@ -20,8 +20,12 @@ pub(crate) struct Cache {
     pub(crate) data_version: Option<i64>,
     /// Interned locales.
     pub(crate) locales: Vec<Locale>,
-    /// The variant locales of each entry, in variant order.
-    pub(crate) entry_locales: EntryLocales,
+    /// Interned locale lists (an entry's variant locales, in variant order): a memory
+    /// holds few distinct ones (`[en, de]`, …).
+    signatures: Vec<Box<[u16]>>,
+    signature_of: HashMap<Box<[u16]>, u32>,
+    /// The signature of each entry.
+    entry_signature: EntrySignatures,
     /// Indexes by interned locale.
     pub(crate) indexes: HashMap<u16, GramIndex>,
 }
@@ -41,6 +45,21 @@ impl Cache {
         (self.locales.len() - 1) as u16
     }
 
+    /// Records the variant locales (interned, in variant order) of entry `id`.
+    pub(crate) fn set_locales(&mut self, id: EntryId, locs: Vec<u16>) {
+        let locs = locs.into_boxed_slice();
+        let sig = match self.signature_of.get(&locs) {
+            Some(s) => *s,
+            None => {
+                let s = self.signatures.len() as u32;
+                self.signatures.push(locs.clone());
+                self.signature_of.insert(locs, s);
+                s
+            }
+        };
+        self.entry_signature.insert(id, sig);
+    }
+
     /// Records a written entry: its locales, and its keys in every built index.
     pub(crate) fn add(&mut self, id: EntryId, variants: &[(Locale, Vec<(String, KindSet)>)]) {
         if self.data_version.is_none() {
@@ -54,15 +73,17 @@ impl Cache {
                 }
             }
         }
-        self.entry_locales.insert(id, locs.into_boxed_slice());
+        self.set_locales(id, locs);
     }
 
     /// Forgets a deleted entry.
     pub(crate) fn remove(&mut self, id: EntryId) {
-        if let Some(locs) = self.entry_locales.remove(id) {
-            for li in locs.iter() {
-                if let Some(ix) = self.indexes.get_mut(li) {
-                    ix.remove(id);
+        if let Some(sig) = self.entry_signature.remove(id) {
+            if let Some(locs) = self.signatures.get(sig as usize) {
+                for li in locs.iter() {
+                    if let Some(ix) = self.indexes.get_mut(li) {
+                        ix.remove(id);
+                    }
                 }
             }
         }
@@ -73,77 +94,79 @@ impl Cache {
         (0..self.locales.len()).filter(|&i| self.locales[i].matches(locale)).map(|i| i as u16).collect()
     }
 
-    /// The locale tests of one candidate query, per interned locale.
+    /// For one candidate query, whether each locale list has a source variant and a
+    /// different target variant: the rule of [`MemStore`](cmem_core::MemStore).
     pub(crate) fn pair_filter(&self, source: &Locale, target: &Locale) -> PairFilter {
-        PairFilter {
-            source: self.locales.iter().map(|l| l.matches(source)).collect(),
-            target_equal: self.locales.iter().map(|l| l == target).collect(),
-            target: self.locales.iter().map(|l| l.matches(target)).collect(),
-        }
+        let ok = self
+            .signatures
+            .iter()
+            .map(|locs| {
+                let loc = |i: &u16| &self.locales[usize::from(*i)];
+                let s = locs.iter().position(|l| loc(l).matches(source));
+                let t = locs
+                    .iter()
+                    .position(|l| loc(l) == target)
+                    .or_else(|| locs.iter().position(|l| loc(l).matches(target)));
+                matches!((s, t), (Some(s), Some(t)) if s != t)
+                    || locs.iter().filter(|l| loc(l).matches(source)).count() > 1 && t.is_some()
+            })
+            .collect();
+        PairFilter { ok }
     }
 
-    /// The rule of [`MemStore`](cmem_core::MemStore): the entry has a source variant
-    /// and a different target variant. Called for every key offered, hence the
-    /// precomputed [`PairFilter`] and the dense id table.
+    /// True when entry `id` has the locale pair of `f`'s query. Called for every key
+    /// offered, hence the per-signature answers and the dense id table.
     pub(crate) fn has_pair(&self, id: EntryId, f: &PairFilter) -> bool {
-        let Some(locs) = self.entry_locales.get(id) else { return false };
-        let test = |v: &[bool], l: &u16| v.get(usize::from(*l)).copied().unwrap_or(false);
-        let s = locs.iter().position(|l| test(&f.source, l));
-        let t = locs
-            .iter()
-            .position(|l| test(&f.target_equal, l))
-            .or_else(|| locs.iter().position(|l| test(&f.target, l)));
-        matches!((s, t), (Some(s), Some(t)) if s != t)
-            || locs.iter().filter(|l| test(&f.source, l)).count() > 1 && t.is_some()
+        self.entry_signature.get(id).and_then(|s| f.ok.get(s as usize).copied()).unwrap_or(false)
     }
 }
 
-/// [`Cache::has_pair`]'s locale tests, by interned locale.
+/// [`Cache::has_pair`]'s answers for one query, by signature.
 #[derive(Debug)]
 pub(crate) struct PairFilter {
-    source: Vec<bool>,
-    target_equal: Vec<bool>,
-    target: Vec<bool>,
+    ok: Vec<bool>,
 }
+
+const NONE: u32 = u32::MAX;
 
 /// Entry ids are dense (SQLite `AUTOINCREMENT` from 1), so a vector indexed by id;
-/// ids far beyond the count (a database written by other means) go to a map.
+/// ids far beyond that range (a database written by other means) go to a map.
 #[derive(Debug, Default)]
-pub(crate) struct EntryLocales {
-    dense: Vec<Option<Box<[u16]>>>,
-    sparse: HashMap<EntryId, Box<[u16]>>,
+struct EntrySignatures {
+    dense: Vec<u32>,
+    sparse: HashMap<EntryId, u32>,
 }
 
-impl EntryLocales {
-    fn slot(&self, id: EntryId) -> Option<usize> {
+impl EntrySignatures {
+    fn slot(id: EntryId) -> Option<usize> {
         let i = usize::try_from(id.0).ok()?;
         (i < 1 << 26).then_some(i)
     }
 
-    pub(crate) fn get(&self, id: EntryId) -> Option<&[u16]> {
-        match self.slot(id) {
-            Some(i) => self.dense.get(i).and_then(|o| o.as_deref()),
-            None => self.sparse.get(&id).map(|b| &**b),
+    fn get(&self, id: EntryId) -> Option<u32> {
+        match Self::slot(id) {
+            Some(i) => self.dense.get(i).copied().filter(|s| *s != NONE),
+            None => self.sparse.get(&id).copied(),
         }
     }
 
-    pub(crate) fn insert(&mut self, id: EntryId, locs: Box<[u16]>) {
-        match self.slot(id) {
+    fn insert(&mut self, id: EntryId, sig: u32) {
+        match Self::slot(id) {
             Some(i) => {
                 if self.dense.len() <= i {
-                    self.dense.resize_with(i + 1, || None);
+                    self.dense.resize(i + 1, NONE);
                 }
-                self.dense[i] = Some(locs);
+                self.dense[i] = sig;
             }
             None => {
-                self.sparse.insert(id, locs);
+                self.sparse.insert(id, sig);
             }
         }
     }
 
-    pub(crate) fn remove(&mut self, id: EntryId) -> Option<Box<[u16]>> {
-        match self.slot(id) {
-            Some(i) => self.dense.get_mut(i).and_then(Option::take),
+    fn remove(&mut self, id: EntryId) -> Option<u32> {
+        match Self::slot(id) {
+            Some(i) => self.dense.get_mut(i).map(|s| std::mem::replace(s, NONE)).filter(|s| *s != NONE),
             None => self.sparse.remove(&id),
         }
     }

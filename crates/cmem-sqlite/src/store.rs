@@ -303,14 +303,14 @@ impl SqliteStore {
                     Some((cid, locs)) if *cid == id => locs.push(last_li),
                     _ => {
                         if let Some((cid, locs)) = current.take() {
-                            cache.entry_locales.insert(cid, locs.into_boxed_slice());
+                            cache.set_locales(cid, locs);
                         }
                         current = Some((id, vec![last_li]));
                     }
                 }
             }
             if let Some((cid, locs)) = current {
-                cache.entry_locales.insert(cid, locs.into_boxed_slice());
+                cache.set_locales(cid, locs);
             }
             cache.data_version = Some(dv);
         }
