@@ -814,3 +814,22 @@ fn a_lock_held_elsewhere_times_out_with_a_clear_error() {
     store.write(&[pair("Now", "Jetzt")]).unwrap();
     assert_eq!(store.stats().unwrap().entries, 2);
 }
+
+#[test]
+fn search_takes_any_words_without_syntax_errors() {
+    let store = SqliteStore::open_in_memory().unwrap();
+    store
+        .write(&[
+            pair("Save \"all\" files - now!", "Alle Dateien speichern"),
+            pair("C++ AND/OR (x)", "C++ UND/ODER"),
+        ])
+        .unwrap();
+    for words in
+        ["!!!", "\"all\"", "files -", "AND", "OR (x)", "C++", "NEAR(a b)", "*", "^files", "files:", "  "]
+    {
+        let hits = store.search(&SearchQuery::new(words, loc("en")));
+        assert!(hits.is_ok(), "{words:?}: {:?}", hits.err());
+    }
+    assert_eq!(store.search(&SearchQuery::new("\"all\"", loc("en"))).unwrap().len(), 1);
+    assert_eq!(store.search(&SearchQuery::new("and/or", loc("en"))).unwrap().len(), 1);
+}
