@@ -620,23 +620,78 @@ impl ContentMemory for SqliteStore {
     }
 
     fn entries(&self, after: Option<EntryId>, limit: usize) -> Result<Vec<Entry>> {
+        // Three range queries per page rather than three per entry: export reads it all.
         let conn = self.conn()?;
-        let ids: Vec<i64> = {
+        let p = &self.path;
+        let mut out: Vec<Entry> = Vec::new();
+        {
             let mut stmt = conn
-                .prepare_cached("SELECT id FROM tm_entries WHERE id > ?1 ORDER BY id LIMIT ?2")
-                .ctx(&self.path, "listing entries")?;
-            let rows = stmt
-                .query_map(
-                    params![after.map_or(i64::MIN, |a| a.0), i64::try_from(limit).unwrap_or(i64::MAX)],
-                    |r| r.get(0),
+                .prepare_cached(
+                    "SELECT id, project_id, metadata, point, unit FROM tm_entries WHERE id > ?1 ORDER BY id LIMIT ?2",
                 )
-                .ctx(&self.path, "listing entries")?;
-            rows.collect::<rusqlite::Result<_>>().ctx(&self.path, "listing entries")?
+                .ctx(p, "listing entries")?;
+            let mut rows = stmt
+                .query(params![after.map_or(i64::MIN, |a| a.0), i64::try_from(limit).unwrap_or(i64::MAX)])
+                .ctx(p, "listing entries")?;
+            while let Some(r) = rows.next().ctx(p, "listing entries")? {
+                let id = EntryId(r.get(0).ctx(p, "listing entries")?);
+                let metadata: String = r.get(2).ctx(p, "listing entries")?;
+                let point: String = r.get(3).ctx(p, "listing entries")?;
+                out.push(Entry {
+                    id,
+                    variants: Vec::new(),
+                    point: Point::parse(&point)
+                        .map_err(|e| corrupt(p, format!("entry {id}: stored point"), e))?,
+                    unit: r.get(4).ctx(p, "listing entries")?,
+                    project_id: r.get(1).ctx(p, "listing entries")?,
+                    origins: Vec::new(),
+                    metadata: serde_json::from_str(&metadata).map_err(|e| {
+                        corrupt(p, format!("entry {id}: unreadable metadata {metadata:?}"), e)
+                    })?,
+                });
+            }
+        }
+        let (Some(first), Some(last)) = (out.first().map(|e| e.id.0), out.last().map(|e| e.id.0)) else {
+            return Ok(out);
         };
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            if let Some(e) = self.load_entry(&conn, EntryId(id))? {
-                out.push(e);
+        let index: std::collections::HashMap<i64, usize> =
+            out.iter().enumerate().map(|(i, e)| (e.id.0, i)).collect();
+        {
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT entry_id, locale, runs FROM tm_variants WHERE entry_id BETWEEN ?1 AND ?2 \
+                     ORDER BY entry_id, ord",
+                )
+                .ctx(p, "listing variants")?;
+            let mut rows = stmt.query(params![first, last]).ctx(p, "listing variants")?;
+            while let Some(r) = rows.next().ctx(p, "listing variants")? {
+                let id: i64 = r.get(0).ctx(p, "listing variants")?;
+                let Some(&i) = index.get(&id) else { continue };
+                let tag: String = r.get(1).ctx(p, "listing variants")?;
+                let json: String = r.get(2).ctx(p, "listing variants")?;
+                let locale = Locale::parse(&tag)
+                    .map_err(|e| corrupt(p, format!("entry {id}: stored locale {tag:?}"), e))?;
+                let runs =
+                    runs_from_json(&json).map_err(|e| corrupt(p, format!("entry {id}: stored runs"), e))?;
+                out[i].variants.push(Variant::new(locale, runs));
+            }
+        }
+        {
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT entry_id, project_id, context_fingerprint, created_at FROM tm_origins \
+                     WHERE entry_id BETWEEN ?1 AND ?2 ORDER BY entry_id, seq",
+                )
+                .ctx(p, "listing origins")?;
+            let mut rows = stmt.query(params![first, last]).ctx(p, "listing origins")?;
+            while let Some(r) = rows.next().ctx(p, "listing origins")? {
+                let id: i64 = r.get(0).ctx(p, "listing origins")?;
+                let Some(&i) = index.get(&id) else { continue };
+                out[i].origins.push(Origin {
+                    project_id: r.get(1).ctx(p, "listing origins")?,
+                    context_fingerprint: r.get(2).ctx(p, "listing origins")?,
+                    created_at: r.get(3).ctx(p, "listing origins")?,
+                });
             }
         }
         Ok(out)

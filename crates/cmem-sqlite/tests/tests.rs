@@ -833,3 +833,32 @@ fn search_takes_any_words_without_syntax_errors() {
     assert_eq!(store.search(&SearchQuery::new("\"all\"", loc("en"))).unwrap().len(), 1);
     assert_eq!(store.search(&SearchQuery::new("and/or", loc("en"))).unwrap().len(), 1);
 }
+
+#[test]
+fn entries_pages_equal_memstore() {
+    let mut entries: Vec<NewEntry> = sample_entries().into_iter().take(700).collect();
+    for (i, e) in entries.iter_mut().enumerate().step_by(7) {
+        e.origins = vec![Origin {
+            project_id: format!("p{i}"),
+            context_fingerprint: "f".into(),
+            created_at: String::new(),
+        }];
+        e.metadata = vec![("k".into(), i.to_string())];
+    }
+    let (sql, mem) = (SqliteStore::open_in_memory().unwrap(), MemStore::new());
+    sql.write(&entries).unwrap();
+    mem.write(&entries).unwrap();
+    sql.delete(EntryId(5)).unwrap();
+    mem.delete(EntryId(5)).unwrap();
+    let mut after = None;
+    let mut pages = 0;
+    loop {
+        let a = sql.entries(after, 64).unwrap();
+        assert_eq!(a, mem.entries(after, 64).unwrap());
+        let Some(last) = a.last() else { break };
+        after = Some(last.id);
+        pages += 1;
+    }
+    assert_eq!(pages, 11);
+    assert!(sql.entries(None, 0).unwrap().is_empty());
+}
