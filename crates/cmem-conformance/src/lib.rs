@@ -71,6 +71,7 @@ macro_rules! conformance_suite {
             write_batch_is_atomic,
             nfc_equivalent_queries_match_exactly,
             cjk_and_arabic_queries,
+            empty_and_odd_segments,
             fuzzy_candidates_are_complete,
             match_cases,
         );

@@ -1198,6 +1198,46 @@ pub fn cjk_and_arabic_queries(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
+/// Nothing panics on input the model accepts: empty and white-space-only segments key
+/// alike (the empty key), a codes-only segment is an ordinary entry, an over-long query
+/// is an error, and a huge limit is no problem.
+///
+/// # Errors
+/// What the store got wrong.
+pub fn empty_and_odd_segments(make: Make<'_>) -> Outcome {
+    let store = make();
+    let ids = write_each(
+        &*store,
+        &[
+            pair("", "leer")?,
+            pair("{1/}", "{1/}")?,
+            pair(" \t ", "Leerraum")?,
+            pair(r"\{\}\[\] {n,plural,}", "Klammern")?,
+        ],
+    )?;
+    // "" and " \t " both have the empty key: two differing exact answers.
+    check(
+        "empty query",
+        &find(&*store, "", opts().limit(usize::MAX))?,
+        &[
+            want(ids[0], SCORE_NEAR_EXACT, SE).ambiguous().target("leer"),
+            want(ids[2], SCORE_NEAR_EXACT, SE).ambiguous().target("Leerraum"),
+        ],
+    )?;
+    check("codes only", &find(&*store, "{7/}", opts())?, &[want(ids[1], 1.0, SE).target("{7/}")])?;
+    check(
+        "literal brackets and an empty plural",
+        &find(&*store, r"\{\}\[\] {n,plural,}", opts())?,
+        &[want(ids[3], 1.0, SE).target("Klammern")],
+    )?;
+    let long = "x".repeat(LookupOptions::default().max_query_chars + 1);
+    match cmem_core::lookup(&*store, &LookupRequest::new(runs(&long)?, locale("en")?, locale("de")?)) {
+        Err(e) => ensure_eq!(e.kind(), ErrorKind::InvalidQuery, "an over-long query"),
+        Ok(m) => return Err(Failure::new(format!("an over-long query answered {} matches", m.len()))),
+    }
+    Ok(())
+}
+
 /// SplitMix64: a small deterministic generator, so every store sees the same data.
 struct Rng(u64);
 
