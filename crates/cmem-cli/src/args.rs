@@ -1,0 +1,365 @@
+//! The command line: every command, option and `--help` text, declared with clap.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use cmem_core::{Locale, Point};
+
+const EXIT_STATUS: &str = "\
+Exit status: 0 success; 1 `lookup` or `search` found nothing; 2 usage error;
+3 any other failure (a file that cannot be read, a malformed file, a missing memory).
+
+The memory is --memory PATH, else $CMEM_MEMORY, else ./cmem.db. `import` creates it;
+every other command needs it to exist.";
+
+/// cmem: a content (translation) memory on the command line.
+///
+/// Import TMX, .kmb or JSON Lines files into an embedded SQLite memory, then look
+/// segments up (exact and fuzzy, with inline codes and entities adapted), search the
+/// memory, and export it again.
+#[derive(Debug, Parser)]
+#[command(name = "cmem", version, propagate_version = true, after_help = EXIT_STATUS)]
+pub struct Cli {
+    /// The memory file (SQLite). Default: $CMEM_MEMORY, else ./cmem.db.
+    #[arg(long, short = 'm', global = true, value_name = "PATH")]
+    pub memory: Option<PathBuf>,
+    /// No progress bar and no summary on stderr; errors are still reported.
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Import TMX, .kmb or JSON Lines files into the memory (creating it).
+    #[command(after_help = IMPORT_HELP)]
+    Import(ImportArgs),
+    /// Export the memory to a TMX, .kmb or JSON Lines file.
+    #[command(after_help = EXPORT_HELP)]
+    Export(ExportArgs),
+    /// Look a segment up: exact and fuzzy matches, best first, adapted to the query.
+    #[command(after_help = LOOKUP_HELP)]
+    Lookup(LookupArgs),
+    /// Concordance search: entries whose text holds all the words, ranked.
+    #[command(after_help = SEARCH_HELP)]
+    Search(SearchArgs),
+    /// Show the plain, structural and generalized matching keys of a segment.
+    #[command(after_help = KEYS_HELP)]
+    Keys(KeysArgs),
+    /// List the prior answers of a content block (its version chain), newest first.
+    #[command(after_help = VERSIONS_HELP)]
+    Versions(VersionsArgs),
+    /// What the memory holds: entries, variants, locale pairs, size.
+    #[command(after_help = STATS_HELP)]
+    Stats(StatsArgs),
+    /// Print the SQL schema of the memory (SQLite or PostgreSQL).
+    #[command(after_help = SCHEMA_HELP)]
+    Schema(SchemaArgs),
+}
+
+/// A file format, for `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FileFormat {
+    /// TMX 1.4b (level 2: inline codes kept).
+    Tmx,
+    /// TMX 1.4b level 1: text only (export only; lossy).
+    Tmx1,
+    /// The lossless .kmb bundle.
+    Kmb,
+    /// JSON Lines (export: the full, lossless form).
+    Jsonl,
+}
+
+/// Options of the inline-code recognizer, shared by `import`, `lookup` and `keys`.
+#[derive(Debug, Clone, Args)]
+pub struct RecognizeArgs {
+    /// Inline-code rule sets for plain strings, comma-separated (default: all of
+    /// printf,python,brace,qt,dollar-paren,percent-name,gcc,html,xml-entity,escape).
+    #[arg(long, value_name = "RULES", conflicts_with = "no_recognize")]
+    pub recognize: Option<String>,
+    /// Keep plain strings as text: no inline codes recognized.
+    #[arg(long)]
+    pub no_recognize: bool,
+}
+
+const IMPORT_HELP: &str = "\
+Examples:
+  cmem import memory.tmx
+  cmem import --from en --to de strings.jsonl.gz
+  cmem --memory team.db import --strict a.tmx b.kmb
+
+The format comes from the extension (.tmx, .kmb, .jsonl/.ndjson/.json, each optionally
+.gz) or --format; `-` reads standard input (with --format). All files are imported as one
+transaction: on a fatal error nothing is stored. Problems (a tu with one tuv, an
+unbalanced code) are listed as FILE:LINE:COLUMN and skipped; --strict fails on the first.
+Plain strings of JSON Lines files get their inline codes (%s, {0}, <b>…</b>) recognized.";
+
+/// `cmem import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The files to import (`-` for standard input).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The format of every file, instead of guessing it from the extension.
+    #[arg(long, value_enum)]
+    pub format: Option<FileFormat>,
+    /// Source locale of JSON Lines lines that do not name one.
+    #[arg(long, value_name = "LOCALE")]
+    pub from: Option<Locale>,
+    /// Target locale of JSON Lines lines that do not name one.
+    #[arg(long, value_name = "LOCALE")]
+    pub to: Option<Locale>,
+    /// Fail, storing nothing, at the first problem.
+    #[arg(long)]
+    pub strict: bool,
+    /// Problems listed on stderr (all are counted).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub max_problems: usize,
+    /// Inline-code recognition of plain strings.
+    #[command(flatten)]
+    pub recognize: RecognizeArgs,
+}
+
+const EXPORT_HELP: &str = "\
+Examples:
+  cmem export -o memory.tmx
+  cmem export -o backup.kmb
+  cmem export --from en --to de -o en-de.jsonl.gz
+  cmem export --format tmx -o - | head
+
+The format comes from the extension of --output (.tmx, .kmb, .jsonl, optionally .gz) or
+--format; standard output (`-o -`) defaults to TMX. A file is written under a temporary
+name and renamed when complete.";
+
+/// `cmem export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Where to write (`-` for standard output).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: PathBuf,
+    /// The format, instead of guessing it from the extension.
+    #[arg(long, value_enum)]
+    pub format: Option<FileFormat>,
+    /// Only entries with this locale, written as the source.
+    #[arg(long, value_name = "LOCALE")]
+    pub from: Option<Locale>,
+    /// Only entries with this locale (with --from: only these two variants).
+    #[arg(long, value_name = "LOCALE")]
+    pub to: Option<Locale>,
+}
+
+const LOOKUP_HELP: &str = "\
+Examples:
+  cmem lookup 'Open the file' --from en --to de
+  cmem lookup 'Delete %s?' --from en --to de --threshold 80 --json
+  cmem lookup --notation 'Click {1}here{/1}' --from en --to de
+  cmem lookup --batch queries.jsonl --from en --to de --json > matches.jsonl
+
+Plain text has its inline codes recognized (%s, {0}, <b>…</b>; see --recognize). The
+score is 100 for an exact match in text and codes, 99 for equal text with other codes
+or an ambiguous exact match, less for fuzzy matches. The adapted target carries the
+query's codes and entity values; differences from the stored target are marked
+[-removed-]{+added+}.
+
+Batch mode reads JSON Lines, one query a line: {\"query\": \"text\"}, {\"notation\": \"…\"}
+or {\"runs\": […]}; an \"id\" field is echoed. It writes one JSON line per query line:
+{\"line\", \"id\", \"query\", \"micros\", \"matches\"} (or \"error\"), and p50/p95/p99
+latency on stderr.
+
+Exit status: 0 when a match was found (batch: for some query), 1 when none was.";
+
+/// `cmem lookup`.
+#[derive(Debug, Args)]
+pub struct LookupArgs {
+    /// The segment to look up (plain text, or the run notation with --notation).
+    #[arg(value_name = "TEXT", required_unless_present_any = ["runs", "batch"],
+          conflicts_with_all = ["runs", "batch"])]
+    pub text: Option<String>,
+    /// Source locale of the query.
+    #[arg(long, value_name = "LOCALE")]
+    pub from: Locale,
+    /// Locale of the answers.
+    #[arg(long, value_name = "LOCALE")]
+    pub to: Locale,
+    /// The caller's point (profile/channel/collection): settles differing exact answers.
+    #[arg(long, value_name = "POINT")]
+    pub point: Option<Point>,
+    /// The least score returned, 0–100.
+    #[arg(long, value_name = "PERCENT", default_value_t = 70.0, value_parser = percent)]
+    pub threshold: f64,
+    /// At most this many matches.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub limit: usize,
+    /// TEXT is in the run notation: `Click {1}here{/1}, {PERSON:John}`.
+    #[arg(long, conflicts_with_all = ["runs", "batch"])]
+    pub notation: bool,
+    /// Read the query runs from a JSON file (`[{\"text\":\"Hi \"}, {\"ph\":{…}}]`).
+    #[arg(long, value_name = "FILE.json", conflicts_with = "batch")]
+    pub runs: Option<PathBuf>,
+    /// Look up every query of a JSON Lines file (`-`: standard input); JSON out.
+    #[arg(long, value_name = "QUERIES.jsonl")]
+    pub batch: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Inline-code recognition of plain text.
+    #[command(flatten)]
+    pub recognize: RecognizeArgs,
+}
+
+/// Parses a percentage 0–100.
+fn percent(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if (0.0..=100.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is outside 0–100"))
+    }
+}
+
+const SEARCH_HELP: &str = "\
+Examples:
+  cmem search file open --lang en
+  cmem search Datei --lang de --limit 5 --json
+
+Every word must occur (as a word or a word prefix, case-insensitively); hits are ranked
+by BM25 and the words found are shown in [brackets], each with its translations.
+Exit status: 0 when something was found, 1 when nothing was.";
+
+/// `cmem search`.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// The words to find.
+    #[arg(required = true, value_name = "WORDS")]
+    pub words: Vec<String>,
+    /// The locale searched.
+    #[arg(long, value_name = "LOCALE")]
+    pub lang: Locale,
+    /// Show only the translation in this locale.
+    #[arg(long, value_name = "LOCALE")]
+    pub to: Option<Locale>,
+    /// At most this many hits.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub limit: usize,
+    /// Print JSON Lines, one hit a line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+const KEYS_HELP: &str = "\
+Examples:
+  cmem keys 'Click <b>here</b> to open %s'
+  cmem keys --notation '{PERSON:John} works at {ORGANIZATION:Acme}'
+  cmem keys 'Open %s' 'Open %d files'
+
+Three keys are compared by a lookup: plain (text, placeholders as {equiv}), structural
+(codes as numbered placeholders) and generalized (entities as their type). Two segments
+whose keys are equal match exactly; with two segments, the similarity of each key pair is
+shown too. Needs no memory.";
+
+/// `cmem keys`.
+#[derive(Debug, Args)]
+pub struct KeysArgs {
+    /// One segment, or two to compare (plain text, or the run notation with --notation).
+    #[arg(value_name = "TEXT", num_args = 0..=2, required_unless_present = "runs",
+          conflicts_with = "runs")]
+    pub texts: Vec<String>,
+    /// The texts are in the run notation.
+    #[arg(long)]
+    pub notation: bool,
+    /// Read the runs from a JSON file.
+    #[arg(long, value_name = "FILE.json")]
+    pub runs: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Inline-code recognition of plain text.
+    #[command(flatten)]
+    pub recognize: RecognizeArgs,
+}
+
+const VERSIONS_HELP: &str = "\
+Examples:
+  cmem versions --unit intro.title
+  cmem versions --unit intro.title --point web/eu --json
+
+A unit is the durable identity of a content block (TMX property x-cmem-unit, JSON Lines
+field \"unit\"); its entries are the answers approved for it over time.";
+
+/// `cmem versions`.
+#[derive(Debug, Args)]
+pub struct VersionsArgs {
+    /// The content block.
+    #[arg(long, value_name = "UNIT")]
+    pub unit: String,
+    /// Only versions approved at this point (default: every point).
+    #[arg(long, value_name = "POINT")]
+    pub point: Option<Point>,
+    /// At most this many versions.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub limit: usize,
+    /// Print JSON Lines, one version a line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+const STATS_HELP: &str = "\
+Examples:
+  cmem stats
+  cmem --memory team.db stats --json";
+
+/// `cmem stats`.
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+const SCHEMA_HELP: &str = "\
+Examples:
+  cmem schema
+  cmem schema --dialect postgres | psql memory
+
+The schema is declared once and emitted in either dialect. Needs no memory.";
+
+/// A SQL dialect, for `schema --dialect`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DialectArg {
+    /// SQLite with FTS5 (the embedded memory).
+    Sqlite,
+    /// PostgreSQL with pg_trgm.
+    Postgres,
+}
+
+/// `cmem schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// The SQL dialect.
+    #[arg(long, value_enum, default_value = "sqlite")]
+    pub dialect: DialectArg,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn percent_bounds() {
+        assert_eq!(percent("70"), Ok(70.0));
+        assert_eq!(percent("0"), Ok(0.0));
+        assert_eq!(percent("100"), Ok(100.0));
+        assert!(percent("101").is_err());
+        assert!(percent("-1").is_err());
+        assert!(percent("x").is_err());
+    }
+}

@@ -1,0 +1,155 @@
+//! `cmem export`: the memory to a TMX, `.kmb` or JSON Lines file, or to standard output.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use cmem_formats::{
+    export, EntrySink, ExportOptions, Format, FormatError, JsonlMode, JsonlOptions, JsonlWriter, KmbWriter,
+    Level, TmxWriteOptions, TmxWriter,
+};
+use flate2::write::GzEncoder;
+use flate2::Compression;
+
+use crate::args::{ExportArgs, FileFormat};
+use crate::memory;
+use crate::output::{count, duration, Stdout};
+
+/// Where the bytes go: plain, or gzip-compressed for a name ending in `.gz`.
+enum Out {
+    Plain(Box<dyn Write>),
+    Gzip(GzEncoder<Box<dyn Write>>),
+}
+
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Out::Plain(w) => w.write(buf),
+            Out::Gzip(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Out::Plain(w) => w.flush(),
+            Out::Gzip(w) => w.flush(),
+        }
+    }
+}
+
+impl Out {
+    /// Ends the gzip stream, if any, and flushes.
+    fn finish(self) -> io::Result<()> {
+        match self {
+            Out::Plain(mut w) => w.flush(),
+            Out::Gzip(w) => w.finish()?.flush(),
+        }
+    }
+}
+
+/// The format written: `--format`, else the extension, else TMX on standard output.
+fn format_for(path: &Path, flag: Option<FileFormat>) -> Result<FileFormat> {
+    if let Some(f) = flag {
+        return Ok(f);
+    }
+    if path == Path::new("-") {
+        return Ok(FileFormat::Tmx);
+    }
+    match cmem_formats::format_of(path) {
+        Some(Format::Tmx) => Ok(FileFormat::Tmx),
+        Some(Format::Kmb) => Ok(FileFormat::Kmb),
+        Some(Format::Jsonl) => Ok(FileFormat::Jsonl),
+        _ => bail!(
+            "export {}: unknown format (extension not .tmx, .kmb, .jsonl, .ndjson or .json); use --format",
+            path.display()
+        ),
+    }
+}
+
+/// Drives an export into a writer and finishes it.
+fn write_with<S: EntrySink>(
+    store: &cmem_sqlite::SqliteStore,
+    mut sink: S,
+    options: &ExportOptions,
+    finish: impl FnOnce(S) -> Result<Out, FormatError>,
+) -> Result<u64, FormatError> {
+    let n = export(store, &mut sink, options, &mut |_| {})?;
+    let out = finish(sink)?;
+    out.finish().map_err(|e| FormatError::io(Format::Store, "write failed", e))?;
+    Ok(n)
+}
+
+/// Runs `cmem export`.
+///
+/// # Errors
+/// A missing memory, an unknown format, a failure to write (not a closed pipe, which
+/// ends the export quietly), a store failure.
+pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<()> {
+    let started = Instant::now();
+    let format = format_for(&args.output, args.format)?;
+    let path = memory::resolve(memory_flag);
+    let store = memory::open_existing(&path)?;
+    let to_stdout = args.output == Path::new("-");
+    let name = if to_stdout { "<stdout>".to_owned() } else { args.output.display().to_string() };
+
+    // A file is written under a temporary name beside it and renamed when complete, so
+    // a failed export never leaves a truncated file under the requested name.
+    let temp: Option<PathBuf> = (!to_stdout).then(|| {
+        let mut t = args.output.clone().into_os_string();
+        t.push(format!(".tmp{}", std::process::id()));
+        PathBuf::from(t)
+    });
+    let raw: Box<dyn Write> = match &temp {
+        None => Box::new(Stdout::new()),
+        Some(t) => Box::new(BufWriter::with_capacity(
+            64 * 1024,
+            File::create(t).map_err(|e| anyhow!("export {name}: cannot create: {e}"))?,
+        )),
+    };
+    let gz = args.output.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+    let out = if gz { Out::Gzip(GzEncoder::new(raw, Compression::default())) } else { Out::Plain(raw) };
+
+    let mut options = ExportOptions::default();
+    options.source_locale.clone_from(&args.from);
+    options.target_locale.clone_from(&args.to);
+    let result = match format {
+        FileFormat::Tmx | FileFormat::Tmx1 => {
+            let mut o = TmxWriteOptions::default();
+            o.level = if format == FileFormat::Tmx1 { Level::One } else { Level::Two };
+            o.source_locale.clone_from(&args.from);
+            TmxWriter::new(out, o).and_then(|w| write_with(&store, w, &options, TmxWriter::finish))
+        }
+        FileFormat::Kmb => {
+            KmbWriter::new(out, None).and_then(|w| write_with(&store, w, &options, KmbWriter::finish))
+        }
+        FileFormat::Jsonl => {
+            let mut o = JsonlOptions::default();
+            o.mode = JsonlMode::Full;
+            write_with(&store, JsonlWriter::new(out, o), &options, JsonlWriter::finish)
+        }
+    };
+    let written = match result {
+        Ok(n) => n,
+        Err(e) => {
+            if let Some(t) = &temp {
+                let _ = std::fs::remove_file(t);
+            }
+            bail!("export {name}: {}", crate::import::located(&e));
+        }
+    };
+    if let Some(t) = &temp {
+        std::fs::rename(t, &args.output)
+            .with_context(|| format!("export {name}: cannot rename {}", t.display()))?;
+    }
+    if !quiet {
+        eprintln!(
+            "exported {} entries from {} to {name} in {}",
+            count(written),
+            path.display(),
+            duration(started.elapsed())
+        );
+    }
+    Ok(())
+}

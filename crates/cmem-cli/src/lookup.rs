@@ -1,0 +1,281 @@
+//! `cmem lookup`: one segment, or a batch of them from JSON Lines.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use cmem_core::run::runs_from_json;
+use cmem_core::{lookup, parse_notation, LookupOptions, LookupRequest, Match, Recognizer, Run};
+use cmem_formats::jsonl::surface_text;
+use serde_json::{json, Map, Value};
+
+use crate::args::LookupArgs;
+use crate::output::{count, duration, percent, word_diff, Stdout};
+use crate::query::{recognizer, runs_from_file, runs_of_text};
+use crate::{memory, Outcome};
+
+/// A segment as JSON: its locale, its text (codes as their native markup) and its runs.
+fn segment_json(locale: Option<&str>, runs: &[Run]) -> Value {
+    let mut m = Map::new();
+    if let Some(l) = locale {
+        m.insert("locale".into(), Value::from(l));
+    }
+    m.insert("text".into(), Value::from(surface_text(runs)));
+    m.insert("runs".into(), serde_json::to_value(runs).unwrap_or(Value::Null));
+    Value::Object(m)
+}
+
+/// One match as JSON.
+pub fn match_json(m: &Match) -> Value {
+    let source_locale = m.entry.variants[m.source_index].locale.as_str();
+    let target_locale = m.entry.variants[m.target_index].locale.as_str();
+    json!({
+        "score": m.score,
+        "match_type": m.match_type.as_str(),
+        "entry_id": m.entry.id.0,
+        "ambiguous": m.ambiguous,
+        "point": m.entry.point.as_str(),
+        "unit": m.entry.unit,
+        "project_id": m.project_id,
+        "source": segment_json(Some(source_locale), m.source()),
+        "target": segment_json(Some(target_locale), m.target()),
+        "adapted_target": segment_json(None, &m.adapted_target),
+        "entity_adaptations": m.entity_adaptations,
+        "code_adaptations": m.code_adaptations,
+    })
+}
+
+/// One match for people: score, tier, entry; source, target, and the adapted target
+/// with its differences from the stored target marked.
+fn write_match(out: &mut dyn Write, m: &Match) -> io::Result<()> {
+    let mut head = format!("{}  {}  entry {}", percent(m.score), m.match_type, m.entry.id);
+    if m.ambiguous {
+        head.push_str("  ambiguous");
+    }
+    if !m.entry.point.is_root() {
+        head.push_str(&format!("  point {}", m.entry.point));
+    }
+    writeln!(out, "{head}")?;
+    let target = surface_text(m.target());
+    let adapted = surface_text(&m.adapted_target);
+    writeln!(out, "  source   {}", surface_text(m.source()))?;
+    writeln!(out, "  target   {target}")?;
+    if adapted != target {
+        writeln!(out, "  adapted  {}", word_diff(&target, &adapted))?;
+    }
+    for a in m.entity_adaptations.iter().filter(|a| !a.applied) {
+        writeln!(
+            out,
+            "  note     {} {:?} → {:?} not applied: the target does not hold it",
+            a.entity_type, a.from, a.to
+        )?;
+    }
+    if m.code_adaptations.iter().any(|a| !a.applied) {
+        writeln!(out, "  note     some inline codes of the query could not be placed in the target")?;
+    }
+    Ok(())
+}
+
+fn options(args: &LookupArgs) -> LookupOptions {
+    LookupOptions::default().threshold(args.threshold / 100.0).limit(args.limit).point(args.point.clone())
+}
+
+/// Runs `cmem lookup`.
+///
+/// # Errors
+/// A missing memory, a query that does not parse, a store failure; in batch mode,
+/// query lines that failed (after every line has been answered).
+pub fn run(args: &LookupArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<Outcome> {
+    let rec = recognizer(&args.recognize)?;
+    let path = memory::resolve(memory_flag);
+    if let Some(batch) = &args.batch {
+        let store = memory::open_existing(&path)?;
+        return run_batch(args, batch, &store, rec.as_ref(), quiet);
+    }
+    let runs = match (&args.runs, &args.text) {
+        (Some(file), _) => runs_from_file(file)?,
+        (None, Some(text)) => runs_of_text(text, args.notation, rec.as_ref())?,
+        (None, None) => bail!("lookup: give TEXT, --runs FILE.json or --batch QUERIES.jsonl"),
+    };
+    let store = memory::open_existing(&path)?;
+    let req = LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(options(args));
+    let started = Instant::now();
+    let matches = lookup(&store, &req).map_err(|e| anyhow!("lookup: {e}"))?;
+    let micros = started.elapsed().as_micros() as u64;
+    let mut out = Stdout::new();
+    if args.json {
+        let line = json!({
+            "query": segment_json(Some(args.from.as_str()), &req.source),
+            "micros": micros,
+            "matches": matches.iter().map(match_json).collect::<Vec<_>>(),
+        });
+        serde_json::to_writer(&mut out, &line)?;
+        writeln!(out)?;
+    } else {
+        for (i, m) in matches.iter().enumerate() {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            write_match(&mut out, m)?;
+        }
+    }
+    out.flush()?;
+    if matches.is_empty() {
+        if !quiet && !args.json {
+            eprintln!("no match at or above {}", percent(args.threshold / 100.0));
+        }
+        return Ok(Outcome::NothingFound);
+    }
+    Ok(Outcome::Success)
+}
+
+/// The runs a batch line asks for, and its `id` to echo.
+fn batch_query(line: &str, rec: Option<&Recognizer>) -> Result<(Vec<Run>, Option<Value>)> {
+    let value: Value = serde_json::from_str(line).map_err(|e| anyhow!("invalid JSON: {e}"))?;
+    let Value::Object(obj) = value else { bail!("a query line must be a JSON object") };
+    let id = obj.get("id").cloned();
+    let runs = if let Some(q) = obj.get("query") {
+        let q = q.as_str().ok_or_else(|| anyhow!("\"query\" must be a string"))?;
+        runs_of_text(q, false, rec)?
+    } else if let Some(n) = obj.get("notation") {
+        let n = n.as_str().ok_or_else(|| anyhow!("\"notation\" must be a string"))?;
+        parse_notation(n).map_err(|e| anyhow!("{e}"))?
+    } else if let Some(r) = obj.get("runs") {
+        runs_from_json(&r.to_string()).map_err(|e| anyhow!("{e}"))?
+    } else {
+        bail!("no \"query\", \"notation\" or \"runs\" field")
+    };
+    Ok((runs, id))
+}
+
+/// The `p`-th percentile (nearest rank) of sorted durations.
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn run_batch(
+    args: &LookupArgs,
+    batch: &Path,
+    store: &cmem_sqlite::SqliteStore,
+    rec: Option<&Recognizer>,
+    quiet: bool,
+) -> Result<Outcome> {
+    let input: Box<dyn BufRead> = if batch == Path::new("-") {
+        Box::new(BufReader::new(io::stdin()))
+    } else {
+        Box::new(BufReader::new(
+            File::open(batch).with_context(|| format!("lookup --batch {}: cannot open", batch.display()))?,
+        ))
+    };
+    let started = Instant::now();
+    // Build the candidate index before timing, so latencies are those of a warm memory.
+    store.warm(&args.from).map_err(|e| anyhow!("lookup: {e}"))?;
+    let warm = started.elapsed();
+    let opts = options(args);
+    let mut out = Stdout::new();
+    let mut times = Vec::new();
+    let (mut queries, mut found, mut failed) = (0u64, 0u64, 0u64);
+    let mut first_error: Option<String> = None;
+    for (i, line) in input.lines().enumerate() {
+        let n = i + 1;
+        let line =
+            line.with_context(|| format!("lookup --batch {}: line {n}: cannot read", batch.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        queries += 1;
+        let answer = batch_query(&line, rec).and_then(|(runs, id)| {
+            let req = LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(opts.clone());
+            let t = Instant::now();
+            let matches = lookup(store, &req).map_err(|e| anyhow!("{e}"))?;
+            let elapsed = t.elapsed();
+            times.push(elapsed);
+            Ok((req, id, matches, elapsed))
+        });
+        let value = match answer {
+            Ok((req, id, matches, elapsed)) => {
+                if !matches.is_empty() {
+                    found += 1;
+                }
+                let mut m = Map::new();
+                m.insert("line".into(), Value::from(n));
+                if let Some(id) = id {
+                    m.insert("id".into(), id);
+                }
+                m.insert("query".into(), segment_json(None, &req.source));
+                m.insert("micros".into(), Value::from(elapsed.as_micros() as u64));
+                m.insert("matches".into(), Value::Array(matches.iter().map(match_json).collect()));
+                Value::Object(m)
+            }
+            Err(e) => {
+                failed += 1;
+                let message = format!("{e:#}");
+                first_error.get_or_insert_with(|| format!("line {n}: {message}"));
+                json!({ "line": n, "error": message })
+            }
+        };
+        serde_json::to_writer(&mut out, &value)?;
+        writeln!(out)?;
+    }
+    out.flush()?;
+    if !quiet {
+        times.sort_unstable();
+        eprintln!(
+            "{} queries, {} with a match, {} failed in {}; lookup p50 {}, p95 {}, p99 {}, max {} (index warm-up {})",
+            count(queries),
+            count(found),
+            count(failed),
+            duration(started.elapsed()),
+            duration(percentile(&times, 50.0)),
+            duration(percentile(&times, 95.0)),
+            duration(percentile(&times, 99.0)),
+            duration(times.last().copied().unwrap_or_default()),
+            duration(warm),
+        );
+    }
+    if let Some(first) = first_error {
+        bail!(
+            "lookup --batch {}: {} of {} queries failed; the first, {first}",
+            batch.display(),
+            count(failed),
+            count(queries)
+        );
+    }
+    Ok(if found > 0 { Outcome::Success } else { Outcome::NothingFound })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let d: Vec<Duration> = (1..=100).map(Duration::from_micros).collect();
+        assert_eq!(percentile(&d, 50.0), Duration::from_micros(50));
+        assert_eq!(percentile(&d, 95.0), Duration::from_micros(95));
+        assert_eq!(percentile(&d, 99.0), Duration::from_micros(99));
+        assert_eq!(percentile(&d[..1], 99.0), Duration::from_micros(1));
+        assert_eq!(percentile(&[], 50.0), Duration::ZERO);
+    }
+
+    #[test]
+    fn batch_lines() {
+        let rec = Recognizer::default();
+        let (runs, id) = batch_query(r#"{"query":"Open %s","id":7}"#, Some(&rec)).unwrap();
+        assert_eq!(runs.len(), 2);
+        assert_eq!(id, Some(Value::from(7)));
+        let (runs, _) = batch_query(r#"{"runs":[{"text":"Hi"}]}"#, None).unwrap();
+        assert_eq!(runs, vec![Run::text("Hi")]);
+        let (runs, _) = batch_query(r#"{"notation":"{1/}x"}"#, None).unwrap();
+        assert_eq!(runs.len(), 2);
+        assert!(batch_query(r#"{"q":"x"}"#, None).is_err());
+        assert!(batch_query("[1]", None).is_err());
+        assert!(batch_query("{", None).is_err());
+    }
+}

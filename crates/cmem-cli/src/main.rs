@@ -1,0 +1,69 @@
+//! `cmem`, the content (translation) memory on the command line: import TMX, `.kmb` and
+//! JSON Lines files into the embedded SQLite memory, look segments up (exact and fuzzy,
+//! adapted to the query's codes and entities), search, export, and inspect keys,
+//! versions, statistics and the schema.
+//!
+//! A thin layer over `cmem-core`, `cmem-sqlite` and `cmem-formats`: argument parsing
+//! ([`args`]), the memory's location ([`memory`]), one module per command family, and
+//! the exit status: 0 success, 1 `lookup`/`search` found nothing, 2 a usage error
+//! (clap's), 3 any other failure, reported as one line `cmem: …` on stderr. A closed
+//! standard output (`cmem export -o - | head`) ends the program quietly with 0.
+
+#![forbid(unsafe_code)]
+
+mod args;
+mod export;
+mod import;
+mod info;
+mod keys;
+mod lookup;
+mod memory;
+mod output;
+mod query;
+mod search;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command};
+
+/// How a command that succeeded ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// It did what was asked (and found something, for the commands that search).
+    Success,
+    /// `lookup` or `search` found nothing: exit status 1, as `grep` does.
+    NothingFound,
+}
+
+/// Exit status of any failure other than a usage error.
+const EXIT_FAILURE: u8 = 3;
+
+fn run(cli: &Cli) -> anyhow::Result<Outcome> {
+    let memory = cli.memory.as_deref();
+    match &cli.command {
+        Command::Import(a) => import::run(a, memory, cli.quiet).map(|()| Outcome::Success),
+        Command::Export(a) => export::run(a, memory, cli.quiet).map(|()| Outcome::Success),
+        Command::Lookup(a) => lookup::run(a, memory, cli.quiet),
+        Command::Search(a) => search::run(a, memory, cli.quiet),
+        Command::Keys(a) => keys::run(a).map(|()| Outcome::Success),
+        Command::Versions(a) => info::versions(a, memory).map(|()| Outcome::Success),
+        Command::Stats(a) => info::stats(a, memory).map(|()| Outcome::Success),
+        Command::Schema(a) => info::schema(a).map(|()| Outcome::Success),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::NothingFound) => ExitCode::from(1),
+        Err(_) if output::broken_pipe() => ExitCode::SUCCESS,
+        Err(e) => {
+            // One line: the context chain joined with ": ".
+            eprintln!("cmem: {e:#}");
+            ExitCode::from(EXIT_FAILURE)
+        }
+    }
+}

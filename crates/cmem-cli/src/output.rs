@@ -1,0 +1,219 @@
+//! Standard output that tolerates a closed pipe, and the small text forms the commands
+//! print: scores, counts, durations, word differences.
+
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Set when a write to standard output found the reader gone (`cmem export -o - | head`).
+static BROKEN_PIPE: AtomicBool = AtomicBool::new(false);
+
+/// True once standard output has hit a broken pipe; the program then ends quietly
+/// with success, as `cat` and `grep` do when their reader stops early.
+pub fn broken_pipe() -> bool {
+    BROKEN_PIPE.load(Ordering::Relaxed)
+}
+
+/// Standard output, buffered, recording a broken pipe. The libraries' writers turn an
+/// I/O error into their own error type, which may not keep its kind; the flag does.
+pub struct Stdout {
+    inner: io::BufWriter<io::Stdout>,
+}
+
+impl Stdout {
+    /// Buffered standard output.
+    pub fn new() -> Self {
+        Stdout { inner: io::BufWriter::with_capacity(64 * 1024, io::stdout()) }
+    }
+}
+
+impl Default for Stdout {
+    fn default() -> Self {
+        Stdout::new()
+    }
+}
+
+fn note(e: io::Error) -> io::Error {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        BROKEN_PIPE.store(true, Ordering::Relaxed);
+    }
+    e
+}
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf).map_err(note)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.inner.write_all(buf).map_err(note)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().map_err(note)
+    }
+}
+
+/// A score 0–1 as a percentage: `100`, `99`, `87.5` (one decimal, none when whole).
+pub fn percent(score: f64) -> String {
+    let tenths = (score * 1000.0).round() / 10.0;
+    if tenths.fract() == 0.0 {
+        format!("{tenths:.0}")
+    } else {
+        format!("{tenths:.1}")
+    }
+}
+
+/// A count with thousands separators: `12,345`.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A count and a noun, the noun plural unless the count is one: `1 problem`, `2 problems`.
+pub fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{} {noun}s", count(n))
+    }
+}
+
+/// A duration for people: `850 µs`, `12.3 ms`, `4.56 s`.
+pub fn duration(d: Duration) -> String {
+    let us = d.as_secs_f64() * 1e6;
+    if us < 1_000.0 {
+        format!("{us:.0} µs")
+    } else if us < 1_000_000.0 {
+        format!("{:.1} ms", us / 1e3)
+    } else {
+        format!("{:.2} s", us / 1e6)
+    }
+}
+
+/// A byte size for people: `512 B`, `1.5 MiB`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+/// Splits text into runs of white space and runs of anything else, as `git diff
+/// --word-diff` does by default: `%s` and `<b>` stay whole.
+fn tokens(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut space = None;
+    for (i, c) in text.char_indices() {
+        let s = c.is_whitespace();
+        if space != Some(s) {
+            if i > start {
+                out.push(&text[start..i]);
+            }
+            start = i;
+            space = Some(s);
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+/// `new` with its differences from `old` marked word by word, as `git diff
+/// --word-diff=plain` does: `[-removed-]{+added+}`.
+pub fn word_diff(old: &str, new: &str) -> String {
+    let a = tokens(old);
+    let b = tokens(new);
+    // Longest common subsequence of tokens; segments are short (a few hundred tokens).
+    let (n, m) = (a.len(), b.len());
+    let mut dp = vec![0u32; (n + 1) * (m + 1)];
+    let at = |i: usize, j: usize| i * (m + 1) + j;
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            dp[at(i, j)] =
+                if a[i] == b[j] { dp[at(i + 1, j + 1)] + 1 } else { dp[at(i + 1, j)].max(dp[at(i, j + 1)]) };
+        }
+    }
+    let mut out = String::with_capacity(new.len() + 16);
+    let (mut del, mut ins) = (String::new(), String::new());
+    let flush = |out: &mut String, del: &mut String, ins: &mut String| {
+        if !del.is_empty() {
+            out.push_str("[-");
+            out.push_str(del);
+            out.push_str("-]");
+            del.clear();
+        }
+        if !ins.is_empty() {
+            out.push_str("{+");
+            out.push_str(ins);
+            out.push_str("+}");
+            ins.clear();
+        }
+    };
+    let (mut i, mut j) = (0, 0);
+    while i < n || j < m {
+        if i < n && j < m && a[i] == b[j] {
+            flush(&mut out, &mut del, &mut ins);
+            out.push_str(a[i]);
+            i += 1;
+            j += 1;
+        } else if j < m && (i == n || dp[at(i, j + 1)] >= dp[at(i + 1, j)]) {
+            ins.push_str(b[j]);
+            j += 1;
+        } else {
+            del.push_str(a[i]);
+            i += 1;
+        }
+    }
+    flush(&mut out, &mut del, &mut ins);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages() {
+        assert_eq!(percent(1.0), "100");
+        assert_eq!(percent(0.99), "99");
+        assert_eq!(percent(0.875), "87.5");
+        assert_eq!(percent(0.70), "70");
+    }
+
+    #[test]
+    fn counts_and_sizes() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1000), "1,000");
+        assert_eq!(count(1234567), "1,234,567");
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(1536), "1.5 KiB");
+    }
+
+    #[test]
+    fn word_differences() {
+        assert_eq!(word_diff("Hallo John, du", "Hallo Alice, du"), "Hallo [-John,-]{+Alice,+} du");
+        assert_eq!(word_diff("%s öffnen", "%d öffnen"), "[-%s-]{+%d+} öffnen");
+        assert_eq!(word_diff("same", "same"), "same");
+        assert_eq!(word_diff("", "neu"), "{+neu+}");
+        assert_eq!(word_diff("alt", ""), "[-alt-]");
+    }
+}
