@@ -9,6 +9,8 @@ use std::fmt;
 pub enum Format {
     /// TMX 1.1–1.4b.
     Tmx,
+    /// XLIFF 1.0–1.2 and 2.0–2.2.
+    Xliff,
     /// The `.kmb` bundle.
     Kmb,
     /// JSON Lines.
@@ -18,10 +20,11 @@ pub enum Format {
 }
 
 impl Format {
-    /// The lowercase name used as the message prefix (`tmx`, `kmb`, `jsonl`, `store`).
+    /// The lowercase name used as the message prefix (`tmx`, `xliff`, `kmb`, `jsonl`, `store`).
     pub fn name(self) -> &'static str {
         match self {
             Format::Tmx => "tmx",
+            Format::Xliff => "xliff",
             Format::Kmb => "kmb",
             Format::Jsonl => "jsonl",
             Format::Store => "store",
@@ -47,6 +50,9 @@ pub enum ErrorKind {
     Xml,
     /// Well-formed XML that is not a TMX document (wrong root element, no body).
     NotTmx,
+    /// Well-formed XML that is not a usable XLIFF document: another root element, a
+    /// segment without a source, a code that refers to nothing.
+    NotXliff,
     /// A resource cap was exceeded (element nesting depth, size of one unit or record).
     Limit,
     /// *Problem*: a `tu` with fewer than two usable `tuv`s; no entry is made.

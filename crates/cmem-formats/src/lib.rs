@@ -39,6 +39,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod analyze;
 pub mod decode;
 pub mod error;
 pub mod import;
@@ -46,10 +47,13 @@ pub mod inline;
 pub mod item;
 pub mod jsonl;
 pub mod kmb;
+pub mod recycle;
 pub mod tmx;
 pub mod tmx_write;
+pub mod xliff;
 pub mod xml;
 
+pub use analyze::{analyze_document, analyze_file, count_words, Analysis, AnalyzeOptions, Band, BandCount};
 pub use error::{ErrorKind, Format, FormatError};
 pub use import::{
     export, filter_entry, format_of, import, open_input, EntrySink, ExportOptions, ImportOptions,
@@ -59,5 +63,7 @@ pub use inline::Level;
 pub use item::{collect_items, Item};
 pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};
 pub use kmb::{KmbReader, KmbWriter};
+pub use recycle::{recycle_document, recycle_file, RecycleOptions, RecycleReport};
 pub use tmx::{TmxHeader, TmxOptions, TmxReader};
 pub use tmx_write::{TmxWriteOptions, TmxWriter};
+pub use xliff::{Candidate, Segment, WrittenRuns, XliffDocument, XliffVersion};

@@ -1,0 +1,272 @@
+//! Analyze: the leverage report of an XLIFF document against a memory (SPEC §10).
+//!
+//! Each translatable segment with text is looked up once (best match, threshold
+//! 0.50) and counted in one band by its best score: **exact** (an unambiguous 100 %
+//! match), **95–99** (an ambiguous exact match scores 99), **85–94**, **75–84**,
+//! **50–74**, **no match**. A segment whose source (its structural key: text and code
+//! positions, normalized) already appeared earlier in the document counts as a
+//! **repetition** instead, as the industry's reports do: it will be translated once.
+//! Segments under `translate="no"` or with no text are not counted.
+//!
+//! There is no context (101 %) band: XLIFF carries no context the memory stores.
+//!
+//! Words are counted as translators are paid: white-space-separated words in spaced
+//! scripts (a token of punctuation only is no word), and each character in scripts
+//! written without spaces (Han, Hiragana, Katakana, Hangul, Thai, Lao, Khmer, Myanmar).
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::Path;
+
+use cmem_core::{lookup, structural_text, ContentMemory, Locale, LookupOptions, LookupRequest, Point, Run};
+use serde::Serialize;
+
+use crate::error::{ErrorKind, Format, FormatError};
+use crate::recycle::{document_locales, has_text};
+use crate::xliff::XliffDocument;
+
+/// Analyze options.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
+pub struct AnalyzeOptions {
+    /// The point the document belongs to, for lookups.
+    pub point: Option<Point>,
+    /// Overrides the document's source language.
+    pub source_locale: Option<Locale>,
+    /// Overrides the document's target language.
+    pub target_locale: Option<Locale>,
+}
+
+/// A match band.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Band {
+    /// A repetition of an earlier segment of the document.
+    Repetition,
+    /// An unambiguous 100 % match.
+    Exact,
+    /// 95–99 %.
+    Fuzzy95,
+    /// 85–94 %.
+    Fuzzy85,
+    /// 75–84 %.
+    Fuzzy75,
+    /// 50–74 %.
+    Fuzzy50,
+    /// Below 50 % or nothing.
+    NoMatch,
+}
+
+impl Band {
+    /// Every band, in report order.
+    pub const ALL: [Band; 7] = [
+        Band::Repetition,
+        Band::Exact,
+        Band::Fuzzy95,
+        Band::Fuzzy85,
+        Band::Fuzzy75,
+        Band::Fuzzy50,
+        Band::NoMatch,
+    ];
+
+    /// The label in the table (`95-99%`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Band::Repetition => "repetitions",
+            Band::Exact => "100%",
+            Band::Fuzzy95 => "95-99%",
+            Band::Fuzzy85 => "85-94%",
+            Band::Fuzzy75 => "75-84%",
+            Band::Fuzzy50 => "50-74%",
+            Band::NoMatch => "no match",
+        }
+    }
+
+    /// The band of a best match (`None`: no match at or above 50 %).
+    pub fn of(score: Option<f64>, ambiguous: bool) -> Band {
+        let Some(score) = score else { return Band::NoMatch };
+        let pct = (score * 100.0 + 1e-9).floor();
+        if pct >= 100.0 && !ambiguous {
+            Band::Exact
+        } else if pct >= 95.0 {
+            Band::Fuzzy95
+        } else if pct >= 85.0 {
+            Band::Fuzzy85
+        } else if pct >= 75.0 {
+            Band::Fuzzy75
+        } else if pct >= 50.0 {
+            Band::Fuzzy50
+        } else {
+            Band::NoMatch
+        }
+    }
+}
+
+/// One row of the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BandCount {
+    /// The band.
+    pub band: Band,
+    /// Segments in it.
+    pub segments: usize,
+    /// Their words.
+    pub words: usize,
+}
+
+/// The leverage report of one document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Analysis {
+    /// The file analyzed.
+    pub file: String,
+    /// One row per band, in [`Band::ALL`] order.
+    pub bands: Vec<BandCount>,
+    /// Segments counted (the sum of the rows).
+    pub segments: usize,
+    /// Words counted.
+    pub words: usize,
+    /// Segments not counted: not translatable or without text.
+    pub skipped: usize,
+}
+
+impl Analysis {
+    /// The row of `band`.
+    pub fn band(&self, band: Band) -> Option<&BandCount> {
+        self.bands.iter().find(|b| b.band == band)
+    }
+}
+
+impl fmt::Display for Analysis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}", self.file)?;
+        writeln!(f, "{:<12} {:>9} {:>9} {:>7}", "band", "segments", "words", "words%")?;
+        for row in &self.bands {
+            let share = if self.words == 0 { 0.0 } else { row.words as f64 * 100.0 / self.words as f64 };
+            writeln!(f, "{:<12} {:>9} {:>9} {:>6.1}%", row.band.label(), row.segments, row.words, share)?;
+        }
+        writeln!(f, "{:<12} {:>9} {:>9} {:>6.1}%", "total", self.segments, self.words, 100.0)?;
+        if self.skipped > 0 {
+            writeln!(f, "({} segments not translatable or without text)", self.skipped)?;
+        }
+        Ok(())
+    }
+}
+
+/// True for a character of a script written without spaces between words.
+fn unspaced(c: char) -> bool {
+    matches!(c as u32,
+        0x0E00..=0x0EFF      // Thai, Lao
+        | 0x1000..=0x109F    // Myanmar
+        | 0x1100..=0x11FF    // Hangul Jamo
+        | 0x1780..=0x17FF    // Khmer
+        | 0x2E80..=0x2FDF    // CJK radicals
+        | 0x3040..=0x30FF    // Hiragana, Katakana
+        | 0x3130..=0x318F    // Hangul compatibility Jamo
+        | 0x31F0..=0x31FF    // Katakana extensions
+        | 0x3400..=0x4DBF    // Han extension A
+        | 0x4E00..=0x9FFF    // Han
+        | 0xAC00..=0xD7AF    // Hangul syllables
+        | 0xF900..=0xFAFF    // Han compatibility
+        | 0xFF66..=0xFF9F    // half-width Katakana
+        | 0x20000..=0x3FFFF  // Han extensions B–H
+    )
+}
+
+/// Words in `text`: white-space-separated words with a letter or digit, and each
+/// character of an unspaced script.
+pub fn count_words(text: &str) -> usize {
+    let mut words = 0;
+    for token in text.split_whitespace() {
+        let mut in_word = false;
+        for c in token.chars() {
+            if unspaced(c) {
+                words += 1;
+                in_word = false;
+            } else if c.is_alphanumeric() {
+                if !in_word {
+                    words += 1;
+                    in_word = true;
+                }
+            } else if !in_word {
+                // Punctuation between unspaced characters does not start a word.
+                continue;
+            }
+        }
+    }
+    words
+}
+
+/// The words of a segment's runs (text only; codes are not words).
+pub fn count_run_words(runs: &[Run]) -> usize {
+    let mut text = String::new();
+    cmem_core::run::walk_runs(runs, &mut |r| {
+        if let Run::Text(t) = r {
+            text.push_str(t);
+        } else {
+            text.push(' ');
+        }
+    });
+    count_words(&text)
+}
+
+/// Analyzes a parsed document.
+///
+/// # Errors
+/// Missing locales, a store failure.
+pub fn analyze_document(
+    doc: &XliffDocument,
+    store: &dyn ContentMemory,
+    options: &AnalyzeOptions,
+) -> Result<Analysis, FormatError> {
+    let (src, trg) = document_locales(doc, options.source_locale.as_ref(), options.target_locale.as_ref())?;
+    let lookup_options = LookupOptions::default().threshold(0.5).limit(1).point(options.point.clone());
+    let mut bands: Vec<BandCount> =
+        Band::ALL.iter().map(|&band| BandCount { band, segments: 0, words: 0 }).collect();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut skipped = 0;
+    for (index, seg) in doc.segments().iter().enumerate() {
+        if !seg.translatable || !has_text(&seg.source) {
+            skipped += 1;
+            continue;
+        }
+        let words = count_run_words(&seg.source);
+        let band = if seen.insert(structural_text(&seg.source)) {
+            let request = LookupRequest::new(seg.source.clone(), src.clone(), trg.clone())
+                .options(lookup_options.clone());
+            let matches = lookup(store, &request).map_err(|e| {
+                FormatError::store(e)
+                    .in_file(doc.file())
+                    .at(seg.line, 1)
+                    .for_entry(index as u64 + 1, Some(&seg.unit_id))
+            })?;
+            let best = matches.first();
+            Band::of(best.map(|m| m.score), best.is_some_and(|m| m.ambiguous))
+        } else {
+            Band::Repetition
+        };
+        if let Some(row) = bands.iter_mut().find(|b| b.band == band) {
+            row.segments += 1;
+            row.words += words;
+        }
+    }
+    let segments = bands.iter().map(|b| b.segments).sum();
+    let words = bands.iter().map(|b| b.words).sum();
+    Ok(Analysis { file: doc.file().to_owned(), bands, segments, words, skipped })
+}
+
+/// Analyzes the XLIFF file at `path`.
+///
+/// # Errors
+/// As [`XliffDocument::read`] and [`analyze_document`].
+pub fn analyze_file(
+    path: &Path,
+    store: &dyn ContentMemory,
+    options: &AnalyzeOptions,
+) -> Result<Analysis, FormatError> {
+    let name = path.display().to_string();
+    let raw = std::fs::read(path).map_err(|e| {
+        FormatError::new(Format::Xliff, ErrorKind::Io, format!("cannot read: {e}")).in_file(&name)
+    })?;
+    let doc = XliffDocument::parse(raw, &name)?;
+    analyze_document(&doc, store, options)
+}

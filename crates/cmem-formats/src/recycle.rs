@@ -1,0 +1,292 @@
+//! Recycle: pre-translate an XLIFF document from a memory (SPEC §10).
+//!
+//! Each translatable segment with no approved target (and, unless
+//! [`RecycleOptions::overwrite`], no target at all) is looked up at
+//! [`fuzzy_threshold`](RecycleOptions::fuzzy_threshold). The best match at or above
+//! [`fill_threshold`](RecycleOptions::fill_threshold) becomes the target: its
+//! `adapted_target` (the stored target with this document's entities and codes carried
+//! in), written with the document's own inline elements (see [`crate::xliff`]). The
+//! other matches at or above the fuzzy threshold are written as candidates: XLIFF 1.2
+//! `<alt-trans match-quality="87" origin="cmem" alttranstype="proposal">`, XLIFF 2
+//! `<mtc:match similarity="87" matchQuality="87" origin="cmem" type="tm" ref="#s1">`
+//! (the `mtc` namespace is declared on the root when missing).
+//!
+//! # States
+//!
+//! | fill | XLIFF 1.2 `target` | XLIFF 2 `segment` |
+//! |---|---|---|
+//! | exact, unambiguous, fully adapted, every code placed | `state="translated" state-qualifier="exact-match"` | `state="translated"` (any `subState` removed) |
+//! | anything else | `state="needs-review-translation" state-qualifier="fuzzy-match"` | `state="translated" subState="cmem:needs-review"` |
+//!
+//! XLIFF 2 has no state that asks for review, so the review request is the `subState`
+//! (XLIFF 2 §4.3.1.47: a value `prefix:value` owned by the tool). With
+//! [`RecycleOptions::review_exact`] exact fills are marked for review too. An
+//! ambiguous exact match (two stored answers, no point) scores below 1.0, so it never
+//! fills at a fill threshold of 1.0 and is never marked exact.
+//!
+//! [`recycle_file`] writes through a temporary file in the output's directory and
+//! renames it into place: an error never leaves a half-written output.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use cmem_core::{lookup, ContentMemory, Locale, LookupOptions, LookupRequest, Match, Point, Run};
+use serde::Serialize;
+
+use crate::error::{ErrorKind, Format, FormatError};
+use crate::xliff::{Candidate, XliffDocument, XliffVersion};
+
+/// Recycle options.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct RecycleOptions {
+    /// Matches below this are ignored, 0–1; default 0.70.
+    pub fuzzy_threshold: f64,
+    /// The best match at or above this fills the target, 0–1; default 0.95.
+    pub fill_threshold: f64,
+    /// The point the document belongs to, for lookups.
+    pub point: Option<Point>,
+    /// Overrides the document's source language.
+    pub source_locale: Option<Locale>,
+    /// Overrides the document's target language.
+    pub target_locale: Option<Locale>,
+    /// Replace existing (unapproved) targets; default false.
+    pub overwrite: bool,
+    /// Mark exact fills for review too; default false.
+    pub review_exact: bool,
+    /// At most this many candidates per segment; default 3.
+    pub max_candidates: usize,
+    /// The `origin` written on candidates; default `cmem`.
+    pub origin: String,
+}
+
+impl Default for RecycleOptions {
+    fn default() -> Self {
+        RecycleOptions {
+            fuzzy_threshold: 0.70,
+            fill_threshold: 0.95,
+            point: None,
+            source_locale: None,
+            target_locale: None,
+            overwrite: false,
+            review_exact: false,
+            max_candidates: 3,
+            origin: "cmem".to_owned(),
+        }
+    }
+}
+
+/// What recycling did, per segment.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct RecycleReport {
+    /// Segments in the document.
+    pub segments: usize,
+    /// Targets written.
+    pub filled: usize,
+    /// Of those, exact fills (not marked for review).
+    pub filled_exact: usize,
+    /// Segments not filled that got candidates.
+    pub with_candidates: usize,
+    /// Segments looked up with no match at or above the fuzzy threshold.
+    pub untouched: usize,
+    /// Segments not looked up: not translatable, approved, already translated (without
+    /// `overwrite`), no text, or a segmented target without that segment's `mrk`.
+    pub skipped: usize,
+    /// Code runs of filled targets and candidates that had no counterpart among the
+    /// document's source codes and were left out (such fills are marked for review).
+    pub codes_dropped: usize,
+}
+
+impl std::fmt::Display for RecycleReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} segments: {} filled ({} exact), {} with candidates, {} untouched, {} skipped",
+            self.segments, self.filled, self.filled_exact, self.with_candidates, self.untouched, self.skipped
+        )?;
+        if self.codes_dropped > 0 {
+            write!(f, "; {} inline codes without a counterpart left out", self.codes_dropped)?;
+        }
+        Ok(())
+    }
+}
+
+/// The source and target locales: the options', else the document's.
+///
+/// # Errors
+/// [`ErrorKind::NotXliff`] when a language is missing or not BCP 47.
+pub fn document_locales(
+    doc: &XliffDocument,
+    source: Option<&Locale>,
+    target: Option<&Locale>,
+) -> Result<(Locale, Locale), FormatError> {
+    let pick = |given: Option<&Locale>, found: Option<&str>, what: &str| -> Result<Locale, FormatError> {
+        if let Some(l) = given {
+            return Ok(l.clone());
+        }
+        let Some(tag) = found else {
+            return Err(FormatError::new(
+                Format::Xliff,
+                ErrorKind::NotXliff,
+                format!("the document names no {what} language; give one in the options"),
+            )
+            .in_file(doc.file()));
+        };
+        Locale::parse(tag).map_err(|e| {
+            FormatError::new(Format::Xliff, ErrorKind::NotXliff, format!("{what} language {tag:?}: {e}"))
+                .in_file(doc.file())
+        })
+    };
+    Ok((pick(source, doc.source_locale(), "source")?, pick(target, doc.target_locale(), "target")?))
+}
+
+/// True when the runs hold some non-blank text.
+pub(crate) fn has_text(runs: &[Run]) -> bool {
+    !cmem_core::flatten_runs(runs).trim().is_empty()
+}
+
+fn percent(score: f64) -> u8 {
+    (score * 100.0 + 1e-9).floor().clamp(0.0, 100.0) as u8
+}
+
+/// Recycles a parsed document in place (its pending edits; write it with
+/// [`XliffDocument::to_bytes`]).
+///
+/// # Errors
+/// Thresholds outside 0–1, missing locales, a store failure.
+pub fn recycle_document(
+    doc: &mut XliffDocument,
+    store: &dyn ContentMemory,
+    options: &RecycleOptions,
+) -> Result<RecycleReport, FormatError> {
+    let bad = |t: f64| !(0.0..=1.0).contains(&t);
+    if bad(options.fuzzy_threshold) || bad(options.fill_threshold) {
+        return Err(FormatError::new(
+            Format::Xliff,
+            ErrorKind::InvalidField,
+            format!(
+                "thresholds must be within 0–1 (fuzzy {}, fill {})",
+                options.fuzzy_threshold, options.fill_threshold
+            ),
+        ));
+    }
+    let (src, trg) = document_locales(doc, options.source_locale.as_ref(), options.target_locale.as_ref())?;
+    let lookup_options = LookupOptions::default()
+        .threshold(options.fuzzy_threshold.min(options.fill_threshold))
+        .limit(options.max_candidates.saturating_add(1).max(1))
+        .point(options.point.clone());
+    let mut report = RecycleReport { segments: doc.segments().len(), ..RecycleReport::default() };
+    let v1 = doc.version() == XliffVersion::V1;
+    for index in 0..doc.segments().len() {
+        let seg = &doc.segments()[index];
+        let skip = !seg.translatable
+            || seg.approved
+            || (seg.has_target() && !options.overwrite)
+            || !has_text(&seg.source)
+            || !doc.can_fill(index);
+        if skip {
+            report.skipped += 1;
+            continue;
+        }
+        let request =
+            LookupRequest::new(seg.source.clone(), src.clone(), trg.clone()).options(lookup_options.clone());
+        let matches = lookup(store, &request).map_err(|e| {
+            FormatError::store(e)
+                .in_file(doc.file())
+                .at(seg.line, 1)
+                .for_entry(index as u64 + 1, Some(&seg.unit_id))
+        })?;
+        let mut rest: &[Match] = &matches;
+        let mut filled = false;
+        if let Some(best) = matches.first().filter(|m| m.score >= options.fill_threshold) {
+            let exact = best.match_type.is_exact()
+                && !best.ambiguous
+                && best.score >= 1.0
+                && best.adaptation_complete()
+                && !options.review_exact;
+            let dropped = doc.render(index, &best.adapted_target).dropped;
+            let exact = exact && dropped == 0;
+            let (state, qualifier) = match (v1, exact) {
+                (true, true) => ("translated", Some("exact-match")),
+                (true, false) => ("needs-review-translation", Some("fuzzy-match")),
+                (false, true) => ("translated", None),
+                (false, false) => ("translated", Some("cmem:needs-review")),
+            };
+            report.codes_dropped += doc.set_target(index, &best.adapted_target, state, qualifier);
+            report.filled += 1;
+            if exact {
+                report.filled_exact += 1;
+            }
+            filled = true;
+            rest = &matches[1..];
+        }
+        let candidates: Vec<Candidate> = rest
+            .iter()
+            .filter(|m| m.score >= options.fuzzy_threshold)
+            .take(options.max_candidates)
+            .map(|m| Candidate {
+                source: m.source().to_vec(),
+                target: m.adapted_target.clone(),
+                quality: percent(m.score),
+                origin: options.origin.clone(),
+            })
+            .collect();
+        for c in &candidates {
+            report.codes_dropped +=
+                doc.render(index, &c.source).dropped + doc.render(index, &c.target).dropped;
+        }
+        let any = !candidates.is_empty();
+        doc.add_candidates(index, candidates);
+        match (filled, any) {
+            (true, _) => {}
+            (false, true) => report.with_candidates += 1,
+            (false, false) => report.untouched += 1,
+        }
+    }
+    Ok(report)
+}
+
+/// Recycles the XLIFF file `input` into `output` (which may be the same path).
+///
+/// # Errors
+/// As [`XliffDocument::read`] and [`recycle_document`], and I/O writing the output;
+/// the output is then left as it was.
+pub fn recycle_file(
+    input: &Path,
+    output: &Path,
+    store: &dyn ContentMemory,
+    options: &RecycleOptions,
+) -> Result<RecycleReport, FormatError> {
+    let name = input.display().to_string();
+    let raw = fs::read(input).map_err(|e| FormatError::io(Format::Xliff, "cannot read", e).in_file(&name))?;
+    let mut doc = XliffDocument::parse(raw, &name)?;
+    let report = recycle_document(&mut doc, store, options)?;
+    write_atomically(output, &doc.to_bytes())?;
+    Ok(report)
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
+///
+/// # Errors
+/// I/O; the temporary file is removed and `path` left as it was.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FormatError> {
+    let out_name = path.display().to_string();
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{file_name}.cmem-{}.tmp", std::process::id()));
+    let result = (|| -> std::io::Result<()> {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    result.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        FormatError::io(Format::Xliff, "cannot write", e).in_file(out_name)
+    })
+}

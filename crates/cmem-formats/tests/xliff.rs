@@ -1,0 +1,445 @@
+//! XLIFF reading, recycling and analysis on the real files of `testdata/xliff12`,
+//! `testdata/xliff2` and the XLIFF files of `testdata/invalid` (provenance in
+//! `testdata/README.md`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use cmem_core::{ContentMemory, Locale, MemStore, NewEntry, Run, Variant};
+use cmem_formats::{
+    analyze_document, count_words, recycle_document, recycle_file, AnalyzeOptions, Band, ErrorKind,
+    RecycleOptions, XliffDocument, XliffVersion,
+};
+
+fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+fn files(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(testdata().join(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.ends_with(".xlf") || name.ends_with(".xliff") || name.ends_with(".sdlxliff")
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn real_files() -> Vec<PathBuf> {
+    let mut all = files("xliff12");
+    all.extend(files("xliff2"));
+    assert!(all.len() >= 20, "{} XLIFF files", all.len());
+    all
+}
+
+fn parse(path: &Path) -> XliffDocument {
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    XliffDocument::parse(fs::read(path).unwrap(), &name).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The locales of a document, with a default for files that name none.
+fn locales(doc: &XliffDocument) -> (Locale, Locale) {
+    let src = Locale::parse(doc.source_locale().unwrap_or("en")).unwrap();
+    let trg = Locale::parse(doc.target_locale().unwrap_or("de")).unwrap();
+    (src, trg)
+}
+
+fn options_for(doc: &XliffDocument) -> RecycleOptions {
+    let (src, trg) = locales(doc);
+    let mut o = RecycleOptions::default();
+    o.source_locale = Some(src);
+    o.target_locale = Some(trg);
+    o
+}
+
+#[test]
+fn every_real_file_reads_with_segments() {
+    for path in real_files() {
+        let doc = parse(&path);
+        let name = path.file_name().unwrap().to_string_lossy();
+        let expect =
+            if path.parent().unwrap().ends_with("xliff2") { XliffVersion::V2 } else { XliffVersion::V1 };
+        assert_eq!(doc.version(), expect, "{name}");
+        assert!(!doc.segments().is_empty(), "{name}: no segments");
+        for seg in doc.segments() {
+            // Every code run carries its element's markup.
+            for run in &seg.source {
+                if let Some(code) = run.code() {
+                    assert!(code.data.starts_with('<') && code.data.ends_with('>'), "{name}: {code:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn known_segments_and_codes() {
+    let doc = parse(&testdata().join("xliff12/okapi__RB-12-Test02.xlf"));
+    assert_eq!(doc.source_locale(), Some("en"));
+    assert_eq!(doc.target_locale(), Some("fr"));
+    let seg = doc.segments().iter().find(|s| s.unit_id == "4").unwrap();
+    assert_eq!(cmem_core::to_notation(&seg.source), cmem_core::to_notation(seg.target.as_ref().unwrap()));
+    assert!(matches!(&seg.source[1], Run::PcOpen(c) if c.id == "1" && c.data == "<g id=\"1\">"));
+    // seg-source units give one segment per mrk.
+    assert!(doc.segments().iter().any(|s| s.segment_id.is_some()));
+
+    let doc = parse(&testdata().join("xliff12/okapi__Manual-12-AltTrans.xlf"));
+    assert!(doc.segments().iter().any(|s| !s.translatable), "translate=\"no\" is read");
+    assert!(doc.segments().iter().any(|s| s.approved), "approved=\"yes\" is read");
+
+    // XLIFF 2: sc/ec across segments are unpaired opens and closes.
+    let doc = parse(&testdata().join("xliff2/oasis-xliff22__toJoin.xlf"));
+    let opens: usize = doc
+        .segments()
+        .iter()
+        .flat_map(|s| &s.source)
+        .filter(|r| matches!(r, Run::PcOpen(c) if c.kind.starts_with("sc")))
+        .count();
+    let closes: usize = doc
+        .segments()
+        .iter()
+        .flat_map(|s| &s.source)
+        .filter(|r| matches!(r, Run::PcClose(c) if c.kind.starts_with("ec")))
+        .count();
+    assert!(opens > 0 && opens == closes, "{opens} sc, {closes} ec");
+}
+
+#[test]
+fn empty_memory_changes_nothing() {
+    let store = MemStore::new();
+    for path in real_files() {
+        let raw = fs::read(&path).unwrap();
+        let mut doc = parse(&path);
+        let options = options_for(&doc);
+        let report = recycle_document(&mut doc, &store, &options).unwrap();
+        assert_eq!(report.filled + report.with_candidates, 0);
+        assert_eq!(report.untouched + report.skipped, doc.segments().len());
+        assert!(doc.to_bytes() == raw, "{}", path.display());
+    }
+}
+
+/// A memory of the document's own (source, target) pairs.
+fn own_memory(doc: &XliffDocument) -> MemStore {
+    let (src, trg) = locales(doc);
+    let store = MemStore::new();
+    let entries: Vec<NewEntry> = doc
+        .segments()
+        .iter()
+        .filter(|s| s.has_target() && !cmem_core::flatten_runs(&s.source).trim().is_empty())
+        .map(|s| {
+            NewEntry::pair(
+                Variant::new(src.clone(), s.source.clone()),
+                Variant::new(trg.clone(), s.target.clone().unwrap()),
+            )
+        })
+        .collect();
+    store.write(&entries).unwrap();
+    store
+}
+
+/// The text runs only (codes without a counterpart in the source are left out of fills).
+fn text_of(runs: &[Run]) -> String {
+    runs.iter().filter_map(|r| if let Run::Text(t) = r { Some(t.as_str()) } else { None }).collect()
+}
+
+/// Segments recycle looks up when `overwrite` is set.
+fn eligible(doc: &XliffDocument) -> Vec<usize> {
+    (0..doc.segments().len())
+        .filter(|&i| {
+            let s = &doc.segments()[i];
+            s.translatable
+                && !s.approved
+                && doc.can_fill(i)
+                && !cmem_core::flatten_runs(&s.source).trim().is_empty()
+        })
+        .collect()
+}
+
+#[test]
+fn own_targets_fill_every_segment_exactly() {
+    let mut checked = 0;
+    for path in real_files() {
+        let doc = parse(&path);
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let with_targets: Vec<usize> =
+            eligible(&doc).into_iter().filter(|&i| doc.segments()[i].has_target()).collect();
+        if with_targets.is_empty() {
+            continue;
+        }
+        let store = own_memory(&doc);
+        let mut doc = doc;
+        let mut options = options_for(&doc);
+        options.overwrite = true;
+        options.fill_threshold = 1.0;
+        let report = recycle_document(&mut doc, &store, &options).unwrap();
+        // Every segment whose source has one stored answer fills; sources translated twice
+        // differently are ambiguous and never filled at 1.0.
+        let mut answers: std::collections::HashMap<String, std::collections::HashSet<String>> =
+            Default::default();
+        for &i in &with_targets {
+            let s = &doc.segments()[i];
+            answers
+                .entry(cmem_core::structural_text(&s.source))
+                .or_default()
+                .insert(cmem_core::structural_text(s.target.as_ref().unwrap()));
+        }
+        let expected = eligible(&doc)
+            .iter()
+            .filter(|&&i| {
+                answers
+                    .get(&cmem_core::structural_text(&doc.segments()[i].source))
+                    .is_some_and(|a| a.len() == 1)
+            })
+            .count();
+        let ambiguous = with_targets.len()
+            - with_targets
+                .iter()
+                .filter(|&&i| answers[&cmem_core::structural_text(&doc.segments()[i].source)].len() == 1)
+                .count();
+        assert_eq!(report.filled, expected, "{name}: {report}");
+        let out = doc.to_bytes();
+        let again =
+            XliffDocument::parse(out, &name).unwrap_or_else(|e| panic!("{name}: output does not read: {e}"));
+        assert_eq!(again.segments().len(), doc.segments().len(), "{name}");
+        for &i in &with_targets {
+            let (before, after) = (&doc.segments()[i], &again.segments()[i]);
+            let after_target = after.target.as_ref().unwrap();
+            // The filled target's codes are the document's own source codes.
+            for run in after_target {
+                if let Some(code) = run.code() {
+                    assert!(
+                        before.source.iter().any(|r| r.code().is_some_and(|c| c.data == code.data)),
+                        "{name}: segment {i}: {} is not a source code",
+                        code.data
+                    );
+                }
+            }
+            if ambiguous == 0 {
+                assert_eq!(
+                    text_of(after_target),
+                    text_of(before.target.as_ref().unwrap()),
+                    "{name}: segment {i}"
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked} files with targets");
+}
+
+#[test]
+fn fills_and_candidates_in_xliff12() {
+    let xlf = "<?xml version=\"1.0\"?>\n<xliff version=\"1.2\" xmlns=\"urn:oasis:names:tc:xliff:document:1.2\">\n\
+<file source-language=\"en\" target-language=\"de\" datatype=\"plaintext\" original=\"a\"><body>\n\
+  <trans-unit id=\"1\">\n    <source>Open the <g id=\"1\" ctype=\"bold\">file</g> now</source>\n  </trans-unit>\n\
+  <trans-unit id=\"2\">\n    <source>Close the window please</source>\n    <target state=\"new\"/>\n  </trans-unit>\n\
+  <trans-unit id=\"3\" translate=\"no\">\n    <source>Open the file now</source>\n  </trans-unit>\n\
+</body></file></xliff>\n";
+    let en = Locale::parse("en").unwrap();
+    let de = Locale::parse("de").unwrap();
+    let store = MemStore::new();
+    let pair =
+        |s: Vec<Run>, t: Vec<Run>| NewEntry::pair(Variant::new(en.clone(), s), Variant::new(de.clone(), t));
+    let b = |id: &str, open: bool| {
+        let c = cmem_core::Code::new(id).kind("bold").data(if open { "<b>" } else { "</b>" });
+        if open {
+            Run::PcOpen(c)
+        } else {
+            Run::PcClose(c)
+        }
+    };
+    store
+        .write(&[
+            pair(
+                vec![
+                    Run::text("Open the "),
+                    b("7", true),
+                    Run::text("file"),
+                    b("7", false),
+                    Run::text(" now"),
+                ],
+                vec![b("7", true), Run::text("Datei"), b("7", false), Run::text(" jetzt öffnen")],
+            ),
+            pair(
+                vec![Run::text("Close this window, please")],
+                vec![Run::text("Schließen Sie bitte die Fenster")],
+            ),
+        ])
+        .unwrap();
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "t.xlf").unwrap();
+    let report = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+    assert_eq!(
+        (report.filled, report.with_candidates, report.untouched, report.skipped),
+        (1, 1, 0, 1),
+        "{report}"
+    );
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    // The fill carries the document's <g>, not the memory's <b>, in a new target after the source.
+    assert!(
+        out.contains("now</source>\n    <target xml:lang=\"de\" state=\"")
+            && out.contains("<g id=\"1\" ctype=\"bold\">Datei</g> jetzt öffnen</target>"),
+        "{out}"
+    );
+    assert!(
+        out.contains("<target xml:lang=\"de\" state=\"translated\" state-qualifier=\"exact-match\">"),
+        "{out}"
+    );
+    // The candidate keeps the empty target and follows it.
+    assert!(out.contains("<target state=\"new\"/>\n    <alt-trans match-quality=\""), "{out}");
+    assert!(out.contains("origin=\"cmem\" alttranstype=\"proposal\"><source xml:lang=\"en\">Close this window, please</source><target xml:lang=\"de\">Schließen Sie bitte die Fenster</target></alt-trans>"), "{out}");
+    // Everything else is unchanged: removing the insertions gives the input back.
+    let again = XliffDocument::parse(out.clone().into_bytes(), "t.xlf").unwrap();
+    let filled = again.segments()[0].target.as_ref().unwrap();
+    assert_eq!(cmem_core::flatten_runs(filled), "Datei jetzt öffnen");
+    assert_eq!(again.segments()[0].state.as_deref(), Some("translated"), "an exact, unambiguous match");
+    assert!(again.segments()[1].target.as_ref().unwrap().is_empty());
+}
+
+#[test]
+fn fills_and_candidates_in_xliff2() {
+    let xlf = "<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\" trgLang=\"de\">\n\
+ <file id=\"f1\">\n  <unit id=\"u1\">\n   <segment id=\"s1\">\n    <source>Save <ph id=\"1\"/> changes</source>\n   </segment>\n\
+   <ignorable><source> </source></ignorable>\n   <segment>\n    <source>Print the report now</source>\n   </segment>\n  </unit>\n </file>\n</xliff>\n";
+    let en = Locale::parse("en").unwrap();
+    let de = Locale::parse("de").unwrap();
+    let store = MemStore::new();
+    let pair =
+        |s: Vec<Run>, t: Vec<Run>| NewEntry::pair(Variant::new(en.clone(), s), Variant::new(de.clone(), t));
+    let ph = Run::Ph(cmem_core::Code::new("9").data("%s"));
+    store
+        .write(&[
+            pair(
+                vec![Run::text("Save "), ph.clone(), Run::text(" changed")],
+                vec![ph.clone(), Run::text(" Änderungen speichern")],
+            ),
+            pair(vec![Run::text("Print the reports now")], vec![Run::text("Berichte jetzt drucken")]),
+        ])
+        .unwrap();
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "t.xlf").unwrap();
+    let mut options = RecycleOptions::default();
+    options.fill_threshold = 0.9;
+    let report = recycle_document(&mut doc, &store, &options).unwrap();
+    assert_eq!((report.filled, report.filled_exact), (2, 0), "{report}");
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert!(out.contains("<segment id=\"s1\" state=\"translated\" subState=\"cmem:needs-review\">"), "{out}");
+    assert!(out.contains("<target><ph id=\"1\"/> Änderungen speichern</target>"), "{out}");
+    let again = XliffDocument::parse(out.into_bytes(), "t.xlf").unwrap();
+    assert_eq!(again.segments().len(), 2);
+
+    // Below the fill threshold: translation candidates, with the module declared.
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "t.xlf").unwrap();
+    options.fill_threshold = 1.0;
+    let report = recycle_document(&mut doc, &store, &options).unwrap();
+    assert_eq!((report.filled, report.with_candidates), (0, 2), "{report}");
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert!(out.contains("xmlns:mtc=\"urn:oasis:names:tc:xliff:matches:2.0\""), "{out}");
+    assert!(out.contains("<mtc:matches><mtc:match id=\"cmem-0-1\" ref=\"#s1\" similarity=\""), "{out}");
+    assert!(out.contains("<target><ph id=\"1\"/> Änderungen speichern</target></mtc:match>"), "{out}");
+    // A segment without an id gets one for the candidate's ref.
+    assert!(out.contains("<segment id=\"cmem-s1\">"), "{out}");
+    let again = XliffDocument::parse(out.into_bytes(), "t.xlf").unwrap();
+    assert_eq!(again.segments().len(), 2);
+    assert!(again.segments().iter().all(|s| s.target.is_none()));
+}
+
+#[test]
+fn invalid_files_give_located_errors() {
+    let cases: &[(&str, ErrorKind, u64, u64, &str)] = &[
+        ("microsoft-xliff2om__EmptyFile.xlf", ErrorKind::Xml, 1, 1, "no root element"),
+        ("microsoft-xliff2om__InvalidFile.xlf", ErrorKind::Xml, 1, 1, ""),
+        ("oasis-xliff22__bad_DataRefWithoutOriginalData.xlf", ErrorKind::NotXliff, 0, 0, "dataRef=\"d1\""),
+        ("oasis-xliff22__bad_EcBeforeSc.xlf", ErrorKind::NotXliff, 0, 0, "<ec startRef=\"1\"> comes before"),
+        ("oasis-xliff22__bad_NoTrgLang.xlf", ErrorKind::NotXliff, 0, 0, "no trgLang"),
+        ("oasis-xliff22__bad_SegmentWithoutSource.xlf", ErrorKind::NotXliff, 0, 0, "has no <source>"),
+        ("oasis-xliff22__Good-pgs_plural.xlf", ErrorKind::Xml, 0, 0, ""),
+    ];
+    let mut failures = Vec::new();
+    for (file, kind, line, col, contains) in cases {
+        let path = testdata().join("invalid").join(file);
+        let err = match XliffDocument::parse(fs::read(&path).unwrap(), file) {
+            Ok(_) => {
+                failures.push(format!("{file}: read without error"));
+                continue;
+            }
+            Err(e) => e,
+        };
+        let msg = err.to_string();
+        let place_ok = *line == 0 || (err.line() == Some(*line) && err.column() == Some(*col));
+        if err.kind() != *kind
+            || !place_ok
+            || !msg.contains(contains)
+            || !msg.contains(file)
+            || err.line().is_none()
+        {
+            failures.push(format!("{file}: {:?} {:?}:{:?}: {msg}", err.kind(), err.line(), err.column()));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn a_failed_recycle_leaves_the_output_alone() {
+    let dir = std::env::temp_dir().join(format!("cmem-xliff-test-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("out.xlf");
+    fs::write(&out, b"previous").unwrap();
+    let store = MemStore::new();
+    let bad = testdata().join("invalid/oasis-xliff22__bad_EcBeforeSc.xlf");
+    assert!(recycle_file(&bad, &out, &store, &RecycleOptions::default()).is_err());
+    assert_eq!(fs::read(&out).unwrap(), b"previous");
+    let good = testdata().join("xliff12/okapi__RB-12-Test02.xlf");
+    let report = recycle_file(&good, &out, &store, &RecycleOptions::default()).unwrap();
+    assert_eq!(report.filled, 0);
+    assert_eq!(fs::read(&out).unwrap(), fs::read(&good).unwrap());
+    let leftovers = fs::read_dir(&dir).unwrap().count();
+    assert_eq!(leftovers, 1, "no temporary file is left");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn analysis_bands_and_repetitions() {
+    let path = testdata().join("xliff12/okapi__RB-12-Test02.xlf");
+    let doc = parse(&path);
+    let (src, trg) = locales(&doc);
+    // An empty memory: everything is new or a repetition.
+    let empty = MemStore::new();
+    let mut options = AnalyzeOptions::default();
+    options.source_locale = Some(src);
+    options.target_locale = Some(trg);
+    let a = analyze_document(&doc, &empty, &options).unwrap();
+    let counted = doc
+        .segments()
+        .iter()
+        .filter(|s| s.translatable && !cmem_core::flatten_runs(&s.source).trim().is_empty())
+        .count();
+    assert_eq!(a.segments, counted);
+    assert_eq!(a.band(Band::Exact).unwrap().segments, 0);
+    let rows: usize = a.bands.iter().map(|b| b.segments).sum();
+    assert_eq!(rows, a.segments);
+    // Its own memory: every first occurrence with a target is exact.
+    let own = own_memory(&doc);
+    let b = analyze_document(&doc, &own, &options).unwrap();
+    assert_eq!(b.band(Band::Repetition), a.band(Band::Repetition));
+    assert!(b.band(Band::Exact).unwrap().segments > 0);
+    assert_eq!(b.words, a.words);
+    let table = b.to_string();
+    assert!(table.contains("100%") && table.contains("repetitions") && table.contains("total"), "{table}");
+    let json = serde_json::to_value(&b).unwrap();
+    assert_eq!(json["segments"], b.segments);
+    assert_eq!(json["bands"][1]["band"], "exact");
+}
+
+#[test]
+fn word_counts() {
+    assert_eq!(count_words("Open the file, please."), 4);
+    assert_eq!(count_words(" -- ... "), 0);
+    assert_eq!(count_words("ファイルを開く"), 7);
+    assert_eq!(count_words("打开文件 now"), 5);
+    assert_eq!(count_words("เปิดไฟล์"), 8);
+    assert_eq!(count_words("don't re-open"), 2);
+}
