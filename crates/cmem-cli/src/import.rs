@@ -259,14 +259,14 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     };
     let result = import(&store, files, &options, &mut on_progress);
     bar.finish_and_clear();
-    if result.is_err() && !existed {
-        // The import created the memory and stored nothing: leave no empty database.
-        drop(store);
-        memory::remove(&path);
-    }
     let report = match result {
         Ok(r) => r,
         Err(e) => {
+            if !existed {
+                // The import created the memory and stored nothing: leave no empty database.
+                drop(store);
+                memory::remove(&path);
+            }
             let file = if e.file().is_empty() {
                 current_name.lock().map(|n| n.clone()).unwrap_or_default()
             } else {
@@ -283,7 +283,8 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         eprintln!("{}", problem_line(problem, &fallback));
     }
     if p.problems > args.max_problems as u64 {
-        eprintln!("… and {} more", plural(p.problems - args.max_problems as u64, "problem"));
+        let more = p.problems - args.max_problems as u64;
+        eprintln!("… and {} more {}", count(more), if more == 1 { "problem" } else { "problems" });
     }
     if !quiet {
         let what = match args.files.as_slice() {
@@ -302,6 +303,10 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         );
     }
     if p.read == 0 && p.problems > 0 {
+        if !existed {
+            drop(store);
+            memory::remove(&path);
+        }
         bail!("import: nothing imported, {} (listed above)", plural(p.problems, "problem"));
     }
     Ok(())

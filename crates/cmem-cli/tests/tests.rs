@@ -1,0 +1,689 @@
+//! The built `cmem` binary run on `testdata/` in temporary directories, its output
+//! compared with what a user should see (the way ripgrep tests itself).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::Value;
+
+const CMEM: &str = env!("CARGO_BIN_EXE_cmem");
+
+fn testdata(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata").join(rel)
+}
+
+/// A fresh temporary directory, removed when dropped.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new() -> Dir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "cmem-cli-test-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Dir(p)
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.0.join(rel)
+    }
+
+    /// `cmem ARGS` in this directory, without `$CMEM_MEMORY`.
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(CMEM);
+        c.args(args).current_dir(&self.0).env_remove("CMEM_MEMORY");
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        Run(self.cmd(args).output().unwrap())
+    }
+
+    /// Runs and requires exit status 0.
+    fn ok(&self, args: &[&str]) -> Run {
+        let r = self.run(args);
+        assert_eq!(r.code(), 0, "cmem {args:?}\nstdout:\n{}\nstderr:\n{}", r.stdout(), r.stderr());
+        r
+    }
+
+    /// A memory with the sample JSON Lines file (en → de) imported.
+    fn with_sample() -> Dir {
+        let d = Dir::new();
+        d.ok(&["import", "-q", "--from", "en", "--to", "de", testdata("cli/sample.jsonl").to_str().unwrap()]);
+        d
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+struct Run(Output);
+
+impl Run {
+    fn code(&self) -> i32 {
+        self.0.status.code().unwrap_or(-1)
+    }
+    fn stdout(&self) -> String {
+        String::from_utf8(self.0.stdout.clone()).unwrap()
+    }
+    fn stderr(&self) -> String {
+        String::from_utf8(self.0.stderr.clone()).unwrap()
+    }
+    fn json_lines(&self) -> Vec<Value> {
+        self.stdout().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+}
+
+fn td(rel: &str) -> String {
+    testdata(rel).to_str().unwrap().to_owned()
+}
+
+// ---- import ----
+
+#[test]
+fn import_jsonl_prints_one_summary_line_and_no_progress_when_piped() {
+    let d = Dir::new();
+    let r = d.ok(&["import", "--from", "en", "--to", "de", &td("cli/sample.jsonl")]);
+    assert_eq!(r.stdout(), "");
+    let err = r.stderr();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        !err.contains('\r') && !err.contains('\u{1b}'),
+        "no progress bar when stderr is not a terminal: {err:?}"
+    );
+    assert!(
+        err.starts_with(&format!(
+            "imported {} into cmem.db: 193 read, 193 written, 0 deduplicated, 0 problems in ",
+            td("cli/sample.jsonl")
+        )),
+        "{err}"
+    );
+    assert!(d.path("cmem.db").is_file());
+    // Importing again writes nothing new.
+    let r = d.ok(&["import", "--from", "en", "--to", "de", &td("cli/sample.jsonl")]);
+    assert!(r.stderr().contains(": 193 read, 0 written, 193 deduplicated, 0 problems in "), "{}", r.stderr());
+}
+
+#[test]
+fn import_tmx_compliance_kit_and_tico_slices() {
+    let d = Dir::new();
+    let mut args = Vec::new();
+    for f in std::fs::read_dir(testdata("tmx")).unwrap() {
+        let p = f.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_owned();
+        if name.ends_with(".tmx") && (name.contains("ComplianceKit") || name.starts_with("tico-19")) {
+            args.push(p.to_str().unwrap().to_owned());
+        }
+    }
+    args.sort();
+    args.insert(0, "import".to_owned());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = d.ok(&args);
+    // 115 = the entries of the files' `.model.json` goldens; the kit repeats one content
+    // in several encodings, which deduplicates.
+    assert!(
+        r.stderr()
+            .starts_with("imported 14 files into cmem.db: 115 read, 106 written, 9 deduplicated, 0 problems"),
+        "{}",
+        r.stderr()
+    );
+    // The first tu of the en-zh slice: after the kit's 26 new entries and the 40 of en-ar.
+    let r =
+        d.ok(&["lookup", "about how long have these symptoms been going on?", "--from", "en", "--to", "zh"]);
+    assert_eq!(
+        r.stdout(),
+        "100  structural_exact  entry 67\n  source   about how long have these symptoms been going on?\n  \
+         target   这些症状已持续多长时间？\n"
+    );
+}
+
+#[test]
+fn import_lists_problems_as_file_line_column_and_keeps_the_rest() {
+    let d = Dir::new();
+    let bad = td("invalid/unbalanced.tmx");
+    let r = d.ok(&["import", &bad, &td("tmx/okapi__sample14b.tmx")]);
+    let err = r.stderr();
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines[0], format!("{bad}:6:27: tu 1 (tuid \"u1\"): <bpt i=\"1\"> has no matching <ept>"));
+    assert_eq!(lines[1], format!("{bad}:7:37: tu 1 (tuid \"u1\"): <ept i=\"2\"> has no matching <bpt>"));
+    assert!(lines[2].starts_with("imported 2 files into cmem.db: "), "{err}");
+    assert!(lines[2].contains(", 2 problems in "), "{err}");
+}
+
+#[test]
+fn strict_import_fails_at_the_first_problem_and_stores_nothing() {
+    let d = Dir::new();
+    d.ok(&["import", "-q", &td("tmx/okapi__sample14b.tmx")]);
+    let before = d.ok(&["stats", "--json"]).json_lines()[0]["entries"].clone();
+    let bad = td("invalid/unbalanced.tmx");
+    let r = d.run(&["import", "--strict", &td("cli/versions.jsonl"), &bad]);
+    assert_eq!(r.code(), 3);
+    assert_eq!(
+        r.stderr(),
+        format!("cmem: import {bad}: line 6, column 27: tu 1 (tuid \"u1\"): <bpt i=\"1\"> has no matching <ept>\n")
+    );
+    // The entries of the first file were rolled back with the rest.
+    assert_eq!(d.ok(&["stats", "--json"]).json_lines()[0]["entries"], before);
+}
+
+#[test]
+fn malformed_tmx_names_file_line_and_column_and_leaves_no_memory() {
+    let d = Dir::new();
+    let bad = td("invalid/malformed.tmx");
+    let r = d.run(&["import", &bad]);
+    assert_eq!(r.code(), 3);
+    assert_eq!(
+        r.stderr(),
+        format!(
+            "cmem: import {bad}: line 10, column 30: malformed XML: ill-formed document: expected `</seg>`, \
+             but `</tuv>` was found\n"
+        )
+    );
+    assert!(!d.path("cmem.db").exists(), "a failed first import leaves no empty memory behind");
+}
+
+#[test]
+fn missing_and_unknown_files_fail_before_anything_is_stored() {
+    let d = Dir::new();
+    let r = d.run(&["import", &td("cli/versions.jsonl"), "nothere.tmx"]);
+    assert_eq!(r.code(), 3);
+    assert!(r.stderr().starts_with("cmem: import nothere.tmx: cannot open: "), "{}", r.stderr());
+    assert_eq!(r.stderr().lines().count(), 1);
+    let r = d.run(&["import", &td("README.md")]);
+    assert_eq!(r.code(), 3);
+    assert!(r.stderr().contains("unknown format"), "{}", r.stderr());
+    assert!(!d.path("cmem.db").exists());
+}
+
+#[test]
+fn jsonl_lines_without_locales_need_from_and_to() {
+    let d = Dir::new();
+    let r = d.run(&["import", &td("cli/sample.jsonl")]);
+    assert_eq!(r.code(), 3);
+    assert!(r.stderr().contains("no \"source_locale\" on the line and no default source_locale given"));
+    assert!(
+        r.stderr().ends_with("cmem: import: nothing imported, 193 problems (listed above)\n"),
+        "{}",
+        r.stderr()
+    );
+    assert!(r.stderr().contains("… and 173 more problems\n"), "{}", r.stderr());
+    assert!(!d.path("cmem.db").exists(), "an import that stored nothing leaves no memory behind");
+}
+
+#[test]
+fn jsonl_import_recognizes_codes_unless_told_not_to() {
+    let d = Dir::with_sample();
+    let r = d.ok(&["export", "--format", "jsonl", "-o", "-"]);
+    let line56: Value = serde_json::from_str(r.stdout().lines().nth(55).unwrap()).unwrap();
+    assert_eq!(
+        line56["variants"][0]["runs"],
+        serde_json::json!([{"text": "Server supports "}, {"ph": {"id": "1", "equiv": "%s", "type": "printf", "data": "%s"}}])
+    );
+    let d = Dir::new();
+    d.ok(&["import", "-q", "--no-recognize", "--from", "en", "--to", "de", &td("cli/sample.jsonl")]);
+    let r = d.ok(&["export", "--format", "jsonl", "-o", "-"]);
+    let line56: Value = serde_json::from_str(r.stdout().lines().nth(55).unwrap()).unwrap();
+    assert_eq!(line56["variants"][0]["runs"], serde_json::json!([{"text": "Server supports %s"}]));
+}
+
+// ---- lookup ----
+
+#[test]
+fn lookup_exact() {
+    let d = Dir::with_sample();
+    let r = d.ok(&["lookup", "Server supports %s", "--from", "en", "--to", "de"]);
+    assert_eq!(
+        r.stdout(),
+        "100  structural_exact  entry 56\n  source   Server supports %s\n  target   Server unterstützt %s\n"
+    );
+    assert_eq!(r.stderr(), "");
+}
+
+#[test]
+fn lookup_adapts_the_query_codes_and_marks_the_difference() {
+    let d = Dir::with_sample();
+    let r = d.ok(&["lookup", "Server supports %d", "--from", "en", "--to", "de"]);
+    assert_eq!(
+        r.stdout(),
+        "100  structural_exact  entry 56\n  source   Server supports %s\n  target   Server unterstützt %s\n  \
+         adapted  Server unterstützt [-%s-]{+%d+}\n"
+    );
+    // Without recognition the query is plain text, and `%s` is two characters of it: the
+    // stored plain key `Server supports {%s}` is 2 edits away, 1 − 2/20.
+    let r = d.ok(&["lookup", "Server supports %s", "--from", "en", "--to", "de", "--no-recognize"]);
+    assert!(r.stdout().starts_with("90  plain_fuzzy  entry 56\n"), "{}", r.stdout());
+}
+
+#[test]
+fn lookup_fuzzy_threshold_and_limit() {
+    let d = Dir::with_sample();
+    let r = d.ok(&["lookup", "failed to remove the directory %s", "--from", "en", "--to", "de"]);
+    assert_eq!(
+        r.stdout(),
+        "88.6  generalized_fuzzy  entry 49\n  source   failed to remove directory %s\n  \
+         target   konnte Verzeichnis %s nicht entfernen\n"
+    );
+    let r = d.run(&[
+        "lookup",
+        "failed to remove the directory %s",
+        "--from",
+        "en",
+        "--to",
+        "de",
+        "--threshold",
+        "90",
+    ]);
+    assert_eq!(r.code(), 1);
+    assert_eq!(r.stdout(), "");
+    assert_eq!(r.stderr(), "no match at or above 90\n");
+    let r = d.ok(&[
+        "lookup",
+        "%1 hours",
+        "--from",
+        "en",
+        "--to",
+        "de",
+        "--threshold",
+        "0",
+        "--limit",
+        "3",
+        "--json",
+    ]);
+    let matches = r.json_lines()[0]["matches"].as_array().unwrap().clone();
+    assert_eq!(matches.len(), 3);
+    assert_eq!(matches[0]["entry_id"], 175);
+    let scores: Vec<f64> = matches.iter().map(|m| m["score"].as_f64().unwrap()).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+}
+
+#[test]
+fn lookup_nothing_found_exits_1() {
+    let d = Dir::with_sample();
+    let r = d.run(&["lookup", "zzzz qqqq nothing like this at all", "--from", "en", "--to", "de"]);
+    assert_eq!(r.code(), 1);
+    assert_eq!(r.stdout(), "");
+    let r = d.run(&["lookup", "zzzz qqqq nothing like this at all", "--from", "en", "--to", "de", "--json"]);
+    assert_eq!(r.code(), 1);
+    assert_eq!(r.json_lines()[0]["matches"], serde_json::json!([]));
+    // Another locale pair holds nothing.
+    let r = d.run(&["lookup", "Server supports %s", "--from", "en", "--to", "fr"]);
+    assert_eq!(r.code(), 1);
+}
+
+#[test]
+fn lookup_json_shape() {
+    let d = Dir::with_sample();
+    let r = d.ok(&["lookup", "Server supports %d", "--from", "en", "--to", "de", "--json"]);
+    let v = &r.json_lines()[0];
+    assert_eq!(v["query"]["text"], "Server supports %d");
+    assert!(v["micros"].is_u64());
+    let m = &v["matches"][0];
+    assert_eq!(m["score"], 1.0);
+    assert_eq!(m["match_type"], "structural_exact");
+    assert_eq!(m["entry_id"], 56);
+    assert_eq!(m["ambiguous"], false);
+    assert_eq!(m["source"]["locale"], "en");
+    assert_eq!(m["source"]["text"], "Server supports %s");
+    assert_eq!(m["target"]["locale"], "de");
+    assert_eq!(m["target"]["text"], "Server unterstützt %s");
+    assert_eq!(m["target"]["runs"][1]["ph"]["data"], "%s");
+    assert_eq!(m["adapted_target"]["text"], "Server unterstützt %d");
+    assert_eq!(m["adapted_target"]["runs"][1]["ph"]["data"], "%d");
+    assert_eq!(m["entity_adaptations"], serde_json::json!([]));
+    assert_eq!(m["code_adaptations"][0]["from"]["data"], "%s");
+    assert_eq!(m["code_adaptations"][0]["to"]["data"], "%d");
+    assert_eq!(m["code_adaptations"][0]["applied"], true);
+}
+
+#[test]
+fn lookup_runs_file_adapts_entities_and_notation_points() {
+    let d = Dir::new();
+    d.ok(&["import", "-q", &td("cli/versions.jsonl")]);
+    let r = d.ok(&["lookup", "--runs", &td("cli/query-runs.json"), "--from", "en", "--to", "de"]);
+    assert_eq!(
+        r.stdout(),
+        "100  generalized_exact  entry 3  point web\n  source   Welcome to cmem\n  \
+         target   Willkommen bei cmem\n  adapted  Willkommen bei [-cmem-]{+Globex+}\n"
+    );
+    let r =
+        d.ok(&["lookup", "--notation", "Welcome to {PRODUCT:Acme}", "--from", "en", "--to", "de", "--json"]);
+    let m = &r.json_lines()[0]["matches"][0];
+    assert_eq!(m["adapted_target"]["text"], "Willkommen bei Acme");
+    assert_eq!(m["entity_adaptations"][0]["from"], "cmem");
+    assert_eq!(m["entity_adaptations"][0]["to"], "Acme");
+    let r = d.run(&["lookup", "--notation", "Welcome {1", "--from", "en", "--to", "de"]);
+    assert_eq!(r.code(), 3);
+    assert!(r.stderr().starts_with("cmem: notation: column "), "{}", r.stderr());
+}
+
+#[test]
+fn lookup_batch_answers_every_line_with_latencies() {
+    let d = Dir::with_sample();
+    let r = d.ok(&["lookup", "--batch", &td("cli/queries.jsonl"), "--from", "en", "--to", "de", "--json"]);
+    let lines = r.json_lines();
+    assert_eq!(lines.len(), 6);
+    let ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["exact", "code", "fuzzy", "notation", "runs", "none"]);
+    for (i, l) in lines.iter().enumerate() {
+        assert_eq!(l["line"], i + 1);
+        assert!(l["micros"].is_u64());
+    }
+    let best = |i: usize| lines[i]["matches"][0].clone();
+    assert_eq!((best(0)["entry_id"].clone(), best(0)["score"].clone()), (56.into(), 1.0.into()));
+    assert_eq!(best(1)["adapted_target"]["text"], "Server unterstützt %d");
+    assert_eq!(best(2)["entry_id"], 49);
+    assert_eq!(best(3)["target"]["text"], "Enkoder kann nicht gefunden werden: %s");
+    assert_eq!(best(4)["target"]["text"], "Tabellenname");
+    assert_eq!(lines[5]["matches"], serde_json::json!([]));
+    let err = r.stderr();
+    assert!(err.starts_with("6 queries, 5 with a match, 0 failed in "), "{err}");
+    for p in ["p50 ", "p95 ", "p99 "] {
+        assert!(err.contains(p), "{err}");
+    }
+}
+
+#[test]
+fn lookup_batch_reports_bad_lines_and_goes_on() {
+    let d = Dir::with_sample();
+    let mut child = d
+        .cmd(&["lookup", "--batch", "-", "--from", "en", "--to", "de"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"{\"query\":\"Table Name\"}\nnot json\n\n{\"q\":1}\n").unwrap();
+    let r = Run(child.wait_with_output().unwrap());
+    assert_eq!(r.code(), 3);
+    let lines = r.json_lines();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["matches"][0]["target"]["text"], "Tabellenname");
+    assert_eq!(lines[1]["line"], 2);
+    assert!(lines[1]["error"].as_str().unwrap().starts_with("invalid JSON"));
+    assert_eq!(lines[2]["line"], 4);
+    assert_eq!(lines[2]["error"], "no \"query\", \"notation\" or \"runs\" field");
+    assert!(r
+        .stderr()
+        .contains("cmem: lookup --batch -: 2 of 3 queries failed; the first, line 2: invalid JSON"));
+}
+
+// ---- search, keys, versions, stats, schema ----
+
+#[test]
+fn search_ranks_and_highlights() {
+    let d = Dir::with_sample();
+    let r = d.ok(&["search", "directory", "--lang", "en", "--limit", "2"]);
+    assert_eq!(
+        r.stdout(),
+        "entry 110  Local &[directory]:\n  de     Lokales &Verzeichnis:\n\n\
+         entry 49  failed to remove [directory] {%s}\n  de     konnte Verzeichnis %s nicht entfernen\n"
+    );
+    let r = d.ok(&["search", "Verzeichnis", "--lang", "de", "--json"]);
+    let hits = r.json_lines();
+    let ids: Vec<i64> = hits.iter().map(|h| h["entry_id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, [110, 49, 60, 35]);
+    assert!(hits.iter().all(|h| h["snippet"].as_str().unwrap().contains("[Verzeichnis]")));
+    assert!(hits.windows(2).all(|w| w[0]["score"].as_f64() >= w[1]["score"].as_f64()));
+    assert_eq!(hits[0]["translations"][0]["locale"], "en");
+    let r = d.run(&["search", "zzzzqqq", "--lang", "en"]);
+    assert_eq!(r.code(), 1);
+    assert_eq!(r.stdout(), "");
+}
+
+#[test]
+fn keys_of_one_and_two_segments() {
+    let d = Dir::new();
+    let r = d.ok(&["keys", "Click <b>here</b> to open %s"]);
+    assert_eq!(
+        r.stdout(),
+        "notation     Click {1 type=\"x-html-b\" data=\"<b>\"}here{/1 type=\"x-html-b\" data=\"</b>\"} to open \
+         {2/ type=\"printf\" equiv=\"%s\" data=\"%s\"}\n\
+         plain        Click here to open {%s}\n\
+         structural   Click {1}here{/1} to open {2/}\n\
+         generalized  Click {1}here{/1} to open {2/}\n"
+    );
+    let r =
+        d.ok(&["keys", "--notation", "{PERSON:John} works at {ORGANIZATION:Acme}", "Alice works at Globex"]);
+    assert_eq!(
+        r.stdout(),
+        "notation     {PERSON:John} works at {ORGANIZATION:Acme}\n             Alice works at Globex\n\
+         plain        {John} works at {Acme}\n             Alice works at Globex  (50%)\n\
+         structural   {1/} works at {2/}\n             Alice works at Globex  (47.6%)\n\
+         generalized  {PERSON} works at {ORGANIZATION}\n             Alice works at Globex  (34.4%)\n"
+    );
+    let r = d.ok(&["keys", "--json", "--notation", "{PERSON:John} works", "{PERSON:Ann} works"]);
+    let v = &r.json_lines()[0];
+    assert_eq!(v["segments"][1]["plain"], "{Ann} works");
+    assert_eq!(v["similarity"]["generalized"], 1.0);
+    assert!(!d.path("cmem.db").exists(), "keys needs no memory");
+}
+
+#[test]
+fn versions_newest_first_and_by_point() {
+    let d = Dir::new();
+    d.ok(&["import", "-q", &td("cli/versions.jsonl")]);
+    let r = d.ok(&["versions", "--unit", "intro.title"]);
+    assert_eq!(
+        r.stdout(),
+        "entry 3  point web  created 2025-02-03T08:30:00Z  fingerprint c3  project site\n  \
+         en     Welcome to cmem\n  de     Willkommen bei cmem\n\n\
+         entry 2  point web/eu  created 2024-06-01T12:00:00Z  fingerprint b2  project site\n  \
+         en     Welcome!\n  de     Willkommen!\n\n\
+         entry 1  point web  created 2024-01-10T09:00:00Z  fingerprint a1  project site\n  \
+         en     Welcome\n  de     Willkommen\n"
+    );
+    let r = d.ok(&["versions", "--unit", "intro.title", "--point", "web", "--json"]);
+    let ids: Vec<i64> = r.json_lines().iter().map(|v| v["entry_id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, [3, 1]);
+    let r = d.ok(&["versions", "--unit", "intro.title", "--limit", "1", "--json"]);
+    assert_eq!(r.json_lines().len(), 1);
+    assert_eq!(d.ok(&["versions", "--unit", "no.such.unit"]).stdout(), "");
+}
+
+#[test]
+fn stats_counts_pairs() {
+    let d = Dir::with_sample();
+    d.ok(&["import", "-q", &td("tmx/tico-19__slice40.en-zh.tmx")]);
+    let r = d.ok(&["stats"]);
+    let out = r.stdout();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "memory    cmem.db");
+    assert_eq!(lines[1], "entries   233");
+    assert_eq!(lines[2], "variants  466");
+    assert!(lines[3].starts_with("size      ") && lines[3].ends_with("KiB"), "{out}");
+    assert_eq!(&lines[4..], ["pairs", "  en → de        193", "  en → zh         40"]);
+    let v = &d.ok(&["stats", "--json"]).json_lines()[0];
+    assert_eq!(v["entries"], 233);
+    assert_eq!(v["pairs"][1], serde_json::json!({"source": "en", "target": "zh", "entries": 40}));
+    assert!(v["size_bytes"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn schema_in_both_dialects_needs_no_memory() {
+    let d = Dir::new();
+    let sqlite = d.ok(&["schema"]).stdout();
+    assert!(sqlite.starts_with("-- migration 1: "), "{sqlite}");
+    assert!(sqlite.contains("CREATE VIRTUAL TABLE tm_variant_trigram"), "{sqlite}");
+    let pg = d.ok(&["schema", "--dialect", "postgres"]).stdout();
+    assert!(pg.contains("pg_trgm"), "{pg}");
+    assert_ne!(sqlite, pg);
+    assert_eq!(d.run(&["schema", "--dialect", "oracle"]).code(), 2);
+    assert!(!d.path("cmem.db").exists());
+}
+
+// ---- export ----
+
+/// Every entry of the memory in `dir`, as the lossless JSON Lines export.
+fn dump(d: &Dir, memory: &str) -> String {
+    d.ok(&["--memory", memory, "export", "--format", "jsonl", "-o", "-", "-q"]).stdout()
+}
+
+#[test]
+fn export_import_round_trips_in_every_format() {
+    let d = Dir::with_sample();
+    d.ok(&["import", "-q", &td("cli/versions.jsonl"), &td("tmx/cmem-features.tmx")]);
+    let original = dump(&d, "cmem.db");
+    assert_eq!(original.lines().count(), 199);
+    for (file, lossless) in
+        [("out.kmb", true), ("out.jsonl.gz", true), ("out.tmx", true), ("out1.tmx", false)]
+    {
+        let mut args = vec!["export", "-o", file];
+        if !lossless {
+            args.extend(["--format", "tmx1"]);
+        }
+        let r = d.ok(&args);
+        assert!(
+            r.stderr().starts_with(&format!("exported 199 entries from cmem.db to {file} in ")),
+            "{}",
+            r.stderr()
+        );
+        let copy = format!("{file}.db");
+        d.ok(&["--memory", &copy, "import", "-q", file]);
+        let back = dump(&d, &copy);
+        if lossless {
+            assert_eq!(back, original, "{file}");
+        } else {
+            assert_eq!(back.lines().count(), 199);
+            assert_ne!(back, original, "level 1 drops the codes");
+        }
+    }
+    assert!(std::fs::read_dir(&d.0).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_str()
+        .unwrap()
+        .contains(".tmp")));
+}
+
+#[test]
+fn export_filters_by_locale() {
+    let d = Dir::with_sample();
+    d.ok(&["import", "-q", &td("tmx/tico-19__slice40.en-zh.tmx")]);
+    let r = d.ok(&["export", "--from", "en", "--to", "zh", "--format", "jsonl", "-o", "-"]);
+    assert_eq!(r.stdout().lines().count(), 40);
+    assert!(r.stderr().starts_with("exported 40 entries from cmem.db to <stdout> in "));
+}
+
+#[test]
+fn export_to_a_closed_pipe_is_not_an_error() {
+    let d = Dir::with_sample();
+    let mut child =
+        d.cmd(&["export", "-o", "-"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    // The reader goes away at once, as `head -c0` would.
+    drop(child.stdout.take());
+    let r = Run(child.wait_with_output().unwrap());
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert_eq!(r.stderr(), "");
+}
+
+// ---- usage errors, the memory's location, help ----
+
+#[test]
+fn usage_errors_exit_2() {
+    let d = Dir::with_sample();
+    let r = d.run(&["lookup", "x", "--from", "en!!", "--to", "de"]);
+    assert_eq!(r.code(), 2);
+    assert!(r
+        .stderr()
+        .starts_with("error: invalid value 'en!!' for '--from <LOCALE>': invalid locale \"en!!\""));
+    let r = d.run(&["lookup", "x", "--from", "en", "--to", "de", "--threshold", "150"]);
+    assert_eq!(r.code(), 2);
+    assert!(r
+        .stderr()
+        .starts_with("error: invalid value '150' for '--threshold <PERCENT>': 150 is outside 0–100"));
+    let r = d.run(&["lookup", "x", "--from", "en", "--to", "de", "--point", "a//b"]);
+    assert_eq!(r.code(), 2);
+    assert_eq!(d.run(&["lookup", "--from", "en", "--to", "de"]).code(), 2);
+    assert_eq!(d.run(&["frobnicate"]).code(), 2);
+    assert_eq!(d.run(&["export"]).code(), 2);
+    let r = d.run(&[
+        "import",
+        "--recognize",
+        "printf,nope",
+        "--from",
+        "en",
+        "--to",
+        "de",
+        &td("cli/sample.jsonl"),
+    ]);
+    assert_eq!(r.code(), 3);
+    assert!(
+        r.stderr().starts_with("cmem: --recognize: recognizer: unknown rule set \"nope\""),
+        "{}",
+        r.stderr()
+    );
+}
+
+#[test]
+fn read_commands_need_an_existing_memory() {
+    let d = Dir::new();
+    for args in [
+        &["lookup", "x", "--from", "en", "--to", "de"][..],
+        &["search", "x", "--lang", "en"],
+        &["stats"],
+        &["versions", "--unit", "u"],
+        &["export", "-o", "out.tmx"],
+    ] {
+        let r = d.run(args);
+        assert_eq!(r.code(), 3, "{args:?}");
+        assert_eq!(
+            r.stderr(),
+            "cmem: no memory at cmem.db (create one with `cmem import FILE`, or name one with --memory or \
+             $CMEM_MEMORY)\n"
+        );
+    }
+    assert_eq!(std::fs::read_dir(&d.0).unwrap().count(), 0, "nothing was created");
+}
+
+#[test]
+fn memory_from_flag_then_environment_then_default() {
+    let d = Dir::new();
+    d.ok(&["--memory", "flag.db", "import", "-q", &td("cli/versions.jsonl")]);
+    let env = d
+        .cmd(&["import", "-q", &td("tmx/okapi__sample14b.tmx")])
+        .env("CMEM_MEMORY", d.path("env.db"))
+        .output()
+        .unwrap();
+    assert!(env.status.success());
+    let entries = |args: &[&str], env: Option<&Path>| -> Value {
+        let mut c = d.cmd(args);
+        if let Some(e) = env {
+            c.env("CMEM_MEMORY", e);
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["entries"].clone()
+    };
+    assert_eq!(entries(&["--memory", "flag.db", "stats", "--json"], None), 4);
+    assert_eq!(entries(&["stats", "--json"], Some(&d.path("env.db"))), 24);
+    // The flag wins over the environment.
+    assert_eq!(entries(&["stats", "--json", "-m", "flag.db"], Some(&d.path("env.db"))), 4);
+    assert!(!d.path("cmem.db").exists());
+}
+
+#[test]
+fn every_command_has_help_with_an_example() {
+    let d = Dir::new();
+    let top = d.ok(&["--help"]).stdout();
+    assert!(top.contains("Exit status: 0 success; 1 `lookup` or `search` found nothing; 2 usage error"));
+    for cmd in ["import", "export", "lookup", "search", "keys", "versions", "stats", "schema"] {
+        let help = d.ok(&[cmd, "--help"]).stdout();
+        assert!(help.contains("Examples:\n  cmem "), "{cmd}: {help}");
+        assert!(top.contains(&format!("  {cmd} ")), "{cmd} listed in the top-level help");
+    }
+    let lookup = d.ok(&["lookup", "--help"]).stdout();
+    assert!(
+        lookup.contains("Exit status: 0 when a match was found (batch: for some query), 1 when none was.")
+    );
+}
