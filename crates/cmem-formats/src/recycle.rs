@@ -142,9 +142,15 @@ pub fn document_locales(
     Ok((pick(source, doc.source_locale(), "source")?, pick(target, doc.target_locale(), "target")?))
 }
 
-/// True when the runs hold some non-blank text.
+/// True when the runs hold some non-blank text (codes alone are nothing to translate).
 pub(crate) fn has_text(runs: &[Run]) -> bool {
-    !cmem_core::flatten_runs(runs).trim().is_empty()
+    let mut any = false;
+    cmem_core::run::walk_runs(runs, &mut |r| {
+        if let Run::Text(t) = r {
+            any |= !t.trim().is_empty();
+        }
+    });
+    any
 }
 
 fn percent(score: f64) -> u8 {
