@@ -11,6 +11,10 @@ pub struct Counting<'a> {
     pub inner: &'a dyn ContentMemory,
     /// Keys offered since the last reset.
     pub offered: AtomicU64,
+    /// Nanoseconds spent in `candidates`.
+    pub candidates_ns: AtomicU64,
+    /// Nanoseconds spent in `exact`.
+    pub exact_ns: AtomicU64,
 }
 
 struct CountingSink<'a> {
@@ -25,6 +29,12 @@ impl CandidateSink for CountingSink<'_> {
     }
     fn cutoff(&self) -> f64 {
         self.inner.cutoff()
+    }
+    fn scan_limit(&self) -> usize {
+        self.inner.scan_limit()
+    }
+    fn max_candidates(&self) -> usize {
+        self.inner.max_candidates()
     }
 }
 
@@ -42,11 +52,16 @@ impl ContentMemory for Counting<'_> {
         self.inner.entries(after, limit)
     }
     fn exact(&self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
-        self.inner.exact(q)
+        let t = std::time::Instant::now();
+        let r = self.inner.exact(q);
+        self.exact_ns.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        r
     }
     fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
         let mut counting = CountingSink { inner: sink, offered: 0 };
+        let t = std::time::Instant::now();
         let r = self.inner.candidates(q, &mut counting);
+        self.candidates_ns.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
         self.offered.fetch_add(counting.offered, Ordering::Relaxed);
         r
     }

@@ -62,6 +62,21 @@ struct Args {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
+    /// Print one line per query on stderr: latency, candidates, best scores.
+    #[arg(long)]
+    verbose: bool,
+    /// Override `LookupOptions::verify_budget`.
+    #[arg(long)]
+    verify_budget: Option<usize>,
+    /// Override `LookupOptions::max_candidates`.
+    #[arg(long)]
+    max_candidates: Option<usize>,
+    /// Override `LookupOptions::scan_limit`.
+    #[arg(long)]
+    scan_limit: Option<usize>,
+    /// Exact in every position: no budget, no candidate or scan limit.
+    #[arg(long)]
+    exhaustive_lookup: bool,
 }
 
 #[derive(Serialize, Debug)]
@@ -208,8 +223,25 @@ fn main() -> Result<()> {
     let size_bytes = store.stats()?.size_bytes;
     let source_keys: Vec<Keys> = entries.iter().map(|e| e.variants[0].keys()).collect();
     let exhaustive = Exhaustive::new(&source_keys);
-    let counting = counting::Counting { inner: store.as_ref(), offered: 0.into() };
-    let options = LookupOptions::default().threshold(args.threshold).limit(args.limit);
+    let counting = counting::Counting {
+        inner: store.as_ref(),
+        offered: 0.into(),
+        candidates_ns: 0.into(),
+        exact_ns: 0.into(),
+    };
+    let mut options = LookupOptions::default().threshold(args.threshold).limit(args.limit);
+    if args.exhaustive_lookup {
+        options = options.exhaustive();
+    }
+    if let Some(v) = args.verify_budget {
+        options.verify_budget = v;
+    }
+    if let Some(v) = args.max_candidates {
+        options.max_candidates = v;
+    }
+    if let Some(v) = args.scan_limit {
+        options.scan_limit = v;
+    }
 
     let mut lat = Vec::with_capacity(queries.len());
     let mut ex_lat = Vec::with_capacity(queries.len());
@@ -219,9 +251,21 @@ fn main() -> Result<()> {
         let runs = vec![Run::text(q)];
         let qk = Keys::of(&runs);
         let req = LookupRequest::new(runs, from.clone(), to.clone()).options(options.clone());
+        let before = counting.offered.load(Ordering::Relaxed);
         let t = Instant::now();
         let matches = lookup(&counting, &req)?;
         lat.push(t.elapsed().as_secs_f64() * 1e6);
+        if args.verbose {
+            eprintln!(
+                "{:>8.0} µs {:>6} cand top {:.3} n={} len={} {:?}",
+                lat[lat.len() - 1],
+                counting.offered.load(Ordering::Relaxed) - before,
+                matches.first().map_or(0.0, |m| m.score),
+                matches.len(),
+                q.chars().count(),
+                q.chars().take(50).collect::<String>()
+            );
+        }
 
         let t = Instant::now();
         let best = exhaustive.best(&qk, args.threshold);
@@ -294,6 +338,14 @@ fn main() -> Result<()> {
         size_bytes,
         peak_rss_mb: peak_rss_mb(),
     };
+    if args.verbose {
+        eprintln!(
+            "mean per query: candidates {:.0} µs, exact {:.0} µs, lookup {:.0} µs",
+            counting.candidates_ns.load(Ordering::Relaxed) as f64 / n / 1e3,
+            counting.exact_ns.load(Ordering::Relaxed) as f64 / n / 1e3,
+            lat.iter().sum::<f64>() / n
+        );
+    }
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {

@@ -1381,8 +1381,7 @@ pub fn fuzzy_candidates_are_complete(make: Make<'_>) -> Outcome {
         // The lookup's own verification budget is lifted, so every position is exact and
         // what is checked is the store's candidate contract; the default options are
         // checked below for the best match.
-        let options =
-            opts().threshold(threshold).limit(limit).point(caller.clone()).verify_budget(usize::MAX);
+        let options = opts().threshold(threshold).limit(limit).point(caller.clone()).exhaustive();
         let (sl, tl) = (["en", "en", "en-US"][rng.below(3)], ["de", "de", "de-AT"][rng.below(3)]);
         let req = LookupRequest::new(runs(&query)?, locale(sl)?, locale(tl)?).options(options);
         let got = cmem_core::lookup(&*store, &req)?;
@@ -1428,13 +1427,13 @@ pub fn fuzzy_candidates_are_complete(make: Make<'_>) -> Outcome {
         compared += want.len();
         let defaults = LookupOptions::default().threshold(threshold).point(caller.clone());
         let best = cmem_core::lookup(&*store, &req.clone().options(defaults))?;
-        let best = best.first().map(|m| (m.entry.id, m.match_type, m.ambiguous));
+        let best = best.first().map(|m| (m.entry.id, m.match_type, m.ambiguous, format!("{:.6}", m.score)));
         let want_best = crate::reference::reference_lookup(
             &stored,
             &req.clone().options(opts().threshold(threshold).point(caller.clone()).limit(1)),
         )
         .first()
-        .map(|w| (w.id, w.match_type, w.ambiguous));
+        .map(|w| (w.id, w.match_type, w.ambiguous, format!("{:.6}", w.score)));
         ensure_eq!(
             best,
             want_best,

@@ -20,7 +20,6 @@ use crate::trigram::{length_bounds, padded_grams, similarity_bound};
 struct Doc {
     entry: EntryId,
     kinds: KindSet,
-    len: u32,
     alive: bool,
     key: Box<str>,
 }
@@ -35,10 +34,34 @@ pub struct GramIndex {
     postings: HashMap<u64, Vec<u32>>,
     by_len: Vec<Vec<u32>>,
     of_entry: HashMap<EntryId, Vec<u32>>,
+    /// Key lengths, compact and apart from `docs`: the scan reads one per posting, and
+    /// this array stays in cache where `docs` would not.
+    lens: Vec<u16>,
+}
+
+/// A key by its similarity bound: higher bound first, then lower key number.
+struct Ranked(f64, u32);
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+impl Eq for Ranked {}
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(other.1.cmp(&self.1))
+    }
 }
 
 thread_local! {
-    static SCRATCH: RefCell<(Vec<u16>, Vec<u32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    static SCRATCH: RefCell<(Vec<u16>, Vec<u32>, Vec<bool>)> =
+        const { RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
 }
 
 impl GramIndex {
@@ -76,7 +99,8 @@ impl GramIndex {
         }
         self.by_len[len].push(d);
         self.of_entry.entry(entry).or_default().push(d);
-        self.docs.push(Doc { entry, kinds, len: len as u32, alive: true, key: key.into() });
+        self.docs.push(Doc { entry, kinds, alive: true, key: key.into() });
+        self.lens.push(u16::try_from(len).unwrap_or(u16::MAX));
     }
 
     /// Forgets every key of `entry`.
@@ -89,31 +113,88 @@ impl GramIndex {
     }
 
     /// Offers `sink` every live key whose similarity with `q.key` can reach the sink's
-    /// cut-off, best bound first, for entries that `has_target` accepts (the contract of
+    /// cut-off, for entries that `has_target` accepts (the contract of
     /// [`ContentMemory::candidates`](crate::ContentMemory::candidates)).
+    ///
+    /// The query's grams are scanned rarest first, counting shared grams per key
+    /// (ScanCount) inside the length window. After `i` of them, a key not seen yet shares
+    /// at most the grams left, which bounds its similarity; once that bound falls under
+    /// the cut-off the scan stops, and the frequent grams — most of the work — are never
+    /// read. Halfway, the keys sharing the most grams are offered early, so the cut-off
+    /// rises before the rest is decided. Seen keys are then offered best bound first
+    /// until the bound falls under the cut-off; keys sharing no gram at all are reached
+    /// through the by-length lists only when their bound still allows it.
     pub fn offer(
         &self,
         q: &CandidateQuery<'_>,
         has_target: &dyn Fn(EntryId) -> bool,
         sink: &mut dyn CandidateSink,
     ) {
+        const EPS: f64 = 1e-9;
+        const EARLY: usize = 48;
         let qlen = q.key.chars().count();
         let grams = padded_grams(q.key);
         let g = grams.len();
-        let (lo, hi) = length_bounds(qlen, sink.cutoff());
+        let mut lists: Vec<&[u32]> =
+            grams.iter().filter_map(|gram| self.postings.get(gram).map(Vec::as_slice)).collect();
+        lists.sort_by_key(|l| l.len());
         let usable = |doc: &Doc| doc.alive && !doc.kinds.intersect(q.kinds).is_empty();
+        // The length window at a cut-off, capped at the longest key stored (a cut-off of
+        // 0 leaves the window unbounded above).
+        let longest = self.by_len.len().saturating_sub(1);
+        let window = |cutoff: f64| {
+            let (lo, hi) = length_bounds(qlen, cutoff);
+            (lo, hi.min(longest))
+        };
+        // The best bound of a key sharing at most `shared` grams, over the length window.
+        let unseen_bound = |shared: usize, lo: usize, hi: usize| -> f64 {
+            if lo > hi {
+                return 0.0;
+            }
+            (lo..=hi).map(|len| similarity_bound(qlen, g, len, shared)).fold(0.0, f64::max)
+        };
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
-            let (counts, touched) = &mut *scratch;
+            let (counts, touched, offered) = &mut *scratch;
             if counts.len() < self.docs.len() {
                 counts.resize(self.docs.len(), 0);
+                offered.resize(self.docs.len(), false);
             }
             touched.clear();
-            for gram in &grams {
-                let Some(list) = self.postings.get(gram) else { continue };
-                for &d in list {
+            // Keys offered, to clear their marks; its length is the count against the
+            // sink's `max_candidates`.
+            let mut marked: Vec<u32> = Vec::new();
+            let max_candidates = sink.max_candidates();
+            let offer =
+                |d: u32, offered: &mut Vec<bool>, marked: &mut Vec<u32>, sink: &mut dyn CandidateSink| {
                     let doc = &self.docs[d as usize];
-                    let len = doc.len as usize;
+                    if marked.len() < max_candidates
+                        && !offered[d as usize]
+                        && usable(doc)
+                        && has_target(doc.entry)
+                    {
+                        offered[d as usize] = true;
+                        marked.push(d);
+                        sink.offer(doc.entry, doc.kinds, &doc.key);
+                    }
+                };
+            let mut scanned = 0;
+            let mut read = 0usize;
+            let scan_limit = sink.scan_limit();
+            for (i, list) in lists.iter().enumerate() {
+                let left = lists.len() - i;
+                let (lo, hi) = window(sink.cutoff());
+                if unseen_bound(left, lo, hi) + EPS < sink.cutoff() {
+                    break;
+                }
+                if i > 0 && read.saturating_add(list.len()) > scan_limit {
+                    // Past the scan limit: keys sharing none of the grams read so far are
+                    // left out (the sink allowed it).
+                    break;
+                }
+                read += list.len();
+                for &d in *list {
+                    let len = usize::from(self.lens[d as usize]);
                     if len < lo || len > hi {
                         continue;
                     }
@@ -123,41 +204,69 @@ impl GramIndex {
                     }
                     *c = c.saturating_add(1);
                 }
+                scanned = i + 1;
+                if scanned * 2 >= lists.len() && scanned * 2 < lists.len() + 2 && touched.len() > EARLY {
+                    // Halfway: offer the keys that share the most grams so far.
+                    let mut best: Vec<(u16, u32)> =
+                        touched.iter().map(|&d| (counts[d as usize], d)).collect();
+                    best.select_nth_unstable_by(EARLY, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+                    best.truncate(EARLY);
+                    best.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+                    for (_, d) in best {
+                        offer(d, offered, &mut marked, sink);
+                    }
+                }
             }
+            let left = lists.len() - scanned;
             let cutoff = sink.cutoff();
-            let mut ranked: Vec<(f64, u32)> = touched
-                .iter()
-                .filter_map(|&d| {
-                    let doc = &self.docs[d as usize];
-                    let b = similarity_bound(qlen, g, doc.len as usize, usize::from(counts[d as usize]));
-                    (b + 1e-9 >= cutoff && usable(doc)).then_some((b, d))
+            // Best bound first; a heap, since the walk usually stops long before the end.
+            // Per key length, the fewest shared grams that can still reach the cut-off:
+            // an integer test per key instead of a bound.
+            let (lo, hi) = window(cutoff);
+            let need: Vec<usize> = (lo..=hi)
+                .map(|len| {
+                    (0..=g)
+                        .find(|&c| similarity_bound(qlen, g, len, (c + left).min(g)) + EPS >= cutoff)
+                        .unwrap_or(usize::MAX)
                 })
                 .collect();
-            ranked.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            for (bound, d) in ranked {
-                if bound + 1e-9 < sink.cutoff() {
+            let ranked: Vec<Ranked> = touched
+                .iter()
+                .filter_map(|&d| {
+                    let len = usize::from(self.lens[d as usize]);
+                    let c = usize::from(counts[d as usize]);
+                    if len < lo || len > hi || c < need[len - lo] || offered[d as usize] {
+                        return None;
+                    }
+                    Some(Ranked(similarity_bound(qlen, g, len, (c + left).min(g)), d))
+                })
+                .collect();
+            let mut heap = std::collections::BinaryHeap::from(ranked);
+            while let Some(Ranked(bound, d)) = heap.pop() {
+                if bound + EPS < sink.cutoff() || marked.len() >= max_candidates {
                     break;
                 }
-                let doc = &self.docs[d as usize];
-                if has_target(doc.entry) {
-                    sink.offer(doc.entry, doc.kinds, &doc.key);
-                }
+                offer(d, offered, &mut marked, sink);
             }
-            // Keys that share no gram at all, where their lengths still allow it.
-            let hi = hi.min(self.by_len.len().saturating_sub(1));
-            for len in lo..=hi {
-                if similarity_bound(qlen, g, len, 0) + 1e-9 < sink.cutoff() {
-                    continue;
-                }
-                for &d in &self.by_len[len] {
-                    let doc = &self.docs[d as usize];
-                    if counts[d as usize] == 0 && usable(doc) && has_target(doc.entry) {
-                        sink.offer(doc.entry, doc.kinds, &doc.key);
+            // Keys that share no gram at all (only reachable when every gram was scanned).
+            if left == 0 && marked.len() < max_candidates {
+                let (lo, hi) = window(sink.cutoff());
+                for len in lo..=hi {
+                    if similarity_bound(qlen, g, len, 0) + EPS < sink.cutoff() {
+                        continue;
+                    }
+                    for &d in &self.by_len[len] {
+                        if counts[d as usize] == 0 {
+                            offer(d, offered, &mut marked, sink);
+                        }
                     }
                 }
             }
             for &d in touched.iter() {
                 counts[d as usize] = 0;
+            }
+            for d in marked {
+                offered[d as usize] = false;
             }
         });
     }

@@ -30,8 +30,14 @@ struct Inner {
     next_id: i64,
     by_identity: HashMap<u64, Vec<EntryId>>,
     exact: [HashMap<Box<str>, Vec<EntryId>>; 3],
-    fuzzy: HashMap<Locale, GramIndex>,
+    // Ordered, so that candidates are offered in the same order on every run.
+    fuzzy: BTreeMap<Locale, GramIndex>,
     units: HashMap<String, Vec<EntryId>>,
+    /// Interned variant locales, so candidate filtering needs no string comparison.
+    locale_ids: HashMap<Locale, u16>,
+    locale_list: Vec<Locale>,
+    /// Per entry id (ids are dense), the interned locales of its variants.
+    entry_locales: Vec<Box<[u16]>>,
 }
 
 fn kind_index(kind: KeyKind) -> usize {
@@ -96,6 +102,12 @@ impl Inner {
         if !entry.unit.is_empty() {
             self.units.entry(entry.unit.clone()).or_default().push(id);
         }
+        let ids: Box<[u16]> = entry.variants.iter().map(|v| self.intern(&v.locale)).collect();
+        let slot = id.0 as usize;
+        if self.entry_locales.len() <= slot {
+            self.entry_locales.resize(slot + 1, Box::default());
+        }
+        self.entry_locales[slot] = ids;
         self.by_identity.entry(hash).or_default().push(id);
         self.entries.insert(id, entry);
         WriteOutcome::Inserted(id)
@@ -103,6 +115,9 @@ impl Inner {
 
     fn remove(&mut self, id: EntryId) -> bool {
         let Some(entry) = self.entries.remove(&id) else { return false };
+        if let Some(slot) = self.entry_locales.get_mut(id.0 as usize) {
+            *slot = Box::default();
+        }
         for v in &entry.variants {
             let keys = v.keys();
             for kind in KeyKind::ALL {
@@ -123,13 +138,19 @@ impl Inner {
         true
     }
 
-    fn has_pair(&self, id: EntryId, source: &Locale, target: &Locale) -> bool {
-        self.entries.get(&id).is_some_and(|e| {
-            let s = e.variants.iter().position(|v| v.locale.matches(source));
-            let t = e.variant_index(target);
-            matches!((s, t), (Some(s), Some(t)) if s != t)
-                || e.variants.iter().filter(|v| v.locale.matches(source)).count() > 1 && t.is_some()
-        })
+    fn intern(&mut self, locale: &Locale) -> u16 {
+        if let Some(id) = self.locale_ids.get(locale) {
+            return *id;
+        }
+        let id = self.locale_list.len() as u16;
+        self.locale_list.push(locale.clone());
+        self.locale_ids.insert(locale.clone(), id);
+        id
+    }
+
+    /// Which interned locales match `locale` by the prefix rule.
+    fn matching(&self, locale: &Locale) -> Vec<bool> {
+        self.locale_list.iter().map(|l| l.matches(locale)).collect()
     }
 }
 
@@ -178,7 +199,16 @@ impl ContentMemory for MemStore {
 
     fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
         let inner = self.read()?;
-        let has_target = |id: EntryId| inner.has_pair(id, q.source, q.target);
+        let src_ok = inner.matching(q.source);
+        let tgt_ok = inner.matching(q.target);
+        let has_target = |id: EntryId| {
+            usize::try_from(id.0).ok().and_then(|i| inner.entry_locales.get(i)).is_some_and(|ls| {
+                ls.iter().enumerate().any(|(i, &a)| {
+                    src_ok[usize::from(a)]
+                        && ls.iter().enumerate().any(|(j, &b)| i != j && tgt_ok[usize::from(b)])
+                })
+            })
+        };
         for (locale, index) in &inner.fuzzy {
             if locale.matches(q.source) {
                 index.offer(q, &has_target, sink);

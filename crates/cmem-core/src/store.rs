@@ -45,6 +45,19 @@ pub trait CandidateSink {
     /// The cut-off: the lowest similarity that can still change the result. It only
     /// rises while candidates are offered.
     fn cutoff(&self) -> f64;
+
+    /// How much index a store may read for one query (posting entries, rows) before it
+    /// ranks what it has seen and offers that, best first, leaving out keys it has not
+    /// seen at all. `usize::MAX` (the default): read whatever exactness needs.
+    fn scan_limit(&self) -> usize {
+        usize::MAX
+    }
+
+    /// How many keys a store offers at most from one index for one query key, most
+    /// promising first; past it, it stops. `usize::MAX` (the default): no limit.
+    fn max_candidates(&self) -> usize {
+        usize::MAX
+    }
 }
 
 /// One concordance-search hit.
@@ -111,7 +124,10 @@ pub struct Stats {
 ///   key could reach the sink's current [`cutoff`](CandidateSink::cutoff) (a superset
 ///   is fine, duplicates are harmless), and may stop once no unseen key can reach it.
 ///   Better-first order lets it stop sooner. It never scans every entry when an index
-///   can narrow the search.
+///   can narrow the search. The one exception is the sink's
+///   [`scan_limit`](CandidateSink::scan_limit): past it, a store offers the keys it has
+///   seen, most promising first, and may leave out keys it has not seen; and the sink's
+///   [`max_candidates`](CandidateSink::max_candidates), after which it stops offering.
 /// - Nothing panics on input the model accepts; failures are [`Error`](crate::Error)s.
 /// - Locales match by the prefix rule of SPEC §3.
 pub trait ContentMemory: Send + Sync {

@@ -85,12 +85,18 @@ pub fn padded_grams(key: &str) -> Vec<u64> {
     grams
 }
 
-/// The q-gram count bound: the least edit distance between a query with `query_grams`
-/// distinct padded grams and a key sharing `shared` of them. One edit destroys at most
-/// `Q` gram occurrences, so a gram of the query is missing from the other key only
-/// where an edit touched it: `missing ≤ Q · lev`.
-pub fn min_distance_from_shared(query_grams: usize, shared: usize) -> usize {
-    query_grams.saturating_sub(shared).div_ceil(Q)
+/// The least edit distance between a query of `query_len` characters with `query_grams`
+/// distinct padded grams and a key of `len` characters sharing `shared` of them.
+///
+/// A substitution or a deletion of a query character destroys at most `Q` query grams,
+/// an insertion at most `Q − 1` (only the grams spanning the gap). A key longer by `Δ`
+/// needs `Δ` insertions (destroying at most `2Δ` grams) and substitutions for the rest;
+/// a key shorter by `Δ` needs `Δ` deletions (at most `3Δ` grams) and the rest likewise.
+pub fn min_distance(query_len: usize, query_grams: usize, len: usize, shared: usize) -> usize {
+    let missing = query_grams.saturating_sub(shared);
+    let delta = query_len.abs_diff(len);
+    let per_length_edit = if len >= query_len { Q - 1 } else { Q };
+    delta + missing.saturating_sub(per_length_edit * delta).div_ceil(Q)
 }
 
 /// The highest similarity a key of `len` characters sharing `shared` grams can reach
@@ -100,7 +106,7 @@ pub fn similarity_bound(query_len: usize, query_grams: usize, len: usize, shared
     if max == 0 {
         return 1.0;
     }
-    let d = min_distance_from_shared(query_grams, shared).max(query_len.abs_diff(len));
+    let d = min_distance(query_len, query_grams, len, shared);
     1.0 - d as f64 / max as f64
 }
 
@@ -140,7 +146,40 @@ mod tests {
         assert_eq!(length_bounds(10, 0.7), (7, 14));
         assert_eq!(length_bounds(0, 0.7), (0, 0));
         assert_eq!(padded_grams("a").len(), 3);
-        assert_eq!(min_distance_from_shared(12, 3), 3);
         assert!((similarity_bound(10, 12, 10, 12) - 1.0).abs() < 1e-12);
+        // A key 8 longer that shares nothing: 8 insertions destroy at most 16 of 28
+        // grams, the other 12 need 4 more edits.
+        assert_eq!(min_distance(26, 28, 34, 0), 12);
+        assert_eq!(min_distance(26, 28, 20, 0), 6 + 4);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn bound_never_exceeds_the_distance(
+            a in "[abc é]{0,40}",
+            b in "[abc é]{0,40}",
+        ) {
+            let ga = padded_grams(&a);
+            let gb = padded_grams(&b);
+            let shared = ga.iter().filter(|g| gb.binary_search(g).is_ok()).count();
+            let (la, lb) = (a.chars().count(), b.chars().count());
+            proptest::prop_assert!(min_distance(la, ga.len(), lb, shared) <= crate::distance::levenshtein(&a, &b));
+        }
+    }
+
+    #[test]
+    fn bound_is_sound() {
+        use crate::distance::levenshtein;
+        let words =
+            ["Open the file", "Open a file", "the file opens", "x", "", "files", "Öffnen", "aaaa", "abab"];
+        for a in words {
+            for b in words {
+                let ga = padded_grams(a);
+                let gb = padded_grams(b);
+                let shared = ga.iter().filter(|g| gb.binary_search(g).is_ok()).count();
+                let (la, lb) = (a.chars().count(), b.chars().count());
+                assert!(min_distance(la, ga.len(), lb, shared) <= levenshtein(a, b), "{a:?} {b:?}");
+            }
+        }
     }
 }
