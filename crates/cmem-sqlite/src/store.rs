@@ -748,7 +748,11 @@ impl ContentMemory for SqliteStore {
         let cache = self.cache_read()?;
         let filter = cache.pair_filter(q.source, q.target);
         let has_target = |id: EntryId| cache.has_pair(id, &filter);
-        for li in cache.matching(q.source) {
+        // Locale order, as the in-memory store: with a verification budget the order
+        // of offers decides which candidates are scored.
+        let mut matching = cache.matching(q.source);
+        matching.sort_by(|a, b| cache.locales[usize::from(*a)].cmp(&cache.locales[usize::from(*b)]));
+        for li in matching {
             if let Some(ix) = cache.indexes.get(&li) {
                 ix.offer(q, &has_target, sink);
             }
