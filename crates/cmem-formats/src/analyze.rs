@@ -18,15 +18,15 @@ use std::collections::HashSet;
 use std::fmt;
 use std::path::Path;
 
-use cmem_core::{lookup, structural_text, ContentMemory, Locale, LookupOptions, LookupRequest, Point, Run};
+use cmem_core::{structural_text, ContentMemory, Locale, LookupOptions, Point, Run};
 use serde::Serialize;
 
 use crate::error::{ErrorKind, Format, FormatError};
-use crate::recycle::{document_locales, has_text};
+use crate::recycle::{default_threads, document_locales, has_text, lookup_all};
 use crate::xliff::XliffDocument;
 
 /// Analyze options.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct AnalyzeOptions {
     /// The point the document belongs to, for lookups.
@@ -35,6 +35,14 @@ pub struct AnalyzeOptions {
     pub source_locale: Option<Locale>,
     /// Overrides the document's target language.
     pub target_locale: Option<Locale>,
+    /// Lookups run on this many threads; default: the available parallelism.
+    pub threads: usize,
+}
+
+impl Default for AnalyzeOptions {
+    fn default() -> Self {
+        AnalyzeOptions { point: None, source_locale: None, target_locale: None, threads: default_threads() }
+    }
 }
 
 /// A match band.
@@ -224,23 +232,35 @@ pub fn analyze_document(
         Band::ALL.iter().map(|&band| BandCount { band, segments: 0, words: 0 }).collect();
     let mut seen: HashSet<String> = HashSet::new();
     let mut skipped = 0;
+    // (segment, words, first occurrence)
+    let mut counted: Vec<(usize, usize, bool)> = Vec::new();
     for (index, seg) in doc.segments().iter().enumerate() {
         if !seg.translatable || !has_text(&seg.source) {
             skipped += 1;
             continue;
         }
-        let words = count_run_words(&seg.source);
-        let band = if seen.insert(structural_text(&seg.source)) {
-            let request = LookupRequest::new(seg.source.clone(), src.clone(), trg.clone())
-                .options(lookup_options.clone());
-            let matches = lookup(store, &request).map_err(|e| {
-                FormatError::store(e)
-                    .in_file(doc.file())
-                    .at(seg.line, 1)
-                    .for_entry(index as u64 + 1, Some(&seg.unit_id))
-            })?;
-            let best = matches.first();
-            Band::of(best.map(|m| m.score), best.is_some_and(|m| m.ambiguous))
+        counted.push((index, count_run_words(&seg.source), seen.insert(structural_text(&seg.source))));
+    }
+    let firsts: Vec<usize> = counted.iter().filter(|c| c.2).map(|c| c.0).collect();
+    let sources: Vec<&[Run]> = firsts.iter().map(|&i| doc.segments()[i].source.as_slice()).collect();
+    let mut results = lookup_all(store, &sources, &src, &trg, &lookup_options, options.threads).into_iter();
+    for (index, words, first) in counted {
+        let band = if first {
+            let seg = &doc.segments()[index];
+            let best = match results.next().flatten().as_deref() {
+                Some(Ok(matches)) => matches.first().map(|m| (m.score, m.ambiguous)),
+                other => {
+                    let message = match other {
+                        Some(Err(e)) => e.to_string(),
+                        _ => "the lookup gave no result".to_owned(),
+                    };
+                    return Err(FormatError::new(Format::Store, ErrorKind::Store, message)
+                        .in_file(doc.file())
+                        .at(seg.line, 1)
+                        .for_entry(index as u64 + 1, Some(&seg.unit_id)));
+                }
+            };
+            Band::of(best.map(|b| b.0), best.is_some_and(|b| b.1))
         } else {
             Band::Repetition
         };

@@ -27,10 +27,14 @@
 //! [`recycle_file`] writes through a temporary file in the output's directory and
 //! renames it into place: an error never leaves a half-written output.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io::Write;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
+use cmem_core::run::runs_to_json;
 use cmem_core::{lookup, ContentMemory, Locale, LookupOptions, LookupRequest, Match, Point, Run};
 use serde::Serialize;
 
@@ -59,6 +63,8 @@ pub struct RecycleOptions {
     pub max_candidates: usize,
     /// The `origin` written on candidates; default `cmem`.
     pub origin: String,
+    /// Lookups run on this many threads; default: the available parallelism.
+    pub threads: usize,
 }
 
 impl Default for RecycleOptions {
@@ -73,6 +79,7 @@ impl Default for RecycleOptions {
             review_exact: false,
             max_candidates: 3,
             origin: "cmem".to_owned(),
+            threads: default_threads(),
         }
     }
 }
@@ -153,6 +160,63 @@ pub(crate) fn has_text(runs: &[Run]) -> bool {
     any
 }
 
+/// One lookup's result, shared by the segments with that source.
+pub(crate) type Shared = Arc<cmem_core::Result<Vec<Match>>>;
+
+/// The available parallelism (1 when unknown).
+pub(crate) fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// Looks up each distinct source once (a repeated segment reuses its first lookup),
+/// on `threads` threads; the results are in the order of `sources` (`None` only if a
+/// lookup thread stopped without a result).
+pub(crate) fn lookup_all(
+    store: &dyn ContentMemory,
+    sources: &[&[Run]],
+    src: &Locale,
+    trg: &Locale,
+    options: &LookupOptions,
+    threads: usize,
+) -> Vec<Option<Shared>> {
+    let mut first: HashMap<String, usize> = HashMap::new();
+    let mut distinct: Vec<usize> = Vec::new();
+    let slot: Vec<usize> = sources
+        .iter()
+        .enumerate()
+        .map(|(i, runs)| {
+            *first.entry(runs_to_json(runs)).or_insert_with(|| {
+                distinct.push(i);
+                distinct.len() - 1
+            })
+        })
+        .collect();
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Shared>>> = Mutex::new(vec![None; distinct.len()]);
+    let work = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        let Some(&i) = distinct.get(k) else { break };
+        let request =
+            LookupRequest::new(sources[i].to_vec(), src.clone(), trg.clone()).options(options.clone());
+        let result = Arc::new(lookup(store, &request));
+        if let Ok(mut r) = results.lock() {
+            r[k] = Some(result);
+        }
+    };
+    let threads = threads.clamp(1, distinct.len().max(1));
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(work);
+            }
+        });
+    }
+    let results = results.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    slot.iter().map(|&k| results.get(k).cloned().flatten()).collect()
+}
+
 fn percent(score: f64) -> u8 {
     (score * 100.0 + 1e-9).floor().clamp(0.0, 100.0) as u8
 }
@@ -185,26 +249,38 @@ pub fn recycle_document(
         .point(options.point.clone());
     let mut report = RecycleReport { segments: doc.segments().len(), ..RecycleReport::default() };
     let v1 = doc.version() == XliffVersion::V1;
-    for index in 0..doc.segments().len() {
+    let todo: Vec<usize> = (0..doc.segments().len())
+        .filter(|&index| {
+            let seg = &doc.segments()[index];
+            let skip = !seg.translatable
+                || seg.approved
+                || (seg.has_target() && !options.overwrite)
+                || !has_text(&seg.source)
+                || !doc.can_fill(index);
+            if skip {
+                report.skipped += 1;
+            }
+            !skip
+        })
+        .collect();
+    let sources: Vec<&[Run]> = todo.iter().map(|&i| doc.segments()[i].source.as_slice()).collect();
+    let results = lookup_all(store, &sources, &src, &trg, &lookup_options, options.threads);
+    for (&index, result) in todo.iter().zip(results) {
         let seg = &doc.segments()[index];
-        let skip = !seg.translatable
-            || seg.approved
-            || (seg.has_target() && !options.overwrite)
-            || !has_text(&seg.source)
-            || !doc.can_fill(index);
-        if skip {
-            report.skipped += 1;
-            continue;
-        }
-        let request =
-            LookupRequest::new(seg.source.clone(), src.clone(), trg.clone()).options(lookup_options.clone());
-        let matches = lookup(store, &request).map_err(|e| {
-            FormatError::store(e)
-                .in_file(doc.file())
-                .at(seg.line, 1)
-                .for_entry(index as u64 + 1, Some(&seg.unit_id))
-        })?;
-        let mut rest: &[Match] = &matches;
+        let matches = match result.as_deref() {
+            Some(Ok(m)) => m,
+            other => {
+                let message = match other {
+                    Some(Err(e)) => e.to_string(),
+                    _ => "the lookup gave no result".to_owned(),
+                };
+                return Err(FormatError::new(Format::Store, ErrorKind::Store, message)
+                    .in_file(doc.file())
+                    .at(seg.line, 1)
+                    .for_entry(index as u64 + 1, Some(&seg.unit_id)));
+            }
+        };
+        let mut rest: &[Match] = matches;
         let mut filled = false;
         if let Some(best) = matches.first().filter(|m| m.score >= options.fill_threshold) {
             let exact = best.match_type.is_exact()
