@@ -14,6 +14,9 @@
 //! | [`inline`] | runs ↔ inline elements (`ph`, `bpt`/`ept`, `it`, `hi`, `ut`, `sub`), shared with XLIFF |
 //! | [`decode`] | encoding detection, streaming decoding to UTF-8, line/column tracking |
 //! | [`xml`] | the [`XmlReader`](xml::XmlReader) event layer shared by the XML formats, escaping |
+//! | [`xliff`] | [`XliffDocument`]: XLIFF 1.0–1.2 and 2.0–2.2 segments in, targets and candidates out, every other byte copied |
+//! | [`recycle`](mod@recycle) | [`recycle_document`], [`recycle_file`]: pre-translate a document from a memory |
+//! | [`analyze`](mod@analyze) | [`analyze_document`], [`analyze_file`]: the leverage report (match bands, repetitions, words) |
 //! | [`kmb`] | the `.kmb` bundle ([`KmbWriter`], [`KmbReader`]; format in `docs/kmb.md`) |
 //! | [`jsonl`] | JSON Lines, simple and full ([`JsonlReader`], [`JsonlWriter`]) |
 //! | [`import`](mod@import) | [`import()`] and [`export()`] over any [`ContentMemory`](cmem_core::ContentMemory) |

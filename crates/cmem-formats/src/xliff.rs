@@ -454,13 +454,15 @@ impl XliffDocument {
                     if let Some(t) = unit.and_then(|u| u.target) {
                         if !rebuilt_units.contains(&info.unit) {
                             rebuilt_units.push(info.unit);
-                            let attrs =
-                                [("state", state.as_deref()), ("state-qualifier", qualifier.as_deref())];
-                            let tag = set_attrs(&self.text[t.start..t.start_tag_end], &attrs);
-                            if t.empty {
-                                // Not reached: an empty target has no mrk.
-                            } else {
-                                edits.push((t.start, t.start_tag_end, tag));
+                            let (state, qualifier) = self.unit_fill_state(info.unit);
+                            let tag = &self.text[t.start..t.start_tag_end];
+                            // The state covers the target's other segments too: an exact
+                            // fill does not raise a state the target already has.
+                            let has_state = attr_spans(tag).iter().any(|(n, _, _)| *n == "state");
+                            if state.as_deref() != Some("translated") || !has_state {
+                                let attrs =
+                                    [("state", state.as_deref()), ("state-qualifier", qualifier.as_deref())];
+                                edits.push((t.start, t.start_tag_end, set_attrs(tag, &attrs)));
                             }
                         }
                     }
@@ -477,6 +479,8 @@ impl XliffDocument {
                         continue; // a target without the mrks: left alone (reported by recycle).
                     }
                     let content = self.seg_target_content(ss, unit);
+                    let (state, qualifier) = self.unit_fill_state(*u);
+                    let (state, qualifier) = (&state, &qualifier);
                     let mut tag = format!("<{p}target");
                     if let Some(l) = &self.target_locale {
                         push_attr(&mut tag, "xml:lang", l);
@@ -517,6 +521,21 @@ impl XliffDocument {
             }
         }
         self.plan_candidates(edits);
+    }
+
+    /// The state for the target of a 1.x segmented unit: the first that asks for
+    /// review among its filled segments, else the first.
+    fn unit_fill_state(&self, unit: usize) -> (Option<String>, Option<String>) {
+        let mut found: Option<(Option<String>, Option<String>)> = None;
+        for i in self.units.get(unit).map(|u| u.segments.as_slice()).unwrap_or_default() {
+            if let Some((_, state, qualifier)) = self.new_targets.get(i) {
+                if state.as_deref() != Some("translated") {
+                    return (state.clone(), qualifier.clone());
+                }
+                found.get_or_insert((state.clone(), qualifier.clone()));
+            }
+        }
+        found.unwrap_or_default()
     }
 
     /// A new 1.x target for a seg-source unit: the seg-source content with each

@@ -545,3 +545,102 @@ mod mutated {
         }
     }
 }
+
+fn en_de_store(pairs: &[(&str, &str)]) -> MemStore {
+    let en = Locale::parse("en").unwrap();
+    let de = Locale::parse("de").unwrap();
+    let store = MemStore::new();
+    let entries: Vec<NewEntry> = pairs
+        .iter()
+        .map(|(s, t)| {
+            NewEntry::pair(
+                Variant::new(en.clone(), vec![Run::text(*s)]),
+                Variant::new(de.clone(), vec![Run::text(*t)]),
+            )
+        })
+        .collect();
+    store.write(&entries).unwrap();
+    store
+}
+
+#[test]
+fn segmented_units_get_a_target_built_from_seg_source() {
+    let xlf = "<xliff version=\"1.2\"><file source-language=\"en\" target-language=\"de\" datatype=\"x\" original=\"o\"><body>\n\
+<trans-unit id=\"1\"><source>First one. Second one. Third one.</source><seg-source><mrk mtype=\"seg\" mid=\"a\">First one.</mrk> <mrk mtype=\"seg\" mid=\"b\">Second one.</mrk> <mrk mtype=\"seg\" mid=\"c\">Third one.</mrk></seg-source></trans-unit>\n\
+</body></file></xliff>";
+    let store = en_de_store(&[("First one.", "Erstens."), ("Third one!", "Drittens!")]);
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "seg.xlf").unwrap();
+    assert_eq!(doc.segments().len(), 3);
+    let mut options = RecycleOptions::default();
+    options.fill_threshold = 0.85;
+    let report = recycle_document(&mut doc, &store, &options).unwrap();
+    assert_eq!((report.filled, report.filled_exact, report.untouched), (2, 1, 1), "{report}");
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    // One target for the unit; the unfilled segment is an empty mrk; a fuzzy fill makes
+    // the whole target ask for review.
+    assert!(
+        out.contains(
+            "</seg-source><target xml:lang=\"de\" state=\"needs-review-translation\" state-qualifier=\"fuzzy-match\">\
+             <mrk mtype=\"seg\" mid=\"a\">Erstens.</mrk> <mrk mtype=\"seg\" mid=\"b\"/> <mrk mtype=\"seg\" mid=\"c\">Drittens!</mrk></target>"
+        ),
+        "{out}"
+    );
+    let again = XliffDocument::parse(out.into_bytes(), "seg.xlf").unwrap();
+    let targets: Vec<Option<String>> =
+        again.segments().iter().map(|s| s.target.as_ref().map(|t| cmem_core::flatten_runs(t))).collect();
+    assert_eq!(targets, [Some("Erstens.".to_owned()), Some(String::new()), Some("Drittens!".to_owned())]);
+    // Recycling the result again fills the empty mrk in place, leaving the others.
+    let store = en_de_store(&[("Second one.", "Zweitens.")]);
+    let mut doc = again;
+    let report = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+    assert_eq!((report.filled, report.skipped), (1, 2), "{report}");
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert!(out.contains("<mrk mtype=\"seg\" mid=\"b\">Zweitens.</mrk>"), "{out}");
+    assert!(
+        out.contains("state=\"needs-review-translation\""),
+        "an exact fill keeps the target's state: {out}"
+    );
+}
+
+#[test]
+fn utf16_documents_stay_utf16() {
+    let xlf = "\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<xliff version=\"1.2\"><file source-language=\"en\" target-language=\"de\" datatype=\"x\" original=\"ö\"><body>\n\
+<trans-unit id=\"1\"><source>Größe ändern</source></trans-unit>\n</body></file></xliff>\n";
+    let raw: Vec<u8> = xlf.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let store = en_de_store(&[("Größe ändern", "Resize 😀")]);
+    let mut doc = XliffDocument::parse(raw.clone(), "u16.xlf").unwrap();
+    assert_eq!(cmem_core::flatten_runs(&doc.segments()[0].source), "Größe ändern");
+    recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+    let out = doc.to_bytes();
+    assert_eq!(&out[..2], &[0xFF, 0xFE]);
+    let units: Vec<u16> = out.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    let text = String::from_utf16(&units).unwrap();
+    assert_eq!(text, xlf.replace("</source>", "</source><target xml:lang=\"de\" state=\"translated\" state-qualifier=\"exact-match\">Resize 😀</target>"));
+    let again = XliffDocument::parse(out, "u16.xlf").unwrap();
+    assert_eq!(cmem_core::flatten_runs(again.segments()[0].target.as_ref().unwrap()), "Resize 😀");
+}
+
+#[test]
+fn single_byte_documents_get_references_for_what_they_cannot_carry() {
+    let head = "<?xml version=\"1.0\" encoding=\"windows-1252\"?>\n<xliff version=\"1.2\"><file source-language=\"en\" target-language=\"pl\" datatype=\"x\" original=\"o\"><body>\n<trans-unit id=\"1\"><source>Caf";
+    let mut raw = head.as_bytes().to_vec();
+    raw.push(0xE9); // é in windows-1252
+    raw.extend_from_slice(b" \x80</source></trans-unit>\n</body></file></xliff>\n");
+    let store = MemStore::new();
+    let en = Locale::parse("en").unwrap();
+    let pl = Locale::parse("pl").unwrap();
+    store
+        .write(&[NewEntry::pair(
+            Variant::new(en, vec![Run::text("Café €")]),
+            Variant::new(pl, vec![Run::text("Kawiarnia é ł €")]),
+        )])
+        .unwrap();
+    let mut doc = XliffDocument::parse(raw.clone(), "cp.xlf").unwrap();
+    recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+    let out = doc.to_bytes();
+    assert!(out.starts_with(&raw[..raw.len() - 40]), "the untouched bytes are copied");
+    let tail = String::from_utf8_lossy(&out);
+    assert!(tail.contains("Kawiarnia \u{FFFD} &#x142; &#x20AC;</target>"), "{tail}");
+    let again = XliffDocument::parse(out, "cp.xlf").unwrap();
+    assert_eq!(cmem_core::flatten_runs(again.segments()[0].target.as_ref().unwrap()), "Kawiarnia é ł €");
+}
