@@ -251,6 +251,10 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     } else {
         ProgressBar::new_spinner()
     };
+    // Progress comes per batch; the tick keeps the spinner and clock moving between.
+    if !bar.is_hidden() {
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    }
     let mut options = ImportOptions::default();
     options.strict = args.strict;
     let mut on_progress = |p: &Progress| {

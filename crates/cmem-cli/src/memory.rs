@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use cmem_sqlite::SqliteStore;
+use cmem_sqlite::{SqliteOptions, SqliteStore};
 
 /// The environment variable naming the memory when `--memory` is not given.
 pub const MEMORY_ENV: &str = "CMEM_MEMORY";
@@ -37,13 +37,24 @@ pub fn open_for_write(path: &Path) -> Result<SqliteStore> {
 /// # Errors
 /// No file at `path`, or it cannot be opened as a memory.
 pub fn open_existing(path: &Path) -> Result<SqliteStore> {
+    open_existing_with(path, SqliteOptions::default())
+}
+
+/// [`open_existing`] with store options.
+///
+/// # Errors
+/// As [`open_existing`].
+pub fn open_existing_with(path: &Path, options: SqliteOptions) -> Result<SqliteStore> {
     if !path.exists() {
         bail!(
             "no memory at {} (create one with `cmem import FILE`, or name one with --memory or ${MEMORY_ENV})",
             path.display()
         );
     }
-    open_for_write(path)
+    if path.is_dir() {
+        bail!("memory {} is a directory", path.display());
+    }
+    SqliteStore::open_with(path, options).with_context(|| format!("memory {}", path.display()))
 }
 
 /// Removes a memory file and SQLite's companions (`-wal`, `-shm`), ignoring files that
