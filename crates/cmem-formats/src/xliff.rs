@@ -430,7 +430,9 @@ impl XliffDocument {
                         vec![("state", state.as_deref()), ("state-qualifier", qualifier.as_deref())];
                     match target {
                         Some(t) => {
-                            let tag = set_attrs(&self.text[t.start..t.start_tag_end], &attrs);
+                            // `<target/>` opens as `<target>`.
+                            let opened = format!("{}>", open_tag_of(&self.text[t.start..t.start_tag_end]));
+                            let tag = set_attrs(&opened, &attrs);
                             edits.push((t.start, t.end, format!("{tag}{markup}</{p}target>")));
                         }
                         None => {
@@ -943,7 +945,6 @@ impl<R: Read> Parser<'_, R> {
             self.doc.source_locale = self.attr("srcLang");
             self.doc.target_locale = self.attr("trgLang");
         }
-        let root_start = self.start();
         let mut lines = Lines { offset: 0, line: 1 };
         // (translate) of each open element.
         let mut stack: Vec<bool> = vec![true];
@@ -985,7 +986,6 @@ impl<R: Read> Parser<'_, R> {
                 XmlEvent::Eof => break,
             }
         }
-        let _ = root_start;
         Ok(())
     }
 

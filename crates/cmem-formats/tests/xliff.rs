@@ -44,8 +44,14 @@ fn parse(path: &Path) -> XliffDocument {
 
 /// The locales of a document, with a default for files that name none.
 fn locales(doc: &XliffDocument) -> (Locale, Locale) {
-    let src = Locale::parse(doc.source_locale().unwrap_or("en")).unwrap();
-    let trg = Locale::parse(doc.target_locale().unwrap_or("de")).unwrap();
+    let src = doc
+        .source_locale()
+        .and_then(|l| Locale::parse(l).ok())
+        .unwrap_or_else(|| Locale::parse("en").unwrap());
+    let trg = doc
+        .target_locale()
+        .and_then(|l| Locale::parse(l).ok())
+        .unwrap_or_else(|| Locale::parse("de").unwrap());
     (src, trg)
 }
 
@@ -643,4 +649,38 @@ fn single_byte_documents_get_references_for_what_they_cannot_carry() {
     assert!(tail.contains("Kawiarnia \u{FFFD} &#x142; &#x20AC;</target>"), "{tail}");
     let again = XliffDocument::parse(out, "cp.xlf").unwrap();
     assert_eq!(cmem_core::flatten_runs(again.segments()[0].target.as_ref().unwrap()), "Kawiarnia é ł €");
+}
+
+#[test]
+fn empty_and_existing_targets() {
+    let xlf = "<xliff version=\"1.2\"><file source-language=\"en\" target-language=\"de\" datatype=\"x\" original=\"o\"><body>\n\
+<trans-unit id=\"1\"><source>Open</source><target state=\"new\" xml:lang=\"de\"/></trans-unit>\n\
+<trans-unit id=\"2\"><source>Open</source><target state='needs-translation'>  </target><note>n</note></trans-unit>\n\
+<trans-unit id=\"3\"><source>Open</source><target state=\"translated\">Aufmachen</target></trans-unit>\n\
+<trans-unit id=\"4\" approved=\"yes\"><source>Open</source><target>Aufmachen</target></trans-unit>\n\
+</body></file></xliff>";
+    let store = en_de_store(&[("Open", "Öffnen")]);
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "e.xlf").unwrap();
+    let report = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+    assert_eq!((report.filled, report.skipped), (2, 2), "{report}");
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert!(out.contains("<target state=\"translated\" xml:lang=\"de\" state-qualifier=\"exact-match\">Öffnen</target></trans-unit>"), "{out}");
+    assert!(
+        out.contains(
+            "<target state=\"translated\" state-qualifier=\"exact-match\">Öffnen</target><note>n</note>"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("<target state=\"translated\">Aufmachen</target>"), "{out}");
+    // With overwrite, the unapproved translation is replaced; the approved one never is.
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "e.xlf").unwrap();
+    let mut options = RecycleOptions::default();
+    options.overwrite = true;
+    options.review_exact = true;
+    let report = recycle_document(&mut doc, &store, &options).unwrap();
+    assert_eq!((report.filled, report.filled_exact, report.skipped), (3, 0, 1), "{report}");
+    let again = XliffDocument::parse(doc.to_bytes(), "e.xlf").unwrap();
+    let states: Vec<Option<&str>> = again.segments().iter().map(|s| s.state.as_deref()).collect();
+    assert_eq!(states, [Some("needs-review-translation"); 3].into_iter().chain([None]).collect::<Vec<_>>());
+    assert_eq!(cmem_core::flatten_runs(again.segments()[3].target.as_ref().unwrap()), "Aufmachen");
 }
