@@ -101,9 +101,12 @@ pub struct RecycleReport {
     /// Segments not looked up: not translatable, approved, already translated (without
     /// `overwrite`), no text, or a segmented target without that segment's `mrk`.
     pub skipped: usize,
-    /// Code runs of filled targets and candidates that had no counterpart among the
-    /// document's source codes and were left out (such fills are marked for review).
+    /// Code runs of filled targets that had no counterpart among the document's source
+    /// codes and were left out (such fills are marked for review).
     pub codes_dropped: usize,
+    /// Code runs of candidates left out for the same reason (a candidate's source is
+    /// another text, whose codes this segment may not have).
+    pub candidate_codes_dropped: usize,
 }
 
 impl std::fmt::Display for RecycleReport {
@@ -114,7 +117,7 @@ impl std::fmt::Display for RecycleReport {
             self.segments, self.filled, self.filled_exact, self.with_candidates, self.untouched, self.skipped
         )?;
         if self.codes_dropped > 0 {
-            write!(f, "; {} inline codes without a counterpart left out", self.codes_dropped)?;
+            write!(f, "; {} inline codes of fills without a counterpart left out", self.codes_dropped)?;
         }
         Ok(())
     }
@@ -316,7 +319,7 @@ pub fn recycle_document(
             })
             .collect();
         for c in &candidates {
-            report.codes_dropped +=
+            report.candidate_codes_dropped +=
                 doc.render(index, &c.source).dropped + doc.render(index, &c.target).dropped;
         }
         let any = !candidates.is_empty();

@@ -684,3 +684,62 @@ fn empty_and_existing_targets() {
     assert_eq!(states, [Some("needs-review-translation"); 3].into_iter().chain([None]).collect::<Vec<_>>());
     assert_eq!(cmem_core::flatten_runs(again.segments()[3].target.as_ref().unwrap()), "Aufmachen");
 }
+
+/// With a memory that translates every source of a file (as «source» with its codes),
+/// recycling fills every segment it may, in whatever shape its target had (none, empty,
+/// blank, segmented), and the output reads back with exactly those targets.
+#[test]
+fn every_fillable_segment_of_every_real_file_fills() {
+    for path in real_files() {
+        let doc = parse(&path);
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let (src, trg) = locales(&doc);
+        let translate = |runs: &[Run]| {
+            let mut t = vec![Run::text("«")];
+            t.extend(runs.iter().cloned());
+            t.push(Run::text("»"));
+            t
+        };
+        let store = MemStore::new();
+        let entries: Vec<NewEntry> = doc
+            .segments()
+            .iter()
+            .filter(|s| has_text(&s.source))
+            .map(|s| {
+                NewEntry::pair(
+                    Variant::new(src.clone(), s.source.clone()),
+                    Variant::new(trg.clone(), translate(&s.source)),
+                )
+            })
+            .collect();
+        store.write(&entries).unwrap();
+        let fillable = eligible(&doc);
+        let mut doc = doc;
+        let mut options = options_for(&doc);
+        options.overwrite = true;
+        let report = recycle_document(&mut doc, &store, &options).unwrap();
+        assert_eq!(report.filled, fillable.len(), "{name}: {report}");
+        assert_eq!(report.codes_dropped, 0, "{name}: {report}");
+        let again = XliffDocument::parse(doc.to_bytes(), &name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(again.segments().len(), doc.segments().len(), "{name}");
+        for &i in &fillable {
+            let (before, after) = (&doc.segments()[i], &again.segments()[i]);
+            let target = after.target.as_ref().unwrap_or_else(|| panic!("{name}: segment {i} has no target"));
+            // Sources equal but for white space share one stored answer.
+            assert_eq!(
+                text_of(target).split_whitespace().collect::<String>(),
+                format!("«{}»", text_of(&before.source)).split_whitespace().collect::<String>(),
+                "{name}: segment {i}"
+            );
+            let codes = |runs: &[Run]| {
+                runs.iter().filter_map(|r| r.code().map(|c| c.data.clone())).collect::<Vec<_>>()
+            };
+            assert_eq!(codes(target), codes(&before.source), "{name}: segment {i}");
+            assert!(after.state.is_some(), "{name}: segment {i} has no state");
+        }
+        // Segments recycle may not touch keep their targets.
+        for i in (0..doc.segments().len()).filter(|i| !fillable.contains(i)) {
+            assert_eq!(again.segments()[i].target, doc.segments()[i].target, "{name}: segment {i}");
+        }
+    }
+}
