@@ -52,6 +52,23 @@ pub(crate) fn schema_version(conn: &Connection, path: &str) -> Result<u32> {
     })
 }
 
+/// Refuses a database of a schema `version` newer than this program's.
+///
+/// # Errors
+/// [`ErrorKind::Schema`] naming both versions.
+pub(crate) fn refuse_newer(path: &str, version: u32) -> Result<()> {
+    if version > SCHEMA_VERSION {
+        return Err(Error::new(
+            ErrorKind::Schema,
+            format!(
+                "sqlite store {path}: schema version {version} is newer than this program supports \
+                 ({SCHEMA_VERSION}); use a newer cmem"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn meta_u32(conn: &Connection, path: &str, key: &str) -> Result<Option<u32>> {
     let value: Option<String> = conn
         .query_row(&format!("SELECT value FROM {META_TABLE} WHERE key = ?1"), [key], |r| r.get(0))
@@ -84,15 +101,7 @@ fn set_meta(conn: &Connection, path: &str, key: &str, value: u32) -> Result<()> 
 /// database stays at the last completed version).
 pub(crate) fn migrate(conn: &mut Connection, path: &str, target: u32, read_only: bool) -> Result<()> {
     let current = schema_version(conn, path)?;
-    if current > SCHEMA_VERSION {
-        return Err(Error::new(
-            ErrorKind::Schema,
-            format!(
-                "sqlite store {path}: schema version {current} is newer than this program supports \
-                 ({SCHEMA_VERSION}); use a newer cmem"
-            ),
-        ));
-    }
+    refuse_newer(path, current)?;
     if current < target && read_only {
         return Err(Error::new(
             ErrorKind::Schema,

@@ -183,7 +183,8 @@ impl SqliteStore {
         // The first statement that reads the file: a non-database fails here.
         conn.pragma_update(None, "cache_size", -i64::from(options.cache_kib))
             .ctx(&path, "setting the cache size")?;
-        migrate::schema_version(&conn, &path)?;
+        // Refuse a foreign or newer database before touching the file (WAL changes it).
+        migrate::refuse_newer(&path, migrate::schema_version(&conn, &path)?)?;
         if !options.read_only {
             let mode: String =
                 conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).ctx(&path, "enabling WAL")?;

@@ -536,8 +536,11 @@ fn a_newer_schema_is_refused_and_left_alone() {
     }
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute("UPDATE tm_meta SET value = '99' WHERE key = 'schema_version'", []).unwrap();
+    conn.execute_batch("PRAGMA journal_mode = DELETE").unwrap();
     drop(conn);
+    let before = std::fs::read(&path).unwrap();
     let err = SqliteStore::open(&path).unwrap_err();
+    assert_eq!(std::fs::read(&path).unwrap(), before, "the file was changed");
     assert_eq!(err.kind(), ErrorKind::Schema);
     let msg = err.to_string();
     assert!(msg.contains("n.db") && msg.contains("99") && msg.contains("newer"), "{msg}");
