@@ -274,6 +274,20 @@ pub fn analyze_document(
     Ok(Analysis { file: doc.file().to_owned(), bands, segments, words, skipped })
 }
 
+/// Analyzes the XLIFF document read from `input` (named `name` in messages).
+///
+/// # Errors
+/// As [`XliffDocument::read`] and [`analyze_document`].
+pub fn analyze(
+    input: impl std::io::Read,
+    name: &str,
+    store: &dyn ContentMemory,
+    options: &AnalyzeOptions,
+) -> Result<Analysis, FormatError> {
+    let doc = XliffDocument::read(input, name)?;
+    analyze_document(&doc, store, options)
+}
+
 /// Analyzes the XLIFF file at `path`.
 ///
 /// # Errors

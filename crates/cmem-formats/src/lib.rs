@@ -15,8 +15,8 @@
 //! | [`decode`] | encoding detection, streaming decoding to UTF-8, line/column tracking |
 //! | [`xml`] | the [`XmlReader`](xml::XmlReader) event layer shared by the XML formats, escaping |
 //! | [`xliff`] | [`XliffDocument`]: XLIFF 1.0–1.2 and 2.0–2.2 segments in, targets and candidates out, every other byte copied |
-//! | [`recycle`](mod@recycle) | [`recycle_document`], [`recycle_file`]: pre-translate a document from a memory |
-//! | [`analyze`](mod@analyze) | [`analyze_document`], [`analyze_file`]: the leverage report (match bands, repetitions, words) |
+//! | [`recycle`](mod@recycle) | [`recycle()`], [`recycle_document`], [`recycle_file`]: pre-translate a document from a memory |
+//! | [`analyze`](mod@analyze) | [`analyze()`], [`analyze_document`], [`analyze_file`]: the leverage report (match bands, repetitions, words) |
 //! | [`kmb`] | the `.kmb` bundle ([`KmbWriter`], [`KmbReader`]; format in `docs/kmb.md`) |
 //! | [`jsonl`] | JSON Lines, simple and full ([`JsonlReader`], [`JsonlWriter`]) |
 //! | [`import`](mod@import) | [`import()`] and [`export()`] over any [`ContentMemory`](cmem_core::ContentMemory) |
@@ -56,7 +56,9 @@ pub mod tmx_write;
 pub mod xliff;
 pub mod xml;
 
-pub use analyze::{analyze_document, analyze_file, count_words, Analysis, AnalyzeOptions, Band, BandCount};
+pub use analyze::{
+    analyze, analyze_document, analyze_file, count_words, Analysis, AnalyzeOptions, Band, BandCount,
+};
 pub use error::{ErrorKind, Format, FormatError};
 pub use import::{
     export, filter_entry, format_of, import, open_input, EntrySink, ExportOptions, ImportOptions,
@@ -66,7 +68,7 @@ pub use inline::Level;
 pub use item::{collect_items, Item};
 pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};
 pub use kmb::{KmbReader, KmbWriter};
-pub use recycle::{recycle_document, recycle_file, RecycleOptions, RecycleReport};
+pub use recycle::{recycle, recycle_document, recycle_file, RecycleOptions, RecycleReport};
 pub use tmx::{TmxHeader, TmxOptions, TmxReader};
 pub use tmx_write::{TmxWriteOptions, TmxWriter};
 pub use xliff::{Candidate, Segment, WrittenRuns, XliffDocument, XliffVersion};

@@ -26,6 +26,31 @@
 //!
 //! [`recycle_file`] writes through a temporary file in the output's directory and
 //! renames it into place: an error never leaves a half-written output.
+//!
+//! Vendor status extensions (`sdl:seg conf`, `mq:status`, `memsource:` attributes) are
+//! copied as they are: recycle writes only the standard state.
+//!
+//! ```
+//! use cmem_core::{Locale, MemStore, NewEntry, Run, Variant, ContentMemory};
+//! use cmem_formats::{recycle, RecycleOptions};
+//!
+//! let store = MemStore::new();
+//! let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
+//! store.write(&[NewEntry::pair(
+//!     Variant::new(en, vec![Run::text("Save the file")]),
+//!     Variant::new(de, vec![Run::text("Datei speichern")]),
+//! )])?;
+//! let xlf = r#"<xliff version="1.2"><file source-language="en" target-language="de" datatype="x" original="a"><body>
+//! <trans-unit id="1"><source>Save the file</source></trans-unit>
+//! </body></file></xliff>"#;
+//! let mut out = Vec::new();
+//! let report = recycle(xlf.as_bytes(), "a.xlf", &mut out, &store, &RecycleOptions::default())?;
+//! assert_eq!(report.filled_exact, 1);
+//! assert!(String::from_utf8(out)?.contains(
+//!     r#"<source>Save the file</source><target xml:lang="de" state="translated" state-qualifier="exact-match">Datei speichern</target>"#
+//! ));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::collections::HashMap;
 use std::fs;
@@ -330,6 +355,27 @@ pub fn recycle_document(
             (false, false) => report.untouched += 1,
         }
     }
+    Ok(report)
+}
+
+/// Recycles the XLIFF document read from `input` (named `name` in messages) and
+/// writes the result to `output`; nothing is written when reading or a lookup fails.
+///
+/// # Errors
+/// As [`XliffDocument::read`] and [`recycle_document`], and I/O writing the output.
+pub fn recycle(
+    input: impl std::io::Read,
+    name: &str,
+    mut output: impl Write,
+    store: &dyn ContentMemory,
+    options: &RecycleOptions,
+) -> Result<RecycleReport, FormatError> {
+    let mut doc = XliffDocument::read(input, name)?;
+    let report = recycle_document(&mut doc, store, options)?;
+    output
+        .write_all(&doc.to_bytes())
+        .and_then(|()| output.flush())
+        .map_err(|e| FormatError::io(Format::Xliff, "cannot write", e).in_file(name))?;
     Ok(report)
 }
 
