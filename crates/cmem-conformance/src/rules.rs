@@ -1533,7 +1533,9 @@ mod tests {
     #[test]
     fn the_reference_catches_lost_candidates() {
         let err = fuzzy_candidates_are_complete(&broken(7, false)).unwrap_err();
-        assert!(err.message().contains("differs from the exhaustive reference"), "{err}");
+        let caught = err.message().contains("differs from the exhaustive reference")
+            || err.message().contains("the best match with default options");
+        assert!(caught, "{err}");
     }
 
     #[test]

@@ -31,12 +31,62 @@ struct Doc {
 #[derive(Debug, Default)]
 pub struct GramIndex {
     docs: Vec<Doc>,
-    postings: HashMap<u64, Vec<u32>>,
+    postings: HashMap<u64, Posting>,
     by_len: Vec<Vec<u32>>,
     of_entry: HashMap<EntryId, Vec<u32>>,
     /// Key lengths, compact and apart from `docs`: the scan reads one per posting, and
     /// this array stays in cache where `docs` would not.
     lens: Vec<u16>,
+}
+
+/// The keys holding one gram. A prefix is kept sorted by (key length, key number), so a
+/// query reads only the keys inside its length window; keys added since the last merge
+/// sit unsorted after it and are merged in once they grow past a quarter of the list
+/// (amortized constant work per key).
+#[derive(Debug, Default)]
+struct Posting {
+    ids: Vec<u32>,
+    sorted: usize,
+}
+
+impl Posting {
+    fn push(&mut self, d: u32, lens: &[u16]) {
+        self.ids.push(d);
+        if self.ids.len() - self.sorted > (self.sorted / 4).max(32) {
+            self.merge(lens);
+        }
+    }
+
+    fn merge(&mut self, lens: &[u16]) {
+        let key = |d: &u32| (lens[*d as usize], *d);
+        let mut tail = self.ids.split_off(self.sorted);
+        tail.sort_unstable_by_key(key);
+        let head = std::mem::take(&mut self.ids);
+        let mut merged = Vec::with_capacity(head.len() + tail.len());
+        let (mut i, mut j) = (0, 0);
+        while i < head.len() && j < tail.len() {
+            if key(&head[i]) <= key(&tail[j]) {
+                merged.push(head[i]);
+                i += 1;
+            } else {
+                merged.push(tail[j]);
+                j += 1;
+            }
+        }
+        merged.extend_from_slice(&head[i..]);
+        merged.extend_from_slice(&tail[j..]);
+        self.sorted = merged.len();
+        self.ids = merged;
+    }
+
+    /// The sorted keys with lengths in `lo..=hi`, and the unsorted tail.
+    fn window(&self, lens: &[u16], lo: usize, hi: usize) -> (&[u32], &[u32]) {
+        let sorted = &self.ids[..self.sorted];
+        let len = |d: &u32| usize::from(lens[*d as usize]);
+        let start = sorted.partition_point(|d| len(d) < lo);
+        let end = sorted.partition_point(|d| len(d) <= hi);
+        (&sorted[start..end.max(start)], &self.ids[self.sorted..])
+    }
 }
 
 /// A key by its similarity bound: higher bound first, then lower key number.
@@ -91,8 +141,9 @@ impl GramIndex {
     pub fn add_key(&mut self, entry: EntryId, kinds: KindSet, key: &str) {
         let d = self.docs.len() as u32;
         let len = key.chars().count();
+        self.lens.push(u16::try_from(len).unwrap_or(u16::MAX));
         for g in padded_grams(key) {
-            self.postings.entry(g).or_default().push(d);
+            self.postings.entry(g).or_default().push(d, &self.lens);
         }
         if self.by_len.len() <= len {
             self.by_len.resize_with(len + 1, Vec::new);
@@ -100,7 +151,6 @@ impl GramIndex {
         self.by_len[len].push(d);
         self.of_entry.entry(entry).or_default().push(d);
         self.docs.push(Doc { entry, kinds, alive: true, key: key.into() });
-        self.lens.push(u16::try_from(len).unwrap_or(u16::MAX));
     }
 
     /// Forgets every key of `entry`.
@@ -135,9 +185,8 @@ impl GramIndex {
         let qlen = q.key.chars().count();
         let grams = padded_grams(q.key);
         let g = grams.len();
-        let mut lists: Vec<&[u32]> =
-            grams.iter().filter_map(|gram| self.postings.get(gram).map(Vec::as_slice)).collect();
-        lists.sort_by_key(|l| l.len());
+        let mut lists: Vec<&Posting> = grams.iter().filter_map(|gram| self.postings.get(gram)).collect();
+        lists.sort_by_key(|l| l.ids.len());
         let usable = |doc: &Doc| doc.alive && !doc.kinds.intersect(q.kinds).is_empty();
         // The length window at a cut-off, capped at the longest key stored (a cut-off of
         // 0 leaves the window unbounded above).
@@ -187,17 +236,19 @@ impl GramIndex {
                 if unseen_bound(left, lo, hi) + EPS < sink.cutoff() {
                     break;
                 }
-                if i > 0 && read.saturating_add(list.len()) > scan_limit {
+                let (inside, tail) = list.window(&self.lens, lo, hi);
+                let size = inside.len() + tail.len();
+                if i > 0 && read.saturating_add(size) > scan_limit {
                     // Past the scan limit: keys sharing none of the grams read so far are
                     // left out (the sink allowed it).
                     break;
                 }
-                read += list.len();
-                for &d in *list {
+                read += size;
+                let in_window = tail.iter().filter(|&&d| {
                     let len = usize::from(self.lens[d as usize]);
-                    if len < lo || len > hi {
-                        continue;
-                    }
+                    len >= lo && len <= hi
+                });
+                for &d in inside.iter().chain(in_window) {
                     let c = &mut counts[d as usize];
                     if *c == 0 {
                         touched.push(d);

@@ -88,7 +88,7 @@ pub struct LookupOptions {
     /// The longest query accepted, in characters; default 10,000. Longer is an error.
     pub max_query_chars: usize,
     /// How many fuzzy candidates are scored before the search narrows to what can still
-    /// beat the best match found; default 100. Below the best match the list then holds
+    /// beat the best match found; default 40. Below the best match the list then holds
     /// the best of the candidates scored; it is the exact top-`limit` whenever the
     /// budget is not reached (every small memory). `usize::MAX`: the whole list is exact.
     pub verify_budget: usize,
@@ -114,7 +114,7 @@ impl Default for LookupOptions {
             limit: 10,
             point: None,
             max_query_chars: 10_000,
-            verify_budget: 100,
+            verify_budget: 40,
             max_candidates: 300,
             scan_limit: usize::MAX,
         }
