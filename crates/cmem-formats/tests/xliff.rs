@@ -525,6 +525,16 @@ mod mutated {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
 
+        /// Arbitrary bytes after an XLIFF start give an error or a document, never a panic.
+        #[test]
+        fn parse_never_panics(tail in prop::collection::vec(any::<u8>(), 0..400)) {
+            let mut bytes = b"<xliff version=\"2.0\" srcLang=\"en\" trgLang=\"de\"><file id=\"f\"><unit id=\"u\"><segment><source>".to_vec();
+            bytes.extend_from_slice(&tail);
+            if let Ok(doc) = XliffDocument::parse(bytes, "x.xlf") {
+                let _ = doc.to_bytes();
+            }
+        }
+
         /// Recycle never panics on a damaged file; what reads, recycles into a file that
         /// reads again with the same segments.
         #[test]
@@ -742,4 +752,44 @@ fn every_fillable_segment_of_every_real_file_fills() {
             assert_eq!(again.segments()[i].target, doc.segments()[i].target, "{name}: segment {i}");
         }
     }
+}
+
+#[test]
+fn ambiguous_exact_matches_are_not_filled_at_1() {
+    let xlf = "<xliff version=\"1.2\"><file source-language=\"en\" target-language=\"de\" datatype=\"x\" original=\"o\"><body>\n\
+<trans-unit id=\"1\"><source>Open</source></trans-unit>\n</body></file></xliff>";
+    let store = en_de_store(&[("Open", "Öffnen"), ("Open", "Aufmachen")]);
+    let mut options = RecycleOptions::default();
+    options.fill_threshold = 1.0;
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "a.xlf").unwrap();
+    let report = recycle_document(&mut doc, &store, &options).unwrap();
+    assert_eq!((report.filled, report.with_candidates), (0, 1), "{report}");
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert_eq!(out.matches("<alt-trans match-quality=\"99\"").count(), 2, "{out}");
+    // At 0.95 the first answer fills, marked for review, the other is a candidate.
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "a.xlf").unwrap();
+    let report = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+    assert_eq!((report.filled, report.filled_exact), (1, 0), "{report}");
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert!(out.contains("state=\"needs-review-translation\""), "{out}");
+    assert_eq!(out.matches("<alt-trans").count(), 1, "{out}");
+    // A point settles it? Without points on the entries, no: still ambiguous. The analysis
+    // counts it in 95-99, not 100.
+    let doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "a.xlf").unwrap();
+    let a = analyze_document(&doc, &store, &AnalyzeOptions::default()).unwrap();
+    assert_eq!(a.band(Band::Fuzzy95).unwrap().segments, 1);
+}
+
+#[test]
+fn bands_of_scores() {
+    assert_eq!(Band::of(Some(1.0), false), Band::Exact);
+    assert_eq!(Band::of(Some(1.0), true), Band::Fuzzy95);
+    assert_eq!(Band::of(Some(0.99), false), Band::Fuzzy95);
+    assert_eq!(Band::of(Some(0.9499), false), Band::Fuzzy85);
+    assert_eq!(Band::of(Some(0.85), false), Band::Fuzzy85);
+    assert_eq!(Band::of(Some(0.75), false), Band::Fuzzy75);
+    assert_eq!(Band::of(Some(0.7499), false), Band::Fuzzy50);
+    assert_eq!(Band::of(Some(0.5), false), Band::Fuzzy50);
+    assert_eq!(Band::of(Some(0.49), false), Band::NoMatch);
+    assert_eq!(Band::of(None, false), Band::NoMatch);
 }
