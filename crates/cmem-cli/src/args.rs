@@ -162,7 +162,8 @@ Plain text has its inline codes recognized (%s, {0}, <b>…</b>; see --recognize
 score is 100 for an exact match in text and codes, 99 for equal text with other codes
 or an ambiguous exact match, less for fuzzy matches. The adapted target carries the
 query's codes and entity values; differences from the stored target are marked
-[-removed-]{+added+}.
+[-removed-]{+added+}. A TEXT that starts with `-` goes after `--`:
+`cmem lookup --from en --to de -- '-v, --verbose'`.
 
 Batch mode reads JSON Lines, one query a line: {\"query\": \"text\"}, {\"notation\": \"…\"}
 or {\"runs\": […]}; an \"id\" field is echoed. It writes one JSON line per query line:

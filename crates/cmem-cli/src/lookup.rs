@@ -213,7 +213,7 @@ fn run_batch(
                 if let Some(id) = id {
                     m.insert("id".into(), id);
                 }
-                m.insert("query".into(), segment_json(None, &req.source));
+                m.insert("query".into(), segment_json(Some(args.from.as_str()), &req.source));
                 m.insert("micros".into(), Value::from(elapsed.as_micros() as u64));
                 m.insert("matches".into(), Value::Array(matches.iter().map(match_json).collect()));
                 Value::Object(m)

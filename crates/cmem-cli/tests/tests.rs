@@ -237,6 +237,39 @@ fn jsonl_import_recognizes_codes_unless_told_not_to() {
     assert_eq!(line56["variants"][0]["runs"], serde_json::json!([{"text": "Server supports %s"}]));
 }
 
+#[test]
+fn import_from_standard_input_needs_a_format() {
+    let d = Dir::new();
+    let r = d.run(&["import", "-", "--from", "en", "--to", "de"]);
+    assert_eq!(r.code(), 3);
+    assert_eq!(r.stderr(), "cmem: import -: standard input needs --format tmx|kmb|jsonl\n");
+    let mut child = d
+        .cmd(&["import", "-", "--format", "jsonl", "--from", "en", "--to", "de"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&std::fs::read(testdata("cli/sample.jsonl")).unwrap()).unwrap();
+    let r = Run(child.wait_with_output().unwrap());
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(
+        r.stderr().starts_with("imported <stdin> into cmem.db: 193 read, 193 written, "),
+        "{}",
+        r.stderr()
+    );
+    // A segment that starts with a dash follows `--`.
+    let r = d.ok(&[
+        "lookup",
+        "--from",
+        "en",
+        "--to",
+        "de",
+        "--",
+        "-P, --new-port=PORT           new cluster port number (default %d)\n",
+    ]);
+    assert!(r.stdout().starts_with("100  structural_exact  entry 62\n"), "{}", r.stdout());
+}
+
 // ---- lookup ----
 
 #[test]
@@ -327,6 +360,7 @@ fn lookup_json_shape() {
     let r = d.ok(&["lookup", "Server supports %d", "--from", "en", "--to", "de", "--json"]);
     let v = &r.json_lines()[0];
     assert_eq!(v["query"]["text"], "Server supports %d");
+    assert_eq!(v["query"]["locale"], "en");
     assert!(v["micros"].is_u64());
     let m = &v["matches"][0];
     assert_eq!(m["score"], 1.0);
