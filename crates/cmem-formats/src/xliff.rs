@@ -212,6 +212,8 @@ pub struct XliffDocument {
     /// Segment targets set so far, by segment index (1.x seg-source units are rebuilt).
     new_targets: HashMap<usize, (String, Option<String>, Option<String>)>,
     candidates: Vec<(usize, Vec<Candidate>)>,
+    /// The 2.x `trgLang` to declare when targets are written into a document without one.
+    new_trg_lang: Option<String>,
     /// 1.x seg-source: the source `mrk` of each segment, by segment index.
     mrk_spans: HashMap<usize, Span>,
     file: String,
@@ -273,6 +275,7 @@ impl XliffDocument {
             new_targets: HashMap::new(),
             candidates: Vec::new(),
             mrk_spans: HashMap::new(),
+            new_trg_lang: None,
             file: file.to_owned(),
         };
         Parser { r: reader, text: &text, doc: &mut doc, data_ids: Vec::new() }.run()?;
@@ -343,6 +346,14 @@ impl XliffDocument {
         self.new_targets
             .insert(index, (written.markup, Some(state.to_owned()), qualifier.map(str::to_owned)));
         written.dropped
+    }
+
+    /// The target language to declare (2.x `trgLang`) if the document names none and a
+    /// target is written.
+    pub fn set_target_language(&mut self, lang: &str) {
+        if self.target_locale.is_none() {
+            self.new_trg_lang = Some(lang.to_owned());
+        }
     }
 
     /// Adds translation candidates to segment `index` (1.x `alt-trans`, 2.x
@@ -522,7 +533,20 @@ impl XliffDocument {
                 }
             }
         }
-        self.plan_candidates(edits);
+        let mut root: Vec<(&str, Option<&str>)> = Vec::new();
+        if self.plan_candidates(edits) {
+            root.push(("xmlns:mtc", Some(MTC_NAMESPACE)));
+        }
+        // XLIFF 2 requires trgLang once a target exists.
+        if let (Some(lang), XliffVersion::V2, false) =
+            (&self.new_trg_lang, self.version, self.new_targets.is_empty())
+        {
+            root.push(("trgLang", Some(lang)));
+        }
+        if !root.is_empty() {
+            let r = self.root_start_tag;
+            edits.push((r.start, r.start_tag_end, set_attrs(&self.text[r.start..r.start_tag_end], &root)));
+        }
     }
 
     /// The state for the target of a 1.x segmented unit: the first that asks for
@@ -569,7 +593,8 @@ impl XliffDocument {
         ws
     }
 
-    fn plan_candidates(&self, edits: &mut Vec<(usize, usize, String)>) {
+    /// Plans the candidates; true when the root must declare the `mtc` namespace.
+    fn plan_candidates(&self, edits: &mut Vec<(usize, usize, String)>) -> bool {
         let p = &self.prefix;
         let mut by_unit: Vec<(usize, String)> = Vec::new();
         let mut added_ns = false;
@@ -647,19 +672,14 @@ impl XliffDocument {
                         let m = self.mtc_prefix.clone().unwrap_or_else(|| "mtc".to_owned());
                         let at = unit.unit_start_tag_end;
                         edits.push((at, at, format!("{}<{m}:matches>{xml}</{m}:matches>", unit.indent)));
-                        if self.mtc_prefix.is_none() && !added_ns {
+                        if self.mtc_prefix.is_none() {
                             added_ns = true;
-                            let r = self.root_start_tag;
-                            let tag = set_attrs(
-                                &self.text[r.start..r.start_tag_end],
-                                &[("xmlns:mtc", Some(MTC_NAMESPACE))],
-                            );
-                            edits.push((r.start, r.start_tag_end, tag));
                         }
                     }
                 },
             }
         }
+        added_ns
     }
 }
 

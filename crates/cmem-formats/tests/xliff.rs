@@ -793,3 +793,22 @@ fn bands_of_scores() {
     assert_eq!(Band::of(Some(0.49), false), Band::NoMatch);
     assert_eq!(Band::of(None, false), Band::NoMatch);
 }
+
+#[test]
+fn xliff2_without_trglang_gets_one_with_its_first_target() {
+    let xlf = "<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\"><file id=\"f\"><unit id=\"u\"><segment id=\"s\"><source>Open</source></segment></unit></file></xliff>";
+    let store = en_de_store(&[("Open", "Öffnen")]);
+    let mut options = RecycleOptions::default();
+    options.target_locale = Some(Locale::parse("de").unwrap());
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "a.xlf").unwrap();
+    let report = recycle_document(&mut doc, &store, &options).unwrap();
+    assert_eq!(report.filled, 1);
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert!(out.starts_with("<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\" trgLang=\"de\">"), "{out}");
+    let again = XliffDocument::parse(out.into_bytes(), "a.xlf").unwrap();
+    assert_eq!(again.target_locale(), Some("de"));
+    // Without a target language anywhere, recycle says so.
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "a.xlf").unwrap();
+    let err = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("a.xlf") && err.to_string().contains("no target language"), "{err}");
+}
