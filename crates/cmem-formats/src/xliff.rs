@@ -177,6 +177,8 @@ struct Unit {
     /// 2.x: end of the unit start tag, and an existing `mtc:matches` (its end tag start).
     unit_start_tag_end: usize,
     matches_end: Option<usize>,
+    /// The prefix of that `mtc:matches` (declared on the root or on itself).
+    matches_prefix: Option<String>,
     /// The white space before the unit's first child (for indenting inserted elements).
     indent: String,
     /// The segments of this unit (indices).
@@ -629,7 +631,11 @@ impl XliffDocument {
                     }
                 }
                 XliffVersion::V2 => {
-                    let m = self.mtc_prefix.clone().unwrap_or_else(|| "mtc".to_owned());
+                    let m = unit
+                        .matches_prefix
+                        .clone()
+                        .or_else(|| self.mtc_prefix.clone())
+                        .unwrap_or_else(|| "mtc".to_owned());
                     let id = seg.segment_id.clone().unwrap_or_else(|| format!("cmem-s{index}"));
                     if seg.segment_id.is_none() && !self.new_targets.contains_key(index) {
                         if let Place::V2 { segment, .. } = &info.place {
@@ -1391,11 +1397,14 @@ impl<R: Read> Parser<'_, R> {
             let start = self.start();
             let full = self.r.name().to_owned();
             let name = local(&full).to_owned();
-            let is_mtc = name == "matches"
-                && match (&self.doc.mtc_prefix, full.split_once(':')) {
-                    (Some(p), Some((q, _))) => p == q,
-                    _ => false,
-                };
+            let mtc_prefix = match full.split_once(':') {
+                Some((q, _)) if name == "matches" => {
+                    let declared = self.r.attr(&format!("xmlns:{q}")) == Some(MTC_NAMESPACE);
+                    (declared || self.doc.mtc_prefix.as_deref() == Some(q)).then(|| q.to_owned())
+                }
+                _ => None,
+            };
+            let is_mtc = mtc_prefix.is_some();
             if ev == XmlEvent::Empty {
                 continue;
             }
@@ -1526,6 +1535,7 @@ impl<R: Read> Parser<'_, R> {
                 _ if is_mtc => {
                     self.r.skip_element()?;
                     unit.matches_end = Some(self.start());
+                    unit.matches_prefix = mtc_prefix;
                 }
                 _ => self.r.skip_element()?,
             }

@@ -812,3 +812,44 @@ fn xliff2_without_trglang_gets_one_with_its_first_target() {
     let err = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap_err();
     assert!(err.to_string().contains("a.xlf") && err.to_string().contains("no target language"), "{err}");
 }
+
+#[test]
+fn candidates_join_an_existing_matches_element() {
+    let path = testdata().join("xliff2/oasis-xliff22__withMatches.xlf");
+    let raw = fs::read(&path).unwrap();
+    let en = Locale::parse("en").unwrap();
+    let fr = Locale::parse("fr").unwrap();
+    let store = MemStore::new();
+    store
+        .write(&[NewEntry::pair(
+            Variant::new(en, vec![Run::text("Texts")]),
+            Variant::new(fr, vec![Run::text("Textes")]),
+        )])
+        .unwrap();
+    let mut doc = XliffDocument::parse(raw.clone(), "withMatches.xlf").unwrap();
+    let mut options = RecycleOptions::default();
+    options.overwrite = true;
+    let report = recycle_document(&mut doc, &store, &options).unwrap();
+    assert_eq!(report.with_candidates, 1, "{report}");
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert_eq!(out.matches("<mtc:matches").count(), 1, "{out}");
+    assert!(
+        out.contains("</mtc:match>\n   <mtc:match id=\"cmem-0-1\"")
+            || out.contains("</mtc:match><mtc:match id=\"cmem-0-1\""),
+        "{out}"
+    );
+    assert!(out.contains("<source>Texts</source><target>Textes</target></mtc:match></mtc:matches>"), "{out}");
+    // Declared on the element itself rather than on the root.
+    let xlf = "<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\" trgLang=\"fr\"><file id=\"f\"><unit id=\"u\">\
+<m:matches xmlns:m=\"urn:oasis:names:tc:xliff:matches:2.0\"></m:matches><segment id=\"s\"><source>Text</source></segment></unit></file></xliff>";
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "local.xlf").unwrap();
+    recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert!(
+        out.contains(
+            "<m:matches xmlns:m=\"urn:oasis:names:tc:xliff:matches:2.0\"><m:match id=\"cmem-0-1\" ref=\"#s\""
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("xmlns:mtc"), "{out}");
+}
