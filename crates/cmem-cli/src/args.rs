@@ -7,7 +7,8 @@ use cmem_core::{Locale, Point};
 
 const EXIT_STATUS: &str = "\
 Exit status: 0 success; 1 `lookup` or `search` found nothing; 2 usage error;
-3 any other failure (a file that cannot be read, a malformed file, a missing memory).
+3 any other failure (a file that cannot be read, a malformed file, a missing memory);
+130 an import stopped by Ctrl-C (and rolled back).
 
 The memory is --memory PATH, else $CMEM_MEMORY, else ./cmem.db. `import` creates it;
 every other command needs it to exist.";
@@ -93,7 +94,7 @@ Examples:
 
 The format comes from the extension (.tmx, .kmb, .jsonl/.ndjson/.json, each optionally
 .gz) or --format; `-` reads standard input (with --format). All files are imported as one
-transaction: on a fatal error nothing is stored. Problems (a tu with one tuv, an
+transaction: on a fatal error or Ctrl-C nothing is stored. Problems (a tu with one tuv, an
 unbalanced code) are listed as FILE:LINE:COLUMN and skipped; --strict fails on the first.
 Plain strings of JSON Lines files get their inline codes (%s, {0}, <b>…</b>) recognized.";
 

@@ -4,15 +4,15 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Result};
 use cmem_core::Run;
 use cmem_formats::{
-    import, Format, FormatError, ImportOptions, Item, ItemSource, JsonlOptions, JsonlReader, KmbReader,
-    Progress, RunsHook, TmxOptions, TmxReader,
+    import, ErrorKind, Format, FormatError, ImportOptions, Item, ItemSource, JsonlOptions, JsonlReader,
+    KmbReader, Progress, RunsHook, TmxOptions, TmxReader,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -20,6 +20,16 @@ use crate::args::{FileFormat, ImportArgs};
 use crate::memory;
 use crate::output::{count, duration, plural};
 use crate::query::recognizer;
+
+/// Ctrl-C presses seen during an import. The first stops reading, and the import rolls
+/// back what it stored (SPEC §11: a failed import leaves the store as it was); the
+/// second ends the process at once.
+static INTERRUPTS: AtomicU32 = AtomicU32::new(0);
+
+/// True when an import was stopped by Ctrl-C (exit status 130, as shells expect).
+pub fn interrupted() -> bool {
+    INTERRUPTS.load(Ordering::Relaxed) > 0
+}
 
 /// Counts the raw bytes read from a file (before any gzip), shared with the progress bar.
 struct Counted<R> {
@@ -88,6 +98,8 @@ struct Files<'h> {
     strict: bool,
     /// The file being read, for messages about entries (store problems carry none).
     current_name: Arc<std::sync::Mutex<String>>,
+    /// The progress bar, to print above it.
+    bar: ProgressBar,
 }
 
 impl<'h> Files<'h> {
@@ -120,6 +132,25 @@ impl Iterator for Files<'_> {
     type Item = Result<Item, FormatError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        // Checked after the read too: a read may block (standard input) while Ctrl-C comes.
+        let item = self.next_item();
+        if interrupted() {
+            let note = "cmem: interrupted; rolling back the import (Ctrl-C again to stop at once)";
+            if self.bar.is_hidden() {
+                eprintln!("{note}");
+            } else {
+                self.bar.println(note);
+            }
+            self.sources.clear();
+            self.current = None;
+            return Some(Err(FormatError::new(Format::Store, ErrorKind::Io, "interrupted")));
+        }
+        item
+    }
+}
+
+impl Files<'_> {
+    fn next_item(&mut self) -> Option<Result<Item, FormatError>> {
         loop {
             if let Some(reader) = &mut self.current {
                 match reader.next() {
@@ -222,22 +253,6 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     jsonl.source_locale.clone_from(&args.from);
     jsonl.target_locale.clone_from(&args.to);
     jsonl.strict = args.strict;
-    let current_name = Arc::new(std::sync::Mutex::new(String::new()));
-    let files = Files {
-        sources,
-        next: 0,
-        current: None,
-        bytes: Arc::clone(&bytes),
-        hook,
-        jsonl,
-        strict: args.strict,
-        current_name: Arc::clone(&current_name),
-    };
-
-    let path = memory::resolve(memory_flag);
-    let existed = path.exists();
-    let store = memory::open_for_write(&path)?;
-
     let bar = if quiet || !io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else if let Some(total) = total {
@@ -255,6 +270,30 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     if !bar.is_hidden() {
         bar.enable_steady_tick(std::time::Duration::from_millis(120));
     }
+    let current_name = Arc::new(std::sync::Mutex::new(String::new()));
+    let files = Files {
+        sources,
+        next: 0,
+        current: None,
+        bytes: Arc::clone(&bytes),
+        hook,
+        jsonl,
+        strict: args.strict,
+        current_name: Arc::clone(&current_name),
+        bar: bar.clone(),
+    };
+
+    let path = memory::resolve(memory_flag);
+    let existed = path.exists();
+    let store = memory::open_for_write(&path)?;
+    ctrlc::set_handler(|| {
+        if INTERRUPTS.fetch_add(1, Ordering::Relaxed) > 0 {
+            // A second Ctrl-C: the batches written so far stay (each is atomic).
+            std::process::exit(130);
+        }
+    })
+    .map_err(|e| anyhow!("import: cannot handle Ctrl-C: {e}"))?;
+
     let mut options = ImportOptions::default();
     options.strict = args.strict;
     let mut on_progress = |p: &Progress| {

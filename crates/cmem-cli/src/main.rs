@@ -6,8 +6,9 @@
 //! A thin layer over `cmem-core`, `cmem-sqlite` and `cmem-formats`: argument parsing
 //! ([`args`]), the memory's location ([`memory`]), one module per command family, and
 //! the exit status: 0 success, 1 `lookup`/`search` found nothing, 2 a usage error
-//! (clap's), 3 any other failure, reported as one line `cmem: …` on stderr. A closed
-//! standard output (`cmem export -o - | head`) ends the program quietly with 0.
+//! (clap's), 3 any other failure, reported as one line `cmem: …` on stderr, 130 an import
+//! stopped by Ctrl-C (and rolled back). A closed standard output (`cmem export -o - |
+//! head`) ends the program quietly with 0.
 
 #![forbid(unsafe_code)]
 
@@ -60,6 +61,10 @@ fn main() -> ExitCode {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::NothingFound) => ExitCode::from(1),
         Err(_) if output::broken_pipe() => ExitCode::SUCCESS,
+        Err(e) if import::interrupted() => {
+            eprintln!("cmem: {e:#}");
+            ExitCode::from(130)
+        }
         Err(e) => {
             // One line: the context chain joined with ": ".
             eprintln!("cmem: {e:#}");

@@ -270,6 +270,49 @@ fn import_from_standard_input_needs_a_format() {
     assert!(r.stdout().starts_with("100  structural_exact  entry 62\n"), "{}", r.stdout());
 }
 
+#[cfg(unix)]
+#[test]
+fn ctrl_c_rolls_the_import_back() {
+    let d = Dir::new();
+    d.ok(&["import", "-q", &td("cli/versions.jsonl")]);
+    let mut child = d
+        .cmd(&["import", "-", "--format", "jsonl", "--from", "en", "--to", "de"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines: String =
+        (0..6000).map(|i| format!("{{\"source\":\"source {i}\",\"target\":\"Ziel {i}\"}}\n")).collect();
+    stdin.write_all(lines.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    // Wait until the first batch of 5,000 is committed: the import is under way.
+    let started = std::time::Instant::now();
+    loop {
+        let n = d.ok(&["stats", "--json"]).json_lines()[0]["entries"].as_u64().unwrap();
+        if n > 4 {
+            break;
+        }
+        assert!(started.elapsed().as_secs() < 30, "the first batch never arrived");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    // The import is blocked reading standard input; ctrlc's handler thread sets the flag
+    // meanwhile. Then end the input: the next read sees the flag.
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    drop(stdin);
+    let r = Run(child.wait_with_output().unwrap());
+    assert_eq!(r.code(), 130, "{}", r.stderr());
+    assert!(r.stderr().contains("cmem: interrupted; rolling back the import"), "{}", r.stderr());
+    assert!(
+        r.stderr().contains("interrupted; import rolled back") || r.stderr().ends_with(": interrupted\n"),
+        "{}",
+        r.stderr()
+    );
+    assert_eq!(d.ok(&["stats", "--json"]).json_lines()[0]["entries"], 4, "the memory is as it was");
+}
+
 // ---- lookup ----
 
 #[test]
