@@ -44,9 +44,13 @@ struct Args {
     /// Exact-hit query files, measured separately (latency only).
     #[arg(long, num_args = 1..)]
     exact_queries: Vec<PathBuf>,
-    /// The store to measure.
+    /// The store to measure: `memory` or `sqlite`.
     #[arg(long, default_value = "memory")]
     store: String,
+    /// With `--store sqlite`: the database file (created anew; default: a temporary
+    /// file, removed at the end).
+    #[arg(long)]
+    db: Option<PathBuf>,
     /// Lookup threshold, 0–1.
     #[arg(long, default_value_t = 0.70)]
     threshold: f64,
@@ -181,10 +185,22 @@ fn cap(x: f64) -> f64 {
     }
 }
 
-fn build_store(name: &str) -> Result<Box<dyn ContentMemory>> {
+/// A store to measure, and the database file to remove afterwards.
+fn build_store(name: &str, db: Option<&PathBuf>) -> Result<(Box<dyn ContentMemory>, Option<PathBuf>)> {
     match name {
-        "memory" => Ok(Box::new(MemStore::new())),
-        other => bail!("unknown store {other:?} (expected: memory)"),
+        "memory" => Ok((Box::new(MemStore::new()), None)),
+        "sqlite" => {
+            let path = match db {
+                Some(p) => p.clone(),
+                None => std::env::temp_dir().join(format!("cmem-bench-{}.db", std::process::id())),
+            };
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+            }
+            let store = cmem_sqlite::SqliteStore::open(&path)?;
+            Ok((Box::new(store), if db.is_none() { Some(path) } else { None }))
+        }
+        other => bail!("unknown store {other:?} (expected: memory, sqlite)"),
     }
 }
 
@@ -205,7 +221,7 @@ fn main() -> Result<()> {
         exact_queries.extend(corpus::load_queries(q)?);
     }
 
-    let store = build_store(&args.store)?;
+    let (store, temp_db) = build_store(&args.store, args.db.as_ref())?;
     let entries: Vec<NewEntry> = memory
         .iter()
         .map(|m| {
@@ -350,6 +366,13 @@ fn main() -> Result<()> {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         print_table(&report);
+    }
+    drop(counting);
+    drop(store);
+    if let Some(path) = temp_db {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
     }
     Ok(())
 }
