@@ -367,7 +367,6 @@ fn main() -> Result<()> {
     } else {
         print_table(&report);
     }
-    drop(counting);
     drop(store);
     if let Some(path) = temp_db {
         for suffix in ["", "-wal", "-shm"] {
