@@ -448,9 +448,10 @@ impl XliffDocument {
                     match target {
                         Some(t) => {
                             // `<target/>` opens as `<target>`.
-                            let opened = format!("{}>", open_tag_of(&self.text[t.start..t.start_tag_end]));
+                            let raw = &self.text[t.start..t.start_tag_end];
+                            let opened = format!("{}>", open_tag_of(raw));
                             let tag = set_attrs(&opened, &attrs);
-                            edits.push((t.start, t.end, format!("{tag}{markup}</{p}target>")));
+                            edits.push((t.start, t.end, format!("{tag}{markup}</{}>", tag_name(raw))));
                         }
                         None => {
                             let mut tag = format!("<{p}target");
@@ -524,8 +525,12 @@ impl XliffDocument {
                     edits.push((segment.start, segment.start_tag_end, set_attrs(seg_tag, &attrs)));
                     match target {
                         Some(t) => {
-                            let tag = open_tag_of(&self.text[t.start..t.start_tag_end]);
-                            edits.push((t.start, t.end, format!("{tag}>{markup}</{p}target>")));
+                            let raw = &self.text[t.start..t.start_tag_end];
+                            edits.push((
+                                t.start,
+                                t.end,
+                                format!("{}>{markup}</{}>", open_tag_of(raw), tag_name(raw)),
+                            ));
                         }
                         None => {
                             let seg_indent = self.indent_before(*after);
