@@ -206,6 +206,9 @@ pub fn located(e: &FormatError) -> String {
 fn problem_line(e: &FormatError, fallback_file: &str) -> String {
     let rest = located(e);
     let file = if e.file().is_empty() { fallback_file } else { e.file() };
+    if e.file().is_empty() && fallback_file.is_empty() {
+        return rest;
+    }
     match (e.line(), e.column()) {
         (Some(l), Some(c)) => {
             let rest = rest.strip_prefix(&format!("line {l}, column {c}: ")).unwrap_or(&rest);
@@ -321,9 +324,9 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     };
 
     let p = report.progress;
-    let fallback = current_name.lock().map(|n| n.clone()).unwrap_or_default();
     for problem in report.problems.iter().take(args.max_problems) {
-        eprintln!("{}", problem_line(problem, &fallback));
+        // A problem without a file (an entry the store refused) names its entry only.
+        eprintln!("{}", problem_line(problem, ""));
     }
     if p.problems > args.max_problems as u64 {
         let more = p.problems - args.max_problems as u64;

@@ -398,6 +398,32 @@ fn lookup_nothing_found_exits_1() {
 }
 
 #[test]
+fn differing_exact_answers_are_ambiguous_unless_a_point_settles_them() {
+    let d = Dir::new();
+    let memory = concat!(
+        r#"{"variants":[{"locale":"en","runs":[{"text":"Save"}]},{"locale":"de","runs":[{"text":"Speichern"}]}],"point":"app/desktop"}"#,
+        "\n",
+        r#"{"variants":[{"locale":"en","runs":[{"text":"Save"}]},{"locale":"de","runs":[{"text":"Sichern"}]}],"point":"web"}"#,
+        "\n",
+    );
+    std::fs::write(d.path("two.jsonl"), memory).unwrap();
+    d.ok(&["import", "-q", "two.jsonl"]);
+    let r = d.ok(&["lookup", "Save", "--from", "en", "--to", "de"]);
+    assert_eq!(
+        r.stdout(),
+        "99  structural_exact  entry 1  ambiguous  point app/desktop\n  source   Save\n  target   Speichern\n\n\
+         99  structural_exact  entry 2  ambiguous  point web\n  source   Save\n  target   Sichern\n"
+    );
+    let r = d.ok(&["lookup", "Save", "--from", "en", "--to", "de", "--point", "web/shop", "--json"]);
+    let m = &r.json_lines()[0]["matches"];
+    assert_eq!(
+        (m[0]["entry_id"].clone(), m[0]["score"].clone(), m[0]["ambiguous"].clone()),
+        (2.into(), 1.0.into(), false.into())
+    );
+    assert_eq!((m[1]["entry_id"].clone(), m[1]["score"].clone()), (1.into(), 0.99.into()));
+}
+
+#[test]
 fn lookup_json_shape() {
     let d = Dir::with_sample();
     let r = d.ok(&["lookup", "Server supports %d", "--from", "en", "--to", "de", "--json"]);
