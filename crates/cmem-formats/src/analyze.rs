@@ -249,6 +249,8 @@ pub fn analyze_document(
             let seg = &doc.segments()[index];
             let best = match results.next().flatten().as_deref() {
                 Some(Ok(matches)) => matches.first().map(|m| (m.score, m.ambiguous)),
+                // A source the lookup refuses (longer than its cap) matches nothing.
+                Some(Err(e)) if e.kind() == cmem_core::ErrorKind::InvalidQuery => None,
                 other => {
                     let message = match other {
                         Some(Err(e)) => e.to_string(),

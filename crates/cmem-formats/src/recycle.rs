@@ -124,7 +124,8 @@ pub struct RecycleReport {
     /// Segments looked up with no match at or above the fuzzy threshold.
     pub untouched: usize,
     /// Segments not looked up: not translatable, approved, already translated (without
-    /// `overwrite`), no text, or a segmented target without that segment's `mrk`.
+    /// `overwrite`), no text, a segmented target without that segment's `mrk`, or a
+    /// source the lookup refuses (longer than its `max_query_chars`).
     pub skipped: usize,
     /// Code runs of filled targets that had no counterpart among the document's source
     /// codes and were left out (such fills are marked for review).
@@ -298,6 +299,11 @@ pub fn recycle_document(
         let seg = &doc.segments()[index];
         let matches = match result.as_deref() {
             Some(Ok(m)) => m,
+            // A source the lookup refuses (longer than its cap) is left for the translator.
+            Some(Err(e)) if e.kind() == cmem_core::ErrorKind::InvalidQuery => {
+                report.skipped += 1;
+                continue;
+            }
             other => {
                 let message = match other {
                     Some(Err(e)) => e.to_string(),

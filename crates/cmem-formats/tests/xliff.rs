@@ -853,3 +853,16 @@ fn candidates_join_an_existing_matches_element() {
     );
     assert!(!out.contains("xmlns:mtc"), "{out}");
 }
+
+#[test]
+fn a_source_too_long_to_look_up_is_skipped() {
+    let long = "word ".repeat(3000);
+    let xlf = format!("<xliff version=\"1.2\"><file source-language=\"en\" target-language=\"de\" datatype=\"x\" original=\"o\"><body>\n\
+<trans-unit id=\"1\"><source>{long}</source></trans-unit>\n<trans-unit id=\"2\"><source>Open</source></trans-unit>\n</body></file></xliff>");
+    let store = en_de_store(&[("Open", "Öffnen")]);
+    let mut doc = XliffDocument::parse(xlf.clone().into_bytes(), "long.xlf").unwrap();
+    let report = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+    assert_eq!((report.filled, report.skipped), (1, 1), "{report}");
+    let a = analyze_document(&doc, &store, &AnalyzeOptions::default()).unwrap();
+    assert_eq!(a.band(Band::NoMatch).unwrap().words, 3000);
+}
