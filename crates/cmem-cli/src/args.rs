@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use cmem_core::{Locale, Point};
 
+use crate::output::ColorChoice;
+
 const EXIT_STATUS: &str = "\
 Exit status: 0 success; 1 `lookup` or `search` found nothing; 2 usage error;
 3 any other failure (a file that cannot be read, a malformed file, a missing memory);
@@ -27,6 +29,10 @@ pub struct Cli {
     /// No progress bar and no summary on stderr; errors are still reported.
     #[arg(long, short = 'q', global = true)]
     pub quiet: bool,
+    /// Colour differences and search hits: on a terminal (auto, unless NO_COLOR is set),
+    /// always or never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub color: ColorChoice,
     /// The command.
     #[command(subcommand)]
     pub command: Command,

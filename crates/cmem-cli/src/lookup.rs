@@ -13,7 +13,7 @@ use cmem_sqlite::SqliteOptions;
 use serde_json::{json, Map, Value};
 
 use crate::args::LookupArgs;
-use crate::output::{count, duration, percent, word_diff, Stdout};
+use crate::output::{count, duration, percent, word_diff, Marks, Stdout};
 use crate::query::{recognizer, runs_from_file, runs_of_text};
 use crate::{memory, Outcome};
 
@@ -50,7 +50,7 @@ pub fn match_json(m: &Match) -> Value {
 
 /// One match for people: score, tier, entry; source, target, and the adapted target
 /// with its differences from the stored target marked.
-fn write_match(out: &mut dyn Write, m: &Match) -> io::Result<()> {
+fn write_match(out: &mut dyn Write, m: &Match, color: bool) -> io::Result<()> {
     let mut head = format!("{}  {}  entry {}", percent(m.score), m.match_type, m.entry.id);
     if m.ambiguous {
         head.push_str("  ambiguous");
@@ -64,7 +64,7 @@ fn write_match(out: &mut dyn Write, m: &Match) -> io::Result<()> {
     writeln!(out, "  source   {}", surface_text(m.source()))?;
     writeln!(out, "  target   {target}")?;
     if adapted != target {
-        writeln!(out, "  adapted  {}", word_diff(&target, &adapted))?;
+        writeln!(out, "  adapted  {}", word_diff(&target, &adapted, Marks::new(color)))?;
     }
     for a in m.entity_adaptations.iter().filter(|a| !a.applied) {
         writeln!(
@@ -88,7 +88,7 @@ fn options(args: &LookupArgs) -> LookupOptions {
 /// # Errors
 /// A missing memory, a query that does not parse, a store failure; in batch mode,
 /// query lines that failed (after every line has been answered).
-pub fn run(args: &LookupArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<Outcome> {
+pub fn run(args: &LookupArgs, memory_flag: Option<&Path>, quiet: bool, color: bool) -> Result<Outcome> {
     let rec = recognizer(&args.recognize)?;
     let path = memory::resolve(memory_flag);
     if let Some(batch) = &args.batch {
@@ -123,7 +123,7 @@ pub fn run(args: &LookupArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
             if i > 0 {
                 writeln!(out)?;
             }
-            write_match(&mut out, m)?;
+            write_match(&mut out, m, color)?;
         }
     }
     out.flush()?;

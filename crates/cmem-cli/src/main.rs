@@ -46,8 +46,8 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
     match &cli.command {
         Command::Import(a) => import::run(a, memory, cli.quiet).map(|()| Outcome::Success),
         Command::Export(a) => export::run(a, memory, cli.quiet).map(|()| Outcome::Success),
-        Command::Lookup(a) => lookup::run(a, memory, cli.quiet),
-        Command::Search(a) => search::run(a, memory, cli.quiet),
+        Command::Lookup(a) => lookup::run(a, memory, cli.quiet, cli.color.enabled()),
+        Command::Search(a) => search::run(a, memory, cli.quiet, cli.color.enabled()),
         Command::Keys(a) => keys::run(a).map(|()| Outcome::Success),
         Command::Versions(a) => info::versions(a, memory).map(|()| Outcome::Success),
         Command::Stats(a) => info::stats(a, memory).map(|()| Outcome::Success),

@@ -1,7 +1,7 @@
 //! Standard output that tolerates a closed pipe, and the small text forms the commands
 //! print: scores, counts, durations, word differences.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -51,6 +51,64 @@ impl Write for Stdout {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush().map_err(note)
+    }
+}
+
+/// Whether standard output gets ANSI colours, for `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set.
+    #[default]
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorChoice {
+    /// True when colours are to be written.
+    pub fn enabled(self) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stdout().is_terminal()
+            }
+        }
+    }
+}
+
+/// The markers of a word difference: plain `[-…-]{+…+}`, or red and green on a terminal.
+#[derive(Debug, Clone, Copy)]
+pub struct Marks {
+    del: (&'static str, &'static str),
+    ins: (&'static str, &'static str),
+}
+
+impl Marks {
+    /// `git diff --word-diff=plain`'s markers.
+    pub const PLAIN: Marks = Marks { del: ("[-", "-]"), ins: ("{+", "+}") };
+    /// `git diff --word-diff=color`'s: red removed, green added.
+    pub const COLOR: Marks = Marks { del: ("\x1b[31m", "\x1b[0m"), ins: ("\x1b[32m", "\x1b[0m") };
+
+    /// The markers for `color`.
+    pub fn new(color: bool) -> Marks {
+        if color {
+            Marks::COLOR
+        } else {
+            Marks::PLAIN
+        }
+    }
+}
+
+/// A search snippet (hits in `[` `]`) with the hits in bold red, as ripgrep shows
+/// matches, when `color`; unchanged otherwise.
+pub fn highlight(snippet: &str, color: bool) -> String {
+    if color {
+        snippet.replace('[', "\x1b[1;31m").replace(']', "\x1b[0m")
+    } else {
+        snippet.to_owned()
     }
 }
 
@@ -137,8 +195,8 @@ fn tokens(text: &str) -> Vec<&str> {
 }
 
 /// `new` with its differences from `old` marked word by word, as `git diff
-/// --word-diff=plain` does: `[-removed-]{+added+}`.
-pub fn word_diff(old: &str, new: &str) -> String {
+/// --word-diff` does: `[-removed-]{+added+}` with [`Marks::PLAIN`].
+pub fn word_diff(old: &str, new: &str, marks: Marks) -> String {
     let a = tokens(old);
     let b = tokens(new);
     // Longest common subsequence of tokens; segments are short (a few hundred tokens).
@@ -155,15 +213,15 @@ pub fn word_diff(old: &str, new: &str) -> String {
     let (mut del, mut ins) = (String::new(), String::new());
     let flush = |out: &mut String, del: &mut String, ins: &mut String| {
         if !del.is_empty() {
-            out.push_str("[-");
+            out.push_str(marks.del.0);
             out.push_str(del);
-            out.push_str("-]");
+            out.push_str(marks.del.1);
             del.clear();
         }
         if !ins.is_empty() {
-            out.push_str("{+");
+            out.push_str(marks.ins.0);
             out.push_str(ins);
-            out.push_str("+}");
+            out.push_str(marks.ins.1);
             ins.clear();
         }
     };
@@ -210,10 +268,20 @@ mod tests {
 
     #[test]
     fn word_differences() {
-        assert_eq!(word_diff("Hallo John, du", "Hallo Alice, du"), "Hallo [-John,-]{+Alice,+} du");
-        assert_eq!(word_diff("%s öffnen", "%d öffnen"), "[-%s-]{+%d+} öffnen");
-        assert_eq!(word_diff("same", "same"), "same");
-        assert_eq!(word_diff("", "neu"), "{+neu+}");
-        assert_eq!(word_diff("alt", ""), "[-alt-]");
+        assert_eq!(
+            word_diff("Hallo John, du", "Hallo Alice, du", Marks::PLAIN),
+            "Hallo [-John,-]{+Alice,+} du"
+        );
+        assert_eq!(word_diff("%s öffnen", "%d öffnen", Marks::PLAIN), "[-%s-]{+%d+} öffnen");
+        assert_eq!(word_diff("same", "same", Marks::PLAIN), "same");
+        assert_eq!(word_diff("", "neu", Marks::PLAIN), "{+neu+}");
+        assert_eq!(word_diff("alt", "", Marks::PLAIN), "[-alt-]");
+        assert_eq!(word_diff("a %s", "a %d", Marks::COLOR), "a \x1b[31m%s\x1b[0m\x1b[32m%d\x1b[0m");
+    }
+
+    #[test]
+    fn highlighted_hits() {
+        assert_eq!(highlight("a [b] c", false), "a [b] c");
+        assert_eq!(highlight("a [b] c", true), "a \x1b[1;31mb\x1b[0m c");
     }
 }

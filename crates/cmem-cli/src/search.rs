@@ -9,14 +9,14 @@ use cmem_formats::jsonl::surface_text;
 use serde_json::json;
 
 use crate::args::SearchArgs;
-use crate::output::Stdout;
+use crate::output::{highlight, Stdout};
 use crate::{memory, Outcome};
 
 /// Runs `cmem search`.
 ///
 /// # Errors
 /// A missing memory or a store failure.
-pub fn run(args: &SearchArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<Outcome> {
+pub fn run(args: &SearchArgs, memory_flag: Option<&Path>, quiet: bool, color: bool) -> Result<Outcome> {
     let store = memory::open_existing(&memory::resolve(memory_flag))?;
     let mut q = SearchQuery::new(args.words.join(" "), args.lang.clone());
     q.limit = args.limit;
@@ -48,7 +48,7 @@ pub fn run(args: &SearchArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
             if i > 0 {
                 writeln!(out)?;
             }
-            writeln!(out, "entry {}  {}", hit.entry.id, hit.snippet)?;
+            writeln!(out, "entry {}  {}", hit.entry.id, highlight(&hit.snippet, color))?;
             for v in others {
                 writeln!(out, "  {:<6} {}", v.locale.as_str(), surface_text(&v.runs))?;
             }

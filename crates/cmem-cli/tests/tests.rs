@@ -342,6 +342,24 @@ fn lookup_adapts_the_query_codes_and_marks_the_difference() {
 }
 
 #[test]
+fn color_always_marks_differences_and_hits_with_ansi_codes() {
+    let d = Dir::with_sample();
+    let r = d.ok(&["--color", "always", "lookup", "Server supports %d", "--from", "en", "--to", "de"]);
+    assert!(
+        r.stdout().ends_with("  adapted  Server unterstützt \u{1b}[31m%s\u{1b}[0m\u{1b}[32m%d\u{1b}[0m\n"),
+        "{:?}",
+        r.stdout()
+    );
+    let r = d.ok(&["search", "directory", "--lang", "en", "--limit", "1", "--color", "always"]);
+    assert_eq!(
+        r.stdout(),
+        "entry 110  Local &\u{1b}[1;31mdirectory\u{1b}[0m:\n  de     Lokales &Verzeichnis:\n"
+    );
+    // Piped output (auto) has none: the exact outputs of the other tests.
+    assert_eq!(d.run(&["--color", "sometimes", "stats"]).code(), 2);
+}
+
+#[test]
 fn lookup_fuzzy_threshold_and_limit() {
     let d = Dir::with_sample();
     let r = d.ok(&["lookup", "failed to remove the directory %s", "--from", "en", "--to", "de"]);
