@@ -22,7 +22,7 @@ use cmem_core::{structural_text, ContentMemory, Locale, LookupOptions, Point, Ru
 use serde::Serialize;
 
 use crate::error::{ErrorKind, Format, FormatError};
-use crate::recycle::{default_threads, document_locales, has_text, lookup_all};
+use crate::recycle::{default_threads, has_text, lookup_all, Locales};
 use crate::xliff::XliffDocument;
 
 /// Analyze options.
@@ -226,7 +226,6 @@ pub fn analyze_document(
     store: &dyn ContentMemory,
     options: &AnalyzeOptions,
 ) -> Result<Analysis, FormatError> {
-    let (src, trg) = document_locales(doc, options.source_locale.as_ref(), options.target_locale.as_ref())?;
     let lookup_options = LookupOptions::default().threshold(0.5).limit(1).point(options.point.clone());
     let mut bands: Vec<BandCount> =
         Band::ALL.iter().map(|&band| BandCount { band, segments: 0, words: 0 }).collect();
@@ -242,8 +241,14 @@ pub fn analyze_document(
         counted.push((index, count_run_words(&seg.source), seen.insert(structural_text(&seg.source))));
     }
     let firsts: Vec<usize> = counted.iter().filter(|c| c.2).map(|c| c.0).collect();
-    let sources: Vec<&[Run]> = firsts.iter().map(|&i| doc.segments()[i].source.as_slice()).collect();
-    let mut results = lookup_all(store, &sources, &src, &trg, &lookup_options, options.threads).into_iter();
+    let mut locales = Locales::default();
+    let mut queries: Vec<(&[Run], Locale, Locale)> = Vec::with_capacity(firsts.len());
+    for &i in &firsts {
+        let (src, trg) =
+            locales.of(doc, i, options.source_locale.as_ref(), options.target_locale.as_ref())?;
+        queries.push((doc.segments()[i].source.as_slice(), src, trg));
+    }
+    let mut results = lookup_all(store, &queries, &lookup_options, options.threads).into_iter();
     for (index, words, first) in counted {
         let band = if first {
             let seg = &doc.segments()[index];

@@ -149,33 +149,53 @@ impl std::fmt::Display for RecycleReport {
     }
 }
 
-/// The source and target locales: the options', else the document's.
-///
-/// # Errors
-/// [`ErrorKind::NotXliff`] when a language is missing or not BCP 47.
-pub fn document_locales(
-    doc: &XliffDocument,
-    source: Option<&Locale>,
-    target: Option<&Locale>,
-) -> Result<(Locale, Locale), FormatError> {
-    let pick = |given: Option<&Locale>, found: Option<&str>, what: &str| -> Result<Locale, FormatError> {
-        if let Some(l) = given {
-            return Ok(l.clone());
-        }
-        let Some(tag) = found else {
-            return Err(FormatError::new(
-                Format::Xliff,
-                ErrorKind::NotXliff,
-                format!("the document names no {what} language; give one in the options"),
-            )
-            .in_file(doc.file()));
-        };
-        Locale::parse(tag).map_err(|e| {
-            FormatError::new(Format::Xliff, ErrorKind::NotXliff, format!("{what} language {tag:?}: {e}"))
-                .in_file(doc.file())
-        })
-    };
-    Ok((pick(source, doc.source_locale(), "source")?, pick(target, doc.target_locale(), "target")?))
+/// Parses locale tags, each distinct tag once.
+#[derive(Default)]
+pub(crate) struct Locales {
+    parsed: HashMap<String, Locale>,
+}
+
+impl Locales {
+    /// The source and target locales of segment `index`: the options', else its
+    /// `file`'s (1.x) or the document's.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotXliff`] when a language is missing or not BCP 47.
+    pub(crate) fn of(
+        &mut self,
+        doc: &XliffDocument,
+        index: usize,
+        source: Option<&Locale>,
+        target: Option<&Locale>,
+    ) -> Result<(Locale, Locale), FormatError> {
+        let seg = &doc.segments()[index];
+        let mut pick =
+            |given: Option<&Locale>, found: Option<&str>, what: &str| -> Result<Locale, FormatError> {
+                if let Some(l) = given {
+                    return Ok(l.clone());
+                }
+                let located = |message: String| {
+                    FormatError::new(Format::Xliff, ErrorKind::NotXliff, message)
+                        .in_file(doc.file())
+                        .at(seg.line, 1)
+                        .for_entry(index as u64 + 1, Some(&seg.unit_id))
+                };
+                let Some(tag) = found else {
+                    return Err(located(format!(
+                        "the document names no {what} language; give one in the options"
+                    )));
+                };
+                if let Some(l) = self.parsed.get(tag) {
+                    return Ok(l.clone());
+                }
+                let l = Locale::parse(tag).map_err(|e| located(format!("{what} language {tag:?}: {e}")))?;
+                self.parsed.insert(tag.to_owned(), l.clone());
+                Ok(l)
+            };
+        let src = pick(source, seg.source_locale.as_deref().or(doc.source_locale()), "source")?;
+        let trg = pick(target, seg.target_locale.as_deref().or(doc.target_locale()), "target")?;
+        Ok((src, trg))
+    }
 }
 
 /// True when the runs hold some non-blank text (codes alone are nothing to translate).
@@ -197,24 +217,23 @@ pub(crate) fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
-/// Looks up each distinct source once (a repeated segment reuses its first lookup),
-/// on `threads` threads; the results are in the order of `sources` (`None` only if a
+/// Looks up each distinct (source, locales) once (a repeated segment reuses its first
+/// lookup), on `threads` threads; the results are in the order of `queries` (`None` only if a
 /// lookup thread stopped without a result).
 pub(crate) fn lookup_all(
     store: &dyn ContentMemory,
-    sources: &[&[Run]],
-    src: &Locale,
-    trg: &Locale,
+    queries: &[(&[Run], Locale, Locale)],
     options: &LookupOptions,
     threads: usize,
 ) -> Vec<Option<Shared>> {
     let mut first: HashMap<String, usize> = HashMap::new();
     let mut distinct: Vec<usize> = Vec::new();
-    let slot: Vec<usize> = sources
+    let slot: Vec<usize> = queries
         .iter()
         .enumerate()
-        .map(|(i, runs)| {
-            *first.entry(runs_to_json(runs)).or_insert_with(|| {
+        .map(|(i, (runs, src, trg))| {
+            let key = format!("{}\u{0}{}\u{0}{}", runs_to_json(runs), src.as_str(), trg.as_str());
+            *first.entry(key).or_insert_with(|| {
                 distinct.push(i);
                 distinct.len() - 1
             })
@@ -225,8 +244,8 @@ pub(crate) fn lookup_all(
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         let Some(&i) = distinct.get(k) else { break };
-        let request =
-            LookupRequest::new(sources[i].to_vec(), src.clone(), trg.clone()).options(options.clone());
+        let (runs, src, trg) = &queries[i];
+        let request = LookupRequest::new(runs.to_vec(), src.clone(), trg.clone()).options(options.clone());
         let result = Arc::new(lookup(store, &request));
         if let Ok(mut r) = results.lock() {
             r[k] = Some(result);
@@ -271,12 +290,10 @@ pub fn recycle_document(
             ),
         ));
     }
-    let (src, trg) = document_locales(doc, options.source_locale.as_ref(), options.target_locale.as_ref())?;
     let lookup_options = LookupOptions::default()
         .threshold(options.fuzzy_threshold.min(options.fill_threshold))
         .limit(options.max_candidates.saturating_add(1).max(1))
         .point(options.point.clone());
-    doc.set_target_language(trg.as_str());
     let mut report = RecycleReport { segments: doc.segments().len(), ..RecycleReport::default() };
     let v1 = doc.version() == XliffVersion::V1;
     let todo: Vec<usize> = (0..doc.segments().len())
@@ -293,8 +310,19 @@ pub fn recycle_document(
             !skip
         })
         .collect();
-    let sources: Vec<&[Run]> = todo.iter().map(|&i| doc.segments()[i].source.as_slice()).collect();
-    let results = lookup_all(store, &sources, &src, &trg, &lookup_options, options.threads);
+    let mut locales = Locales::default();
+    let mut queries: Vec<(&[Run], Locale, Locale)> = Vec::with_capacity(todo.len());
+    for &i in &todo {
+        let (src, trg) =
+            locales.of(doc, i, options.source_locale.as_ref(), options.target_locale.as_ref())?;
+        queries.push((doc.segments()[i].source.as_slice(), src, trg));
+    }
+    let target_language = queries.first().map(|q| q.2.as_str().to_owned());
+    let results = lookup_all(store, &queries, &lookup_options, options.threads);
+    drop(queries);
+    if let Some(lang) = target_language {
+        doc.set_target_language(&lang);
+    }
     for (&index, result) in todo.iter().zip(results) {
         let seg = &doc.segments()[index];
         let matches = match result.as_deref() {

@@ -96,6 +96,10 @@ pub struct Segment {
     pub translatable: bool,
     /// The line of the segment's source element (from 1).
     pub line: u64,
+    /// The source language of its 1.x `file` (`source-language`) or the 2.x `srcLang`.
+    pub source_locale: Option<String>,
+    /// The target language of its 1.x `file` (`target-language`) or the 2.x `trgLang`.
+    pub target_locale: Option<String>,
 }
 
 impl Segment {
@@ -284,7 +288,7 @@ impl XliffDocument {
             new_trg_lang: None,
             file: file.to_owned(),
         };
-        Parser { r: reader, text: &text, doc: &mut doc, data_ids: Vec::new() }.run()?;
+        Parser { r: reader, text: &text, doc: &mut doc, data_ids: Vec::new(), langs: (None, None) }.run()?;
         doc.raw = raw;
         doc.text = text;
         Ok(doc)
@@ -455,7 +459,7 @@ impl XliffDocument {
                         }
                         None => {
                             let mut tag = format!("<{p}target");
-                            if let Some(l) = &self.target_locale {
+                            if let Some(l) = self.segment_target_locale(index) {
                                 push_attr(&mut tag, "xml:lang", l);
                             }
                             for (k, v) in &attrs {
@@ -502,7 +506,7 @@ impl XliffDocument {
                     let (state, qualifier) = self.unit_fill_state(*u);
                     let (state, qualifier) = (&state, &qualifier);
                     let mut tag = format!("<{p}target");
-                    if let Some(l) = &self.target_locale {
+                    if let Some(l) = self.segment_target_locale(index) {
                         push_attr(&mut tag, "xml:lang", l);
                     }
                     if let Some(s) = state {
@@ -558,6 +562,10 @@ impl XliffDocument {
             let r = self.root_start_tag;
             edits.push((r.start, r.start_tag_end, set_attrs(&self.text[r.start..r.start_tag_end], &root)));
         }
+    }
+
+    fn segment_target_locale(&self, index: usize) -> Option<&String> {
+        self.segments.get(index).and_then(|s| s.target_locale.as_ref()).or(self.target_locale.as_ref())
     }
 
     /// The state for the target of a 1.x segmented unit: the first that asks for
@@ -629,11 +637,11 @@ impl XliffDocument {
                         let src = render_runs(&c.source, &info.codes);
                         let trg = render_runs(&c.target, &info.codes);
                         xml.push_str(&format!("<{p}source"));
-                        if let Some(l) = &self.source_locale {
+                        if let Some(l) = seg.source_locale.as_ref().or(self.source_locale.as_ref()) {
                             push_attr(&mut xml, "xml:lang", l);
                         }
                         xml.push_str(&format!(">{}</{p}source><{p}target", src.markup));
-                        if let Some(l) = &self.target_locale {
+                        if let Some(l) = self.segment_target_locale(*index) {
                             push_attr(&mut xml, "xml:lang", l);
                         }
                         xml.push_str(&format!(">{}</{p}target></{p}alt-trans>", trg.markup));
@@ -919,6 +927,8 @@ struct Parser<'a, R: Read> {
     doc: &'a mut XliffDocument,
     /// The `data` ids of the current 2.x unit's `originalData`.
     data_ids: Vec<String>,
+    /// The languages of the current 1.x `file` (the root's for 2.x).
+    langs: (Option<String>, Option<String>),
 }
 
 /// Inline content read from an element.
@@ -979,6 +989,7 @@ impl<R: Read> Parser<'_, R> {
         if self.doc.version == XliffVersion::V2 {
             self.doc.source_locale = self.attr("srcLang");
             self.doc.target_locale = self.attr("trgLang");
+            self.langs = (self.doc.source_locale.clone(), self.doc.target_locale.clone());
         }
         let mut lines = Lines { offset: 0, line: 1 };
         // (translate) of each open element.
@@ -995,6 +1006,7 @@ impl<R: Read> Parser<'_, R> {
                     };
                     let name = local(self.r.name()).to_owned();
                     if name == "file" && self.doc.version == XliffVersion::V1 {
+                        self.langs = (self.attr("source-language"), self.attr("target-language"));
                         if self.doc.source_locale.is_none() {
                             self.doc.source_locale = self.attr("source-language");
                         }
@@ -1339,6 +1351,8 @@ impl<R: Read> Parser<'_, R> {
                 approved,
                 translatable: translate,
                 line,
+                source_locale: self.langs.0.clone(),
+                target_locale: self.langs.1.clone(),
             });
             self.doc.info.push(SegInfo {
                 place: Place::V1Unit { target: unit.target, after },
@@ -1364,6 +1378,8 @@ impl<R: Read> Parser<'_, R> {
                     approved,
                     translatable: translate,
                     line,
+                    source_locale: self.langs.0.clone(),
+                    target_locale: self.langs.1.clone(),
                 });
                 self.doc.info.push(SegInfo {
                     place: Place::V1Mrk { target_mrk: tm.map(|(_, s)| s), unit: unit_index },
@@ -1534,6 +1550,8 @@ impl<R: Read> Parser<'_, R> {
                         approved,
                         translatable: translate,
                         line,
+                        source_locale: self.langs.0.clone(),
+                        target_locale: self.langs.1.clone(),
                     });
                     self.doc.info.push(SegInfo {
                         place: Place::V2 { segment, target: target_span, after },

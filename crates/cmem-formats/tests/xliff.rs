@@ -866,3 +866,38 @@ fn a_source_too_long_to_look_up_is_skipped() {
     let a = analyze_document(&doc, &store, &AnalyzeOptions::default()).unwrap();
     assert_eq!(a.band(Band::NoMatch).unwrap().words, 3000);
 }
+
+#[test]
+fn each_file_of_a_document_uses_its_own_languages() {
+    let xlf = "<xliff version=\"1.2\">\
+<file source-language=\"en\" target-language=\"de\" datatype=\"x\" original=\"a\"><body><trans-unit id=\"1\"><source>Open</source></trans-unit></body></file>\
+<file source-language=\"en\" target-language=\"fr\" datatype=\"x\" original=\"b\"><body><trans-unit id=\"1\"><source>Open</source></trans-unit></body></file>\
+</xliff>";
+    let en = Locale::parse("en").unwrap();
+    let store = MemStore::new();
+    for (lang, text) in [("de", "Öffnen"), ("fr", "Ouvrir")] {
+        store
+            .write(&[NewEntry::pair(
+                Variant::new(en.clone(), vec![Run::text("Open")]),
+                Variant::new(Locale::parse(lang).unwrap(), vec![Run::text(text)]),
+            )])
+            .unwrap();
+    }
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "two.xlf").unwrap();
+    assert_eq!(doc.segments()[1].target_locale.as_deref(), Some("fr"));
+    let report = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+    assert_eq!(report.filled_exact, 2, "{report}");
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert!(
+        out.contains(
+            "<target xml:lang=\"de\" state=\"translated\" state-qualifier=\"exact-match\">Öffnen</target>"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "<target xml:lang=\"fr\" state=\"translated\" state-qualifier=\"exact-match\">Ouvrir</target>"
+        ),
+        "{out}"
+    );
+}
