@@ -37,11 +37,20 @@ pub struct AnalyzeOptions {
     pub target_locale: Option<Locale>,
     /// Lookups run on this many threads; default: the available parallelism.
     pub threads: usize,
+    /// The lookup's budgets and caps (`verify_budget`, `max_candidates`, …); its
+    /// threshold (0.50), limit (1) and point are set by the analysis.
+    pub lookup: LookupOptions,
 }
 
 impl Default for AnalyzeOptions {
     fn default() -> Self {
-        AnalyzeOptions { point: None, source_locale: None, target_locale: None, threads: default_threads() }
+        AnalyzeOptions {
+            point: None,
+            source_locale: None,
+            target_locale: None,
+            threads: default_threads(),
+            lookup: LookupOptions::default(),
+        }
     }
 }
 
@@ -226,7 +235,7 @@ pub fn analyze_document(
     store: &dyn ContentMemory,
     options: &AnalyzeOptions,
 ) -> Result<Analysis, FormatError> {
-    let lookup_options = LookupOptions::default().threshold(0.5).limit(1).point(options.point.clone());
+    let lookup_options = options.lookup.clone().threshold(0.5).limit(1).point(options.point.clone());
     let mut bands: Vec<BandCount> =
         Band::ALL.iter().map(|&band| BandCount { band, segments: 0, words: 0 }).collect();
     let mut seen: HashSet<String> = HashSet::new();

@@ -90,6 +90,9 @@ pub struct RecycleOptions {
     pub origin: String,
     /// Lookups run on this many threads; default: the available parallelism.
     pub threads: usize,
+    /// The lookup's budgets and caps (`verify_budget`, `max_candidates`, …); its
+    /// threshold, limit and point are set from the fields above.
+    pub lookup: LookupOptions,
 }
 
 impl Default for RecycleOptions {
@@ -105,6 +108,7 @@ impl Default for RecycleOptions {
             max_candidates: 3,
             origin: "cmem".to_owned(),
             threads: default_threads(),
+            lookup: LookupOptions::default(),
         }
     }
 }
@@ -290,7 +294,9 @@ pub fn recycle_document(
             ),
         ));
     }
-    let lookup_options = LookupOptions::default()
+    let lookup_options = options
+        .lookup
+        .clone()
         .threshold(options.fuzzy_threshold.min(options.fill_threshold))
         .limit(options.max_candidates.saturating_add(1).max(1))
         .point(options.point.clone());
