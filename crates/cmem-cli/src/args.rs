@@ -204,7 +204,7 @@ pub struct LookupArgs {
     /// TEXT is in the run notation: `Click {1}here{/1}, {PERSON:John}`.
     #[arg(long, conflicts_with_all = ["runs", "batch"])]
     pub notation: bool,
-    /// Read the query runs from a JSON file (`[{\"text\":\"Hi \"}, {\"ph\":{…}}]`).
+    /// Read the query runs from a JSON file (`[{"text":"Hi "}, {"ph":{…}}]`).
     #[arg(long, value_name = "FILE.json", conflicts_with = "batch")]
     pub runs: Option<PathBuf>,
     /// Look up every query of a JSON Lines file (`-`: standard input); JSON out.
