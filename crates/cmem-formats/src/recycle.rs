@@ -19,7 +19,10 @@
 //! | anything else | `state="needs-review-translation" state-qualifier="fuzzy-match"` | `state="translated" subState="cmem:needs-review"` |
 //!
 //! XLIFF 2 has no state that asks for review, so the review request is the `subState`
-//! (XLIFF 2 §4.3.1.47: a value `prefix:value` owned by the tool). With
+//! (a `prefix:value` whose prefix names the tool that defines it). In a segmented 1.2
+//! unit the `target`'s state covers all its segments: it asks for review when any fill
+//! does, and an exact fill leaves a state the target already has. A 2.x document
+//! without `trgLang` gets one with its first target. With
 //! [`RecycleOptions::review_exact`] exact fills are marked for review too. An
 //! ambiguous exact match (two stored answers, no point) scores below 1.0, so it never
 //! fills at a fill threshold of 1.0 and is never marked exact.
