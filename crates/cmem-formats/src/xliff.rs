@@ -1571,7 +1571,7 @@ impl<R: Read> Parser<'_, R> {
         Ok(())
     }
 
-    /// An `ec` (not isolated) must follow its `sc` in the unit (XLIFF 2 §4.2.2.5).
+    /// An `ec` (not isolated) must follow its `sc` in the unit (an XLIFF 2 core constraint; the OASIS test suite's `bad_EcBeforeSc.xlf`).
     fn check_sc_ec(&self, runs: &[Run], seen: &mut Vec<String>, at: usize) -> Result<(), FormatError> {
         for run in runs {
             match run {
