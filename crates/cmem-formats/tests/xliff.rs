@@ -747,6 +747,14 @@ fn every_fillable_segment_of_every_real_file_fills() {
             assert_eq!(codes(target), codes(&before.source), "{name}: segment {i}");
             assert!(after.state.is_some(), "{name}: segment {i} has no state");
         }
+        // Vendor extensions (attributes, elements, skeletons) pass through: as many in the
+        // output as in the input.
+        let input = String::from_utf8_lossy(&fs::read(&path).unwrap()).into_owned();
+        let output = String::from_utf8_lossy(&doc.to_bytes()).into_owned();
+        for ext in [" sdl:", "<sdl:", " mq:", " memsource:", " okp:", "<skl", "<internal-file", "<?", "<!--"]
+        {
+            assert_eq!(output.matches(ext).count(), input.matches(ext).count(), "{name}: {ext}");
+        }
         // Segments recycle may not touch keep their targets.
         for i in (0..doc.segments().len()).filter(|i| !fillable.contains(i)) {
             assert_eq!(again.segments()[i].target, doc.segments()[i].target, "{name}: segment {i}");
