@@ -325,7 +325,8 @@ fn main() -> Result<()> {
     // auto-fill do. With a full-score hit, no fuzzy candidate can enter.
     let exact_options = options.clone().limit(1);
     for q in &exact_queries {
-        let req = LookupRequest::new(vec![Run::text(q)], from.clone(), to.clone()).options(exact_options.clone());
+        let req =
+            LookupRequest::new(vec![Run::text(q)], from.clone(), to.clone()).options(exact_options.clone());
         let t = Instant::now();
         let _ = lookup(store.as_ref(), &req)?;
         exact_lat.push(t.elapsed().as_secs_f64() * 1e6);
