@@ -1,8 +1,9 @@
 //! The command line: every command, option and `--help` text, declared with clap.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use cmem_core::{Locale, Point};
 
 use crate::output::ColorChoice;
@@ -19,7 +20,7 @@ every other command needs it to exist.";
 ///
 /// Import TMX, .kmb or JSON Lines files into an embedded SQLite memory, then look
 /// segments up (exact and fuzzy, with inline codes and entities adapted), search the
-/// memory, and export it again.
+/// memory, export it again, pre-translate XLIFF files from it and report their leverage.
 #[derive(Debug, Parser)]
 #[command(name = "cmem", version, propagate_version = true, after_help = EXIT_STATUS)]
 pub struct Cli {
@@ -65,6 +66,12 @@ pub enum Command {
     /// Print the SQL schema of the memory (SQLite or PostgreSQL).
     #[command(after_help = SCHEMA_HELP)]
     Schema(SchemaArgs),
+    /// Pre-translate an XLIFF file from the memory: fill targets, add candidates.
+    #[command(after_help = RECYCLE_HELP)]
+    Recycle(RecycleArgs),
+    /// The leverage report of XLIFF files: segments and words per match band.
+    #[command(after_help = ANALYZE_HELP)]
+    Analyze(AnalyzeArgs),
 }
 
 /// A file format, for `--format`.
@@ -218,6 +225,27 @@ pub struct LookupArgs {
     pub recognize: RecognizeArgs,
 }
 
+/// Checks what clap's declarations cannot say: `recycle --json` prints the report on
+/// standard output, so the document must go to a file.
+///
+/// # Errors
+/// A usage error, to be reported as clap reports its own (exit status 2).
+pub fn check(cli: &Cli) -> Result<(), clap::Error> {
+    if let Command::Recycle(a) = &cli.command {
+        if a.json && a.output == Path::new("-") {
+            let mut cmd = Cli::command();
+            cmd.build();
+            let message =
+                "--json prints the report on standard output; write the document to a file (-o OUT.xlf)";
+            return Err(match cmd.find_subcommand_mut("recycle") {
+                Some(sub) => sub.error(ErrorKind::ArgumentConflict, message),
+                None => cmd.error(ErrorKind::ArgumentConflict, message),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Parses a percentage 0–100.
 fn percent(s: &str) -> Result<f64, String> {
     let v: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number"))?;
@@ -351,10 +379,102 @@ pub struct SchemaArgs {
     pub dialect: DialectArg,
 }
 
+const RECYCLE_HELP: &str = "\
+Examples:
+  cmem recycle chapter1.xlf -o chapter1.de.xlf
+  cmem recycle strings.xlf -o strings.xlf --fill-threshold 100 --point web
+  cmem recycle doc.xlf -o out.xlf --from en --to de-CH --overwrite --json
+  cmem recycle doc.xlf -o - | head
+
+XLIFF 1.0–1.2 and 2.0–2.2. Each translatable segment without an approved target (and,
+unless --overwrite, without any target) is looked up. The best match at or above
+--fill-threshold becomes its target, adapted to the segment's codes and entities; the
+other matches at or above --fuzzy-threshold are added as candidates (1.2 <alt-trans>,
+2.x <mtc:match>). Exact fills are marked translated, the others for review
+(--review-exact marks every fill for review). Every other byte is copied.
+
+The languages come from the document unless --from/--to are given. The output may be
+the input: it is written under a temporary name and renamed when complete, and on an
+error nothing is written. A summary goes to stderr; with --json (and -o FILE) the report
+goes to stdout as JSON: {\"input\", \"output\", \"micros\", \"segments\", \"filled\",
+\"filled_exact\", \"with_candidates\", \"untouched\", \"skipped\", \"codes_dropped\",
+\"candidate_codes_dropped\"}. Exit status 0 also when nothing was filled.";
+
+/// `cmem recycle`.
+#[derive(Debug, Args)]
+pub struct RecycleArgs {
+    /// The XLIFF file to pre-translate (`-` for standard input).
+    #[arg(value_name = "IN.xlf")]
+    pub input: PathBuf,
+    /// Where to write the result (`-` for standard output); may be IN.xlf itself.
+    #[arg(long, short = 'o', value_name = "OUT.xlf")]
+    pub output: PathBuf,
+    /// Matches below this score are ignored, 0–100.
+    #[arg(long, value_name = "PERCENT", default_value_t = 70.0, value_parser = percent)]
+    pub fuzzy_threshold: f64,
+    /// The best match at or above this score fills the target, 0–100.
+    #[arg(long, value_name = "PERCENT", default_value_t = 95.0, value_parser = percent)]
+    pub fill_threshold: f64,
+    /// At most this many candidates per segment.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub max_candidates: usize,
+    /// The point the document belongs to (profile/channel/collection).
+    #[arg(long, value_name = "POINT")]
+    pub point: Option<Point>,
+    /// Source locale, instead of the document's.
+    #[arg(long, value_name = "LOCALE")]
+    pub from: Option<Locale>,
+    /// Target locale, instead of the document's.
+    #[arg(long, value_name = "LOCALE")]
+    pub to: Option<Locale>,
+    /// Replace existing targets that are not approved.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Mark exact fills for review too.
+    #[arg(long)]
+    pub review_exact: bool,
+    /// Print the report as JSON on stdout instead of the summary (needs -o FILE).
+    #[arg(long)]
+    pub json: bool,
+}
+
+const ANALYZE_HELP: &str = "\
+Examples:
+  cmem analyze chapter1.xlf chapter2.xlf
+  cmem analyze doc.xlf --from en --to de --point web --json
+
+Each translatable segment with text is looked up once and counted in the band of its
+best match: 100% (exact and unambiguous), 95-99%, 85-94%, 75-84%, 50-74%, no match. A
+segment whose source (text and code positions) appeared earlier in the same file is
+counted as a repetition instead. Words are counted as translators are paid: spaced words,
+and each character of Chinese, Japanese, Korean, Thai and other unspaced scripts.
+
+One table per file; with --json one JSON line per file: {\"file\", \"bands\": [{\"band\",
+\"segments\", \"words\"}], \"segments\", \"words\", \"skipped\"}.";
+
+/// `cmem analyze`.
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// The XLIFF files to analyze.
+    #[arg(required = true, value_name = "IN.xlf")]
+    pub files: Vec<PathBuf>,
+    /// The point the documents belong to (profile/channel/collection).
+    #[arg(long, value_name = "POINT")]
+    pub point: Option<Point>,
+    /// Source locale, instead of each document's.
+    #[arg(long, value_name = "LOCALE")]
+    pub from: Option<Locale>,
+    /// Target locale, instead of each document's.
+    #[arg(long, value_name = "LOCALE")]
+    pub to: Option<Locale>,
+    /// Print JSON Lines, one report a file.
+    #[arg(long)]
+    pub json: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn the_command_line_is_consistent() {

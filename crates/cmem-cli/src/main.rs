@@ -1,7 +1,8 @@
 //! `cmem`, the content (translation) memory on the command line: import TMX, `.kmb` and
 //! JSON Lines files into the embedded SQLite memory, look segments up (exact and fuzzy,
-//! adapted to the query's codes and entities), search, export, and inspect keys,
-//! versions, statistics and the schema.
+//! adapted to the query's codes and entities), search, export, pre-translate XLIFF
+//! files (recycle) and report their leverage (analyze), and inspect keys, versions,
+//! statistics and the schema.
 //!
 //! A thin layer over `cmem-core`, `cmem-sqlite` and `cmem-formats`: argument parsing
 //! ([`args`]), the memory's location ([`memory`]), one module per command family, and
@@ -12,6 +13,7 @@
 
 #![forbid(unsafe_code)]
 
+mod analyze;
 mod args;
 mod export;
 mod import;
@@ -21,6 +23,7 @@ mod lookup;
 mod memory;
 mod output;
 mod query;
+mod recycle;
 mod search;
 
 use std::process::ExitCode;
@@ -52,11 +55,16 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::Versions(a) => info::versions(a, memory).map(|()| Outcome::Success),
         Command::Stats(a) => info::stats(a, memory).map(|()| Outcome::Success),
         Command::Schema(a) => info::schema(a).map(|()| Outcome::Success),
+        Command::Recycle(a) => recycle::run(a, memory, cli.quiet).map(|()| Outcome::Success),
+        Command::Analyze(a) => analyze::run(a, memory).map(|()| Outcome::Success),
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(e) = args::check(&cli) {
+        e.exit();
+    }
     match run(&cli) {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::NothingFound) => ExitCode::from(1),

@@ -808,3 +808,302 @@ fn every_command_has_help_with_an_example() {
         lookup.contains("Exit status: 0 when a match was found (batch: for some query), 1 when none was.")
     );
 }
+
+// ---- recycle and analyze ----
+
+/// English → French pairs for the XLIFF test files: exact for some of their segments,
+/// near for others.
+const EN_FR: &str = r#"{"source": "Text number 1", "target": "Texte numéro 1"}
+{"source": "Text number four.", "target": "Texte numéro quatre."}
+{"source": "Bolded text", "target": "Texte en gras"}
+{"source": "Extra stuff", "target": "Autres choses"}
+{"source": "Extra stuffing", "target": "Plus de farce"}
+"#;
+
+impl Dir {
+    /// A memory with [`EN_FR`] imported.
+    fn with_en_fr() -> Dir {
+        let d = Dir::new();
+        std::fs::write(d.path("en-fr.jsonl"), EN_FR).unwrap();
+        d.ok(&["import", "-q", "--from", "en", "--to", "fr", "en-fr.jsonl"]);
+        d
+    }
+}
+
+/// The segments of an XLIFF file, parsed again: (unit id, source, target) as text.
+fn xliff_segments(path: &Path) -> Vec<(String, String, Option<String>)> {
+    let doc = cmem_formats::XliffDocument::parse(std::fs::read(path).unwrap(), "out").unwrap();
+    doc.segments()
+        .iter()
+        .map(|s| {
+            let text = cmem_formats::jsonl::surface_text;
+            (s.unit_id.clone(), text(&s.source), s.target.as_deref().map(text))
+        })
+        .collect()
+}
+
+#[test]
+fn recycle_xliff12_fills_exact_targets_and_adds_candidates() {
+    let d = Dir::with_en_fr();
+    let input = td("xliff12/okapi__Manual-12-AltTrans.xlf");
+    let r = d.ok(&["recycle", &input, "-o", "out.xlf"]);
+    assert_eq!(r.stdout(), "");
+    assert!(
+        r.stderr().starts_with(&format!(
+            "recycled {input} into out.xlf: 7 segments, 1 filled (1 exact), 1 with candidates, 2 untouched, \
+             3 skipped in "
+        )),
+        "{}",
+        r.stderr()
+    );
+    let out = std::fs::read_to_string(d.path("out.xlf")).unwrap();
+    assert!(out.contains(
+        r#"<source xml:lang="en">Text number 1</source>
+      <target xml:lang="fr" state="translated" state-qualifier="exact-match">Texte numéro 1</target>"#
+    ));
+    // 94 is below the fill threshold (95): a candidate, not a target.
+    assert!(out.contains(
+        r#"<alt-trans match-quality="94" origin="cmem" alttranstype="proposal"><source xml:lang="en">Text number four.</source><target xml:lang="fr">Texte numéro quatre.</target></alt-trans>"#
+    ));
+    let segments = xliff_segments(&d.path("out.xlf"));
+    let target = |id: &str| segments.iter().find(|s| s.0 == id).unwrap().2.clone();
+    assert_eq!(target("1").as_deref(), Some("Texte numéro 1"));
+    assert_eq!(target("4"), None);
+    // The translator's own target is kept.
+    assert_eq!(target("2").as_deref(), Some("Texte numéro 2."));
+
+    // A lower fill threshold fills the near match too, marked for review; --quiet
+    // drops the summary.
+    let r = d.ok(&["recycle", "-q", &input, "-o", "low.xlf", "--fill-threshold", "90"]);
+    assert_eq!(r.stderr(), "");
+    let low = std::fs::read_to_string(d.path("low.xlf")).unwrap();
+    assert!(low.contains(
+        r#"<target xml:lang="fr" state="needs-review-translation" state-qualifier="fuzzy-match">Texte numéro quatre.</target>"#
+    ));
+    // --fuzzy-threshold 95 leaves no candidates.
+    let r = d.ok(&["recycle", &input, "-o", "strict.xlf", "--fuzzy-threshold", "95"]);
+    assert!(r
+        .stderr()
+        .contains(": 7 segments, 1 filled (1 exact), 0 with candidates, 3 untouched, 3 skipped"));
+    assert!(!std::fs::read_to_string(d.path("strict.xlf")).unwrap().contains("origin=\"cmem\" alttranstype"));
+}
+
+#[test]
+fn recycle_xliff2_with_json_report_and_in_place() {
+    let d = Dir::with_en_fr();
+    std::fs::copy(testdata("xliff2/oasis-xliff22__everything-core.xlf"), d.path("doc.xlf")).unwrap();
+    let r = d.ok(&["recycle", "doc.xlf", "-o", "doc.xlf", "--json"]);
+    assert_eq!(r.stderr(), "");
+    let report = &r.json_lines()[0];
+    for (field, value) in [
+        ("segments", 5),
+        ("filled", 2),
+        ("filled_exact", 2),
+        ("with_candidates", 0),
+        ("untouched", 1),
+        ("skipped", 2),
+        ("codes_dropped", 0),
+    ] {
+        assert_eq!(report[field], value, "{field}: {report}");
+    }
+    assert_eq!(report["input"], "doc.xlf");
+    assert_eq!(report["output"], "doc.xlf");
+    assert!(report["micros"].is_u64());
+    let out = std::fs::read_to_string(d.path("doc.xlf")).unwrap();
+    assert!(
+        out.contains(r#" xmlns:mtc="urn:oasis:names:tc:xliff:matches:2.0">"#),
+        "the mtc namespace is declared"
+    );
+    assert!(out.contains(r#"<segment id="1" state="translated">"#));
+    assert!(out.contains(
+        r##"<mtc:match id="cmem-3-1" ref="#1" similarity="78" matchQuality="78" origin="cmem" type="tm"><source>Extra stuffing</source><target>Plus de farce</target></mtc:match>"##
+    ));
+    let segments = xliff_segments(&d.path("doc.xlf"));
+    let target = |id: &str| segments.iter().find(|s| s.0 == id).unwrap().2.clone();
+    assert_eq!(target("tu3").as_deref(), Some("Texte en gras"));
+    assert_eq!(target("tu3end").as_deref(), Some("Autres choses"));
+    assert_eq!(target("tu1").as_deref(), Some("Exemple de segment."));
+    assert_eq!(std::fs::read_dir(&d.0).unwrap().count(), 3, "no temporary file is left: {:?}", d.0);
+
+    // To standard output, the document; the summary still on stderr.
+    let r = d.ok(&["recycle", &td("xliff2/oasis-xliff22__everything-core.xlf"), "-o", "-"]);
+    assert_eq!(r.stdout(), out);
+    assert!(r.stderr().starts_with(&format!(
+        "recycled {} into <stdout>: 5 segments, 2 filled (2 exact)",
+        td("xliff2/oasis-xliff22__everything-core.xlf")
+    )));
+    // From standard input.
+    let mut child = d
+        .cmd(&["recycle", "-q", "-", "-o", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let original = std::fs::read(testdata("xliff2/oasis-xliff22__everything-core.xlf")).unwrap();
+    child.stdin.take().unwrap().write_all(&original).unwrap();
+    let r = Run(child.wait_with_output().unwrap());
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert_eq!(r.stdout(), out);
+}
+
+#[test]
+fn recycle_with_nothing_to_match_copies_every_byte() {
+    // The en → de sample memory holds nothing like these documents.
+    let d = Dir::with_sample();
+    for (file, summary) in [
+        (
+            "xliff12/okapi__TS09-12-Test01.xlf",
+            "45 segments, 0 filled (0 exact), 0 with candidates, 18 untouched, 27 skipped",
+        ),
+        (
+            "xliff2/matecat__pcec.xlf",
+            "21 segments, 0 filled (0 exact), 0 with candidates, 18 untouched, 3 skipped",
+        ),
+    ] {
+        let r = d.ok(&["recycle", &td(file), "-o", "out.xlf", "--to", "de"]);
+        assert!(r.stderr().contains(summary), "{file}: {}", r.stderr());
+        assert_eq!(
+            std::fs::read(d.path("out.xlf")).unwrap(),
+            std::fs::read(testdata(file)).unwrap(),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn recycle_errors_are_located_and_write_nothing() {
+    let d = Dir::with_en_fr();
+    for (file, message) in [
+        ("invalid/oasis-xliff22__bad_EcBeforeSc.xlf", r#"line 6, column 5: <ec startRef="1"> comes before its <sc id="1">"#),
+        (
+            "invalid/oasis-xliff22__Good-pgs_plural.xlf",
+            "line 20, column 3: malformed XML: ill-formed document: expected `</target>`, but `</unit>` was found",
+        ),
+        ("invalid/microsoft-xliff2om__EmptyFile.xlf", "line 1, column 1: no root element (empty document)"),
+    ] {
+        let r = d.run(&["recycle", &td(file), "-o", "out.xlf"]);
+        assert_eq!(r.code(), 3, "{file}");
+        assert_eq!(r.stderr(), format!("cmem: recycle {}: {message}\n", td(file)));
+        assert_eq!(r.stdout(), "");
+        assert!(!d.path("out.xlf").exists(), "{file}: no output");
+        let r = d.run(&["recycle", &td(file), "-o", "-"]);
+        assert_eq!((r.code(), r.stdout()), (3, String::new()), "{file}: nothing on stdout");
+    }
+    // An existing output is left as it was.
+    std::fs::write(d.path("out.xlf"), "before").unwrap();
+    let r = d.run(&["recycle", &td("invalid/oasis-xliff22__bad_NoTrgLang.xlf"), "-o", "out.xlf"]);
+    assert_eq!(r.code(), 3);
+    assert_eq!(std::fs::read_to_string(d.path("out.xlf")).unwrap(), "before");
+    let r = d.run(&["recycle", "missing.xlf", "-o", "out.xlf"]);
+    assert_eq!(r.code(), 3);
+    assert!(r.stderr().starts_with("cmem: recycle missing.xlf: cannot read: "), "{}", r.stderr());
+    // --json needs the document in a file: a usage error.
+    let r = d.run(&["recycle", &td("xliff2/oasis-xliff22__everything-core.xlf"), "-o", "-", "--json"]);
+    assert_eq!(r.code(), 2);
+    assert!(r.stderr().starts_with("error: --json prints the report on standard output"), "{}", r.stderr());
+    assert_eq!(r.stdout(), "");
+    let r = d.run(&["recycle", "x.xlf", "-o", "y.xlf", "--fill-threshold", "101"]);
+    assert_eq!(r.code(), 2);
+}
+
+#[test]
+fn analyze_prints_a_table_per_file_or_json_lines() {
+    let d = Dir::with_en_fr();
+    let (a, b) =
+        (td("xliff12/okapi__Manual-12-AltTrans.xlf"), td("xliff2/oasis-xliff22__everything-core.xlf"));
+    let r = d.ok(&["analyze", &a, &b]);
+    assert_eq!(
+        r.stdout(),
+        format!(
+            "{a}
+band          segments     words  words%
+repetitions          1         2   12.5%
+100%                 1         3   18.8%
+95-99%               0         0    0.0%
+85-94%               3         9   56.2%
+75-84%               0         0    0.0%
+50-74%               0         0    0.0%
+no match             1         2   12.5%
+total                6        16  100.0%
+(1 segments not translatable or without text)
+
+{b}
+band          segments     words  words%
+repetitions          0         0    0.0%
+100%                 2         4   33.3%
+95-99%               0         0    0.0%
+85-94%               0         0    0.0%
+75-84%               0         0    0.0%
+50-74%               0         0    0.0%
+no match             3         8   66.7%
+total                5        12  100.0%
+"
+        )
+    );
+    let lines = d.ok(&["analyze", "--json", &a, &b]).json_lines();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["file"], a.as_str());
+    assert_eq!((lines[0]["segments"].as_u64(), lines[0]["words"].as_u64()), (Some(6), Some(16)));
+    assert_eq!(lines[0]["skipped"], 1);
+    let bands: Vec<(&str, u64, u64)> = lines[1]["bands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["band"].as_str().unwrap(), b["segments"].as_u64().unwrap(), b["words"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        bands,
+        [
+            ("repetition", 0, 0),
+            ("exact", 2, 4),
+            ("fuzzy95", 0, 0),
+            ("fuzzy85", 0, 0),
+            ("fuzzy75", 0, 0),
+            ("fuzzy50", 0, 0),
+            ("no_match", 3, 8)
+        ]
+    );
+    // Another target locale: nothing stored for it.
+    let lines = d.ok(&["analyze", "--json", "--to", "de", &b]).json_lines();
+    assert_eq!(lines[0]["bands"][6]["segments"], 5);
+    // A bad file after a good one: the good one's report, then the located error.
+    let bad = td("invalid/oasis-xliff22__bad_SegmentWithoutSource.xlf");
+    let r = d.run(&["analyze", &b, &bad]);
+    assert_eq!(r.code(), 3);
+    assert!(r.stdout().starts_with(&format!("{b}\nband ")));
+    assert_eq!(
+        r.stderr(),
+        format!("cmem: analyze {bad}: line 5, column 4: <segment> of unit \"1\" has no <source>\n")
+    );
+}
+
+#[test]
+fn recycle_and_analyze_need_an_existing_memory() {
+    let d = Dir::new();
+    let input = td("xliff12/okapi__Manual-12-AltTrans.xlf");
+    for args in [&["recycle", &input, "-o", "out.xlf"][..], &["analyze", &input]] {
+        let r = d.run(args);
+        assert_eq!(r.code(), 3, "{args:?}");
+        assert_eq!(
+            r.stderr(),
+            "cmem: no memory at cmem.db (create one with `cmem import FILE`, or name one with --memory or \
+             $CMEM_MEMORY)\n"
+        );
+    }
+    assert_eq!(std::fs::read_dir(&d.0).unwrap().count(), 0, "nothing was created");
+}
+
+#[test]
+fn recycle_and_analyze_have_help_with_examples() {
+    let d = Dir::new();
+    let top = d.ok(&["--help"]).stdout();
+    for cmd in ["recycle", "analyze"] {
+        let help = d.ok(&[cmd, "--help"]).stdout();
+        assert!(help.contains(&format!("Examples:\n  cmem {cmd} ")), "{cmd}: {help}");
+        assert!(top.contains(&format!("  {cmd} ")), "{cmd} listed in the top-level help");
+    }
+    let recycle = d.ok(&["recycle", "--help"]).stdout();
+    assert!(recycle.contains("--fill-threshold <PERCENT>"));
+    assert!(recycle.contains("[default: 95]"));
+}

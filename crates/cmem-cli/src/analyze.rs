@@ -1,0 +1,54 @@
+//! `cmem analyze`: the leverage report of XLIFF files, a table per file or JSON Lines.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{anyhow, Result};
+use cmem_formats::{analyze_file, AnalyzeOptions};
+
+use crate::args::AnalyzeArgs;
+use crate::import::located;
+use crate::memory;
+use crate::output::Stdout;
+
+/// Runs `cmem analyze`.
+///
+/// # Errors
+/// A missing memory, a file that cannot be read or is not XLIFF (located), missing or
+/// invalid languages, a store failure. The files before the failing one are reported.
+pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>) -> Result<()> {
+    // The in-process gram index (built once per source locale) serves every segment
+    // of every file; one SQL candidate query per segment would be slower on a document
+    // of any size, as in `lookup --batch`.
+    let store = memory::open_existing(&memory::resolve(memory_flag))?;
+    let mut options = AnalyzeOptions::default();
+    options.point.clone_from(&args.point);
+    options.source_locale.clone_from(&args.from);
+    options.target_locale.clone_from(&args.to);
+    let mut out = Stdout::new();
+    for (i, path) in args.files.iter().enumerate() {
+        let analysis = analyze_file(path, &store, &options).map_err(|e| {
+            let file = if e.file().is_empty() { path.display().to_string() } else { e.file().to_owned() };
+            anyhow!("analyze {file}: {}", located(&e))
+        });
+        let analysis = match analysis {
+            Ok(a) => a,
+            Err(e) => {
+                // What was reported so far stays reported.
+                out.flush()?;
+                return Err(e);
+            }
+        };
+        if args.json {
+            serde_json::to_writer(&mut out, &analysis)?;
+            writeln!(out)?;
+        } else {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            write!(out, "{analysis}")?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,147 @@
+//! `cmem recycle`: pre-translate an XLIFF file from the memory, writing it atomically.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+use cmem_formats::recycle::write_atomically;
+use cmem_formats::{recycle, recycle_file, FormatError, RecycleOptions, RecycleReport};
+use serde_json::Value;
+
+use crate::args::RecycleArgs;
+use crate::import::located;
+use crate::memory;
+use crate::output::{count, duration, plural, Stdout};
+
+fn options(args: &RecycleArgs) -> RecycleOptions {
+    let mut o = RecycleOptions::default();
+    o.fuzzy_threshold = args.fuzzy_threshold / 100.0;
+    o.fill_threshold = args.fill_threshold / 100.0;
+    o.max_candidates = args.max_candidates;
+    o.point.clone_from(&args.point);
+    o.source_locale.clone_from(&args.from);
+    o.target_locale.clone_from(&args.to);
+    o.overwrite = args.overwrite;
+    o.review_exact = args.review_exact;
+    o
+}
+
+/// `path` for messages: `<stdin>`/`<stdout>` for `-`.
+fn name(path: &Path, dash: &str) -> String {
+    if path == Path::new("-") {
+        dash.to_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// The one-line error of a failed recycle: `recycle doc.xlf: line 4, column 7: …`,
+/// naming the file the error is about (the output, when writing it failed).
+fn failure(e: &FormatError, input: &str) -> anyhow::Error {
+    let file = if e.file().is_empty() { input } else { e.file() };
+    anyhow::anyhow!("recycle {file}: {}", located(e))
+}
+
+/// Runs `cmem recycle`.
+///
+/// # Errors
+/// A missing memory, an input that cannot be read or is not XLIFF (located), missing
+/// or invalid languages, a store failure, an output that cannot be written; the output
+/// is then left as it was.
+pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<()> {
+    let started = Instant::now();
+    let store = memory::open_existing(&memory::resolve(memory_flag))?;
+    let options = options(args);
+    let input = name(&args.input, "<stdin>");
+    let output = name(&args.output, "<stdout>");
+    let stdin = args.input == Path::new("-");
+    let stdout = args.output == Path::new("-");
+    let report: RecycleReport = if stdout {
+        // The document is complete before the first byte is written, so a failure
+        // writes nothing here either.
+        let reader: Box<dyn Read> = if stdin {
+            Box::new(io::stdin().lock())
+        } else {
+            match File::open(&args.input) {
+                Ok(f) => Box::new(f),
+                Err(e) => bail!("recycle {input}: cannot read: {e}"),
+            }
+        };
+        let mut out = Stdout::new();
+        recycle(reader, &input, &mut out, &store, &options).map_err(|e| failure(&e, &input))?
+    } else if stdin {
+        let mut bytes = Vec::new();
+        let report = recycle(io::stdin().lock(), &input, &mut bytes, &store, &options)
+            .map_err(|e| failure(&e, &input))?;
+        write_atomically(&args.output, &bytes).map_err(|e| failure(&e, &input))?;
+        report
+    } else {
+        recycle_file(&args.input, &args.output, &store, &options).map_err(|e| failure(&e, &input))?
+    };
+    let elapsed = started.elapsed();
+    if args.json {
+        let mut value = serde_json::to_value(&report)?;
+        if let Value::Object(m) = &mut value {
+            m.insert("input".into(), Value::from(input.as_str()));
+            m.insert("output".into(), Value::from(output.as_str()));
+            m.insert("micros".into(), Value::from(elapsed.as_micros() as u64));
+        }
+        let mut out = Stdout::new();
+        serde_json::to_writer(&mut out, &value)?;
+        writeln!(out)?;
+        out.flush()?;
+    } else if !quiet {
+        eprintln!("{}", summary(&report, &input, &output, &duration(elapsed)));
+    }
+    Ok(())
+}
+
+/// `recycled IN into OUT: 12 segments, 3 filled (2 exact), …, 1 skipped in 3.1 ms`.
+fn summary(r: &RecycleReport, input: &str, output: &str, took: &str) -> String {
+    let n = |v: usize| count(v as u64);
+    let mut line = format!(
+        "recycled {input} into {output}: {}, {} filled ({} exact), {} with candidates, {} untouched, {} skipped in {took}",
+        plural(r.segments as u64, "segment"),
+        n(r.filled),
+        n(r.filled_exact),
+        n(r.with_candidates),
+        n(r.untouched),
+        n(r.skipped),
+    );
+    if r.codes_dropped > 0 {
+        line.push_str(&format!(
+            "; {} of the fills without a counterpart in the source left out (those fills are marked for review)",
+            plural(r.codes_dropped as u64, "inline code")
+        ));
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_lines() {
+        let mut r = RecycleReport::default();
+        r.segments = 1;
+        r.untouched = 1;
+        assert_eq!(
+            summary(&r, "a.xlf", "b.xlf", "2 ms"),
+            "recycled a.xlf into b.xlf: 1 segment, 0 filled (0 exact), 0 with candidates, 1 untouched, 0 skipped in 2 ms"
+        );
+        r.segments = 1200;
+        r.filled = 1001;
+        r.codes_dropped = 2;
+        assert_eq!(
+            summary(&r, "-", "b.xlf", "1.5 s"),
+            "recycled - into b.xlf: 1,200 segments, 1,001 filled (0 exact), 0 with candidates, 1 untouched, 0 skipped \
+             in 1.5 s; 2 inline codes of the fills without a counterpart in the source left out (those fills are \
+             marked for review)"
+        );
+        assert_eq!(name(Path::new("-"), "<stdin>"), "<stdin>");
+        assert_eq!(name(Path::new("a.xlf"), "<stdin>"), "a.xlf");
+    }
+}
