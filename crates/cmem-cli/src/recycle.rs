@@ -52,6 +52,8 @@ fn failure(e: &FormatError, input: &str) -> anyhow::Error {
 /// is then left as it was.
 pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<()> {
     let started = Instant::now();
+    // Every segment is looked up: the in-process gram index, built once per source
+    // locale, as in `lookup --batch` (not the SQL candidates of a single lookup).
     let store = memory::open_existing(&memory::resolve(memory_flag))?;
     let options = options(args);
     let input = name(&args.input, "<stdin>");
