@@ -10,6 +10,7 @@ use crate::args::AnalyzeArgs;
 use crate::import::located;
 use crate::memory;
 use crate::output::Stdout;
+use crate::recycle::with_flags;
 
 /// Runs `cmem analyze`.
 ///
@@ -29,7 +30,7 @@ pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>) -> Result<()> {
     for (i, path) in args.files.iter().enumerate() {
         let analysis = analyze_file(path, &store, &options).map_err(|e| {
             let file = if e.file().is_empty() { path.display().to_string() } else { e.file().to_owned() };
-            anyhow!("analyze {file}: {}", located(&e))
+            anyhow!("analyze {file}: {}", with_flags(&located(&e)))
         });
         let analysis = match analysis {
             Ok(a) => a,

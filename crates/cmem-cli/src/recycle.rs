@@ -41,7 +41,17 @@ fn name(path: &Path, dash: &str) -> String {
 /// naming the file the error is about (the output, when writing it failed).
 fn failure(e: &FormatError, input: &str) -> anyhow::Error {
     let file = if e.file().is_empty() { input } else { e.file() };
-    anyhow::anyhow!("recycle {file}: {}", located(e))
+    anyhow::anyhow!("recycle {file}: {}", with_flags(&located(e)))
+}
+
+/// A library message asking for a language "in the options", with the option that
+/// gives it on this command line (`--from` or `--to`); other messages as they are.
+pub fn with_flags(message: &str) -> String {
+    match message.strip_suffix("; give one in the options") {
+        Some(rest) if rest.ends_with("no source language") => format!("{rest}; give one with --from"),
+        Some(rest) if rest.ends_with("no target language") => format!("{rest}; give one with --to"),
+        _ => message.to_owned(),
+    }
 }
 
 /// Runs `cmem recycle`.
@@ -144,6 +154,15 @@ mod tests {
              marked for review)"
         );
         assert_eq!(name(Path::new("-"), "<stdin>"), "<stdin>");
+        assert_eq!(
+            with_flags("line 9, column 1: the document names no target language; give one in the options"),
+            "line 9, column 1: the document names no target language; give one with --to"
+        );
+        assert_eq!(
+            with_flags("the document names no source language; give one in the options"),
+            "the document names no source language; give one with --from"
+        );
+        assert_eq!(with_flags("line 1, column 1: no root element"), "line 1, column 1: no root element");
         assert_eq!(name(Path::new("a.xlf"), "<stdin>"), "a.xlf");
     }
 }

@@ -998,6 +998,23 @@ fn recycle_errors_are_located_and_write_nothing() {
     let r = d.run(&["recycle", "missing.xlf", "-o", "out.xlf"]);
     assert_eq!(r.code(), 3);
     assert!(r.stderr().starts_with("cmem: recycle missing.xlf: cannot read: "), "{}", r.stderr());
+    // A document without a target language names the option that gives one.
+    let pas = td("xliff12/okapi__PAS-10-Test01.xlf");
+    let r = d.run(&["recycle", &pas, "-o", "out.xlf"]);
+    assert_eq!(r.code(), 3);
+    assert!(r.stderr().starts_with(&format!("cmem: recycle {pas}: line 9, column 1: ")), "{}", r.stderr());
+    assert!(
+        r.stderr().ends_with(": the document names no target language; give one with --to\n"),
+        "{}",
+        r.stderr()
+    );
+    assert_eq!(std::fs::read_to_string(d.path("out.xlf")).unwrap(), "before");
+    let r = d.run(&["analyze", &pas]);
+    assert!(r.stderr().ends_with("give one with --to\n"), "{}", r.stderr());
+    let r = d.ok(&["recycle", &pas, "-o", "out.xlf", "--to", "fr"]);
+    assert!(r
+        .stderr()
+        .contains(": 158 segments, 0 filled (0 exact), 0 with candidates, 137 untouched, 21 skipped"));
     // --json needs the document in a file: a usage error.
     let r = d.run(&["recycle", &td("xliff2/oasis-xliff22__everything-core.xlf"), "-o", "-", "--json"]);
     assert_eq!(r.code(), 2);
