@@ -224,7 +224,12 @@ impl GramIndex {
                     {
                         offered[d as usize] = true;
                         marked.push(d);
-                        sink.offer(doc.entry, doc.kinds, &doc.key);
+                        // `lens` saturates at u16::MAX; count such giant keys.
+                        let len = match self.lens[d as usize] {
+                            u16::MAX => doc.key.chars().count(),
+                            l => usize::from(l),
+                        };
+                        sink.offer_with_len(doc.entry, doc.kinds, &doc.key, len);
                     }
                 };
             let mut scanned = 0;

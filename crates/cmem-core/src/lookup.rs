@@ -537,6 +537,10 @@ impl<'a> Sink<'a> {
 
 impl CandidateSink for Sink<'_> {
     fn offer(&mut self, id: EntryId, kinds: KindSet, key: &str) -> f64 {
+        self.offer_with_len(id, kinds, key, key.chars().count())
+    }
+
+    fn offer_with_len(&mut self, id: EntryId, kinds: KindSet, key: &str, len: usize) -> f64 {
         let both = kinds.intersect(self.kinds);
         let Some(kind) = both.first() else { return self.cutoff };
         if !self.exclude.is_empty() && self.exclude.contains(&id) {
@@ -547,7 +551,6 @@ impl CandidateSink for Sink<'_> {
             self.cutoff = self.cutoff.max(self.best_score);
         }
 
-        let len = key.chars().count();
         let Some(sim) = self.pattern.similarity_at_least(key, len, self.cutoff) else {
             return self.cutoff;
         };

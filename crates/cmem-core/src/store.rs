@@ -42,6 +42,13 @@ pub trait CandidateSink {
     /// entry `id`. Returns the new cut-off.
     fn offer(&mut self, id: EntryId, kinds: KindSet, key: &str) -> f64;
 
+    /// [`offer`](CandidateSink::offer) with the key's length in characters, for stores
+    /// that know it (it spares the sink counting).
+    fn offer_with_len(&mut self, id: EntryId, kinds: KindSet, key: &str, len: usize) -> f64 {
+        let _ = len;
+        self.offer(id, kinds, key)
+    }
+
     /// The cut-off: the lowest similarity that can still change the result. It only
     /// rises while candidates are offered.
     fn cutoff(&self) -> f64;
