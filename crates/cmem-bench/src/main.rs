@@ -10,13 +10,15 @@
 //! ```text
 //! cargo run --release -p cmem-bench -- --memory en-de.jsonl.gz --entries 100000 \
 //!     --queries queries_sample.jsonl queries_versioned.jsonl [--store memory] [--json]
+//! cargo run --release -p cmem-bench -- --quality --memory en-de.jsonl.gz \
+//!     --queries queries_versioned.jsonl --references versioned_references.jsonl
 //! ```
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Parser;
 use cmem_core::distance::Pattern;
 use cmem_core::{
@@ -27,6 +29,7 @@ use serde::Serialize;
 
 mod corpus;
 mod counting;
+mod quality;
 
 /// Measure lookup latency and recall on a real memory.
 #[derive(Parser, Debug)]
@@ -81,6 +84,17 @@ struct Args {
     /// Exact in every position: no budget, no candidate or scan limit.
     #[arg(long)]
     exhaustive_lookup: bool,
+    /// Instead of latency: does inline-code recognition pay? Compares adapted targets
+    /// with the translations the projects shipped (`--references`), recognition on and
+    /// off; `--queries` is the versioned query file.
+    #[arg(long, requires = "references")]
+    quality: bool,
+    /// With `--quality`: `versioned_references.jsonl` (`{"line","reference_target"}`).
+    #[arg(long)]
+    references: Option<PathBuf>,
+    /// With `--quality`: print up to K queries where the two stores differ in correctness.
+    #[arg(long, default_value_t = 0)]
+    examples: usize,
 }
 
 #[derive(Serialize, Debug)]
@@ -208,6 +222,10 @@ fn main() -> Result<()> {
     let args = Args::parse();
     if !(0.0..=1.0).contains(&args.threshold) {
         bail!("--threshold {} is outside 0–1", args.threshold);
+    }
+    if args.quality {
+        let references = args.references.as_ref().context("--quality needs --references")?;
+        return quality::run(&args.memory, args.entries, &args.queries[0], references, args.examples);
     }
     let from = Locale::parse(&args.from)?;
     let to = Locale::parse(&args.to)?;

@@ -1,30 +1,25 @@
-//! Does inline-code recognition pay? Loads the first lines of a real memory into two
-//! `MemStore`s — plain text runs, and runs from `Recognizer::recognize_pair` — looks up
-//! real queries that have a human reference translation, and counts how often the best
-//! match's adapted target, rendered back to a string, equals the reference.
-//!
-//! ```text
-//! cargo run --release -p cmem-core --example recognize_quality -- BENCH_DIR [--lines N] [--examples K] [--speed]
-//! ```
-//!
-//! `BENCH_DIR` holds `en-de.jsonl.gz` (`{"source","target",…}` per line),
-//! `queries_versioned.jsonl` (`{"query",…}`) and `versioned_references.jsonl`
-//! (`{"line","reference_target"}`, `line` = 1-based line of the query). `N` defaults to
-//! 50,000. It also reports the recognizer's speed on those lines. `--examples K` prints
-//! up to K queries where the two stores' answers differ in correctness; `--speed` stops
-//! after measuring the recognizer.
+//! `--quality`: does inline-code recognition pay? The memory is loaded into two
+//! `MemStore`s — plain text runs, and runs from `Recognizer::recognize_pair` — and the
+//! versioned queries that have the translation their project really shipped are looked
+//! up in both. For the best match at ≥ 0.95 and at 0.85–0.95, and for the queries whose
+//! change is markup or white space only (best match ≥ 0.75): how many, how often the
+//! adapted target (rendered back to text with the codes' native data) equals the
+//! shipped translation, how often it carries the query's codes, and its mean similarity
+//! to the shipped translation.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::io::BufRead;
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use cmem_core::distance::similarity;
 use cmem_core::recognize::Recognizer;
 use cmem_core::{
     lookup, ContentMemory, Locale, LookupOptions, LookupRequest, MemStore, NewEntry, Run, Variant,
 };
+
+use crate::corpus;
 
 /// Text and every code's native data, concatenated: the string a file would hold.
 fn render(runs: &[Run]) -> String {
@@ -56,27 +51,13 @@ fn code_texts(rec: &Recognizer, text: &str) -> Vec<String> {
 }
 
 fn read_jsonl(path: &Path) -> Result<Vec<serde_json::Value>> {
-    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut out = Vec::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
+    for (i, line) in corpus::open(path)?.lines().enumerate() {
         let line = line.with_context(|| format!("{}: line {}", path.display(), i + 1))?;
+        if line.trim().is_empty() {
+            continue;
+        }
         out.push(serde_json::from_str(&line).with_context(|| format!("{}: line {}", path.display(), i + 1))?);
-    }
-    Ok(out)
-}
-
-fn read_memory(path: &Path, limit: usize) -> Result<Vec<(String, String)>> {
-    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let reader = BufReader::new(flate2::read::GzDecoder::new(file));
-    let mut out = Vec::with_capacity(limit);
-    for (i, line) in reader.lines().take(limit).enumerate() {
-        let line = line.with_context(|| format!("{}: line {}", path.display(), i + 1))?;
-        let v: serde_json::Value =
-            serde_json::from_str(&line).with_context(|| format!("{}: line {}", path.display(), i + 1))?;
-        let (Some(s), Some(t)) = (v["source"].as_str(), v["target"].as_str()) else {
-            bail!("{}: line {}: no source or target", path.display(), i + 1);
-        };
-        out.push((s.to_string(), t.to_string()));
     }
     Ok(out)
 }
@@ -86,6 +67,16 @@ struct Band {
     queries: usize,
     equal: usize,
     codes_ok: usize,
+    similarity: f64,
+}
+
+impl Band {
+    fn add(&mut self, got: &str, want: &str, codes_ok: bool) {
+        self.queries += 1;
+        self.equal += usize::from(got == want);
+        self.codes_ok += usize::from(codes_ok);
+        self.similarity += similarity(got, want);
+    }
 }
 
 struct Arm {
@@ -93,32 +84,24 @@ struct Arm {
     store: MemStore,
     high: Band,
     mid: Band,
+    markup: Band,
     none: usize,
 }
 
-fn main() -> Result<()> {
-    let mut args = std::env::args().skip(1);
-    let mut dir: Option<PathBuf> = None;
-    let mut lines = 50_000usize;
-    let mut examples = 0usize;
-    let mut speed_only = false;
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--lines" => lines = args.next().context("--lines needs a number")?.parse().context("--lines")?,
-            "--speed" => speed_only = true,
-            "--examples" => {
-                examples = args.next().context("--examples needs a number")?.parse().context("--examples")?
-            }
-            _ if dir.is_none() => dir = Some(PathBuf::from(a)),
-            _ => bail!("unexpected argument {a:?}"),
-        }
-    }
-    let dir = dir.context("usage: recognize_quality BENCH_DIR [--lines N]")?;
+/// Runs the comparison; see the module docs.
+pub fn run(
+    memory_path: &Path,
+    entries: Option<usize>,
+    queries_path: &Path,
+    references_path: &Path,
+    mut examples: usize,
+) -> Result<()> {
     let rec = Recognizer::default();
     let en = Locale::parse("en")?;
     let de = Locale::parse("de")?;
 
-    let memory = read_memory(&dir.join("en-de.jsonl.gz"), lines)?;
+    let memory: Vec<(String, String)> =
+        corpus::load_memory(memory_path, entries)?.into_iter().map(|m| (m.source, m.target)).collect();
     let bytes: usize = memory.iter().map(|(s, t)| s.len() + t.len()).sum();
 
     // Recognition speed, and the share of entries it finds codes in.
@@ -142,15 +125,13 @@ fn main() -> Result<()> {
         100.0 * with_codes as f64 / memory.len().max(1) as f64
     );
 
-    if speed_only {
-        return Ok(());
-    }
     let mut arms = [
         Arm {
             name: "plain text",
             store: MemStore::new(),
             high: Band::default(),
             mid: Band::default(),
+            markup: Band::default(),
             none: 0,
         },
         Arm {
@@ -158,6 +139,7 @@ fn main() -> Result<()> {
             store: MemStore::new(),
             high: Band::default(),
             mid: Band::default(),
+            markup: Band::default(),
             none: 0,
         },
     ];
@@ -181,8 +163,8 @@ fn main() -> Result<()> {
         arms[1].store.write(chunk)?;
     }
 
-    let queries = read_jsonl(&dir.join("queries_versioned.jsonl"))?;
-    let refs = read_jsonl(&dir.join("versioned_references.jsonl"))?;
+    let queries = read_jsonl(queries_path)?;
+    let refs = read_jsonl(references_path)?;
     let mut reference: HashMap<usize, String> = HashMap::new();
     for r in &refs {
         if let (Some(line), Some(t)) = (r["line"].as_u64(), r["reference_target"].as_str()) {
@@ -193,13 +175,14 @@ fn main() -> Result<()> {
     let t0 = Instant::now();
     for (i, q) in queries.iter().enumerate() {
         let (Some(query), Some(want)) = (q["query"].as_str(), reference.get(&(i + 1))) else { continue };
+        let markup_only = q["markup_or_space_only"].as_bool().unwrap_or(false);
         asked += 1;
         let want_codes = code_texts(&rec, query);
         let mut answers: Vec<(String, f64, bool)> = Vec::new();
         for (k, arm) in arms.iter_mut().enumerate() {
             let runs = if k == 0 { vec![Run::text(query)] } else { rec.recognize(query) };
             let req = LookupRequest::new(runs, en.clone(), de.clone())
-                .options(LookupOptions::default().threshold(0.85).limit(1));
+                .options(LookupOptions::default().threshold(0.75).limit(1));
             let matches = lookup(&arm.store, &req)?;
             let Some(best) = matches.first() else {
                 arm.none += 1;
@@ -208,10 +191,17 @@ fn main() -> Result<()> {
             };
             let got = render(&best.adapted_target);
             answers.push((got.clone(), best.score, got == *want));
-            let band = if best.score >= 0.95 { &mut arm.high } else { &mut arm.mid };
-            band.queries += 1;
-            band.equal += usize::from(got == *want);
-            band.codes_ok += usize::from(code_texts(&rec, &got) == want_codes);
+            let codes_ok = code_texts(&rec, &got) == want_codes;
+            if markup_only {
+                arm.markup.add(&got, want, codes_ok);
+            }
+            if best.score >= 0.95 {
+                arm.high.add(&got, want, codes_ok);
+            } else if best.score >= 0.85 {
+                arm.mid.add(&got, want, codes_ok);
+            } else {
+                arm.none += 1;
+            }
         }
         if examples > 0 && answers[0].2 != answers[1].2 {
             examples -= 1;
@@ -228,22 +218,26 @@ fn main() -> Result<()> {
         t0.elapsed().as_secs_f64()
     );
     println!();
-    println!("| store | band | best matches | adapted target = reference | target has the query's codes |");
-    println!("|---|---|---:|---:|---:|");
+    println!(
+        "| store | band | best matches | adapted target = reference | target has the query's codes | mean similarity to reference |"
+    );
+    println!("|---|---|---:|---:|---:|---:|");
     let pct = |a: usize, b: usize| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
     for arm in &arms {
-        for (label, b) in [("≥ 0.95", arm.high), ("0.85–0.95", arm.mid)] {
+        for (label, b) in [("≥ 0.95", arm.high), ("0.85–0.95", arm.mid), ("markup-only, ≥ 0.75", arm.markup)]
+        {
             println!(
-                "| {} | {label} | {} | {} ({:.1} %) | {} ({:.1} %) |",
+                "| {} | {label} | {} | {} ({:.1} %) | {} ({:.1} %) | {:.3} |",
                 arm.name,
                 b.queries,
                 b.equal,
                 pct(b.equal, b.queries),
                 b.codes_ok,
-                pct(b.codes_ok, b.queries)
+                pct(b.codes_ok, b.queries),
+                if b.queries == 0 { 0.0 } else { b.similarity / b.queries as f64 }
             );
         }
-        println!("| {} | < 0.85 | {} | | |", arm.name, arm.none);
+        println!("| {} | < 0.85 or none | {} | | | |", arm.name, arm.none);
     }
     Ok(())
 }
