@@ -90,7 +90,8 @@ pub enum FileFormat {
 /// Options of the inline-code recognizer, shared by `import`, `lookup` and `keys`.
 #[derive(Debug, Clone, Args)]
 pub struct RecognizeArgs {
-    /// Inline-code rule sets for plain strings, comma-separated (default: all of
+    /// Inline-code rule sets for plain strings — JSON Lines lines, TMX segments without
+    /// inline codes, lookup text — comma-separated (default: all of
     /// printf,python,brace,qt,dollar-paren,percent-name,gcc,html,xml-entity,escape).
     #[arg(long, value_name = "RULES", conflicts_with = "no_recognize")]
     pub recognize: Option<String>,

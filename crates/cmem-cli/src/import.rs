@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Result};
-use cmem_core::Run;
+use cmem_core::{NewEntry, Run};
 use cmem_formats::{
     import, ErrorKind, Format, FormatError, ImportOptions, Item, ItemSource, JsonlOptions, JsonlReader,
     KmbReader, Progress, RunsHook, TmxOptions, TmxReader,
@@ -153,7 +153,11 @@ impl Files<'_> {
     fn next_item(&mut self) -> Option<Result<Item, FormatError>> {
         loop {
             if let Some(reader) = &mut self.current {
+                let tmx = matches!(reader, Reader::Tmx(_));
                 match reader.next() {
+                    Some(Ok(Item::Entry(entry))) if tmx => {
+                        return Some(Ok(Item::Entry(recognize_level1(entry, self.hook))));
+                    }
                     Some(item) => return Some(item),
                     None => self.current = None,
                 }
@@ -164,6 +168,35 @@ impl Files<'_> {
             }
         }
     }
+}
+
+/// A TMX entry whose segments are all plain text (level 1, or level 2 without codes) gets
+/// its inline codes recognized like a JSON Lines line: the first variant as the source,
+/// each other variant as a target linked to it. An entry that already carries codes is
+/// left as its file gave it.
+fn recognize_level1(mut entry: NewEntry, hook: Option<RunsHook<'_>>) -> NewEntry {
+    let Some(hook) = hook else { return entry };
+    let text_of = |runs: &[Run]| -> Option<String> {
+        runs.iter()
+            .map(|r| match r {
+                Run::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect::<Option<Vec<&str>>>()
+            .map(|parts| parts.concat())
+    };
+    let Some(texts) = entry.variants.iter().map(|v| text_of(&v.runs)).collect::<Option<Vec<String>>>() else {
+        return entry;
+    };
+    let Some((source, targets)) = texts.split_first() else { return entry };
+    for (i, target) in targets.iter().enumerate() {
+        let (s, t) = hook(source, target);
+        if i == 0 {
+            entry.variants[0].runs = s;
+        }
+        entry.variants[i + 1].runs = t;
+    }
+    entry
 }
 
 impl ItemSource for Files<'_> {

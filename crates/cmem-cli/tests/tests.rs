@@ -238,6 +238,35 @@ fn jsonl_import_recognizes_codes_unless_told_not_to() {
 }
 
 #[test]
+fn level1_tmx_segments_get_codes_recognized_and_coded_ones_are_kept() {
+    let tmx = r#"<?xml version="1.0" encoding="UTF-8"?>
+<tmx version="1.4"><header creationtool="t" creationtoolversion="1" segtype="sentence" o-tmf="t" adminlang="en" srclang="en" datatype="plaintext"/>
+<body>
+<tu><tuv xml:lang="en"><seg>Open %s now</seg></tuv><tuv xml:lang="de"><seg>%s jetzt öffnen</seg></tuv></tu>
+<tu><tuv xml:lang="en"><seg>Save <ph x="1">%d</ph> files</seg></tuv><tuv xml:lang="de"><seg><ph x="1">%d</ph> Dateien speichern</seg></tuv></tu>
+</body></tmx>
+"#;
+    let d = Dir::new();
+    std::fs::write(d.path("level1.tmx"), tmx).unwrap();
+    d.ok(&["import", "-q", "level1.tmx"]);
+    let r = d.ok(&["export", "--format", "jsonl", "-o", "-"]);
+    let lines = r.json_lines();
+    let ph = serde_json::json!({"ph": {"id": "1", "equiv": "%s", "type": "printf", "data": "%s"}});
+    assert_eq!(lines[0]["variants"][0]["runs"], serde_json::json!([{"text": "Open "}, ph, {"text": " now"}]));
+    assert_eq!(lines[0]["variants"][1]["runs"], serde_json::json!([ph, {"text": " jetzt öffnen"}]));
+    // A segment with TMX codes keeps them as the file gave them.
+    let coded = &lines[1]["variants"][0]["runs"];
+    assert_eq!(coded[1]["ph"]["data"], "%d", "{coded}");
+    assert!(coded[1]["ph"].get("type").is_none_or(|t| t != "printf"), "{coded}");
+
+    let d = Dir::new();
+    std::fs::write(d.path("level1.tmx"), tmx).unwrap();
+    d.ok(&["import", "-q", "--no-recognize", "level1.tmx"]);
+    let lines = d.ok(&["export", "--format", "jsonl", "-o", "-"]).json_lines();
+    assert_eq!(lines[0]["variants"][0]["runs"], serde_json::json!([{"text": "Open %s now"}]));
+}
+
+#[test]
 fn import_from_standard_input_needs_a_format() {
     let d = Dir::new();
     let r = d.run(&["import", "-", "--from", "en", "--to", "de"]);
