@@ -437,6 +437,9 @@ pub struct RecycleArgs {
     /// Print the report as JSON on stdout instead of the summary (needs -o FILE).
     #[arg(long)]
     pub json: bool,
+    /// Inline-code recognition of segments whose source has no inline elements.
+    #[command(flatten)]
+    pub recognize: RecognizeArgs,
 }
 
 const ANALYZE_HELP: &str = "\

@@ -15,8 +15,11 @@ use crate::import::located;
 use crate::memory;
 use crate::output::{count, duration, plural, Stdout};
 
-fn options(args: &RecycleArgs) -> RecycleOptions {
+fn options(args: &RecycleArgs) -> Result<RecycleOptions> {
     let mut o = RecycleOptions::default();
+    // Plain-text segments are recognized like imported plain strings and lookup text, so
+    // they match a memory built by `cmem import`.
+    o.recognizer = crate::query::recognizer(&args.recognize)?;
     o.fuzzy_threshold = args.fuzzy_threshold / 100.0;
     o.fill_threshold = args.fill_threshold / 100.0;
     o.max_candidates = args.max_candidates;
@@ -25,7 +28,7 @@ fn options(args: &RecycleArgs) -> RecycleOptions {
     o.target_locale.clone_from(&args.to);
     o.overwrite = args.overwrite;
     o.review_exact = args.review_exact;
-    o
+    Ok(o)
 }
 
 /// `path` for messages: `<stdin>`/`<stdout>` for `-`.
@@ -65,7 +68,7 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     // Every segment is looked up: the in-process gram index, built once per source
     // locale, as in `lookup --batch` (not the SQL candidates of a single lookup).
     let store = memory::open_existing(&memory::resolve(memory_flag))?;
-    let options = options(args);
+    let options = options(args)?;
     let input = name(&args.input, "<stdin>");
     let output = name(&args.output, "<stdout>");
     let stdin = args.input == Path::new("-");

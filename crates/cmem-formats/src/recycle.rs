@@ -70,7 +70,7 @@ use crate::error::{ErrorKind, Format, FormatError};
 use crate::xliff::{Candidate, XliffDocument, XliffVersion};
 
 /// Recycle options.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct RecycleOptions {
     /// Matches below this are ignored, 0–1; default 0.70.
@@ -96,6 +96,11 @@ pub struct RecycleOptions {
     /// The lookup's budgets and caps (`verify_budget`, `max_candidates`, …); its
     /// threshold, limit and point are set from the fields above.
     pub lookup: LookupOptions,
+    /// Recognizes inline codes (`%s`, `{0}`, `<b>`…) in segments whose source has no
+    /// inline elements, so they match a memory whose plain strings were recognized
+    /// (what `cmem import` does). What such a segment receives is plain text again: the
+    /// codes' native text, since the document has no elements for them. Default: none.
+    pub recognizer: Option<cmem_core::recognize::Recognizer>,
 }
 
 impl Default for RecycleOptions {
@@ -112,6 +117,7 @@ impl Default for RecycleOptions {
             origin: "cmem".to_owned(),
             threads: default_threads(),
             lookup: LookupOptions::default(),
+            recognizer: None,
         }
     }
 }
@@ -206,6 +212,47 @@ impl Locales {
 }
 
 /// True when the runs hold some non-blank text (codes alone are nothing to translate).
+/// The text of a source made of text runs only; `None` when it has inline elements.
+fn plain_text_of(runs: &[Run]) -> Option<String> {
+    let mut text = String::new();
+    for run in runs {
+        match run {
+            Run::Text(t) => text.push_str(t),
+            _ => return None,
+        }
+    }
+    Some(text)
+}
+
+/// Runs with every code written as its native text (its `equiv` when it has none) and
+/// choices as their default form: what a segment without inline elements can hold.
+fn codes_as_text(runs: &[Run]) -> Vec<Run> {
+    fn go(runs: &[Run], out: &mut String) {
+        for run in runs {
+            match run {
+                Run::Text(t) => out.push_str(t),
+                Run::Plural(c) | Run::Select(c) => {
+                    if let Some(form) = c.default_form() {
+                        go(form, out);
+                    }
+                }
+                other => {
+                    if let Some(code) = other.code() {
+                        out.push_str(if code.data.is_empty() { &code.equiv } else { &code.data });
+                    }
+                }
+            }
+        }
+    }
+    let mut text = String::new();
+    go(runs, &mut text);
+    if text.is_empty() {
+        Vec::new()
+    } else {
+        vec![Run::Text(text)]
+    }
+}
+
 pub(crate) fn has_text(runs: &[Run]) -> bool {
     let mut any = false;
     cmem_core::run::walk_runs(runs, &mut |r| {
@@ -320,11 +367,20 @@ pub fn recycle_document(
         })
         .collect();
     let mut locales = Locales::default();
+    // Plain-text sources, recognized when asked; `None` where the source is used as is.
+    let recognized: Vec<Option<Vec<Run>>> = todo
+        .iter()
+        .map(|&i| {
+            let rec = options.recognizer.as_ref()?;
+            plain_text_of(&doc.segments()[i].source).map(|text| rec.recognize(&text))
+        })
+        .collect();
     let mut queries: Vec<(&[Run], Locale, Locale)> = Vec::with_capacity(todo.len());
-    for &i in &todo {
+    for (k, &i) in todo.iter().enumerate() {
         let (src, trg) =
             locales.of(doc, i, options.source_locale.as_ref(), options.target_locale.as_ref())?;
-        queries.push((doc.segments()[i].source.as_slice(), src, trg));
+        let runs = recognized[k].as_deref().unwrap_or(doc.segments()[i].source.as_slice());
+        queries.push((runs, src, trg));
     }
     let target_language = queries.first().map(|q| q.2.as_str().to_owned());
     let results = lookup_all(store, &queries, &lookup_options, options.threads);
@@ -332,8 +388,10 @@ pub fn recycle_document(
     if let Some(lang) = target_language {
         doc.set_target_language(&lang);
     }
-    for (&index, result) in todo.iter().zip(results) {
+    for ((&index, result), recognized) in todo.iter().zip(results).zip(&recognized) {
         let seg = &doc.segments()[index];
+        // A plain-text segment has no elements for codes: write them as their text.
+        let as_doc = |runs: &[Run]| if recognized.is_some() { codes_as_text(runs) } else { runs.to_vec() };
         let matches = match result.as_deref() {
             Some(Ok(m)) => m,
             // A source the lookup refuses (longer than its cap) is left for the translator.
@@ -360,7 +418,8 @@ pub fn recycle_document(
                 && best.score >= 1.0
                 && best.adaptation_complete()
                 && !options.review_exact;
-            let dropped = doc.render(index, &best.adapted_target).dropped;
+            let target = as_doc(&best.adapted_target);
+            let dropped = doc.render(index, &target).dropped;
             let exact = exact && dropped == 0;
             let (state, qualifier) = match (v1, exact) {
                 (true, true) => ("translated", Some("exact-match")),
@@ -368,7 +427,7 @@ pub fn recycle_document(
                 (false, true) => ("translated", None),
                 (false, false) => ("translated", Some("cmem:needs-review")),
             };
-            report.codes_dropped += doc.set_target(index, &best.adapted_target, state, qualifier);
+            report.codes_dropped += doc.set_target(index, &target, state, qualifier);
             report.filled += 1;
             if exact {
                 report.filled_exact += 1;
@@ -381,8 +440,8 @@ pub fn recycle_document(
             .filter(|m| m.score >= options.fuzzy_threshold)
             .take(options.max_candidates)
             .map(|m| Candidate {
-                source: m.source().to_vec(),
-                target: m.adapted_target.clone(),
+                source: as_doc(m.source()),
+                target: as_doc(&m.adapted_target),
                 quality: percent(m.score),
                 origin: options.origin.clone(),
             })

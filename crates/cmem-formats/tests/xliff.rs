@@ -909,3 +909,39 @@ fn each_file_of_a_document_uses_its_own_languages() {
         "{out}"
     );
 }
+
+#[test]
+fn plain_text_segments_match_a_recognized_memory_when_asked() {
+    let xlf = r#"<?xml version="1.0" encoding="UTF-8"?>
+<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+  <file original="f" source-language="en" target-language="de" datatype="plaintext">
+    <body>
+      <trans-unit id="1">
+        <source>Server supports %d</source>
+      </trans-unit>
+    </body>
+  </file>
+</xliff>
+"#;
+    let rec = cmem_core::recognize::Recognizer::default();
+    let (s, t) = rec.recognize_pair("Server supports %s", "Server unterstützt %s");
+    let store = MemStore::new();
+    let en = Locale::parse("en").unwrap();
+    let de = Locale::parse("de").unwrap();
+    store.write(&[NewEntry::pair(Variant::new(en, s), Variant::new(de, t))]).unwrap();
+
+    // As plain text, "%d" against a stored placeholder "%s" is no exact match.
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "t.xlf").unwrap();
+    let plain = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+    assert_eq!(plain.filled_exact, 0, "{plain}");
+
+    // Recognized, it is a structural exact match, and the target gets the document's "%d"
+    // written as text, since the segment has no inline elements.
+    let mut options = RecycleOptions::default();
+    options.recognizer = Some(rec);
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "t.xlf").unwrap();
+    let report = recycle_document(&mut doc, &store, &options).unwrap();
+    assert_eq!((report.filled, report.filled_exact), (1, 1), "{report}");
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert!(out.contains(">Server unterstützt %d</target>"), "{out}");
+}
