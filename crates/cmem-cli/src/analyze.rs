@@ -26,6 +26,7 @@ pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>) -> Result<()> {
     options.point.clone_from(&args.point);
     options.source_locale.clone_from(&args.from);
     options.target_locale.clone_from(&args.to);
+    options.recognizer = crate::query::recognizer(&args.recognize)?;
     let mut out = Stdout::new();
     for (i, path) in args.files.iter().enumerate() {
         let analysis = analyze_file(path, &store, &options).map_err(|e| {

@@ -474,6 +474,9 @@ pub struct AnalyzeArgs {
     /// Print JSON Lines, one report a file.
     #[arg(long)]
     pub json: bool,
+    /// Inline-code recognition of segments whose source has no inline elements.
+    #[command(flatten)]
+    pub recognize: RecognizeArgs,
 }
 
 #[cfg(test)]

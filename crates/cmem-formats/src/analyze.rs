@@ -26,7 +26,7 @@ use crate::recycle::{default_threads, has_text, lookup_all, Locales};
 use crate::xliff::XliffDocument;
 
 /// Analyze options.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct AnalyzeOptions {
     /// The point the document belongs to, for lookups.
@@ -40,6 +40,10 @@ pub struct AnalyzeOptions {
     /// The lookup's budgets and caps (`verify_budget`, `max_candidates`, …); its
     /// threshold (0.50), limit (1) and point are set by the analysis.
     pub lookup: LookupOptions,
+    /// Recognizes inline codes in segments whose source has no inline elements, as
+    /// [`RecycleOptions::recognizer`](crate::RecycleOptions::recognizer) does, so the
+    /// bands are what recycling would fill. Default: none.
+    pub recognizer: Option<cmem_core::recognize::Recognizer>,
 }
 
 impl Default for AnalyzeOptions {
@@ -50,6 +54,7 @@ impl Default for AnalyzeOptions {
             target_locale: None,
             threads: default_threads(),
             lookup: LookupOptions::default(),
+            recognizer: None,
         }
     }
 }
@@ -251,11 +256,19 @@ pub fn analyze_document(
     }
     let firsts: Vec<usize> = counted.iter().filter(|c| c.2).map(|c| c.0).collect();
     let mut locales = Locales::default();
+    let recognized: Vec<Option<Vec<Run>>> = firsts
+        .iter()
+        .map(|&i| {
+            let rec = options.recognizer.as_ref()?;
+            crate::recycle::plain_text_of(&doc.segments()[i].source).map(|text| rec.recognize(&text))
+        })
+        .collect();
     let mut queries: Vec<(&[Run], Locale, Locale)> = Vec::with_capacity(firsts.len());
-    for &i in &firsts {
+    for (k, &i) in firsts.iter().enumerate() {
         let (src, trg) =
             locales.of(doc, i, options.source_locale.as_ref(), options.target_locale.as_ref())?;
-        queries.push((doc.segments()[i].source.as_slice(), src, trg));
+        let runs = recognized[k].as_deref().unwrap_or(doc.segments()[i].source.as_slice());
+        queries.push((runs, src, trg));
     }
     let mut results = lookup_all(store, &queries, &lookup_options, options.threads).into_iter();
     for (index, words, first) in counted {

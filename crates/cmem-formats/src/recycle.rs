@@ -213,7 +213,7 @@ impl Locales {
 
 /// True when the runs hold some non-blank text (codes alone are nothing to translate).
 /// The text of a source made of text runs only; `None` when it has inline elements.
-fn plain_text_of(runs: &[Run]) -> Option<String> {
+pub(crate) fn plain_text_of(runs: &[Run]) -> Option<String> {
     let mut text = String::new();
     for run in runs {
         match run {

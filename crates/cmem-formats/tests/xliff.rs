@@ -944,4 +944,17 @@ fn plain_text_segments_match_a_recognized_memory_when_asked() {
     assert_eq!((report.filled, report.filled_exact), (1, 1), "{report}");
     let out = String::from_utf8(doc.to_bytes()).unwrap();
     assert!(out.contains(">Server unterstützt %d</target>"), "{out}");
+
+    // The leverage report agrees: the segment is an exact match only when recognized.
+    let doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "t.xlf").unwrap();
+    let exact = |a: &cmem_formats::Analysis| {
+        a.bands.iter().find(|b| b.band == cmem_formats::Band::Exact).map_or(0, |b| b.segments)
+    };
+    let plain =
+        cmem_formats::analyze_document(&doc, &store, &cmem_formats::AnalyzeOptions::default()).unwrap();
+    assert_eq!(exact(&plain), 0);
+    let mut aopts = cmem_formats::AnalyzeOptions::default();
+    aopts.recognizer = options.recognizer.clone();
+    let recognized = cmem_formats::analyze_document(&doc, &store, &aopts).unwrap();
+    assert_eq!(exact(&recognized), 1);
 }
