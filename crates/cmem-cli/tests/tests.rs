@@ -1072,7 +1072,7 @@ repetitions          1         2   12.5%
 50-74%               0         0    0.0%
 no match             1         2   12.5%
 total                6        16  100.0%
-(1 segments not translatable or without text)
+(1 segment not translatable or without text)
 
 {b}
 band          segments     words  words%

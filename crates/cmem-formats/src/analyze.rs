@@ -168,7 +168,8 @@ impl fmt::Display for Analysis {
         }
         writeln!(f, "{:<12} {:>9} {:>9} {:>6.1}%", "total", self.segments, self.words, 100.0)?;
         if self.skipped > 0 {
-            writeln!(f, "({} segments not translatable or without text)", self.skipped)?;
+            let noun = if self.skipped == 1 { "segment" } else { "segments" };
+            writeln!(f, "({} {noun} not translatable or without text)", self.skipped)?;
         }
         Ok(())
     }
