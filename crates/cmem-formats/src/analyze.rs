@@ -257,13 +257,7 @@ pub fn analyze_document(
     }
     let firsts: Vec<usize> = counted.iter().filter(|c| c.2).map(|c| c.0).collect();
     let mut locales = Locales::default();
-    let recognized: Vec<Option<Vec<Run>>> = firsts
-        .iter()
-        .map(|&i| {
-            let rec = options.recognizer.as_ref()?;
-            crate::recycle::plain_text_of(&doc.segments()[i].source).map(|text| rec.recognize(&text))
-        })
-        .collect();
+    let recognized = crate::recycle::recognized_sources(doc, &firsts, options.recognizer.as_ref());
     let mut queries: Vec<(&[Run], Locale, Locale)> = Vec::with_capacity(firsts.len());
     for (k, &i) in firsts.iter().enumerate() {
         let (src, trg) =

@@ -212,8 +212,24 @@ impl Locales {
 }
 
 /// True when the runs hold some non-blank text (codes alone are nothing to translate).
+/// For each segment of `indexes`, its source recognized when a recognizer is given and
+/// the source has no inline elements; `None` where the source is looked up as it is.
+pub(crate) fn recognized_sources(
+    doc: &XliffDocument,
+    indexes: &[usize],
+    recognizer: Option<&cmem_core::recognize::Recognizer>,
+) -> Vec<Option<Vec<Run>>> {
+    indexes
+        .iter()
+        .map(|&i| {
+            let rec = recognizer?;
+            plain_text_of(&doc.segments()[i].source).map(|text| rec.recognize(&text))
+        })
+        .collect()
+}
+
 /// The text of a source made of text runs only; `None` when it has inline elements.
-pub(crate) fn plain_text_of(runs: &[Run]) -> Option<String> {
+fn plain_text_of(runs: &[Run]) -> Option<String> {
     let mut text = String::new();
     for run in runs {
         match run {
@@ -368,13 +384,7 @@ pub fn recycle_document(
         .collect();
     let mut locales = Locales::default();
     // Plain-text sources, recognized when asked; `None` where the source is used as is.
-    let recognized: Vec<Option<Vec<Run>>> = todo
-        .iter()
-        .map(|&i| {
-            let rec = options.recognizer.as_ref()?;
-            plain_text_of(&doc.segments()[i].source).map(|text| rec.recognize(&text))
-        })
-        .collect();
+    let recognized = recognized_sources(doc, &todo, options.recognizer.as_ref());
     let mut queries: Vec<(&[Run], Locale, Locale)> = Vec::with_capacity(todo.len());
     for (k, &i) in todo.iter().enumerate() {
         let (src, trg) =
