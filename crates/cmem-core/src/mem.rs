@@ -29,7 +29,9 @@ struct Inner {
     entries: BTreeMap<EntryId, Entry>,
     next_id: i64,
     by_identity: HashMap<u64, Vec<EntryId>>,
-    exact: [HashMap<Box<str>, Vec<EntryId>>; 3],
+    /// Per key kind: key → the entries holding it, with the interned locale of the
+    /// variant that does (ids ascending).
+    exact: [ExactIndex; 3],
     // Ordered, so that candidates are offered in the same order on every run.
     fuzzy: BTreeMap<Locale, GramIndex>,
     units: HashMap<String, Vec<EntryId>>,
@@ -39,6 +41,9 @@ struct Inner {
     /// Per entry id (ids are dense), the interned locales of its variants.
     entry_locales: Vec<Box<[u16]>>,
 }
+
+/// Key → the entries holding it, each with the interned locale of the variant that does.
+type ExactIndex = HashMap<Box<str>, Vec<(EntryId, u16)>>;
 
 fn kind_index(kind: KeyKind) -> usize {
     match kind {
@@ -89,12 +94,13 @@ impl Inner {
         self.next_id += 1;
         let id = EntryId(self.next_id);
         let entry = new.clone().into_entry(id);
-        for v in &entry.variants {
+        let ids: Box<[u16]> = entry.variants.iter().map(|v| self.intern(&v.locale)).collect();
+        for (v, &locale) in entry.variants.iter().zip(ids.iter()) {
             let keys = v.keys();
             for kind in KeyKind::ALL {
                 let list = self.exact[kind_index(kind)].entry(keys.get(kind).into()).or_default();
-                if list.last() != Some(&id) {
-                    list.push(id);
+                if list.last() != Some(&(id, locale)) {
+                    list.push((id, locale));
                 }
             }
             self.fuzzy.entry(v.locale.clone()).or_default().add(id, &keys);
@@ -102,7 +108,6 @@ impl Inner {
         if !entry.unit.is_empty() {
             self.units.entry(entry.unit.clone()).or_default().push(id);
         }
-        let ids: Box<[u16]> = entry.variants.iter().map(|v| self.intern(&v.locale)).collect();
         let slot = id.0 as usize;
         if self.entry_locales.len() <= slot {
             self.entry_locales.resize(slot + 1, Box::default());
@@ -122,7 +127,7 @@ impl Inner {
             let keys = v.keys();
             for kind in KeyKind::ALL {
                 if let Some(list) = self.exact[kind_index(kind)].get_mut(keys.get(kind)) {
-                    list.retain(|x| *x != id);
+                    list.retain(|(x, _)| *x != id);
                 }
             }
             if let Some(ix) = self.fuzzy.get_mut(&v.locale) {
@@ -151,6 +156,17 @@ impl Inner {
     /// Which interned locales match `locale` by the prefix rule.
     fn matching(&self, locale: &Locale) -> Vec<bool> {
         self.locale_list.iter().map(|l| l.matches(locale)).collect()
+    }
+
+    /// True when entry `id` has a variant in a source locale (`src_ok`) and another in a
+    /// target locale (`tgt_ok`).
+    fn has_pair(&self, id: EntryId, src_ok: &[bool], tgt_ok: &[bool]) -> bool {
+        usize::try_from(id.0).ok().and_then(|i| self.entry_locales.get(i)).is_some_and(|ls| {
+            ls.iter().enumerate().any(|(i, &a)| {
+                src_ok[usize::from(a)]
+                    && ls.iter().enumerate().any(|(j, &b)| i != j && tgt_ok[usize::from(b)])
+            })
+        })
     }
 }
 
@@ -181,34 +197,28 @@ impl ContentMemory for MemStore {
 
     fn exact(&self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
         let inner = self.read()?;
-        let Some(ids) = inner.exact[kind_index(q.kind)].get(q.key) else {
+        let Some(holders) = inner.exact[kind_index(q.kind)].get(q.key) else {
             return Ok(Vec::new());
         };
-        let mut out: Vec<Entry> = ids
+        // The map holds the key itself: only the locales are left to check (no keys
+        // re-derived per hit).
+        let src_ok = inner.matching(q.source);
+        let mut ids: Vec<EntryId> =
+            holders.iter().filter(|(_, l)| src_ok[usize::from(*l)]).map(|(id, _)| *id).collect();
+        ids.dedup();
+        Ok(ids
             .iter()
             .filter_map(|id| inner.entries.get(id))
-            .filter(|e| {
-                e.variant_index(q.target).is_some()
-                    && e.variants.iter().any(|v| v.locale.matches(q.source) && v.keys().get(q.kind) == q.key)
-            })
+            .filter(|e| e.variant_index(q.target).is_some())
             .cloned()
-            .collect();
-        out.sort_by_key(|e| e.id);
-        Ok(out)
+            .collect())
     }
 
     fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
         let inner = self.read()?;
         let src_ok = inner.matching(q.source);
         let tgt_ok = inner.matching(q.target);
-        let has_target = |id: EntryId| {
-            usize::try_from(id.0).ok().and_then(|i| inner.entry_locales.get(i)).is_some_and(|ls| {
-                ls.iter().enumerate().any(|(i, &a)| {
-                    src_ok[usize::from(a)]
-                        && ls.iter().enumerate().any(|(j, &b)| i != j && tgt_ok[usize::from(b)])
-                })
-            })
-        };
+        let has_target = |id: EntryId| inner.has_pair(id, &src_ok, &tgt_ok);
         for (locale, index) in &inner.fuzzy {
             if locale.matches(q.source) {
                 index.offer(q, &has_target, sink);
