@@ -261,7 +261,7 @@ impl GramIndex {
                     *c = c.saturating_add(1);
                 }
                 scanned = i + 1;
-                if scanned * 2 >= lists.len() && scanned * 2 < lists.len() + 2 && touched.len() > EARLY {
+                if scanned == lists.len().div_ceil(2) && touched.len() > EARLY {
                     // Halfway: offer the keys that share the most grams so far.
                     let mut best: Vec<(u16, u32)> =
                         touched.iter().map(|&d| (counts[d as usize], d)).collect();
@@ -275,7 +275,6 @@ impl GramIndex {
             }
             let left = lists.len() - scanned;
             let cutoff = sink.cutoff();
-            // Best bound first; a heap, since the walk usually stops long before the end.
             // Per key length, the fewest shared grams that can still reach the cut-off:
             // an integer test per key instead of a bound.
             let (lo, hi) = window(cutoff);
@@ -297,6 +296,7 @@ impl GramIndex {
                     Some(Ranked(similarity_bound(qlen, g, len, (c + left).min(g)), d))
                 })
                 .collect();
+            // Best bound first; a heap, since the walk usually stops long before the end.
             let mut heap = std::collections::BinaryHeap::from(ranked);
             while let Some(Ranked(bound, d)) = heap.pop() {
                 if bound + EPS < sink.cutoff() || marked.len() >= max_candidates {
