@@ -243,25 +243,7 @@ fn plain_text_of(runs: &[Run]) -> Option<String> {
 /// Runs with every code written as its native text (its `equiv` when it has none) and
 /// choices as their default form: what a segment without inline elements can hold.
 fn codes_as_text(runs: &[Run]) -> Vec<Run> {
-    fn go(runs: &[Run], out: &mut String) {
-        for run in runs {
-            match run {
-                Run::Text(t) => out.push_str(t),
-                Run::Plural(c) | Run::Select(c) => {
-                    if let Some(form) = c.default_form() {
-                        go(form, out);
-                    }
-                }
-                other => {
-                    if let Some(code) = other.code() {
-                        out.push_str(if code.data.is_empty() { &code.equiv } else { &code.data });
-                    }
-                }
-            }
-        }
-    }
-    let mut text = String::new();
-    go(runs, &mut text);
+    let text = crate::jsonl::surface_text(runs);
     if text.is_empty() {
         Vec::new()
     } else {
