@@ -59,17 +59,20 @@ pub fn load_memory(path: &Path, limit: Option<usize>) -> Result<Vec<MemoryLine>>
     Ok(out)
 }
 
-/// Every query of a query file.
-pub fn load_queries(path: &Path) -> Result<Vec<String>> {
+/// Every non-blank line of a JSON Lines file (gzip or not), parsed.
+pub fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
     let mut out = Vec::new();
     for (i, line) in open(path)?.lines().enumerate() {
         let line = line.with_context(|| format!("{}: line {}", path.display(), i + 1))?;
         if line.trim().is_empty() {
             continue;
         }
-        let q: QueryLine =
-            serde_json::from_str(&line).with_context(|| format!("{}: line {}", path.display(), i + 1))?;
-        out.push(q.query);
+        out.push(serde_json::from_str(&line).with_context(|| format!("{}: line {}", path.display(), i + 1))?);
     }
     Ok(out)
+}
+
+/// Every query of a query file.
+pub fn load_queries(path: &Path) -> Result<Vec<String>> {
+    Ok(read_jsonl::<QueryLine>(path)?.into_iter().map(|q| q.query).collect())
 }

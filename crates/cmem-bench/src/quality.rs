@@ -8,11 +8,10 @@
 //! to the shipped translation.
 
 use std::collections::HashMap;
-use std::io::BufRead;
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use cmem_core::distance::similarity;
 use cmem_core::recognize::Recognizer;
 use cmem_core::{
@@ -48,18 +47,6 @@ fn code_texts(rec: &Recognizer, text: &str) -> Vec<String> {
         rec.recognize(text).iter().filter_map(|r| r.code().map(|c| c.data.clone())).collect();
     v.sort();
     v
-}
-
-fn read_jsonl(path: &Path) -> Result<Vec<serde_json::Value>> {
-    let mut out = Vec::new();
-    for (i, line) in corpus::open(path)?.lines().enumerate() {
-        let line = line.with_context(|| format!("{}: line {}", path.display(), i + 1))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        out.push(serde_json::from_str(&line).with_context(|| format!("{}: line {}", path.display(), i + 1))?);
-    }
-    Ok(out)
 }
 
 #[derive(Default, Clone, Copy)]
@@ -163,8 +150,8 @@ pub fn run(
         arms[1].store.write(chunk)?;
     }
 
-    let queries = read_jsonl(queries_path)?;
-    let refs = read_jsonl(references_path)?;
+    let queries: Vec<serde_json::Value> = corpus::read_jsonl(queries_path)?;
+    let refs: Vec<serde_json::Value> = corpus::read_jsonl(references_path)?;
     let mut reference: HashMap<usize, String> = HashMap::new();
     for r in &refs {
         if let (Some(line), Some(t)) = (r["line"].as_u64(), r["reference_target"].as_str()) {
