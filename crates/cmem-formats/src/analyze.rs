@@ -22,7 +22,9 @@ use cmem_core::{structural_text, ContentMemory, Locale, LookupOptions, Point, Ru
 use serde::Serialize;
 
 use crate::error::{ErrorKind, Format, FormatError};
-use crate::recycle::{default_threads, has_text, lookup_all, Locales};
+use crate::recycle::{
+    default_threads, has_text, lookup_all, lookup_matches, lookup_queries, recognized_sources,
+};
 use crate::xliff::XliffDocument;
 
 /// Analyze options.
@@ -256,34 +258,21 @@ pub fn analyze_document(
         counted.push((index, count_run_words(&seg.source), seen.insert(structural_text(&seg.source))));
     }
     let firsts: Vec<usize> = counted.iter().filter(|c| c.2).map(|c| c.0).collect();
-    let mut locales = Locales::default();
-    let recognized = crate::recycle::recognized_sources(doc, &firsts, options.recognizer.as_ref());
-    let mut queries: Vec<(&[Run], Locale, Locale)> = Vec::with_capacity(firsts.len());
-    for (k, &i) in firsts.iter().enumerate() {
-        let (src, trg) =
-            locales.of(doc, i, options.source_locale.as_ref(), options.target_locale.as_ref())?;
-        let runs = recognized[k].as_deref().unwrap_or(doc.segments()[i].source.as_slice());
-        queries.push((runs, src, trg));
-    }
+    let recognized = recognized_sources(doc, &firsts, options.recognizer.as_ref());
+    let queries = lookup_queries(
+        doc,
+        &firsts,
+        &recognized,
+        options.source_locale.as_ref(),
+        options.target_locale.as_ref(),
+    )?;
     let mut results = lookup_all(store, &queries, &lookup_options, options.threads).into_iter();
     for (index, words, first) in counted {
         let band = if first {
-            let seg = &doc.segments()[index];
-            let best = match results.next().flatten().as_deref() {
-                Some(Ok(matches)) => matches.first().map(|m| (m.score, m.ambiguous)),
-                // A source the lookup refuses (longer than its cap) matches nothing.
-                Some(Err(e)) if e.kind() == cmem_core::ErrorKind::InvalidQuery => None,
-                other => {
-                    let message = match other {
-                        Some(Err(e)) => e.to_string(),
-                        _ => "the lookup gave no result".to_owned(),
-                    };
-                    return Err(FormatError::new(Format::Store, ErrorKind::Store, message)
-                        .in_file(doc.file())
-                        .at(seg.line, 1)
-                        .for_entry(index as u64 + 1, Some(&seg.unit_id)));
-                }
-            };
+            // A source the lookup refuses (longer than its cap) matches nothing.
+            let best = lookup_matches(doc, index, results.next().flatten().as_deref())?
+                .and_then(|matches| matches.first())
+                .map(|m| (m.score, m.ambiguous));
             Band::of(best.map(|b| b.0), best.is_some_and(|b| b.1))
         } else {
             Band::Repetition

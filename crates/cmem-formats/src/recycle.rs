@@ -211,7 +211,6 @@ impl Locales {
     }
 }
 
-/// True when the runs hold some non-blank text (codes alone are nothing to translate).
 /// For each segment of `indexes`, its source recognized when a recognizer is given and
 /// the source has no inline elements; `None` where the source is looked up as it is.
 pub(crate) fn recognized_sources(
@@ -226,6 +225,55 @@ pub(crate) fn recognized_sources(
             plain_text_of(&doc.segments()[i].source).map(|text| rec.recognize(&text))
         })
         .collect()
+}
+
+/// A lookup: the source runs, the source and target locales.
+pub(crate) type Query<'a> = (&'a [Run], Locale, Locale);
+
+/// The lookup queries of the segments `indexes`: each one's source as `recognized`
+/// (from [`recognized_sources`] for the same `indexes`) gives it, else as it is, with
+/// its locales (see [`Locales::of`]).
+///
+/// # Errors
+/// As [`Locales::of`].
+pub(crate) fn lookup_queries<'a>(
+    doc: &'a XliffDocument,
+    indexes: &[usize],
+    recognized: &'a [Option<Vec<Run>>],
+    source: Option<&Locale>,
+    target: Option<&Locale>,
+) -> Result<Vec<Query<'a>>, FormatError> {
+    let mut locales = Locales::default();
+    let mut queries = Vec::with_capacity(indexes.len());
+    for (k, &i) in indexes.iter().enumerate() {
+        let (src, trg) = locales.of(doc, i, source, target)?;
+        let runs = recognized[k].as_deref().unwrap_or(doc.segments()[i].source.as_slice());
+        queries.push((runs, src, trg));
+    }
+    Ok(queries)
+}
+
+/// The matches of segment `index`'s lookup `result`; `None` for a source the lookup
+/// refuses (longer than its cap).
+///
+/// # Errors
+/// [`ErrorKind::Store`] for any other failure, or no result.
+pub(crate) fn lookup_matches<'a>(
+    doc: &XliffDocument,
+    index: usize,
+    result: Option<&'a cmem_core::Result<Vec<Match>>>,
+) -> Result<Option<&'a [Match]>, FormatError> {
+    let message = match result {
+        Some(Ok(matches)) => return Ok(Some(matches)),
+        Some(Err(e)) if e.kind() == cmem_core::ErrorKind::InvalidQuery => return Ok(None),
+        Some(Err(e)) => e.to_string(),
+        None => "the lookup gave no result".to_owned(),
+    };
+    let seg = &doc.segments()[index];
+    Err(FormatError::new(Format::Store, ErrorKind::Store, message)
+        .in_file(doc.file())
+        .at(seg.line, 1)
+        .for_entry(index as u64 + 1, Some(&seg.unit_id)))
 }
 
 /// The text of a source made of text runs only; `None` when it has inline elements.
@@ -251,6 +299,7 @@ fn codes_as_text(runs: &[Run]) -> Vec<Run> {
     }
 }
 
+/// True when the runs hold some non-blank text (codes alone are nothing to translate).
 pub(crate) fn has_text(runs: &[Run]) -> bool {
     let mut any = false;
     cmem_core::run::walk_runs(runs, &mut |r| {
@@ -274,7 +323,7 @@ pub(crate) fn default_threads() -> usize {
 /// lookup thread stopped without a result).
 pub(crate) fn lookup_all(
     store: &dyn ContentMemory,
-    queries: &[(&[Run], Locale, Locale)],
+    queries: &[Query<'_>],
     options: &LookupOptions,
     threads: usize,
 ) -> Vec<Option<Shared>> {
@@ -364,16 +413,15 @@ pub fn recycle_document(
             !skip
         })
         .collect();
-    let mut locales = Locales::default();
     // Plain-text sources, recognized when asked; `None` where the source is used as is.
     let recognized = recognized_sources(doc, &todo, options.recognizer.as_ref());
-    let mut queries: Vec<(&[Run], Locale, Locale)> = Vec::with_capacity(todo.len());
-    for (k, &i) in todo.iter().enumerate() {
-        let (src, trg) =
-            locales.of(doc, i, options.source_locale.as_ref(), options.target_locale.as_ref())?;
-        let runs = recognized[k].as_deref().unwrap_or(doc.segments()[i].source.as_slice());
-        queries.push((runs, src, trg));
-    }
+    let queries = lookup_queries(
+        doc,
+        &todo,
+        &recognized,
+        options.source_locale.as_ref(),
+        options.target_locale.as_ref(),
+    )?;
     let target_language = queries.first().map(|q| q.2.as_str().to_owned());
     let results = lookup_all(store, &queries, &lookup_options, options.threads);
     drop(queries);
@@ -381,26 +429,12 @@ pub fn recycle_document(
         doc.set_target_language(&lang);
     }
     for ((&index, result), recognized) in todo.iter().zip(results).zip(&recognized) {
-        let seg = &doc.segments()[index];
         // A plain-text segment has no elements for codes: write them as their text.
         let as_doc = |runs: &[Run]| if recognized.is_some() { codes_as_text(runs) } else { runs.to_vec() };
-        let matches = match result.as_deref() {
-            Some(Ok(m)) => m,
+        let Some(matches) = lookup_matches(doc, index, result.as_deref())? else {
             // A source the lookup refuses (longer than its cap) is left for the translator.
-            Some(Err(e)) if e.kind() == cmem_core::ErrorKind::InvalidQuery => {
-                report.skipped += 1;
-                continue;
-            }
-            other => {
-                let message = match other {
-                    Some(Err(e)) => e.to_string(),
-                    _ => "the lookup gave no result".to_owned(),
-                };
-                return Err(FormatError::new(Format::Store, ErrorKind::Store, message)
-                    .in_file(doc.file())
-                    .at(seg.line, 1)
-                    .for_entry(index as u64 + 1, Some(&seg.unit_id)));
-            }
+            report.skipped += 1;
+            continue;
         };
         let mut rest: &[Match] = matches;
         let mut filled = false;
