@@ -2,7 +2,7 @@
 //! stored target, so a filled target carries the codes of the document being
 //! translated.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -151,7 +151,6 @@ pub fn entity_values(runs: &[Run]) -> Vec<(&str, &str)> {
 pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positional: bool) -> Adapted {
     let (q_entities, q_codes) = codes_of(query);
     let (s_entities, s_codes) = codes_of(stored_source);
-    let mut target = stored_target.to_vec();
 
     // Codes: map (role, stored id) → the query's code, or removal.
     let mut code_map: HashMap<(CodeRole, &str), Option<&Code>> = HashMap::new();
@@ -176,40 +175,37 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
         }
     }
 
-    // Rewrite the target's codes; note which stored ids were found.
-    let mut found_codes: HashMap<(CodeRole, String), bool> = HashMap::new();
-    let mut found_entities: HashMap<String, bool> = HashMap::new();
-    walk_runs_mut(&mut target, &mut |run| {
-        let Some((role, code)) = role_of(run) else { return };
+    // Rewrite the target's codes; note which stored ids were found. A code the query
+    // does not have is dropped.
+    let mut found_codes: HashSet<(CodeRole, String)> = HashSet::new();
+    let mut found_entities: HashSet<String> = HashSet::new();
+    let mut target = rewrite(stored_target.to_vec(), &mut |run| {
+        let Some((role, code)) = role_of(&run) else { return Some(run) };
         if role == CodeRole::Ph && code.is_entity() {
-            if let Some(q) = entity_map.get(code.id.as_str()) {
-                found_entities.insert(code.id.clone(), true);
-                *run = Run::Ph((*q).clone());
-            }
-            return;
-        }
-        if let Some(replacement) = code_map.get(&(role, code.id.as_str())) {
-            found_codes.insert((role, code.id.clone()), true);
-            *run = match replacement {
-                Some(q) => match role {
-                    CodeRole::Ph => Run::Ph((*q).clone()),
-                    CodeRole::PcOpen => Run::PcOpen((*q).clone()),
-                    CodeRole::PcClose => Run::PcClose((*q).clone()),
-                    CodeRole::Sub => Run::Sub((*q).clone()),
-                },
-                // Marked for removal below.
-                None => Run::Text(String::from("\u{0}cmem-remove\u{0}")),
+            return match entity_map.get(code.id.as_str()) {
+                Some(q) => {
+                    found_entities.insert(code.id.clone());
+                    Some(Run::Ph((*q).clone()))
+                }
+                None => Some(run),
             };
         }
+        let Some(replacement) = code_map.get(&(role, code.id.as_str())) else { return Some(run) };
+        found_codes.insert((role, code.id.clone()));
+        replacement.map(|q| match role {
+            CodeRole::Ph => Run::Ph(q.clone()),
+            CodeRole::PcOpen => Run::PcOpen(q.clone()),
+            CodeRole::PcClose => Run::PcClose(q.clone()),
+            CodeRole::Sub => Run::Sub(q.clone()),
+        })
     });
-    remove_marked(&mut target);
 
     let mut entities = Vec::new();
     for (s, q) in entity_pairs {
         if s.equiv == q.equiv {
             continue;
         }
-        let applied = found_entities.contains_key(&s.id) || replace_once(&mut target, &s.equiv, &q.equiv);
+        let applied = found_entities.contains(&s.id) || replace_once(&mut target, &s.equiv, &q.equiv);
         entities.push(EntityAdaptation {
             entity_type: s.kind.clone(),
             from: s.equiv.clone(),
@@ -226,7 +222,7 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
                 if s.data == q.data && s.kind == q.kind && s.equiv == q.equiv {
                     continue;
                 }
-                let applied = found_codes.contains_key(&(role, s.id.clone()));
+                let applied = found_codes.contains(&(role, s.id.clone()));
                 code_adaptations.push(CodeAdaptation {
                     role,
                     from: Some(s.clone()),
@@ -249,16 +245,26 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
     Adapted { target, entities, codes: code_adaptations }
 }
 
-fn remove_marked(runs: &mut Vec<Run>) {
-    runs.retain(|r| !matches!(r, Run::Text(t) if t == "\u{0}cmem-remove\u{0}"));
-    for run in runs.iter_mut() {
-        if let Run::Plural(c) | Run::Select(c) = run {
-            for (_, form) in &mut c.forms {
-                remove_marked(form);
+/// Maps every run through `f` (dropping those it returns `None` for), descending into
+/// choice forms first, and joins the text runs left adjacent.
+fn rewrite(runs: Vec<Run>, f: &mut dyn FnMut(Run) -> Option<Run>) -> Vec<Run> {
+    let mut out = Vec::with_capacity(runs.len());
+    for run in runs {
+        let run = match run {
+            Run::Plural(mut c) => {
+                c.forms = c.forms.into_iter().map(|(k, form)| (k, rewrite(form, f))).collect();
+                Run::Plural(c)
             }
-        }
+            Run::Select(mut c) => {
+                c.forms = c.forms.into_iter().map(|(k, form)| (k, rewrite(form, f))).collect();
+                Run::Select(c)
+            }
+            other => other,
+        };
+        out.extend(f(run));
     }
-    merge_text(runs);
+    merge_text(&mut out);
+    out
 }
 
 /// Joins adjacent text runs.
