@@ -377,36 +377,27 @@ pub fn is_xml_safe(s: &str) -> bool {
 /// (so it is not normalized away). Characters XML cannot carry become U+FFFD; callers
 /// that need them back check [`is_xml_safe`] first and store a lossless form elsewhere.
 pub fn escape_text_into(s: &str, out: &mut String) {
-    let mut last = 0;
-    for (i, c) in s.char_indices() {
-        let rep = match c {
-            '&' => "&amp;",
-            '<' => "&lt;",
-            '>' => "&gt;",
-            '\r' => "&#13;",
-            c if !is_xml_char(c) => "\u{FFFD}",
-            _ => continue,
-        };
-        out.push_str(&s[last..i]);
-        out.push_str(rep);
-        last = i + c.len_utf8();
-    }
-    out.push_str(&s[last..]);
+    escape_into(s, out, false);
 }
 
 /// Appends `s` escaped for a double-quoted attribute value: as text, plus `"` and the
 /// white space that attribute normalization would otherwise turn into spaces.
 pub fn escape_attr_into(s: &str, out: &mut String) {
+    escape_into(s, out, true);
+}
+
+/// [`escape_text_into`], or with `attr` [`escape_attr_into`].
+fn escape_into(s: &str, out: &mut String, attr: bool) {
     let mut last = 0;
     for (i, c) in s.char_indices() {
         let rep = match c {
             '&' => "&amp;",
             '<' => "&lt;",
             '>' => "&gt;",
-            '"' => "&quot;",
-            '\t' => "&#9;",
-            '\n' => "&#10;",
             '\r' => "&#13;",
+            '"' if attr => "&quot;",
+            '\t' if attr => "&#9;",
+            '\n' if attr => "&#10;",
             c if !is_xml_char(c) => "\u{FFFD}",
             _ => continue,
         };
