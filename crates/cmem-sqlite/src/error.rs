@@ -28,11 +28,19 @@ pub(crate) fn sql_error(path: &str, what: &str, e: rusqlite::Error) -> Error {
 pub(crate) trait Context<T> {
     /// Maps the error with [`sql_error`].
     fn ctx(self, path: &str, what: &str) -> cmem_core::Result<T>;
+
+    /// As [`ctx`](Self::ctx), formatting `what` only on failure: for messages built
+    /// with `format!` on paths that run per row or per lookup.
+    fn ctx_with(self, path: &str, what: impl FnOnce() -> String) -> cmem_core::Result<T>;
 }
 
 impl<T> Context<T> for rusqlite::Result<T> {
     fn ctx(self, path: &str, what: &str) -> cmem_core::Result<T> {
         self.map_err(|e| sql_error(path, what, e))
+    }
+
+    fn ctx_with(self, path: &str, what: impl FnOnce() -> String) -> cmem_core::Result<T> {
+        self.map_err(|e| sql_error(path, &what(), e))
     }
 }
 

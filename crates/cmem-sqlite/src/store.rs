@@ -347,7 +347,7 @@ impl SqliteStore {
             .and_then(|mut s| {
                 s.query_row([id.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).optional()
             })
-            .ctx(p, &format!("reading entry {id}"))?;
+            .ctx_with(p, || format!("reading entry {id}"))?;
         let Some((project_id, metadata, point, unit)) = head else { return Ok(None) };
         let metadata: Metadata = serde_json::from_str(&metadata)
             .map_err(|e| corrupt(p, format!("entry {id}: unreadable metadata {metadata:?}"), e))?;
@@ -356,11 +356,11 @@ impl SqliteStore {
         {
             let mut stmt = conn
                 .prepare_cached("SELECT locale, runs FROM tm_variants WHERE entry_id = ?1 ORDER BY ord")
-                .ctx(p, &format!("reading entry {id}"))?;
-            let mut rows = stmt.query([id.0]).ctx(p, &format!("reading entry {id}"))?;
-            while let Some(r) = rows.next().ctx(p, &format!("reading entry {id}"))? {
-                let tag: String = r.get(0).ctx(p, &format!("reading entry {id}"))?;
-                let json: String = r.get(1).ctx(p, &format!("reading entry {id}"))?;
+                .ctx_with(p, || format!("reading entry {id}"))?;
+            let mut rows = stmt.query([id.0]).ctx_with(p, || format!("reading entry {id}"))?;
+            while let Some(r) = rows.next().ctx_with(p, || format!("reading entry {id}"))? {
+                let tag: String = r.get(0).ctx_with(p, || format!("reading entry {id}"))?;
+                let json: String = r.get(1).ctx_with(p, || format!("reading entry {id}"))?;
                 let locale = Locale::parse(&tag)
                     .map_err(|e| corrupt(p, format!("entry {id}: stored locale {tag:?}"), e))?;
                 let runs =
@@ -375,9 +375,9 @@ impl SqliteStore {
                     "SELECT project_id, context_fingerprint, created_at FROM tm_origins \
                      WHERE entry_id = ?1 ORDER BY seq",
                 )
-                .ctx(p, &format!("reading entry {id}"))?;
-            let mut rows = stmt.query([id.0]).ctx(p, &format!("reading entry {id}"))?;
-            while let Some(r) = rows.next().ctx(p, &format!("reading entry {id}"))? {
+                .ctx_with(p, || format!("reading entry {id}"))?;
+            let mut rows = stmt.query([id.0]).ctx_with(p, || format!("reading entry {id}"))?;
+            while let Some(r) = rows.next().ctx_with(p, || format!("reading entry {id}"))? {
                 origins.push(Origin {
                     project_id: r.get(0).ctx(p, "reading origins")?,
                     context_fingerprint: r.get(1).ctx(p, "reading origins")?,
@@ -409,7 +409,7 @@ impl SqliteStore {
                 o.context_fingerprint,
                 o.created_at
             ])
-            .ctx(&self.path, &format!("writing an origin of entry {id}"))?;
+            .ctx_with(&self.path, || format!("writing an origin of entry {id}"))?;
         }
         Ok(())
     }
@@ -475,7 +475,7 @@ impl SqliteStore {
                     s,
                     g
                 ])
-                .ctx(p, &format!("writing variant {} of entry {id}", v.locale))?;
+                .ctx_with(p, || format!("writing variant {} of entry {id}", v.locale))?;
                 let vid = tx.last_insert_rowid();
                 gram.execute(params![vid, k.plain, s, g]).ctx(p, "writing the trigram index")?;
                 search.execute(params![vid, k.plain]).ctx(p, "writing the search index")?;
@@ -571,7 +571,7 @@ impl ContentMemory for SqliteStore {
             }
             outcomes.push(outcome);
         }
-        tx.commit().ctx(&self.path, &format!("committing a batch of {} entries", entries.len()))?;
+        tx.commit().ctx_with(&self.path, || format!("committing a batch of {} entries", entries.len()))?;
         let mut cache = self.cache_write()?;
         for (id, keys) in added {
             cache.add(id, &keys);
@@ -598,12 +598,12 @@ impl ContentMemory for SqliteStore {
         for (vid, text) in &variants {
             tx.prepare_cached("DELETE FROM tm_variant_trigram WHERE rowid = ?1")
                 .and_then(|mut s| s.execute([vid]))
-                .ctx(p, &format!("deleting entry {id} from the trigram index"))?;
+                .ctx_with(p, || format!("deleting entry {id} from the trigram index"))?;
             tx.prepare_cached(
                 "INSERT INTO tm_variant_search (tm_variant_search, rowid, text) VALUES ('delete', ?1, ?2)",
             )
             .and_then(|mut s| s.execute(params![vid, text]))
-            .ctx(p, &format!("deleting entry {id} from the search index"))?;
+            .ctx_with(p, || format!("deleting entry {id} from the search index"))?;
         }
         for sql in [
             "DELETE FROM tm_origins WHERE entry_id = ?1",
@@ -612,10 +612,10 @@ impl ContentMemory for SqliteStore {
         ] {
             tx.prepare_cached(sql)
                 .and_then(|mut s| s.execute([id.0]))
-                .ctx(p, &format!("deleting entry {id}"))?;
+                .ctx_with(p, || format!("deleting entry {id}"))?;
         }
         let gone = tx.changes() > 0;
-        tx.commit().ctx(p, &format!("committing the delete of entry {id}"))?;
+        tx.commit().ctx_with(p, || format!("committing the delete of entry {id}"))?;
         self.cache_write()?.remove(id);
         Ok(gone)
     }
@@ -782,12 +782,12 @@ impl ContentMemory for SqliteStore {
             let mut stmt = conn.prepare_cached(&sql).ctx(p, "search")?;
             let rows = stmt
                 .query_map(params![expr, q.locale.as_str()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                .ctx(p, &format!("search for {:?}", q.words))?;
+                .ctx_with(p, || format!("search for {:?}", q.words))?;
             let mut seen = HashSet::new();
             let mut out = Vec::new();
             for row in rows {
                 let (id, bm25, snippet): (i64, f64, String) =
-                    row.ctx(p, &format!("search for {:?}", q.words))?;
+                    row.ctx_with(p, || format!("search for {:?}", q.words))?;
                 if seen.insert(id) {
                     out.push((id, -bm25, snippet));
                     if out.len() >= q.limit {
@@ -862,7 +862,7 @@ impl VersionReader for SqliteStore {
                 .ctx(&self.path, "reading versions")?;
             let rows = stmt.query_map([&q.unit], |r| r.get(0)).ctx(&self.path, "reading versions")?;
             rows.collect::<rusqlite::Result<_>>()
-                .ctx(&self.path, &format!("reading versions of unit {:?}", q.unit))?
+                .ctx_with(&self.path, || format!("reading versions of unit {:?}", q.unit))?
         };
         let mut entries = Vec::with_capacity(ids.len());
         for id in ids {
