@@ -445,7 +445,9 @@ pub fn recycle_document(
                 && best.adaptation_complete()
                 && !options.review_exact;
             let target = as_doc(&best.adapted_target);
-            let dropped = doc.render(index, &target).dropped;
+            // Written once: its dropped codes decide the state, its markup is the target.
+            let written = doc.render(index, &target);
+            let dropped = written.dropped;
             let exact = exact && dropped == 0;
             let (state, qualifier) = match (v1, exact) {
                 (true, true) => ("translated", Some("exact-match")),
@@ -453,7 +455,8 @@ pub fn recycle_document(
                 (false, true) => ("translated", None),
                 (false, false) => ("translated", Some("cmem:needs-review")),
             };
-            report.codes_dropped += doc.set_target(index, &target, state, qualifier);
+            doc.set_written_target(index, written, state, qualifier);
+            report.codes_dropped += dropped;
             report.filled += 1;
             if exact {
                 report.filled_exact += 1;

@@ -358,9 +358,24 @@ impl XliffDocument {
             return 0;
         }
         let written = self.render(index, runs);
-        self.new_targets
-            .insert(index, (written.markup, Some(state.to_owned()), qualifier.map(str::to_owned)));
-        written.dropped
+        let dropped = written.dropped;
+        self.set_written_target(index, written, state, qualifier);
+        dropped
+    }
+
+    /// [`set_target`](Self::set_target) with the runs already written by
+    /// [`render`](Self::render) for this segment.
+    pub(crate) fn set_written_target(
+        &mut self,
+        index: usize,
+        written: WrittenRuns,
+        state: &str,
+        qualifier: Option<&str>,
+    ) {
+        if index < self.segments.len() {
+            self.new_targets
+                .insert(index, (written.markup, Some(state.to_owned()), qualifier.map(str::to_owned)));
+        }
     }
 
     /// The target language to declare (2.x `trgLang`) if the document names none and a
