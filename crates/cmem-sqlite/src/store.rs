@@ -724,14 +724,17 @@ impl ContentMemory for SqliteStore {
             rows.collect::<rusqlite::Result<_>>().ctx(p, "exact lookup")?
         };
         let mut out: Vec<Entry> = Vec::new();
+        // Rows come by entry: an entry loaded once is decided, kept or not.
+        let mut loaded: Option<i64> = None;
         for (id, tag) in rows {
-            if out.last().is_some_and(|e| e.id.0 == id) {
+            if loaded == Some(id) {
                 continue;
             }
             let locale = Locale::parse(&tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
             if !locale.matches(q.source) {
                 continue;
             }
+            loaded = Some(id);
             if let Some(e) = self.load_entry(&conn, EntryId(id))? {
                 if e.variant_index(q.target).is_some() {
                     out.push(e);
