@@ -225,6 +225,38 @@ impl<R: Read> TmxReader<R> {
         ctx.problems.push(p);
     }
 
+    /// The events of a `<tu>` or `<tuv>` (`parent`) its own arms do not take: an
+    /// unexpected element is reported and skipped, text ignored. True at the parent's end.
+    ///
+    /// # Errors
+    /// The end of the file, an XML error skipping an element.
+    fn other_child(
+        &mut self,
+        ctx: &mut TuCtx,
+        ev: XmlEvent,
+        parent: &str,
+        at: Pos,
+    ) -> Result<bool, FormatError> {
+        match ev {
+            XmlEvent::Start => {
+                let message = format!("unexpected <{}> in <{parent}> skipped", self.xml.name());
+                self.problem(ctx, ErrorKind::InvalidField, message, at);
+                self.xml.skip_element()?;
+            }
+            XmlEvent::Empty => {
+                let message = format!("unexpected <{}/> in <{parent}> skipped", self.xml.name());
+                self.problem(ctx, ErrorKind::InvalidField, message, at);
+            }
+            XmlEvent::End => return Ok(true),
+            XmlEvent::Text => {}
+            XmlEvent::Eof => {
+                let message = format!("unexpected end of file in <{parent}>");
+                return Err(self.error_at(ErrorKind::Xml, message, at));
+            }
+        }
+        Ok(false)
+    }
+
     fn advance(&mut self) -> Result<(), FormatError> {
         loop {
             match self.state {
@@ -455,27 +487,10 @@ impl<R: Read> TmxReader<R> {
                             tuvs.push(tuv);
                         }
                     }
-                    XmlEvent::Start => {
-                        self.problem(
-                            &mut ctx,
-                            ErrorKind::InvalidField,
-                            format!("unexpected <{}> in <tu> skipped", self.xml.name()),
-                            at,
-                        );
-                        self.xml.skip_element()?;
-                    }
-                    XmlEvent::Empty => {
-                        self.problem(
-                            &mut ctx,
-                            ErrorKind::InvalidField,
-                            format!("unexpected <{}/> in <tu> skipped", self.xml.name()),
-                            at,
-                        );
-                    }
-                    XmlEvent::End => break,
-                    XmlEvent::Text => {}
-                    XmlEvent::Eof => {
-                        return Err(self.error_at(ErrorKind::Xml, "unexpected end of file in <tu>", at))
+                    other => {
+                        if self.other_child(&mut ctx, other, "tu", at)? {
+                            break;
+                        }
                     }
                 }
             }
@@ -698,27 +713,10 @@ impl<R: Read> TmxReader<R> {
                             runs = Some(Vec::new());
                         }
                     }
-                    XmlEvent::Start => {
-                        self.problem(
-                            ctx,
-                            ErrorKind::InvalidField,
-                            format!("unexpected <{}> in <tuv> skipped", self.xml.name()),
-                            at,
-                        );
-                        self.xml.skip_element()?;
-                    }
-                    XmlEvent::Empty => {
-                        self.problem(
-                            ctx,
-                            ErrorKind::InvalidField,
-                            format!("unexpected <{}/> in <tuv> skipped", self.xml.name()),
-                            at,
-                        );
-                    }
-                    XmlEvent::End => break,
-                    XmlEvent::Text => {}
-                    XmlEvent::Eof => {
-                        return Err(self.error_at(ErrorKind::Xml, "unexpected end of file in <tuv>", at))
+                    other => {
+                        if self.other_child(ctx, other, "tuv", at)? {
+                            break;
+                        }
                     }
                 }
             }
