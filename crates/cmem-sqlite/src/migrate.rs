@@ -161,9 +161,7 @@ fn rekey(conn: &mut Connection, path: &str) -> Result<()> {
                 "UPDATE tm_variants SET plain = ?2, struct_key = ?3, general_key = ?4, text = ?2 WHERE id = ?1",
             )
             .ctx(path, "re-keying")?;
-        let mut gram = tx
-            .prepare("INSERT INTO tm_variant_trigram (rowid, plain, struct_key, general_key) VALUES (?1, ?2, ?3, ?4)")
-            .ctx(path, "re-keying")?;
+        let mut gram = tx.prepare(crate::store::INSERT_TRIGRAM).ctx(path, "re-keying")?;
         for (id, json) in rows {
             let runs = runs_from_json(&json)
                 .map_err(|e| corrupt(path, format!("re-keying: variant {id} has unreadable runs"), e))?;

@@ -108,6 +108,11 @@ pub(crate) fn stored_keys(k: &Keys) -> (Option<&str>, Option<&str>) {
     (s, g)
 }
 
+/// Indexes variant `?1`'s keys `?2`–`?4` (as [`stored_keys`]) in the trigram table: on
+/// write and on re-keying.
+pub(crate) const INSERT_TRIGRAM: &str =
+    "INSERT INTO tm_variant_trigram (rowid, plain, struct_key, general_key) VALUES (?1, ?2, ?3, ?4)";
+
 /// The three keys of a `tm_variants` row `v`, NULLs resolved.
 const KEYS_OF_V: &str =
     "v.plain, COALESCE(v.struct_key, v.plain), COALESCE(v.general_key, v.struct_key, v.plain)";
@@ -455,11 +460,7 @@ impl SqliteStore {
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?5)",
                 )
                 .ctx(p, "writing a variant")?;
-            let mut gram = tx
-                .prepare_cached(
-                    "INSERT INTO tm_variant_trigram (rowid, plain, struct_key, general_key) VALUES (?1, ?2, ?3, ?4)",
-                )
-                .ctx(p, "writing the trigram index")?;
+            let mut gram = tx.prepare_cached(INSERT_TRIGRAM).ctx(p, "writing the trigram index")?;
             let mut search = tx
                 .prepare_cached("INSERT INTO tm_variant_search (rowid, text) VALUES (?1, ?2)")
                 .ctx(p, "writing the search index")?;
