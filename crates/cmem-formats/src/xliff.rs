@@ -1184,4 +1184,31 @@ impl<R: Read> Parser<'_, R> {
     fn leading_ws(&self, text: &str) -> Option<String> {
         (text.trim().is_empty() && !text.is_empty()).then(|| text.to_owned())
     }
+
+    /// The next child element of a unit (`Start` or `Empty`), `None` at the unit's end;
+    /// white space before its `first` child becomes the unit's indent.
+    ///
+    /// # Errors
+    /// The end of the file, an XML error.
+    fn unit_child(&mut self, unit: &mut Unit, first: &mut bool) -> Result<Option<XmlEvent>, FormatError> {
+        loop {
+            match self.r.next_event()? {
+                XmlEvent::Text => {
+                    if *first {
+                        if let Some(ws) = self.leading_ws(self.r.text()) {
+                            unit.indent = ws;
+                        }
+                    }
+                }
+                XmlEvent::End => return Ok(None),
+                XmlEvent::Eof => {
+                    return Err(self.err(ErrorKind::Xml, "unexpected end of file", self.start()))
+                }
+                ev @ (XmlEvent::Start | XmlEvent::Empty) => {
+                    *first = false;
+                    return Ok(Some(ev));
+                }
+            }
+        }
+    }
 }

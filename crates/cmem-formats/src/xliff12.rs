@@ -22,24 +22,7 @@ impl<R: Read> Parser<'_, R> {
         let mut state: Option<String> = None;
         let mut first = true;
         let mut after = 0usize;
-        loop {
-            let ev = self.r.next_event()?;
-            match ev {
-                XmlEvent::Text => {
-                    if first {
-                        if let Some(ws) = self.leading_ws(self.r.text()) {
-                            unit.indent = ws;
-                        }
-                    }
-                    continue;
-                }
-                XmlEvent::End => break,
-                XmlEvent::Eof => {
-                    return Err(self.err(ErrorKind::Xml, "unexpected end of file", self.start()))
-                }
-                XmlEvent::Start | XmlEvent::Empty => {}
-            }
-            first = false;
+        while let Some(ev) = self.unit_child(&mut unit, &mut first)? {
             let start = self.start();
             let name = local(self.r.name()).to_owned();
             match name.as_str() {

@@ -20,24 +20,7 @@ impl<R: Read> Parser<'_, R> {
         let mut first = true;
         // Open sc ids in the unit (for the ec-before-sc check).
         let mut seen_sc: Vec<String> = Vec::new();
-        loop {
-            let ev = self.r.next_event()?;
-            match ev {
-                XmlEvent::Text => {
-                    if first {
-                        if let Some(ws) = self.leading_ws(self.r.text()) {
-                            unit.indent = ws;
-                        }
-                    }
-                    continue;
-                }
-                XmlEvent::End => break,
-                XmlEvent::Eof => {
-                    return Err(self.err(ErrorKind::Xml, "unexpected end of file", self.start()))
-                }
-                XmlEvent::Start | XmlEvent::Empty => {}
-            }
-            first = false;
+        while let Some(ev) = self.unit_child(&mut unit, &mut first)? {
             let start = self.start();
             let full = self.r.name().to_owned();
             let name = local(&full).to_owned();
