@@ -354,9 +354,8 @@ impl SqliteStore {
             })
             .ctx_with(p, || format!("reading entry {id}"))?;
         let Some((project_id, metadata, point, unit)) = head else { return Ok(None) };
-        let metadata: Metadata = serde_json::from_str(&metadata)
-            .map_err(|e| corrupt(p, format!("entry {id}: unreadable metadata {metadata:?}"), e))?;
-        let point = Point::parse(&point).map_err(|e| corrupt(p, format!("entry {id}: stored point"), e))?;
+        let metadata = parse_metadata(p, id, &metadata)?;
+        let point = parse_point(p, id, &point)?;
         let mut variants = Vec::new();
         {
             let mut stmt = conn
@@ -366,11 +365,7 @@ impl SqliteStore {
             while let Some(r) = rows.next().ctx_with(p, || format!("reading entry {id}"))? {
                 let tag: String = r.get(0).ctx_with(p, || format!("reading entry {id}"))?;
                 let json: String = r.get(1).ctx_with(p, || format!("reading entry {id}"))?;
-                let locale = Locale::parse(&tag)
-                    .map_err(|e| corrupt(p, format!("entry {id}: stored locale {tag:?}"), e))?;
-                let runs =
-                    runs_from_json(&json).map_err(|e| corrupt(p, format!("entry {id}: stored runs"), e))?;
-                variants.push(Variant::new(locale, runs));
+                variants.push(parse_variant(p, id, &tag, &json)?);
             }
         }
         let mut origins = Vec::new();
@@ -542,6 +537,25 @@ impl SqliteStore {
     }
 }
 
+/// Entry `id`'s stored metadata, parsed.
+fn parse_metadata(p: &str, id: EntryId, metadata: &str) -> Result<Metadata> {
+    serde_json::from_str(metadata)
+        .map_err(|e| corrupt(p, format!("entry {id}: unreadable metadata {metadata:?}"), e))
+}
+
+/// Entry `id`'s stored point, parsed.
+fn parse_point(p: &str, id: EntryId, point: &str) -> Result<Point> {
+    Point::parse(point).map_err(|e| corrupt(p, format!("entry {id}: stored point"), e))
+}
+
+/// A variant of entry `id` from its stored locale tag and runs.
+fn parse_variant(p: &str, id: EntryId, tag: &str, json: &str) -> Result<Variant> {
+    let locale =
+        Locale::parse(tag).map_err(|e| corrupt(p, format!("entry {id}: stored locale {tag:?}"), e))?;
+    let runs = runs_from_json(json).map_err(|e| corrupt(p, format!("entry {id}: stored runs"), e))?;
+    Ok(Variant::new(locale, runs))
+}
+
 type CachedKeys = Vec<(Locale, Vec<(String, KindSet)>)>;
 
 fn trigram_available(conn: &Connection) -> bool {
@@ -642,14 +656,11 @@ impl ContentMemory for SqliteStore {
                 out.push(Entry {
                     id,
                     variants: Vec::new(),
-                    point: Point::parse(&point)
-                        .map_err(|e| corrupt(p, format!("entry {id}: stored point"), e))?,
+                    point: parse_point(p, id, &point)?,
                     unit: r.get(4).ctx(p, "listing entries")?,
                     project_id: r.get(1).ctx(p, "listing entries")?,
                     origins: Vec::new(),
-                    metadata: serde_json::from_str(&metadata).map_err(|e| {
-                        corrupt(p, format!("entry {id}: unreadable metadata {metadata:?}"), e)
-                    })?,
+                    metadata: parse_metadata(p, id, &metadata)?,
                 });
             }
         }
@@ -671,11 +682,7 @@ impl ContentMemory for SqliteStore {
                 let Some(&i) = index.get(&id) else { continue };
                 let tag: String = r.get(1).ctx(p, "listing variants")?;
                 let json: String = r.get(2).ctx(p, "listing variants")?;
-                let locale = Locale::parse(&tag)
-                    .map_err(|e| corrupt(p, format!("entry {id}: stored locale {tag:?}"), e))?;
-                let runs =
-                    runs_from_json(&json).map_err(|e| corrupt(p, format!("entry {id}: stored runs"), e))?;
-                out[i].variants.push(Variant::new(locale, runs));
+                out[i].variants.push(parse_variant(p, EntryId(id), &tag, &json)?);
             }
         }
         {
