@@ -281,21 +281,25 @@ fn attr_into(out: &mut String, k: &str, v: &str) {
 }
 
 fn elem_into(out: &mut String, indent: &str, e: &Elem) {
-    out.push_str(indent);
     match e {
-        Elem::Prop(t, v) => {
-            out.push_str("<prop");
-            attr_into(out, "type", t);
-            out.push('>');
-            escape_text_into(v, out);
-            out.push_str("</prop>\n");
-        }
+        Elem::Prop(t, v) => prop_into(out, indent, t, v),
         Elem::Note(v) => {
+            out.push_str(indent);
             out.push_str("<note>");
             escape_text_into(v, out);
             out.push_str("</note>\n");
         }
     }
+}
+
+/// Writes `<prop type="t">v</prop>` on a line of its own.
+fn prop_into(out: &mut String, indent: &str, t: &str, v: &str) {
+    out.push_str(indent);
+    out.push_str("<prop");
+    attr_into(out, "type", t);
+    out.push('>');
+    escape_text_into(v, out);
+    out.push_str("</prop>\n");
 }
 
 fn render_tu(entry: &NewEntry, options: &TmxWriteOptions, out: &mut String) -> Result<(), FormatError> {
@@ -310,9 +314,7 @@ fn render_tu(entry: &NewEntry, options: &TmxWriteOptions, out: &mut String) -> R
         }
     }
     out.push_str(">\n");
-    let props = |out: &mut String, t: &str, v: &str| {
-        elem_into(out, "      ", &Elem::Prop(t.to_owned(), v.to_owned()))
-    };
+    let props = |out: &mut String, t: &str, v: &str| prop_into(out, "      ", t, v);
     if !entry.point.is_root() {
         props(out, "x-cmem-point", &encode_value(entry.point.as_str()));
     }
@@ -350,11 +352,7 @@ fn render_tu(entry: &NewEntry, options: &TmxWriteOptions, out: &mut String) -> R
         seg.clear();
         let exact = render_seg(&variant.runs, options.level, &mut seg);
         if !exact && options.level == Level::Two {
-            elem_into(
-                out,
-                "        ",
-                &Elem::Prop("x-cmem-runs".to_owned(), to_json(&variant.runs, "runs")?),
-            );
+            prop_into(out, "        ", "x-cmem-runs", &to_json(&variant.runs, "runs")?);
         }
         out.push_str("        <seg>");
         out.push_str(&seg);
