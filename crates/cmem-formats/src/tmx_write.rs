@@ -327,12 +327,9 @@ fn render_tu(entry: &NewEntry, options: &TmxWriteOptions, out: &mut String) -> R
     for o in &entry.origins {
         props(out, "x-cmem-origin", &to_json(o, "an origin")?);
     }
-    let mut back: Metadata = l.back_tu_attrs.clone();
-    back.extend(l.back_tu_elems.iter().cloned());
-    for m in &l.back_tuv {
-        back.extend(m.iter().cloned());
-    }
-    if back != entry.metadata {
+    // What a reader gives back, in its order, compared without building it.
+    let back = l.back_tu_attrs.iter().chain(&l.back_tu_elems).chain(l.back_tuv.iter().flatten());
+    if !back.eq(&entry.metadata) {
         props(out, "x-cmem-metadata", &to_json(&entry.metadata, "metadata")?);
     }
     for e in &l.tu_elems {
