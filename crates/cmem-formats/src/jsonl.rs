@@ -365,16 +365,17 @@ impl<W: Write> JsonlWriter<W> {
                 return Ok(());
             };
             // Fields in a fixed, readable order (serde_json's map would sort them).
-            let mut fields: Vec<(&str, String)> = vec![
-                ("source", surface_text(&s.runs)),
-                ("target", surface_text(&t.runs)),
-                ("source_locale", s.locale.to_string()),
-                ("target_locale", t.locale.to_string()),
+            let (source, target) = (surface_text(&s.runs), surface_text(&t.runs));
+            let mut fields: Vec<(&str, &str)> = vec![
+                ("source", &source),
+                ("target", &target),
+                ("source_locale", s.locale.as_str()),
+                ("target_locale", t.locale.as_str()),
             ];
             for (k, v) in &entry.metadata {
                 if let Some(field) = k.strip_prefix("jsonl:") {
                     if !fields.iter().any(|(f, _)| *f == field) {
-                        fields.push((field, v.clone()));
+                        fields.push((field, v));
                     }
                 }
             }
