@@ -430,10 +430,10 @@ impl SqliteStore {
             let id = EntryId(id);
             if let Some(existing) = self.load_entry(tx, id)? {
                 if new.same_identity(&existing) {
-                    let mut origins = existing.origins.clone();
+                    let stored = existing.origins.len();
+                    let mut origins = existing.origins;
                     merge_origins(&mut origins, &new.origins);
-                    let added = &origins[existing.origins.len()..];
-                    self.insert_origins(tx, id, existing.origins.len(), added)?;
+                    self.insert_origins(tx, id, stored, &origins[stored..])?;
                     return Ok((WriteOutcome::Deduplicated(id), None));
                 }
             }
