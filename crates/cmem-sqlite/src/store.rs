@@ -253,22 +253,21 @@ impl SqliteStore {
         self.ensure_cache(locale)
     }
 
+    /// The error for a lock (`what`) that a panicking thread left poisoned.
+    fn poisoned(&self, what: &str) -> Error {
+        Error::new(ErrorKind::Store, format!("sqlite store {}: {what} lock poisoned", self.path))
+    }
+
     fn conn(&self) -> Result<MutexGuard<'_, Connection>> {
-        self.conn.lock().map_err(|_| {
-            Error::new(ErrorKind::Store, format!("sqlite store {}: connection lock poisoned", self.path))
-        })
+        self.conn.lock().map_err(|_| self.poisoned("connection"))
     }
 
     fn cache_read(&self) -> Result<RwLockReadGuard<'_, Cache>> {
-        self.cache.read().map_err(|_| {
-            Error::new(ErrorKind::Store, format!("sqlite store {}: cache lock poisoned", self.path))
-        })
+        self.cache.read().map_err(|_| self.poisoned("cache"))
     }
 
     fn cache_write(&self) -> Result<RwLockWriteGuard<'_, Cache>> {
-        self.cache.write().map_err(|_| {
-            Error::new(ErrorKind::Store, format!("sqlite store {}: cache lock poisoned", self.path))
-        })
+        self.cache.write().map_err(|_| self.poisoned("cache"))
     }
 
     /// Loads the entry locales, and the index of every locale matching `source`, when
