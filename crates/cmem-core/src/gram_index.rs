@@ -39,53 +39,57 @@ pub struct GramIndex {
     lens: Vec<u16>,
 }
 
-/// The keys holding one gram. A prefix is kept sorted by (key length, key number), so a
-/// query reads only the keys inside its length window; keys added since the last merge
-/// sit unsorted after it and are merged in once they grow past a quarter of the list
-/// (amortized constant work per key).
+/// The keys holding one gram, each with its length beside it (a scan then reads the
+/// list alone, never the lengths of keys outside its window). A prefix is kept sorted by
+/// (key length, key number), so a query reads only the keys inside its length window;
+/// keys added since the last merge sit unsorted after it and are merged in once they
+/// grow past a quarter of the list (amortized constant work per key).
 #[derive(Debug, Default)]
 struct Posting {
     ids: Vec<u32>,
+    lens: Vec<u16>,
     sorted: usize,
 }
 
 impl Posting {
-    fn push(&mut self, d: u32, lens: &[u16]) {
+    fn push(&mut self, d: u32, len: u16) {
         self.ids.push(d);
+        self.lens.push(len);
         if self.ids.len() - self.sorted > (self.sorted / 4).max(32) {
-            self.merge(lens);
+            self.merge();
         }
     }
 
-    fn merge(&mut self, lens: &[u16]) {
-        let key = |d: &u32| (lens[*d as usize], *d);
-        let mut tail = self.ids.split_off(self.sorted);
-        tail.sort_unstable_by_key(key);
-        let head = std::mem::take(&mut self.ids);
-        let mut merged = Vec::with_capacity(head.len() + tail.len());
+    fn merge(&mut self) {
+        let mut tail: Vec<(u16, u32)> =
+            self.lens[self.sorted..].iter().copied().zip(self.ids[self.sorted..].iter().copied()).collect();
+        tail.sort_unstable();
+        let head: Vec<(u16, u32)> =
+            self.lens[..self.sorted].iter().copied().zip(self.ids[..self.sorted].iter().copied()).collect();
         let (mut i, mut j) = (0, 0);
-        while i < head.len() && j < tail.len() {
-            if key(&head[i]) <= key(&tail[j]) {
-                merged.push(head[i]);
+        let (mut ids, mut lens) = (Vec::with_capacity(self.ids.len()), Vec::with_capacity(self.ids.len()));
+        while i < head.len() || j < tail.len() {
+            let next = if j == tail.len() || (i < head.len() && head[i] <= tail[j]) {
                 i += 1;
+                head[i - 1]
             } else {
-                merged.push(tail[j]);
                 j += 1;
-            }
+                tail[j - 1]
+            };
+            lens.push(next.0);
+            ids.push(next.1);
         }
-        merged.extend_from_slice(&head[i..]);
-        merged.extend_from_slice(&tail[j..]);
-        self.sorted = merged.len();
-        self.ids = merged;
+        self.sorted = ids.len();
+        self.ids = ids;
+        self.lens = lens;
     }
 
-    /// The sorted keys with lengths in `lo..=hi`, and the unsorted tail.
-    fn window(&self, lens: &[u16], lo: usize, hi: usize) -> (&[u32], &[u32]) {
-        let sorted = &self.ids[..self.sorted];
-        let len = |d: &u32| usize::from(lens[*d as usize]);
-        let start = sorted.partition_point(|d| len(d) < lo);
-        let end = sorted.partition_point(|d| len(d) <= hi);
-        (&sorted[start..end.max(start)], &self.ids[self.sorted..])
+    /// The sorted keys with lengths in `lo..=hi`, and the unsorted tail with its lengths.
+    fn window(&self, lo: usize, hi: usize) -> (&[u32], &[u32], &[u16]) {
+        let sorted = &self.lens[..self.sorted];
+        let start = sorted.partition_point(|&l| usize::from(l) < lo);
+        let end = sorted.partition_point(|&l| usize::from(l) <= hi).max(start);
+        (&self.ids[start..end], &self.ids[self.sorted..], &self.lens[self.sorted..])
     }
 }
 
@@ -141,9 +145,10 @@ impl GramIndex {
     pub fn add_key(&mut self, entry: EntryId, kinds: KindSet, key: &str) {
         let d = self.docs.len() as u32;
         let len = key.chars().count();
-        self.lens.push(u16::try_from(len).unwrap_or(u16::MAX));
+        let short = u16::try_from(len).unwrap_or(u16::MAX);
+        self.lens.push(short);
         for g in padded_grams(key) {
-            self.postings.entry(g).or_default().push(d, &self.lens);
+            self.postings.entry(g).or_default().push(d, short);
         }
         if self.by_len.len() <= len {
             self.by_len.resize_with(len + 1, Vec::new);
@@ -241,7 +246,7 @@ impl GramIndex {
                 if unseen_bound(left, lo, hi) + EPS < sink.cutoff() {
                     break;
                 }
-                let (inside, tail) = list.window(&self.lens, lo, hi);
+                let (inside, tail, tail_lens) = list.window(lo, hi);
                 let size = inside.len() + tail.len();
                 if i > 0 && read.saturating_add(size) > scan_limit {
                     // Past the scan limit: keys sharing none of the grams read so far are
@@ -249,16 +254,20 @@ impl GramIndex {
                     break;
                 }
                 read += size;
-                let in_window = tail.iter().filter(|&&d| {
-                    let len = usize::from(self.lens[d as usize]);
-                    len >= lo && len <= hi
-                });
-                for &d in inside.iter().chain(in_window) {
+                let mut count = |d: u32| {
                     let c = &mut counts[d as usize];
                     if *c == 0 {
                         touched.push(d);
                     }
                     *c = c.saturating_add(1);
+                };
+                for &d in inside {
+                    count(d);
+                }
+                for (&d, &len) in tail.iter().zip(tail_lens) {
+                    if (lo..=hi).contains(&usize::from(len)) {
+                        count(d);
+                    }
                 }
                 scanned = i + 1;
                 if scanned == lists.len().div_ceil(2) && touched.len() > EARLY {
