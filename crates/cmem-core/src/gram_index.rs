@@ -11,6 +11,8 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use crate::entry::EntryId;
 use crate::key::{Keys, KindSet};
 use crate::store::{CandidateQuery, CandidateSink};
@@ -31,7 +33,9 @@ struct Doc {
 #[derive(Debug, Default)]
 pub struct GramIndex {
     docs: Vec<Doc>,
-    postings: HashMap<u64, Posting>,
+    /// Gram → keys. Grams are packed scalar values, not attacker-chosen strings, and the
+    /// map is hashed for every gram of every key written: a fast non-keyed hash.
+    postings: FxHashMap<u64, Posting>,
     by_len: Vec<Vec<u32>>,
     of_entry: HashMap<EntryId, Vec<u32>>,
     /// Key lengths, compact and apart from `docs`: the scan reads one per posting, and
@@ -84,12 +88,13 @@ impl Posting {
         self.lens = lens;
     }
 
-    /// The sorted keys with lengths in `lo..=hi`, and the unsorted tail with its lengths.
-    fn window(&self, lo: usize, hi: usize) -> (&[u32], &[u32], &[u16]) {
+    /// The sorted keys with lengths in `lo..=hi` and the unsorted tail, each with their
+    /// lengths.
+    fn window(&self, lo: usize, hi: usize) -> (&[u32], &[u16], &[u32], &[u16]) {
         let sorted = &self.lens[..self.sorted];
         let start = sorted.partition_point(|&l| usize::from(l) < lo);
         let end = sorted.partition_point(|&l| usize::from(l) <= hi).max(start);
-        (&self.ids[start..end], &self.ids[self.sorted..], &self.lens[self.sorted..])
+        (&self.ids[start..end], &self.lens[start..end], &self.ids[self.sorted..], &self.lens[self.sorted..])
     }
 }
 
@@ -113,8 +118,12 @@ impl Ord for Ranked {
     }
 }
 
+/// Per-thread scratch of a scan: shared-gram counts per key, the keys touched with their
+/// lengths, and the keys offered.
+type Scratch = (Vec<u16>, Vec<(u32, u16)>, Vec<bool>);
+
 thread_local! {
-    static SCRATCH: RefCell<(Vec<u16>, Vec<u32>, Vec<bool>)> =
+    static SCRATCH: RefCell<Scratch> =
         const { RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
 }
 
@@ -200,12 +209,12 @@ impl GramIndex {
             let (lo, hi) = length_bounds(qlen, cutoff);
             (lo, hi.min(longest))
         };
-        // The best bound of a key sharing at most `shared` grams, over the length window.
-        let unseen_bound = |shared: usize, lo: usize, hi: usize| -> f64 {
-            if lo > hi {
-                return 0.0;
-            }
-            (lo..=hi).map(|len| similarity_bound(qlen, g, len, shared)).fold(0.0, f64::max)
+        // Whether a key sharing at most `shared` grams can reach `cutoff` at some length of
+        // the window; lengths nearest the query's first, where it usually can.
+        let can_reach = |shared: usize, lo: usize, hi: usize, cutoff: f64| -> bool {
+            let reaches = |len: usize| similarity_bound(qlen, g, len, shared) + EPS >= cutoff;
+            let mid = qlen.clamp(lo, hi.max(lo));
+            lo <= hi && ((mid..=hi).any(reaches) || (lo..mid).rev().any(reaches))
         };
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
@@ -243,10 +252,10 @@ impl GramIndex {
             for (i, list) in lists.iter().enumerate() {
                 let left = lists.len() - i;
                 let (lo, hi) = window(sink.cutoff());
-                if unseen_bound(left, lo, hi) + EPS < sink.cutoff() {
+                if !can_reach(left, lo, hi, sink.cutoff()) {
                     break;
                 }
-                let (inside, tail, tail_lens) = list.window(lo, hi);
+                let (inside, inside_lens, tail, tail_lens) = list.window(lo, hi);
                 let size = inside.len() + tail.len();
                 if i > 0 && read.saturating_add(size) > scan_limit {
                     // Past the scan limit: keys sharing none of the grams read so far are
@@ -254,26 +263,26 @@ impl GramIndex {
                     break;
                 }
                 read += size;
-                let mut count = |d: u32| {
+                let mut count = |d: u32, len: u16| {
                     let c = &mut counts[d as usize];
                     if *c == 0 {
-                        touched.push(d);
+                        touched.push((d, len));
                     }
                     *c = c.saturating_add(1);
                 };
-                for &d in inside {
-                    count(d);
+                for (&d, &len) in inside.iter().zip(inside_lens) {
+                    count(d, len);
                 }
                 for (&d, &len) in tail.iter().zip(tail_lens) {
                     if (lo..=hi).contains(&usize::from(len)) {
-                        count(d);
+                        count(d, len);
                     }
                 }
                 scanned = i + 1;
                 if scanned == lists.len().div_ceil(2) && touched.len() > EARLY {
                     // Halfway: offer the keys that share the most grams so far.
                     let mut best: Vec<(u16, u32)> =
-                        touched.iter().map(|&d| (counts[d as usize], d)).collect();
+                        touched.iter().map(|&(d, _)| (counts[d as usize], d)).collect();
                     best.select_nth_unstable_by(EARLY, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
                     best.truncate(EARLY);
                     best.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -287,17 +296,31 @@ impl GramIndex {
             // Per key length, the fewest shared grams that can still reach the cut-off:
             // an integer test per key instead of a bound.
             let (lo, hi) = window(cutoff);
+            // The bound grows with the count: a binary search per length.
             let need: Vec<usize> = (lo..=hi)
                 .map(|len| {
-                    (0..=g)
-                        .find(|&c| similarity_bound(qlen, g, len, (c + left).min(g)) + EPS >= cutoff)
-                        .unwrap_or(usize::MAX)
+                    let reaches =
+                        |c: usize| similarity_bound(qlen, g, len, (c + left).min(g)) + EPS >= cutoff;
+                    let (mut a, mut b) = (0, g + 1);
+                    while a < b {
+                        let m = (a + b) / 2;
+                        if reaches(m) {
+                            b = m;
+                        } else {
+                            a = m + 1;
+                        }
+                    }
+                    if a <= g {
+                        a
+                    } else {
+                        usize::MAX
+                    }
                 })
                 .collect();
             let ranked: Vec<Ranked> = touched
                 .iter()
-                .filter_map(|&d| {
-                    let len = usize::from(self.lens[d as usize]);
+                .filter_map(|&(d, len)| {
+                    let len = usize::from(len);
                     let c = usize::from(counts[d as usize]);
                     if len < lo || len > hi || c < need[len - lo] || offered[d as usize] {
                         return None;
@@ -327,7 +350,7 @@ impl GramIndex {
                     }
                 }
             }
-            for &d in touched.iter() {
+            for &(d, _) in touched.iter() {
                 counts[d as usize] = 0;
             }
             for d in marked {
