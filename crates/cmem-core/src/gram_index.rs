@@ -21,6 +21,8 @@ use crate::trigram::{length_bounds, padded_grams, similarity_bound};
 #[derive(Debug)]
 struct Doc {
     entry: EntryId,
+    /// The caller's number for the entry's locale set (see [`LocaleSets`](crate::LocaleSets)).
+    group: u32,
     kinds: KindSet,
     alive: bool,
     key: Box<str>,
@@ -143,15 +145,16 @@ impl GramIndex {
         self.docs.iter().all(|d| !d.alive)
     }
 
-    /// Indexes the distinct keys of one variant of `entry`.
-    pub fn add(&mut self, entry: EntryId, keys: &Keys) {
+    /// Indexes the distinct keys of one variant of `entry`, whose locale set is number
+    /// `group` (what [`offer`](GramIndex::offer)'s filter is asked about).
+    pub fn add(&mut self, entry: EntryId, group: u32, keys: &Keys) {
         for (key, kinds) in keys.distinct() {
-            self.add_key(entry, kinds, key);
+            self.add_key(entry, group, kinds, key);
         }
     }
 
-    /// Indexes one key standing for `kinds` of a variant of `entry`.
-    pub fn add_key(&mut self, entry: EntryId, kinds: KindSet, key: &str) {
+    /// Indexes one key standing for `kinds` of a variant of `entry` (locale set `group`).
+    pub fn add_key(&mut self, entry: EntryId, group: u32, kinds: KindSet, key: &str) {
         let d = self.docs.len() as u32;
         let len = key.chars().count();
         let short = u16::try_from(len).unwrap_or(u16::MAX);
@@ -164,7 +167,7 @@ impl GramIndex {
         }
         self.by_len[len].push(d);
         self.of_entry.entry(entry).or_default().push(d);
-        self.docs.push(Doc { entry, kinds, alive: true, key: key.into() });
+        self.docs.push(Doc { entry, group, kinds, alive: true, key: key.into() });
     }
 
     /// Forgets every key of `entry`.
@@ -177,7 +180,7 @@ impl GramIndex {
     }
 
     /// Offers `sink` every live key whose similarity with `q.key` can reach the sink's
-    /// cut-off, for entries that `has_target` accepts (the contract of
+    /// cut-off, for entries whose locale set `accept` takes (the contract of
     /// [`ContentMemory::candidates`](crate::ContentMemory::candidates)).
     ///
     /// The query's grams are scanned rarest first, counting shared grams per key
@@ -188,12 +191,7 @@ impl GramIndex {
     /// rises before the rest is decided. Seen keys are then offered best bound first
     /// until the bound falls under the cut-off; keys sharing no gram at all are reached
     /// through the by-length lists only when their bound still allows it.
-    pub fn offer(
-        &self,
-        q: &CandidateQuery<'_>,
-        has_target: &dyn Fn(EntryId) -> bool,
-        sink: &mut dyn CandidateSink,
-    ) {
+    pub fn offer(&self, q: &CandidateQuery<'_>, accept: &dyn Fn(u32) -> bool, sink: &mut dyn CandidateSink) {
         const EPS: f64 = 1e-9;
         const EARLY: usize = 48;
         let qlen = q.key.chars().count();
@@ -228,24 +226,22 @@ impl GramIndex {
             // sink's `max_candidates`.
             let mut marked: Vec<u32> = Vec::new();
             let max_candidates = sink.max_candidates();
-            let offer =
-                |d: u32, offered: &mut Vec<bool>, marked: &mut Vec<u32>, sink: &mut dyn CandidateSink| {
-                    let doc = &self.docs[d as usize];
-                    if marked.len() < max_candidates
-                        && !offered[d as usize]
-                        && usable(doc)
-                        && has_target(doc.entry)
-                    {
-                        offered[d as usize] = true;
-                        marked.push(d);
-                        // `lens` saturates at u16::MAX; count such giant keys.
-                        let len = match self.lens[d as usize] {
-                            u16::MAX => doc.key.chars().count(),
-                            l => usize::from(l),
-                        };
-                        sink.offer_with_len(doc.entry, doc.kinds, &doc.key, len);
-                    }
-                };
+            let offer = |d: u32,
+                         offered: &mut Vec<bool>,
+                         marked: &mut Vec<u32>,
+                         sink: &mut dyn CandidateSink| {
+                let doc = &self.docs[d as usize];
+                if marked.len() < max_candidates && !offered[d as usize] && usable(doc) && accept(doc.group) {
+                    offered[d as usize] = true;
+                    marked.push(d);
+                    // `lens` saturates at u16::MAX; count such giant keys.
+                    let len = match self.lens[d as usize] {
+                        u16::MAX => doc.key.chars().count(),
+                        l => usize::from(l),
+                    };
+                    sink.offer_with_len(doc.entry, doc.kinds, &doc.key, len);
+                }
+            };
             let mut scanned = 0;
             let mut read = 0usize;
             let scan_limit = sink.scan_limit();
@@ -388,7 +384,7 @@ mod tests {
         let texts = ["Open the file", "Open the files", "Close the file", "x", "Save all", "Open file"];
         let mut ix = GramIndex::new();
         for (i, t) in texts.iter().enumerate() {
-            ix.add(EntryId(i as i64 + 1), &Keys::of(&[Run::text(*t)]));
+            ix.add(EntryId(i as i64 + 1), (i % 2) as u32, &Keys::of(&[Run::text(*t)]));
         }
         assert_eq!(ix.len(), texts.len());
         let en = Locale::parse("en").unwrap();
@@ -408,7 +404,7 @@ mod tests {
         ix.offer(&q, &|_| true, &mut sink);
         assert!(sink.seen.iter().all(|(id, _)| id.0 != 2));
         let mut sink = Collect { cutoff: 0.6, seen: Vec::new() };
-        ix.offer(&q, &|id| id.0 != 1, &mut sink);
-        assert!(sink.seen.iter().all(|(id, _)| id.0 != 1));
+        ix.offer(&q, &|group| group != 0, &mut sink);
+        assert!(!sink.seen.is_empty() && sink.seen.iter().all(|(id, _)| id.0 % 2 == 0));
     }
 }

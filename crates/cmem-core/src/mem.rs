@@ -13,6 +13,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::gram_index::GramIndex;
 use crate::key::{normalize_text, KeyKind};
 use crate::locale::Locale;
+use crate::locale_set::LocaleSets;
 use crate::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,
 };
@@ -35,11 +36,9 @@ struct Inner {
     // Ordered, so that candidates are offered in the same order on every run.
     fuzzy: BTreeMap<Locale, GramIndex>,
     units: HashMap<String, Vec<EntryId>>,
-    /// Interned variant locales, so candidate filtering needs no string comparison.
-    locale_ids: HashMap<Locale, u16>,
-    locale_list: Vec<Locale>,
-    /// Per entry id (ids are dense), the interned locales of its variants.
-    entry_locales: Vec<Box<[u16]>>,
+    /// Interned variant locales and locale sets, so candidate filtering needs no string
+    /// comparison.
+    sets: LocaleSets,
 }
 
 /// Key → the entries holding it, each with the interned locale of the variant that does.
@@ -94,7 +93,8 @@ impl Inner {
         self.next_id += 1;
         let id = EntryId(self.next_id);
         let entry = new.clone().into_entry(id);
-        let ids: Box<[u16]> = entry.variants.iter().map(|v| self.intern(&v.locale)).collect();
+        let ids: Vec<u16> = entry.variants.iter().map(|v| self.sets.locale_id(&v.locale)).collect();
+        let group = self.sets.set_id(&ids);
         for (v, &locale) in entry.variants.iter().zip(ids.iter()) {
             let keys = v.keys();
             for kind in KeyKind::ALL {
@@ -103,16 +103,11 @@ impl Inner {
                     list.push((id, locale));
                 }
             }
-            self.fuzzy.entry(v.locale.clone()).or_default().add(id, &keys);
+            self.fuzzy.entry(v.locale.clone()).or_default().add(id, group, &keys);
         }
         if !entry.unit.is_empty() {
             self.units.entry(entry.unit.clone()).or_default().push(id);
         }
-        let slot = id.0 as usize;
-        if self.entry_locales.len() <= slot {
-            self.entry_locales.resize(slot + 1, Box::default());
-        }
-        self.entry_locales[slot] = ids;
         self.by_identity.entry(hash).or_default().push(id);
         self.entries.insert(id, entry);
         WriteOutcome::Inserted(id)
@@ -120,9 +115,6 @@ impl Inner {
 
     fn remove(&mut self, id: EntryId) -> bool {
         let Some(entry) = self.entries.remove(&id) else { return false };
-        if let Some(slot) = self.entry_locales.get_mut(id.0 as usize) {
-            *slot = Box::default();
-        }
         for v in &entry.variants {
             let keys = v.keys();
             for kind in KeyKind::ALL {
@@ -141,32 +133,6 @@ impl Inner {
             list.retain(|x| *x != id);
         }
         true
-    }
-
-    fn intern(&mut self, locale: &Locale) -> u16 {
-        if let Some(id) = self.locale_ids.get(locale) {
-            return *id;
-        }
-        let id = self.locale_list.len() as u16;
-        self.locale_list.push(locale.clone());
-        self.locale_ids.insert(locale.clone(), id);
-        id
-    }
-
-    /// Which interned locales match `locale` by the prefix rule.
-    fn matching(&self, locale: &Locale) -> Vec<bool> {
-        self.locale_list.iter().map(|l| l.matches(locale)).collect()
-    }
-
-    /// True when entry `id` has a variant in a source locale (`src_ok`) and another in a
-    /// target locale (`tgt_ok`).
-    fn has_pair(&self, id: EntryId, src_ok: &[bool], tgt_ok: &[bool]) -> bool {
-        usize::try_from(id.0).ok().and_then(|i| self.entry_locales.get(i)).is_some_and(|ls| {
-            ls.iter().enumerate().any(|(i, &a)| {
-                src_ok[usize::from(a)]
-                    && ls.iter().enumerate().any(|(j, &b)| i != j && tgt_ok[usize::from(b)])
-            })
-        })
     }
 }
 
@@ -202,7 +168,7 @@ impl ContentMemory for MemStore {
         };
         // The map holds the key itself: only the locales are left to check (no keys
         // re-derived per hit).
-        let src_ok = inner.matching(q.source);
+        let src_ok = inner.sets.matching(q.source);
         let mut ids: Vec<EntryId> =
             holders.iter().filter(|(_, l)| src_ok[usize::from(*l)]).map(|(id, _)| *id).collect();
         ids.dedup();
@@ -216,12 +182,11 @@ impl ContentMemory for MemStore {
 
     fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
         let inner = self.read()?;
-        let src_ok = inner.matching(q.source);
-        let tgt_ok = inner.matching(q.target);
-        let has_target = |id: EntryId| inner.has_pair(id, &src_ok, &tgt_ok);
+        let pairs = inner.sets.pairs(q.source, q.target);
+        let accept = |group: u32| pairs.get(group as usize).copied().unwrap_or(false);
         for (locale, index) in &inner.fuzzy {
             if locale.matches(q.source) {
-                index.offer(q, &has_target, sink);
+                index.offer(q, &accept, sink);
             }
         }
         Ok(())

@@ -298,24 +298,24 @@ impl SqliteStore {
             while let Some(r) = rows.next().ctx(p, "loading variant locales")? {
                 let id = EntryId(r.get(0).ctx(p, "loading variant locales")?);
                 let tag: String = r.get(1).ctx(p, "loading variant locales")?;
-                if tag != last_tag || cache.locales.is_empty() {
+                if tag != last_tag || cache.sets.locales().is_empty() {
                     let loc =
                         Locale::parse(&tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
-                    last_li = cache.intern(&loc);
+                    last_li = cache.sets.locale_id(&loc);
                     last_tag = tag;
                 }
                 match &mut current {
                     Some((cid, locs)) if *cid == id => locs.push(last_li),
                     _ => {
                         if let Some((cid, locs)) = current.take() {
-                            cache.set_locales(cid, locs);
+                            cache.set_locales(cid, &locs);
                         }
                         current = Some((id, vec![last_li]));
                     }
                 }
             }
             if let Some((cid, locs)) = current {
-                cache.set_locales(cid, locs);
+                cache.set_locales(cid, &locs);
             }
             cache.data_version = Some(dv);
         }
@@ -323,7 +323,9 @@ impl SqliteStore {
             if cache.indexes.contains_key(&li) {
                 continue;
             }
-            let tag = cache.locales[usize::from(li)].as_str().to_owned();
+            let Some(tag) = cache.sets.locales().get(usize::from(li)).map(|l| l.as_str().to_owned()) else {
+                continue;
+            };
             let mut ix = cmem_core::GramIndex::new();
             let mut stmt = conn
                 .prepare(&format!(
@@ -337,7 +339,10 @@ impl SqliteStore {
                     structural: r.get(2).ctx(p, "loading keys")?,
                     generalized: r.get(3).ctx(p, "loading keys")?,
                 };
-                ix.add(EntryId(r.get(0).ctx(p, "loading keys")?), &keys);
+                let id = EntryId(r.get(0).ctx(p, "loading keys")?);
+                // Every variant's entry had its locales loaded above.
+                let set = cache.set_of(id).unwrap_or(u32::MAX);
+                ix.add(id, set, &keys);
             }
             cache.indexes.insert(li, ix);
         }
@@ -757,15 +762,16 @@ impl ContentMemory for SqliteStore {
         }
         self.ensure_cache(q.source)?;
         let cache = self.cache_read()?;
-        let filter = cache.pair_filter(q.source, q.target);
-        let has_target = |id: EntryId| cache.has_pair(id, &filter);
+        let pairs = cache.sets.pairs(q.source, q.target);
+        let accept = |set: u32| pairs.get(set as usize).copied().unwrap_or(false);
         // Locale order, as the in-memory store: with a verification budget the order
         // of offers decides which candidates are scored.
         let mut matching = cache.matching(q.source);
-        matching.sort_by(|a, b| cache.locales[usize::from(*a)].cmp(&cache.locales[usize::from(*b)]));
+        let locales = cache.sets.locales();
+        matching.sort_by(|a, b| locales[usize::from(*a)].cmp(&locales[usize::from(*b)]));
         for li in matching {
             if let Some(ix) = cache.indexes.get(&li) {
-                ix.offer(q, &has_target, sink);
+                ix.offer(q, &accept, sink);
             }
         }
         Ok(())
