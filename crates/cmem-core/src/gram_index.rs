@@ -61,6 +61,11 @@ impl Posting {
     fn push(&mut self, d: u32, len: u16) {
         self.ids.push(d);
         self.lens.push(len);
+        self.merge_if_long();
+    }
+
+    /// Merges the unsorted tail once it is longer than a quarter of the sorted part.
+    fn merge_if_long(&mut self) {
         if self.ids.len() - self.sorted > (self.sorted / 4).max(32) {
             self.merge();
         }
@@ -168,6 +173,61 @@ impl GramIndex {
         self.by_len[len].push(d);
         self.of_entry.entry(entry).or_default().push(d);
         self.docs.push(Doc { entry, group, kinds, alive: true, key: key.into() });
+    }
+
+    /// The index of many variants at once (entry, locale set, keys), built in parts on
+    /// the available cores and joined: the same index as adding them one by one in order.
+    pub fn build(variants: &[(EntryId, u32, Keys)]) -> GramIndex {
+        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        GramIndex::build_in_parts(variants, variants.len().div_ceil(threads.clamp(1, 8)).max(16_384))
+    }
+
+    /// [`build`](GramIndex::build) with parts of `chunk` variants.
+    fn build_in_parts(variants: &[(EntryId, u32, Keys)], chunk: usize) -> GramIndex {
+        let sequential = |part: &[(EntryId, u32, Keys)]| {
+            let mut ix = GramIndex::new();
+            for (entry, group, keys) in part {
+                ix.add(*entry, *group, keys);
+            }
+            ix
+        };
+        if chunk == 0 || chunk >= variants.len() {
+            return sequential(variants);
+        }
+        let parts: Vec<GramIndex> = std::thread::scope(|scope| {
+            let handles: Vec<_> =
+                variants.chunks(chunk).map(|part| (part, scope.spawn(move || sequential(part)))).collect();
+            // A part whose thread failed is built again here.
+            handles.into_iter().map(|(part, h)| h.join().unwrap_or_else(|_| sequential(part))).collect()
+        });
+        let mut parts = parts.into_iter();
+        let mut ix = parts.next().unwrap_or_default();
+        for part in parts {
+            ix.append(part);
+        }
+        ix
+    }
+
+    /// Adds the keys of `other` after this index's own, numbered on from them.
+    fn append(&mut self, other: GramIndex) {
+        let offset = self.docs.len() as u32;
+        for (gram, posting) in other.postings {
+            let target = self.postings.entry(gram).or_default();
+            target.ids.extend(posting.ids.iter().map(|d| d + offset));
+            target.lens.extend_from_slice(&posting.lens);
+            target.merge_if_long();
+        }
+        if self.by_len.len() < other.by_len.len() {
+            self.by_len.resize_with(other.by_len.len(), Vec::new);
+        }
+        for (mine, theirs) in self.by_len.iter_mut().zip(other.by_len) {
+            mine.extend(theirs.into_iter().map(|d| d + offset));
+        }
+        for (entry, ds) in other.of_entry {
+            self.of_entry.entry(entry).or_default().extend(ds.into_iter().map(|d| d + offset));
+        }
+        self.lens.extend(other.lens);
+        self.docs.extend(other.docs);
     }
 
     /// Forgets every key of `entry`.
@@ -406,5 +466,36 @@ mod tests {
         let mut sink = Collect { cutoff: 0.6, seen: Vec::new() };
         ix.offer(&q, &|group| group != 0, &mut sink);
         assert!(!sink.seen.is_empty() && sink.seen.iter().all(|(id, _)| id.0 % 2 == 0));
+    }
+
+    #[test]
+    fn built_in_parts_equals_added_one_by_one() {
+        let words = ["open", "the", "file", "save", "all", "close", "window", "new", "tab", "print"];
+        let variants: Vec<(EntryId, u32, Keys)> = (0..60)
+            .map(|i| {
+                let text: Vec<&str> = (0..1 + i % 5).map(|k| words[(i * 7 + k * 3) % words.len()]).collect();
+                (EntryId(i as i64 + 1), (i % 3) as u32, Keys::of(&[Run::text(text.join(" "))]))
+            })
+            .collect();
+        let mut one_by_one = GramIndex::new();
+        for (entry, group, keys) in &variants {
+            one_by_one.add(*entry, *group, keys);
+        }
+        let en = Locale::parse("en").unwrap();
+        for chunk in [1, 7, 25, 60] {
+            let built = GramIndex::build_in_parts(&variants, chunk);
+            assert_eq!(built.len(), one_by_one.len());
+            for query in ["open the file", "save all tab", "print", "new window close"] {
+                let key = normalize_text(query);
+                let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
+                let offers = |ix: &GramIndex| {
+                    let mut sink = Collect { cutoff: 0.5, seen: Vec::new() };
+                    ix.offer(&q, &|group| group != 1, &mut sink);
+                    sink.seen
+                };
+                assert_eq!(offers(&built), offers(&one_by_one), "chunk {chunk}, query {query}");
+            }
+        }
+        assert_eq!(GramIndex::build(&variants).len(), variants.len());
     }
 }

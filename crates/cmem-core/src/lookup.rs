@@ -115,7 +115,7 @@ impl Default for LookupOptions {
             point: None,
             max_query_chars: 10_000,
             verify_budget: 40,
-            max_candidates: 300,
+            max_candidates: 150,
             scan_limit: usize::MAX,
         }
     }

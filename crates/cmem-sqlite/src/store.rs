@@ -326,7 +326,7 @@ impl SqliteStore {
             let Some(tag) = cache.sets.locales().get(usize::from(li)).map(|l| l.as_str().to_owned()) else {
                 continue;
             };
-            let mut ix = cmem_core::GramIndex::new();
+            let mut variants = Vec::new();
             let mut stmt = conn
                 .prepare(&format!(
                     "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v WHERE v.locale = ?1 ORDER BY v.id"
@@ -342,9 +342,9 @@ impl SqliteStore {
                 let id = EntryId(r.get(0).ctx(p, "loading keys")?);
                 // Every variant's entry had its locales loaded above.
                 let set = cache.set_of(id).unwrap_or(u32::MAX);
-                ix.add(id, set, &keys);
+                variants.push((id, set, keys));
             }
-            cache.indexes.insert(li, ix);
+            cache.indexes.insert(li, cmem_core::GramIndex::build(&variants));
         }
         Ok(())
     }
