@@ -281,7 +281,13 @@ impl GramIndex {
                 counts.resize(self.docs.len(), 0);
                 offered.resize(self.docs.len(), false);
             }
-            touched.clear();
+            // One slot per key and one spare: the scan writes every key it reads into the
+            // next free slot and advances only past a first sighting (no branch to
+            // mispredict), so `touched[..n]` are the keys seen, each once.
+            if touched.len() <= self.docs.len() {
+                touched.resize(self.docs.len() + 1, (0, 0));
+            }
+            let mut n = 0usize;
             // Keys offered, to clear their marks; its length is the count against the
             // sink's `max_candidates`.
             let mut marked: Vec<u32> = Vec::new();
@@ -321,9 +327,8 @@ impl GramIndex {
                 read += size;
                 let mut count = |d: u32, len: u16| {
                     let c = &mut counts[d as usize];
-                    if *c == 0 {
-                        touched.push((d, len));
-                    }
+                    touched[n] = (d, len);
+                    n += usize::from(*c == 0);
                     *c = c.saturating_add(1);
                 };
                 for (&d, &len) in inside.iter().zip(inside_lens) {
@@ -335,10 +340,10 @@ impl GramIndex {
                     }
                 }
                 scanned = i + 1;
-                if scanned == lists.len().div_ceil(2) && touched.len() > EARLY {
+                if scanned == lists.len().div_ceil(2) && n > EARLY {
                     // Halfway: offer the keys that share the most grams so far.
                     let mut best: Vec<(u16, u32)> =
-                        touched.iter().map(|&(d, _)| (counts[d as usize], d)).collect();
+                        touched[..n].iter().map(|&(d, _)| (counts[d as usize], d)).collect();
                     best.select_nth_unstable_by(EARLY, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
                     best.truncate(EARLY);
                     best.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -373,7 +378,15 @@ impl GramIndex {
                     }
                 })
                 .collect();
-            let ranked: Vec<Ranked> = touched
+            // Per length, the bound of each count from the least needed up: a table, as
+            // the keys to rank far outnumber the (length, count) pairs.
+            let bounds: Vec<Vec<f64>> = (lo..=hi)
+                .zip(&need)
+                .map(|(len, &from)| {
+                    (from.min(g + 1)..=g).map(|c| similarity_bound(qlen, g, len, (c + left).min(g))).collect()
+                })
+                .collect();
+            let mut ranked: Vec<Ranked> = touched[..n]
                 .iter()
                 .filter_map(|&(d, len)| {
                     let len = usize::from(len);
@@ -381,16 +394,34 @@ impl GramIndex {
                     if len < lo || len > hi || c < need[len - lo] || offered[d as usize] {
                         return None;
                     }
-                    Some(Ranked(similarity_bound(qlen, g, len, (c + left).min(g)), d))
+                    bounds[len - lo].get(c - need[len - lo]).map(|&b| Ranked(b, d))
                 })
                 .collect();
-            // Best bound first; a heap, since the walk usually stops long before the end.
-            let mut heap = std::collections::BinaryHeap::from(ranked);
-            while let Some(Ranked(bound, d)) = heap.pop() {
+            // Best bound first. The walk usually stops long before the end: the best few
+            // (twice what may still be offered) are picked and sorted, and the rest is
+            // ordered only if the walk gets that far.
+            let take = max_candidates.saturating_sub(marked.len()).saturating_mul(2).saturating_add(64);
+            if ranked.len() > take {
+                ranked.select_nth_unstable_by(take, |a, b| b.cmp(a));
+            }
+            let rest = ranked.split_off(take.min(ranked.len()));
+            ranked.sort_unstable_by(|a, b| b.cmp(a));
+            let mut stopped = false;
+            for Ranked(bound, d) in ranked {
                 if bound + EPS < sink.cutoff() || marked.len() >= max_candidates {
+                    stopped = true;
                     break;
                 }
                 offer(d, offered, &mut marked, sink);
+            }
+            if !stopped {
+                let mut heap = std::collections::BinaryHeap::from(rest);
+                while let Some(Ranked(bound, d)) = heap.pop() {
+                    if bound + EPS < sink.cutoff() || marked.len() >= max_candidates {
+                        break;
+                    }
+                    offer(d, offered, &mut marked, sink);
+                }
             }
             // Keys that share no gram at all (only reachable when every gram was scanned).
             if left == 0 && marked.len() < max_candidates {
@@ -406,7 +437,7 @@ impl GramIndex {
                     }
                 }
             }
-            for &(d, _) in touched.iter() {
+            for &(d, _) in &touched[..n] {
                 counts[d as usize] = 0;
             }
             for d in marked {
@@ -427,6 +458,13 @@ mod tests {
     struct Collect {
         cutoff: f64,
         seen: Vec<(EntryId, String)>,
+        max: usize,
+    }
+
+    impl Collect {
+        fn new(cutoff: f64) -> Self {
+            Collect { cutoff, seen: Vec::new(), max: usize::MAX }
+        }
     }
 
     impl CandidateSink for Collect {
@@ -436,6 +474,9 @@ mod tests {
         }
         fn cutoff(&self) -> f64 {
             self.cutoff
+        }
+        fn max_candidates(&self) -> usize {
+            self.max
         }
     }
 
@@ -450,7 +491,7 @@ mod tests {
         let en = Locale::parse("en").unwrap();
         let key = normalize_text("Open the file");
         let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
-        let mut sink = Collect { cutoff: 0.6, seen: Vec::new() };
+        let mut sink = Collect::new(0.6);
         ix.offer(&q, &|_| true, &mut sink);
         for (i, t) in texts.iter().enumerate() {
             let offered = sink.seen.iter().any(|(id, _)| id.0 == i as i64 + 1);
@@ -460,10 +501,10 @@ mod tests {
         }
         ix.remove(EntryId(2));
         assert_eq!(ix.len(), texts.len() - 1);
-        let mut sink = Collect { cutoff: 0.6, seen: Vec::new() };
+        let mut sink = Collect::new(0.6);
         ix.offer(&q, &|_| true, &mut sink);
         assert!(sink.seen.iter().all(|(id, _)| id.0 != 2));
-        let mut sink = Collect { cutoff: 0.6, seen: Vec::new() };
+        let mut sink = Collect::new(0.6);
         ix.offer(&q, &|group| group != 0, &mut sink);
         assert!(!sink.seen.is_empty() && sink.seen.iter().all(|(id, _)| id.0 % 2 == 0));
     }
@@ -489,7 +530,7 @@ mod tests {
                 let key = normalize_text(query);
                 let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
                 let offers = |ix: &GramIndex| {
-                    let mut sink = Collect { cutoff: 0.5, seen: Vec::new() };
+                    let mut sink = Collect::new(0.5);
                     ix.offer(&q, &|group| group != 1, &mut sink);
                     sink.seen
                 };
@@ -497,5 +538,32 @@ mod tests {
             }
         }
         assert_eq!(GramIndex::build(&variants).len(), variants.len());
+    }
+
+    #[test]
+    fn a_candidate_limit_offers_the_head_of_the_unlimited_order() {
+        let words = ["open", "the", "file", "save", "all", "close", "window", "new", "tab", "print", "page"];
+        let mut ix = GramIndex::new();
+        for i in 0..1500usize {
+            let text: Vec<&str> =
+                (0..3 + i % 4).map(|k| words[(i * 5 + k * 7 + i / 11) % words.len()]).collect();
+            ix.add(EntryId(i as i64 + 1), u32::from(i % 3 != 0), &Keys::of(&[Run::text(text.join(" "))]));
+        }
+        let en = Locale::parse("en").unwrap();
+        for query in ["open the file tab", "save all new page print", "close window"] {
+            let key = normalize_text(query);
+            let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
+            // Group 1, two keys in three, is refused: the walk passes over those keys
+            // without counting them, so a limited walk must reach past what it picked.
+            let mut all = Collect::new(0.3);
+            ix.offer(&q, &|group| group == 0, &mut all);
+            for max in [1, 5, 40, 150] {
+                let mut limited = Collect::new(0.3);
+                limited.max = max;
+                ix.offer(&q, &|group| group == 0, &mut limited);
+                let expected = &all.seen[..max.min(all.seen.len())];
+                assert_eq!(limited.seen, expected, "max {max}, query {query}");
+            }
+        }
     }
 }
