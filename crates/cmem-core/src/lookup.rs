@@ -93,7 +93,7 @@ pub struct LookupOptions {
     /// budget is not reached (every small memory). `usize::MAX`: the whole list is exact.
     pub verify_budget: usize,
     /// How many fuzzy candidates a store offers at most from one index for one query
-    /// key; default 300. Stores offer the most promising candidates first (most shared
+    /// key; default 150. Stores offer the most promising candidates first (most shared
     /// trigrams for their length), so on real data the best match is found long before
     /// this: the benchmark measures its recall against an exhaustive scan (SPEC §7).
     /// `usize::MAX`: never stop early; the best match is then exact by construction.
