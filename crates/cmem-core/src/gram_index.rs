@@ -126,12 +126,12 @@ impl Ord for Ranked {
 }
 
 /// Per-thread scratch of a scan: shared-gram counts per key, the keys touched with their
-/// lengths, and the keys offered.
-type Scratch = (Vec<u16>, Vec<(u32, u16)>, Vec<bool>);
+/// lengths, the keys offered, and each touched key's (length, count) cell.
+type Scratch = (Vec<u16>, Vec<(u32, u16)>, Vec<bool>, Vec<u32>);
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> =
-        const { RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
+        const { RefCell::new((Vec::new(), Vec::new(), Vec::new(), Vec::new())) };
 }
 
 impl GramIndex {
@@ -276,7 +276,7 @@ impl GramIndex {
         };
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
-            let (counts, touched, offered) = &mut *scratch;
+            let (counts, touched, offered, cells) = &mut *scratch;
             if counts.len() < self.docs.len() {
                 counts.resize(self.docs.len(), 0);
                 offered.resize(self.docs.len(), false);
@@ -378,33 +378,55 @@ impl GramIndex {
                     }
                 })
                 .collect();
-            // Per length, the bound of each count from the least needed up: a table, as
-            // the keys to rank far outnumber the (length, count) pairs.
-            let bounds: Vec<Vec<f64>> = (lo..=hi)
-                .zip(&need)
-                .map(|(len, &from)| {
-                    (from.min(g + 1)..=g).map(|c| similarity_bound(qlen, g, len, (c + left).min(g))).collect()
-                })
-                .collect();
-            let mut ranked: Vec<Ranked> = touched[..n]
-                .iter()
-                .filter_map(|&(d, len)| {
-                    let len = usize::from(len);
-                    let c = usize::from(counts[d as usize]);
-                    if len < lo || len > hi || c < need[len - lo] || offered[d as usize] {
-                        return None;
-                    }
-                    bounds[len - lo].get(c - need[len - lo]).map(|&b| Ranked(b, d))
-                })
-                .collect();
-            // Best bound first. The walk usually stops long before the end: the best few
-            // (twice what may still be offered) are picked and sorted, and the rest is
-            // ordered only if the walk gets that far.
-            let take = max_candidates.saturating_sub(marked.len()).saturating_mul(2).saturating_add(64);
-            if ranked.len() > take {
-                ranked.select_nth_unstable_by(take, |a, b| b.cmp(a));
+            // Cells: one per (length, count) that can reach the cut-off, numbered per
+            // length from the least count needed up, each with its bound. The keys to rank
+            // far outnumber the cells.
+            let mut first_cell = Vec::with_capacity(need.len());
+            let mut cell_bound: Vec<f64> = Vec::new();
+            for (len, &from) in (lo..=hi).zip(&need) {
+                first_cell.push(cell_bound.len());
+                cell_bound
+                    .extend((from.min(g + 1)..=g).map(|c| similarity_bound(qlen, g, len, (c + left).min(g))));
             }
-            let rest = ranked.split_off(take.min(ranked.len()));
+            // Pass 1: each touched key's cell (`NO_CELL` when it cannot reach), and how
+            // many keys each cell holds.
+            const NO_CELL: u32 = u32::MAX;
+            let mut held = vec![0u32; cell_bound.len()];
+            cells.clear();
+            cells.extend(touched[..n].iter().map(|&(d, len)| {
+                let len = usize::from(len);
+                let c = usize::from(counts[d as usize]);
+                if len < lo || len > hi || c < need[len - lo] {
+                    return NO_CELL;
+                }
+                let cell = first_cell[len - lo] + (c - need[len - lo]);
+                held[cell] += 1;
+                cell as u32
+            }));
+            // The walk usually stops long before the end: only the keys whose bound is
+            // among the best few (twice what may still be offered) are sorted; the rest
+            // is gathered and ordered only if the walk gets that far.
+            let take = max_candidates.saturating_sub(marked.len()).saturating_mul(2).saturating_add(64);
+            let mut by_bound: Vec<usize> = (0..cell_bound.len()).filter(|&c| held[c] > 0).collect();
+            by_bound.sort_unstable_by(|&a, &b| cell_bound[b].total_cmp(&cell_bound[a]));
+            let mut least = f64::NEG_INFINITY;
+            let mut kept = 0usize;
+            for &c in &by_bound {
+                if kept >= take {
+                    break;
+                }
+                kept += held[c] as usize;
+                least = cell_bound[c];
+            }
+            let gather = |keep: &dyn Fn(f64) -> bool| -> Vec<Ranked> {
+                touched[..n]
+                    .iter()
+                    .zip(cells.iter())
+                    .filter(|&(_, &cell)| cell != NO_CELL && keep(cell_bound[cell as usize]))
+                    .map(|(&(d, _), &cell)| Ranked(cell_bound[cell as usize], d))
+                    .collect()
+            };
+            let mut ranked = gather(&|b| b >= least);
             ranked.sort_unstable_by(|a, b| b.cmp(a));
             let mut stopped = false;
             for Ranked(bound, d) in ranked {
@@ -414,8 +436,8 @@ impl GramIndex {
                 }
                 offer(d, offered, &mut marked, sink);
             }
-            if !stopped {
-                let mut heap = std::collections::BinaryHeap::from(rest);
+            if !stopped && kept < by_bound.iter().map(|&c| held[c] as usize).sum::<usize>() {
+                let mut heap = std::collections::BinaryHeap::from(gather(&|b| b < least));
                 while let Some(Ranked(bound, d)) = heap.pop() {
                     if bound + EPS < sink.cutoff() || marked.len() >= max_candidates {
                         break;
