@@ -293,24 +293,32 @@ impl SqliteStore {
                 .ctx(p, "loading variant locales")?;
             let mut rows = stmt.query([]).ctx(p, "loading variant locales")?;
             let mut current: Option<(EntryId, Vec<u16>)> = None;
-            let mut last_tag = String::new();
-            let mut last_li = 0u16;
+            // Rows alternate between a memory's few locales: each tag is parsed once.
+            let mut tags: Vec<(String, u16)> = Vec::new();
             while let Some(r) = rows.next().ctx(p, "loading variant locales")? {
                 let id = EntryId(r.get(0).ctx(p, "loading variant locales")?);
-                let tag: String = r.get(1).ctx(p, "loading variant locales")?;
-                if tag != last_tag || cache.sets.locales().is_empty() {
-                    let loc =
-                        Locale::parse(&tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
-                    last_li = cache.sets.locale_id(&loc);
-                    last_tag = tag;
-                }
+                let tag = r
+                    .get_ref(1)
+                    .ctx(p, "loading variant locales")?
+                    .as_str()
+                    .map_err(|e| corrupt(p, "a stored locale".to_owned(), e))?;
+                let li = match tags.iter().find(|(t, _)| t == tag) {
+                    Some((_, li)) => *li,
+                    None => {
+                        let loc =
+                            Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
+                        let li = cache.sets.locale_id(&loc);
+                        tags.push((tag.to_owned(), li));
+                        li
+                    }
+                };
                 match &mut current {
-                    Some((cid, locs)) if *cid == id => locs.push(last_li),
+                    Some((cid, locs)) if *cid == id => locs.push(li),
                     _ => {
                         if let Some((cid, locs)) = current.take() {
                             cache.set_locales(cid, &locs);
                         }
-                        current = Some((id, vec![last_li]));
+                        current = Some((id, vec![li]));
                     }
                 }
             }
