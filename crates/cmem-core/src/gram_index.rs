@@ -127,7 +127,12 @@ impl Ord for Ranked {
 
 /// Per-thread scratch of a scan: shared-gram counts per key, the keys touched with their
 /// lengths, the keys offered, and each touched key's (length, count) cell.
-type Scratch = (Vec<u16>, Vec<(u32, u16)>, Vec<bool>, Vec<u32>);
+///
+/// Counts are bytes, so the array stays in cache at a million keys. A count saturates at
+/// 255, which is read as "every gram of the query" (see `shared`): exact for queries of
+/// up to 255 grams, an upper bound — hence still a sound filter — for longer ones, whose
+/// saturated keys rank first.
+type Scratch = (Vec<u8>, Vec<(u32, u16)>, Vec<bool>, Vec<u32>);
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> =
@@ -274,6 +279,8 @@ impl GramIndex {
             let mid = qlen.clamp(lo, hi.max(lo));
             lo <= hi && ((mid..=hi).any(reaches) || (lo..mid).rev().any(reaches))
         };
+        // A key's shared grams from its saturating byte count.
+        let shared = |count: u8| if count == u8::MAX { g } else { usize::from(count) };
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
             let (counts, touched, offered, cells) = &mut *scratch;
@@ -342,8 +349,8 @@ impl GramIndex {
                 scanned = i + 1;
                 if scanned == lists.len().div_ceil(2) && n > EARLY {
                     // Halfway: offer the keys that share the most grams so far.
-                    let mut best: Vec<(u16, u32)> =
-                        touched[..n].iter().map(|&(d, _)| (counts[d as usize], d)).collect();
+                    let mut best: Vec<(usize, u32)> =
+                        touched[..n].iter().map(|&(d, _)| (shared(counts[d as usize]), d)).collect();
                     best.select_nth_unstable_by(EARLY, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
                     best.truncate(EARLY);
                     best.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -395,7 +402,7 @@ impl GramIndex {
             cells.clear();
             cells.extend(touched[..n].iter().map(|&(d, len)| {
                 let len = usize::from(len);
-                let c = usize::from(counts[d as usize]);
+                let c = shared(counts[d as usize]);
                 if len < lo || len > hi || c < need[len - lo] {
                     return NO_CELL;
                 }
@@ -586,6 +593,32 @@ mod tests {
                 let expected = &all.seen[..max.min(all.seen.len())];
                 assert_eq!(limited.seen, expected, "max {max}, query {query}");
             }
+        }
+    }
+
+    #[test]
+    fn queries_of_more_than_255_grams_still_find_their_keys() {
+        // Counts saturate at 255: a query of 400 distinct grams must still reach a key
+        // sharing nearly all of them, at a low cut-off (every list read) and a high one.
+        let mut x = 12345u32;
+        let long: String = (0..400)
+            .map(|_| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                char::from(b'a' + ((x >> 16) % 26) as u8)
+            })
+            .collect();
+        let edited = format!("{}XY{}", &long[..200], &long[202..]);
+        let mut ix = GramIndex::new();
+        ix.add(EntryId(1), 0, &Keys::of(&[Run::text(edited.as_str())]));
+        ix.add(EntryId(2), 0, &Keys::of(&[Run::text("something else entirely")]));
+        let en = Locale::parse("en").unwrap();
+        let key = normalize_text(&long);
+        assert!(padded_grams(&key).len() > 255);
+        let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
+        for cutoff in [0.3, 0.95] {
+            let mut sink = Collect::new(cutoff);
+            ix.offer(&q, &|_| true, &mut sink);
+            assert_eq!(sink.seen.first().map(|(id, _)| id.0), Some(1), "cut-off {cutoff}");
         }
     }
 }
