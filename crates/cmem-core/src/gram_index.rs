@@ -55,7 +55,14 @@ struct Posting {
     ids: Vec<u32>,
     lens: Vec<u16>,
     sorted: usize,
+    /// For long lists, where each length starts in the sorted part: the window is found
+    /// in this small array instead of by a binary search that misses the cache at every
+    /// step of a long list.
+    starts: Vec<(u16, u32)>,
 }
+
+/// Lists at least this long get a directory of length starts.
+const DIRECTORY_FROM: usize = 1024;
 
 impl Posting {
     fn push(&mut self, d: u32, len: u16) {
@@ -91,6 +98,14 @@ impl Posting {
             ids.push(next.1);
         }
         self.sorted = ids.len();
+        self.starts.clear();
+        if lens.len() >= DIRECTORY_FROM {
+            for (i, &len) in lens.iter().enumerate() {
+                if self.starts.last().is_none_or(|&(l, _)| l != len) {
+                    self.starts.push((len, i as u32));
+                }
+            }
+        }
         self.ids = ids;
         self.lens = lens;
     }
@@ -98,9 +113,21 @@ impl Posting {
     /// The sorted keys with lengths in `lo..=hi` and the unsorted tail, each with their
     /// lengths.
     fn window(&self, lo: usize, hi: usize) -> (&[u32], &[u16], &[u32], &[u16]) {
-        let sorted = &self.lens[..self.sorted];
-        let start = sorted.partition_point(|&l| usize::from(l) < lo);
-        let end = sorted.partition_point(|&l| usize::from(l) <= hi).max(start);
+        let (start, end) = if self.starts.is_empty() {
+            let sorted = &self.lens[..self.sorted];
+            (
+                sorted.partition_point(|&l| usize::from(l) < lo),
+                sorted.partition_point(|&l| usize::from(l) <= hi),
+            )
+        } else {
+            // The first position of the first length at or past a bound.
+            let at = |past: &dyn Fn(usize) -> bool| {
+                let k = self.starts.partition_point(|&(l, _)| !past(usize::from(l)));
+                self.starts.get(k).map_or(self.sorted, |&(_, i)| i as usize)
+            };
+            (at(&|l| l >= lo), at(&|l| l > hi))
+        };
+        let end = end.max(start);
         (&self.ids[start..end], &self.lens[start..end], &self.ids[self.sorted..], &self.lens[self.sorted..])
     }
 }
@@ -619,6 +646,35 @@ mod tests {
             let mut sink = Collect::new(cutoff);
             ix.offer(&q, &|_| true, &mut sink);
             assert_eq!(sink.seen.first().map(|(id, _)| id.0), Some(1), "cut-off {cutoff}");
+        }
+    }
+
+    #[test]
+    fn posting_windows_hold_exactly_the_keys_in_range() {
+        let mut p = Posting::default();
+        let mut all: Vec<(u32, u16)> = Vec::new();
+        let mut x = 7u32;
+        for d in 0..5000u32 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let len = ((x >> 16) % 300) as u16;
+            p.push(d, len);
+            all.push((d, len));
+        }
+        assert!(!p.starts.is_empty(), "a long list has a directory");
+        for (lo, hi) in [(0, 0), (0, 299), (10, 20), (150, 150), (299, 400), (301, 500), (20, 10)] {
+            let (ids, lens, tail, tail_lens) = p.window(lo, hi);
+            assert!(lens.iter().all(|&l| (lo..=hi).contains(&usize::from(l))));
+            let mut got: Vec<u32> = ids.to_vec();
+            got.extend(
+                tail.iter()
+                    .zip(tail_lens)
+                    .filter(|&(_, &l)| (lo..=hi).contains(&usize::from(l)))
+                    .map(|(&d, _)| d),
+            );
+            got.sort_unstable();
+            let want: Vec<u32> =
+                all.iter().filter(|&&(_, l)| (lo..=hi).contains(&usize::from(l))).map(|&(d, _)| d).collect();
+            assert_eq!(got, want, "window {lo}..={hi}");
         }
     }
 }
