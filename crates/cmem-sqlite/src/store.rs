@@ -305,8 +305,8 @@ impl SqliteStore {
                 let li = match tags.iter().find(|(t, _)| t == tag) {
                     Some((_, li)) => *li,
                     None => {
-                        let loc =
-                            Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
+                        let loc = Locale::parse(tag)
+                            .map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
                         let li = cache.sets.locale_id(&loc);
                         tags.push((tag.to_owned(), li));
                         li
