@@ -89,10 +89,16 @@ impl SqliteOptions {
 /// A [`ContentMemory`] in one SQLite database: tables `tm_entries`, `tm_variants`,
 /// `tm_origins`, FTS5 tables `tm_variant_trigram` and `tm_variant_search`, migrated to
 /// [`SCHEMA_VERSION`] on open. Safe to share between threads: one connection behind a
-/// mutex, candidates served from an in-process index behind a read-write lock.
+/// mutex for writes and the rest, read-only connections from a pool for the reads of a
+/// lookup (a file's only; an in-memory database has its one connection), candidates
+/// served from an in-process index behind a read-write lock.
 #[derive(Debug)]
 pub struct SqliteStore {
     path: String,
+    /// Idle read-only connections, opened as lookups on several threads need them.
+    /// Declared before `conn` so they close first: the last connection to close removes
+    /// the WAL files, and a read-only one cannot.
+    readers: Mutex<Vec<Connection>>,
     conn: Mutex<Connection>,
     cache: RwLock<Cache>,
     trigram: bool,
@@ -206,6 +212,7 @@ impl SqliteStore {
         let trigram = !options.force_no_trigram && trigram_available(&conn);
         Ok(SqliteStore {
             path,
+            readers: Mutex::new(Vec::new()),
             conn: Mutex::new(conn),
             cache: RwLock::new(Cache::default()),
             trigram,
@@ -260,6 +267,31 @@ impl SqliteStore {
 
     fn conn(&self) -> Result<MutexGuard<'_, Connection>> {
         self.conn.lock().map_err(|_| self.poisoned("connection"))
+    }
+
+    /// Runs `read` on a connection that sees every committed write: an idle pooled
+    /// reader or a new one, given back afterwards; for an in-memory database, or when a
+    /// reader cannot be opened, the main connection.
+    fn with_reader<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        if self.path != ":memory:" {
+            let idle = self.readers.lock().ok().and_then(|mut idle| idle.pop());
+            let conn = idle.or_else(|| {
+                let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+                let conn = Connection::open_with_flags(&self.path, flags).ok()?;
+                conn.busy_timeout(self.options.busy_timeout).ok()?;
+                conn.set_prepared_statement_cache_capacity(64);
+                Some(conn)
+            });
+            if let Some(conn) = conn {
+                let out = read(&conn);
+                if let Ok(mut idle) = self.readers.lock() {
+                    idle.push(conn);
+                }
+                return out;
+            }
+        }
+        let conn = self.conn()?;
+        read(&conn)
     }
 
     fn cache_read(&self) -> Result<RwLockReadGuard<'_, Cache>> {
@@ -355,6 +387,52 @@ impl SqliteStore {
             cache.indexes.insert(li, cmem_core::GramIndex::build(&variants));
         }
         Ok(())
+    }
+
+    /// [`ContentMemory::exact`] on `conn`.
+    fn exact_on(&self, conn: &Connection, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
+        let p = &self.path;
+        // NULL keys stand for the key before them (`stored_keys`): each arm uses an index.
+        let sql = match q.kind {
+            KeyKind::Plain => "SELECT entry_id, locale FROM tm_variants WHERE plain = ?1 ORDER BY entry_id",
+            KeyKind::Structural => {
+                "SELECT entry_id, locale FROM (\
+                 SELECT entry_id, locale FROM tm_variants WHERE struct_key = ?1 UNION ALL \
+                 SELECT entry_id, locale FROM tm_variants WHERE struct_key IS NULL AND plain = ?1) \
+                 ORDER BY entry_id"
+            }
+            KeyKind::Generalized => {
+                "SELECT entry_id, locale FROM (\
+                 SELECT entry_id, locale FROM tm_variants WHERE general_key = ?1 UNION ALL \
+                 SELECT entry_id, locale FROM tm_variants WHERE general_key IS NULL AND struct_key = ?1 \
+                 UNION ALL SELECT entry_id, locale FROM tm_variants \
+                 WHERE general_key IS NULL AND struct_key IS NULL AND plain = ?1) ORDER BY entry_id"
+            }
+        };
+        let rows: Vec<(i64, String)> = {
+            let mut stmt = conn.prepare_cached(sql).ctx(p, "exact lookup")?;
+            let rows = stmt.query_map([q.key], |r| Ok((r.get(0)?, r.get(1)?))).ctx(p, "exact lookup")?;
+            rows.collect::<rusqlite::Result<_>>().ctx(p, "exact lookup")?
+        };
+        let mut out: Vec<Entry> = Vec::new();
+        // Rows come by entry: an entry loaded once is decided, kept or not.
+        let mut loaded: Option<i64> = None;
+        for (id, tag) in rows {
+            if loaded == Some(id) {
+                continue;
+            }
+            let locale = Locale::parse(&tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
+            if !locale.matches(q.source) {
+                continue;
+            }
+            loaded = Some(id);
+            if let Some(e) = self.load_entry(conn, EntryId(id))? {
+                if e.variant_index(q.target).is_some() {
+                    out.push(e);
+                }
+            }
+        }
+        Ok(out)
     }
 
     fn load_entry(&self, conn: &Connection, id: EntryId) -> Result<Option<Entry>> {
@@ -607,8 +685,7 @@ impl ContentMemory for SqliteStore {
     }
 
     fn get(&self, id: EntryId) -> Result<Option<Entry>> {
-        let conn = self.conn()?;
-        self.load_entry(&conn, id)
+        self.with_reader(|conn| self.load_entry(conn, id))
     }
 
     fn delete(&self, id: EntryId) -> Result<bool> {
@@ -719,49 +796,7 @@ impl ContentMemory for SqliteStore {
     }
 
     fn exact(&self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
-        let conn = self.conn()?;
-        let p = &self.path;
-        // NULL keys stand for the key before them (`stored_keys`): each arm uses an index.
-        let sql = match q.kind {
-            KeyKind::Plain => "SELECT entry_id, locale FROM tm_variants WHERE plain = ?1 ORDER BY entry_id",
-            KeyKind::Structural => {
-                "SELECT entry_id, locale FROM (\
-                 SELECT entry_id, locale FROM tm_variants WHERE struct_key = ?1 UNION ALL \
-                 SELECT entry_id, locale FROM tm_variants WHERE struct_key IS NULL AND plain = ?1) \
-                 ORDER BY entry_id"
-            }
-            KeyKind::Generalized => {
-                "SELECT entry_id, locale FROM (\
-                 SELECT entry_id, locale FROM tm_variants WHERE general_key = ?1 UNION ALL \
-                 SELECT entry_id, locale FROM tm_variants WHERE general_key IS NULL AND struct_key = ?1 \
-                 UNION ALL SELECT entry_id, locale FROM tm_variants \
-                 WHERE general_key IS NULL AND struct_key IS NULL AND plain = ?1) ORDER BY entry_id"
-            }
-        };
-        let rows: Vec<(i64, String)> = {
-            let mut stmt = conn.prepare_cached(sql).ctx(p, "exact lookup")?;
-            let rows = stmt.query_map([q.key], |r| Ok((r.get(0)?, r.get(1)?))).ctx(p, "exact lookup")?;
-            rows.collect::<rusqlite::Result<_>>().ctx(p, "exact lookup")?
-        };
-        let mut out: Vec<Entry> = Vec::new();
-        // Rows come by entry: an entry loaded once is decided, kept or not.
-        let mut loaded: Option<i64> = None;
-        for (id, tag) in rows {
-            if loaded == Some(id) {
-                continue;
-            }
-            let locale = Locale::parse(&tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
-            if !locale.matches(q.source) {
-                continue;
-            }
-            loaded = Some(id);
-            if let Some(e) = self.load_entry(&conn, EntryId(id))? {
-                if e.variant_index(q.target).is_some() {
-                    out.push(e);
-                }
-            }
-        }
-        Ok(out)
+        self.with_reader(|conn| self.exact_on(conn, q))
     }
 
     fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
