@@ -279,6 +279,7 @@ impl SqliteStore {
                 let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
                 let conn = Connection::open_with_flags(&self.path, flags).ok()?;
                 conn.busy_timeout(self.options.busy_timeout).ok()?;
+                conn.pragma_update(None, "cache_size", -i64::from(self.options.cache_kib)).ok()?;
                 conn.set_prepared_statement_cache_capacity(64);
                 Some(conn)
             });
