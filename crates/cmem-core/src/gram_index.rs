@@ -40,8 +40,8 @@ pub struct GramIndex {
     postings: FxHashMap<u64, Posting>,
     by_len: Vec<Vec<u32>>,
     of_entry: HashMap<EntryId, Vec<u32>>,
-    /// Key lengths, compact and apart from `docs`: the scan reads one per posting, and
-    /// this array stays in cache where `docs` would not.
+    /// Key lengths (saturating at `u16::MAX`), by key number: what posting lists carry
+    /// beside each key, kept here for the keys offered.
     lens: Vec<u16>,
 }
 
@@ -82,17 +82,19 @@ impl Posting {
         let mut tail: Vec<(u16, u32)> =
             self.lens[self.sorted..].iter().copied().zip(self.ids[self.sorted..].iter().copied()).collect();
         tail.sort_unstable();
-        let head: Vec<(u16, u32)> =
-            self.lens[..self.sorted].iter().copied().zip(self.ids[..self.sorted].iter().copied()).collect();
         let (mut i, mut j) = (0, 0);
         let (mut ids, mut lens) = (Vec::with_capacity(self.ids.len()), Vec::with_capacity(self.ids.len()));
-        while i < head.len() || j < tail.len() {
-            let next = if j == tail.len() || (i < head.len() && head[i] <= tail[j]) {
-                i += 1;
-                head[i - 1]
-            } else {
-                j += 1;
-                tail[j - 1]
+        while i < self.sorted || j < tail.len() {
+            let head = (i < self.sorted).then(|| (self.lens[i], self.ids[i]));
+            let next = match head {
+                Some(h) if j == tail.len() || h <= tail[j] => {
+                    i += 1;
+                    h
+                }
+                _ => {
+                    j += 1;
+                    tail[j - 1]
+                }
             };
             lens.push(next.0);
             ids.push(next.1);
@@ -388,44 +390,32 @@ impl GramIndex {
             }
             let left = lists.len() - scanned;
             let cutoff = sink.cutoff();
-            // Per key length, the fewest shared grams that can still reach the cut-off:
-            // an integer test per key instead of a bound.
             let (lo, hi) = window(cutoff);
-            // The bound grows with the count: a binary search per length.
-            let need: Vec<usize> = (lo..=hi)
-                .map(|len| {
-                    let reaches =
-                        |c: usize| similarity_bound(qlen, g, len, (c + left).min(g)) + EPS >= cutoff;
-                    let (mut a, mut b) = (0, g + 1);
-                    while a < b {
-                        let m = (a + b) / 2;
-                        if reaches(m) {
-                            b = m;
-                        } else {
-                            a = m + 1;
-                        }
-                    }
-                    if a <= g {
-                        a
-                    } else {
-                        usize::MAX
-                    }
-                })
-                .collect();
-            // Cells: one per (length, count) that can reach the cut-off, numbered per
-            // length from the least count needed up, each with its bound. The keys to rank
-            // far outnumber the cells.
-            let mut first_cell = Vec::with_capacity(need.len());
+            // Cells: per key length, one per count that can still reach the cut-off, each
+            // with its bound; `need` is the least such count (an integer test per key
+            // instead of a bound). The bound grows with the count, so each length's cells
+            // are found from the top count down. The keys to rank far outnumber the cells.
+            let mut need = Vec::with_capacity(hi.saturating_sub(lo) + 1);
+            let mut first_cell = Vec::with_capacity(need.capacity());
             let mut cell_bound: Vec<f64> = Vec::new();
-            for (len, &from) in (lo..=hi).zip(&need) {
-                first_cell.push(cell_bound.len());
-                cell_bound
-                    .extend((from.min(g + 1)..=g).map(|c| similarity_bound(qlen, g, len, (c + left).min(g))));
+            for len in lo..=hi {
+                let start = cell_bound.len();
+                first_cell.push(start);
+                cell_bound.extend(
+                    (0..=g)
+                        .rev()
+                        .map(|c| similarity_bound(qlen, g, len, (c + left).min(g)))
+                        .take_while(|b| b + EPS >= cutoff),
+                );
+                let reaching = cell_bound.len() - start;
+                cell_bound[start..].reverse();
+                need.push(if reaching == 0 { usize::MAX } else { g + 1 - reaching });
             }
             // Pass 1: each touched key's cell (`NO_CELL` when it cannot reach), and how
             // many keys each cell holds.
             const NO_CELL: u32 = u32::MAX;
             let mut held = vec![0u32; cell_bound.len()];
+            let mut reaching = 0usize;
             cells.clear();
             cells.extend(touched[..n].iter().map(|&(d, len)| {
                 let len = usize::from(len);
@@ -435,6 +425,7 @@ impl GramIndex {
                 }
                 let cell = first_cell[len - lo] + (c - need[len - lo]);
                 held[cell] += 1;
+                reaching += 1;
                 cell as u32
             }));
             // The walk usually stops long before the end: only the keys whose bound is
@@ -470,7 +461,7 @@ impl GramIndex {
                 }
                 offer(d, offered, &mut marked, sink);
             }
-            if !stopped && kept < by_bound.iter().map(|&c| held[c] as usize).sum::<usize>() {
+            if !stopped && kept < reaching {
                 let mut heap = std::collections::BinaryHeap::from(gather(&|b| b < least));
                 while let Some(Ranked(bound, d)) = heap.pop() {
                     if bound + EPS < sink.cutoff() || marked.len() >= max_candidates {
