@@ -53,7 +53,7 @@ pub use key::{
     flatten_runs, generalized_text, normalize_text, structural_text, KeyKind, Keys, KindSet, KEY_VERSION,
 };
 pub use locale::Locale;
-pub use locale_set::LocaleSets;
+pub use locale_set::{LocaleSets, PairFilter};
 pub use lookup::{lookup, LookupOptions, LookupRequest, Match, MatchType, SCORE_NEAR_EXACT};
 pub use mem::MemStore;
 pub use notation::{parse_notation, to_notation, Segment};

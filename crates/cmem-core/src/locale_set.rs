@@ -63,19 +63,34 @@ impl LocaleSets {
         self.locales.iter().map(|l| l.matches(locale)).collect()
     }
 
-    /// Per set, whether it has a variant in `source` and another variant in `target`
-    /// (each by the prefix rule): the entries a lookup from `source` to `target` can use.
-    pub fn pairs(&self, source: &Locale, target: &Locale) -> Vec<bool> {
+    /// The sets a lookup from `source` to `target` can use: those with a variant in
+    /// `source` and another variant in `target` (each by the prefix rule).
+    pub fn pairs(&self, source: &Locale, target: &Locale) -> PairFilter {
         let src = self.matching(source);
         let tgt = self.matching(target);
-        self.sets
+        let ok = self
+            .sets
             .iter()
             .map(|ls| {
                 ls.iter().enumerate().any(|(i, &a)| {
                     src[usize::from(a)] && ls.iter().enumerate().any(|(j, &b)| i != j && tgt[usize::from(b)])
                 })
             })
-            .collect()
+            .collect();
+        PairFilter { ok }
+    }
+}
+
+/// Which locale sets serve one lookup's locale pair ([`LocaleSets::pairs`]).
+#[derive(Debug, Clone)]
+pub struct PairFilter {
+    ok: Vec<bool>,
+}
+
+impl PairFilter {
+    /// True when set `set` serves the pair; false for a number it does not know.
+    pub fn accepts(&self, set: u32) -> bool {
+        self.ok.get(set as usize).copied().unwrap_or(false)
     }
 }
 
@@ -102,11 +117,11 @@ mod tests {
         assert_eq!(sets.set(en_de_at), &[en, de_at]);
         assert!(sets.set(99).is_empty());
         let ok = sets.pairs(&loc("en"), &loc("de"));
-        assert!(ok[en_de as usize] && ok[en_de_at as usize]);
-        assert!(!ok[fr_en as usize]);
+        assert!(ok.accepts(en_de) && ok.accepts(en_de_at));
+        assert!(!ok.accepts(fr_en) && !ok.accepts(99));
         // Two variants matching `de`: one serves as source, the other as target.
         let ok = sets.pairs(&loc("de"), &loc("de"));
-        assert!(ok[de_de_at as usize] && !ok[en_de as usize]);
+        assert!(ok.accepts(de_de_at) && !ok.accepts(en_de));
         assert_eq!(sets.locales().len(), 4);
     }
 }

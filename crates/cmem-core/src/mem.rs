@@ -183,7 +183,7 @@ impl ContentMemory for MemStore {
     fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
         let inner = self.read()?;
         let pairs = inner.sets.pairs(q.source, q.target);
-        let accept = |group: u32| pairs.get(group as usize).copied().unwrap_or(false);
+        let accept = |set: u32| pairs.accepts(set);
         for (locale, index) in &inner.fuzzy {
             if locale.matches(q.source) {
                 index.offer(q, &accept, sink);

@@ -807,7 +807,7 @@ impl ContentMemory for SqliteStore {
         self.ensure_cache(q.source)?;
         let cache = self.cache_read()?;
         let pairs = cache.sets.pairs(q.source, q.target);
-        let accept = |set: u32| pairs.get(set as usize).copied().unwrap_or(false);
+        let accept = |set: u32| pairs.accepts(set);
         // Locale order, as the in-memory store: with a verification budget the order
         // of offers decides which candidates are scored.
         let mut matching = cache.matching(q.source);
