@@ -293,9 +293,9 @@ fn main() -> Result<()> {
         options.scan_limit = v;
     }
 
-    // Two passes, each on its own: all lookups, then the exhaustive scan of every query.
-    // Interleaved, each would evict the other's working set from the caches and both
-    // would be measured cold, which no long-running service sees.
+    // Passes, each on its own: all fuzzy lookups, the exact lookups, then the exhaustive
+    // scan of every query. Interleaved, each would evict the other's working set from the
+    // caches and both would be measured cold, which no long-running service sees.
     let mut lat = Vec::with_capacity(queries.len());
     let mut tops: Vec<Option<f64>> = Vec::with_capacity(queries.len());
     let mut inconsistent = Vec::new();
@@ -336,7 +336,6 @@ fn main() -> Result<()> {
         tops.push(matches.first().map(|m| raw_similarity(&qk, &Keys::of(m.source()))));
     }
 
-    // Exact lookups next, like the fuzzy ones before the exhaustive pass evicts them.
     let mut exact_lat = Vec::new();
     // An exact lookup asks for the answer (limit 1): what pre-translation and an editor's
     // auto-fill do. With a full-score hit, no fuzzy candidate can enter.
