@@ -158,31 +158,19 @@ impl Keys {
 /// The plain key: `Text` verbatim, `Ph` as `{equiv}`, `Sub` as `[equiv]`, paired codes
 /// emit nothing, a choice renders its `other` (else first) form; normalized.
 pub fn flatten_runs(runs: &[Run]) -> String {
-    fn go(runs: &[Run], out: &mut String) {
-        for run in runs {
-            match run {
-                Run::Text(t) => out.push_str(t),
-                Run::Ph(c) => {
-                    out.push('{');
-                    out.push_str(&c.equiv);
-                    out.push('}');
-                }
-                Run::Sub(c) => {
-                    out.push('[');
-                    out.push_str(&c.equiv);
-                    out.push(']');
-                }
-                Run::PcOpen(_) | Run::PcClose(_) => {}
-                Run::Plural(c) | Run::Select(c) => {
-                    if let Some(form) = c.default_form() {
-                        go(form, out);
-                    }
-                }
-            }
+    let out = crate::run::render_text(runs, &|run, out| match run {
+        Run::Ph(c) => {
+            out.push('{');
+            out.push_str(&c.equiv);
+            out.push('}');
         }
-    }
-    let mut out = String::new();
-    go(runs, &mut out);
+        Run::Sub(c) => {
+            out.push('[');
+            out.push_str(&c.equiv);
+            out.push(']');
+        }
+        _ => {}
+    });
     normalize_text(&out)
 }
 

@@ -183,21 +183,27 @@ pub fn walk_runs_mut(runs: &mut [Run], f: &mut dyn FnMut(&mut Run)) {
 
 /// The text of every `Text` run, concatenated, descending into choices' default forms.
 pub fn plain_text(runs: &[Run]) -> String {
-    let mut out = String::new();
-    fn go(runs: &[Run], out: &mut String) {
+    render_text(runs, &|_, _| {})
+}
+
+/// `Text` runs verbatim and choices by their default form, each other run (a code) as
+/// `code` writes it: the one walk behind the plain renderings of runs.
+pub fn render_text(runs: &[Run], code: &dyn Fn(&Run, &mut String)) -> String {
+    fn go(runs: &[Run], code: &dyn Fn(&Run, &mut String), out: &mut String) {
         for run in runs {
             match run {
                 Run::Text(t) => out.push_str(t),
                 Run::Plural(c) | Run::Select(c) => {
                     if let Some(form) = c.default_form() {
-                        go(form, out);
+                        go(form, code, out);
                     }
                 }
-                _ => {}
+                other => code(other, out),
             }
         }
     }
-    go(runs, &mut out);
+    let mut out = String::new();
+    go(runs, code, &mut out);
     out
 }
 

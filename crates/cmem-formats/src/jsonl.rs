@@ -285,26 +285,11 @@ impl<R: BufRead> Iterator for JsonlReader<'_, R> {
 /// The text a simple line carries for runs: text, codes as their native data (or
 /// `equiv` when they have none, as entities do), choices as their default form.
 pub fn surface_text(runs: &[Run]) -> String {
-    let mut out = String::new();
-    fn go(runs: &[Run], out: &mut String) {
-        for run in runs {
-            match run {
-                Run::Text(t) => out.push_str(t),
-                Run::Plural(c) | Run::Select(c) => {
-                    if let Some(form) = c.default_form() {
-                        go(form, out);
-                    }
-                }
-                other => {
-                    if let Some(code) = other.code() {
-                        out.push_str(if code.data.is_empty() { &code.equiv } else { &code.data });
-                    }
-                }
-            }
+    cmem_core::run::render_text(runs, &|run, out| {
+        if let Some(code) = run.code() {
+            out.push_str(if code.data.is_empty() { &code.equiv } else { &code.data });
         }
-    }
-    go(runs, &mut out);
-    out
+    })
 }
 
 /// A streaming JSON Lines writer.
