@@ -210,6 +210,11 @@ impl<R: Read> TmxReader<R> {
         self.xml.error_at(kind, message, offset)
     }
 
+    /// The error for a file that ends `place` ("in <header>"), at the current event.
+    fn eof_here(&self, place: &str) -> FormatError {
+        self.error_here(ErrorKind::Xml, format!("unexpected end of file {place}"), self.xml.event_start())
+    }
+
     /// A located error at an offset of the current `tu` (see [`Pos`]).
     fn error_at(&self, kind: ErrorKind, message: impl Into<String>, pos: Pos) -> FormatError {
         self.xml.error_at(kind, message, pos)
@@ -282,13 +287,7 @@ impl<R: Read> TmxReader<R> {
                         }
                         XmlEvent::Start => self.xml.skip_element()?,
                         XmlEvent::End if self.xml.depth() <= 1 => self.state = State::Epilog,
-                        XmlEvent::Eof => {
-                            return Err(self.error_here(
-                                ErrorKind::Xml,
-                                "unexpected end of file inside <body>",
-                                self.xml.event_start(),
-                            ))
-                        }
+                        XmlEvent::Eof => return Err(self.eof_here("inside <body>")),
                         _ => {}
                     }
                 }
@@ -363,13 +362,7 @@ impl<R: Read> TmxReader<R> {
                         self.xml.event_start(),
                     ));
                 }
-                XmlEvent::Eof => {
-                    return Err(self.error_here(
-                        ErrorKind::Xml,
-                        "unexpected end of file before <body>",
-                        self.xml.event_start(),
-                    ))
-                }
+                XmlEvent::Eof => return Err(self.eof_here("before <body>")),
                 _ => {}
             }
         }
@@ -393,13 +386,7 @@ impl<R: Read> TmxReader<R> {
                 }
                 XmlEvent::Start => self.xml.skip_element()?,
                 XmlEvent::End => return Ok(()),
-                XmlEvent::Eof => {
-                    return Err(self.error_here(
-                        ErrorKind::Xml,
-                        "unexpected end of file in <header>",
-                        self.xml.event_start(),
-                    ))
-                }
+                XmlEvent::Eof => return Err(self.eof_here("in <header>")),
                 _ => {}
             }
         }
