@@ -235,6 +235,13 @@ pub struct XliffDocument {
 }
 
 impl XliffDocument {
+    /// Adds a segment with where it lies, keeping the two lists in step; its index.
+    fn push_segment(&mut self, segment: Segment, info: SegInfo) -> usize {
+        self.segments.push(segment);
+        self.info.push(info);
+        self.segments.len() - 1
+    }
+
     /// Reads a whole document; `file` names it in error messages.
     ///
     /// # Errors

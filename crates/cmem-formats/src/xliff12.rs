@@ -167,52 +167,50 @@ impl<R: Read> Parser<'_, R> {
         };
         let approved = approved || matches!(state.as_deref(), Some("final" | "signed-off"));
         if segs.is_empty() {
-            let index = self.doc.segments.len();
-            unit.segments.push(index);
-            self.doc.segments.push(Segment {
-                unit_id,
-                segment_id: None,
-                source: source.runs,
-                target: target.map(|t| t.runs),
-                state,
-                approved,
-                translatable: translate,
-                line,
-                source_locale: self.langs.0.clone(),
-                target_locale: self.langs.1.clone(),
-            });
-            self.doc.info.push(SegInfo {
-                place: Place::V1Unit { target: unit.target, after },
-                unit: unit_index,
-                codes: source.codes,
-            });
-        } else {
-            for (mid, inline, line, span) in segs {
-                let index = self.doc.segments.len();
-                unit.segments.push(index);
-                let tm = target_mrks.remove(&mid);
-                let seg_target = match (&tm, &target) {
-                    (Some((t, _)), _) => Some(t.runs.clone()),
-                    (None, _) => None,
-                };
-                self.doc.mrk_spans.insert(index, span);
-                self.doc.segments.push(Segment {
-                    unit_id: unit_id.clone(),
-                    segment_id: Some(mid),
-                    source: inline.runs,
-                    target: seg_target,
-                    state: state.clone(),
+            let index = self.doc.push_segment(
+                Segment {
+                    unit_id,
+                    segment_id: None,
+                    source: source.runs,
+                    target: target.map(|t| t.runs),
+                    state,
                     approved,
                     translatable: translate,
                     line,
                     source_locale: self.langs.0.clone(),
                     target_locale: self.langs.1.clone(),
-                });
-                self.doc.info.push(SegInfo {
-                    place: Place::V1Mrk { target_mrk: tm.map(|(_, s)| s), unit: unit_index },
+                },
+                SegInfo {
+                    place: Place::V1Unit { target: unit.target, after },
                     unit: unit_index,
-                    codes: inline.codes,
-                });
+                    codes: source.codes,
+                },
+            );
+            unit.segments.push(index);
+        } else {
+            for (mid, inline, line, span) in segs {
+                let tm = target_mrks.remove(&mid);
+                let index = self.doc.push_segment(
+                    Segment {
+                        unit_id: unit_id.clone(),
+                        segment_id: Some(mid),
+                        source: inline.runs,
+                        target: tm.as_ref().map(|(t, _)| t.runs.clone()),
+                        state: state.clone(),
+                        approved,
+                        translatable: translate,
+                        line,
+                        source_locale: self.langs.0.clone(),
+                        target_locale: self.langs.1.clone(),
+                    },
+                    SegInfo {
+                        place: Place::V1Mrk { target_mrk: tm.map(|(_, s)| s), unit: unit_index },
+                        unit: unit_index,
+                        codes: inline.codes,
+                    },
+                );
+                unit.segments.push(index);
+                self.doc.mrk_spans.insert(index, span);
             }
         }
         self.doc.units.push(unit);

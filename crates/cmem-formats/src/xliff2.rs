@@ -139,27 +139,28 @@ impl<R: Read> Parser<'_, R> {
                             start,
                         ));
                     };
-                    let index = self.doc.segments.len();
-                    unit.segments.push(index);
                     let approved = state.as_deref() == Some("final");
                     let target_span = target.as_ref().map(|(_, s)| *s);
-                    self.doc.segments.push(Segment {
-                        unit_id: unit_id.clone(),
-                        segment_id: seg_id,
-                        source: source.runs,
-                        target: target.map(|(t, _)| t.runs),
-                        state,
-                        approved,
-                        translatable: translate,
-                        line,
-                        source_locale: self.langs.0.clone(),
-                        target_locale: self.langs.1.clone(),
-                    });
-                    self.doc.info.push(SegInfo {
-                        place: Place::V2 { segment, target: target_span, after },
-                        unit: unit_index,
-                        codes: source.codes,
-                    });
+                    let index = self.doc.push_segment(
+                        Segment {
+                            unit_id: unit_id.clone(),
+                            segment_id: seg_id,
+                            source: source.runs,
+                            target: target.map(|(t, _)| t.runs),
+                            state,
+                            approved,
+                            translatable: translate,
+                            line,
+                            source_locale: self.langs.0.clone(),
+                            target_locale: self.langs.1.clone(),
+                        },
+                        SegInfo {
+                            place: Place::V2 { segment, target: target_span, after },
+                            unit: unit_index,
+                            codes: source.codes,
+                        },
+                    );
+                    unit.segments.push(index);
                 }
                 _ if is_mtc => {
                     self.r.skip_element()?;
