@@ -43,13 +43,17 @@ pub struct GramIndex {
     /// Key lengths (saturating at `u16::MAX`), by key number: what posting lists carry
     /// beside each key, kept here for the keys offered.
     lens: Vec<u16>,
+    /// Grams whose unsorted tail outgrew what [`settle`](GramIndex::settle) leaves.
+    unsettled: Vec<u64>,
 }
 
 /// The keys holding one gram, each with its length beside it (a scan then reads the
 /// list alone, never the lengths of keys outside its window). A prefix is kept sorted by
 /// (key length, key number), so a query reads only the keys inside its length window;
-/// keys added since the last merge sit unsorted after it and are merged in once they
-/// grow past a quarter of the list (amortized constant work per key).
+/// keys added since the last merge sit unsorted after it, and a query reads all of them.
+/// While keys are added they are merged in once they grow past a quarter of the list
+/// (amortized constant work per key); after a batch of writes,
+/// [`settle`](GramIndex::settle) leaves at most a 64th of the list (or 32 keys) there.
 #[derive(Debug, Default)]
 struct Posting {
     ids: Vec<u32>,
@@ -64,11 +68,26 @@ struct Posting {
 /// Lists at least this long get a directory of length starts.
 const DIRECTORY_FROM: usize = 1024;
 
+/// The longest unsorted tail a settled list of `sorted` keys keeps.
+fn settled_tail(sorted: usize) -> usize {
+    (sorted / 64).max(32)
+}
+
 impl Posting {
-    fn push(&mut self, d: u32, len: u16) {
+    /// Adds a key; true when its tail has just outgrown what a settled list keeps.
+    fn push(&mut self, d: u32, len: u16) -> bool {
         self.ids.push(d);
         self.lens.push(len);
+        let outgrown = self.ids.len() - self.sorted == settled_tail(self.sorted) + 1;
         self.merge_if_long();
+        outgrown && self.ids.len() > self.sorted
+    }
+
+    /// Merges the unsorted tail when it is longer than a settled list keeps.
+    fn settle(&mut self) {
+        if self.ids.len() - self.sorted > settled_tail(self.sorted) {
+            self.merge();
+        }
     }
 
     /// Merges the unsorted tail once it is longer than a quarter of the sorted part.
@@ -134,6 +153,45 @@ impl Posting {
     }
 }
 
+/// The counting state of a scan, on slices so its loop keeps pointers and positions in
+/// registers.
+struct Tally<'a> {
+    /// Shared grams per key.
+    counts: &'a mut [u8],
+    /// `touched[..seen]`: every key counted, once each.
+    touched: &'a mut [(u32, u16)],
+    seen: usize,
+}
+
+impl Tally<'_> {
+    /// Counts one gram for each of `ids` (whose lengths are `lens`; only those inside
+    /// `window` when given).
+    ///
+    /// Every key is written into the next free slot of `touched`, and the slot advances
+    /// only past a first sighting: no branch to mispredict.
+    #[inline(never)]
+    fn count(&mut self, ids: &[u32], lens: &[u16], window: Option<(usize, usize)>) {
+        let mut seen = self.seen;
+        let mut one = |d: u32, len: u16| {
+            let c = &mut self.counts[d as usize];
+            self.touched[seen] = (d, len);
+            seen += usize::from(*c == 0);
+            *c = c.saturating_add(1);
+        };
+        match window {
+            None => ids.iter().zip(lens).for_each(|(&d, &len)| one(d, len)),
+            Some((lo, hi)) => {
+                for (&d, &len) in ids.iter().zip(lens) {
+                    if (lo..=hi).contains(&usize::from(len)) {
+                        one(d, len);
+                    }
+                }
+            }
+        }
+        self.seen = seen;
+    }
+}
+
 /// A key by its similarity bound: higher bound first, then lower key number.
 struct Ranked(f64, u32);
 
@@ -154,18 +212,32 @@ impl Ord for Ranked {
     }
 }
 
-/// Per-thread scratch of a scan: shared-gram counts per key, the keys touched with their
-/// lengths, the keys offered, and each touched key's (length, count) cell.
+/// Per-thread scratch of a scan.
 ///
 /// Counts are bytes, so the array stays in cache at a million keys. A count saturates at
 /// 255, which is read as "every gram of the query" (see `shared`): exact for queries of
 /// up to 255 grams, an upper bound — hence still a sound filter — for longer ones, whose
 /// saturated keys rank first.
-type Scratch = (Vec<u8>, Vec<(u32, u16)>, Vec<bool>, Vec<u32>);
+struct Scratch {
+    /// Shared grams per key.
+    counts: Vec<u8>,
+    /// The keys counted, with their lengths (one slot per key and a spare).
+    touched: Vec<(u32, u16)>,
+    /// Per key: offered already.
+    offered: Vec<bool>,
+    /// Per key ranked: its (length, count) cell.
+    cells: Vec<u32>,
+}
 
 thread_local! {
-    static SCRATCH: RefCell<Scratch> =
-        const { RefCell::new((Vec::new(), Vec::new(), Vec::new(), Vec::new())) };
+    static SCRATCH: RefCell<Scratch> = const {
+        RefCell::new(Scratch {
+            counts: Vec::new(),
+            touched: Vec::new(),
+            offered: Vec::new(),
+            cells: Vec::new(),
+        })
+    };
 }
 
 impl GramIndex {
@@ -199,7 +271,9 @@ impl GramIndex {
         let short = u16::try_from(len).unwrap_or(u16::MAX);
         self.lens.push(short);
         for g in padded_grams(key) {
-            self.postings.entry(g).or_default().push(d, short);
+            if self.postings.entry(g).or_default().push(d, short) {
+                self.unsettled.push(g);
+            }
         }
         if self.by_len.len() <= len {
             self.by_len.resize_with(len + 1, Vec::new);
@@ -226,7 +300,9 @@ impl GramIndex {
             ix
         };
         if chunk == 0 || chunk >= variants.len() {
-            return sequential(variants);
+            let mut ix = sequential(variants);
+            ix.settle();
+            return ix;
         }
         let parts: Vec<GramIndex> = std::thread::scope(|scope| {
             let handles: Vec<_> =
@@ -239,7 +315,23 @@ impl GramIndex {
         for part in parts {
             ix.append(part);
         }
+        for posting in ix.postings.values_mut() {
+            posting.settle();
+        }
+        ix.unsettled.clear();
         ix
+    }
+
+    /// Sorts the keys added since the last merge into the lists where they have grown
+    /// past a 64th of the list (or 32 keys), so a query reads little beyond its length
+    /// window. Writers call it after each batch; the work is proportional to the lists
+    /// merged, and each list is merged again only after a 64th of it was added.
+    pub fn settle(&mut self) {
+        for gram in std::mem::take(&mut self.unsettled) {
+            if let Some(posting) = self.postings.get_mut(&gram) {
+                posting.settle();
+            }
+        }
     }
 
     /// Adds the keys of `other` after this index's own, numbered on from them.
@@ -312,18 +404,15 @@ impl GramIndex {
         let shared = |count: u8| if count == u8::MAX { g } else { usize::from(count) };
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
-            let (counts, touched, offered, cells) = &mut *scratch;
+            let Scratch { counts, touched, offered, cells } = &mut *scratch;
             if counts.len() < self.docs.len() {
                 counts.resize(self.docs.len(), 0);
                 offered.resize(self.docs.len(), false);
             }
-            // One slot per key and one spare: the scan writes every key it reads into the
-            // next free slot and advances only past a first sighting (no branch to
-            // mispredict), so `touched[..n]` are the keys seen, each once.
             if touched.len() <= self.docs.len() {
                 touched.resize(self.docs.len() + 1, (0, 0));
             }
-            let mut n = 0usize;
+            let mut tally = Tally { counts, touched, seen: 0 };
             // Keys offered, to clear their marks; its length is the count against the
             // sink's `max_candidates`.
             let mut marked: Vec<u32> = Vec::new();
@@ -361,25 +450,15 @@ impl GramIndex {
                     break;
                 }
                 read += size;
-                let mut count = |d: u32, len: u16| {
-                    let c = &mut counts[d as usize];
-                    touched[n] = (d, len);
-                    n += usize::from(*c == 0);
-                    *c = c.saturating_add(1);
-                };
-                for (&d, &len) in inside.iter().zip(inside_lens) {
-                    count(d, len);
-                }
-                for (&d, &len) in tail.iter().zip(tail_lens) {
-                    if (lo..=hi).contains(&usize::from(len)) {
-                        count(d, len);
-                    }
-                }
+                tally.count(inside, inside_lens, None);
+                tally.count(tail, tail_lens, Some((lo, hi)));
                 scanned = i + 1;
-                if scanned == lists.len().div_ceil(2) && n > EARLY {
+                if scanned == lists.len().div_ceil(2) && tally.seen > EARLY {
                     // Halfway: offer the keys that share the most grams so far.
-                    let mut best: Vec<(usize, u32)> =
-                        touched[..n].iter().map(|&(d, _)| (shared(counts[d as usize]), d)).collect();
+                    let mut best: Vec<(usize, u32)> = tally.touched[..tally.seen]
+                        .iter()
+                        .map(|&(d, _)| (shared(tally.counts[d as usize]), d))
+                        .collect();
                     best.select_nth_unstable_by(EARLY, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
                     best.truncate(EARLY);
                     best.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -389,6 +468,8 @@ impl GramIndex {
                 }
             }
             let left = lists.len() - scanned;
+            let Tally { counts, touched, seen } = tally;
+            let candidates = &touched[..seen];
             let cutoff = sink.cutoff();
             let (lo, hi) = window(cutoff);
             // Cells: per key length, one per count that can still reach the cut-off, each
@@ -401,12 +482,13 @@ impl GramIndex {
             for len in lo..=hi {
                 let start = cell_bound.len();
                 first_cell.push(start);
-                cell_bound.extend(
-                    (0..=g)
-                        .rev()
-                        .map(|c| similarity_bound(qlen, g, len, (c + left).min(g)))
-                        .take_while(|b| b + EPS >= cutoff),
-                );
+                for c in (0..=g).rev() {
+                    let b = similarity_bound(qlen, g, len, (c + left).min(g));
+                    if b + EPS < cutoff {
+                        break;
+                    }
+                    cell_bound.push(b);
+                }
                 let reaching = cell_bound.len() - start;
                 cell_bound[start..].reverse();
                 need.push(if reaching == 0 { usize::MAX } else { g + 1 - reaching });
@@ -417,7 +499,7 @@ impl GramIndex {
             let mut held = vec![0u32; cell_bound.len()];
             let mut reaching = 0usize;
             cells.clear();
-            cells.extend(touched[..n].iter().map(|&(d, len)| {
+            cells.extend(candidates.iter().map(|&(d, len)| {
                 let len = usize::from(len);
                 let c = shared(counts[d as usize]);
                 if len < lo || len > hi || c < need[len - lo] {
@@ -444,7 +526,7 @@ impl GramIndex {
                 least = cell_bound[c];
             }
             let gather = |keep: &dyn Fn(f64) -> bool| -> Vec<Ranked> {
-                touched[..n]
+                candidates
                     .iter()
                     .zip(cells.iter())
                     .filter(|&(_, &cell)| cell != NO_CELL && keep(cell_bound[cell as usize]))
@@ -484,7 +566,7 @@ impl GramIndex {
                     }
                 }
             }
-            for &(d, _) in &touched[..n] {
+            for &(d, _) in &touched[..seen] {
                 counts[d as usize] = 0;
             }
             for d in marked {
@@ -638,6 +720,37 @@ mod tests {
             ix.offer(&q, &|_| true, &mut sink);
             assert_eq!(sink.seen.first().map(|(id, _)| id.0), Some(1), "cut-off {cutoff}");
         }
+    }
+
+    #[test]
+    fn settling_shortens_tails_and_changes_no_answer() {
+        let words = ["open", "the", "file", "save", "all", "close", "window", "new", "tab", "print"];
+        let mut ix = GramIndex::new();
+        for i in 0..3000usize {
+            let text: Vec<&str> =
+                (0..2 + i % 5).map(|k| words[(i * 3 + k * 7 + i / 13) % words.len()]).collect();
+            ix.add(EntryId(i as i64 + 1), 0, &Keys::of(&[Run::text(text.join(" "))]));
+        }
+        let en = Locale::parse("en").unwrap();
+        let offers = |ix: &GramIndex| {
+            ["open the file", "save all tab", "close new window print"]
+                .iter()
+                .map(|query| {
+                    let key = normalize_text(query);
+                    let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
+                    let mut sink = Collect::new(0.5);
+                    ix.offer(&q, &|_| true, &mut sink);
+                    sink.seen
+                })
+                .collect::<Vec<_>>()
+        };
+        let tail = |p: &Posting| p.ids.len() - p.sorted;
+        assert!(ix.postings.values().any(|p| tail(p) > settled_tail(p.sorted)), "unsettled before");
+        let before = offers(&ix);
+        ix.settle();
+        assert!(ix.postings.values().all(|p| tail(p) <= settled_tail(p.sorted)));
+        assert!(ix.unsettled.is_empty());
+        assert_eq!(offers(&ix), before);
     }
 
     #[test]

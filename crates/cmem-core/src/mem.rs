@@ -144,7 +144,11 @@ impl ContentMemory for MemStore {
             })?;
         }
         let mut inner = self.write_lock()?;
-        Ok(entries.iter().map(|e| inner.insert(e)).collect())
+        let outcomes = entries.iter().map(|e| inner.insert(e)).collect();
+        for index in inner.fuzzy.values_mut() {
+            index.settle();
+        }
+        Ok(outcomes)
     }
 
     fn get(&self, id: EntryId) -> Result<Option<Entry>> {

@@ -92,6 +92,7 @@ pub fn padded_grams(key: &str) -> Vec<u64> {
 /// an insertion at most `Q − 1` (only the grams spanning the gap). A key longer by `Δ`
 /// needs `Δ` insertions (destroying at most `2Δ` grams) and substitutions for the rest;
 /// a key shorter by `Δ` needs `Δ` deletions (at most `3Δ` grams) and the rest likewise.
+#[inline]
 pub fn min_distance(query_len: usize, query_grams: usize, len: usize, shared: usize) -> usize {
     let missing = query_grams.saturating_sub(shared);
     let delta = query_len.abs_diff(len);
@@ -101,6 +102,7 @@ pub fn min_distance(query_len: usize, query_grams: usize, len: usize, shared: us
 
 /// The highest similarity a key of `len` characters sharing `shared` grams can reach
 /// with a query of `query_len` characters and `query_grams` distinct grams.
+#[inline]
 pub fn similarity_bound(query_len: usize, query_grams: usize, len: usize, shared: usize) -> f64 {
     let max = query_len.max(len);
     if max == 0 {

@@ -62,6 +62,13 @@ impl Cache {
         }
     }
 
+    /// Settles the indexes after a batch of [`add`](Self::add)s (see [`GramIndex::settle`]).
+    pub(crate) fn settle(&mut self) {
+        for ix in self.indexes.values_mut() {
+            ix.settle();
+        }
+    }
+
     /// Forgets a deleted entry.
     pub(crate) fn remove(&mut self, id: EntryId) {
         if let Some(set) = self.entry_set.remove(id) {

@@ -682,6 +682,7 @@ impl ContentMemory for SqliteStore {
         for (id, keys) in added {
             cache.add(id, &keys);
         }
+        cache.settle();
         Ok(outcomes)
     }
 
