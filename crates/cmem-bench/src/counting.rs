@@ -2,6 +2,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use cmem_core::distance::CharSketch;
 use cmem_core::store::{CandidateQuery, CandidateSink, ExactQuery, SearchHit, SearchQuery, Stats};
 use cmem_core::{ContentMemory, Entry, EntryId, KindSet, NewEntry, Result, VersionReader, WriteOutcome};
 
@@ -30,6 +31,17 @@ impl CandidateSink for CountingSink<'_> {
     fn offer_with_len(&mut self, id: EntryId, kinds: KindSet, key: &str, len: usize) -> f64 {
         self.offered += 1;
         self.inner.offer_with_len(id, kinds, key, len)
+    }
+    fn offer_sketched(
+        &mut self,
+        id: EntryId,
+        kinds: KindSet,
+        key: &str,
+        len: usize,
+        sketch: &CharSketch,
+    ) -> f64 {
+        self.offered += 1;
+        self.inner.offer_sketched(id, kinds, key, len, sketch)
     }
     fn cutoff(&self) -> f64 {
         self.inner.cutoff()

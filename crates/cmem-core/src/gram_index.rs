@@ -13,6 +13,7 @@ use std::collections::HashMap;
 
 use rustc_hash::FxHashMap;
 
+use crate::distance::CharSketch;
 use crate::entry::EntryId;
 use crate::key::{Keys, KindSet};
 use crate::store::{CandidateQuery, CandidateSink};
@@ -26,6 +27,8 @@ struct Doc {
     kinds: KindSet,
     alive: bool,
     key: Box<str>,
+    /// Beside the key, so the sink can rule it out on the cache line it reads anyway.
+    sketch: CharSketch,
 }
 
 /// The trigram index of the keys of one locale's variants.
@@ -280,7 +283,14 @@ impl GramIndex {
         }
         self.by_len[len].push(d);
         self.of_entry.entry(entry).or_default().push(d);
-        self.docs.push(Doc { entry, group, kinds, alive: true, key: key.into() });
+        self.docs.push(Doc {
+            entry,
+            group,
+            kinds,
+            alive: true,
+            key: key.into(),
+            sketch: CharSketch::of(key),
+        });
     }
 
     /// The index of many variants at once (entry, locale set, keys), built in parts on
@@ -430,7 +440,7 @@ impl GramIndex {
                         u16::MAX => doc.key.chars().count(),
                         l => usize::from(l),
                     };
-                    sink.offer_with_len(doc.entry, doc.kinds, &doc.key, len);
+                    sink.offer_sketched(doc.entry, doc.kinds, &doc.key, len, &doc.sketch);
                 }
             };
             let mut scanned = 0;

@@ -6,7 +6,7 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::adapt::{adapt, entity_values, Adapted, CodeAdaptation, EntityAdaptation};
-use crate::distance::Pattern;
+use crate::distance::{CharSketch, Pattern};
 use crate::entry::{Entry, EntryId};
 use crate::error::{Error, Result};
 use crate::key::{flatten_runs, KeyKind, Keys, KindSet};
@@ -537,6 +537,38 @@ impl<'a> Sink<'a> {
         }
     }
 
+    /// Scores an offered key with `similarity` (the pattern's similarity at least the
+    /// cut-off, or `None`) and returns the new cut-off.
+    fn score(
+        &mut self,
+        id: EntryId,
+        kinds: KindSet,
+        similarity: impl FnOnce(&Pattern, f64) -> Option<f64>,
+    ) -> f64 {
+        let both = kinds.intersect(self.kinds);
+        let Some(kind) = both.first() else { return self.cutoff };
+        if !self.exclude.is_empty() && self.exclude.contains(&id) {
+            return self.cutoff;
+        }
+        self.scored += 1;
+        self.narrow_after_budget();
+        let Some(sim) = similarity(&self.pattern, self.cutoff) else {
+            return self.cutoff;
+        };
+        match self.best.get_mut(&id) {
+            Some(best) => {
+                if sim > best.0 || (sim == best.0 && kind < best.1) {
+                    *best = (sim, kind);
+                }
+            }
+            None => {
+                self.best.insert(id, (sim, kind));
+                self.push_top(sim.min(SCORE_NEAR_EXACT));
+            }
+        }
+        self.cutoff
+    }
+
     fn push_top(&mut self, score: f64) {
         self.best_score = self.best_score.max(score);
         self.narrow_after_budget();
@@ -558,30 +590,21 @@ impl CandidateSink for Sink<'_> {
     }
 
     fn offer_with_len(&mut self, id: EntryId, kinds: KindSet, key: &str, len: usize) -> f64 {
-        let both = kinds.intersect(self.kinds);
-        let Some(kind) = both.first() else { return self.cutoff };
-        if !self.exclude.is_empty() && self.exclude.contains(&id) {
-            return self.cutoff;
-        }
-        self.scored += 1;
-        self.narrow_after_budget();
-        let Some(sim) = self.pattern.similarity_at_least(key, len, self.cutoff) else {
-            return self.cutoff;
-        };
-        match self.best.get_mut(&id) {
-            Some(best) => {
-                if sim > best.0 || (sim == best.0 && kind < best.1) {
-                    *best = (sim, kind);
-                }
-            }
-            None => {
-                self.best.insert(id, (sim, kind));
-                self.push_top(sim.min(SCORE_NEAR_EXACT));
-            }
-        }
-        self.cutoff
+        self.score(id, kinds, |pattern, cutoff| pattern.similarity_at_least(key, len, cutoff))
     }
 
+    fn offer_sketched(
+        &mut self,
+        id: EntryId,
+        kinds: KindSet,
+        key: &str,
+        len: usize,
+        sketch: &CharSketch,
+    ) -> f64 {
+        self.score(id, kinds, |pattern, cutoff| {
+            pattern.similarity_at_least_sketched(key, len, sketch, cutoff)
+        })
+    }
     fn cutoff(&self) -> f64 {
         self.cutoff
     }

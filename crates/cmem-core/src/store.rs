@@ -49,6 +49,21 @@ pub trait CandidateSink {
         self.offer(id, kinds, key)
     }
 
+    /// [`offer_with_len`](CandidateSink::offer_with_len) with the key's
+    /// [`CharSketch`](crate::distance::CharSketch), for stores that keep it: the sink may
+    /// rule the key out by it without comparing the texts.
+    fn offer_sketched(
+        &mut self,
+        id: EntryId,
+        kinds: KindSet,
+        key: &str,
+        len: usize,
+        sketch: &crate::distance::CharSketch,
+    ) -> f64 {
+        let _ = sketch;
+        self.offer_with_len(id, kinds, key, len)
+    }
+
     /// The cut-off: the lowest similarity that can still change the result. It only
     /// rises while candidates are offered.
     fn cutoff(&self) -> f64;
