@@ -198,11 +198,22 @@ impl Pattern {
     }
 
     fn blocks(&self, text: &str, n: usize, max: usize) -> Option<usize> {
+        // Patterns of up to 256 characters (most) keep their state on the stack.
+        const ON_STACK: usize = 4;
+        if self.words <= ON_STACK {
+            let (mut vp, mut vn) = ([!0u64; ON_STACK], [0u64; ON_STACK]);
+            self.blocks_in(text, n, max, &mut vp[..self.words], &mut vn[..self.words])
+        } else {
+            self.blocks_in(text, n, max, &mut vec![!0u64; self.words], &mut vec![0u64; self.words])
+        }
+    }
+
+    /// [`blocks`](Pattern::blocks) with its vertical deltas, one word per block, in `vp`
+    /// (all ones) and `vn` (all zeros).
+    fn blocks_in(&self, text: &str, n: usize, max: usize, vp: &mut [u64], vn: &mut [u64]) -> Option<usize> {
         let m = self.len;
         let words = self.words;
         let last = 1u64 << ((m - 1) % 64);
-        let mut vp = vec![!0u64; words];
-        let mut vn = vec![0u64; words];
         let mut dist = m;
         for (j, c) in text.chars().enumerate() {
             let mut hp_carry = 1u64;
