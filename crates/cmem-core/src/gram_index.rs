@@ -62,14 +62,17 @@ struct Posting {
     ids: Vec<u32>,
     lens: Vec<u16>,
     sorted: usize,
-    /// For long lists, where each length starts in the sorted part: the window is found
-    /// in this small array instead of by a binary search that misses the cache at every
-    /// step of a long list.
-    starts: Vec<(u16, u32)>,
+    /// For long lists, indexed by length: where the keys of at least that length start
+    /// in the sorted part, for lengths up to [`DIRECTORY_LENGTHS`] (a window is two reads
+    /// instead of a binary search that misses the cache at every step of a long list).
+    starts: Vec<u32>,
 }
 
 /// Lists at least this long get a directory of length starts.
 const DIRECTORY_FROM: usize = 1024;
+
+/// The longest length a directory covers; windows reaching past it search the rest.
+const DIRECTORY_LENGTHS: usize = 512;
 
 /// The longest unsorted tail a settled list of `sorted` keys keeps.
 fn settled_tail(sorted: usize) -> usize {
@@ -124,34 +127,36 @@ impl Posting {
         self.sorted = ids.len();
         self.starts.clear();
         if lens.len() >= DIRECTORY_FROM {
-            for (i, &len) in lens.iter().enumerate() {
-                if self.starts.last().is_none_or(|&(l, _)| l != len) {
-                    self.starts.push((len, i as u32));
+            let top = lens.last().map_or(0, |&l| usize::from(l) + 1).min(DIRECTORY_LENGTHS);
+            let mut i = 0;
+            for len in 0..=top {
+                while i < lens.len() && usize::from(lens[i]) < len {
+                    i += 1;
                 }
+                self.starts.push(i as u32);
             }
         }
         self.ids = ids;
         self.lens = lens;
     }
 
+    /// The position of the first sorted key of length `len` or more.
+    fn first_at_least(&self, len: usize) -> usize {
+        match self.starts.get(len) {
+            Some(&i) => i as usize,
+            None => {
+                // Past the directory (or none): search the lengths after its end.
+                let from = self.starts.last().map_or(0, |&i| i as usize);
+                from + self.lens[from..self.sorted].partition_point(|&l| usize::from(l) < len)
+            }
+        }
+    }
+
     /// The sorted keys with lengths in `lo..=hi` and the unsorted tail, each with their
     /// lengths.
     fn window(&self, lo: usize, hi: usize) -> (&[u32], &[u16], &[u32], &[u16]) {
-        let (start, end) = if self.starts.is_empty() {
-            let sorted = &self.lens[..self.sorted];
-            (
-                sorted.partition_point(|&l| usize::from(l) < lo),
-                sorted.partition_point(|&l| usize::from(l) <= hi),
-            )
-        } else {
-            // The first position of the first length at or past a bound.
-            let at = |past: &dyn Fn(usize) -> bool| {
-                let k = self.starts.partition_point(|&(l, _)| !past(usize::from(l)));
-                self.starts.get(k).map_or(self.sorted, |&(_, i)| i as usize)
-            };
-            (at(&|l| l >= lo), at(&|l| l > hi))
-        };
-        let end = end.max(start);
+        let start = self.first_at_least(lo);
+        let end = self.first_at_least(hi.saturating_add(1)).max(start);
         (&self.ids[start..end], &self.lens[start..end], &self.ids[self.sorted..], &self.lens[self.sorted..])
     }
 }
@@ -228,8 +233,8 @@ struct Scratch {
     touched: Vec<(u32, u16)>,
     /// Per key: offered already.
     offered: Vec<bool>,
-    /// Per key ranked: its (length, count) cell.
-    cells: Vec<u32>,
+    /// Per key ranked: the next key of its (length, count) cell.
+    links: Vec<u32>,
 }
 
 thread_local! {
@@ -238,7 +243,7 @@ thread_local! {
             counts: Vec::new(),
             touched: Vec::new(),
             offered: Vec::new(),
-            cells: Vec::new(),
+            links: Vec::new(),
         })
     };
 }
@@ -414,7 +419,7 @@ impl GramIndex {
         let shared = |count: u8| if count == u8::MAX { g } else { usize::from(count) };
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
-            let Scratch { counts, touched, offered, cells } = &mut *scratch;
+            let Scratch { counts, touched, offered, links } = &mut *scratch;
             if counts.len() < self.docs.len() {
                 counts.resize(self.docs.len(), 0);
                 offered.resize(self.docs.len(), false);
@@ -464,12 +469,29 @@ impl GramIndex {
                 tally.count(tail, tail_lens, Some((lo, hi)));
                 scanned = i + 1;
                 if scanned == lists.len().div_ceil(2) && tally.seen > EARLY {
-                    // Halfway: offer the keys that share the most grams so far.
-                    let mut best: Vec<(usize, u32)> = tally.touched[..tally.seen]
+                    // Halfway: offer the keys that share the most grams so far. A histogram
+                    // of the counts gives the least count among the best; only keys at or
+                    // above it are gathered and ordered.
+                    let seen = &tally.touched[..tally.seen];
+                    let mut histogram = [0usize; 256];
+                    for &(d, _) in seen {
+                        histogram[usize::from(tally.counts[d as usize])] += 1;
+                    }
+                    let mut above = 0;
+                    let mut least = 0u8;
+                    for c in (0..=u8::MAX).rev() {
+                        above += histogram[usize::from(c)];
+                        if above >= EARLY {
+                            least = c;
+                            break;
+                        }
+                    }
+                    let mut best: Vec<(usize, u32)> = seen
                         .iter()
+                        .filter(|&&(d, _)| tally.counts[d as usize] >= least)
                         .map(|&(d, _)| (shared(tally.counts[d as usize]), d))
                         .collect();
-                    best.select_nth_unstable_by(EARLY, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+                    best.select_nth_unstable_by(EARLY - 1, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
                     best.truncate(EARLY);
                     best.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
                     for (_, d) in best {
@@ -482,68 +504,95 @@ impl GramIndex {
             let candidates = &touched[..seen];
             let cutoff = sink.cutoff();
             let (lo, hi) = window(cutoff);
-            // Cells: per key length, one per count that can still reach the cut-off, each
-            // with its bound; `need` is the least such count (an integer test per key
-            // instead of a bound). The bound grows with the count, so each length's cells
-            // are found from the top count down. The keys to rank far outnumber the cells.
+            // Cells: per key length, one per count that can still reach the cut-off, from
+            // `need`, the least such count (the bound grows with the count; an integer
+            // test per key instead of a bound). The keys to rank far outnumber the cells.
+            let least_count = |len: usize| -> Option<usize> {
+                let reaches = |c: usize| similarity_bound(qlen, g, len, (c + left).min(g)) + EPS >= cutoff;
+                if !reaches(g) {
+                    return None;
+                }
+                let (mut below, mut at) = (0, g);
+                while below < at {
+                    let mid = (below + at) / 2;
+                    if reaches(mid) {
+                        at = mid;
+                    } else {
+                        below = mid + 1;
+                    }
+                }
+                Some(below)
+            };
             let mut need = Vec::with_capacity(hi.saturating_sub(lo) + 1);
             let mut first_cell = Vec::with_capacity(need.capacity());
-            let mut cell_bound: Vec<f64> = Vec::new();
+            let mut cell_count = 0usize;
             for len in lo..=hi {
-                let start = cell_bound.len();
-                first_cell.push(start);
-                for c in (0..=g).rev() {
-                    let b = similarity_bound(qlen, g, len, (c + left).min(g));
-                    if b + EPS < cutoff {
-                        break;
-                    }
-                    cell_bound.push(b);
-                }
-                let reaching = cell_bound.len() - start;
-                cell_bound[start..].reverse();
-                need.push(if reaching == 0 { usize::MAX } else { g + 1 - reaching });
+                first_cell.push(cell_count);
+                let least = least_count(len);
+                need.push(least.unwrap_or(usize::MAX));
+                cell_count += least.map_or(0, |c| g + 1 - c);
             }
-            // Pass 1: each touched key's cell (`NO_CELL` when it cannot reach), and how
-            // many keys each cell holds.
-            const NO_CELL: u32 = u32::MAX;
-            let mut held = vec![0u32; cell_bound.len()];
+            // Pass 1: each key that can reach joins its cell's list (`links`, by position
+            // in `candidates`, newest first); `held` counts each cell's keys.
+            const END: u32 = u32::MAX;
+            let mut head = vec![END; cell_count];
+            let mut held = vec![0u32; cell_count];
             let mut reaching = 0usize;
-            cells.clear();
-            cells.extend(candidates.iter().map(|&(d, len)| {
+            links.clear();
+            links.resize(candidates.len(), END);
+            for (i, &(d, len)) in candidates.iter().enumerate() {
                 let len = usize::from(len);
                 let c = shared(counts[d as usize]);
                 if len < lo || len > hi || c < need[len - lo] {
-                    return NO_CELL;
+                    continue;
                 }
                 let cell = first_cell[len - lo] + (c - need[len - lo]);
+                links[i] = head[cell];
+                head[cell] = i as u32;
                 held[cell] += 1;
                 reaching += 1;
-                cell as u32
-            }));
+            }
+            // The occupied cells, best bound first.
+            let mut by_bound: Vec<(f64, usize)> = Vec::new();
+            for (k, len) in (lo..=hi).enumerate() {
+                if need[k] == usize::MAX {
+                    continue;
+                }
+                for c in need[k]..=g {
+                    let cell = first_cell[k] + (c - need[k]);
+                    if held[cell] > 0 {
+                        by_bound.push((similarity_bound(qlen, g, len, (c + left).min(g)), cell));
+                    }
+                }
+            }
+            by_bound.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
             // The walk usually stops long before the end: only the keys whose bound is
             // among the best few (twice what may still be offered) are sorted; the rest
-            // is gathered and ordered only if the walk gets that far.
+            // is ordered only if the walk gets that far.
             let take = max_candidates.saturating_sub(marked.len()).saturating_mul(2).saturating_add(64);
-            let mut by_bound: Vec<usize> = (0..cell_bound.len()).filter(|&c| held[c] > 0).collect();
-            by_bound.sort_unstable_by(|&a, &b| cell_bound[b].total_cmp(&cell_bound[a]));
             let mut least = f64::NEG_INFINITY;
             let mut kept = 0usize;
-            for &c in &by_bound {
+            for &(bound, cell) in &by_bound {
                 if kept >= take {
                     break;
                 }
-                kept += held[c] as usize;
-                least = cell_bound[c];
+                kept += held[cell] as usize;
+                least = bound;
             }
-            let gather = |keep: &dyn Fn(f64) -> bool| -> Vec<Ranked> {
-                candidates
-                    .iter()
-                    .zip(cells.iter())
-                    .filter(|&(_, &cell)| cell != NO_CELL && keep(cell_bound[cell as usize]))
-                    .map(|(&(d, _), &cell)| Ranked(cell_bound[cell as usize], d))
-                    .collect()
+            let split = by_bound.partition_point(|&(bound, _)| bound >= least);
+            let keys_of = |cells: &[(f64, usize)]| -> Vec<Ranked> {
+                let mut keys = Vec::new();
+                for &(bound, cell) in cells {
+                    let mut i = head[cell];
+                    while i != END {
+                        keys.push(Ranked(bound, candidates[i as usize].0));
+                        i = links[i as usize];
+                    }
+                }
+                keys
             };
-            let mut ranked = gather(&|b| b >= least);
+            let mut ranked = keys_of(&by_bound[..split]);
+            let kept = ranked.len();
             ranked.sort_unstable_by(|a, b| b.cmp(a));
             let mut stopped = false;
             for Ranked(bound, d) in ranked {
@@ -554,7 +603,7 @@ impl GramIndex {
                 offer(d, offered, &mut marked, sink);
             }
             if !stopped && kept < reaching {
-                let mut heap = std::collections::BinaryHeap::from(gather(&|b| b < least));
+                let mut heap = std::collections::BinaryHeap::from(keys_of(&by_bound[split..]));
                 while let Some(Ranked(bound, d)) = heap.pop() {
                     if bound + EPS < sink.cutoff() || marked.len() >= max_candidates {
                         break;
@@ -770,12 +819,26 @@ mod tests {
         let mut x = 7u32;
         for d in 0..5000u32 {
             x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-            let len = ((x >> 16) % 300) as u16;
+            // Lengths past the directory's end too.
+            let len = ((x >> 16) % 900) as u16;
             p.push(d, len);
             all.push((d, len));
         }
         assert!(!p.starts.is_empty(), "a long list has a directory");
-        for (lo, hi) in [(0, 0), (0, 299), (10, 20), (150, 150), (299, 400), (301, 500), (20, 10)] {
+        for (lo, hi) in [
+            (0, 0),
+            (0, 299),
+            (10, 20),
+            (150, 150),
+            (299, 400),
+            (301, 500),
+            (20, 10),
+            (500, 700),
+            (511, 513),
+            (700, 5000),
+            (899, 899),
+            (900, 1000),
+        ] {
             let (ids, lens, tail, tail_lens) = p.window(lo, hi);
             assert!(lens.iter().all(|&l| (lo..=hi).contains(&usize::from(l))));
             let mut got: Vec<u32> = ids.to_vec();
