@@ -368,6 +368,34 @@ mod tests {
         }
 
         #[test]
+        fn cutoff_agrees_on_long_near_texts(
+            base in proptest::collection::vec(prop::sample::select(vec!['a', 'b', 'c', 'd', ' ', 'é']), 60..420),
+            edits in proptest::collection::vec((0usize..1000, 0u8..3, prop::sample::select(vec!['a', 'x', 'é'])), 0..80),
+            slack in 0usize..30,
+        ) {
+            // A text a few edits from the pattern, of many blocks (past the stack state
+            // too), with limits on both sides of the distance.
+            let a: String = base.iter().collect();
+            let mut b = base.clone();
+            for (at, op, c) in edits {
+                let at = at % (b.len() + 1);
+                match op {
+                    0 => b.insert(at, c),
+                    1 if at < b.len() => { b.remove(at); }
+                    _ if at < b.len() => b[at] = c,
+                    _ => {}
+                }
+            }
+            let b: String = b.into_iter().collect();
+            let d = levenshtein_reference(&a, &b);
+            let p = Pattern::new(&a);
+            let n = b.chars().count();
+            for max in [d.saturating_sub(slack), d.saturating_sub(1), d, d + slack] {
+                prop_assert_eq!(p.distance_within(&b, n, max), (d <= max).then_some(d), "max {}", max);
+            }
+        }
+
+        #[test]
         fn cutoff_agrees(a in small_alphabet(), b in small_alphabet(), max in 0usize..40) {
             let d = levenshtein_reference(&a, &b);
             let got = Pattern::new(&a).distance_within(&b, b.chars().count(), max);
