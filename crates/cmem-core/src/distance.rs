@@ -198,21 +198,29 @@ impl Pattern {
     }
 
     fn blocks(&self, text: &str, n: usize, max: usize) -> Option<usize> {
-        // Patterns of up to 256 characters (most) keep their state on the stack.
-        const ON_STACK: usize = 4;
-        if self.words <= ON_STACK {
-            let (mut vp, mut vn) = ([!0u64; ON_STACK], [0u64; ON_STACK]);
-            self.blocks_in(text, n, max, &mut vp[..self.words], &mut vn[..self.words])
-        } else {
-            self.blocks_in(text, n, max, &mut vec![!0u64; self.words], &mut vec![0u64; self.words])
+        // Patterns of up to 256 characters (most) keep their state in registers or on the
+        // stack, in a loop the compiler unrolls.
+        match self.words {
+            2 => self.blocks_in::<2>(text, n, max, &mut [!0; 2], &mut [0; 2]),
+            3 => self.blocks_in::<3>(text, n, max, &mut [!0; 3], &mut [0; 3]),
+            4 => self.blocks_in::<4>(text, n, max, &mut [!0; 4], &mut [0; 4]),
+            words => self.blocks_in::<0>(text, n, max, &mut vec![!0; words], &mut vec![0; words]),
         }
     }
 
     /// [`blocks`](Pattern::blocks) with its vertical deltas, one word per block, in `vp`
-    /// (all ones) and `vn` (all zeros).
-    fn blocks_in(&self, text: &str, n: usize, max: usize, vp: &mut [u64], vn: &mut [u64]) -> Option<usize> {
+    /// (all ones) and `vn` (all zeros); `WORDS` is their number when known at compile
+    /// time, else 0.
+    fn blocks_in<const WORDS: usize>(
+        &self,
+        text: &str,
+        n: usize,
+        max: usize,
+        vp: &mut [u64],
+        vn: &mut [u64],
+    ) -> Option<usize> {
         let m = self.len;
-        let words = self.words;
+        let words = if WORDS == 0 { self.words } else { WORDS };
         let last = 1u64 << ((m - 1) % 64);
         let mut dist = m;
         for (j, c) in text.chars().enumerate() {
