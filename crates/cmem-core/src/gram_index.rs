@@ -200,6 +200,51 @@ impl Tally<'_> {
     }
 }
 
+/// The end of a cell's list of keys.
+const END: u32 = u32::MAX;
+
+/// Where pass 1 files keys: per cell the first key's position and the number of keys, per
+/// key the next key's position.
+struct CellLists<'a> {
+    head: &'a mut [u32],
+    held: &'a mut [u32],
+    links: &'a mut [u32],
+}
+
+/// Files each of `candidates` whose count (from `counts`, saturated as every one of
+/// `grams`) reaches its length's least count into its cell's list, and returns how many
+/// were filed. `rows`, from length `lo` on: the least count, and the cell of count 0
+/// (wrapping; only counts from the least on are used).
+#[inline(never)]
+fn file_in_cells(
+    candidates: &[(u32, u16)],
+    counts: &[u8],
+    grams: usize,
+    (lo, rows): (usize, &[(usize, usize)]),
+    lists: CellLists<'_>,
+) -> usize {
+    let CellLists { head, held, links } = lists;
+    let mut filed = 0;
+    for (i, &(d, len)) in candidates.iter().enumerate() {
+        let Some(&(need, base)) = usize::from(len).checked_sub(lo).and_then(|k| rows.get(k)) else {
+            continue;
+        };
+        let c = match counts[d as usize] {
+            u8::MAX => grams,
+            c => usize::from(c),
+        };
+        if c < need {
+            continue;
+        }
+        let cell = base.wrapping_add(c);
+        links[i] = head[cell];
+        head[cell] = i as u32;
+        held[cell] += 1;
+        filed += 1;
+    }
+    filed
+}
+
 /// A key by its similarity bound: higher bound first, then lower key number.
 struct Ranked(f64, u32);
 
@@ -534,24 +579,22 @@ impl GramIndex {
             }
             // Pass 1: each key that can reach joins its cell's list (`links`, by position
             // in `candidates`, newest first); `held` counts each cell's keys.
-            const END: u32 = u32::MAX;
             let mut head = vec![END; cell_count];
             let mut held = vec![0u32; cell_count];
-            let mut reaching = 0usize;
             links.clear();
             links.resize(candidates.len(), END);
-            for (i, &(d, len)) in candidates.iter().enumerate() {
-                let len = usize::from(len);
-                let c = shared(counts[d as usize]);
-                if len < lo || len > hi || c < need[len - lo] {
-                    continue;
-                }
-                let cell = first_cell[len - lo] + (c - need[len - lo]);
-                links[i] = head[cell];
-                head[cell] = i as u32;
-                held[cell] += 1;
-                reaching += 1;
-            }
+            let rows: Vec<(usize, usize)> = need
+                .iter()
+                .zip(&first_cell)
+                .map(|(&need, &first)| (need, first.wrapping_sub(need)))
+                .collect();
+            let reaching = file_in_cells(
+                candidates,
+                counts,
+                g,
+                (lo, &rows),
+                CellLists { head: &mut head, held: &mut held, links },
+            );
             // The occupied cells, best bound first.
             let mut by_bound: Vec<(f64, usize)> = Vec::new();
             for (k, len) in (lo..=hi).enumerate() {
