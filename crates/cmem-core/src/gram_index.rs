@@ -198,6 +198,35 @@ impl Tally<'_> {
         }
         self.seen = seen;
     }
+
+    /// The `how_many` keys seen that share the most grams (ties: lower key number first),
+    /// best first; at least that many must have been seen. A histogram of the counts
+    /// gives the least count among them, so only keys at or above it are ordered.
+    #[inline(never)]
+    fn most_shared(&self, how_many: usize) -> Vec<u32> {
+        let seen = &self.touched[..self.seen];
+        let mut histogram = [0usize; 256];
+        for &(d, _) in seen {
+            histogram[usize::from(self.counts[d as usize])] += 1;
+        }
+        let mut above = 0;
+        let mut least = 0u8;
+        for c in (0..=u8::MAX).rev() {
+            above += histogram[usize::from(c)];
+            if above >= how_many {
+                least = c;
+                break;
+            }
+        }
+        // Counts order as shared grams do (a saturated count is the most).
+        let mut best: Vec<(u8, u32)> =
+            seen.iter().map(|&(d, _)| (self.counts[d as usize], d)).filter(|&(c, _)| c >= least).collect();
+        let order = |a: &(u8, u32), b: &(u8, u32)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+        best.select_nth_unstable_by(how_many - 1, order);
+        best.truncate(how_many);
+        best.sort_unstable_by(order);
+        best.into_iter().map(|(_, d)| d).collect()
+    }
 }
 
 /// The end of a cell's list of keys.
@@ -268,9 +297,9 @@ impl Ord for Ranked {
 /// Per-thread scratch of a scan.
 ///
 /// Counts are bytes, so the array stays in cache at a million keys. A count saturates at
-/// 255, which is read as "every gram of the query" (see `shared`): exact for queries of
-/// up to 255 grams, an upper bound — hence still a sound filter — for longer ones, whose
-/// saturated keys rank first.
+/// 255, which is read as "every gram of the query" (see `file_in_cells`): exact for
+/// queries of up to 255 grams, an upper bound — hence still a sound filter — for longer
+/// ones, whose saturated keys rank first.
 struct Scratch {
     /// Shared grams per key.
     counts: Vec<u8>,
@@ -460,8 +489,6 @@ impl GramIndex {
             let mid = qlen.clamp(lo, hi.max(lo));
             lo <= hi && ((mid..=hi).any(reaches) || (lo..mid).rev().any(reaches))
         };
-        // A key's shared grams from its saturating byte count.
-        let shared = |count: u8| if count == u8::MAX { g } else { usize::from(count) };
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
             let Scratch { counts, touched, offered, links } = &mut *scratch;
@@ -514,32 +541,9 @@ impl GramIndex {
                 tally.count(tail, tail_lens, Some((lo, hi)));
                 scanned = i + 1;
                 if scanned == lists.len().div_ceil(2) && tally.seen > EARLY {
-                    // Halfway: offer the keys that share the most grams so far. A histogram
-                    // of the counts gives the least count among the best; only keys at or
-                    // above it are gathered and ordered.
-                    let seen = &tally.touched[..tally.seen];
-                    let mut histogram = [0usize; 256];
-                    for &(d, _) in seen {
-                        histogram[usize::from(tally.counts[d as usize])] += 1;
-                    }
-                    let mut above = 0;
-                    let mut least = 0u8;
-                    for c in (0..=u8::MAX).rev() {
-                        above += histogram[usize::from(c)];
-                        if above >= EARLY {
-                            least = c;
-                            break;
-                        }
-                    }
-                    let mut best: Vec<(usize, u32)> = seen
-                        .iter()
-                        .filter(|&&(d, _)| tally.counts[d as usize] >= least)
-                        .map(|&(d, _)| (shared(tally.counts[d as usize]), d))
-                        .collect();
-                    best.select_nth_unstable_by(EARLY - 1, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-                    best.truncate(EARLY);
-                    best.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-                    for (_, d) in best {
+                    // Halfway: offer the keys that share the most grams so far.
+                    let best = tally.most_shared(EARLY);
+                    for d in best {
                         offer(d, offered, &mut marked, sink);
                     }
                 }
