@@ -19,13 +19,17 @@ use crate::key::{Keys, KindSet};
 use crate::store::{CandidateQuery, CandidateSink};
 use crate::trigram::{length_bounds, padded_grams, similarity_bound};
 
+/// One indexed key: everything an offer reads, on one cache line (64 bytes, aligned).
 #[derive(Debug)]
+#[repr(align(64))]
 struct Doc {
     entry: EntryId,
     /// The caller's number for the entry's locale set (see [`LocaleSets`](crate::LocaleSets)).
     group: u32,
     kinds: KindSet,
     alive: bool,
+    /// The key's length in characters, saturating at `u16::MAX`.
+    len: u16,
     key: Box<str>,
     /// Beside the key, so the sink can rule it out on the cache line it reads anyway.
     sketch: CharSketch,
@@ -43,9 +47,6 @@ pub struct GramIndex {
     postings: FxHashMap<u64, Posting>,
     by_len: Vec<Vec<u32>>,
     of_entry: HashMap<EntryId, Vec<u32>>,
-    /// Key lengths (saturating at `u16::MAX`), by key number: what posting lists carry
-    /// beside each key, kept here for the keys offered.
-    lens: Vec<u16>,
     /// Grams whose unsorted tail outgrew what [`settle`](GramIndex::settle) leaves.
     unsettled: Vec<u64>,
 }
@@ -351,7 +352,6 @@ impl GramIndex {
         let d = self.docs.len() as u32;
         let len = key.chars().count();
         let short = u16::try_from(len).unwrap_or(u16::MAX);
-        self.lens.push(short);
         for g in padded_grams(key) {
             if self.postings.entry(g).or_default().push(d, short) {
                 self.unsettled.push(g);
@@ -367,6 +367,7 @@ impl GramIndex {
             group,
             kinds,
             alive: true,
+            len: short,
             key: key.into(),
             sketch: CharSketch::of(key),
         });
@@ -441,7 +442,6 @@ impl GramIndex {
         for (entry, ds) in other.of_entry {
             self.of_entry.entry(entry).or_default().extend(ds.into_iter().map(|d| d + offset));
         }
-        self.lens.extend(other.lens);
         self.docs.extend(other.docs);
     }
 
@@ -512,8 +512,8 @@ impl GramIndex {
                 if marked.len() < max_candidates && !offered[d as usize] && usable(doc) && accept(doc.group) {
                     offered[d as usize] = true;
                     marked.push(d);
-                    // `lens` saturates at u16::MAX; count such giant keys.
-                    let len = match self.lens[d as usize] {
+                    // `len` saturates at u16::MAX; count such giant keys.
+                    let len = match doc.len {
                         u16::MAX => doc.key.chars().count(),
                         l => usize::from(l),
                     };
@@ -614,9 +614,9 @@ impl GramIndex {
             }
             by_bound.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
             // The walk usually stops long before the end: only the keys whose bound is
-            // among the best few (twice what may still be offered) are sorted; the rest
+            // among the best few (what may still be offered, and 64 more) are sorted; the rest
             // is ordered only if the walk gets that far.
-            let take = max_candidates.saturating_sub(marked.len()).saturating_mul(2).saturating_add(64);
+            let take = max_candidates.saturating_sub(marked.len()).saturating_add(64);
             let mut least = f64::NEG_INFINITY;
             let mut kept = 0usize;
             for &(bound, cell) in &by_bound {
@@ -685,6 +685,12 @@ impl GramIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Doc>(), 64);
+        assert_eq!(std::mem::align_of::<Doc>(), 64);
+    }
     use crate::distance::similarity;
     use crate::key::normalize_text;
     use crate::locale::Locale;
