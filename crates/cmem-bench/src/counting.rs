@@ -28,10 +28,6 @@ impl CandidateSink for CountingSink<'_> {
         self.offered += 1;
         self.inner.offer(id, kinds, key)
     }
-    fn offer_with_len(&mut self, id: EntryId, kinds: KindSet, key: &str, len: usize) -> f64 {
-        self.offered += 1;
-        self.inner.offer_with_len(id, kinds, key, len)
-    }
     fn offer_sketched(
         &mut self,
         id: EntryId,

@@ -257,10 +257,7 @@ impl Pattern {
 
     /// SPEC §4 similarity with `text` when it is at least `min_similarity`, else `None`.
     pub fn similarity_at_least(&self, text: &str, text_len: usize, min_similarity: f64) -> Option<f64> {
-        let max = max_distance_for(min_similarity, self.len, text_len);
-        self.distance_within(text, text_len, max)
-            .map(|d| similarity_from(d, self.len, text_len))
-            .filter(|s| *s + 1e-12 >= min_similarity)
+        self.similarity_with(text, text_len, None, min_similarity)
     }
 
     /// [`similarity_at_least`](Pattern::similarity_at_least) for a text whose
@@ -272,8 +269,20 @@ impl Pattern {
         sketch: &CharSketch,
         min_similarity: f64,
     ) -> Option<f64> {
+        self.similarity_with(text, text_len, Some(sketch), min_similarity)
+    }
+
+    /// The similarity with `text` when at least `min_similarity`, ruled out first by its
+    /// sketch when one is given.
+    fn similarity_with(
+        &self,
+        text: &str,
+        text_len: usize,
+        sketch: Option<&CharSketch>,
+        min_similarity: f64,
+    ) -> Option<f64> {
         let max = max_distance_for(min_similarity, self.len, text_len);
-        if self.sketch.min_distance(sketch) > max {
+        if sketch.is_some_and(|s| self.sketch.min_distance(s) > max) {
             return None;
         }
         self.distance_within(text, text_len, max)

@@ -586,10 +586,7 @@ impl<'a> Sink<'a> {
 
 impl CandidateSink for Sink<'_> {
     fn offer(&mut self, id: EntryId, kinds: KindSet, key: &str) -> f64 {
-        self.offer_with_len(id, kinds, key, key.chars().count())
-    }
-
-    fn offer_with_len(&mut self, id: EntryId, kinds: KindSet, key: &str, len: usize) -> f64 {
+        let len = key.chars().count();
         self.score(id, kinds, |pattern, cutoff| pattern.similarity_at_least(key, len, cutoff))
     }
 
@@ -605,6 +602,7 @@ impl CandidateSink for Sink<'_> {
             pattern.similarity_at_least_sketched(key, len, sketch, cutoff)
         })
     }
+
     fn cutoff(&self) -> f64 {
         self.cutoff
     }

@@ -42,16 +42,10 @@ pub trait CandidateSink {
     /// entry `id`. Returns the new cut-off.
     fn offer(&mut self, id: EntryId, kinds: KindSet, key: &str) -> f64;
 
-    /// [`offer`](CandidateSink::offer) with the key's length in characters, for stores
-    /// that know it (it spares the sink counting).
-    fn offer_with_len(&mut self, id: EntryId, kinds: KindSet, key: &str, len: usize) -> f64 {
-        let _ = len;
-        self.offer(id, kinds, key)
-    }
-
-    /// [`offer_with_len`](CandidateSink::offer_with_len) with the key's
-    /// [`CharSketch`](crate::distance::CharSketch), for stores that keep it: the sink may
-    /// rule the key out by it without comparing the texts.
+    /// [`offer`](CandidateSink::offer) with what a store's index keeps beside the key:
+    /// its length in characters (the sink need not count it) and its
+    /// [`CharSketch`](crate::distance::CharSketch) (the sink may rule the key out by it
+    /// without comparing the texts).
     fn offer_sketched(
         &mut self,
         id: EntryId,
@@ -60,8 +54,8 @@ pub trait CandidateSink {
         len: usize,
         sketch: &crate::distance::CharSketch,
     ) -> f64 {
-        let _ = sketch;
-        self.offer_with_len(id, kinds, key, len)
+        let _ = (len, sketch);
+        self.offer(id, kinds, key)
     }
 
     /// The cut-off: the lowest similarity that can still change the result. It only
