@@ -92,14 +92,17 @@ impl Posting {
 
     /// Merges the unsorted tail when it is longer than a settled list keeps.
     fn settle(&mut self) {
-        if self.ids.len() - self.sorted > settled_tail(self.sorted) {
-            self.merge();
-        }
+        self.merge_past(settled_tail(self.sorted));
     }
 
     /// Merges the unsorted tail once it is longer than a quarter of the sorted part.
     fn merge_if_long(&mut self) {
-        if self.ids.len() - self.sorted > (self.sorted / 4).max(32) {
+        self.merge_past((self.sorted / 4).max(32));
+    }
+
+    /// Merges the unsorted tail when it holds more than `most` keys.
+    fn merge_past(&mut self, most: usize) {
+        if self.ids.len() - self.sorted > most {
             self.merge();
         }
     }
@@ -572,13 +575,14 @@ impl GramIndex {
                 }
                 Some(below)
             };
-            let mut need = Vec::with_capacity(hi.saturating_sub(lo) + 1);
-            let mut first_cell = Vec::with_capacity(need.capacity());
+            // Per length from `lo`: the least count (`usize::MAX`: none reaches), and the
+            // cell of count 0 (wrapping), so a count `c` from the least on is cell `base + c`.
+            let mut rows: Vec<(usize, usize)> = Vec::with_capacity(hi.saturating_sub(lo) + 1);
             let mut cell_count = 0usize;
             for len in lo..=hi {
-                first_cell.push(cell_count);
                 let least = least_count(len);
-                need.push(least.unwrap_or(usize::MAX));
+                let need = least.unwrap_or(usize::MAX);
+                rows.push((need, cell_count.wrapping_sub(need)));
                 cell_count += least.map_or(0, |c| g + 1 - c);
             }
             // Pass 1: each key that can reach joins its cell's list (`links`, by position
@@ -587,11 +591,6 @@ impl GramIndex {
             let mut held = vec![0u32; cell_count];
             links.clear();
             links.resize(candidates.len(), END);
-            let rows: Vec<(usize, usize)> = need
-                .iter()
-                .zip(&first_cell)
-                .map(|(&need, &first)| (need, first.wrapping_sub(need)))
-                .collect();
             let reaching = file_in_cells(
                 candidates,
                 counts,
@@ -601,12 +600,12 @@ impl GramIndex {
             );
             // The occupied cells, best bound first.
             let mut by_bound: Vec<(f64, usize)> = Vec::new();
-            for (k, len) in (lo..=hi).enumerate() {
-                if need[k] == usize::MAX {
+            for (&(need, base), len) in rows.iter().zip(lo..=hi) {
+                if need == usize::MAX {
                     continue;
                 }
-                for c in need[k]..=g {
-                    let cell = first_cell[k] + (c - need[k]);
+                for c in need..=g {
+                    let cell = base.wrapping_add(c);
                     if held[cell] > 0 {
                         by_bound.push((similarity_bound(qlen, g, len, (c + left).min(g)), cell));
                     }
@@ -614,16 +613,16 @@ impl GramIndex {
             }
             by_bound.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
             // The walk usually stops long before the end: only the keys whose bound is
-            // among the best few (what may still be offered, and 64 more) are sorted; the rest
-            // is ordered only if the walk gets that far.
+            // among the best few (what may still be offered, and 64 more) are sorted; the
+            // rest is ordered only if the walk gets that far.
             let take = max_candidates.saturating_sub(marked.len()).saturating_add(64);
             let mut least = f64::NEG_INFINITY;
-            let mut kept = 0usize;
+            let mut taken = 0usize;
             for &(bound, cell) in &by_bound {
-                if kept >= take {
+                if taken >= take {
                     break;
                 }
-                kept += held[cell] as usize;
+                taken += held[cell] as usize;
                 least = bound;
             }
             let split = by_bound.partition_point(|&(bound, _)| bound >= least);
@@ -685,16 +684,16 @@ impl GramIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::distance::similarity;
+    use crate::key::normalize_text;
+    use crate::locale::Locale;
+    use crate::run::Run;
 
     #[test]
     fn a_key_is_one_cache_line() {
         assert_eq!(std::mem::size_of::<Doc>(), 64);
         assert_eq!(std::mem::align_of::<Doc>(), 64);
     }
-    use crate::distance::similarity;
-    use crate::key::normalize_text;
-    use crate::locale::Locale;
-    use crate::run::Run;
 
     struct Collect {
         cutoff: f64,
