@@ -176,16 +176,8 @@ impl Files<'_> {
 /// left as its file gave it.
 fn recognize_level1(mut entry: NewEntry, hook: Option<RunsHook<'_>>) -> NewEntry {
     let Some(hook) = hook else { return entry };
-    let text_of = |runs: &[Run]| -> Option<String> {
-        runs.iter()
-            .map(|r| match r {
-                Run::Text(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect::<Option<Vec<&str>>>()
-            .map(|parts| parts.concat())
-    };
-    let Some(texts) = entry.variants.iter().map(|v| text_of(&v.runs)).collect::<Option<Vec<String>>>() else {
+    let texts = entry.variants.iter().map(|v| cmem_core::run::text_only(&v.runs));
+    let Some(texts) = texts.collect::<Option<Vec<String>>>() else {
         return entry;
     };
     let Some((source, targets)) = texts.split_first() else { return entry };

@@ -181,6 +181,19 @@ pub fn walk_runs_mut(runs: &mut [Run], f: &mut dyn FnMut(&mut Run)) {
     }
 }
 
+/// The text of runs made of `Text` runs only; `None` when any other run (a code, a
+/// choice) is among them: what plain-text recognition may take as a string.
+pub fn text_only(runs: &[Run]) -> Option<String> {
+    let mut text = String::new();
+    for run in runs {
+        match run {
+            Run::Text(t) => text.push_str(t),
+            _ => return None,
+        }
+    }
+    Some(text)
+}
+
 /// The text of every `Text` run, concatenated, descending into choices' default forms.
 pub fn plain_text(runs: &[Run]) -> String {
     render_text(runs, &|_, _| {})
@@ -210,6 +223,14 @@ pub fn render_text(runs: &[Run], code: &dyn Fn(&Run, &mut String)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_only_takes_text_runs_alone() {
+        assert_eq!(text_only(&[Run::text("Open "), Run::text("%s")]).as_deref(), Some("Open %s"));
+        assert_eq!(text_only(&[]).as_deref(), Some(""));
+        let ph = Run::Ph(Code { id: "1".into(), equiv: "%s".into(), ..Code::default() });
+        assert_eq!(text_only(&[Run::text("Open "), ph]), None);
+    }
 
     #[test]
     fn json_form_matches_spec() {

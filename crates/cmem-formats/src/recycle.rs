@@ -222,7 +222,7 @@ pub(crate) fn recognized_sources(
         .iter()
         .map(|&i| {
             let rec = recognizer?;
-            plain_text_of(&doc.segments()[i].source).map(|text| rec.recognize(&text))
+            cmem_core::run::text_only(&doc.segments()[i].source).map(|text| rec.recognize(&text))
         })
         .collect()
 }
@@ -274,18 +274,6 @@ pub(crate) fn lookup_matches<'a>(
         .in_file(doc.file())
         .at(seg.line, 1)
         .for_entry(index as u64 + 1, Some(&seg.unit_id)))
-}
-
-/// The text of a source made of text runs only; `None` when it has inline elements.
-fn plain_text_of(runs: &[Run]) -> Option<String> {
-    let mut text = String::new();
-    for run in runs {
-        match run {
-            Run::Text(t) => text.push_str(t),
-            _ => return None,
-        }
-    }
-    Some(text)
 }
 
 /// Runs with every code written as its native text (its `equiv` when it has none) and
