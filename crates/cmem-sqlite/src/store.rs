@@ -438,12 +438,13 @@ impl SqliteStore {
 
     fn load_entry(&self, conn: &Connection, id: EntryId) -> Result<Option<Entry>> {
         let p = &self.path;
+        let reading = || format!("reading entry {id}");
         let head: Option<(String, String, String, String)> = conn
             .prepare_cached("SELECT project_id, metadata, point, unit FROM tm_entries WHERE id = ?1")
             .and_then(|mut s| {
                 s.query_row([id.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).optional()
             })
-            .ctx_with(p, || format!("reading entry {id}"))?;
+            .ctx_with(p, reading)?;
         let Some((project_id, metadata, point, unit)) = head else { return Ok(None) };
         let metadata = parse_metadata(p, id, &metadata)?;
         let point = parse_point(p, id, &point)?;
@@ -451,11 +452,11 @@ impl SqliteStore {
         {
             let mut stmt = conn
                 .prepare_cached("SELECT locale, runs FROM tm_variants WHERE entry_id = ?1 ORDER BY ord")
-                .ctx_with(p, || format!("reading entry {id}"))?;
-            let mut rows = stmt.query([id.0]).ctx_with(p, || format!("reading entry {id}"))?;
-            while let Some(r) = rows.next().ctx_with(p, || format!("reading entry {id}"))? {
-                let tag: String = r.get(0).ctx_with(p, || format!("reading entry {id}"))?;
-                let json: String = r.get(1).ctx_with(p, || format!("reading entry {id}"))?;
+                .ctx_with(p, reading)?;
+            let mut rows = stmt.query([id.0]).ctx_with(p, reading)?;
+            while let Some(r) = rows.next().ctx_with(p, reading)? {
+                let tag: String = r.get(0).ctx_with(p, reading)?;
+                let json: String = r.get(1).ctx_with(p, reading)?;
                 variants.push(parse_variant(p, id, &tag, &json)?);
             }
         }
@@ -466,9 +467,9 @@ impl SqliteStore {
                     "SELECT project_id, context_fingerprint, created_at FROM tm_origins \
                      WHERE entry_id = ?1 ORDER BY seq",
                 )
-                .ctx_with(p, || format!("reading entry {id}"))?;
-            let mut rows = stmt.query([id.0]).ctx_with(p, || format!("reading entry {id}"))?;
-            while let Some(r) = rows.next().ctx_with(p, || format!("reading entry {id}"))? {
+                .ctx_with(p, reading)?;
+            let mut rows = stmt.query([id.0]).ctx_with(p, reading)?;
+            while let Some(r) = rows.next().ctx_with(p, reading)? {
                 origins.push(Origin {
                     project_id: r.get(0).ctx(p, "reading origins")?,
                     context_fingerprint: r.get(1).ctx(p, "reading origins")?,
