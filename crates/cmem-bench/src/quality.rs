@@ -22,23 +22,11 @@ use crate::corpus;
 
 /// Text and every code's native data, concatenated: the string a file would hold.
 fn render(runs: &[Run]) -> String {
-    let mut out = String::new();
-    for run in runs {
-        match run {
-            Run::Text(t) => out.push_str(t),
-            Run::Plural(c) | Run::Select(c) => {
-                if let Some(form) = c.default_form() {
-                    out.push_str(&render(form));
-                }
-            }
-            other => {
-                if let Some(code) = other.code() {
-                    out.push_str(&code.data);
-                }
-            }
+    cmem_core::run::render_text(runs, &|run, out| {
+        if let Some(code) = run.code() {
+            out.push_str(&code.data);
         }
-    }
-    out
+    })
 }
 
 /// The sorted texts of the codes the recognizer finds in `text`.
@@ -73,6 +61,19 @@ struct Arm {
     mid: Band,
     markup: Band,
     none: usize,
+}
+
+impl Arm {
+    fn new(name: &'static str) -> Arm {
+        Arm {
+            name,
+            store: MemStore::new(),
+            high: Band::default(),
+            mid: Band::default(),
+            markup: Band::default(),
+            none: 0,
+        }
+    }
 }
 
 /// Runs the comparison; see the module docs.
@@ -112,24 +113,7 @@ pub fn run(
         100.0 * with_codes as f64 / memory.len().max(1) as f64
     );
 
-    let mut arms = [
-        Arm {
-            name: "plain text",
-            store: MemStore::new(),
-            high: Band::default(),
-            mid: Band::default(),
-            markup: Band::default(),
-            none: 0,
-        },
-        Arm {
-            name: "recognized",
-            store: MemStore::new(),
-            high: Band::default(),
-            mid: Band::default(),
-            markup: Band::default(),
-            none: 0,
-        },
-    ];
+    let mut arms = [Arm::new("plain text"), Arm::new("recognized")];
     let plain: Vec<NewEntry> = memory
         .iter()
         .map(|(s, t)| {

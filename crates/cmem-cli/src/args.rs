@@ -87,7 +87,8 @@ pub enum FileFormat {
     Jsonl,
 }
 
-/// Options of the inline-code recognizer, shared by `import`, `lookup` and `keys`.
+/// Options of the inline-code recognizer, shared by `import`, `lookup`, `keys`, `recycle`
+/// and `analyze`.
 #[derive(Debug, Clone, Args)]
 pub struct RecognizeArgs {
     /// Inline-code rule sets for plain strings — JSON Lines lines, TMX segments without
