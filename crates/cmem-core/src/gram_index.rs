@@ -246,12 +246,13 @@ struct CellLists<'a> {
 
 /// Files each of `candidates` whose count (from `counts`, saturated as every one of
 /// `grams`) reaches its length's least count into its cell's list, and returns how many
-/// were filed. `rows`, from length `lo` on: the least count, and the cell of count 0
+/// were filed. Clears the counts it reads (the line is in cache now; a pass of its own
+/// would miss again). `rows`, from length `lo` on: the least count, and the cell of count 0
 /// (wrapping; only counts from the least on are used).
 #[inline(never)]
 fn file_in_cells(
     candidates: &[(u32, u16)],
-    counts: &[u8],
+    counts: &mut [u8],
     grams: usize,
     (lo, rows): (usize, &[(usize, usize)]),
     lists: CellLists<'_>,
@@ -259,10 +260,11 @@ fn file_in_cells(
     let CellLists { head, held, links } = lists;
     let mut filed = 0;
     for (i, &(d, len)) in candidates.iter().enumerate() {
+        let count = std::mem::take(&mut counts[d as usize]);
         let Some(&(need, base)) = usize::from(len).checked_sub(lo).and_then(|k| rows.get(k)) else {
             continue;
         };
-        let c = match counts[d as usize] {
+        let c = match count {
             u8::MAX => grams,
             c => usize::from(c),
         };
@@ -657,8 +659,12 @@ impl GramIndex {
                     offer(d, offered, &mut marked, sink);
                 }
             }
-            // Keys that share no gram at all (only reachable when every gram was scanned).
+            // Keys that share no gram at all (only reachable when every gram was scanned);
+            // filing cleared the counts, so the keys seen are marked again for the while.
             if left == 0 && marked.len() < max_candidates {
+                for &(d, _) in candidates {
+                    counts[d as usize] = 1;
+                }
                 let (lo, hi) = window(sink.cutoff());
                 for len in lo..=hi {
                     if similarity_bound(qlen, g, len, 0) + EPS < sink.cutoff() {
@@ -670,9 +676,9 @@ impl GramIndex {
                         }
                     }
                 }
-            }
-            for &(d, _) in &touched[..seen] {
-                counts[d as usize] = 0;
+                for &(d, _) in candidates {
+                    counts[d as usize] = 0;
+                }
             }
             for d in marked {
                 offered[d as usize] = false;
