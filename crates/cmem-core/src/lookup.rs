@@ -96,6 +96,9 @@ pub struct LookupOptions {
     /// key; default 150. Stores offer the most promising candidates first (most shared
     /// trigrams for their length), so on real data the best match is found long before
     /// this: the benchmark measures its recall against an exhaustive scan (SPEC §7).
+    /// Once a store has seen more keys than this, it may also leave unread the query's
+    /// most common trigrams when a key sharing none of the others could reach the
+    /// threshold only narrowly (DESIGN.md §19).
     /// `usize::MAX`: never stop early; the best match is then exact by construction.
     pub max_candidates: usize,
     /// How much of its index a store reads for one query key before it ranks what it has

@@ -70,7 +70,9 @@ pub trait CandidateSink {
     }
 
     /// How many keys a store offers at most from one index for one query key, most
-    /// promising first; past it, it stops. `usize::MAX` (the default): no limit.
+    /// promising first; past it, it stops. Once it has seen more keys than that, it may
+    /// also leave out unseen keys that could reach the cut-off only narrowly.
+    /// `usize::MAX` (the default): no limit.
     fn max_candidates(&self) -> usize {
         usize::MAX
     }
@@ -143,7 +145,9 @@ pub struct Stats {
 ///   can narrow the search. The one exception is the sink's
 ///   [`scan_limit`](CandidateSink::scan_limit): past it, a store offers the keys it has
 ///   seen, most promising first, and may leave out keys it has not seen; and the sink's
-///   [`max_candidates`](CandidateSink::max_candidates), after which it stops offering.
+///   [`max_candidates`](CandidateSink::max_candidates), after which it stops offering
+///   (and, once it has seen more keys than that, it may leave out unseen keys that could
+///   reach the cut-off only narrowly).
 /// - Nothing panics on input the model accepts; failures are [`Error`](crate::Error)s.
 /// - Locales match by the prefix rule of SPEC §3.
 pub trait ContentMemory: Send + Sync {
