@@ -482,14 +482,10 @@ impl GramIndex {
     pub fn offer(&self, q: &CandidateQuery<'_>, accept: &dyn Fn(u32) -> bool, sink: &mut dyn CandidateSink) {
         const EPS: f64 = 1e-9;
         const EARLY: usize = 48;
-        // With a candidate limit, once more keys were seen than may be offered, the scan
-        // also stops when a key sharing none of the grams read so far could beat the
-        // cut-off by less than this: such a key would rank under the keys the limit
-        // offers (the walk usually stops at bounds near 0.74 at a 0.70 cut-off), and the
-        // frequent grams it skips are most of the work. Not for queries under
-        // `MARGIN_FROM` characters: their similarity moves in steps wider than the margin
-        // and a gram is a large share of their count, so the skipped grams decide their
-        // ranking (DESIGN §19 has the measurements).
+        // The scan margin under a candidate limit (see above): the walk usually stops at
+        // bounds near 0.74 at a 0.70 cut-off. Shorter queries move in similarity steps
+        // wider than the margin, and a gram is a large share of their count, so the
+        // unread grams would decide their ranking (DESIGN §19 has the measurements).
         const MARGIN: f64 = 0.03;
         const MARGIN_FROM: usize = 20;
         let qlen = q.key.chars().count();
