@@ -26,6 +26,7 @@
 #![forbid(unsafe_code)]
 
 pub mod adapt;
+pub mod candidate_index;
 pub mod distance;
 pub mod entry;
 pub mod error;
@@ -46,6 +47,7 @@ pub mod trigram;
 pub mod version;
 
 pub use adapt::{CodeAdaptation, EntityAdaptation};
+pub use candidate_index::CandidateIndex;
 pub use entry::{merge_origins, Entry, EntryId, Metadata, NewEntry, Origin, Variant, WriteOutcome};
 pub use error::{Error, ErrorKind, Result, StoreError};
 pub use gram_index::GramIndex;

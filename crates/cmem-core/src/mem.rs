@@ -1,19 +1,17 @@
 //! The in-memory store: for session-scoped leverage during batch work, and the
 //! reference every other store is checked against.
 //!
-//! Fuzzy candidates come from its own [`GramIndex`] per locale, an index of padded
-//! character trigrams with a count filter and length bounds: exact, the same matches as
-//! scoring every entry.
+//! Fuzzy candidates come from the shared [`CandidateIndex`]: a trigram index per locale
+//! with a count filter and length bounds, the same one the SQLite store uses.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use crate::candidate_index::CandidateIndex;
 use crate::entry::{merge_origins, Entry, EntryId, NewEntry, WriteOutcome};
 use crate::error::{Error, ErrorKind, Result};
-use crate::gram_index::GramIndex;
-use crate::key::{normalize_text, KeyKind};
+use crate::key::{normalize_text, KeyKind, Keys};
 use crate::locale::Locale;
-use crate::locale_set::LocaleSets;
 use crate::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,
 };
@@ -33,12 +31,9 @@ struct Inner {
     /// Per key kind: key → the entries holding it, with the interned locale of the
     /// variant that does (ids ascending).
     exact: [ExactIndex; 3],
-    // Ordered, so that candidates are offered in the same order on every run.
-    fuzzy: BTreeMap<Locale, GramIndex>,
+    /// Fuzzy candidates, and the interned locales the exact indexes refer to.
+    candidates: CandidateIndex,
     units: HashMap<String, Vec<EntryId>>,
-    /// Interned variant locales and locale sets, so candidate filtering needs no string
-    /// comparison.
-    sets: LocaleSets,
 }
 
 /// Key → the entries holding it, each with the interned locale of the variant that does.
@@ -93,18 +88,18 @@ impl Inner {
         self.next_id += 1;
         let id = EntryId(self.next_id);
         let entry = new.clone().into_entry(id);
-        let ids: Vec<u16> = entry.variants.iter().map(|v| self.sets.locale_id(&v.locale)).collect();
-        let group = self.sets.set_id(&ids);
-        for (v, &locale) in entry.variants.iter().zip(ids.iter()) {
-            let keys = v.keys();
+        let variants: Vec<(Locale, Keys)> =
+            entry.variants.iter().map(|v| (v.locale.clone(), v.keys())).collect();
+        for (locale, keys) in &variants {
+            let locale = self.candidates.locale_id(locale);
             for kind in KeyKind::ALL {
                 let list = self.exact[kind_index(kind)].entry(keys.get(kind).into()).or_default();
                 if list.last() != Some(&(id, locale)) {
                     list.push((id, locale));
                 }
             }
-            self.fuzzy.entry(v.locale.clone()).or_default().add(id, group, &keys);
         }
+        self.candidates.add(id, &variants);
         if !entry.unit.is_empty() {
             self.units.entry(entry.unit.clone()).or_default().push(id);
         }
@@ -122,10 +117,8 @@ impl Inner {
                     list.retain(|(x, _)| *x != id);
                 }
             }
-            if let Some(ix) = self.fuzzy.get_mut(&v.locale) {
-                ix.remove(id);
-            }
         }
+        self.candidates.remove(id);
         if let Some(list) = self.units.get_mut(&entry.unit) {
             list.retain(|x| *x != id);
         }
@@ -145,9 +138,7 @@ impl ContentMemory for MemStore {
         }
         let mut inner = self.write_lock()?;
         let outcomes = entries.iter().map(|e| inner.insert(e)).collect();
-        for index in inner.fuzzy.values_mut() {
-            index.settle();
-        }
+        inner.candidates.settle();
         Ok(outcomes)
     }
 
@@ -172,7 +163,7 @@ impl ContentMemory for MemStore {
         };
         // The map holds the key itself: only the locales are left to check (no keys
         // re-derived per hit).
-        let src_ok = inner.sets.matching(q.source);
+        let src_ok = inner.candidates.sets().matching(q.source);
         let mut ids: Vec<EntryId> =
             holders.iter().filter(|(_, l)| src_ok[usize::from(*l)]).map(|(id, _)| *id).collect();
         ids.dedup();
@@ -185,14 +176,7 @@ impl ContentMemory for MemStore {
     }
 
     fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
-        let inner = self.read()?;
-        let pairs = inner.sets.pairs(q.source, q.target);
-        let accept = |set: u32| pairs.accepts(set);
-        for (locale, index) in &inner.fuzzy {
-            if locale.matches(q.source) {
-                index.offer(q, &accept, sink);
-            }
-        }
+        self.read()?.candidates.offer(q, sink);
         Ok(())
     }
 

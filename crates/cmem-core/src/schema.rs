@@ -175,6 +175,17 @@ pub const TM_ENTRIES: Table = Table {
     ],
 };
 
+/// The stored forms of the structural and generalized keys: `None` (SQL `NULL`) where a
+/// key equals the one before it (plain, then structural), in `tm_variants` and in a
+/// trigram index alike, so text-only variants store and index their text once. Readers
+/// resolve a `NULL` with `COALESCE(struct_key, plain)` and
+/// `COALESCE(general_key, struct_key, plain)`.
+pub fn stored_keys(k: &crate::key::Keys) -> (Option<&str>, Option<&str>) {
+    let s = (k.structural != k.plain).then_some(k.structural.as_str());
+    let g = (k.generalized != k.structural).then_some(k.generalized.as_str());
+    (s, g)
+}
+
 /// Variants: one per locale of an entry, with its runs and the three keys.
 ///
 /// `struct_key` is NULL when the structural key equals `plain`, and `general_key` when

@@ -1,134 +1,153 @@
-//! The in-process candidate index: a [`GramIndex`] per source locale, built from
-//! `tm_variants` on first use and kept in sync by this store's writes.
+//! The in-process candidate index of the SQLite store: core's lazy [`CandidateIndex`],
+//! loaded from `tm_variants` per source locale on first use, kept in sync by this store's
+//! writes, and dropped when another connection has committed.
 //!
 //! Why beside the FTS5 tables: the design note's FTS5 recipe (`build_trigram_query`,
 //! `ORDER BY rank LIMIT 200`) misses the best match in about 8 % of real queries and is
 //! slower than a scan; counting shared trigrams per key gives a similarity bound, so the
 //! index offers exactly the keys that can reach the scorer's cut-off, best first (the
-//! same index as [`MemStore`](cmem_core::MemStore), hence the same ranking). Another
+//! same index as [`MemStore`](cmem_core::MemStore)'s, hence the same ranking). Another
 //! connection's commit changes `PRAGMA data_version`; the cache is then dropped and
 //! rebuilt on the next lookup.
 
-use std::collections::HashMap;
+use cmem_core::store::{CandidateQuery, CandidateSink};
+use cmem_core::{CandidateIndex, EntryId, GramIndex, Keys, Locale, Result};
+use rusqlite::Connection;
 
-use cmem_core::{EntryId, GramIndex, KindSet, Locale, LocaleSets};
+use crate::error::{corrupt, Context};
 
-/// Locales of every entry and the per-locale indexes built so far.
-#[derive(Debug, Default)]
+/// The three keys of a `tm_variants` row `v`, NULLs resolved.
+pub(crate) const KEYS_OF_V: &str =
+    "v.plain, COALESCE(v.struct_key, v.plain), COALESCE(v.general_key, v.struct_key, v.plain)";
+
+/// The keys of a written entry's variants, for [`Cache::add`].
+pub(crate) type CachedKeys = Vec<(Locale, Keys)>;
+
+/// The candidate index and the database state it reflects.
+#[derive(Debug)]
 pub(crate) struct Cache {
     /// `PRAGMA data_version` when the cache was loaded; `None` = not loaded.
-    pub(crate) data_version: Option<i64>,
-    /// Interned locales and locale sets (an entry's variant locales, in variant order): a
-    /// memory holds few distinct sets (`[en, de]`, …).
-    pub(crate) sets: LocaleSets,
-    /// The locale set of each entry.
-    entry_set: EntrySets,
-    /// Indexes by interned locale.
-    pub(crate) indexes: HashMap<u16, GramIndex>,
+    data_version: Option<i64>,
+    index: CandidateIndex,
+}
+
+impl Default for Cache {
+    fn default() -> Self {
+        Cache { data_version: None, index: CandidateIndex::lazy() }
+    }
 }
 
 impl Cache {
-    /// Forgets everything.
-    pub(crate) fn clear(&mut self) {
-        *self = Cache::default();
+    /// True when the cache reflects `data_version` and holds the index of every locale
+    /// matching `source`.
+    pub(crate) fn is_current(&self, data_version: i64, source: &Locale) -> bool {
+        self.data_version == Some(data_version) && self.index.missing(source).is_empty()
     }
 
-    /// Records the variant locales (interned, in variant order) of entry `id`; returns the
-    /// number of their set.
-    pub(crate) fn set_locales(&mut self, id: EntryId, locs: &[u16]) -> u32 {
-        let set = self.sets.set_id(locs);
-        self.entry_set.insert(id, set);
-        set
-    }
-
-    /// The locale set of entry `id`, when known.
-    pub(crate) fn set_of(&self, id: EntryId) -> Option<u32> {
-        self.entry_set.get(id)
-    }
-
-    /// Records a written entry: its locales, and its keys in every built index.
-    pub(crate) fn add(&mut self, id: EntryId, variants: &[(Locale, Vec<(String, KindSet)>)]) {
-        if self.data_version.is_none() {
-            return;
-        }
-        let locs: Vec<u16> = variants.iter().map(|(l, _)| self.sets.locale_id(l)).collect();
-        let set = self.set_locales(id, &locs);
-        for (li, (_, keys)) in locs.iter().zip(variants) {
-            if let Some(ix) = self.indexes.get_mut(li) {
-                for (key, kinds) in keys {
-                    ix.add_key(id, set, *kinds, key);
-                }
-            }
+    /// Records a written entry: its locales, and its keys in every loaded index. Nothing
+    /// before the cache is loaded (the load reads it from the table).
+    pub(crate) fn add(&mut self, id: EntryId, variants: &[(Locale, Keys)]) {
+        if self.data_version.is_some() {
+            self.index.add(id, variants);
         }
     }
 
-    /// Settles the indexes after a batch of [`add`](Self::add)s (see [`GramIndex::settle`]).
+    /// Settles the indexes after a batch of [`add`](Self::add)s.
     pub(crate) fn settle(&mut self) {
-        for ix in self.indexes.values_mut() {
-            ix.settle();
-        }
+        self.index.settle();
     }
 
     /// Forgets a deleted entry.
     pub(crate) fn remove(&mut self, id: EntryId) {
-        if let Some(set) = self.entry_set.remove(id) {
-            for li in self.sets.set(set) {
-                if let Some(ix) = self.indexes.get_mut(li) {
-                    ix.remove(id);
+        self.index.remove(id);
+    }
+
+    /// Offers the candidates of `q` (see [`CandidateIndex::offer`]).
+    pub(crate) fn offer(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) {
+        self.index.offer(q, sink);
+    }
+
+    /// Loads, from `conn` at `data_version`, the locales of every entry when the cache is
+    /// stale, and the index of every locale matching `source` that is not loaded yet.
+    ///
+    /// # Errors
+    /// A store failure, or a stored locale that does not parse.
+    pub(crate) fn load(
+        &mut self,
+        conn: &Connection,
+        p: &str,
+        data_version: i64,
+        source: &Locale,
+    ) -> Result<()> {
+        if self.data_version != Some(data_version) {
+            self.index.clear();
+            self.load_locales(conn, p)?;
+            self.data_version = Some(data_version);
+        }
+        for li in self.index.missing(source) {
+            let Some(tag) = self.index.locale(li).map(|l| l.as_str().to_owned()) else { continue };
+            let mut variants = Vec::new();
+            let mut stmt = conn
+                .prepare(&format!(
+                    "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v WHERE v.locale = ?1 ORDER BY v.id"
+                ))
+                .ctx(p, "loading keys")?;
+            let mut rows = stmt.query([&tag]).ctx(p, "loading keys")?;
+            while let Some(r) = rows.next().ctx(p, "loading keys")? {
+                let keys = Keys {
+                    plain: r.get(1).ctx(p, "loading keys")?,
+                    structural: r.get(2).ctx(p, "loading keys")?,
+                    generalized: r.get(3).ctx(p, "loading keys")?,
+                };
+                let id = EntryId(r.get(0).ctx(p, "loading keys")?);
+                // Every variant's entry had its locales loaded first.
+                let set = self.index.set_of(id).unwrap_or(u32::MAX);
+                variants.push((id, set, keys));
+            }
+            self.index.insert_index(li, GramIndex::build(&variants));
+        }
+        Ok(())
+    }
+
+    /// Reads the variant locales of every entry.
+    fn load_locales(&mut self, conn: &Connection, p: &str) -> Result<()> {
+        let mut stmt = conn
+            .prepare("SELECT entry_id, locale FROM tm_variants ORDER BY entry_id, ord")
+            .ctx(p, "loading variant locales")?;
+        let mut rows = stmt.query([]).ctx(p, "loading variant locales")?;
+        let mut current: Option<(EntryId, Vec<u16>)> = None;
+        // Rows alternate between a memory's few locales: each tag is parsed once.
+        let mut tags: Vec<(String, u16)> = Vec::new();
+        while let Some(r) = rows.next().ctx(p, "loading variant locales")? {
+            let id = EntryId(r.get(0).ctx(p, "loading variant locales")?);
+            let tag = r
+                .get_ref(1)
+                .ctx(p, "loading variant locales")?
+                .as_str()
+                .map_err(|e| corrupt(p, "a stored locale".to_owned(), e))?;
+            let li = match tags.iter().find(|(t, _)| t == tag) {
+                Some((_, li)) => *li,
+                None => {
+                    let loc =
+                        Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
+                    let li = self.index.locale_id(&loc);
+                    tags.push((tag.to_owned(), li));
+                    li
+                }
+            };
+            match &mut current {
+                Some((cid, locs)) if *cid == id => locs.push(li),
+                _ => {
+                    if let Some((cid, locs)) = current.take() {
+                        self.index.set_locales(cid, &locs);
+                    }
+                    current = Some((id, vec![li]));
                 }
             }
         }
-    }
-
-    /// The interned locales that match `locale` by the prefix rule.
-    pub(crate) fn matching(&self, locale: &Locale) -> Vec<u16> {
-        let ok = self.sets.matching(locale);
-        (0..ok.len()).filter(|&i| ok[i]).map(|i| i as u16).collect()
-    }
-}
-
-const NONE: u32 = u32::MAX;
-
-/// The locale set of each entry. Entry ids are dense (SQLite `AUTOINCREMENT` from 1), so
-/// a vector indexed by id;
-/// ids far beyond that range (a database written by other means) go to a map.
-#[derive(Debug, Default)]
-struct EntrySets {
-    dense: Vec<u32>,
-    sparse: HashMap<EntryId, u32>,
-}
-
-impl EntrySets {
-    fn slot(id: EntryId) -> Option<usize> {
-        let i = usize::try_from(id.0).ok()?;
-        (i < 1 << 26).then_some(i)
-    }
-
-    fn get(&self, id: EntryId) -> Option<u32> {
-        match Self::slot(id) {
-            Some(i) => self.dense.get(i).copied().filter(|s| *s != NONE),
-            None => self.sparse.get(&id).copied(),
+        if let Some((cid, locs)) = current {
+            self.index.set_locales(cid, &locs);
         }
-    }
-
-    fn insert(&mut self, id: EntryId, sig: u32) {
-        match Self::slot(id) {
-            Some(i) => {
-                if self.dense.len() <= i {
-                    self.dense.resize(i + 1, NONE);
-                }
-                self.dense[i] = sig;
-            }
-            None => {
-                self.sparse.insert(id, sig);
-            }
-        }
-    }
-
-    fn remove(&mut self, id: EntryId) -> Option<u32> {
-        match Self::slot(id) {
-            Some(i) => self.dense.get_mut(i).map(|s| std::mem::replace(s, NONE)).filter(|s| *s != NONE),
-            None => self.sparse.remove(&id),
-        }
+        Ok(())
     }
 }

@@ -4,12 +4,17 @@
 
 use cmem_core::run::runs_from_json;
 use cmem_core::schema::{
-    Dialect, META_KEY_VERSION, META_SCHEMA_VERSION, META_TABLE, MIGRATIONS, SCHEMA_VERSION,
+    stored_keys, Dialect, META_KEY_VERSION, META_SCHEMA_VERSION, META_TABLE, MIGRATIONS, SCHEMA_VERSION,
 };
 use cmem_core::{Error, ErrorKind, Keys, Result, KEY_VERSION};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::{corrupt, Context};
+
+/// Indexes variant `?1`'s keys `?2`–`?4` (as [`stored_keys`]) in the trigram table: on
+/// write and on re-keying.
+pub(crate) const INSERT_TRIGRAM: &str =
+    "INSERT INTO tm_variant_trigram (rowid, plain, struct_key, general_key) VALUES (?1, ?2, ?3, ?4)";
 
 /// The schema version recorded in the database; 0 for an empty database.
 ///
@@ -161,12 +166,12 @@ fn rekey(conn: &mut Connection, path: &str) -> Result<()> {
                 "UPDATE tm_variants SET plain = ?2, struct_key = ?3, general_key = ?4, text = ?2 WHERE id = ?1",
             )
             .ctx(path, "re-keying")?;
-        let mut gram = tx.prepare(crate::store::INSERT_TRIGRAM).ctx(path, "re-keying")?;
+        let mut gram = tx.prepare(INSERT_TRIGRAM).ctx(path, "re-keying")?;
         for (id, json) in rows {
             let runs = runs_from_json(&json)
                 .map_err(|e| corrupt(path, format!("re-keying: variant {id} has unreadable runs"), e))?;
             let k = Keys::of(&runs);
-            let (s, g) = crate::store::stored_keys(&k);
+            let (s, g) = stored_keys(&k);
             update.execute(params![id, k.plain, s, g]).ctx(path, "re-keying a variant")?;
             gram.execute(params![id, k.plain, s, g]).ctx(path, "re-keying the trigram index")?;
         }

@@ -7,7 +7,7 @@ use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
 use cmem_core::run::{runs_from_json, runs_to_json};
-use cmem_core::schema::SCHEMA_VERSION;
+use cmem_core::schema::{stored_keys, SCHEMA_VERSION};
 use cmem_core::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,
 };
@@ -15,13 +15,13 @@ use cmem_core::trigram::length_bounds;
 use cmem_core::version::{select_versions, Version, VersionQuery, VersionReader};
 use cmem_core::{
     build_trigram_query, merge_origins, normalize_text, Entry, EntryId, Error, ErrorKind, KeyKind, Keys,
-    KindSet, Locale, Metadata, NewEntry, Origin, Point, Result, Variant, WriteOutcome,
+    Locale, Metadata, NewEntry, Origin, Point, Result, Variant, WriteOutcome,
 };
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
 
-use crate::cache::Cache;
+use crate::cache::{Cache, CachedKeys, KEYS_OF_V};
 use crate::error::{corrupt, Context};
-use crate::migrate;
+use crate::migrate::{self, INSERT_TRIGRAM};
 
 /// Options of [`SqliteStore::open_with`].
 #[derive(Debug, Clone, PartialEq)]
@@ -104,24 +104,6 @@ pub struct SqliteStore {
     trigram: bool,
     options: SqliteOptions,
 }
-
-/// The stored forms of the structural and generalized keys: `NULL` where a key equals
-/// the one before it (see [`cmem_core::schema::TM_VARIANTS`]), in `tm_variants` and in
-/// the trigram table alike, so text-only variants store and index their text once.
-pub(crate) fn stored_keys(k: &Keys) -> (Option<&str>, Option<&str>) {
-    let s = (k.structural != k.plain).then_some(k.structural.as_str());
-    let g = (k.generalized != k.structural).then_some(k.generalized.as_str());
-    (s, g)
-}
-
-/// Indexes variant `?1`'s keys `?2`–`?4` (as [`stored_keys`]) in the trigram table: on
-/// write and on re-keying.
-pub(crate) const INSERT_TRIGRAM: &str =
-    "INSERT INTO tm_variant_trigram (rowid, plain, struct_key, general_key) VALUES (?1, ?2, ?3, ?4)";
-
-/// The three keys of a `tm_variants` row `v`, NULLs resolved.
-const KEYS_OF_V: &str =
-    "v.plain, COALESCE(v.struct_key, v.plain), COALESCE(v.general_key, v.struct_key, v.plain)";
 
 /// SQL for "the locale in column `col` matches `?N` by the prefix rule" (tags are
 /// stored canonically; `LIKE` is ASCII case-insensitive, which BCP 47 tags are).
@@ -304,90 +286,16 @@ impl SqliteStore {
     }
 
     /// Loads the entry locales, and the index of every locale matching `source`, when
-    /// missing or stale.
+    /// missing or stale (see [`Cache::load`]).
     fn ensure_cache(&self, source: &Locale) -> Result<()> {
         let conn = self.conn()?;
         let p = &self.path;
         let dv: i64 =
             conn.query_row("PRAGMA data_version", [], |r| r.get(0)).ctx(p, "reading data_version")?;
-        {
-            let cache = self.cache_read()?;
-            if cache.data_version == Some(dv)
-                && cache.matching(source).iter().all(|li| cache.indexes.contains_key(li))
-            {
-                return Ok(());
-            }
+        if self.cache_read()?.is_current(dv, source) {
+            return Ok(());
         }
-        let mut cache = self.cache_write()?;
-        if cache.data_version != Some(dv) {
-            cache.clear();
-            let mut stmt = conn
-                .prepare("SELECT entry_id, locale FROM tm_variants ORDER BY entry_id, ord")
-                .ctx(p, "loading variant locales")?;
-            let mut rows = stmt.query([]).ctx(p, "loading variant locales")?;
-            let mut current: Option<(EntryId, Vec<u16>)> = None;
-            // Rows alternate between a memory's few locales: each tag is parsed once.
-            let mut tags: Vec<(String, u16)> = Vec::new();
-            while let Some(r) = rows.next().ctx(p, "loading variant locales")? {
-                let id = EntryId(r.get(0).ctx(p, "loading variant locales")?);
-                let tag = r
-                    .get_ref(1)
-                    .ctx(p, "loading variant locales")?
-                    .as_str()
-                    .map_err(|e| corrupt(p, "a stored locale".to_owned(), e))?;
-                let li = match tags.iter().find(|(t, _)| t == tag) {
-                    Some((_, li)) => *li,
-                    None => {
-                        let loc = Locale::parse(tag)
-                            .map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
-                        let li = cache.sets.locale_id(&loc);
-                        tags.push((tag.to_owned(), li));
-                        li
-                    }
-                };
-                match &mut current {
-                    Some((cid, locs)) if *cid == id => locs.push(li),
-                    _ => {
-                        if let Some((cid, locs)) = current.take() {
-                            cache.set_locales(cid, &locs);
-                        }
-                        current = Some((id, vec![li]));
-                    }
-                }
-            }
-            if let Some((cid, locs)) = current {
-                cache.set_locales(cid, &locs);
-            }
-            cache.data_version = Some(dv);
-        }
-        for li in cache.matching(source) {
-            if cache.indexes.contains_key(&li) {
-                continue;
-            }
-            let Some(tag) = cache.sets.locales().get(usize::from(li)).map(|l| l.as_str().to_owned()) else {
-                continue;
-            };
-            let mut variants = Vec::new();
-            let mut stmt = conn
-                .prepare(&format!(
-                    "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v WHERE v.locale = ?1 ORDER BY v.id"
-                ))
-                .ctx(p, "loading keys")?;
-            let mut rows = stmt.query([&tag]).ctx(p, "loading keys")?;
-            while let Some(r) = rows.next().ctx(p, "loading keys")? {
-                let keys = Keys {
-                    plain: r.get(1).ctx(p, "loading keys")?,
-                    structural: r.get(2).ctx(p, "loading keys")?,
-                    generalized: r.get(3).ctx(p, "loading keys")?,
-                };
-                let id = EntryId(r.get(0).ctx(p, "loading keys")?);
-                // Every variant's entry had its locales loaded above.
-                let set = cache.set_of(id).unwrap_or(u32::MAX);
-                variants.push((id, set, keys));
-            }
-            cache.indexes.insert(li, cmem_core::GramIndex::build(&variants));
-        }
-        Ok(())
+        self.cache_write()?.load(&conn, p, dv, source)
     }
 
     /// [`ContentMemory::exact`] on `conn`.
@@ -567,8 +475,7 @@ impl SqliteStore {
                 let vid = tx.last_insert_rowid();
                 gram.execute(params![vid, k.plain, s, g]).ctx(p, "writing the trigram index")?;
                 search.execute(params![vid, k.plain]).ctx(p, "writing the search index")?;
-                let keys = k.distinct().into_iter().map(|(key, kinds)| (key.to_owned(), kinds)).collect();
-                cached.push((v.locale.clone(), keys));
+                cached.push((v.locale.clone(), k));
             }
         }
         self.insert_origins(tx, id, 0, &new.origins)?;
@@ -647,8 +554,6 @@ fn parse_variant(p: &str, id: EntryId, tag: &str, json: &str) -> Result<Variant>
     let runs = runs_from_json(json).map_err(|e| corrupt(p, format!("entry {id}: stored runs"), e))?;
     Ok(Variant::new(locale, runs))
 }
-
-type CachedKeys = Vec<(Locale, Vec<(String, KindSet)>)>;
 
 fn trigram_available(conn: &Connection) -> bool {
     conn.execute_batch(
@@ -807,19 +712,7 @@ impl ContentMemory for SqliteStore {
             return self.sql_candidates(q, sink);
         }
         self.ensure_cache(q.source)?;
-        let cache = self.cache_read()?;
-        let pairs = cache.sets.pairs(q.source, q.target);
-        let accept = |set: u32| pairs.accepts(set);
-        // Locale order, as the in-memory store: with a verification budget the order
-        // of offers decides which candidates are scored.
-        let mut matching = cache.matching(q.source);
-        let locales = cache.sets.locales();
-        matching.sort_by(|a, b| locales[usize::from(*a)].cmp(&locales[usize::from(*b)]));
-        for li in matching {
-            if let Some(ix) = cache.indexes.get(&li) {
-                ix.offer(q, &accept, sink);
-            }
-        }
+        self.cache_read()?.offer(q, sink);
         Ok(())
     }
 

@@ -1,0 +1,264 @@
+//! The candidate index every store shares: a [`GramIndex`] per variant locale, the
+//! interned locale sets that filter its keys by locale pair, the set of each entry, and
+//! the one order in which a lookup's candidates are offered.
+//!
+//! Why one type for every store: with a verification budget or a candidate limit
+//! (DESIGN.md §1) the order in which keys reach the scorer decides which of them are
+//! scored, so two stores rank alike only if they offer alike. The rule, written in the
+//! [`ContentMemory`](crate::ContentMemory) contract: the per-locale indexes whose locale
+//! matches the query's source locale (prefix rule) are offered one after the other in
+//! [`Locale`] order, each best first (see [`GramIndex::offer`]).
+//!
+//! A store either indexes every locale as entries are added ([`CandidateIndex::new`],
+//! the in-memory store), or only the locales it was asked to load
+//! ([`CandidateIndex::lazy`], the SQLite store, which builds an index from its tables on
+//! the first lookup from a locale and keeps it current afterwards).
+
+use std::collections::HashMap;
+
+use crate::entry::EntryId;
+use crate::gram_index::GramIndex;
+use crate::key::Keys;
+use crate::locale::Locale;
+use crate::locale_set::LocaleSets;
+use crate::store::{CandidateQuery, CandidateSink};
+
+/// Per-locale trigram indexes, locale sets and the locale set of each entry.
+#[derive(Debug, Default)]
+pub struct CandidateIndex {
+    sets: LocaleSets,
+    entry_set: EntrySets,
+    /// Indexes by interned locale.
+    indexes: HashMap<u16, GramIndex>,
+    /// Only locales loaded with [`insert_index`](Self::insert_index) are indexed.
+    lazy: bool,
+}
+
+impl CandidateIndex {
+    /// An index that indexes the keys of every locale as entries are added.
+    pub fn new() -> Self {
+        CandidateIndex::default()
+    }
+
+    /// An index that keeps entry locales for every entry added, but keys only for the
+    /// locales whose index was loaded with [`insert_index`](Self::insert_index).
+    pub fn lazy() -> Self {
+        CandidateIndex { lazy: true, ..CandidateIndex::default() }
+    }
+
+    /// Forgets every entry and index (the laziness stays).
+    pub fn clear(&mut self) {
+        *self = CandidateIndex { lazy: self.lazy, ..CandidateIndex::default() };
+    }
+
+    /// The number of `locale`, interning it.
+    pub fn locale_id(&mut self, locale: &Locale) -> u16 {
+        self.sets.locale_id(locale)
+    }
+
+    /// The interned locales and locale sets.
+    pub fn sets(&self) -> &LocaleSets {
+        &self.sets
+    }
+
+    /// Records the variant locales (interned, in variant order) of entry `id`; returns
+    /// the number of their set.
+    pub fn set_locales(&mut self, id: EntryId, locales: &[u16]) -> u32 {
+        let set = self.sets.set_id(locales);
+        self.entry_set.insert(id, set);
+        set
+    }
+
+    /// The locale set of entry `id`, when known.
+    pub fn set_of(&self, id: EntryId) -> Option<u32> {
+        self.entry_set.get(id)
+    }
+
+    /// Records entry `id` with the keys of its variants (in variant order): its locale
+    /// set always, its keys in the index of each variant's locale (created when missing,
+    /// unless the index is [lazy](Self::lazy)).
+    pub fn add(&mut self, id: EntryId, variants: &[(Locale, Keys)]) {
+        let locales: Vec<u16> = variants.iter().map(|(l, _)| self.sets.locale_id(l)).collect();
+        let set = self.set_locales(id, &locales);
+        for (li, (_, keys)) in locales.iter().zip(variants) {
+            let index =
+                if self.lazy { self.indexes.get_mut(li) } else { Some(self.indexes.entry(*li).or_default()) };
+            if let Some(index) = index {
+                index.add(id, set, keys);
+            }
+        }
+    }
+
+    /// Settles every index after a batch of [`add`](Self::add)s (see
+    /// [`GramIndex::settle`]).
+    pub fn settle(&mut self) {
+        for index in self.indexes.values_mut() {
+            index.settle();
+        }
+    }
+
+    /// Forgets entry `id`.
+    pub fn remove(&mut self, id: EntryId) {
+        if let Some(set) = self.entry_set.remove(id) {
+            for li in self.sets.set(set) {
+                if let Some(index) = self.indexes.get_mut(li) {
+                    index.remove(id);
+                }
+            }
+        }
+    }
+
+    /// The interned locales that match `locale` by the prefix rule, in [`Locale`] order:
+    /// the order of [`offer`](Self::offer).
+    pub fn matching(&self, locale: &Locale) -> Vec<u16> {
+        let ok = self.sets.matching(locale);
+        let locales = self.sets.locales();
+        let mut ids: Vec<u16> = (0..ok.len()).filter(|&i| ok[i]).map(|i| i as u16).collect();
+        ids.sort_by(|a, b| locales[usize::from(*a)].cmp(&locales[usize::from(*b)]));
+        ids
+    }
+
+    /// The interned locales matching `source` whose index is not loaded yet.
+    pub fn missing(&self, source: &Locale) -> Vec<u16> {
+        self.matching(source).into_iter().filter(|li| !self.indexes.contains_key(li)).collect()
+    }
+
+    /// The locale of number `li`.
+    pub fn locale(&self, li: u16) -> Option<&Locale> {
+        self.sets.locales().get(usize::from(li))
+    }
+
+    /// Installs the index of interned locale `li`, built by the caller (with the locale
+    /// sets of [`set_of`](Self::set_of)).
+    pub fn insert_index(&mut self, li: u16, index: GramIndex) {
+        self.indexes.insert(li, index);
+    }
+
+    /// Offers the candidates of query `q` to `sink`: the index of every locale matching
+    /// the query's source locale, in locale order, each keeping only entries with a
+    /// variant in the source and another in the target locale (prefix rule).
+    pub fn offer(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) {
+        let pairs = self.sets.pairs(q.source, q.target);
+        let accept = |set: u32| pairs.accepts(set);
+        for li in self.matching(q.source) {
+            if let Some(index) = self.indexes.get(&li) {
+                index.offer(q, &accept, sink);
+            }
+        }
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+/// The locale set of each entry. Entry ids are dense in both stores (counted from 1), so
+/// a vector indexed by id; ids far beyond that range (a database written by other means)
+/// go to a map.
+#[derive(Debug, Default)]
+struct EntrySets {
+    dense: Vec<u32>,
+    sparse: HashMap<EntryId, u32>,
+}
+
+impl EntrySets {
+    fn slot(id: EntryId) -> Option<usize> {
+        let i = usize::try_from(id.0).ok()?;
+        (i < 1 << 26).then_some(i)
+    }
+
+    fn get(&self, id: EntryId) -> Option<u32> {
+        match Self::slot(id) {
+            Some(i) => self.dense.get(i).copied().filter(|s| *s != NONE),
+            None => self.sparse.get(&id).copied(),
+        }
+    }
+
+    fn insert(&mut self, id: EntryId, set: u32) {
+        match Self::slot(id) {
+            Some(i) => {
+                if self.dense.len() <= i {
+                    self.dense.resize(i + 1, NONE);
+                }
+                self.dense[i] = set;
+            }
+            None => {
+                self.sparse.insert(id, set);
+            }
+        }
+    }
+
+    fn remove(&mut self, id: EntryId) -> Option<u32> {
+        match Self::slot(id) {
+            Some(i) => self.dense.get_mut(i).map(|s| std::mem::replace(s, NONE)).filter(|s| *s != NONE),
+            None => self.sparse.remove(&id),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::KindSet;
+    use crate::run::Run;
+
+    struct Collect(Vec<EntryId>);
+
+    impl CandidateSink for Collect {
+        fn offer(&mut self, id: EntryId, _kinds: KindSet, _key: &str) -> f64 {
+            self.0.push(id);
+            0.0
+        }
+        fn cutoff(&self) -> f64 {
+            0.0
+        }
+    }
+
+    fn keys(text: &str) -> Keys {
+        Keys::of(&[Run::text(text)])
+    }
+
+    #[test]
+    fn offers_in_locale_order_and_filters_pairs() {
+        let loc = |s: &str| Locale::parse(s).unwrap();
+        let mut ix = CandidateIndex::new();
+        // Added in the reverse of locale order: `en-US` first, then `en`.
+        ix.add(EntryId(1), &[(loc("en-US"), keys("open the file")), (loc("de"), keys("Datei öffnen"))]);
+        ix.add(EntryId(2), &[(loc("en"), keys("open the file")), (loc("de"), keys("Datei öffnen"))]);
+        ix.add(EntryId(3), &[(loc("en"), keys("open the file")), (loc("fr"), keys("ouvrir le fichier"))]);
+        ix.settle();
+        let (en, de) = (loc("en"), loc("de"));
+        let q = CandidateQuery { key: "open the file", kinds: KindSet::ALL, source: &en, target: &de };
+        let mut sink = Collect(Vec::new());
+        ix.offer(&q, &mut sink);
+        sink.0.dedup();
+        assert_eq!(sink.0, vec![EntryId(2), EntryId(1)]);
+        ix.remove(EntryId(2));
+        let mut sink = Collect(Vec::new());
+        ix.offer(&q, &mut sink);
+        sink.0.dedup();
+        assert_eq!(sink.0, vec![EntryId(1)]);
+    }
+
+    #[test]
+    fn a_lazy_index_keys_only_loaded_locales() {
+        let loc = |s: &str| Locale::parse(s).unwrap();
+        let mut ix = CandidateIndex::lazy();
+        ix.add(EntryId(1), &[(loc("en"), keys("open the file")), (loc("de"), keys("Datei öffnen"))]);
+        let en = loc("en");
+        assert_eq!(ix.missing(&en).len(), 1);
+        let li = ix.missing(&en)[0];
+        ix.insert_index(li, GramIndex::new());
+        assert!(ix.missing(&en).is_empty());
+        ix.add(EntryId(2), &[(loc("en"), keys("close the file")), (loc("de"), keys("Datei schließen"))]);
+        ix.settle();
+        let de = loc("de");
+        let q = CandidateQuery { key: "close the file", kinds: KindSet::ALL, source: &en, target: &de };
+        let mut sink = Collect(Vec::new());
+        ix.offer(&q, &mut sink);
+        sink.0.dedup();
+        assert_eq!(sink.0, vec![EntryId(2)]);
+        assert!(ix.set_of(EntryId(1)).is_some());
+        ix.clear();
+        assert!(ix.set_of(EntryId(1)).is_none());
+        assert_eq!(ix.missing(&en), Vec::<u16>::new());
+    }
+}
