@@ -180,7 +180,7 @@ fn run_batch(
     };
     let started = Instant::now();
     // Build the candidate index before timing, so latencies are those of a warm memory.
-    store.warm(&args.from).map_err(|e| anyhow!("lookup: {e}"))?;
+    cmem_core::ContentMemory::warm(store, &args.from).map_err(|e| anyhow!("lookup: {e}"))?;
     let warm = started.elapsed();
     let opts = options(args);
     let mut out = Stdout::new();

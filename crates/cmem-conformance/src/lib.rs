@@ -15,6 +15,11 @@
 //! store as `Box<dyn ContentMemory>` (or a box of a concrete store): a closure or a
 //! function path. Every test makes its own stores.
 //!
+//! A store configuration that retrieves fuzzy candidates by SQL instead of the shared
+//! candidate index uses `conformance_suite!(sql_candidates: …)`, which leaves out the one
+//! rule such retrieval cannot promise: budgeted lists equal to the in-memory store's at
+//! every position.
+//!
 //! The fuzzy-completeness rule compares [`lookup`](cmem_core::lookup()) with
 //! [`reference::reference_lookup`], an exhaustive scorer that follows SPEC §4 literally.
 
@@ -35,6 +40,13 @@ pub use failure::{Failure, Outcome};
 #[macro_export]
 macro_rules! conformance_suite {
     ($make:expr) => {
+        $crate::conformance_suite!(sql_candidates: $make);
+        $crate::conformance_suite!(@tests $make; budgeted_lists_agree_with_the_in_memory_store);
+    };
+    // A store configuration whose fuzzy candidates come from SQL rather than the shared
+    // candidate index: it must agree on every exhaustive list and on the best match,
+    // not on every position of a budgeted list (the store contract's offer-order rule).
+    (sql_candidates: $make:expr) => {
         $crate::conformance_suite!(@tests $make;
             dedupe_appends_an_origin,
             locale_prefix_rule,
@@ -73,6 +85,7 @@ macro_rules! conformance_suite {
             cjk_and_arabic_queries,
             empty_and_odd_segments,
             fuzzy_candidates_are_complete,
+            memory_metadata,
             match_cases,
         );
     };

@@ -1447,6 +1447,82 @@ pub fn fuzzy_candidates_are_complete(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
+/// The offer-order rule of the store contract: with the lookup's budgets in force (the
+/// default options, and budgets tightened so they bind on a small memory), the store
+/// under test returns exactly the list the in-memory store returns: same entries, scores,
+/// tiers and order at every position, not only the best match.
+///
+/// # Errors
+/// The first query whose list differs, with both lists.
+pub fn budgeted_lists_agree_with_the_in_memory_store(make: Make<'_>) -> Outcome {
+    let store = make();
+    let reference = cmem_core::MemStore::new();
+    let mut rng = Rng(0xb0d9_e7ed);
+    let mut sources: Vec<String> = Vec::new();
+    for _ in 0..400 {
+        let src = sentence(&mut rng);
+        let (sl, tl) = (["en", "en", "en-US", "en-GB"][rng.below(4)], ["de", "de", "de-AT"][rng.below(3)]);
+        let e = pair_in(sl, &src, tl, &format!("{src} T{}", rng.below(3)))?;
+        // One entry at a time in both stores: the same ids, in the same order.
+        let a = store.write(std::slice::from_ref(&e))?;
+        let b = reference.write(std::slice::from_ref(&e))?;
+        ensure_eq!(a.first().map(|o| o.id()), b.first().map(|o| o.id()), "entry ids");
+        sources.push(src);
+    }
+    let mut compared = 0;
+    for qi in 0..150 {
+        let i = rng.below(sources.len());
+        let query = mutate(&mut rng, &sources[i]);
+        let options = match qi % 3 {
+            0 => LookupOptions::default(),
+            1 => LookupOptions::default().threshold(0.5).verify_budget(5).max_candidates(12),
+            _ => LookupOptions::default().threshold(0.6).limit(5).verify_budget(3).max_candidates(6),
+        };
+        let req = LookupRequest::new(runs(&query)?, locale("en")?, locale("de")?).options(options);
+        let got = cmem_core::lookup(&*store, &req)?;
+        let want = cmem_core::lookup(&reference, &req)?;
+        let line = |m: &cmem_core::Match| (m.entry.id, m.match_type, m.ambiguous, format!("{:.9}", m.score));
+        let got_lines: Vec<_> = got.iter().map(line).collect();
+        let want_lines: Vec<_> = want.iter().map(line).collect();
+        ensure_eq!(
+            got_lines,
+            want_lines,
+            "query {qi} {query:?}: the list differs from the in-memory store's"
+        );
+        compared += want.len();
+    }
+    ensure!(
+        compared > 150,
+        "the generated queries found only {compared} matches in all; the test lost its teeth"
+    );
+    Ok(())
+}
+
+/// Memory metadata: a value set is read back, a second set replaces it, an unset key is
+/// `None`, and warming up changes no answer.
+///
+/// # Errors
+/// What the store got wrong.
+pub fn memory_metadata(make: Make<'_>) -> Outcome {
+    let store = make();
+    ensure_eq!(store.meta("recognizer")?, None, "an unset key");
+    store.set_meta("recognizer", "printf,html")?;
+    store.set_meta("recognizer", "default")?;
+    ensure_eq!(store.meta("recognizer")?.as_deref(), Some("default"), "the value set last");
+    store.write(&[pair("Open the file", "Datei öffnen")?])?;
+    let req = LookupRequest::new(runs("Open the files")?, locale("en")?, locale("de")?);
+    let cold = cmem_core::lookup(&*store, &req)?;
+    store.warm(&locale("en")?)?;
+    let warm = cmem_core::lookup(&*store, &req)?;
+    ensure_eq!(cold.len(), 1, "matches before warming up");
+    ensure_eq!(
+        cold.iter().map(|m| m.entry.id).collect::<Vec<_>>(),
+        warm.iter().map(|m| m.entry.id).collect::<Vec<_>>(),
+        "matches after warming up"
+    );
+    Ok(())
+}
+
 /// Every case file of `testdata/match/` (see [`crate::cases`]).
 ///
 /// # Errors

@@ -25,6 +25,8 @@ pub enum ErrorKind {
     Corrupt,
     /// A recognizer rule set name or pattern that is not valid.
     InvalidRule,
+    /// The store does not support the operation.
+    Unsupported,
 }
 
 /// An error from the core model, lookup or a store.

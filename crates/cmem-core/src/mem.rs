@@ -34,6 +34,8 @@ struct Inner {
     /// Fuzzy candidates, and the interned locales the exact indexes refer to.
     candidates: CandidateIndex,
     units: HashMap<String, Vec<EntryId>>,
+    /// Named values about the memory ([`ContentMemory::meta`]).
+    meta: BTreeMap<String, String>,
 }
 
 /// Key → the entries holding it, each with the interned locale of the variant that does.
@@ -229,6 +231,15 @@ impl ContentMemory for MemStore {
 
     fn version_reader(&self) -> Option<&dyn VersionReader> {
         Some(self)
+    }
+
+    fn meta(&self, key: &str) -> Result<Option<String>> {
+        Ok(self.read()?.meta.get(key).cloned())
+    }
+
+    fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.write_lock()?.meta.insert(key.to_owned(), value.to_owned());
+        Ok(())
     }
 }
 

@@ -148,8 +148,21 @@ pub struct Stats {
 ///   [`max_candidates`](CandidateSink::max_candidates), after which it stops offering
 ///   (and, once it has seen more keys than that, it may leave out unseen keys that could
 ///   reach the cut-off only narrowly).
+/// - **Offer order.** With a verification budget or a candidate limit the order of
+///   offers decides which candidates are scored, so every store offers alike: the keys of
+///   each variant locale that matches the query's source locale (prefix rule) form one
+///   index, the indexes are offered one after the other in [`Locale`] order, each best
+///   first (most shared trigrams for their length, ties by key number). A store gets
+///   this by serving candidates from [`CandidateIndex`](crate::CandidateIndex), as both
+///   stores of this workspace do; one that retrieves otherwise (SQL) must still offer a
+///   superset of what can reach the cut-off, and then agrees with the others on every
+///   list computed with [`LookupOptions::exhaustive`](crate::LookupOptions::exhaustive).
 /// - Nothing panics on input the model accepts; failures are [`Error`](crate::Error)s.
-/// - Locales match by the prefix rule of SPEC §3.
+/// - Locales match by the prefix rule (a tag matches itself and any tag it is a prefix
+///   of, by subtags).
+/// - [`meta`](ContentMemory::meta) / [`set_meta`](ContentMemory::set_meta) keep a few
+///   named values about the memory itself (the recognizer rule set it was imported
+///   with); a store that cannot keep them answers `None` and refuses to set them.
 pub trait ContentMemory: Send + Sync {
     /// Writes a batch of entries in one transaction.
     ///
@@ -204,6 +217,38 @@ pub trait ContentMemory: Send + Sync {
     fn version_reader(&self) -> Option<&dyn VersionReader> {
         None
     }
+
+    /// Prepares fuzzy lookups from `source` (builds an in-process candidate index, say),
+    /// so the first lookup is not slower than the next. Does nothing by default.
+    ///
+    /// # Errors
+    /// A store failure.
+    fn warm(&self, source: &Locale) -> Result<()> {
+        let _ = source;
+        Ok(())
+    }
+
+    /// A named value about the memory (not about an entry), when set.
+    ///
+    /// # Errors
+    /// A store failure.
+    fn meta(&self, key: &str) -> Result<Option<String>> {
+        let _ = key;
+        Ok(None)
+    }
+
+    /// Sets a named value about the memory.
+    ///
+    /// # Errors
+    /// A store failure, or a store that keeps no such values
+    /// ([`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported)).
+    fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        let _ = value;
+        Err(crate::Error::new(
+            crate::ErrorKind::Unsupported,
+            format!("this store keeps no memory metadata (setting {key:?})"),
+        ))
+    }
 }
 
 macro_rules! forward_store {
@@ -235,6 +280,15 @@ macro_rules! forward_store {
             }
             fn version_reader(&self) -> Option<&dyn VersionReader> {
                 (**self).version_reader()
+            }
+            fn warm(&self, source: &Locale) -> Result<()> {
+                (**self).warm(source)
+            }
+            fn meta(&self, key: &str) -> Result<Option<String>> {
+                (**self).meta(key)
+            }
+            fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+                (**self).set_meta(key, value)
             }
         }
     )*};

@@ -7,7 +7,7 @@ use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
 use cmem_core::run::{runs_from_json, runs_to_json};
-use cmem_core::schema::{stored_keys, SCHEMA_VERSION};
+use cmem_core::schema::{stored_keys, META_TABLE, SCHEMA_VERSION};
 use cmem_core::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,
 };
@@ -231,15 +231,6 @@ impl SqliteStore {
             .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |r| r.get(0))
             .ctx(&self.path, "setting max_page_count")?;
         Ok(n.max(0) as u64)
-    }
-
-    /// Builds the in-process candidate index for every source locale matching `locale`
-    /// now, instead of on the first lookup.
-    ///
-    /// # Errors
-    /// A store failure.
-    pub fn warm(&self, locale: &Locale) -> Result<()> {
-        self.ensure_cache(locale)
     }
 
     /// The error for a lock (`what`) that a panicking thread left poisoned.
@@ -804,6 +795,37 @@ impl ContentMemory for SqliteStore {
 
     fn version_reader(&self) -> Option<&dyn VersionReader> {
         Some(self)
+    }
+
+    /// Builds the in-process candidate index for every source locale matching `source`
+    /// now, instead of on the first lookup (nothing when the index is off).
+    fn warm(&self, source: &Locale) -> Result<()> {
+        if self.options.gram_index {
+            self.ensure_cache(source)?;
+        }
+        Ok(())
+    }
+
+    fn meta(&self, key: &str) -> Result<Option<String>> {
+        let sql = format!("SELECT value FROM {META_TABLE} WHERE key = ?1");
+        self.with_reader(|conn| {
+            conn.query_row(&sql, [key], |r| r.get(0))
+                .optional()
+                .ctx_with(&self.path, || format!("reading {key}"))
+        })
+    }
+
+    fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        let conn = self.conn()?;
+        conn.execute(
+            &format!(
+                "INSERT INTO {META_TABLE} (key, value) VALUES (?1, ?2) \
+                 ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+            ),
+            params![key, value],
+        )
+        .ctx_with(&self.path, || format!("setting {key}"))?;
+        Ok(())
     }
 }
 

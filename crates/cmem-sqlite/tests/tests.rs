@@ -725,6 +725,15 @@ impl ContentMemory for FileStore {
     fn version_reader(&self) -> Option<&dyn cmem_core::VersionReader> {
         self.store.version_reader()
     }
+    fn warm(&self, source: &cmem_core::Locale) -> cmem_core::Result<()> {
+        self.store.warm(source)
+    }
+    fn meta(&self, key: &str) -> cmem_core::Result<Option<String>> {
+        self.store.meta(key)
+    }
+    fn set_meta(&self, key: &str, value: &str) -> cmem_core::Result<()> {
+        self.store.set_meta(key, value)
+    }
 }
 
 mod conformance_file {
@@ -739,14 +748,14 @@ mod conformance_in_memory {
 
 mod conformance_fts5_candidates {
     use super::*;
-    cmem_conformance::conformance_suite!(|| Box::new(
+    cmem_conformance::conformance_suite!(sql_candidates: || Box::new(
         SqliteStore::open_in_memory_with(SqliteOptions::default().gram_index(false)).unwrap()
     ));
 }
 
 mod conformance_length_prefilter {
     use super::*;
-    cmem_conformance::conformance_suite!(|| Box::new(
+    cmem_conformance::conformance_suite!(sql_candidates: || Box::new(
         SqliteStore::open_in_memory_with(SqliteOptions::default().gram_index(false).force_no_trigram(true))
             .unwrap()
     ));
