@@ -1,18 +1,16 @@
 //! `cmem import`: every file into the memory as one transaction, with a progress bar
 //! on a terminal, problems listed as `FILE:LINE:COLUMN`, and a summary.
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal, Read};
+use std::io::{self, IsTerminal};
 use std::path::Path;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Result};
-use cmem_core::{NewEntry, Run};
+use cmem_core::Run;
 use cmem_formats::{
-    import, ErrorKind, Format, FormatError, ImportOptions, Item, ItemSource, JsonlOptions, JsonlReader,
-    KmbReader, Progress, RunsHook, TmxOptions, TmxReader,
+    import, Format, FormatError, ImportOptions, Ingest, IngestOptions, Input, Progress, RunsHook,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -31,187 +29,13 @@ pub fn interrupted() -> bool {
     INTERRUPTS.load(Ordering::Relaxed) > 0
 }
 
-/// Counts the raw bytes read from a file (before any gzip), shared with the progress bar.
-struct Counted<R> {
-    inner: R,
-    bytes: Arc<AtomicU64>,
-}
-
-impl<R: Read> Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.bytes.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
-}
-
-type Input = Box<dyn BufRead + Send>;
-
-/// One file to import, opened before the import starts so a wrong name fails early.
-struct Source {
-    name: String,
-    format: Format,
-    input: Option<Input>,
-}
-
-/// Opens `path` (`-`: standard input), counting raw bytes into `bytes` and
-/// decompressing gzip (by its magic bytes).
-fn open(path: &Path, bytes: &Arc<AtomicU64>) -> io::Result<Input> {
-    let raw: Box<dyn Read + Send> =
-        if path == Path::new("-") { Box::new(io::stdin()) } else { Box::new(File::open(path)?) };
-    let mut buffered = BufReader::with_capacity(64 * 1024, Counted { inner: raw, bytes: Arc::clone(bytes) });
-    if buffered.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
-        let gz = flate2::bufread::MultiGzDecoder::new(buffered);
-        Ok(Box::new(BufReader::with_capacity(64 * 1024, gz)))
-    } else {
-        Ok(Box::new(buffered))
-    }
-}
-
-/// The reader of one file.
-enum Reader<'h> {
-    // Boxed: the TMX reader is large, and there is one reader at a time.
-    Tmx(Box<TmxReader<Input>>),
-    Kmb(KmbReader<Input>),
-    Jsonl(JsonlReader<'h, Input>),
-}
-
-impl Reader<'_> {
-    fn next(&mut self) -> Option<Result<Item, FormatError>> {
-        match self {
-            Reader::Tmx(r) => r.next(),
-            Reader::Kmb(r) => r.next(),
-            Reader::Jsonl(r) => r.next(),
-        }
-    }
-}
-
-/// All files, one after the other, as one [`ItemSource`] so that one import (one
-/// all-or-nothing transaction) covers them all.
-struct Files<'h> {
-    sources: Vec<Source>,
-    next: usize,
-    current: Option<Reader<'h>>,
-    bytes: Arc<AtomicU64>,
-    hook: Option<RunsHook<'h>>,
-    jsonl: JsonlOptions,
-    strict: bool,
-    /// The file being read, for messages about entries (store problems carry none).
-    current_name: Arc<std::sync::Mutex<String>>,
-    /// The progress bar, to print above it.
-    bar: ProgressBar,
-}
-
-impl<'h> Files<'h> {
-    fn open_next(&mut self) -> Option<Result<Reader<'h>, FormatError>> {
-        let source = self.sources.get_mut(self.next)?;
-        self.next += 1;
-        let input = source.input.take()?;
-        if let Ok(mut name) = self.current_name.lock() {
-            name.clone_from(&source.name);
-        }
-        let reader = match source.format {
-            Format::Kmb => KmbReader::new(input, &source.name).map(Reader::Kmb),
-            Format::Jsonl => {
-                let mut options = self.jsonl.clone();
-                options.file_name.clone_from(&source.name);
-                Ok(Reader::Jsonl(JsonlReader::new(input, options, self.hook)))
-            }
-            _ => {
-                let mut options = TmxOptions::default();
-                options.strict = self.strict;
-                options.file_name.clone_from(&source.name);
-                TmxReader::new(input, options).map(|r| Reader::Tmx(Box::new(r)))
-            }
-        };
-        Some(reader)
-    }
-}
-
-impl Iterator for Files<'_> {
-    type Item = Result<Item, FormatError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        // Checked after the read too: a read may block (standard input) while Ctrl-C comes.
-        let item = self.next_item();
-        if interrupted() {
-            let note = "cmem: interrupted; rolling back the import (Ctrl-C again to stop at once)";
-            if self.bar.is_hidden() {
-                eprintln!("{note}");
-            } else {
-                self.bar.println(note);
-            }
-            self.sources.clear();
-            self.current = None;
-            return Some(Err(FormatError::new(Format::Store, ErrorKind::Io, "interrupted")));
-        }
-        item
-    }
-}
-
-impl Files<'_> {
-    fn next_item(&mut self) -> Option<Result<Item, FormatError>> {
-        loop {
-            if let Some(reader) = &mut self.current {
-                let tmx = matches!(reader, Reader::Tmx(_));
-                match reader.next() {
-                    Some(Ok(Item::Entry(entry))) if tmx => {
-                        return Some(Ok(Item::Entry(recognize_level1(entry, self.hook))));
-                    }
-                    Some(item) => return Some(item),
-                    None => self.current = None,
-                }
-            }
-            match self.open_next()? {
-                Ok(reader) => self.current = Some(reader),
-                Err(e) => return Some(Err(e)),
-            }
-        }
-    }
-}
-
-/// A TMX entry whose segments are all plain text (level 1, or level 2 without codes) gets
-/// its inline codes recognized like a JSON Lines line: the first variant as the source,
-/// each other variant as a target linked to it. An entry that already carries codes is
-/// left as its file gave it.
-fn recognize_level1(mut entry: NewEntry, hook: Option<RunsHook<'_>>) -> NewEntry {
-    let Some(hook) = hook else { return entry };
-    let texts = entry.variants.iter().map(|v| cmem_core::run::text_only(&v.runs));
-    let Some(texts) = texts.collect::<Option<Vec<String>>>() else {
-        return entry;
-    };
-    let Some((source, targets)) = texts.split_first() else { return entry };
-    for (i, target) in targets.iter().enumerate() {
-        let (s, t) = hook(source, target);
-        if i == 0 {
-            entry.variants[0].runs = s;
-        }
-        entry.variants[i + 1].runs = t;
-    }
-    entry
-}
-
-impl ItemSource for Files<'_> {
-    fn bytes_read(&self) -> u64 {
-        self.bytes.load(Ordering::Relaxed)
-    }
-}
-
-/// The format of a file: `--format`, else its extension.
-fn format_for(path: &Path, flag: Option<FileFormat>) -> Result<Format> {
+/// The format `--format` names, if any.
+fn format_flag(flag: Option<FileFormat>) -> Option<Format> {
     match flag {
-        Some(FileFormat::Tmx | FileFormat::Tmx1) => Ok(Format::Tmx),
-        Some(FileFormat::Kmb) => Ok(Format::Kmb),
-        Some(FileFormat::Jsonl) => Ok(Format::Jsonl),
-        None if path == Path::new("-") => {
-            bail!("import -: standard input needs --format tmx|kmb|jsonl")
-        }
-        None => cmem_formats::format_of(path).ok_or_else(|| {
-            anyhow!(
-                "import {}: unknown format (extension not .tmx, .kmb, .jsonl, .ndjson or .json); use --format",
-                path.display()
-            )
-        }),
+        Some(FileFormat::Tmx | FileFormat::Tmx1) => Some(Format::Tmx),
+        Some(FileFormat::Kmb) => Some(Format::Kmb),
+        Some(FileFormat::Jsonl) => Some(Format::Jsonl),
+        None => None,
     }
 }
 
@@ -255,32 +79,30 @@ fn problem_line(e: &FormatError, fallback_file: &str) -> String {
 /// problem with `--strict`), a store failure; the memory is then left as it was.
 pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<()> {
     let started = Instant::now();
-    let bytes = Arc::new(AtomicU64::new(0));
-    let mut sources = Vec::with_capacity(args.files.len());
-    let mut total: Option<u64> = Some(0);
     let stdin_count = args.files.iter().filter(|p| *p == Path::new("-")).count();
     if stdin_count > 1 {
         bail!("import: standard input (`-`) can be named only once");
     }
+    let mut inputs = Vec::with_capacity(args.files.len());
+    let mut total: Option<u64> = Some(0);
     for path in &args.files {
-        let format = format_for(path, args.format)?;
-        let name = if path == Path::new("-") { "<stdin>".to_owned() } else { path.display().to_string() };
-        let input = open(path, &bytes).map_err(|e| anyhow!("import {name}: cannot open: {e}"))?;
-        total = match (total, std::fs::metadata(path)) {
-            (Some(t), Ok(m)) if m.is_file() => Some(t + m.len()),
-            _ => None,
-        };
-        sources.push(Source { name, format, input: Some(input) });
+        let format = format_flag(args.format);
+        if path == Path::new("-") && format.is_none() {
+            bail!("import -: standard input needs --format tmx|kmb|jsonl");
+        }
+        let input = Input::open(path, format).map_err(|e| anyhow!("import {}", e.message()))?;
+        total = total.zip(input.size()).map(|(t, s)| t + s);
+        inputs.push(input);
     }
 
     let rec = recognizer(&args.recognize)?;
     let pair =
         rec.as_ref().map(|r| move |s: &str, t: &str| -> (Vec<Run>, Vec<Run>) { r.recognize_pair(s, t) });
     let hook: Option<RunsHook<'_>> = pair.as_ref().map(|f| f as RunsHook<'_>);
-    let mut jsonl = JsonlOptions::default();
-    jsonl.source_locale.clone_from(&args.from);
-    jsonl.target_locale.clone_from(&args.to);
-    jsonl.strict = args.strict;
+    let options = IngestOptions::default()
+        .source_locale(args.from.clone())
+        .target_locale(args.to.clone())
+        .strict(args.strict);
     let bar = if quiet || !io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else if let Some(total) = total {
@@ -298,26 +120,25 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     if !bar.is_hidden() {
         bar.enable_steady_tick(std::time::Duration::from_millis(120));
     }
-    let current_name = Arc::new(std::sync::Mutex::new(String::new()));
-    let files = Files {
-        sources,
-        next: 0,
-        current: None,
-        bytes: Arc::clone(&bytes),
-        hook,
-        jsonl,
-        strict: args.strict,
-        current_name: Arc::clone(&current_name),
-        bar: bar.clone(),
-    };
+    let cancel = Arc::new(AtomicBool::new(false));
+    let files = Ingest::new(inputs, options, hook).cancel_on(Arc::clone(&cancel));
+    let status = files.status();
 
     let path = memory::resolve(memory_flag);
     let existed = path.exists();
     let store = memory::open_for_write(&path)?;
-    ctrlc::set_handler(|| {
+    let note_bar = bar.clone();
+    ctrlc::set_handler(move || {
         if INTERRUPTS.fetch_add(1, Ordering::Relaxed) > 0 {
             // A second Ctrl-C: the batches written so far stay (each is atomic).
             std::process::exit(130);
+        }
+        cancel.store(true, Ordering::Relaxed);
+        let note = "cmem: interrupted; rolling back the import (Ctrl-C again to stop at once)";
+        if note_bar.is_hidden() {
+            eprintln!("{note}");
+        } else {
+            note_bar.println(note);
         }
     })
     .map_err(|e| anyhow!("import: cannot handle Ctrl-C: {e}"))?;
@@ -338,11 +159,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
                 drop(store);
                 memory::remove(&path);
             }
-            let file = if e.file().is_empty() {
-                current_name.lock().map(|n| n.clone()).unwrap_or_default()
-            } else {
-                e.file().to_owned()
-            };
+            let file = if e.file().is_empty() { status.current_input() } else { e.file().to_owned() };
             let what = if file.is_empty() { "import".to_owned() } else { format!("import {file}") };
             bail!("{what}: {}", located(&e));
         }

@@ -85,6 +85,8 @@ pub enum ErrorKind {
     InvalidEntry,
     /// The store refused or failed a write or read.
     Store,
+    /// An input whose format is unknown, or a format that cannot be read for the job.
+    Unsupported,
 }
 
 /// An error or a located problem in a file.
@@ -216,6 +218,14 @@ impl FormatError {
     /// Wraps an I/O error while reading or writing `format`.
     pub fn io(format: Format, what: &str, err: std::io::Error) -> Self {
         FormatError::new(format, ErrorKind::Io, format!("{what}: {err}"))
+    }
+}
+
+impl From<cmem_core::Error> for FormatError {
+    /// A store error, as [`FormatError::store`]: so `?` works on store calls in code that
+    /// returns format errors.
+    fn from(err: cmem_core::Error) -> Self {
+        FormatError::store(err)
     }
 }
 

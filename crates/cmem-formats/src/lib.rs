@@ -19,6 +19,7 @@
 //! | [`analyze`](mod@analyze) | [`analyze()`], [`analyze_document`], [`analyze_file`]: the leverage report (match bands, repetitions, words) |
 //! | [`kmb`] | the `.kmb` bundle ([`KmbWriter`], [`KmbReader`]; format in `docs/kmb.md`) |
 //! | [`jsonl`] | JSON Lines, simple and full ([`JsonlReader`], [`JsonlWriter`]) |
+//! | [`ingest`] | [`Ingest`]: any supported input (format by extension, gzip, inline-code recognition of plain text), several files as one source |
 //! | [`import`](mod@import) | [`import()`] and [`export()`] over any [`ContentMemory`](cmem_core::ContentMemory) |
 //! | [`error`] | [`FormatError`], one error type for fatal errors and problems |
 //!
@@ -46,6 +47,7 @@ pub mod analyze;
 pub mod decode;
 pub mod error;
 pub mod import;
+pub mod ingest;
 pub mod inline;
 pub mod item;
 pub mod jsonl;
@@ -64,6 +66,7 @@ pub use import::{
     export, filter_entry, format_of, import, open_input, EntrySink, ExportOptions, ImportOptions,
     ImportReport, ItemSource, Progress,
 };
+pub use ingest::{BoxedInput, Ingest, IngestOptions, IngestStatus, Input};
 pub use inline::Level;
 pub use item::{collect_items, Item};
 pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};

@@ -1,0 +1,459 @@
+//! Reading any supported input into entries: the format by extension (or given), gzip by
+//! its magic bytes, plain-text recognition of inline codes by a rule set, several files
+//! one after the other as one source, so that one [`import()`](crate::import()) covers
+//! them all.
+//!
+//! Every front end (the command-line program, a server, a script) imports through
+//! [`Ingest`], so a file reads the same way everywhere. Adding a format means a reader
+//! and one arm in [`Ingest`]'s dispatch (`open_reader`), nothing in the front ends.
+//!
+//! ```
+//! use cmem_core::{MemStore, Recognizer};
+//! use cmem_formats::{import, Format, ImportOptions, Ingest, IngestOptions, Input};
+//!
+//! let jsonl = br#"{"source":"Open %s","target":"%s öffnen","source_locale":"en","target_locale":"de"}"#;
+//! let rec = Recognizer::default();
+//! let hook = |s: &str, t: &str| rec.recognize_pair(s, t);
+//! let input = Input::from_reader("inline.jsonl", Format::Jsonl, &jsonl[..]);
+//! let ingest = Ingest::new(vec![input], IngestOptions::default(), Some(&hook));
+//! let store = MemStore::new();
+//! let report = import(&store, ingest, &ImportOptions::default(), &mut |_| {})?;
+//! assert_eq!(report.progress.inserted, 1);
+//! # Ok::<(), cmem_formats::FormatError>(())
+//! ```
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use cmem_core::{Locale, NewEntry};
+
+use crate::error::{ErrorKind, Format, FormatError};
+use crate::import::{format_of, ItemSource};
+use crate::item::Item;
+use crate::jsonl::{JsonlOptions, JsonlReader, RunsHook};
+use crate::kmb::KmbReader;
+use crate::tmx::{TmxOptions, TmxReader};
+
+/// A boxed buffered input.
+pub type BoxedInput = Box<dyn BufRead + Send>;
+
+/// Options of [`Ingest`].
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct IngestOptions {
+    /// The source locale of JSON Lines lines that name none.
+    pub source_locale: Option<Locale>,
+    /// The target locale of JSON Lines lines that name none.
+    pub target_locale: Option<Locale>,
+    /// Turn the first problem of any file into an error.
+    pub strict: bool,
+}
+
+impl IngestOptions {
+    /// Sets [`source_locale`](Self::source_locale).
+    #[must_use]
+    pub fn source_locale(mut self, locale: Option<Locale>) -> Self {
+        self.source_locale = locale;
+        self
+    }
+
+    /// Sets [`target_locale`](Self::target_locale).
+    #[must_use]
+    pub fn target_locale(mut self, locale: Option<Locale>) -> Self {
+        self.target_locale = locale;
+        self
+    }
+
+    /// Sets [`strict`](Self::strict).
+    #[must_use]
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+}
+
+/// One input to read: its name for messages, its format and its bytes.
+pub struct Input {
+    name: String,
+    format: Format,
+    reader: BoxedInput,
+    /// The file's size when known (a regular file).
+    size: Option<u64>,
+}
+
+impl fmt::Debug for Input {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Input")
+            .field("name", &self.name)
+            .field("format", &self.format)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Input {
+    /// Opens the file at `path` (`-`: standard input, named `<stdin>`), in `format` or
+    /// else by its extension ([`format_of`]), decompressing gzip by its magic bytes.
+    ///
+    /// # Errors
+    /// An unknown format (standard input always needs `format`), or a file that cannot
+    /// be opened; the message names the file.
+    pub fn open(path: &Path, format: Option<Format>) -> Result<Input, FormatError> {
+        let stdin = path == Path::new("-");
+        let name = if stdin { "<stdin>".to_owned() } else { path.display().to_string() };
+        let format = match format {
+            Some(f) => f,
+            None if stdin => {
+                return Err(FormatError::new(
+                    Format::Store,
+                    ErrorKind::Unsupported,
+                    "standard input needs a format (tmx, kmb or jsonl)",
+                ))
+            }
+            None => format_of(path).ok_or_else(|| {
+                FormatError::new(
+                    Format::Store,
+                    ErrorKind::Unsupported,
+                    format!(
+                        "{name}: unknown format (extension not .tmx, .kmb, .jsonl, .ndjson or .json, \
+                         optionally .gz); name the format"
+                    ),
+                )
+            })?,
+        };
+        let io_error = |e: io::Error| {
+            FormatError::new(Format::Store, ErrorKind::Io, format!("{name}: cannot open: {e}"))
+        };
+        let (raw, size): (Box<dyn Read + Send>, Option<u64>) = if stdin {
+            (Box::new(io::stdin()), None)
+        } else {
+            let file = File::open(path).map_err(io_error)?;
+            let size = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+            (Box::new(file), size)
+        };
+        Ok(Input { name, format, reader: Box::new(BufReader::with_capacity(64 * 1024, raw)), size })
+    }
+
+    /// An input from any reader (not decompressed), named `name` in messages.
+    pub fn from_reader(name: impl Into<String>, format: Format, reader: impl Read + Send + 'static) -> Input {
+        Input {
+            name: name.into(),
+            format,
+            reader: Box::new(BufReader::with_capacity(64 * 1024, reader)),
+            size: None,
+        }
+    }
+
+    /// The name used in messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The format it is read as.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The size in bytes, when known (a regular file).
+    pub fn size(&self) -> Option<u64> {
+        self.size
+    }
+}
+
+/// Counts the raw bytes read (before any gzip), for progress.
+struct Counted<R> {
+    inner: R,
+    bytes: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bytes.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Wraps `reader` to count its bytes into `bytes` and decompress gzip.
+fn counted(reader: BoxedInput, bytes: &Arc<AtomicU64>) -> io::Result<BoxedInput> {
+    let mut buffered =
+        BufReader::with_capacity(64 * 1024, Counted { inner: reader, bytes: Arc::clone(bytes) });
+    if buffered.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
+        let gz = flate2::bufread::MultiGzDecoder::new(buffered);
+        Ok(Box::new(BufReader::with_capacity(64 * 1024, gz)))
+    } else {
+        Ok(Box::new(buffered))
+    }
+}
+
+/// The reader of one input.
+enum Reader<'h> {
+    // Boxed: the TMX reader is large, and there is one reader at a time.
+    Tmx(Box<TmxReader<BoxedInput>>),
+    Kmb(KmbReader<BoxedInput>),
+    Jsonl(JsonlReader<'h, BoxedInput>),
+}
+
+impl Reader<'_> {
+    fn next(&mut self) -> Option<Result<Item, FormatError>> {
+        match self {
+            Reader::Tmx(r) => r.next(),
+            Reader::Kmb(r) => r.next(),
+            Reader::Jsonl(r) => r.next(),
+        }
+    }
+}
+
+/// What a caller may watch while an [`Ingest`] is consumed by an import: the bytes read
+/// and the input being read.
+#[derive(Debug, Clone, Default)]
+pub struct IngestStatus {
+    bytes: Arc<AtomicU64>,
+    current: Arc<Mutex<String>>,
+}
+
+impl IngestStatus {
+    /// Raw input bytes read so far, all inputs together.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    /// The name of the input being read (empty before the first).
+    pub fn current_input(&self) -> String {
+        self.current.lock().map(|n| n.clone()).unwrap_or_default()
+    }
+}
+
+/// Several inputs read one after the other as one stream of [`Item`]s; an
+/// [`ItemSource`] for [`import()`](crate::import()).
+///
+/// TMX entries whose segments are all plain text (level 1, or level 2 without codes) get
+/// their inline codes recognized by the same hook as JSON Lines lines: the first variant
+/// as the source, each other variant as a target linked to it. An entry that carries
+/// codes of its own is left as its file gave it.
+pub struct Ingest<'h> {
+    inputs: std::vec::IntoIter<Input>,
+    current: Option<Reader<'h>>,
+    options: IngestOptions,
+    hook: Option<RunsHook<'h>>,
+    status: IngestStatus,
+    cancel: Option<Arc<AtomicBool>>,
+    done: bool,
+}
+
+impl fmt::Debug for Ingest<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ingest")
+            .field("options", &self.options)
+            .field("recognizes", &self.hook.is_some())
+            .field("current_input", &self.status.current_input())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'h> Ingest<'h> {
+    /// Reads `inputs` in order; `hook` recognizes inline codes in plain strings (`None`:
+    /// plain strings stay text).
+    pub fn new(inputs: Vec<Input>, options: IngestOptions, hook: Option<RunsHook<'h>>) -> Ingest<'h> {
+        Ingest {
+            inputs: inputs.into_iter(),
+            current: None,
+            options,
+            hook,
+            status: IngestStatus::default(),
+            cancel: None,
+            done: false,
+        }
+    }
+
+    /// Stops with an `interrupted` error at the next item once `flag` is set (Ctrl-C).
+    #[must_use]
+    pub fn cancel_on(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.cancel = Some(flag);
+        self
+    }
+
+    /// A handle on the bytes read and the current input, usable while an import
+    /// consumes this ingest.
+    pub fn status(&self) -> IngestStatus {
+        self.status.clone()
+    }
+
+    fn open_next(&mut self) -> Option<Result<Reader<'h>, FormatError>> {
+        let input = self.inputs.next()?;
+        if let Ok(mut name) = self.status.current.lock() {
+            name.clone_from(&input.name);
+        }
+        let name = input.name;
+        let reader = match counted(input.reader, &self.status.bytes) {
+            Ok(r) => r,
+            Err(e) => {
+                return Some(Err(FormatError::new(
+                    input.format,
+                    ErrorKind::Io,
+                    format!("{name}: cannot read: {e}"),
+                )))
+            }
+        };
+        Some(match input.format {
+            Format::Kmb => KmbReader::new(reader, &name).map(Reader::Kmb),
+            Format::Jsonl => {
+                let mut options = JsonlOptions::default();
+                options.source_locale.clone_from(&self.options.source_locale);
+                options.target_locale.clone_from(&self.options.target_locale);
+                options.strict = self.options.strict;
+                options.file_name = name;
+                Ok(Reader::Jsonl(JsonlReader::new(reader, options, self.hook)))
+            }
+            Format::Tmx => {
+                let mut options = TmxOptions::default();
+                options.strict = self.options.strict;
+                options.file_name = name;
+                TmxReader::new(reader, options).map(|r| Reader::Tmx(Box::new(r)))
+            }
+            other => Err(FormatError::new(
+                other,
+                ErrorKind::Unsupported,
+                format!("{name}: {} files cannot be imported", other.name()),
+            )),
+        })
+    }
+
+    fn next_item(&mut self) -> Option<Result<Item, FormatError>> {
+        loop {
+            if let Some(reader) = &mut self.current {
+                let tmx = matches!(reader, Reader::Tmx(_));
+                match reader.next() {
+                    Some(Ok(Item::Entry(entry))) if tmx => {
+                        return Some(Ok(Item::Entry(recognize_level1(entry, self.hook))));
+                    }
+                    Some(item) => return Some(item),
+                    None => self.current = None,
+                }
+            }
+            match self.open_next()? {
+                Ok(reader) => self.current = Some(reader),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+}
+
+impl Iterator for Ingest<'_> {
+    type Item = Result<Item, FormatError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        // Checked after the read too: a read may block (standard input) while Ctrl-C comes.
+        let item = self.next_item();
+        if self.cancelled() {
+            self.done = true;
+            self.current = None;
+            return Some(Err(FormatError::new(Format::Store, ErrorKind::Io, "interrupted")));
+        }
+        item
+    }
+}
+
+impl ItemSource for Ingest<'_> {
+    fn bytes_read(&self) -> u64 {
+        self.status.bytes_read()
+    }
+}
+
+/// A TMX entry whose segments are all plain text gets its inline codes recognized; see
+/// [`Ingest`].
+fn recognize_level1(mut entry: NewEntry, hook: Option<RunsHook<'_>>) -> NewEntry {
+    let Some(hook) = hook else { return entry };
+    let texts = entry.variants.iter().map(|v| cmem_core::run::text_only(&v.runs));
+    let Some(texts) = texts.collect::<Option<Vec<String>>>() else {
+        return entry;
+    };
+    let Some((source, targets)) = texts.split_first() else { return entry };
+    for (i, target) in targets.iter().enumerate() {
+        let (s, t) = hook(source, target);
+        if i == 0 {
+            entry.variants[0].runs = s;
+        }
+        entry.variants[i + 1].runs = t;
+    }
+    entry
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::item::collect_items;
+    use cmem_core::{Recognizer, Run};
+
+    const LEVEL1: &str = r#"<tmx version="1.4"><header srclang="en" datatype="plaintext" segtype="sentence" adminlang="en" creationtool="t" creationtoolversion="1" o-tmf="t"/><body>
+<tu><tuv xml:lang="en"><seg>Open %s</seg></tuv><tuv xml:lang="de"><seg>%s öffnen</seg></tuv></tu>
+<tu><tuv xml:lang="en"><seg>Open <ph x="1">%d</ph></seg></tuv><tuv xml:lang="de"><seg><ph x="1">%d</ph> öffnen</seg></tuv></tu>
+</body></tmx>"#;
+
+    #[test]
+    fn level1_tmx_is_recognized_and_coded_tmx_kept() {
+        let rec = Recognizer::default();
+        let hook = |s: &str, t: &str| rec.recognize_pair(s, t);
+        let input = Input::from_reader("a.tmx", Format::Tmx, LEVEL1.as_bytes());
+        let ingest = Ingest::new(vec![input], IngestOptions::default(), Some(&hook));
+        let (entries, problems) = collect_items(ingest).unwrap();
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(matches!(entries[0].variants[0].runs[1], Run::Ph(_)), "{:?}", entries[0].variants[0].runs);
+        // Carried codes stay as the file gave them (data `%d`, id `1`).
+        assert!(matches!(&entries[1].variants[0].runs[1], Run::Ph(c) if c.id == "1"));
+        let plain = Ingest::new(
+            vec![Input::from_reader("a.tmx", Format::Tmx, LEVEL1.as_bytes())],
+            IngestOptions::default(),
+            None,
+        );
+        let (entries, _) = collect_items(plain).unwrap();
+        assert_eq!(entries[0].variants[0].runs, vec![Run::text("Open %s")]);
+    }
+
+    #[test]
+    fn several_inputs_one_stream_gzip_and_cancel() {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        io::Write::write_all(&mut gz, b"{\"source\":\"Save\",\"target\":\"Speichern\"}\n").unwrap();
+        let gz = gz.finish().unwrap();
+        let options = IngestOptions::default()
+            .source_locale(Some(Locale::parse("en").unwrap()))
+            .target_locale(Some(Locale::parse("de").unwrap()));
+        let inputs = vec![
+            Input::from_reader("a.jsonl.gz", Format::Jsonl, io::Cursor::new(gz)),
+            Input::from_reader("b.tmx", Format::Tmx, LEVEL1.as_bytes()),
+        ];
+        let ingest = Ingest::new(inputs, options.clone(), None);
+        let status = ingest.status();
+        let (entries, _) = collect_items(ingest).unwrap();
+        assert_eq!(entries.len(), 3);
+        assert_eq!(status.current_input(), "b.tmx");
+        assert!(status.bytes_read() > LEVEL1.len() as u64);
+
+        let flag = Arc::new(AtomicBool::new(true));
+        let inputs = vec![Input::from_reader("b.tmx", Format::Tmx, LEVEL1.as_bytes())];
+        let mut ingest = Ingest::new(inputs, options, None).cancel_on(flag);
+        let err = ingest.next().unwrap().unwrap_err();
+        assert!(err.to_string().contains("interrupted"), "{err}");
+        assert!(ingest.next().is_none());
+    }
+
+    #[test]
+    fn unknown_extension_and_missing_file_are_named() {
+        let err = Input::open(Path::new("notes.txt"), None).unwrap_err();
+        assert!(err.to_string().contains("notes.txt: unknown format"), "{err}");
+        let err = Input::open(Path::new("/nonexistent/m.tmx"), None).unwrap_err();
+        assert!(err.to_string().contains("m.tmx: cannot open"), "{err}");
+        let err = Input::open(Path::new("-"), None).unwrap_err();
+        assert!(err.to_string().contains("standard input needs a format"), "{err}");
+    }
+}
