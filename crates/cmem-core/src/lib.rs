@@ -39,12 +39,14 @@ pub mod mem;
 pub mod notation;
 pub mod point;
 pub mod provider;
+pub mod query;
 pub mod recognize;
 pub mod run;
 pub mod schema;
 pub mod store;
 pub mod trigram;
 pub mod version;
+pub mod view;
 
 pub use adapt::{CodeAdaptation, EntityAdaptation};
 pub use candidate_index::CandidateIndex;
@@ -61,6 +63,7 @@ pub use mem::MemStore;
 pub use notation::{parse_notation, to_notation, Segment};
 pub use point::{nearer_answer, point_distance, Point};
 pub use provider::Provider;
+pub use query::{prepare_query, QueryText};
 pub use recognize::{Recognizer, RuleRole};
 pub use run::{is_entity_type, Choice, Code, Run};
 pub use store::{
@@ -68,3 +71,4 @@ pub use store::{
 };
 pub use trigram::build_trigram_query;
 pub use version::{prior_version_for, PriorVersion, Version, VersionQuery, VersionReader, VersionRequest};
+pub use view::{MatchView, SegmentView};

@@ -220,6 +220,17 @@ pub fn render_text(runs: &[Run], code: &dyn Fn(&Run, &mut String)) -> String {
     out
 }
 
+/// The text of runs as a user sees it in a document: text, each code as its native
+/// markup (`data`, or `equiv` when it has none, as entities do), choices as their
+/// default form. What `cmem lookup` prints and what the match view's `text` fields hold.
+pub fn surface_text(runs: &[Run]) -> String {
+    render_text(runs, &|run, out| {
+        if let Some(code) = run.code() {
+            out.push_str(if code.data.is_empty() { &code.equiv } else { &code.data });
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,10 +11,10 @@
 //! use cmem_core::{MemStore, Recognizer};
 //! use cmem_formats::{import, Format, ImportOptions, Ingest, IngestOptions, Input};
 //!
-//! let jsonl = br#"{"source":"Open %s","target":"%s öffnen","source_locale":"en","target_locale":"de"}"#;
+//! let jsonl = r#"{"source":"Open %s","target":"%s öffnen","source_locale":"en","target_locale":"de"}"#;
 //! let rec = Recognizer::default();
 //! let hook = |s: &str, t: &str| rec.recognize_pair(s, t);
-//! let input = Input::from_reader("inline.jsonl", Format::Jsonl, &jsonl[..]);
+//! let input = Input::from_reader("inline.jsonl", Format::Jsonl, jsonl.as_bytes());
 //! let ingest = Ingest::new(vec![input], IngestOptions::default(), Some(&hook));
 //! let store = MemStore::new();
 //! let report = import(&store, ingest, &ImportOptions::default(), &mut |_| {})?;

@@ -284,13 +284,7 @@ impl<R: BufRead> Iterator for JsonlReader<'_, R> {
 
 /// The text a simple line carries for runs: text, codes as their native data (or
 /// `equiv` when they have none, as entities do), choices as their default form.
-pub fn surface_text(runs: &[Run]) -> String {
-    cmem_core::run::render_text(runs, &|run, out| {
-        if let Some(code) = run.code() {
-            out.push_str(if code.data.is_empty() { &code.equiv } else { &code.data });
-        }
-    })
-}
+pub use cmem_core::run::surface_text;
 
 /// A streaming JSON Lines writer.
 pub struct JsonlWriter<W: Write> {

@@ -1,0 +1,242 @@
+//! [`Memory`]: a memory opened by address, whatever store holds it.
+
+use std::fmt;
+
+use cmem_core::{
+    lookup, ContentMemory, Error, ErrorKind, LookupRequest, Match, MemStore, Recognizer, Result,
+};
+
+use crate::address::Address;
+
+/// The memory-metadata key under which the recognizer rule set of a memory's imports is
+/// recorded ([`ContentMemory::meta`]).
+pub const RECOGNIZER_META: &str = "recognizer";
+
+/// How [`Memory::open_with`] opens a memory.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct OpenOptions {
+    /// Create the memory when it does not exist (default false: a missing memory is an
+    /// error, never a new empty one).
+    pub create: bool,
+    /// Open for reading only: writes fail (default false).
+    pub read_only: bool,
+    /// Take fuzzy candidates from the database's own indexes instead of the in-process
+    /// candidate index (default false). A short-lived process making one lookup saves
+    /// building the index; long-lived ones should leave it off.
+    pub sql_candidates: bool,
+}
+
+impl OpenOptions {
+    /// Reading and writing an existing memory.
+    pub fn new() -> Self {
+        OpenOptions::default()
+    }
+
+    /// Sets [`create`](Self::create).
+    #[must_use]
+    pub fn create(mut self, on: bool) -> Self {
+        self.create = on;
+        self
+    }
+
+    /// Sets [`read_only`](Self::read_only).
+    #[must_use]
+    pub fn read_only(mut self, on: bool) -> Self {
+        self.read_only = on;
+        self
+    }
+
+    /// Sets [`sql_candidates`](Self::sql_candidates).
+    #[must_use]
+    pub fn sql_candidates(mut self, on: bool) -> Self {
+        self.sql_candidates = on;
+        self
+    }
+}
+
+/// A memory opened by [`Address`]: the store behind it and the verbs users call.
+///
+/// ```
+/// use cmem::{Locale, LookupRequest, Memory, NewEntry, OpenOptions, Run, Variant};
+///
+/// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
+/// let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
+/// memory.store().write(&[NewEntry::pair(
+///     Variant::new(en.clone(), vec![Run::text("Save the file")]),
+///     Variant::new(de.clone(), vec![Run::text("Datei speichern")]),
+/// )])?;
+/// let matches = memory.lookup(&LookupRequest::new(vec![Run::text("Save the files")], en, de))?;
+/// assert_eq!(matches.len(), 1);
+/// # Ok::<(), cmem::Error>(())
+/// ```
+pub struct Memory {
+    store: Box<dyn ContentMemory>,
+    address: Address,
+}
+
+impl fmt::Debug for Memory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Memory").field("address", &self.address).finish_non_exhaustive()
+    }
+}
+
+impl Memory {
+    /// Opens the existing memory at `address` for reading and writing.
+    ///
+    /// # Errors
+    /// As [`open_with`](Self::open_with).
+    pub fn open(address: &str) -> Result<Memory> {
+        Memory::open_with(address, &OpenOptions::new())
+    }
+
+    /// Opens the memory at `address` (a path, `sqlite:PATH`, `memory:`, `postgres://…`).
+    ///
+    /// # Errors
+    /// A missing memory (unless `create`), a directory, a file that is not a memory or
+    /// is of a newer schema, a store this build does not include
+    /// ([`ErrorKind::Unsupported`]); each message names the address (passwords hidden).
+    pub fn open_with(address: &str, options: &OpenOptions) -> Result<Memory> {
+        let address = Address::parse(address)?;
+        let store = open_store(&address, options)?;
+        Ok(Memory { store, address })
+    }
+
+    /// A memory over a store the caller opened.
+    pub fn from_store(store: Box<dyn ContentMemory>, address: Address) -> Memory {
+        Memory { store, address }
+    }
+
+    /// The address it was opened at.
+    pub fn address(&self) -> &Address {
+        &self.address
+    }
+
+    /// The store behind it, for every operation of [`ContentMemory`].
+    pub fn store(&self) -> &dyn ContentMemory {
+        &*self.store
+    }
+
+    /// The store behind it, owned.
+    pub fn into_store(self) -> Box<dyn ContentMemory> {
+        self.store
+    }
+
+    /// Looks `req` up ([`cmem_core::lookup()`]).
+    ///
+    /// # Errors
+    /// As [`cmem_core::lookup()`].
+    pub fn lookup(&self, req: &LookupRequest) -> Result<Vec<Match>> {
+        lookup(&*self.store, req)
+    }
+
+    /// The recognizer rule set recorded for the memory's imports ([`rule_set_name`]
+    /// form), when one was recorded.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub fn recorded_rule_set(&self) -> Result<Option<String>> {
+        self.store.meta(RECOGNIZER_META)
+    }
+
+    /// Records `recognizer` as the rule set of the memory's imports when none is
+    /// recorded yet. Returns the rule set recorded before when it differs (the caller
+    /// warns: queries of one memory should be recognized as its imports were).
+    ///
+    /// # Errors
+    /// A store failure.
+    pub fn record_rule_set(&self, recognizer: Option<&Recognizer>) -> Result<Option<String>> {
+        let name = rule_set_name(recognizer);
+        match self.store.meta(RECOGNIZER_META)? {
+            Some(recorded) if recorded == name => Ok(None),
+            Some(recorded) => Ok(Some(recorded)),
+            None => {
+                self.store.set_meta(RECOGNIZER_META, &name)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The recognizer for queries: `given` when the caller chose one (`Some(None)`: no
+    /// recognition), else the one recorded for the memory's imports, else the default
+    /// rule sets. Also returns a warning when the choice differs from what is recorded.
+    ///
+    /// # Errors
+    /// A store failure, or a recorded rule set this program does not know.
+    pub fn query_recognizer(
+        &self,
+        given: Option<Option<Recognizer>>,
+    ) -> Result<(Option<Recognizer>, Option<String>)> {
+        let recorded = self.recorded_rule_set()?;
+        match given {
+            Some(chosen) => {
+                let warning = recorded.filter(|r| *r != rule_set_name(chosen.as_ref())).map(|r| {
+                    format!(
+                        "the memory was imported with recognizer rules {r:?}, this query uses {:?}: \
+                         recognized codes match only when both agree",
+                        rule_set_name(chosen.as_ref())
+                    )
+                });
+                Ok((chosen, warning))
+            }
+            None => match recorded.as_deref() {
+                None => Ok((Some(Recognizer::default()), None)),
+                Some("none") => Ok((None, None)),
+                Some(names) => Ok((Some(Recognizer::from_names(names)?), None)),
+            },
+        }
+    }
+}
+
+/// The name under which a recognizer's rule set is recorded: its rule names joined by
+/// commas, or `none` for no recognition.
+pub fn rule_set_name(recognizer: Option<&Recognizer>) -> String {
+    match recognizer {
+        None => "none".to_owned(),
+        Some(r) => r.rule_names().join(","),
+    }
+}
+
+fn open_store(address: &Address, options: &OpenOptions) -> Result<Box<dyn ContentMemory>> {
+    match address {
+        Address::InMemory => {
+            if !options.create {
+                return Err(Error::new(
+                    ErrorKind::Store,
+                    "memory: is always new and empty; open it with create",
+                ));
+            }
+            Ok(Box::new(MemStore::new()))
+        }
+        Address::Postgres(_) => Err(Error::new(
+            ErrorKind::Unsupported,
+            format!("memory {address}: PostgreSQL memories are not supported by this build of cmem"),
+        )),
+        Address::Sqlite(path) => open_sqlite(path, address, options),
+    }
+}
+
+#[cfg(feature = "sqlite")]
+fn open_sqlite(
+    path: &std::path::Path,
+    address: &Address,
+    options: &OpenOptions,
+) -> Result<Box<dyn ContentMemory>> {
+    use cmem_sqlite::{SqliteOptions, SqliteStore};
+    if path.is_dir() {
+        return Err(Error::new(ErrorKind::Store, format!("memory {address} is a directory")));
+    }
+    if !options.create && !path.exists() {
+        return Err(Error::new(ErrorKind::Store, format!("no memory at {address}")));
+    }
+    let sqlite = SqliteOptions::default().read_only(options.read_only).gram_index(!options.sql_candidates);
+    Ok(Box::new(SqliteStore::open_with(path, sqlite)?))
+}
+
+#[cfg(not(feature = "sqlite"))]
+fn open_sqlite(_: &std::path::Path, address: &Address, _: &OpenOptions) -> Result<Box<dyn ContentMemory>> {
+    Err(Error::new(
+        ErrorKind::Unsupported,
+        format!("memory {address}: SQLite memories need the `sqlite` feature of cmem"),
+    ))
+}
