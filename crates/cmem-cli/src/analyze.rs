@@ -21,15 +21,16 @@ pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>) -> Result<()> {
     // The in-process gram index (built once per source locale) serves every segment
     // of every file; one SQL candidate query per segment would be slower on a document
     // of any size, as in `lookup --batch`.
-    let store = memory::open_existing(&memory::resolve(memory_flag))?;
+    let memory = memory::open_existing(&memory::resolve(memory_flag))?;
+    let store = memory.store();
     let mut options = AnalyzeOptions::default();
     options.point.clone_from(&args.point);
     options.source_locale.clone_from(&args.from);
     options.target_locale.clone_from(&args.to);
-    options.recognizer = crate::query::recognizer(&args.recognize)?;
+    options.recognizer = crate::query::query_recognizer(&args.recognize, &memory, false)?;
     let mut out = Stdout::new();
     for (i, path) in args.files.iter().enumerate() {
-        let analysis = analyze_file(path, &store, &options).map_err(|e| {
+        let analysis = analyze_file(path, store, &options).map_err(|e| {
             let file = if e.file().is_empty() { path.display().to_string() } else { e.file().to_owned() };
             anyhow!("analyze {file}: {}", with_flags(&located(&e)))
         });

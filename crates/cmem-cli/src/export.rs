@@ -70,7 +70,7 @@ fn format_for(path: &Path, flag: Option<FileFormat>) -> Result<FileFormat> {
 
 /// Drives an export into a writer and finishes it.
 fn write_with<S: EntrySink>(
-    store: &cmem_sqlite::SqliteStore,
+    store: &dyn cmem_core::ContentMemory,
     mut sink: S,
     options: &ExportOptions,
     finish: impl FnOnce(S) -> Result<Out, FormatError>,
@@ -90,7 +90,8 @@ pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     let started = Instant::now();
     let format = format_for(&args.output, args.format)?;
     let path = memory::resolve(memory_flag);
-    let store = memory::open_existing(&path)?;
+    let memory = memory::open_existing(&path)?;
+    let store = memory.store();
     let to_stdout = args.output == Path::new("-");
     let name = if to_stdout { "<stdout>".to_owned() } else { args.output.display().to_string() };
 
@@ -119,15 +120,15 @@ pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
             let mut o = TmxWriteOptions::default();
             o.level = if format == FileFormat::Tmx1 { Level::One } else { Level::Two };
             o.source_locale.clone_from(&args.from);
-            TmxWriter::new(out, o).and_then(|w| write_with(&store, w, &options, TmxWriter::finish))
+            TmxWriter::new(out, o).and_then(|w| write_with(store, w, &options, TmxWriter::finish))
         }
         FileFormat::Kmb => {
-            KmbWriter::new(out, None).and_then(|w| write_with(&store, w, &options, KmbWriter::finish))
+            KmbWriter::new(out, None).and_then(|w| write_with(store, w, &options, KmbWriter::finish))
         }
         FileFormat::Jsonl => {
             let mut o = JsonlOptions::default();
             o.mode = JsonlMode::Full;
-            write_with(&store, JsonlWriter::new(out, o), &options, JsonlWriter::finish)
+            write_with(store, JsonlWriter::new(out, o), &options, JsonlWriter::finish)
         }
     };
     let written = match result {

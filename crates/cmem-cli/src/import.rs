@@ -126,7 +126,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
 
     let path = memory::resolve(memory_flag);
     let existed = path.exists();
-    let store = memory::open_for_write(&path)?;
+    let memory = memory::open_for_write(&path)?;
     let note_bar = bar.clone();
     ctrlc::set_handler(move || {
         if INTERRUPTS.fetch_add(1, Ordering::Relaxed) > 0 {
@@ -149,14 +149,14 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         bar.set_position(p.bytes_read);
         bar.set_message(format!("{} entries", count(p.read)));
     };
-    let result = import(&store, files, &options, &mut on_progress);
+    let result = import(memory.store(), files, &options, &mut on_progress);
     bar.finish_and_clear();
     let report = match result {
         Ok(r) => r,
         Err(e) => {
             if !existed {
                 // The import created the memory and stored nothing: leave no empty database.
-                drop(store);
+                drop(memory);
                 memory::remove(&path);
             }
             let file = if e.file().is_empty() { status.current_input() } else { e.file().to_owned() };
@@ -166,6 +166,18 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     };
 
     let p = report.progress;
+    // Record the rules this memory's plain strings were recognized with, so every front
+    // end queries it the same way (on the first import; later imports are compared).
+    if p.inserted + p.deduplicated > 0 {
+        match memory.record_rule_set(rec.as_ref()) {
+            Ok(Some(before)) if !quiet => eprintln!(
+                "cmem: warning: this memory was imported with recognizer rules {before:?}, this import used {:?}",
+                cmem::rule_set_name(rec.as_ref())
+            ),
+            Ok(_) => {}
+            Err(e) => bail!("import: recording the recognizer rules: {e}"),
+        }
+    }
     for problem in report.problems.iter().take(args.max_problems) {
         // A problem without a file (an entry the store refused) names its entry only.
         eprintln!("{}", problem_line(problem, ""));
@@ -192,7 +204,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     }
     if p.read == 0 && p.problems > 0 {
         if !existed {
-            drop(store);
+            drop(memory);
             memory::remove(&path);
         }
         bail!("import: nothing imported, {} (listed above)", plural(p.problems, "problem"));

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::{anyhow, bail, Result};
 use cmem_core::schema::{postgres_ddl, sqlite_ddl};
-use cmem_core::{ContentMemory, Point, VersionQuery};
+use cmem_core::{Point, VersionQuery};
 use cmem_formats::jsonl::surface_text;
 use serde_json::json;
 
@@ -22,8 +22,9 @@ pub fn versions(args: &VersionsArgs, memory_flag: Option<&Path>) -> Result<()> {
     if args.unit.is_empty() {
         bail!("versions: --unit must not be empty");
     }
-    let store = memory::open_existing(&memory::resolve(memory_flag))?;
-    let reader = store.version_reader().ok_or_else(|| anyhow!("versions: this memory keeps no versions"))?;
+    let memory = memory::open_existing(&memory::resolve(memory_flag))?;
+    let reader =
+        memory.store().version_reader().ok_or_else(|| anyhow!("versions: this memory keeps no versions"))?;
     let q = VersionQuery::new(args.unit.clone())
         .point(args.point.clone().unwrap_or_else(Point::root))
         .limit(args.limit.max(1));
@@ -79,8 +80,8 @@ pub fn versions(args: &VersionsArgs, memory_flag: Option<&Path>) -> Result<()> {
 /// A missing memory or a store failure.
 pub fn stats(args: &StatsArgs, memory_flag: Option<&Path>) -> Result<()> {
     let path = memory::resolve(memory_flag);
-    let store = memory::open_existing(&path)?;
-    let s = store.stats().map_err(|e| anyhow!("stats: {e}"))?;
+    let memory = memory::open_existing(&path)?;
+    let s = memory.store().stats().map_err(|e| anyhow!("stats: {e}"))?;
     let mut out = Stdout::new();
     if args.json {
         let v = json!({

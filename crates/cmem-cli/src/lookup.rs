@@ -6,46 +6,26 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
-use cmem_core::run::runs_from_json;
-use cmem_core::{lookup, parse_notation, LookupOptions, LookupRequest, Match, Recognizer, Run};
-use cmem_formats::jsonl::surface_text;
-use cmem_sqlite::SqliteOptions;
+use cmem::{prepare_query, OpenOptions, QueryText};
+use cmem_core::run::surface_text;
+use cmem_core::{
+    lookup, ContentMemory, LookupOptions, LookupRequest, Match, MatchView, Recognizer, Run, SegmentView,
+};
 use serde_json::{json, Map, Value};
 
 use crate::args::LookupArgs;
 use crate::output::{count, duration, percent, word_diff, Marks, Stdout};
-use crate::query::{recognizer, runs_from_file, runs_of_text};
+use crate::query::{query_recognizer, runs_from_file, runs_of_text};
 use crate::{memory, Outcome};
 
 /// A segment as JSON: its locale, its text (codes as their native markup) and its runs.
 fn segment_json(locale: Option<&str>, runs: &[Run]) -> Value {
-    let mut m = Map::new();
-    if let Some(l) = locale {
-        m.insert("locale".into(), Value::from(l));
-    }
-    m.insert("text".into(), Value::from(surface_text(runs)));
-    m.insert("runs".into(), serde_json::to_value(runs).unwrap_or(Value::Null));
-    Value::Object(m)
+    serde_json::to_value(SegmentView::of(locale, runs)).unwrap_or(Value::Null)
 }
 
-/// One match as JSON.
+/// One match as JSON: the library's match view.
 pub fn match_json(m: &Match) -> Value {
-    let source_locale = m.entry.variants[m.source_index].locale.as_str();
-    let target_locale = m.entry.variants[m.target_index].locale.as_str();
-    json!({
-        "score": m.score,
-        "match_type": m.match_type.as_str(),
-        "entry_id": m.entry.id.0,
-        "ambiguous": m.ambiguous,
-        "point": m.entry.point.as_str(),
-        "unit": m.entry.unit,
-        "project_id": m.project_id,
-        "source": segment_json(Some(source_locale), m.source()),
-        "target": segment_json(Some(target_locale), m.target()),
-        "adapted_target": segment_json(None, &m.adapted_target),
-        "entity_adaptations": m.entity_adaptations,
-        "code_adaptations": m.code_adaptations,
-    })
+    serde_json::to_value(MatchView::of(m)).unwrap_or(Value::Null)
 }
 
 /// One match for people: score, tier, entry; source, target, and the adapted target
@@ -89,25 +69,26 @@ fn options(args: &LookupArgs) -> LookupOptions {
 /// A missing memory, a query that does not parse, a store failure; in batch mode,
 /// query lines that failed (after every line has been answered).
 pub fn run(args: &LookupArgs, memory_flag: Option<&Path>, quiet: bool, color: bool) -> Result<Outcome> {
-    let rec = recognizer(&args.recognize)?;
     let path = memory::resolve(memory_flag);
     if let Some(batch) = &args.batch {
-        let store = memory::open_existing(&path)?;
-        return run_batch(args, batch, &store, rec.as_ref(), quiet);
+        let memory = memory::open_existing(&path)?;
+        let rec = query_recognizer(&args.recognize, &memory, quiet)?;
+        return run_batch(args, batch, memory.store(), rec.as_ref(), quiet);
     }
+    // One lookup: SQL candidates (FTS5 trigrams, then the length pre-filter) instead of
+    // building the in-process index over the whole locale first. Measured on the
+    // 292,791-entry en-de benchmark memory: 0.5–1.4 s and ~80 MB against ~4 s and
+    // ~240 MB, with the same matches. Batch mode builds the index once and gains.
+    let memory = memory::open_existing_with(&path, OpenOptions::new().sql_candidates(true))?;
+    let rec = query_recognizer(&args.recognize, &memory, quiet)?;
     let runs = match (&args.runs, &args.text) {
         (Some(file), _) => runs_from_file(file)?,
         (None, Some(text)) => runs_of_text(text, args.notation, rec.as_ref())?,
         (None, None) => bail!("lookup: give TEXT, --runs FILE.json or --batch QUERIES.jsonl"),
     };
-    // One lookup: SQL candidates (FTS5 trigrams, then the length pre-filter) instead of
-    // building the in-process index over the whole locale first. Measured on the
-    // 292,791-entry en-de benchmark memory: 0.5–1.4 s and ~80 MB against ~4 s and
-    // ~240 MB, with the same matches. Batch mode builds the index once and gains.
-    let store = memory::open_existing_with(&path, SqliteOptions::default().gram_index(false))?;
     let req = LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(options(args));
     let started = Instant::now();
-    let matches = lookup(&store, &req).map_err(|e| anyhow!("lookup: {e}"))?;
+    let matches = memory.lookup(&req).map_err(|e| anyhow!("lookup: {e}"))?;
     let micros = started.elapsed().as_micros() as u64;
     let mut out = Stdout::new();
     if args.json {
@@ -146,9 +127,9 @@ fn batch_query(line: &str, rec: Option<&Recognizer>) -> Result<(Vec<Run>, Option
         runs_of_text(q, false, rec)?
     } else if let Some(n) = obj.get("notation") {
         let n = n.as_str().ok_or_else(|| anyhow!("\"notation\" must be a string"))?;
-        parse_notation(n).map_err(|e| anyhow!("{e}"))?
+        runs_of_text(n, true, None)?
     } else if let Some(r) = obj.get("runs") {
-        runs_from_json(&r.to_string()).map_err(|e| anyhow!("{e}"))?
+        prepare_query(QueryText::RunsJson(&r.to_string()), None).map_err(|e| anyhow!("{e}"))?
     } else {
         bail!("no \"query\", \"notation\" or \"runs\" field")
     };
@@ -167,7 +148,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 fn run_batch(
     args: &LookupArgs,
     batch: &Path,
-    store: &cmem_sqlite::SqliteStore,
+    store: &dyn ContentMemory,
     rec: Option<&Recognizer>,
     quiet: bool,
 ) -> Result<Outcome> {
@@ -180,7 +161,7 @@ fn run_batch(
     };
     let started = Instant::now();
     // Build the candidate index before timing, so latencies are those of a warm memory.
-    cmem_core::ContentMemory::warm(store, &args.from).map_err(|e| anyhow!("lookup: {e}"))?;
+    store.warm(&args.from).map_err(|e| anyhow!("lookup: {e}"))?;
     let warm = started.elapsed();
     let opts = options(args);
     let mut out = Stdout::new();
@@ -227,8 +208,10 @@ fn run_batch(
         };
         serde_json::to_writer(&mut out, &value)?;
         writeln!(out)?;
+        // Each answer as soon as it is known: a program may use the batch mode as a
+        // co-process, writing a query and reading its answer.
+        out.flush()?;
     }
-    out.flush()?;
     if !quiet {
         times.sort_unstable();
         eprintln!(

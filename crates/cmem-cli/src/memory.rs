@@ -1,9 +1,10 @@
-//! Which memory a command uses, and opening it: created by a write, required by a read.
+//! Which memory a command uses, and opening it (by address, through the `cmem` library):
+//! created by a write, required by a read.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
-use cmem_sqlite::{SqliteOptions, SqliteStore};
+use anyhow::{anyhow, bail, Result};
+use cmem::{Address, Memory, OpenOptions};
 
 /// The environment variable naming the memory when `--memory` is not given.
 pub const MEMORY_ENV: &str = "CMEM_MEMORY";
@@ -21,40 +22,42 @@ pub fn resolve(flag: Option<&Path>) -> PathBuf {
     }
 }
 
+/// The address of the memory at `path` (a path, `sqlite:PATH`, `postgres://…`).
+fn address(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
 /// Opens the memory for writing, creating it (not its directory) when missing.
 ///
 /// # Errors
-/// The file cannot be created or opened, is not a cmem memory, or is of a newer schema.
-pub fn open_for_write(path: &Path) -> Result<SqliteStore> {
-    if path.is_dir() {
-        bail!("memory {} is a directory", path.display());
-    }
-    SqliteStore::open(path).with_context(|| format!("memory {}", path.display()))
+/// The memory cannot be created or opened, is not a cmem memory, or is of a newer schema.
+pub fn open_for_write(path: &Path) -> Result<Memory> {
+    Memory::open_with(&address(path), &OpenOptions::new().create(true)).map_err(|e| anyhow!("{e}"))
 }
 
 /// Opens an existing memory; a missing one is an error, never a new empty database.
 ///
 /// # Errors
-/// No file at `path`, or it cannot be opened as a memory.
-pub fn open_existing(path: &Path) -> Result<SqliteStore> {
-    open_existing_with(path, SqliteOptions::default())
+/// No memory at `path`, or it cannot be opened as a memory.
+pub fn open_existing(path: &Path) -> Result<Memory> {
+    open_existing_with(path, OpenOptions::new())
 }
 
-/// [`open_existing`] with store options.
+/// [`open_existing`] with options.
 ///
 /// # Errors
 /// As [`open_existing`].
-pub fn open_existing_with(path: &Path, options: SqliteOptions) -> Result<SqliteStore> {
-    if !path.exists() {
-        bail!(
-            "no memory at {} (create one with `cmem import FILE`, or name one with --memory or ${MEMORY_ENV})",
-            path.display()
-        );
+pub fn open_existing_with(path: &Path, options: OpenOptions) -> Result<Memory> {
+    let address = address(path);
+    if let Ok(Address::Sqlite(file)) = Address::parse(&address) {
+        if !file.exists() {
+            bail!(
+                "no memory at {} (create one with `cmem import FILE`, or name one with --memory or ${MEMORY_ENV})",
+                file.display()
+            );
+        }
     }
-    if path.is_dir() {
-        bail!("memory {} is a directory", path.display());
-    }
-    SqliteStore::open_with(path, options).with_context(|| format!("memory {}", path.display()))
+    Memory::open_with(&address, &options).map_err(|e| anyhow!("{e}"))
 }
 
 /// Removes a memory file and SQLite's companions (`-wal`, `-shm`), ignoring files that

@@ -15,11 +15,11 @@ use crate::import::located;
 use crate::memory;
 use crate::output::{count, duration, plural, Stdout};
 
-fn options(args: &RecycleArgs) -> Result<RecycleOptions> {
+fn options(args: &RecycleArgs, memory: &cmem::Memory, quiet: bool) -> Result<RecycleOptions> {
     let mut o = RecycleOptions::default();
     // Plain-text segments are recognized like imported plain strings and lookup text, so
     // they match a memory built by `cmem import`.
-    o.recognizer = crate::query::recognizer(&args.recognize)?;
+    o.recognizer = crate::query::query_recognizer(&args.recognize, memory, quiet)?;
     o.fuzzy_threshold = args.fuzzy_threshold / 100.0;
     o.fill_threshold = args.fill_threshold / 100.0;
     o.max_candidates = args.max_candidates;
@@ -67,8 +67,9 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     let started = Instant::now();
     // Every segment is looked up: the in-process gram index, built once per source
     // locale, as in `lookup --batch` (not the SQL candidates of a single lookup).
-    let store = memory::open_existing(&memory::resolve(memory_flag))?;
-    let options = options(args)?;
+    let memory = memory::open_existing(&memory::resolve(memory_flag))?;
+    let store = memory.store();
+    let options = options(args, &memory, quiet)?;
     let input = name(&args.input, "<stdin>");
     let output = name(&args.output, "<stdout>");
     let stdin = args.input == Path::new("-");
@@ -85,15 +86,15 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
             }
         };
         let mut out = Stdout::new();
-        recycle(reader, &input, &mut out, &store, &options).map_err(|e| failure(&e, &input))?
+        recycle(reader, &input, &mut out, store, &options).map_err(|e| failure(&e, &input))?
     } else if stdin {
         let mut bytes = Vec::new();
-        let report = recycle(io::stdin().lock(), &input, &mut bytes, &store, &options)
+        let report = recycle(io::stdin().lock(), &input, &mut bytes, store, &options)
             .map_err(|e| failure(&e, &input))?;
         write_atomically(&args.output, &bytes).map_err(|e| failure(&e, &input))?;
         report
     } else {
-        recycle_file(&args.input, &args.output, &store, &options).map_err(|e| failure(&e, &input))?
+        recycle_file(&args.input, &args.output, store, &options).map_err(|e| failure(&e, &input))?
     };
     let elapsed = started.elapsed();
     if args.json {

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
-use cmem_core::{ContentMemory, SearchQuery};
+use cmem_core::SearchQuery;
 use cmem_formats::jsonl::surface_text;
 use serde_json::json;
 
@@ -17,7 +17,8 @@ use crate::{memory, Outcome};
 /// # Errors
 /// A missing memory or a store failure.
 pub fn run(args: &SearchArgs, memory_flag: Option<&Path>, quiet: bool, color: bool) -> Result<Outcome> {
-    let store = memory::open_existing(&memory::resolve(memory_flag))?;
+    let memory = memory::open_existing(&memory::resolve(memory_flag))?;
+    let store = memory.store();
     let mut q = SearchQuery::new(args.words.join(" "), args.lang.clone());
     q.limit = args.limit;
     let hits = store.search(&q).map_err(|e| anyhow!("search: {e}"))?;

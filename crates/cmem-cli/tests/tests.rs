@@ -1149,3 +1149,52 @@ fn recycle_and_analyze_have_help_with_examples() {
     assert!(recycle.contains("--fill-threshold <PERCENT>"));
     assert!(recycle.contains("[default: 95]"));
 }
+
+#[test]
+fn queries_use_the_recognizer_rules_the_memory_was_imported_with() {
+    let d = Dir::new();
+    d.ok(&["import", "-q", "--no-recognize", "--from", "en", "--to", "de", &td("cli/sample.jsonl")]);
+    // No flag: the memory's recorded rules (none), so the literal `%s` matches exactly.
+    let r = d.ok(&["lookup", "--json", "Server supports %s", "--from", "en", "--to", "de"]);
+    let v: Value = serde_json::from_str(r.stdout().trim()).unwrap();
+    assert_eq!(v["matches"][0]["score"], 1.0, "{v}");
+    assert_eq!(v["matches"][0]["percent"], 100.0, "{v}");
+    assert!(r.stderr().is_empty(), "{}", r.stderr());
+    // Other rules than the memory's: answered, with a warning that says why it may miss.
+    let r = d.run(&["lookup", "--recognize", "printf", "Server supports %s", "--from", "en", "--to", "de"]);
+    assert!(
+        r.stderr().contains("warning: the memory was imported with recognizer rules \"none\""),
+        "{}",
+        r.stderr()
+    );
+    // A second import with other rules is stored, and warned about.
+    let r = d.ok(&["import", "--from", "en", "--to", "de", &td("cli/versions.jsonl")]);
+    assert!(r.stderr().contains("was imported with recognizer rules \"none\""), "{}", r.stderr());
+}
+
+#[test]
+fn lookup_json_is_the_library_match_view_with_origins() {
+    let d = Dir::with_sample();
+    let r = d.ok(&["lookup", "--json", "Server supports %d", "--from", "en", "--to", "de"]);
+    let v: Value = serde_json::from_str(r.stdout().trim()).unwrap();
+    let m = &v["matches"][0];
+    for field in [
+        "score",
+        "percent",
+        "match_type",
+        "tier",
+        "entry_id",
+        "ambiguous",
+        "point",
+        "unit",
+        "source",
+        "target",
+        "adapted_target",
+        "origins",
+        "approvals",
+    ] {
+        assert!(m.get(field).is_some(), "no {field} in {m}");
+    }
+    assert_eq!(m["approvals"], 1, "{m}");
+    assert_eq!(m["adapted_target"]["text"].as_str().unwrap().matches("%d").count(), 1, "{m}");
+}
