@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use cmem_core::{Error, ErrorKind, Result};
 
-/// A memory's address; see the [module docs](self).
+/// A memory's address: a file path, `sqlite:PATH`, `memory:` (a private in-memory
+/// memory) or `postgres://…`.
 #[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Address {
