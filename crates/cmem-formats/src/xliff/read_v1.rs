@@ -4,9 +4,10 @@
 use std::collections::HashMap;
 use std::io::Read;
 
-use super::{
-    local, ErrorKind, FormatError, Inline, Lines, Parser, Place, SegInfo, Segment, Span, Unit, XmlEvent,
-};
+use super::read::{local, Inline, Lines, Parser};
+use super::{Place, SegInfo, Segment, Span, Unit};
+use crate::error::{ErrorKind, FormatError};
+use crate::xml::XmlEvent;
 
 impl<R: Read> Parser<'_, R> {
     /// A 1.x `trans-unit` whose start tag was just read.

@@ -5,10 +5,10 @@ use std::io::Read;
 
 use cmem_core::Run;
 
-use super::{
-    local, ErrorKind, FormatError, Inline, Lines, Parser, Place, SegInfo, Segment, Span, Unit, XmlEvent,
-    MTC_NAMESPACE,
-};
+use super::read::{local, Inline, Lines, Parser};
+use super::{Place, SegInfo, Segment, Span, Unit, MTC_NAMESPACE};
+use crate::error::{ErrorKind, FormatError};
+use crate::xml::XmlEvent;
 
 impl<R: Read> Parser<'_, R> {
     /// A 2.x `unit` whose start tag was just read.
