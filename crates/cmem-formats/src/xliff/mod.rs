@@ -197,7 +197,7 @@ struct Unit {
     target: Option<Span>,
     /// 1.x: the seg-source content (to build a target from), end of the seg-source.
     seg_source: Option<Span>,
-    /// 1.x: end of source / seg-source / target: where `alt-trans` go.
+    /// 1.x: the end of its last child in the XLIFF namespace: where `alt-trans` go.
     alt_at: usize,
     /// 2.x: end of the unit start tag, and an existing `mtc:matches` (its end tag start).
     unit_start_tag_end: usize,
@@ -225,6 +225,12 @@ pub struct XliffDocument {
     encoding: Encoding,
     bom: usize,
     version: XliffVersion,
+    /// The minor 1.x version (0, 1 or 2), which decides the attributes written: 1.0
+    /// has no `state-qualifier`, 1.0 and 1.1 no `alttranstype`.
+    v1_minor: u8,
+    /// The document ends its lines with `\r\n` (its first line end does): what is
+    /// inserted does too.
+    crlf: bool,
     /// The core namespace prefix with its colon (`xlf:`), or empty.
     prefix: String,
     mtc_prefix: Option<String>,
@@ -297,6 +303,8 @@ impl XliffDocument {
             encoding,
             bom,
             version: XliffVersion::V1,
+            v1_minor: 2,
+            crlf: false,
             prefix: String::new(),
             mtc_prefix: None,
             root_start_tag: Span::default(),
@@ -314,6 +322,7 @@ impl XliffDocument {
         };
         Parser::new(reader, &text, &mut doc).run()?;
         doc.raw = raw;
+        doc.crlf = text.find('\n').is_some_and(|i| i > 0 && text.as_bytes()[i - 1] == b'\r');
         doc.text = text;
         Ok(doc)
     }

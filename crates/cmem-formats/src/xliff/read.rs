@@ -11,6 +11,23 @@ use crate::error::{ErrorKind, Format, FormatError};
 use crate::xml::{XmlEvent, XmlReader};
 
 /// The name without its namespace prefix.
+/// The minor version of a 1.x document: from its `version`, else from its namespace
+/// (`urn:oasis:names:tc:xliff:document:1.1`), else 2, the latest.
+fn v1_minor(version: &str, attrs: &[(String, String)]) -> u8 {
+    match version.trim() {
+        "1.0" => 0,
+        "1.1" => 1,
+        "1.2" => 2,
+        _ if attrs
+            .iter()
+            .any(|(k, v)| k.starts_with("xmlns") && v == "urn:oasis:names:tc:xliff:document:1.1") =>
+        {
+            1
+        }
+        _ => 2,
+    }
+}
+
 pub(super) fn local(name: &str) -> &str {
     name.rsplit(':').next().unwrap_or(name)
 }
@@ -106,6 +123,7 @@ impl<'a, R: Read> Parser<'a, R> {
         let version = self.attr("version").unwrap_or_default();
         let ns = self.r.attrs().iter().any(|(k, v)| k.starts_with("xmlns") && v.contains("xliff:document:2"));
         self.doc.version = if version.starts_with('2') || ns { XliffVersion::V2 } else { XliffVersion::V1 };
+        self.doc.v1_minor = v1_minor(&version, self.r.attrs());
         self.doc.mtc_prefix = self
             .r
             .attrs()
@@ -305,7 +323,10 @@ impl<R: Read> Parser<'_, R> {
             match self.r.next_event()? {
                 XmlEvent::Text => {
                     if *first {
-                        if let Some(ws) = self.leading_ws(self.r.text()) {
+                        // The bytes as they stand: the reader's text has its line ends
+                        // normalized to `\n` (XML 1.0 §2.11), a CRLF file's have `\r\n`.
+                        let raw = self.text.get(self.start()..self.pos()).unwrap_or_default();
+                        if let Some(ws) = self.leading_ws(raw) {
                             unit.indent = ws;
                         }
                     }

@@ -28,7 +28,11 @@ impl XliffDocument {
             }
             raw_at += self.raw_len(&self.text[text_pos..*start]);
             out.extend_from_slice(self.raw.get(raw_pos..raw_at).unwrap_or_default());
-            self.encode_into(replacement, &mut out);
+            if self.crlf {
+                self.encode_into(&with_crlf(replacement), &mut out);
+            } else {
+                self.encode_into(replacement, &mut out);
+            }
             raw_at += self.raw_len(&self.text[*start..*end]);
             raw_pos = raw_at;
             text_pos = *end;
@@ -80,8 +84,7 @@ impl XliffDocument {
             let indent = unit.map(|u| u.indent.as_str()).unwrap_or_default();
             match &info.place {
                 Place::V1Unit { target, after } => {
-                    let attrs: Vec<(&str, Option<&str>)> =
-                        vec![("state", state.as_deref()), ("state-qualifier", qualifier.as_deref())];
+                    let attrs = self.v1_state_attrs(state.as_deref(), qualifier.as_deref());
                     match target {
                         Some(t) => {
                             // `<target/>` opens as `<target>`.
@@ -117,8 +120,7 @@ impl XliffDocument {
                             // fill does not raise a state the target already has.
                             let has_state = attr_spans(tag).iter().any(|(n, _, _)| *n == "state");
                             if state.as_deref() != Some("translated") || !has_state {
-                                let attrs =
-                                    [("state", state.as_deref()), ("state-qualifier", qualifier.as_deref())];
+                                let attrs = self.v1_state_attrs(state.as_deref(), qualifier.as_deref());
                                 edits.push((t.start, t.start_tag_end, set_attrs(tag, &attrs)));
                             }
                         }
@@ -137,16 +139,14 @@ impl XliffDocument {
                     }
                     let content = self.seg_target_content(ss, unit);
                     let (state, qualifier) = self.unit_fill_state(*u);
-                    let (state, qualifier) = (&state, &qualifier);
                     let mut tag = format!("<{p}target");
                     if let Some(l) = self.segment_target_locale(index) {
                         push_attr(&mut tag, "xml:lang", l);
                     }
-                    if let Some(s) = state {
-                        push_attr(&mut tag, "state", s);
-                    }
-                    if let Some(q) = qualifier {
-                        push_attr(&mut tag, "state-qualifier", q);
+                    for (k, v) in self.v1_state_attrs(state.as_deref(), qualifier.as_deref()) {
+                        if let Some(v) = v {
+                            push_attr(&mut tag, k, v);
+                        }
                     }
                     edits.push((ss.end, ss.end, format!("{indent}{tag}>{content}</{p}target>")));
                 }
@@ -197,6 +197,20 @@ impl XliffDocument {
         }
     }
 
+    /// The 1.x `target` attributes of a fill: `state`, and `state-qualifier` from
+    /// XLIFF 1.1 on (1.0 does not declare it; an existing one is then left alone).
+    fn v1_state_attrs<'a>(
+        &self,
+        state: Option<&'a str>,
+        qualifier: Option<&'a str>,
+    ) -> Vec<(&'static str, Option<&'a str>)> {
+        let mut attrs = vec![("state", state)];
+        if self.v1_minor >= 1 {
+            attrs.push(("state-qualifier", qualifier));
+        }
+        attrs
+    }
+
     fn segment_target_locale(&self, index: usize) -> Option<&String> {
         self.segments.get(index).and_then(|s| s.target_locale.as_ref()).or(self.target_locale.as_ref())
     }
@@ -239,10 +253,14 @@ impl XliffDocument {
 
     fn indent_before(&self, at: usize) -> String {
         let before = &self.text[..at.min(self.text.len())];
-        // The white space that precedes the element ending at `at`.
-        let line_start = before.rfind('\n').map_or(0, |i| i);
-        let ws: String = self.text[line_start..].chars().take_while(|c| c.is_whitespace()).collect();
-        ws
+        // The white space that precedes the element ending at `at`, with its line end
+        // as the document writes it (`\r\n` in a CRLF file).
+        let line_start = match before.rfind('\n') {
+            Some(i) if i > 0 && before.as_bytes()[i - 1] == b'\r' => i - 1,
+            Some(i) => i,
+            None => 0,
+        };
+        self.text[line_start..].chars().take_while(|c| c.is_whitespace()).collect()
     }
 
     /// Plans the candidates; true when the root must declare the `mtc` namespace.
@@ -265,7 +283,10 @@ impl XliffDocument {
                         }
                         push_attr(&mut xml, "match-quality", &c.quality.to_string());
                         push_attr(&mut xml, "origin", &c.origin);
-                        push_attr(&mut xml, "alttranstype", "proposal");
+                        // `alttranstype` exists from XLIFF 1.2 on.
+                        if self.v1_minor >= 2 {
+                            push_attr(&mut xml, "alttranstype", "proposal");
+                        }
                         xml.push('>');
                         let src = render_runs(&c.source, &info.codes);
                         let trg = render_runs(&c.target, &info.codes);
@@ -337,4 +358,20 @@ impl XliffDocument {
         }
         added_ns
     }
+}
+
+/// `s` with each line end that is a bare `\n` written `\r\n`. Inserted markup and text
+/// (whose line ends the reader normalized to `\n`) then match a CRLF document; a parser
+/// reads `\r\n` back as `\n` (XML 1.0 §2.11), so the text is unchanged.
+fn with_crlf(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 16);
+    let mut prev = '\0';
+    for c in s.chars() {
+        if c == '\n' && prev != '\r' {
+            out.push('\r');
+        }
+        out.push(c);
+        prev = c;
+    }
+    out
 }
