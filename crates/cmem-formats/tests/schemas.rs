@@ -275,3 +275,85 @@ fn tmx_export_adds_no_schema_error() {
     assert!(files >= 15, "{files} TMX files");
     assert!(failures.is_empty(), "errors the TMX export adds:\n{}", failures.join("\n"));
 }
+
+/// What no XLIFF 2 schema checks but the specification requires of candidates: the
+/// inline ids of a `mtc:match` are not those of its unit, and each `dataRef` in a
+/// match resolves in the match's own `originalData`.
+#[test]
+fn xliff2_candidates_are_self_contained() {
+    use cmem_formats::xml::{XmlEvent, XmlReader};
+    use cmem_formats::Format;
+    let local = |n: &str| n.rsplit(':').next().unwrap_or(n).to_owned();
+    let mut matches = 0;
+    for (name, input, output) in recycled_real_files() {
+        if !String::from_utf8_lossy(&input).contains("urn:oasis:names:tc:xliff:document:2.") {
+            continue;
+        }
+        let mut r = XmlReader::new(output.as_slice(), Format::Xliff, &name, 256, 1 << 30).unwrap();
+        let mut stack: Vec<String> = Vec::new();
+        // Per unit: the inline ids outside matches; per match: its ids, data and refs.
+        let mut unit_ids: Vec<String> = Vec::new();
+        let mut in_match: Option<(Vec<String>, Vec<String>, Vec<String>)> = None;
+        let mut finished: Vec<(Vec<String>, Vec<String>, Vec<String>)> = Vec::new();
+        loop {
+            let ev = r.next_event().unwrap();
+            match ev {
+                XmlEvent::Start | XmlEvent::Empty => {
+                    let el = local(r.name());
+                    if el == "unit" {
+                        unit_ids.clear();
+                        finished.clear();
+                    }
+                    if el == "match" && r.name().contains(':') {
+                        in_match = Some(Default::default());
+                        matches += 1;
+                    }
+                    let is_inline = ["ph", "pc", "sc", "ec", "mrk", "sm", "em"].contains(&el.as_str());
+                    match &mut in_match {
+                        Some((ids, data, refs)) => {
+                            if is_inline {
+                                ids.extend(r.attr("id").map(str::to_owned));
+                            }
+                            if el == "data" {
+                                data.extend(r.attr("id").map(str::to_owned));
+                            }
+                            for key in ["dataRef", "dataRefStart", "dataRefEnd"] {
+                                refs.extend(r.attr(key).map(str::to_owned));
+                            }
+                        }
+                        None if is_inline => unit_ids.extend(r.attr("id").map(str::to_owned)),
+                        None => {}
+                    }
+                    if ev == XmlEvent::Start {
+                        stack.push(el);
+                    }
+                }
+                XmlEvent::End => {
+                    let el = stack.pop().unwrap();
+                    if el == "match" {
+                        finished.extend(in_match.take());
+                    }
+                    if el == "unit" {
+                        for (ids, data, refs) in &finished {
+                            for id in ids {
+                                assert!(
+                                    !unit_ids.contains(id),
+                                    "{name}: a candidate repeats the unit's id {id}"
+                                );
+                            }
+                            for r in refs {
+                                assert!(
+                                    data.contains(r),
+                                    "{name}: a candidate's dataRef {r} has no <data> in it"
+                                );
+                            }
+                        }
+                    }
+                }
+                XmlEvent::Text => {}
+                XmlEvent::Eof => break,
+            }
+        }
+    }
+    assert!(matches > 20, "{matches} candidates checked");
+}

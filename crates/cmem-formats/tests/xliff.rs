@@ -346,7 +346,11 @@ fn fills_and_candidates_in_xliff2() {
     let out = String::from_utf8(doc.to_bytes()).unwrap();
     assert!(out.contains("xmlns:mtc=\"urn:oasis:names:tc:xliff:matches:2.0\""), "{out}");
     assert!(out.contains("<mtc:matches><mtc:match id=\"cmem-0-1\" ref=\"#s1\" similarity=\""), "{out}");
-    assert!(out.contains("<target><ph id=\"1\"/> Änderungen speichern</target></mtc:match>"), "{out}");
+    // Its codes get ids of their own (the unit has a ph with id 1 already).
+    assert!(
+        out.contains("<target><ph id=\"cmem-0-1-1\"/> Änderungen speichern</target></mtc:match>"),
+        "{out}"
+    );
     // A segment without an id gets one for the candidate's ref.
     assert!(out.contains("<segment id=\"cmem-s1\">"), "{out}");
     let again = XliffDocument::parse(out.into_bytes(), "t.xlf").unwrap();

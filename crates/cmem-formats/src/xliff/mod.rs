@@ -51,6 +51,11 @@
 //! is an open/close of a container element (`g`, `pc`, `mrk`, …) that would not nest,
 //! so the output is always well-formed; [`WrittenRuns::dropped`] counts them.
 //!
+//! A 2.x candidate (`mtc:match`) is self-contained: the ids of its inline elements (and
+//! the `startRef`/`copyOf` that name them) are prefixed with the match's id plus `-`,
+//! so they repeat no id of the unit, and it carries its own `originalData` with a copy
+//! of each unit `data` its codes refer to.
+//!
 //! # Files
 //!
 //! This file holds the document model and its public API; `read` reads the root and
@@ -204,6 +209,8 @@ struct Unit {
     matches_end: Option<usize>,
     /// The prefix of that `mtc:matches` (declared on the root or on itself).
     matches_prefix: Option<String>,
+    /// 2.x: each `<data>` of its `originalData`: (id, the element as it stands).
+    data: Vec<(String, String)>,
     /// The white space before the unit's first child (for indenting inserted elements).
     indent: String,
     /// The segments of this unit (indices).

@@ -94,3 +94,57 @@ pub(super) fn set_attrs(tag: &str, attrs: &[(&str, Option<&str>)]) -> String {
     out.push_str(&tag[tail_at..]);
     out
 }
+
+/// The value of attribute `name` in a raw, well-formed start tag, as written (not
+/// unescaped).
+pub(super) fn attr_value<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let (_, _, end) = attr_spans(tag).into_iter().find(|(n, _, _)| *n == name)?;
+    let quoted = &tag[..end.saturating_sub(1)];
+    let open = quoted.rfind(['"', '\''])?;
+    Some(&tag[open + 1..end - 1])
+}
+
+/// `tag` with `prefix` put before the values of the attributes `names`.
+pub(super) fn prefix_attrs(tag: &str, names: &[&str], prefix: &str) -> String {
+    let mut out = String::with_capacity(tag.len() + 16);
+    let mut pos = 0;
+    for (name, _, end) in attr_spans(tag) {
+        if !names.contains(&name) {
+            continue;
+        }
+        let Some(open) = tag[..end.saturating_sub(1)].rfind(['"', '\'']) else { continue };
+        out.push_str(&tag[pos..=open]);
+        out.push_str(prefix);
+        pos = open + 1;
+    }
+    out.push_str(&tag[pos..]);
+    out
+}
+
+/// The start and end of each start (or empty-element) tag in `markup`: well-formed
+/// element content whose text is escaped, so a `<` outside a quoted value opens markup.
+pub(super) fn start_tags(markup: &str) -> Vec<(usize, usize)> {
+    let b = markup.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'<' || !b.get(i + 1).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut quote: Option<u8> = None;
+        while i < b.len() {
+            match (quote, b[i]) {
+                (None, b'"' | b'\'') => quote = Some(b[i]),
+                (Some(q), c) if c == q => quote = None,
+                (None, b'>') => break,
+                _ => {}
+            }
+            i += 1;
+        }
+        i += 1;
+        out.push((start, i.min(b.len())));
+    }
+    out
+}

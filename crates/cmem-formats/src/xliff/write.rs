@@ -1,8 +1,11 @@
 //! Writing an [`XliffDocument`]'s pending edits: targets, states and candidates
 //! spliced into the original bytes, in the document's own encoding.
 
+use super::read::local;
 use super::render::render_runs;
-use super::tag::{attr_spans, open_tag_of, push_attr, set_attrs, tag_name};
+use super::tag::{
+    attr_spans, attr_value, open_tag_of, prefix_attrs, push_attr, set_attrs, start_tags, tag_name,
+};
 use super::{Place, SegInfo, Span, Unit, XliffDocument, XliffVersion, MTC_NAMESPACE};
 use crate::decode::Encoding;
 
@@ -318,18 +321,37 @@ impl XliffDocument {
                         }
                     }
                     for (k, c) in cands.iter().enumerate() {
-                        let src = render_runs(&c.source, &info.codes);
-                        let trg = render_runs(&c.target, &info.codes);
+                        let match_id = format!("cmem-{index}-{}", k + 1);
+                        let mut data_refs = Vec::new();
+                        let code_prefix = format!("{match_id}-");
+                        let src = self_contained(
+                            &render_runs(&c.source, &info.codes).markup,
+                            &code_prefix,
+                            &mut data_refs,
+                        );
+                        let trg = self_contained(
+                            &render_runs(&c.target, &info.codes).markup,
+                            &code_prefix,
+                            &mut data_refs,
+                        );
                         xml.push_str(&format!("<{m}:match"));
-                        push_attr(&mut xml, "id", &format!("cmem-{index}-{}", k + 1));
+                        push_attr(&mut xml, "id", &match_id);
                         push_attr(&mut xml, "ref", &format!("#{id}"));
                         push_attr(&mut xml, "similarity", &c.quality.to_string());
                         push_attr(&mut xml, "matchQuality", &c.quality.to_string());
                         push_attr(&mut xml, "origin", &c.origin);
                         push_attr(&mut xml, "type", "tm");
+                        xml.push('>');
+                        let data: String = data_refs
+                            .iter()
+                            .filter_map(|r| unit.data.iter().find(|(d, _)| d == r))
+                            .map(|(_, markup)| markup.as_str())
+                            .collect();
+                        if !data.is_empty() {
+                            xml.push_str(&format!("<{p}originalData>{data}</{p}originalData>"));
+                        }
                         xml.push_str(&format!(
-                            "><{p}source>{}</{p}source><{p}target>{}</{p}target></{m}:match>",
-                            src.markup, trg.markup
+                            "<{p}source>{src}</{p}source><{p}target>{trg}</{p}target></{m}:match>"
                         ));
                     }
                 }
@@ -373,5 +395,36 @@ fn with_crlf(s: &str) -> String {
         out.push(c);
         prev = c;
     }
+    out
+}
+
+/// The inline elements of XLIFF 2 whose ids share the unit's id space.
+const V2_INLINE: &[&str] = &["ph", "pc", "sc", "ec", "mrk", "sm", "em"];
+
+/// Candidate markup made self-contained (XLIFF 2 core: inline ids are unique within
+/// the unit, and a `dataRef` resolves in the `originalData` of the element that holds
+/// it — for a `mtc:match`, its own): every inline id, and the `startRef`/`copyOf` that
+/// point to one, gets `prefix`; each data id used is added to `data_refs` once, for the
+/// match's own `originalData`.
+fn self_contained(markup: &str, prefix: &str, data_refs: &mut Vec<String>) -> String {
+    let mut out = String::with_capacity(markup.len() + 64);
+    let mut pos = 0;
+    for (start, end) in start_tags(markup) {
+        let tag = &markup[start..end];
+        if !V2_INLINE.contains(&local(tag_name(tag))) {
+            continue;
+        }
+        for key in ["dataRef", "dataRefStart", "dataRefEnd"] {
+            if let Some(v) = attr_value(tag, key) {
+                if !data_refs.iter().any(|d| d == v) {
+                    data_refs.push(v.to_owned());
+                }
+            }
+        }
+        out.push_str(&markup[pos..start]);
+        out.push_str(&prefix_attrs(tag, &["id", "startRef", "copyOf"], prefix));
+        pos = end;
+    }
+    out.push_str(&markup[pos..]);
     out
 }
