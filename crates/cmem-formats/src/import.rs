@@ -32,7 +32,7 @@ use crate::item::Item;
 use crate::jsonl::{JsonlReader, JsonlWriter};
 use crate::kmb::{KmbReader, KmbWriter};
 use crate::tmx::TmxReader;
-use crate::tmx_write::TmxWriter;
+use crate::tmx::TmxWriter;
 
 /// Opens a file for reading, decompressing it when it is gzip (magic bytes `1f 8b`,
 /// as in `memory.jsonl.gz`); any reader of this crate can then read it.

@@ -1,5 +1,7 @@
 //! Runs ↔ TMX inline elements (TMX 1.4b §3.7: `bpt`, `ept`, `it`, `ph`, `hi`, `ut`,
-//! `sub`). XLIFF 1.2 shares these element names, so its reader can reuse the mapping.
+//! `sub`), used by the TMX reader and writer. XLIFF 1.2 has elements of the same names
+//! but does not use this mapping: the XLIFF reader keeps each inline element's markup as
+//! it stands in the document and writes it back unchanged (see [`xliff`](crate::xliff)).
 //!
 //! # Reading (element → run)
 //!

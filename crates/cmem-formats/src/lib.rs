@@ -9,9 +9,8 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`tmx`] | [`TmxReader`]: TMX 1.1–1.4b in, with the metadata keys and `x-cmem-*` properties documented there |
-//! | [`tmx_write`] | [`TmxWriter`]: TMX 1.4b out, level 2 or 1, lossless for level 2 |
-//! | [`inline`] | runs ↔ inline elements (`ph`, `bpt`/`ept`, `it`, `hi`, `ut`, `sub`), shared with XLIFF |
+//! | [`tmx`] | [`TmxReader`]: TMX 1.1–1.4b in, with the metadata keys and `x-cmem-*` properties documented there; [`TmxWriter`]: TMX 1.4b out, level 2 or 1, lossless for level 2 |
+//! | [`inline`] | runs ↔ TMX inline elements (`ph`, `bpt`/`ept`, `it`, `hi`, `ut`, `sub`) |
 //! | [`decode`] | encoding detection, streaming decoding to UTF-8, line/column tracking |
 //! | [`xml`] | the [`XmlReader`](xml::XmlReader) event layer shared by the XML formats, escaping |
 //! | [`xliff`] | [`XliffDocument`]: XLIFF 1.0–1.2 and 2.0–2.2 segments in, targets and candidates out, every other byte copied |
@@ -54,7 +53,6 @@ pub mod jsonl;
 pub mod kmb;
 pub mod recycle;
 pub mod tmx;
-pub mod tmx_write;
 pub mod xliff;
 pub mod xml;
 
@@ -72,6 +70,5 @@ pub use item::{collect_items, Item};
 pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};
 pub use kmb::{KmbReader, KmbWriter};
 pub use recycle::{recycle, recycle_document, recycle_file, RecycleOptions, RecycleReport};
-pub use tmx::{TmxHeader, TmxOptions, TmxReader};
-pub use tmx_write::{TmxWriteOptions, TmxWriter};
+pub use tmx::{TmxHeader, TmxOptions, TmxReader, TmxWriteOptions, TmxWriter};
 pub use xliff::{Candidate, Segment, WrittenRuns, XliffDocument, XliffVersion};

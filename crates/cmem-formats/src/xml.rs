@@ -1,9 +1,10 @@
-//! Shared XML plumbing for the XML formats (TMX now, XLIFF later): [`XmlReader`], a
-//! pull reader of simplified events over [`XmlInput`] with
+//! Shared XML plumbing for the XML formats (the TMX reader and the XLIFF reader):
+//! [`XmlReader`], a pull reader of simplified events over [`XmlInput`] with
 //! references resolved (predefined entities and character references only; no DTD is
-//! ever processed), a nesting-depth cap, a size cap per unit (a TMX `tu`, an XLIFF
-//! `trans-unit`) and per event, and errors located as `FORMAT: FILE: line L, column C:
-//! …`; and escaping for output.
+//! ever processed), a nesting-depth cap, a size cap per event and per unit (the TMX
+//! reader opens one per `tu`; the XLIFF reader holds its whole document anyway and caps
+//! only events), and errors located as `FORMAT: FILE: line L, column C: …`; and
+//! escaping for output, used by the TMX writer and the XLIFF writer.
 
 use std::io::{self, Read};
 

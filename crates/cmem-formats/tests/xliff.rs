@@ -346,7 +346,11 @@ fn fills_and_candidates_in_xliff2() {
     let out = String::from_utf8(doc.to_bytes()).unwrap();
     assert!(out.contains("xmlns:mtc=\"urn:oasis:names:tc:xliff:matches:2.0\""), "{out}");
     assert!(out.contains("<mtc:matches><mtc:match id=\"cmem-0-1\" ref=\"#s1\" similarity=\""), "{out}");
-    assert!(out.contains("<target><ph id=\"1\"/> Änderungen speichern</target></mtc:match>"), "{out}");
+    // Its codes get ids of their own (the unit has a ph with id 1 already).
+    assert!(
+        out.contains("<target><ph id=\"cmem-0-1-1\"/> Änderungen speichern</target></mtc:match>"),
+        "{out}"
+    );
     // A segment without an id gets one for the candidate's ref.
     assert!(out.contains("<segment id=\"cmem-s1\">"), "{out}");
     let again = XliffDocument::parse(out.into_bytes(), "t.xlf").unwrap();
@@ -957,4 +961,35 @@ fn plain_text_segments_match_a_recognized_memory_when_asked() {
     aopts.recognizer = options.recognizer.clone();
     let recognized = cmem_formats::analyze_document(&doc, &store, &aopts).unwrap();
     assert_eq!(exact(&recognized), 1);
+}
+
+/// Each 1.x version gets what it declares: `state-qualifier` from 1.1, `alttranstype`
+/// from 1.2; new `alt-trans` follow the unit's notes (the 1.0 and 1.1 order).
+#[test]
+fn each_xliff1_version_gets_its_own_attributes_and_order() {
+    let store = en_de_store(&[
+        ("Open the file now", "Datei jetzt öffnen"),
+        ("Close this window, please", "Fenster schließen"),
+    ]);
+    for (version, ns, qualifier, alttranstype) in [
+        ("1.0", "", false, false),
+        ("1.1", " xmlns=\"urn:oasis:names:tc:xliff:document:1.1\"", true, false),
+        ("1.2", " xmlns=\"urn:oasis:names:tc:xliff:document:1.2\"", true, true),
+    ] {
+        let xlf = format!(
+            "<xliff version=\"{version}\"{ns}>\n<file source-language=\"en\" target-language=\"de\" datatype=\"plaintext\" original=\"a\"><body>\n\
+  <trans-unit id=\"1\">\n    <source>Open the file now</source>\n    <note>a note</note>\n  </trans-unit>\n\
+  <trans-unit id=\"2\">\n    <source>Close the window please</source>\n    <target/>\n    <note>one</note>\n    <note>two</note>\n    <x:foreign xmlns:x=\"urn:x\"/>\n  </trans-unit>\n\
+</body></file></xliff>\n"
+        );
+        let mut doc = XliffDocument::parse(xlf.into_bytes(), "t.xlf").unwrap();
+        let report = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+        assert_eq!((report.filled, report.with_candidates), (1, 1), "{version}: {report}");
+        let out = String::from_utf8(doc.to_bytes()).unwrap();
+        assert_eq!(out.contains("state-qualifier="), qualifier, "{version}: {out}");
+        assert_eq!(out.contains("alttranstype="), alttranstype, "{version}: {out}");
+        assert!(out.contains("<note>two</note>\n    <alt-trans match-quality="), "{version}: {out}");
+        assert!(out.contains("</alt-trans>\n    <x:foreign"), "{version}: {out}");
+        assert!(out.contains("<note>a note</note>\n  </trans-unit>"), "{version}: {out}");
+    }
 }

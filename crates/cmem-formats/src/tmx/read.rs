@@ -1,53 +1,6 @@
-//! The streaming TMX reader: TMX 1.1 (`lang`), 1.4 and 1.4b (`xml:lang`), levels 1
-//! and 2, in UTF-8, UTF-16 (with a BOM) or a declared single-byte encoding.
-//!
-//! [`TmxReader`] is an iterator of [`Item`]s: one [`Item::Entry`] per `tu` with two or
-//! more usable `tuv`s (one variant per locale, however many locales), and an
-//! [`Item::Problem`] for each recoverable fault, located by line, column and `tu`
-//! (index and `tuid`). Malformed XML, an undefined entity, an unsupported encoding and
-//! exceeded resource caps end the iteration with a located `Err`. Only one `tu` is held
-//! in memory at a time.
-//!
-//! # Metadata keys
-//!
-//! What TMX says about a `tu` beyond its text goes into [`NewEntry::metadata`], in
-//! document order:
-//!
-//! | key | from |
-//! |---|---|
-//! | `tmx:ATTR` | an attribute of the `tu` (`tmx:tuid`, `tmx:creationdate`, `tmx:creationid`, `tmx:changedate`, `tmx:changeid`, `tmx:usagecount`, `tmx:lastusagedate`, `tmx:datatype`, `tmx:segtype`, `tmx:o-tmf`, …) |
-//! | `tmx:srclang` | the `tu`'s `srclang` when it is `*all*` or names no `tuv` (otherwise the source variant is simply put first) |
-//! | `tmx:prop:TYPE` | `<prop type="TYPE">` on the `tu` |
-//! | `tmx:note` | `<note>` on the `tu` |
-//! | `tmx:tuv:LOCALE:ATTR`, `tmx:tuv:LOCALE:prop:TYPE`, `tmx:tuv:LOCALE:note` | the same on a `tuv` (canonical locale) |
-//! | `tmx:header:ATTR`, `tmx:header:prop:TYPE`, `tmx:header:note` | the header, copied into every entry only with [`TmxOptions::header_metadata`] |
-//!
-//! # cmem's own fields
-//!
-//! The fields of an entry that TMX has no place for travel as properties whose types
-//! start with `x-cmem-` (TMX 1.4b §3.6 reserves `x-` types for user data):
-//!
-//! | property | on | value |
-//! |---|---|---|
-//! | `x-cmem-point` | `tu` | the point (`web/eu/docs`) |
-//! | `x-cmem-unit` | `tu` | the unit |
-//! | `x-cmem-project` | `tu` | the project id |
-//! | `x-cmem-origin` | `tu`, once per origin, oldest first | the origin as JSON (`{"project_id":…,"context_fingerprint":…,"created_at":…}`) |
-//! | `x-cmem-meta:KEY` | `tu` | a metadata pair with no TMX home |
-//! | `x-cmem-metadata` | `tu` | the whole metadata as a JSON array of pairs, written only when the TMX layout above would not give it back in order; it then wins |
-//! | `x-cmem-runs` | `tuv` | the exact runs as JSON (SPEC §1), written only when the `seg` cannot carry them (see [`inline`](crate::inline)); it then wins over the `seg` |
-//!
-//! Text values (point, unit, project, `x-cmem-meta:`) are written as they are, or as a
-//! JSON string (starting with `"`) when they start with `"` or hold characters XML
-//! cannot carry. Inline codes, entities (`<ph type="x-cmem-entity:PERSON">John</ph>`)
-//! and choices are described in [`inline`](crate::inline).
-//!
-//! # Safety
-//!
-//! No DTD is processed: a `DOCTYPE` is skipped, custom entities are never expanded
-//! (a reference to one is an [`ErrorKind::Xml`] error), so entity-expansion bombs
-//! cannot grow. Element nesting deeper than [`TmxOptions::max_depth`] and a `tu`
-//! larger than [`TmxOptions::max_tu_bytes`] are [`ErrorKind::Limit`] errors.
+//! The `tu` loop of [`TmxReader`]: the prolog and header, each `tu` with its
+//! properties and notes, each `tuv` with its locale; `seg` content is read in
+//! [`seg`](super::seg).
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -57,59 +10,10 @@ use std::path::Path;
 use cmem_core::{Locale, Metadata, NewEntry, Origin, Point, Run};
 
 use crate::error::{ErrorKind, Format, FormatError};
-use crate::inline::{bpt_kind, ph_entity, ph_run};
 use crate::item::Item;
 use crate::xml::{attr, XmlEvent, XmlReader};
 
-/// Options of the TMX reader.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct TmxOptions {
-    /// Turn the first problem into an error.
-    pub strict: bool,
-    /// The deepest element nesting accepted (default 64; TMX needs about 10).
-    pub max_depth: usize,
-    /// The largest `tu` accepted, in bytes of UTF-8 markup (default 16 MiB); also the
-    /// largest single piece of markup or text outside a `tu` (a DOCTYPE, a comment).
-    pub max_tu_bytes: u64,
-    /// Copy the header's attributes, properties and notes into every entry's metadata
-    /// (`tmx:header:…`); off by default, since it repeats them in every entry.
-    pub header_metadata: bool,
-    /// The file name used in messages.
-    pub file_name: String,
-}
-
-impl Default for TmxOptions {
-    fn default() -> Self {
-        TmxOptions {
-            strict: false,
-            max_depth: 64,
-            max_tu_bytes: 16 * 1024 * 1024,
-            header_metadata: false,
-            file_name: String::new(),
-        }
-    }
-}
-
-/// The `<header>` of a TMX document.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TmxHeader {
-    /// The `version` of the `<tmx>` element (`1.4`, `1.1`).
-    pub version: String,
-    /// The header's attributes, in order.
-    pub attributes: Vec<(String, String)>,
-    /// `(type, value)` of each header `<prop>`.
-    pub props: Vec<(String, String)>,
-    /// Each header `<note>`.
-    pub notes: Vec<String>,
-}
-
-impl TmxHeader {
-    /// The value of a header attribute.
-    pub fn attribute(&self, name: &str) -> Option<&str> {
-        self.attributes.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
-    }
-}
+use super::{TmxHeader, TmxOptions};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -119,9 +23,9 @@ enum State {
     Done,
 }
 
-/// A streaming TMX reader; see the [module docs](self).
+/// A streaming TMX reader; see the [module docs](super).
 pub struct TmxReader<R: Read> {
-    xml: XmlReader<R>,
+    pub(super) xml: XmlReader<R>,
     options: TmxOptions,
     header: TmxHeader,
     header_srclang: Option<Locale>,
@@ -137,10 +41,10 @@ pub struct TmxReader<R: Read> {
 /// A byte offset in the UTF-8 stream. Inside the body, the line tracker forgets line
 /// starts only when a new `tu` begins, so any offset of the current `tu` can still be
 /// turned into a line and column when a problem is reported.
-type Pos = u64;
+pub(super) type Pos = u64;
 
 /// Per-`tu` context for problems.
-struct TuCtx {
+pub(super) struct TuCtx {
     index: u64,
     tuid: Option<String>,
     problems: Vec<FormatError>,
@@ -216,16 +120,16 @@ impl<R: Read> TmxReader<R> {
     }
 
     /// A located error at an offset of the current `tu` (see [`Pos`]).
-    fn error_at(&self, kind: ErrorKind, message: impl Into<String>, pos: Pos) -> FormatError {
+    pub(super) fn error_at(&self, kind: ErrorKind, message: impl Into<String>, pos: Pos) -> FormatError {
         self.xml.error_at(kind, message, pos)
     }
 
     /// The offset of the next event.
-    fn here(&self) -> Pos {
+    pub(super) fn here(&self) -> Pos {
         self.xml.position()
     }
 
-    fn problem(&self, ctx: &mut TuCtx, kind: ErrorKind, message: impl Into<String>, pos: Pos) {
+    pub(super) fn problem(&self, ctx: &mut TuCtx, kind: ErrorKind, message: impl Into<String>, pos: Pos) {
         let p = self.error_at(kind, message, pos).for_entry(ctx.index, ctx.tuid.as_deref());
         ctx.problems.push(p);
     }
@@ -726,180 +630,6 @@ impl<R: Read> TmxReader<R> {
             }
         }
     }
-
-    fn read_seg(&mut self, ctx: &mut TuCtx) -> Result<Vec<Run>, FormatError> {
-        let mut b = SegBuilder::default();
-        // Open `hi` and unknown elements: Some(id) for a hi, None for an unknown one.
-        let mut frames: Vec<Option<String>> = Vec::new();
-        loop {
-            let at = self.here();
-            let ev = self.xml.next_event()?;
-            match ev {
-                XmlEvent::Text => b.text(self.xml.text()),
-                XmlEvent::Start if is_code_element(self.xml.name()) => {
-                    // The run is made from the start tag; its content (read next, which
-                    // replaces the reader's attributes) then becomes its data or value.
-                    let into_equiv = self.code(ctx, &mut b, at);
-                    let content = self.xml.text_content()?;
-                    if let Some(code) = b.runs.last_mut().and_then(Run::code_mut) {
-                        if into_equiv {
-                            code.equiv = content;
-                        } else {
-                            code.data = content;
-                        }
-                    }
-                }
-                XmlEvent::Empty if is_code_element(self.xml.name()) => {
-                    self.code(ctx, &mut b, at);
-                }
-                XmlEvent::Start if self.xml.name() == "hi" => {
-                    let id = self.xml.attr("x").unwrap_or_default().to_owned();
-                    b.runs.push(Run::PcOpen(cmem_core::Code {
-                        id: id.clone(),
-                        kind: self.xml.attr("type").unwrap_or_default().to_owned(),
-                        ..Default::default()
-                    }));
-                    frames.push(Some(id));
-                }
-                XmlEvent::Empty if self.xml.name() == "hi" => {
-                    let id = self.xml.attr("x").unwrap_or_default().to_owned();
-                    let kind = self.xml.attr("type").unwrap_or_default().to_owned();
-                    b.runs.push(Run::PcOpen(cmem_core::Code { id: id.clone(), kind, ..Default::default() }));
-                    b.runs.push(Run::PcClose(cmem_core::Code { id, ..Default::default() }));
-                }
-                XmlEvent::Start => {
-                    self.problem(
-                        ctx,
-                        ErrorKind::InvalidField,
-                        format!("unknown element <{}> in <seg>; its text is kept", self.xml.name()),
-                        at,
-                    );
-                    frames.push(None);
-                }
-                XmlEvent::Empty => {
-                    self.problem(
-                        ctx,
-                        ErrorKind::InvalidField,
-                        format!("unknown element <{}/> in <seg> skipped", self.xml.name()),
-                        at,
-                    );
-                }
-                XmlEvent::End => match frames.pop() {
-                    Some(Some(id)) => b.runs.push(Run::PcClose(cmem_core::Code { id, ..Default::default() })),
-                    Some(None) => {}
-                    None => break,
-                },
-                XmlEvent::Eof => {
-                    return Err(self.error_at(ErrorKind::Xml, "unexpected end of file in <seg>", at))
-                }
-            }
-        }
-        for (i, at) in std::mem::take(&mut b.open) {
-            self.problem(
-                ctx,
-                ErrorKind::UnbalancedCode,
-                format!("<bpt i=\"{i}\"> has no matching <ept>"),
-                at,
-            );
-        }
-        Ok(b.runs)
-    }
-
-    /// Pushes the run of the code element just started (`ph`, `bpt`, `ept`, `it`, `ut`)
-    /// with no content yet; true when its content is an entity's value (`equiv`)
-    /// rather than native data.
-    fn code(&self, ctx: &mut TuCtx, b: &mut SegBuilder, at: Pos) -> bool {
-        let x = self.xml.attr("x");
-        let kind = self.xml.attr("type");
-        let code = |id: &str, kind: String| cmem_core::Code {
-            id: id.to_owned(),
-            equiv: String::new(),
-            kind,
-            data: String::new(),
-        };
-        match self.xml.name() {
-            "ph" => {
-                let assoc = self.xml.attr("assoc");
-                b.runs.push(ph_run(x, kind, assoc, String::new()));
-                return ph_entity(kind, assoc).is_some();
-            }
-            "ut" => b.runs.push(Run::Ph(code(x.unwrap_or_default(), String::new()))),
-            "bpt" => {
-                let i = self.xml.attr("i");
-                if i.is_none() {
-                    self.problem(ctx, ErrorKind::UnbalancedCode, "<bpt> has no i attribute", at);
-                }
-                let i = i.unwrap_or_default();
-                if b.open.iter().any(|(o, _)| o == i) {
-                    self.problem(
-                        ctx,
-                        ErrorKind::UnbalancedCode,
-                        format!("<bpt i=\"{i}\"> reuses the i of an open <bpt>"),
-                        at,
-                    );
-                } else {
-                    b.open.push((i.to_owned(), at));
-                }
-                b.runs.push(Run::PcOpen(code(i, bpt_kind(kind, x))));
-            }
-            "ept" => {
-                let i = self.xml.attr("i").unwrap_or_default();
-                match b.open.iter().position(|(o, _)| o == i) {
-                    Some(p) => {
-                        b.open.remove(p);
-                    }
-                    None => {
-                        self.problem(
-                            ctx,
-                            ErrorKind::UnbalancedCode,
-                            format!("<ept i=\"{i}\"> has no matching <bpt>"),
-                            at,
-                        );
-                    }
-                }
-                b.runs.push(Run::PcClose(code(i, String::new())));
-            }
-            _ => {
-                // it
-                let c = code(x.unwrap_or_default(), kind.unwrap_or_default().to_owned());
-                match self.xml.attr("pos") {
-                    Some("begin") => b.runs.push(Run::PcOpen(c)),
-                    Some("end") => b.runs.push(Run::PcClose(c)),
-                    other => {
-                        self.problem(
-                            ctx,
-                            ErrorKind::InvalidField,
-                            format!(
-                                "<it> pos is {:?}, not \"begin\" or \"end\"; kept as a placeholder",
-                                other.unwrap_or("")
-                            ),
-                            at,
-                        );
-                        b.runs.push(Run::Ph(c));
-                    }
-                }
-            }
-        }
-        false
-    }
-}
-
-/// Runs being built for one `seg`.
-#[derive(Default)]
-struct SegBuilder {
-    runs: Vec<Run>,
-    /// Open `bpt`s: `i` and where.
-    open: Vec<(String, Pos)>,
-}
-
-impl SegBuilder {
-    fn text(&mut self, t: &str) {
-        if let Some(Run::Text(last)) = self.runs.last_mut() {
-            last.push_str(t);
-        } else if !t.is_empty() {
-            self.runs.push(Run::Text(t.to_owned()));
-        }
-    }
 }
 
 impl<R: Read> Iterator for TmxReader<R> {
@@ -919,10 +649,6 @@ impl<R: Read> Iterator for TmxReader<R> {
             }
         }
     }
-}
-
-fn is_code_element(name: &str) -> bool {
-    matches!(name, "ph" | "bpt" | "ept" | "it" | "ut")
 }
 
 fn truncate(s: &str, n: usize) -> String {

@@ -4,9 +4,10 @@
 use std::collections::HashMap;
 use std::io::Read;
 
-use super::{
-    local, ErrorKind, FormatError, Inline, Lines, Parser, Place, SegInfo, Segment, Span, Unit, XmlEvent,
-};
+use super::read::{local, Inline, Lines, Parser};
+use super::{Place, SegInfo, Segment, Span, Unit};
+use crate::error::{ErrorKind, FormatError};
+use crate::xml::XmlEvent;
 
 impl<R: Read> Parser<'_, R> {
     /// A 1.x `trans-unit` whose start tag was just read.
@@ -24,7 +25,8 @@ impl<R: Read> Parser<'_, R> {
         let mut after = 0usize;
         while let Some(ev) = self.unit_child(&mut unit, &mut first)? {
             let start = self.start();
-            let name = local(self.r.name()).to_owned();
+            let full = self.r.name().to_owned();
+            let name = local(&full).to_owned();
             match name.as_str() {
                 "source" => {
                     let line = lines.line_of(self.text, start);
@@ -152,8 +154,19 @@ impl<R: Read> Parser<'_, R> {
                     unit.alt_at = self.pos();
                 }
                 _ => {
+                    // Core children after the target (`context-group`, `count-group`,
+                    // `prop-group`, `note`, `alt-trans`) come before new `alt-trans`: the
+                    // 1.0 DTD and the 1.1 schema order them so, and the 1.2 schema lets
+                    // only foreign elements follow them.
+                    let core = match full.rsplit_once(':') {
+                        Some((p, _)) => self.doc.prefix.strip_suffix(':') == Some(p),
+                        None => self.doc.prefix.is_empty(),
+                    };
                     if ev == XmlEvent::Start {
                         self.r.skip_element()?;
+                    }
+                    if core {
+                        unit.alt_at = self.pos();
                     }
                 }
             }

@@ -5,10 +5,10 @@ use std::io::Read;
 
 use cmem_core::Run;
 
-use super::{
-    local, ErrorKind, FormatError, Inline, Lines, Parser, Place, SegInfo, Segment, Span, Unit, XmlEvent,
-    MTC_NAMESPACE,
-};
+use super::read::{local, Inline, Lines, Parser};
+use super::{Place, SegInfo, Segment, Span, Unit, MTC_NAMESPACE};
+use crate::error::{ErrorKind, FormatError};
+use crate::xml::XmlEvent;
 
 impl<R: Read> Parser<'_, R> {
     /// A 2.x `unit` whose start tag was just read.
@@ -40,21 +40,20 @@ impl<R: Read> Parser<'_, R> {
                     let mut depth = 1usize;
                     while depth > 0 {
                         match self.r.next_event()? {
-                            XmlEvent::Start => {
-                                if local(self.r.name()) == "data" {
-                                    if let Some(id) = self.attr("id") {
-                                        self.data_ids.push(id);
-                                    }
+                            ev @ (XmlEvent::Start | XmlEvent::Empty) if local(self.r.name()) == "data" => {
+                                let s = self.start();
+                                let id = self.attr("id");
+                                if ev == XmlEvent::Start {
+                                    self.r.skip_element()?;
                                 }
-                                depth += 1;
-                            }
-                            XmlEvent::Empty => {
-                                if local(self.r.name()) == "data" {
-                                    if let Some(id) = self.attr("id") {
-                                        self.data_ids.push(id);
-                                    }
+                                if let Some(id) = id {
+                                    let markup = self.text.get(s..self.pos()).unwrap_or_default().to_owned();
+                                    unit.data.push((id.clone(), markup));
+                                    self.data_ids.push(id);
                                 }
                             }
+                            XmlEvent::Start => depth += 1,
+                            XmlEvent::Empty => {}
                             XmlEvent::End => depth -= 1,
                             XmlEvent::Eof => {
                                 return Err(self.err(ErrorKind::Xml, "unexpected end of file", self.start()))
