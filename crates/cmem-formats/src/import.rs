@@ -59,6 +59,7 @@ pub fn format_of(path: &Path) -> Option<Format> {
         "tmx" => Some(Format::Tmx),
         "kmb" => Some(Format::Kmb),
         "jsonl" | "ndjson" | "json" => Some(Format::Jsonl),
+        "po" | "pot" => Some(Format::Po),
         _ => None,
     }
 }
