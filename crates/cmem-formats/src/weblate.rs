@@ -14,6 +14,7 @@
 //! | `context` | the `unit` |
 //! | `origin` | the `project_id` |
 //! | `category`, `status`, any other field | metadata `weblate:FIELD` (its JSON text) |
+//! | the field names, in order | metadata `weblate:fields` |
 //!
 //! [`WeblateWriter`] writes the same shape back (codes as their native text, locales
 //! with `_`), so a Weblate memory moves through cmem unchanged. An element that is not
@@ -23,7 +24,7 @@ use std::collections::VecDeque;
 use std::io::{BufRead, Write};
 
 use cmem_core::{Locale, NewEntry, Variant};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::{ErrorKind, Format, FormatError};
 use crate::item::Item;
@@ -58,16 +59,65 @@ fn problem(options: &WeblateOptions, index: usize, kind: ErrorKind, message: Str
         .for_entry(index as u64 + 1, None)
 }
 
+/// An element of the array: an object with its fields in file order (serde_json's
+/// `Map` sorts them), or any other value.
+enum Element {
+    Object(Vec<(String, Value)>),
+    Other(Value),
+}
+
+impl<'de> serde::Deserialize<'de> for Element {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::value::SeqAccessDeserializer;
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Element;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Element, A::Error> {
+                let mut fields = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                    fields.push((k, v));
+                }
+                Ok(Element::Object(fields))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Element, A::Error> {
+                serde::Deserialize::deserialize(SeqAccessDeserializer::new(seq)).map(Element::Other)
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Element, E> {
+                Ok(Element::Other(Value::from(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Element, E> {
+                Ok(Element::Other(Value::from(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Element, E> {
+                Ok(Element::Other(Value::from(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Element, E> {
+                Ok(Element::Other(Value::from(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Element, E> {
+                Ok(Element::Other(Value::from(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Element, E> {
+                Ok(Element::Other(Value::Null))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 fn entry(
     options: &WeblateOptions,
     index: usize,
-    fields: &Map<String, Value>,
+    fields: &[(String, Value)],
     hook: Option<RunsHook<'_>>,
 ) -> Result<NewEntry, FormatError> {
     let string = |key: &str| -> Result<Option<&str>, FormatError> {
-        match fields.get(key) {
+        match fields.iter().find(|(k, _)| k == key).map(|(_, v)| v) {
             None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
+            Some(Value::String(s)) => Ok(Some(s.as_str())),
             Some(other) => Err(problem(
                 options,
                 index,
@@ -90,7 +140,9 @@ fn entry(
         Some(h) => h(source, target),
         None => (crate::po::text_runs(source), crate::po::text_runs(target)),
     };
-    let mut metadata = Vec::new();
+    // The fields in file order, so that export writes the same object back.
+    let names: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
+    let mut metadata = vec![("weblate:fields".to_owned(), names.join(","))];
     for (k, v) in fields {
         if matches!(
             k.as_str(),
@@ -132,24 +184,21 @@ impl WeblateReader {
             .read_to_end(&mut raw)
             .map_err(|e| FormatError::io(Format::Weblate, "cannot read", e).in_file(&options.file_name))?;
         let text = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&raw);
-        let value: Value = serde_json::from_slice(text).map_err(|e| {
-            FormatError::new(Format::Weblate, ErrorKind::InvalidField, format!("invalid JSON: {e}"))
+        let elements: Vec<Element> = serde_json::from_slice(text).map_err(|e| {
+            let message = if e.is_data() {
+                "a Weblate memory is a JSON array of objects".to_owned()
+            } else {
+                format!("invalid JSON: {e}")
+            };
+            FormatError::new(Format::Weblate, ErrorKind::InvalidField, message)
                 .in_file(&options.file_name)
                 .at(e.line() as u64, e.column() as u64)
         })?;
-        let Value::Array(elements) = value else {
-            return Err(FormatError::new(
-                Format::Weblate,
-                ErrorKind::InvalidField,
-                "a Weblate memory is a JSON array of objects",
-            )
-            .in_file(&options.file_name));
-        };
         let mut items = VecDeque::with_capacity(elements.len());
         for (index, element) in elements.iter().enumerate() {
             let result = match element {
-                Value::Object(fields) => entry(&options, index, fields, hook),
-                other => {
+                Element::Object(fields) => entry(&options, index, fields, hook),
+                Element::Other(other) => {
                     Err(problem(&options, index, ErrorKind::InvalidField, format!("not an object: {other}")))
                 }
             };
@@ -224,8 +273,9 @@ impl<W: Write> WeblateWriter<W> {
     }
 
     /// Writes one entry: an object for its source and each target (or the one asked
-    /// for). `weblate:category` and `weblate:status` metadata are written back; an
-    /// entry without them is written as a file upload (`category` 1) that is active
+    /// for). An entry read from Weblate gets the fields it had, in their order
+    /// (`weblate:fields`), with their values; any other entry is written with every
+    /// field Weblate writes, as a file upload (`category` 1) that is active
     /// (`status` 1), as Weblate stores an uploaded memory.
     ///
     /// # Errors
@@ -280,7 +330,7 @@ impl<W: Write> WeblateWriter<W> {
                 ("status", number("weblate:status", 1)),
             ];
             for (k, v) in &entry.metadata {
-                if let Some(field) = k.strip_prefix("weblate:") {
+                if let Some(field) = k.strip_prefix("weblate:").filter(|f| *f != "fields") {
                     if !fields.iter().any(|(f, _)| *f == field) {
                         fields.push((
                             field,
@@ -288,6 +338,12 @@ impl<W: Write> WeblateWriter<W> {
                         ));
                     }
                 }
+            }
+            // An entry read from Weblate gets its own fields back, in its order.
+            if let Some(names) = meta("weblate:fields") {
+                let names: Vec<&str> = names.split(',').collect();
+                fields.retain(|(f, _)| names.contains(f));
+                fields.sort_by_key(|(f, _)| names.iter().position(|n| n == f));
             }
             let mut line = Vec::with_capacity(256);
             line.extend_from_slice(if self.written == 0 { b"\n{" } else { b",\n{" });
