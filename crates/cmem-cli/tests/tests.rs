@@ -1149,3 +1149,48 @@ fn recycle_and_analyze_have_help_with_examples() {
     assert!(recycle.contains("--fill-threshold <PERCENT>"));
     assert!(recycle.contains("[default: 95]"));
 }
+
+#[test]
+fn po_export_recycle_and_analyze_with_csv() {
+    let d = Dir::with_sample();
+    let po = d.path("de.po");
+    let out = d.ok(&["export", "-o", po.to_str().unwrap(), "--from", "en", "--to", "de"]);
+    assert!(out.stderr().contains("exported"), "{}", out.stderr());
+    let text = std::fs::read_to_string(&po).unwrap();
+    assert!(
+        text.starts_with(
+            "msgid \"\"\nmsgstr \"\"\n\"Project-Id-Version: cmem export\\n\"\n\"Language: de\\n\""
+        ),
+        "{text}"
+    );
+    let refused = d.run(&["export", "-o", d.path("x.po").to_str().unwrap(), "--to", "de"]);
+    assert_ne!(refused.code(), 0);
+    assert!(refused.stderr().contains("give --from and --to"), "{}", refused.stderr());
+    // The exported catalog's first message, as a template, is filled back.
+    let first_id = text.split("\nmsgid \"").nth(2).and_then(|s| s.split("\"\n").next()).unwrap().to_owned();
+    let pot = d.path("messages.pot");
+    std::fs::write(
+        &pot,
+        format!("msgid \"\"\nmsgstr \"\"\n\"Language: \\n\"\n\"Content-Type: text/plain; charset=CHARSET\\n\"\n\nmsgid \"{first_id}\"\nmsgstr \"\"\n"),
+    )
+    .unwrap();
+    let filled = d.path("filled.po");
+    d.ok(&["recycle", pot.to_str().unwrap(), "-o", filled.to_str().unwrap(), "--to", "de"]);
+    let filled_text = std::fs::read_to_string(&filled).unwrap();
+    assert!(
+        filled_text.contains("\"Language: de\\n\"\n\"Content-Type: text/plain; charset=UTF-8\\n\""),
+        "{filled_text}"
+    );
+    assert!(!filled_text.ends_with("msgstr \"\"\n"), "{filled_text}");
+    let csv = d.ok(&["analyze", "--csv", filled.to_str().unwrap(), po.to_str().unwrap()]).stdout();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "file,band,segments,words,words_percent");
+    assert_eq!(lines.len(), 1 + 3 * 8, "{csv}");
+    assert!(lines[lines.len() - 1].starts_with("total,total,"), "{csv}");
+    assert!(lines.iter().any(|l| l.starts_with("total,repetitions,1,")), "{csv}");
+    // Weblate's memory JSON by --format.
+    let json = d.path("memory.json");
+    d.ok(&["export", "-o", json.to_str().unwrap(), "--format", "weblate"]);
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(value[0]["source_language"], "en");
+}
