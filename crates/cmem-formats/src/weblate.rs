@@ -388,8 +388,7 @@ mod tests {
     fn bad_elements_are_located_problems() {
         let json = r#"[{"source":"a","target":"b","source_language":"en","target_language":"de","origin":"x","category":1,"status":1},
             {"source":"a","source_language":"en","target_language":"de"}, 7]"#;
-        let mut o = WeblateOptions::default();
-        o.file_name = "m.json".into();
+        let o = WeblateOptions { file_name: "m.json".into(), ..WeblateOptions::default() };
         let (entries, problems) =
             collect_items(WeblateReader::new(json.as_bytes(), o, None).unwrap()).unwrap();
         assert_eq!(entries.len(), 1);

@@ -165,8 +165,7 @@ mod tests {
 <trans-unit id="3"><source>Three</source><target>Drei</target></trans-unit>
 <trans-unit id="4"><source>Four</source></trans-unit>
 </body></file></xliff>"#;
-        let mut o = XliffInOptions::default();
-        o.file_name = "a.xlf".into();
+        let mut o = XliffInOptions { file_name: "a.xlf".into(), ..XliffInOptions::default() };
         let r = XliffReader::new(xlf.as_bytes(), o.clone(), None).unwrap();
         assert_eq!(r.skipped(), 2);
         let (entries, _) = collect_items(r).unwrap();

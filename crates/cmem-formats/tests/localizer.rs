@@ -1,6 +1,8 @@
 //! The files localizers live in: gettext PO catalogs, Weblate's memory JSON, translated
 //! XLIFF, on real files of `testdata/`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

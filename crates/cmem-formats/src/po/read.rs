@@ -359,9 +359,7 @@ mod tests {
         assert_eq!(entries[0].metadata, vec![("po:flags".to_owned(), "c-format".to_owned())]);
         let Run::Plural(c) = &entries[1].variants[1].runs[0] else { panic!("not a plural") };
         assert_eq!(c.forms[1], ("1".to_owned(), vec![Run::text("Dateien")]));
-        let mut o = PoOptions::default();
-        o.fuzzy = true;
-        o.obsolete = true;
+        let o = PoOptions { fuzzy: true, obsolete: true, ..PoOptions::default() };
         assert_eq!(read(PO, o).0.len(), 4);
     }
 
@@ -382,8 +380,7 @@ mod tests {
 
     #[test]
     fn refuses_templates_and_needs_a_language() {
-        let mut o = PoOptions::default();
-        o.file_name = "messages.pot".into();
+        let o = PoOptions { file_name: "messages.pot".into(), ..PoOptions::default() };
         let e = PoReader::new("".as_bytes(), o, None).unwrap_err();
         assert!(e.to_string().starts_with("po: messages.pot: a .pot file is a template"), "{e}");
         let e =

@@ -2,7 +2,7 @@
 //!
 //! Each message with no translation (every `msgstr` empty; with
 //! [`RecycleOptions::overwrite`], a `#, fuzzy` one too) is looked up as
-//! [`crate::recycle`] does for XLIFF, with the same options and the same lookup
+//! [`crate::recycle`](mod@crate::recycle) does for XLIFF, with the same options and the same lookup
 //! helpers. What is written:
 //!
 //! | best match | `msgstr` | mark |
@@ -75,9 +75,10 @@ fn locales(
     Ok((src, trg))
 }
 
-fn hook_of(
-    rec: Option<&cmem_core::recognize::Recognizer>,
-) -> Option<impl Fn(&str, &str) -> (Vec<Run>, Vec<Run>) + '_> {
+/// Runs of a source and a target string, as a recognizer gives them.
+type Pair = (Vec<Run>, Vec<Run>);
+
+fn hook_of(rec: Option<&cmem_core::recognize::Recognizer>) -> Option<impl Fn(&str, &str) -> Pair + '_> {
     rec.map(|r| move |s: &str, t: &str| r.recognize_pair(s, t))
 }
 
@@ -131,8 +132,7 @@ fn recycle_catalog(
         .limit(1)
         .point(options.point.clone());
     let hook = hook_of(options.recognizer.as_ref());
-    let mut runner =
-        MessageRunner::new(hook.as_ref().map(|f| f as &dyn Fn(&str, &str) -> (Vec<Run>, Vec<Run>)), true);
+    let mut runner = MessageRunner::new(hook.as_ref().map(|f| f as &dyn Fn(&str, &str) -> Pair), true);
     let mut report = RecycleReport::default();
     let mut todo = Vec::new();
     for (index, m) in catalog.messages.iter().enumerate() {
@@ -378,7 +378,7 @@ pub fn recycle_po_file(
 }
 
 /// The leverage report of a PO or POT catalog: each message with text that is not
-/// obsolete is counted, translated or not, as [`crate::analyze`] counts XLIFF segments.
+/// obsolete is counted, translated or not, as [`crate::analyze`](mod@crate::analyze) counts XLIFF segments.
 ///
 /// # Errors
 /// As [`read_catalog`](super::read_catalog), no target language, a store failure.
@@ -401,8 +401,7 @@ pub(crate) fn analyze_po_counted(
     let catalog = super::read_catalog(input, name)?;
     let (src, trg) = locales(&catalog, options.source_locale.as_ref(), options.target_locale.as_ref())?;
     let hook = hook_of(options.recognizer.as_ref());
-    let mut runner =
-        MessageRunner::new(hook.as_ref().map(|f| f as &dyn Fn(&str, &str) -> (Vec<Run>, Vec<Run>)), true);
+    let mut runner = MessageRunner::new(hook.as_ref().map(|f| f as &dyn Fn(&str, &str) -> Pair), true);
     let mut segments = Vec::new();
     let mut skipped = 0;
     for m in catalog.messages.iter().filter(|m| !m.is_header() && !m.obsolete) {

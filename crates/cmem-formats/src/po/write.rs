@@ -73,7 +73,7 @@ fn write_err(e: std::io::Error) -> FormatError {
 }
 
 /// The variant of `locale` (exact first, then the prefix rule).
-fn pick<'a>(entry: &'a NewEntry, locale: &Locale, not: Option<usize>) -> Option<usize> {
+fn pick(entry: &NewEntry, locale: &Locale, not: Option<usize>) -> Option<usize> {
     let ok = |i: &usize| Some(*i) != not;
     (0..entry.variants.len())
         .filter(ok)
