@@ -58,7 +58,8 @@ fn store_of(entries: &[NewEntry]) -> MemStore {
 }
 
 fn hook(s: &str, t: &str) -> (Vec<Run>, Vec<Run>) {
-    Recognizer::default().recognize_pair(s, t)
+    static RECOGNIZER: std::sync::OnceLock<Recognizer> = std::sync::OnceLock::new();
+    RECOGNIZER.get_or_init(Recognizer::default).recognize_pair(s, t)
 }
 
 mod po {
