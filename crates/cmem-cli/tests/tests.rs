@@ -1090,11 +1090,25 @@ repetitions          0         0    0.0%
 50-74%               0         0    0.0%
 no match             3         8   66.7%
 total                5        12  100.0%
+
+total
+band          segments     words  words%
+repetitions          1         2    7.1%
+100%                 3         7   25.0%
+95-99%               0         0    0.0%
+85-94%               3         9   32.1%
+75-84%               0         0    0.0%
+50-74%               0         0    0.0%
+no match             4        10   35.7%
+total               11        28  100.0%
+(1 segment not translatable or without text)
 "
         )
     );
     let lines = d.ok(&["analyze", "--json", &a, &b]).json_lines();
-    assert_eq!(lines.len(), 2);
+    // One line a file, then the grand total (the two documents share no segment).
+    assert_eq!(lines.len(), 3);
+    assert_eq!((lines[2]["file"].as_str(), lines[2]["segments"].as_u64()), (Some("total"), Some(11)));
     assert_eq!(lines[0]["file"], a.as_str());
     assert_eq!((lines[0]["segments"].as_u64(), lines[0]["words"].as_u64()), (Some(6), Some(16)));
     assert_eq!(lines[0]["skipped"], 1);

@@ -27,6 +27,7 @@ use cmem_core::{Locale, NewEntry, Variant};
 use crate::error::FormatError;
 use crate::item::Item;
 use crate::jsonl::RunsHook;
+use crate::po::Counter;
 use crate::recycle::{has_text, Locales};
 use crate::xliff::{XliffDocument, XliffVersion};
 
@@ -136,19 +137,6 @@ impl Iterator for XliffReader {
 impl crate::import::ItemSource for XliffReader {
     fn bytes_read(&self) -> u64 {
         self.bytes
-    }
-}
-
-struct Counter<R> {
-    inner: R,
-    bytes: u64,
-}
-
-impl<R: std::io::Read> std::io::Read for Counter<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.bytes += n as u64;
-        Ok(n)
     }
 }
 

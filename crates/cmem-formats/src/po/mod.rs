@@ -58,8 +58,8 @@ mod recycle;
 mod write;
 
 pub use parse::{Catalog, Header, Message, MsgStr};
-pub(crate) use read::text_runs;
 pub use read::{po_locale, PoOptions, PoReader, PoTally};
+pub(crate) use read::{text_runs, Counter};
 pub(crate) use recycle::analyze_po_counted;
 pub use recycle::{analyze_po, recycle_po, recycle_po_file, PoRecycleReport};
 pub use write::PoWriter;

@@ -313,9 +313,10 @@ impl crate::import::ItemSource for PoReader {
     }
 }
 
-struct Counter<R> {
-    inner: R,
-    bytes: u64,
+/// Counts the bytes read through it (for [`ItemSource::bytes_read`](crate::ItemSource::bytes_read)).
+pub(crate) struct Counter<R> {
+    pub(crate) inner: R,
+    pub(crate) bytes: u64,
 }
 
 impl<R: std::io::Read> std::io::Read for Counter<R> {
