@@ -1,10 +1,11 @@
-//! `cmem analyze`: the leverage report of XLIFF files, a table per file or JSON Lines.
+//! `cmem analyze`: the leverage report of XLIFF files and PO/POT catalogs, a table per
+//! file (and a grand total), JSON Lines or CSV.
 
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
-use cmem_formats::{analyze_file, AnalyzeOptions};
+use cmem_formats::{Analysis, AnalyzeOptions, Batch, CSV_HEADER};
 
 use crate::args::AnalyzeArgs;
 use crate::import::located;
@@ -12,11 +13,27 @@ use crate::memory;
 use crate::output::Stdout;
 use crate::recycle::with_flags;
 
+/// Writes one report in the chosen shape.
+fn write(out: &mut Stdout, args: &AnalyzeArgs, analysis: &Analysis, first: bool) -> Result<()> {
+    if args.json {
+        serde_json::to_writer(&mut *out, analysis)?;
+        writeln!(out)?;
+    } else if args.csv {
+        write!(out, "{}", analysis.csv_rows())?;
+    } else {
+        if !first {
+            writeln!(out)?;
+        }
+        write!(out, "{analysis}")?;
+    }
+    Ok(())
+}
+
 /// Runs `cmem analyze`.
 ///
 /// # Errors
-/// A missing memory, a file that cannot be read or is not XLIFF (located), missing or
-/// invalid languages, a store failure. The files before the failing one are reported.
+/// A missing memory, a file that cannot be read or is not XLIFF or PO (located), missing
+/// or invalid languages, a store failure. The files before the failing one are reported.
 pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>) -> Result<()> {
     // The in-process gram index (built once per source locale) serves every segment
     // of every file; one SQL candidate query per segment would be slower on a document
@@ -29,28 +46,27 @@ pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>) -> Result<()> {
     options.target_locale.clone_from(&args.to);
     options.recognizer = crate::query::query_recognizer(&args.recognize, &memory, false)?;
     let mut out = Stdout::new();
+    if args.csv {
+        write!(out, "{CSV_HEADER}")?;
+    }
+    let mut batch = Batch::new();
     for (i, path) in args.files.iter().enumerate() {
-        let analysis = analyze_file(path, store, &options).map_err(|e| {
+        let analysis = batch.add_file(path, store, &options).map_err(|e| {
             let file = if e.file().is_empty() { path.display().to_string() } else { e.file().to_owned() };
             anyhow!("analyze {file}: {}", with_flags(&located(&e)))
         });
         let analysis = match analysis {
-            Ok(a) => a,
+            Ok(a) => a.clone(),
             Err(e) => {
                 // What was reported so far stays reported.
                 out.flush()?;
                 return Err(e);
             }
         };
-        if args.json {
-            serde_json::to_writer(&mut out, &analysis)?;
-            writeln!(out)?;
-        } else {
-            if i > 0 {
-                writeln!(out)?;
-            }
-            write!(out, "{analysis}")?;
-        }
+        write(&mut out, args, &analysis, i == 0)?;
+    }
+    if args.files.len() > 1 {
+        write(&mut out, args, &batch.total(), false)?;
     }
     out.flush()?;
     Ok(())

@@ -85,6 +85,30 @@ pub enum FileFormat {
     Kmb,
     /// JSON Lines (export: the full, lossless form).
     Jsonl,
+    /// gettext PO catalogs (import).
+    Po,
+    /// Weblate's translation-memory JSON (import; `.json` files are JSON Lines unless
+    /// named so).
+    Weblate,
+    /// Translated XLIFF 1.2 / 2.x documents (import: the translated segments).
+    Xliff,
+}
+
+/// A format `export` writes, for its `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// TMX 1.4b (level 2: inline codes kept).
+    Tmx,
+    /// TMX 1.4b level 1: text only (lossy).
+    Tmx1,
+    /// The lossless .kmb bundle.
+    Kmb,
+    /// JSON Lines, the full, lossless form.
+    Jsonl,
+    /// A gettext PO catalog for one locale pair (needs --from and --to).
+    Po,
+    /// Weblate's translation-memory JSON.
+    Weblate,
 }
 
 /// Options of the inline-code recognizer, shared by `import`, `lookup`, `keys`, `recycle`
@@ -156,9 +180,10 @@ pub struct ExportArgs {
     /// Where to write (`-` for standard output).
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: PathBuf,
-    /// The format, instead of guessing it from the extension.
+    /// The format, instead of guessing it from the extension (`.po` is PO; a `.json`
+    /// file is JSON Lines unless --format weblate).
     #[arg(long, value_enum)]
-    pub format: Option<FileFormat>,
+    pub format: Option<ExportFormat>,
     /// Only entries with this locale, written as the source.
     #[arg(long, value_name = "LOCALE")]
     pub from: Option<Locale>,
@@ -405,8 +430,9 @@ goes to stdout as JSON: {\"input\", \"output\", \"micros\", \"segments\", \"fill
 /// `cmem recycle`.
 #[derive(Debug, Args)]
 pub struct RecycleArgs {
-    /// The XLIFF file to pre-translate (`-` for standard input).
-    #[arg(value_name = "IN.xlf")]
+    /// The XLIFF file, or the PO or POT catalog (by its extension), to pre-translate
+    /// (`-` for standard input: XLIFF).
+    #[arg(value_name = "IN.xlf|IN.po|IN.pot")]
     pub input: PathBuf,
     /// Where to write the result (`-` for standard output); may be IN.xlf itself.
     #[arg(long, short = 'o', value_name = "OUT.xlf")]
@@ -447,6 +473,7 @@ const ANALYZE_HELP: &str = "\
 Examples:
   cmem analyze chapter1.xlf chapter2.xlf
   cmem analyze doc.xlf --from en --to de --point web --json
+  cmem analyze po/*.po --csv > leverage.csv
 
 Each translatable segment with text is looked up once and counted in the band of its
 best match: 100% (exact and unambiguous), 95-99%, 85-94%, 75-84%, 50-74%, no match. A
@@ -454,14 +481,19 @@ segment whose source (text and code positions) appeared earlier in the same file
 counted as a repetition instead. Words are counted as translators are paid: spaced words,
 and each character of Chinese, Japanese, Korean, Thai and other unspaced scripts.
 
-One table per file; with --json one JSON line per file: {\"file\", \"bands\": [{\"band\",
-\"segments\", \"words\"}], \"segments\", \"words\", \"skipped\"}.";
+PO and POT catalogs (by their extension) are analyzed message by message. With more
+than one file a grand total follows, in which a segment seen in an earlier file of the
+run counts as a repetition too.
+
+One table per file; with --json one JSON line per file (and one for the total):
+{\"file\", \"bands\": [{\"band\", \"segments\", \"words\"}], \"segments\", \"words\",
+\"skipped\"}; with --csv the rows file,band,segments,words,words_percent.";
 
 /// `cmem analyze`.
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// The XLIFF files to analyze.
-    #[arg(required = true, value_name = "IN.xlf")]
+    /// The XLIFF files and PO/POT catalogs to analyze.
+    #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// The point the documents belong to (profile/channel/collection).
     #[arg(long, value_name = "POINT")]
@@ -473,8 +505,11 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "LOCALE")]
     pub to: Option<Locale>,
     /// Print JSON Lines, one report a file.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print CSV: file,band,segments,words,words_percent.
+    #[arg(long)]
+    pub csv: bool,
     /// Inline-code recognition of segments whose source has no inline elements.
     #[command(flatten)]
     pub recognize: RecognizeArgs,

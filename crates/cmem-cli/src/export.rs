@@ -1,4 +1,5 @@
-//! `cmem export`: the memory to a TMX, `.kmb` or JSON Lines file, or to standard output.
+//! `cmem export`: the memory to a TMX, `.kmb`, JSON Lines, PO or Weblate JSON file, or to
+//! standard output.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -8,12 +9,12 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context, Result};
 use cmem_formats::{
     export, EntrySink, ExportOptions, Format, FormatError, JsonlMode, JsonlOptions, JsonlWriter, KmbWriter,
-    Level, TmxWriteOptions, TmxWriter,
+    Level, PoWriter, TmxWriteOptions, TmxWriter, WeblateOptions, WeblateWriter,
 };
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
-use crate::args::{ExportArgs, FileFormat};
+use crate::args::{ExportArgs, ExportFormat as FileFormat};
 use crate::memory;
 use crate::output::{count, duration, Stdout};
 
@@ -61,11 +62,17 @@ fn format_for(path: &Path, flag: Option<FileFormat>) -> Result<FileFormat> {
         Some(Format::Tmx) => Ok(FileFormat::Tmx),
         Some(Format::Kmb) => Ok(FileFormat::Kmb),
         Some(Format::Jsonl) => Ok(FileFormat::Jsonl),
+        Some(Format::Po) => Ok(FileFormat::Po),
         _ => bail!(
-            "export {}: unknown format (extension not .tmx, .kmb, .jsonl, .ndjson or .json); use --format",
+            "export {}: unknown format (extension not .tmx, .kmb, .jsonl, .ndjson, .json or .po); use --format",
             path.display()
         ),
     }
+}
+
+/// The PO arm without its locale pair, which `run` refused before opening anything.
+fn unreachable_pair() -> Result<u64, FormatError> {
+    Err(FormatError::new(Format::Po, cmem_formats::ErrorKind::InvalidLocale, "give --from and --to"))
 }
 
 /// Drives an export into a writer and finishes it.
@@ -89,6 +96,14 @@ fn write_with<S: EntrySink>(
 pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<()> {
     let started = Instant::now();
     let format = format_for(&args.output, args.format)?;
+    let po_pair = match (format, &args.from, &args.to) {
+        (FileFormat::Po, Some(from), Some(to)) => Some((from.clone(), to.clone())),
+        (FileFormat::Po, _, _) => bail!(
+            "export {}: a PO catalog holds one locale pair; give --from and --to",
+            args.output.display()
+        ),
+        _ => None,
+    };
     let path = memory::resolve(memory_flag);
     let memory = memory::open_existing(&path)?;
     let store = memory.store();
@@ -129,6 +144,18 @@ pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
             let mut o = JsonlOptions::default();
             o.mode = JsonlMode::Full;
             write_with(store, JsonlWriter::new(out, o), &options, JsonlWriter::finish)
+        }
+        FileFormat::Po => match po_pair {
+            Some((from, to)) => {
+                PoWriter::new(out, from, to).and_then(|w| write_with(&store, w, &options, PoWriter::finish))
+            }
+            None => unreachable_pair(),
+        },
+        FileFormat::Weblate => {
+            let mut o = WeblateOptions::default();
+            o.source_locale.clone_from(&args.from);
+            o.target_locale.clone_from(&args.to);
+            WeblateWriter::new(out, o).and_then(|w| write_with(&store, w, &options, WeblateWriter::finish))
         }
     };
     let written = match result {

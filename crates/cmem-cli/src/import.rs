@@ -35,6 +35,9 @@ fn format_flag(flag: Option<FileFormat>) -> Option<Format> {
         Some(FileFormat::Tmx | FileFormat::Tmx1) => Some(Format::Tmx),
         Some(FileFormat::Kmb) => Some(Format::Kmb),
         Some(FileFormat::Jsonl) => Some(Format::Jsonl),
+        Some(FileFormat::Po) => Some(Format::Po),
+        Some(FileFormat::Weblate) => Some(Format::Weblate),
+        Some(FileFormat::Xliff) => Some(Format::Xliff),
         None => None,
     }
 }
@@ -88,7 +91,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     for path in &args.files {
         let format = format_flag(args.format);
         if path == Path::new("-") && format.is_none() {
-            bail!("import -: standard input needs --format tmx|kmb|jsonl");
+            bail!("import -: standard input needs --format tmx|kmb|jsonl|po|weblate|xliff");
         }
         let input = Input::open(path, format).map_err(|e| anyhow!("import {}", e.message()))?;
         total = total.zip(input.size()).map(|(t, s)| t + s);

@@ -1,4 +1,5 @@
-//! `cmem recycle`: pre-translate an XLIFF file from the memory, writing it atomically.
+//! `cmem recycle`: pre-translate an XLIFF file or a PO/POT catalog from the memory,
+//! writing it atomically.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -7,7 +8,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 use cmem_formats::recycle::write_atomically;
-use cmem_formats::{recycle, recycle_file, FormatError, RecycleOptions, RecycleReport};
+use cmem_formats::{
+    recycle, recycle_file, recycle_po_file, Format, FormatError, RecycleOptions, RecycleReport,
+};
 use serde_json::Value;
 
 use crate::args::RecycleArgs;
@@ -74,7 +77,15 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     let output = name(&args.output, "<stdout>");
     let stdin = args.input == Path::new("-");
     let stdout = args.output == Path::new("-");
-    let report: RecycleReport = if stdout {
+    let po = !stdin && cmem_formats::format_of(&args.input) == Some(Format::Po);
+    let report: RecycleReport = if po && stdout {
+        let file =
+            File::open(&args.input).map_err(|e| anyhow::anyhow!("recycle {input}: cannot read: {e}"))?;
+        let mut out = Stdout::new();
+        cmem_formats::recycle_po(file, &input, &mut out, &store, &options).map_err(|e| failure(&e, &input))?
+    } else if po {
+        recycle_po_file(&args.input, &args.output, &store, &options).map_err(|e| failure(&e, &input))?
+    } else if stdout {
         // The document is complete before the first byte is written, so a failure
         // writes nothing here either.
         let reader: Box<dyn Read> = if stdin {

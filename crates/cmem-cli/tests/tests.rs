@@ -1090,11 +1090,25 @@ repetitions          0         0    0.0%
 50-74%               0         0    0.0%
 no match             3         8   66.7%
 total                5        12  100.0%
+
+total
+band          segments     words  words%
+repetitions          1         2    7.1%
+100%                 3         7   25.0%
+95-99%               0         0    0.0%
+85-94%               3         9   32.1%
+75-84%               0         0    0.0%
+50-74%               0         0    0.0%
+no match             4        10   35.7%
+total               11        28  100.0%
+(1 segment not translatable or without text)
 "
         )
     );
     let lines = d.ok(&["analyze", "--json", &a, &b]).json_lines();
-    assert_eq!(lines.len(), 2);
+    // One line a file, then the grand total (the two documents share no segment).
+    assert_eq!(lines.len(), 3);
+    assert_eq!((lines[2]["file"].as_str(), lines[2]["segments"].as_u64()), (Some("total"), Some(11)));
     assert_eq!(lines[0]["file"], a.as_str());
     assert_eq!((lines[0]["segments"].as_u64(), lines[0]["words"].as_u64()), (Some(6), Some(16)));
     assert_eq!(lines[0]["skipped"], 1);
@@ -1197,4 +1211,63 @@ fn lookup_json_is_the_library_match_view_with_origins() {
     }
     assert_eq!(m["approvals"], 1, "{m}");
     assert_eq!(m["adapted_target"]["text"].as_str().unwrap().matches("%d").count(), 1, "{m}");
+}
+
+#[test]
+fn po_export_recycle_and_analyze_with_csv() {
+    let d = Dir::with_sample();
+    let po = d.path("de.po");
+    let out = d.ok(&["export", "-o", po.to_str().unwrap(), "--from", "en", "--to", "de"]);
+    assert!(out.stderr().contains("exported"), "{}", out.stderr());
+    let text = std::fs::read_to_string(&po).unwrap();
+    assert!(
+        text.starts_with(
+            "msgid \"\"\nmsgstr \"\"\n\"Project-Id-Version: cmem export\\n\"\n\"Language: de\\n\""
+        ),
+        "{text}"
+    );
+    let refused = d.run(&["export", "-o", d.path("x.po").to_str().unwrap(), "--to", "de"]);
+    assert_ne!(refused.code(), 0);
+    assert!(refused.stderr().contains("give --from and --to"), "{}", refused.stderr());
+    // The exported catalog's first message, as a template, is filled back.
+    let first_id = text.split("\nmsgid \"").nth(2).and_then(|s| s.split("\"\n").next()).unwrap().to_owned();
+    let pot = d.path("messages.pot");
+    std::fs::write(
+        &pot,
+        format!("msgid \"\"\nmsgstr \"\"\n\"Language: \\n\"\n\"Content-Type: text/plain; charset=CHARSET\\n\"\n\nmsgid \"{first_id}\"\nmsgstr \"\"\n"),
+    )
+    .unwrap();
+    let filled = d.path("filled.po");
+    d.ok(&["recycle", pot.to_str().unwrap(), "-o", filled.to_str().unwrap(), "--to", "de"]);
+    let filled_text = std::fs::read_to_string(&filled).unwrap();
+    assert!(
+        filled_text.contains("\"Language: de\\n\"\n\"Content-Type: text/plain; charset=UTF-8\\n\""),
+        "{filled_text}"
+    );
+    assert!(!filled_text.ends_with("msgstr \"\"\n"), "{filled_text}");
+    let csv = d.ok(&["analyze", "--csv", filled.to_str().unwrap(), po.to_str().unwrap()]).stdout();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "file,band,segments,words,words_percent");
+    assert_eq!(lines.len(), 1 + 3 * 8, "{csv}");
+    assert!(lines[lines.len() - 1].starts_with("total,total,"), "{csv}");
+    assert!(lines.iter().any(|l| l.starts_with("total,repetitions,1,")), "{csv}");
+    // Weblate's memory JSON by --format.
+    let json = d.path("memory.json");
+    d.ok(&["export", "-o", json.to_str().unwrap(), "--format", "weblate"]);
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(value[0]["source_language"], "en");
+}
+
+#[test]
+fn import_reads_po_catalogs_and_translated_xliff_and_refuses_templates() {
+    let d = Dir::new();
+    let r = d.ok(&["import", &td("po/allauth-ar.po")]);
+    assert!(r.stderr().contains("376 read, 376 written"), "{}", r.stderr());
+    let r = d.ok(&["import", &td("xliff12/okapi__Manual-12-AltTrans.xlf")]);
+    assert!(r.stderr().contains("written"), "{}", r.stderr());
+    let pot = d.path("messages.pot");
+    std::fs::write(&pot, "msgid \"\"\nmsgstr \"\"\n\nmsgid \"Open\"\nmsgstr \"\"\n").unwrap();
+    let r = d.run(&["import", pot.to_str().unwrap()]);
+    assert_eq!(r.code(), 3);
+    assert!(r.stderr().contains("template"), "{}", r.stderr());
 }

@@ -234,6 +234,87 @@ pub fn count_run_words(runs: &[Run]) -> usize {
     count_words(&text)
 }
 
+/// One counted segment: its repetition key (structural text), its band, its words.
+pub(crate) type Counted = (String, Band, usize);
+
+/// The rows of counted segments.
+fn rows(counted: &[Counted]) -> Vec<BandCount> {
+    let mut bands: Vec<BandCount> =
+        Band::ALL.iter().map(|&band| BandCount { band, segments: 0, words: 0 }).collect();
+    for (_, band, words) in counted {
+        if let Some(row) = bands.iter_mut().find(|b| b.band == *band) {
+            row.segments += 1;
+            row.words += words;
+        }
+    }
+    bands
+}
+
+fn analysis(file: &str, counted: &[Counted], skipped: usize) -> Analysis {
+    let bands = rows(counted);
+    let segments = bands.iter().map(|b| b.segments).sum();
+    let words = bands.iter().map(|b| b.words).sum();
+    Analysis { file: file.to_owned(), bands, segments, words, skipped }
+}
+
+/// The segments of `counted` (words, first occurrence in the file, key) with their bands:
+/// `bests` holds the best match of each first occurrence, in order.
+fn banded(
+    counted: Vec<(usize, bool, String)>,
+    mut bests: impl Iterator<Item = Result<Option<(f64, bool)>, FormatError>>,
+) -> Result<Vec<Counted>, FormatError> {
+    let mut out = Vec::with_capacity(counted.len());
+    for (words, first, key) in counted {
+        let band = if first {
+            let best = bests.next().transpose()?.flatten();
+            Band::of(best.map(|b| b.0), best.is_some_and(|b| b.1))
+        } else {
+            Band::Repetition
+        };
+        out.push((key, band, words));
+    }
+    Ok(out)
+}
+
+/// Analyzes a parsed document; also gives each counted segment.
+pub(crate) fn analyze_counted(
+    doc: &XliffDocument,
+    store: &dyn ContentMemory,
+    options: &AnalyzeOptions,
+) -> Result<(Analysis, Vec<Counted>), FormatError> {
+    let lookup_options = options.lookup.clone().threshold(0.5).limit(1).point(options.point.clone());
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut skipped = 0;
+    // (segment, words, first occurrence, key)
+    let mut counted: Vec<(usize, (usize, bool, String))> = Vec::new();
+    for (index, seg) in doc.segments().iter().enumerate() {
+        if !seg.translatable || !has_text(&seg.source) {
+            skipped += 1;
+            continue;
+        }
+        let key = structural_text(&seg.source);
+        counted.push((index, (count_run_words(&seg.source), seen.insert(key.clone()), key)));
+    }
+    let firsts: Vec<usize> = counted.iter().filter(|c| c.1 .1).map(|c| c.0).collect();
+    let recognized = recognized_sources(doc, &firsts, options.recognizer.as_ref());
+    let queries = lookup_queries(
+        doc,
+        &firsts,
+        &recognized,
+        options.source_locale.as_ref(),
+        options.target_locale.as_ref(),
+    )?;
+    let results = lookup_all(store, &queries, &lookup_options, options.threads);
+    // A source the lookup refuses (longer than its cap) matches nothing.
+    let bests = firsts.iter().zip(results).map(|(&index, result)| {
+        Ok(lookup_matches(doc, index, result.as_deref())?
+            .and_then(|m| m.first())
+            .map(|m| (m.score, m.ambiguous)))
+    });
+    let counted = banded(counted.into_iter().map(|c| c.1).collect(), bests)?;
+    Ok((analysis(doc.file(), &counted, skipped), counted))
+}
+
 /// Analyzes a parsed document.
 ///
 /// # Errors
@@ -243,48 +324,43 @@ pub fn analyze_document(
     store: &dyn ContentMemory,
     options: &AnalyzeOptions,
 ) -> Result<Analysis, FormatError> {
+    analyze_counted(doc, store, options).map(|(a, _)| a)
+}
+
+/// Analyzes segments given as their looked-up source runs and lines, all of one
+/// locale pair (the PO catalogs); `error` locates a store failure at a line.
+pub(crate) fn analyze_segments(
+    file: &str,
+    segments: &[(Vec<Run>, u64)],
+    skipped: usize,
+    (source, target): (&Locale, &Locale),
+    store: &dyn ContentMemory,
+    options: &AnalyzeOptions,
+    error: &dyn Fn(u64, String) -> FormatError,
+) -> Result<(Analysis, Vec<Counted>), FormatError> {
     let lookup_options = options.lookup.clone().threshold(0.5).limit(1).point(options.point.clone());
-    let mut bands: Vec<BandCount> =
-        Band::ALL.iter().map(|&band| BandCount { band, segments: 0, words: 0 }).collect();
     let mut seen: HashSet<String> = HashSet::new();
-    let mut skipped = 0;
-    // (segment, words, first occurrence)
-    let mut counted: Vec<(usize, usize, bool)> = Vec::new();
-    for (index, seg) in doc.segments().iter().enumerate() {
-        if !seg.translatable || !has_text(&seg.source) {
-            skipped += 1;
-            continue;
+    let mut counted = Vec::with_capacity(segments.len());
+    let mut queries = Vec::new();
+    let mut lines = Vec::new();
+    for (runs, line) in segments {
+        let key = structural_text(runs);
+        let first = seen.insert(key.clone());
+        if first {
+            queries.push((runs.as_slice(), source.clone(), target.clone()));
+            lines.push(*line);
         }
-        counted.push((index, count_run_words(&seg.source), seen.insert(structural_text(&seg.source))));
+        counted.push((count_run_words(runs), first, key));
     }
-    let firsts: Vec<usize> = counted.iter().filter(|c| c.2).map(|c| c.0).collect();
-    let recognized = recognized_sources(doc, &firsts, options.recognizer.as_ref());
-    let queries = lookup_queries(
-        doc,
-        &firsts,
-        &recognized,
-        options.source_locale.as_ref(),
-        options.target_locale.as_ref(),
-    )?;
-    let mut results = lookup_all(store, &queries, &lookup_options, options.threads).into_iter();
-    for (index, words, first) in counted {
-        let band = if first {
-            // A source the lookup refuses (longer than its cap) matches nothing.
-            let best = lookup_matches(doc, index, results.next().flatten().as_deref())?
-                .and_then(|matches| matches.first())
-                .map(|m| (m.score, m.ambiguous));
-            Band::of(best.map(|b| b.0), best.is_some_and(|b| b.1))
-        } else {
-            Band::Repetition
-        };
-        if let Some(row) = bands.iter_mut().find(|b| b.band == band) {
-            row.segments += 1;
-            row.words += words;
-        }
-    }
-    let segments = bands.iter().map(|b| b.segments).sum();
-    let words = bands.iter().map(|b| b.words).sum();
-    Ok(Analysis { file: doc.file().to_owned(), bands, segments, words, skipped })
+    let results = lookup_all(store, &queries, &lookup_options, options.threads);
+    let bests = lines.iter().zip(results).map(|(&line, result)| match result.as_deref() {
+        Some(Ok(matches)) => Ok(matches.first().map(|m| (m.score, m.ambiguous))),
+        Some(Err(e)) if e.kind() == cmem_core::ErrorKind::InvalidQuery => Ok(None),
+        Some(Err(e)) => Err(error(line, e.to_string())),
+        None => Err(error(line, "the lookup gave no result".to_owned())),
+    });
+    let counted = banded(counted, bests)?;
+    Ok((analysis(file, &counted, skipped), counted))
 }
 
 /// Analyzes the XLIFF document read from `input` (named `name` in messages).
@@ -299,6 +375,98 @@ pub fn analyze(
 ) -> Result<Analysis, FormatError> {
     let doc = XliffDocument::read(input, name)?;
     analyze_document(&doc, store, options)
+}
+
+/// The first line of [`Analysis::csv_rows`].
+pub const CSV_HEADER: &str = "file,band,segments,words,words_percent\n";
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+impl Analysis {
+    /// The report as CSV rows (RFC 4180, after [`CSV_HEADER`]): one per band and a
+    /// `total` row, each `file,band,segments,words,words_percent`.
+    pub fn csv_rows(&self) -> String {
+        let file = csv_field(&self.file);
+        let share = |w: usize| if self.words == 0 { 0.0 } else { w as f64 * 100.0 / self.words as f64 };
+        let mut out = String::new();
+        for row in &self.bands {
+            out.push_str(&format!(
+                "{file},{},{},{},{:.1}\n",
+                csv_field(row.band.label()),
+                row.segments,
+                row.words,
+                share(row.words)
+            ));
+        }
+        out.push_str(&format!("{file},total,{},{},100.0\n", self.segments, self.words));
+        out
+    }
+}
+
+/// The leverage report of several files analyzed in one run: each file's own report,
+/// and a grand total in which a segment seen in an earlier file of the run counts as a
+/// repetition too (it will be translated once for all the files).
+#[derive(Debug, Default)]
+pub struct Batch {
+    files: Vec<Analysis>,
+    seen: HashSet<String>,
+    counted: Vec<Counted>,
+    skipped: usize,
+}
+
+impl Batch {
+    /// An empty batch.
+    pub fn new() -> Self {
+        Batch::default()
+    }
+
+    /// Analyzes the file at `path` (a PO or POT catalog by its extension, else XLIFF)
+    /// and adds it to the batch; returns its own report.
+    ///
+    /// # Errors
+    /// As [`analyze_file`] and [`analyze_po`](crate::po::analyze_po).
+    pub fn add_file(
+        &mut self,
+        path: &Path,
+        store: &dyn ContentMemory,
+        options: &AnalyzeOptions,
+    ) -> Result<&Analysis, FormatError> {
+        let name = path.display().to_string();
+        let (analysis, counted) = if crate::import::format_of(path) == Some(Format::Po) {
+            let file = std::fs::File::open(path)
+                .map_err(|e| FormatError::io(Format::Po, "cannot read", e).in_file(&name))?;
+            crate::po::analyze_po_counted(std::io::BufReader::new(file), &name, store, options)?
+        } else {
+            let raw = std::fs::read(path).map_err(|e| {
+                FormatError::new(Format::Xliff, ErrorKind::Io, format!("cannot read: {e}")).in_file(&name)
+            })?;
+            analyze_counted(&XliffDocument::parse(raw, &name)?, store, options)?
+        };
+        for (key, band, words) in counted {
+            let band = if self.seen.insert(key.clone()) { band } else { Band::Repetition };
+            self.counted.push((key, band, words));
+        }
+        self.skipped += analysis.skipped;
+        self.files.push(analysis);
+        Ok(&self.files[self.files.len() - 1])
+    }
+
+    /// The reports of the files added, in order.
+    pub fn files(&self) -> &[Analysis] {
+        &self.files
+    }
+
+    /// The grand total, named `total`, with repetitions across files.
+    pub fn total(&self) -> Analysis {
+        analysis("total", &self.counted, self.skipped)
+    }
 }
 
 /// Analyzes the XLIFF file at `path`.

@@ -15,18 +15,24 @@ pub enum Format {
     Kmb,
     /// JSON Lines.
     Jsonl,
+    /// GNU gettext PO (and POT templates, for recycle and analyze).
+    Po,
+    /// Weblate's translation-memory JSON.
+    Weblate,
     /// Not a file format: the store an import writes to or an export reads from.
     Store,
 }
 
 impl Format {
-    /// The lowercase name used as the message prefix (`tmx`, `xliff`, `kmb`, `jsonl`, `store`).
+    /// The lowercase name used as the message prefix (`tmx`, `xliff`, `kmb`, `jsonl`, `po`, `weblate`, `store`).
     pub fn name(self) -> &'static str {
         match self {
             Format::Tmx => "tmx",
             Format::Xliff => "xliff",
             Format::Kmb => "kmb",
             Format::Jsonl => "jsonl",
+            Format::Po => "po",
+            Format::Weblate => "weblate",
             Format::Store => "store",
         }
     }

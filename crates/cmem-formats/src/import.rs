@@ -59,6 +59,8 @@ pub fn format_of(path: &Path) -> Option<Format> {
         "tmx" => Some(Format::Tmx),
         "kmb" => Some(Format::Kmb),
         "jsonl" | "ndjson" | "json" => Some(Format::Jsonl),
+        "po" | "pot" => Some(Format::Po),
+        "xlf" | "xliff" | "sdlxliff" | "mqxliff" => Some(Format::Xliff),
         _ => None,
     }
 }
@@ -291,7 +293,8 @@ mod tests {
         assert_eq!(format_of(Path::new("a/b/Memory.TMX")), Some(Format::Tmx));
         assert_eq!(format_of(Path::new("m.kmb")), Some(Format::Kmb));
         assert_eq!(format_of(Path::new("en-de.jsonl.gz")), Some(Format::Jsonl));
-        assert_eq!(format_of(Path::new("x.xlf")), None);
+        assert_eq!(format_of(Path::new("x.xlf")), Some(Format::Xliff));
+        assert_eq!(format_of(Path::new("de.po")), Some(Format::Po));
         assert_eq!(format_of(Path::new("noext")), None);
     }
 }

@@ -36,7 +36,10 @@ use crate::import::{format_of, ItemSource};
 use crate::item::Item;
 use crate::jsonl::{JsonlOptions, JsonlReader, RunsHook};
 use crate::kmb::KmbReader;
+use crate::po::{PoOptions, PoReader};
 use crate::tmx::{TmxOptions, TmxReader};
+use crate::weblate::{WeblateOptions, WeblateReader};
+use crate::xliff_in::{XliffInOptions, XliffReader};
 
 /// A boxed buffered input.
 pub type BoxedInput = Box<dyn BufRead + Send>;
@@ -110,7 +113,7 @@ impl Input {
                 return Err(FormatError::new(
                     Format::Store,
                     ErrorKind::Unsupported,
-                    "standard input needs a format (tmx, kmb or jsonl)",
+                    "standard input needs a format (tmx, kmb, jsonl, po, weblate or xliff)",
                 ))
             }
             None => format_of(path).ok_or_else(|| {
@@ -118,8 +121,8 @@ impl Input {
                     Format::Store,
                     ErrorKind::Unsupported,
                     format!(
-                        "{name}: unknown format (extension not .tmx, .kmb, .jsonl, .ndjson or .json, \
-                         optionally .gz); name the format"
+                        "{name}: unknown format (extension not .tmx, .kmb, .jsonl, .ndjson, .json, \
+                         .po, .xlf or .xliff, optionally .gz); name the format"
                     ),
                 )
             })?,
@@ -195,6 +198,9 @@ enum Reader<'h> {
     Tmx(Box<TmxReader<BoxedInput>>),
     Kmb(KmbReader<BoxedInput>),
     Jsonl(JsonlReader<'h, BoxedInput>),
+    Po(PoReader),
+    Weblate(WeblateReader),
+    Xliff(XliffReader),
 }
 
 impl Reader<'_> {
@@ -203,6 +209,9 @@ impl Reader<'_> {
             Reader::Tmx(r) => r.next(),
             Reader::Kmb(r) => r.next(),
             Reader::Jsonl(r) => r.next(),
+            Reader::Po(r) => r.next(),
+            Reader::Weblate(r) => r.next(),
+            Reader::Xliff(r) => r.next(),
         }
     }
 }
@@ -313,6 +322,29 @@ impl<'h> Ingest<'h> {
                 options.strict = self.options.strict;
                 options.file_name = name;
                 TmxReader::new(reader, options).map(|r| Reader::Tmx(Box::new(r)))
+            }
+            Format::Po => {
+                let mut options = PoOptions::default();
+                options.source_locale.clone_from(&self.options.source_locale);
+                options.target_locale.clone_from(&self.options.target_locale);
+                options.strict = self.options.strict;
+                options.file_name = name;
+                PoReader::new(reader, options, self.hook).map(Reader::Po)
+            }
+            Format::Weblate => {
+                let mut options = WeblateOptions::default();
+                options.source_locale.clone_from(&self.options.source_locale);
+                options.target_locale.clone_from(&self.options.target_locale);
+                options.strict = self.options.strict;
+                options.file_name = name;
+                WeblateReader::new(reader, options, self.hook).map(Reader::Weblate)
+            }
+            Format::Xliff => {
+                let mut options = XliffInOptions::default();
+                options.source_locale.clone_from(&self.options.source_locale);
+                options.target_locale.clone_from(&self.options.target_locale);
+                options.file_name = name;
+                XliffReader::new(reader, options, self.hook).map(Reader::Xliff)
             }
             other => Err(FormatError::new(
                 other,

@@ -19,6 +19,9 @@
 //! | [`kmb`] | the `.kmb` bundle ([`KmbWriter`], [`KmbReader`]; format in `docs/kmb.md`) |
 //! | [`jsonl`] | JSON Lines, simple and full ([`JsonlReader`], [`JsonlWriter`]) |
 //! | [`ingest`] | [`Ingest`]: any supported input (format by extension, gzip, inline-code recognition of plain text), several files as one source |
+//! | [`po`] | gettext PO: [`PoReader`], [`PoWriter`], [`recycle_po`] and [`analyze_po`] of PO and POT catalogs |
+//! | [`weblate`] | Weblate's translation-memory JSON ([`WeblateReader`], [`WeblateWriter`]) |
+//! | [`xliff_in`] | [`XliffReader`]: the translated segments of an XLIFF document as entries |
 //! | [`import`](mod@import) | [`import()`] and [`export()`] over any [`ContentMemory`](cmem_core::ContentMemory) |
 //! | [`error`] | [`FormatError`], one error type for fatal errors and problems |
 //!
@@ -51,13 +54,17 @@ pub mod inline;
 pub mod item;
 pub mod jsonl;
 pub mod kmb;
+pub mod po;
 pub mod recycle;
 pub mod tmx;
+pub mod weblate;
 pub mod xliff;
+pub mod xliff_in;
 pub mod xml;
 
 pub use analyze::{
-    analyze, analyze_document, analyze_file, count_words, Analysis, AnalyzeOptions, Band, BandCount,
+    analyze, analyze_document, analyze_file, count_words, Analysis, AnalyzeOptions, Band, BandCount, Batch,
+    CSV_HEADER,
 };
 pub use error::{ErrorKind, Format, FormatError};
 pub use import::{
@@ -69,6 +76,9 @@ pub use inline::Level;
 pub use item::{collect_items, Item};
 pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};
 pub use kmb::{KmbReader, KmbWriter};
+pub use po::{analyze_po, recycle_po, recycle_po_file, PoOptions, PoReader, PoTally, PoWriter};
 pub use recycle::{recycle, recycle_document, recycle_file, RecycleOptions, RecycleReport};
 pub use tmx::{TmxHeader, TmxOptions, TmxReader, TmxWriteOptions, TmxWriter};
+pub use weblate::{WeblateOptions, WeblateReader, WeblateWriter};
 pub use xliff::{Candidate, Segment, WrittenRuns, XliffDocument, XliffVersion};
+pub use xliff_in::{XliffInOptions, XliffReader};
