@@ -271,7 +271,7 @@ fn import_from_standard_input_needs_a_format() {
     let d = Dir::new();
     let r = d.run(&["import", "-", "--from", "en", "--to", "de"]);
     assert_eq!(r.code(), 3);
-    assert_eq!(r.stderr(), "cmem: import -: standard input needs --format tmx|kmb|jsonl\n");
+    assert_eq!(r.stderr(), "cmem: import -: standard input needs --format tmx|kmb|jsonl|po|weblate|xliff\n");
     let mut child = d
         .cmd(&["import", "-", "--format", "jsonl", "--from", "en", "--to", "de"])
         .stdin(Stdio::piped())
