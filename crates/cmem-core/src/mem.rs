@@ -6,7 +6,7 @@
 //! scoring every entry.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::entry::{merge_origins, Entry, EntryId, NewEntry, WriteOutcome};
 use crate::error::{Error, ErrorKind, Result};
@@ -16,6 +16,7 @@ use crate::locale::Locale;
 use crate::locale_set::LocaleSets;
 use crate::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,
+    WriteSession,
 };
 use crate::version::{select_versions, Version, VersionQuery, VersionReader};
 
@@ -23,6 +24,9 @@ use crate::version::{select_versions, Version, VersionQuery, VersionReader};
 #[derive(Debug, Default)]
 pub struct MemStore {
     inner: RwLock<Inner>,
+    /// Held by every writer (a write, a delete, a whole session): one writer at a time,
+    /// as in SQLite, so a session's outcomes stay true until it commits.
+    writer: Mutex<()>,
 }
 
 #[derive(Debug, Default)]
@@ -62,6 +66,10 @@ impl MemStore {
         self.inner.read().map_err(|_| Error::new(ErrorKind::Store, "memory store: lock poisoned"))
     }
 
+    fn writer(&self) -> Result<MutexGuard<'_, ()>> {
+        self.writer.lock().map_err(|_| Error::new(ErrorKind::Store, "memory store: writer lock poisoned"))
+    }
+
     fn write_lock(&self) -> Result<RwLockWriteGuard<'_, Inner>> {
         self.inner.write().map_err(|_| Error::new(ErrorKind::Store, "memory store: lock poisoned"))
     }
@@ -77,18 +85,30 @@ impl MemStore {
     }
 }
 
+/// Validates a batch, naming the offending entry.
+fn validate_batch(entries: &[NewEntry]) -> Result<()> {
+    for (i, e) in entries.iter().enumerate() {
+        e.validate().map_err(|err| {
+            Error::new(err.kind(), format!("entry {} of the batch: {}", i + 1, err.message()))
+        })?;
+    }
+    Ok(())
+}
+
 impl Inner {
+    /// The stored entry equal in identity to `new`, if any.
+    fn same_as(&self, new: &NewEntry, hash: u64) -> Option<EntryId> {
+        let ids = self.by_identity.get(&hash)?;
+        ids.iter().copied().find(|id| self.entries.get(id).is_some_and(|e| new.same_identity(e)))
+    }
+
     fn insert(&mut self, new: &NewEntry) -> WriteOutcome {
         let hash = new.identity_hash();
-        if let Some(ids) = self.by_identity.get(&hash) {
-            for id in ids {
-                if let Some(existing) = self.entries.get_mut(id) {
-                    if new.same_identity(existing) {
-                        merge_origins(&mut existing.origins, &new.origins);
-                        return WriteOutcome::Deduplicated(*id);
-                    }
-                }
+        if let Some(id) = self.same_as(new, hash) {
+            if let Some(existing) = self.entries.get_mut(&id) {
+                merge_origins(&mut existing.origins, &new.origins);
             }
+            return WriteOutcome::Deduplicated(id);
         }
         self.next_id += 1;
         let id = EntryId(self.next_id);
@@ -138,11 +158,8 @@ impl Inner {
 
 impl ContentMemory for MemStore {
     fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
-        for (i, e) in entries.iter().enumerate() {
-            e.validate().map_err(|err| {
-                Error::new(err.kind(), format!("entry {} of the batch: {}", i + 1, err.message()))
-            })?;
-        }
+        validate_batch(entries)?;
+        let _writer = self.writer()?;
         let mut inner = self.write_lock()?;
         let outcomes = entries.iter().map(|e| inner.insert(e)).collect();
         for index in inner.fuzzy.values_mut() {
@@ -151,11 +168,24 @@ impl ContentMemory for MemStore {
         Ok(outcomes)
     }
 
+    fn begin(&self) -> Result<Box<dyn WriteSession + '_>> {
+        let writer = self.writer()?;
+        let next_id = self.read()?.next_id;
+        Ok(Box::new(MemSession {
+            store: self,
+            _writer: writer,
+            staged: Vec::new(),
+            pending: HashMap::new(),
+            next_id,
+        }))
+    }
+
     fn get(&self, id: EntryId) -> Result<Option<Entry>> {
         Ok(self.read()?.entries.get(&id).cloned())
     }
 
     fn delete(&self, id: EntryId) -> Result<bool> {
+        let _writer = self.writer()?;
         Ok(self.write_lock()?.remove(id))
     }
 
@@ -258,6 +288,57 @@ impl VersionReader for MemStore {
             .map(|ids| ids.iter().filter_map(|id| inner.entries.get(id).cloned()).collect())
             .unwrap_or_default();
         Ok(select_versions(entries, q, exclude))
+    }
+}
+
+/// A [`WriteSession`] of the in-memory store: it stages the entries and applies them
+/// under the store's write lock at commit, so readers never see part of it. It holds the
+/// store's writer lock throughout, so the committed entries cannot change under it and
+/// the outcomes it predicts are the ones applying gives.
+struct MemSession<'a> {
+    store: &'a MemStore,
+    _writer: MutexGuard<'a, ()>,
+    /// Every entry written, in order: replayed at commit.
+    staged: Vec<NewEntry>,
+    /// The session's new entries by identity hash, for deduplication among them.
+    pending: HashMap<u64, Vec<Entry>>,
+    /// The last id handed out (the store's own at the start).
+    next_id: i64,
+}
+
+impl WriteSession for MemSession<'_> {
+    fn write(&mut self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
+        validate_batch(entries)?;
+        let inner = self.store.read()?;
+        let mut outcomes = Vec::with_capacity(entries.len());
+        for new in entries {
+            let hash = new.identity_hash();
+            let pending = self.pending.get(&hash).and_then(|es| es.iter().find(|e| new.same_identity(e)));
+            let outcome = match (inner.same_as(new, hash), pending) {
+                (Some(id), _) => WriteOutcome::Deduplicated(id),
+                (None, Some(e)) => WriteOutcome::Deduplicated(e.id),
+                (None, None) => {
+                    self.next_id += 1;
+                    let id = EntryId(self.next_id);
+                    self.pending.entry(hash).or_default().push(new.clone().into_entry(id));
+                    WriteOutcome::Inserted(id)
+                }
+            };
+            outcomes.push(outcome);
+        }
+        self.staged.extend_from_slice(entries);
+        Ok(outcomes)
+    }
+
+    fn commit(self: Box<Self>) -> Result<()> {
+        let mut inner = self.store.write_lock()?;
+        for new in &self.staged {
+            inner.insert(new);
+        }
+        for index in inner.fuzzy.values_mut() {
+            index.settle();
+        }
+        Ok(())
     }
 }
 

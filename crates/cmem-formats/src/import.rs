@@ -1,21 +1,19 @@
 //! Import into and export from any [`ContentMemory`].
 //!
 //! [`import()`] drives a reader ([`TmxReader`], [`KmbReader`], [`JsonlReader`]) into a
-//! store in batches ([`ImportOptions::batch_size`], one atomic `write` each), reporting
-//! [`Progress`] after every batch so a command-line tool can draw a bar.
+//! store in batches ([`ImportOptions::batch_size`]), reporting [`Progress`] after every
+//! batch so a command-line tool can draw a bar.
 //!
 //! # All or nothing
 //!
-//! SPEC §11 allows an import to be one transaction or to resume; this one is **one
-//! transaction**, built from the store trait: it remembers the id of every entry it
-//! inserted ([`WriteOutcome::Inserted`]) and, when it fails (a fatal read error, a
-//! store error, or the first problem with `strict`), deletes them again before
-//! returning the error. The store then holds the entries it held before. One limit,
-//! stated plainly: an imported entry equal to a stored one is not inserted but
-//! re-approves it (its new origins are appended, SPEC §3); the trait has no update
-//! operation to take appended origins back, so those stay, and the error says how many
-//! entries were re-approved. Entries without origins (most TMX and JSON Lines input)
-//! change nothing when they deduplicate.
+//! An import is **one transaction**: it opens one [`WriteSession`]
+//! ([`ContentMemory::begin`]), writes every batch through it and commits once at the
+//! end. Until then no reader sees any of it; when it fails (a fatal read error, a store
+//! error, a full disk, or the first problem with `strict`) the session is dropped
+//! uncommitted and the store holds what it held before, origins included; when the
+//! process dies, the store's own recovery forgets the uncommitted writes. Another
+//! writer waits for the import to end (the store's bounded wait), so an import never
+//! deduplicates onto, or undoes, another writer's entries.
 //!
 //! [`export()`] pages through [`ContentMemory::entries`] in id order into any
 //! [`EntrySink`] ([`TmxWriter`], [`KmbWriter`], [`JsonlWriter`]), optionally keeping only
@@ -25,7 +23,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
 
-use cmem_core::{ContentMemory, Entry, EntryId, Locale, NewEntry, WriteOutcome};
+use cmem_core::{ContentMemory, Entry, EntryId, Locale, NewEntry, WriteOutcome, WriteSession};
 
 use crate::error::{ErrorKind, Format, FormatError};
 use crate::item::Item;
@@ -129,11 +127,37 @@ pub struct ImportReport {
     pub problems: Vec<FormatError>,
 }
 
-/// Imports everything `source` yields into `store`; see the [module docs](self).
+/// Imports everything `source` yields into `store` in one [`WriteSession`]; see the
+/// [module docs](self).
 ///
 /// # Errors
-/// The reader's fatal error, a store error, or with `strict` the first problem; the
-/// entries this import inserted have then been deleted again.
+/// The reader's fatal error, a store error (among them: another writer held the store
+/// for longer than it waits), or with `strict` the first problem; nothing of the import
+/// is then stored.
+///
+/// # Examples
+/// ```
+/// use cmem_core::{ContentMemory, MemStore};
+/// use cmem_formats::{import, ImportOptions, JsonlOptions, JsonlReader};
+///
+/// let store = MemStore::new();
+/// let mut options = JsonlOptions::default();
+/// options.source_locale = Some(cmem_core::Locale::parse("en")?);
+/// options.target_locale = Some(cmem_core::Locale::parse("de")?);
+/// let input = "{\"source\":\"Open\",\"target\":\"Öffnen\"}\n{\"broken\n";
+/// let reader = JsonlReader::new(input.as_bytes(), options.clone(), None);
+/// let report = import(&store, reader, &ImportOptions::default(), &mut |_| {})?;
+/// assert_eq!((report.progress.inserted, report.progress.problems), (1, 1));
+///
+/// // With `strict`, the first problem fails the import, and nothing of it stays.
+/// let mut strict = ImportOptions::default();
+/// strict.strict = true;
+/// let input = "{\"source\":\"Save\",\"target\":\"Sichern\"}\n{\"broken\n";
+/// let reader = JsonlReader::new(input.as_bytes(), options, None);
+/// assert!(import(&store, reader, &strict, &mut |_| {}).is_err());
+/// assert_eq!(store.stats()?.entries, 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn import<S: ItemSource>(
     store: &dyn ContentMemory,
     mut source: S,
@@ -141,7 +165,7 @@ pub fn import<S: ItemSource>(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<ImportReport, FormatError> {
     let mut report = ImportReport::default();
-    let mut inserted: Vec<EntryId> = Vec::new();
+    let mut session: Box<dyn WriteSession + '_> = store.begin().map_err(FormatError::store)?;
     let mut batch: Vec<NewEntry> = Vec::with_capacity(options.batch_size.clamp(1, 100_000));
     let batch_size = options.batch_size.max(1);
     let result = (|| -> Result<(), FormatError> {
@@ -179,13 +203,10 @@ pub fn import<S: ItemSource>(
                 }
             }
             if batch.len() >= batch_size || (end && !batch.is_empty()) {
-                let outcomes = store.write(&batch).map_err(FormatError::store)?;
+                let outcomes = session.write(&batch).map_err(FormatError::store)?;
                 for o in outcomes {
                     match o {
-                        WriteOutcome::Inserted(id) => {
-                            inserted.push(id);
-                            report.progress.inserted += 1;
-                        }
+                        WriteOutcome::Inserted(_) => report.progress.inserted += 1,
                         WriteOutcome::Deduplicated(_) => report.progress.deduplicated += 1,
                     }
                 }
@@ -200,52 +221,10 @@ pub fn import<S: ItemSource>(
             }
         }
     })();
-    match result {
-        Ok(()) => Ok(report),
-        Err(e) => Err(roll_back(store, &inserted, report.progress.deduplicated, e)),
-    }
-}
-
-/// Deletes what an import inserted; returns the error to report.
-fn roll_back(
-    store: &dyn ContentMemory,
-    inserted: &[EntryId],
-    deduplicated: u64,
-    cause: FormatError,
-) -> FormatError {
-    for id in inserted.iter().rev() {
-        if let Err(e) = store.delete(*id) {
-            return FormatError::new(
-                Format::Store,
-                ErrorKind::Store,
-                format!(
-                    "import failed ({cause}) and rolling it back failed too at entry {id}: {e}; \
-                     {} inserted entries may remain",
-                    inserted.len()
-                ),
-            );
-        }
-    }
-    if deduplicated > 0 {
-        let message = format!(
-            "{}; import rolled back ({} inserted entries deleted; {deduplicated} re-approved entries keep \
-             the origins it appended)",
-            cause.message(),
-            inserted.len()
-        );
-        // Keep the cause's kind and position; add what the rollback did.
-        let mut e = FormatError::new(cause.format(), cause.kind(), message).in_file(cause.file());
-        if let (Some(l), Some(c)) = (cause.line(), cause.column()) {
-            e = e.at(l, c);
-        } else if let Some(l) = cause.line() {
-            e = e.at_line(l);
-        }
-        if let Some(n) = cause.entry() {
-            e = e.for_entry(n, cause.entry_id());
-        }
-        return e;
-    }
-    cause
+    // On an error the session is dropped here uncommitted: nothing of it stays.
+    result?;
+    session.commit().map_err(FormatError::store)?;
+    Ok(report)
 }
 
 /// Where an export writes: any of the streaming writers.

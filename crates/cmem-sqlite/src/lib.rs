@@ -37,6 +37,8 @@
 mod cache;
 mod error;
 mod migrate;
+mod session;
 mod store;
 
+pub use session::WaitHook;
 pub use store::{SqliteOptions, SqliteStore};

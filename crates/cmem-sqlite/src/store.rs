@@ -2,7 +2,7 @@
 //! database), with its FTS5 tables kept in sync on every write and delete.
 
 use std::collections::{BTreeMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
@@ -15,13 +15,14 @@ use cmem_core::trigram::length_bounds;
 use cmem_core::version::{select_versions, Version, VersionQuery, VersionReader};
 use cmem_core::{
     build_trigram_query, merge_origins, normalize_text, Entry, EntryId, Error, ErrorKind, KeyKind, Keys,
-    KindSet, Locale, Metadata, NewEntry, Origin, Point, Result, Variant, WriteOutcome,
+    KindSet, Locale, Metadata, NewEntry, Origin, Point, Result, Variant, WriteOutcome, WriteSession,
 };
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use crate::cache::Cache;
 use crate::error::{corrupt, Context};
 use crate::migrate;
+use crate::session::{Held, Immediate, SqliteSession, WaitHook};
 
 /// Options of [`SqliteStore::open_with`].
 #[derive(Debug, Clone, PartialEq)]
@@ -37,9 +38,22 @@ pub struct SqliteOptions {
     pub force_no_trigram: bool,
     /// How long a statement waits for another connection's lock. Default 5 s.
     pub busy_timeout: Duration,
-    /// Open read-only: writes fail, and a database that needs upgrading is refused.
-    /// Default false.
+    /// How long a write or a [`WriteSession`] waits for another writer to finish before
+    /// it fails: writes take the write lock when they begin (`BEGIN IMMEDIATE`), so a
+    /// second writer waits here instead of failing. Default 60 s.
+    pub write_wait: Duration,
+    /// Told while a write waits for another writer (see [`WaitHook`]). Default none.
+    pub on_wait: Option<WaitHook>,
+    /// Open read-only: nothing in the file or beside it is created or changed (no WAL
+    /// switch, no migration, no re-keying); writes fail; a database that needs upgrading
+    /// or re-keying is refused with a message saying so. Default false.
     pub read_only: bool,
+    /// Create the database when the file is missing. Default true; ignored when
+    /// [`read_only`](Self::read_only).
+    pub create: bool,
+    /// When opening for writing, check the database (`PRAGMA quick_check`) and refuse a
+    /// damaged one before changing anything. Default true.
+    pub check_on_write: bool,
     /// SQLite's page cache, in KiB. Default 65,536 (64 MiB).
     pub cache_kib: u32,
 }
@@ -50,7 +64,11 @@ impl Default for SqliteOptions {
             gram_index: true,
             force_no_trigram: false,
             busy_timeout: Duration::from_secs(5),
+            write_wait: Duration::from_secs(60),
+            on_wait: None,
             read_only: false,
+            create: true,
+            check_on_write: true,
             cache_kib: 64 * 1024,
         }
     }
@@ -84,6 +102,34 @@ impl SqliteOptions {
         self.busy_timeout = timeout;
         self
     }
+
+    /// Sets [`write_wait`](Self::write_wait).
+    #[must_use]
+    pub fn write_wait(mut self, wait: Duration) -> Self {
+        self.write_wait = wait;
+        self
+    }
+
+    /// Sets [`on_wait`](Self::on_wait).
+    #[must_use]
+    pub fn on_wait(mut self, hook: WaitHook) -> Self {
+        self.on_wait = Some(hook);
+        self
+    }
+
+    /// Sets [`create`](Self::create).
+    #[must_use]
+    pub fn create(mut self, on: bool) -> Self {
+        self.create = on;
+        self
+    }
+
+    /// Sets [`check_on_write`](Self::check_on_write).
+    #[must_use]
+    pub fn check_on_write(mut self, on: bool) -> Self {
+        self.check_on_write = on;
+        self
+    }
 }
 
 /// A [`ContentMemory`] in one SQLite database: tables `tm_entries`, `tm_variants`,
@@ -95,6 +141,9 @@ impl SqliteOptions {
 #[derive(Debug)]
 pub struct SqliteStore {
     path: String,
+    /// What read connections open: the file, or an `immutable=1` URI for a database in
+    /// a directory that read-only connections cannot create SQLite's `-shm` file in.
+    reader_uri: Option<String>,
     /// Idle read-only connections, opened as lookups on several threads need them.
     /// Declared before `conn` so they close first: the last connection to close removes
     /// the WAL files, and a read-only one cannot.
@@ -147,15 +196,19 @@ impl SqliteStore {
     /// # Errors
     /// As [`open`](Self::open).
     pub fn open_with(path: impl AsRef<Path>, options: SqliteOptions) -> Result<SqliteStore> {
-        let name = path.as_ref().display().to_string();
-        let flags = if options.read_only {
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI
-        } else {
-            OpenFlags::default()
-        };
-        let conn =
-            Connection::open_with_flags(path.as_ref(), flags).ctx(&name, "cannot open the database")?;
-        SqliteStore::init(conn, name, options, SCHEMA_VERSION)
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        check_file(path, &name, &options)?;
+        if options.read_only {
+            let (conn, reader_uri) = open_read_only(path, &name)?;
+            return SqliteStore::init(conn, name, reader_uri, options, SCHEMA_VERSION);
+        }
+        let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        if options.create {
+            flags |= OpenFlags::SQLITE_OPEN_CREATE;
+        }
+        let conn = Connection::open_with_flags(path, flags).ctx(&name, "cannot open the database")?;
+        SqliteStore::init(conn, name, None, options, SCHEMA_VERSION)
     }
 
     /// A private in-memory database (gone when the store is dropped).
@@ -172,7 +225,7 @@ impl SqliteStore {
     /// A SQLite failure creating the schema.
     pub fn open_in_memory_with(options: SqliteOptions) -> Result<SqliteStore> {
         let conn = Connection::open_in_memory().ctx(":memory:", "cannot open an in-memory database")?;
-        SqliteStore::init(conn, ":memory:".to_owned(), options, SCHEMA_VERSION)
+        SqliteStore::init(conn, ":memory:".to_owned(), None, options, SCHEMA_VERSION)
     }
 
     /// Creates an empty database at `path` with the schema of an older `version`
@@ -188,14 +241,24 @@ impl SqliteStore {
         migrate::create_at(&mut conn, &name, version)
     }
 
-    fn init(mut conn: Connection, path: String, options: SqliteOptions, target: u32) -> Result<SqliteStore> {
+    fn init(
+        mut conn: Connection,
+        path: String,
+        reader_uri: Option<String>,
+        options: SqliteOptions,
+        target: u32,
+    ) -> Result<SqliteStore> {
         conn.busy_timeout(options.busy_timeout).ctx(&path, "setting the busy timeout")?;
         conn.set_prepared_statement_cache_capacity(64);
         // The first statement that reads the file: a non-database fails here.
         conn.pragma_update(None, "cache_size", -i64::from(options.cache_kib))
             .ctx(&path, "setting the cache size")?;
-        // Refuse a foreign or newer database before touching the file (WAL changes it).
+        // Refuse a foreign, newer or damaged database before touching the file (WAL
+        // changes it).
         migrate::refuse_newer(&path, migrate::schema_version(&conn, &path)?)?;
+        if !options.read_only && options.check_on_write {
+            quick_check(&conn, &path)?;
+        }
         if !options.read_only {
             let mode: String =
                 conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).ctx(&path, "enabling WAL")?;
@@ -208,10 +271,11 @@ impl SqliteStore {
             conn.pragma_update(None, "synchronous", "NORMAL").ctx(&path, "setting synchronous")?;
         }
         conn.pragma_update(None, "foreign_keys", "ON").ctx(&path, "enabling foreign keys")?;
-        migrate::migrate(&mut conn, &path, target, options.read_only)?;
+        migrate::migrate(&mut conn, &path, target, &options)?;
         let trigram = !options.force_no_trigram && trigram_available(&conn);
         Ok(SqliteStore {
             path,
+            reader_uri,
             readers: Mutex::new(Vec::new()),
             conn: Mutex::new(conn),
             cache: RwLock::new(Cache::default()),
@@ -276,8 +340,14 @@ impl SqliteStore {
         if self.path != ":memory:" {
             let idle = self.readers.lock().ok().and_then(|mut idle| idle.pop());
             let conn = idle.or_else(|| {
-                let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-                let conn = Connection::open_with_flags(&self.path, flags).ok()?;
+                let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                    | OpenFlags::SQLITE_OPEN_URI;
+                let conn = match &self.reader_uri {
+                    Some(uri) => Connection::open_with_flags(uri, flags),
+                    None => Connection::open_with_flags(&self.path, flags),
+                }
+                .ok()?;
                 conn.busy_timeout(self.options.busy_timeout).ok()?;
                 conn.pragma_update(None, "cache_size", -i64::from(self.options.cache_kib)).ok()?;
                 conn.set_prepared_statement_cache_capacity(64);
@@ -482,7 +552,7 @@ impl SqliteStore {
 
     fn insert_origins(
         &self,
-        tx: &Transaction<'_>,
+        tx: &Connection,
         id: EntryId,
         first_seq: usize,
         origins: &[Origin],
@@ -506,9 +576,13 @@ impl SqliteStore {
         Ok(())
     }
 
-    /// Writes one entry inside `tx`; returns the outcome and, for an insert, the keys
-    /// for the cache.
-    fn insert(&self, tx: &Transaction<'_>, new: &NewEntry) -> Result<(WriteOutcome, Option<CachedKeys>)> {
+    /// Writes one entry inside the transaction open on `tx`; returns the outcome and,
+    /// for an insert, the keys for the cache.
+    pub(crate) fn insert(
+        &self,
+        tx: &Connection,
+        new: &NewEntry,
+    ) -> Result<(WriteOutcome, Option<CachedKeys>)> {
         let p = &self.path;
         let hash = new.identity_hash() as i64;
         let same: Vec<i64> = {
@@ -648,7 +722,98 @@ fn parse_variant(p: &str, id: EntryId, tag: &str, json: &str) -> Result<Variant>
     Ok(Variant::new(locale, runs))
 }
 
-type CachedKeys = Vec<(Locale, Vec<(String, KindSet)>)>;
+/// The keys of an entry's variants, as the candidate cache files them.
+pub(crate) type CachedKeys = Vec<(Locale, Vec<(String, KindSet)>)>;
+
+/// Validates a batch, naming the offending entry.
+pub(crate) fn validate_batch(entries: &[NewEntry]) -> Result<()> {
+    for (i, e) in entries.iter().enumerate() {
+        e.validate().map_err(|err| {
+            Error::new(err.kind(), format!("entry {} of the batch: {}", i + 1, err.message()))
+        })?;
+    }
+    Ok(())
+}
+
+/// Refuses, before SQLite sees it, what no open may turn into a database: a missing file
+/// unless created, a directory, an empty file (SQLite would take it for an empty database
+/// and write its header into it).
+fn check_file(path: &Path, name: &str, options: &SqliteOptions) -> Result<()> {
+    let refuse = |what: &str| Err(Error::new(ErrorKind::Store, format!("sqlite store {name}: {what}")));
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if options.read_only || !options.create {
+                return refuse("no such file");
+            }
+            Ok(())
+        }
+        Err(e) => Err(Error::with_source(ErrorKind::Store, format!("sqlite store {name}: cannot open"), e)),
+        Ok(m) if m.is_dir() => refuse("is a directory"),
+        Ok(m) if m.is_file() && m.len() == 0 => Err(Error::new(
+            ErrorKind::Schema,
+            format!("sqlite store {name}: not a cmem memory (an empty file); left as it is"),
+        )),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// `file:` URI of `path` (percent-encoded) with `query`.
+fn file_uri(path: &Path, query: &str) -> String {
+    let mut uri = String::from("file:");
+    for b in path.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(b) {
+            uri.push(char::from(*b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri.push('?');
+    uri.push_str(query);
+    uri
+}
+
+/// Opens `path` read-only. A WAL database needs its `-shm` file, which a read-only
+/// connection cannot create in a directory it may not write; then, when no `-wal` file
+/// exists (every write was checkpointed into the database file), the file is opened
+/// `immutable=1`, read as it stands. Returns the connection and, in that case, the URI
+/// the store's other read connections open.
+fn open_read_only(path: &Path, name: &str) -> Result<(Connection, Option<String>)> {
+    let flags =
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+    let conn = Connection::open_with_flags(path, flags).ctx(name, "cannot open the database")?;
+    let probe = conn.query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0));
+    let Err(first) = probe else { return Ok((conn, None)) };
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let cannot_share = matches!(&first, rusqlite::Error::SqliteFailure(f, _)
+        if f.code == rusqlite::ErrorCode::ReadOnly || f.code == rusqlite::ErrorCode::CannotOpen);
+    if !cannot_share || PathBuf::from(wal).exists() {
+        return Err(crate::error::sql_error(name, "cannot read the database", first));
+    }
+    drop(conn);
+    let uri = file_uri(path, "immutable=1");
+    let conn = Connection::open_with_flags(&uri, flags).ctx(name, "cannot open the database")?;
+    Ok((conn, Some(uri)))
+}
+
+/// Refuses a damaged database (`PRAGMA quick_check`), naming the first damage found.
+fn quick_check(conn: &Connection, path: &str) -> Result<()> {
+    let found: Vec<String> = {
+        let mut stmt = conn.prepare("PRAGMA quick_check(3)").ctx(path, "checking the database")?;
+        let rows = stmt.query_map([], |r| r.get(0)).ctx(path, "checking the database")?;
+        rows.collect::<rusqlite::Result<_>>().ctx(path, "checking the database")?
+    };
+    if found.len() == 1 && found[0] == "ok" {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorKind::Corrupt,
+        format!(
+            "sqlite store {path}: the database is damaged ({}); writes refused, nothing was changed",
+            found.join("; ")
+        ),
+    ))
+}
 
 fn trigram_available(conn: &Connection) -> bool {
     conn.execute_batch(
@@ -658,15 +823,55 @@ fn trigram_available(conn: &Connection) -> bool {
     .is_ok()
 }
 
-impl ContentMemory for SqliteStore {
-    fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
-        for (i, e) in entries.iter().enumerate() {
-            e.validate().map_err(|err| {
-                Error::new(err.kind(), format!("entry {} of the batch: {}", i + 1, err.message()))
-            })?;
+impl SqliteStore {
+    /// A connection of its own for a write session on a file.
+    fn open_writer(&self) -> Result<Connection> {
+        let p = &self.path;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(p, flags).ctx(p, "opening a write connection")?;
+        conn.busy_timeout(self.options.busy_timeout).ctx(p, "setting the busy timeout")?;
+        conn.set_prepared_statement_cache_capacity(64);
+        conn.pragma_update(None, "cache_size", -i64::from(self.options.cache_kib))
+            .ctx(p, "setting the cache size")?;
+        conn.pragma_update(None, "synchronous", "NORMAL").ctx(p, "setting synchronous")?;
+        conn.pragma_update(None, "foreign_keys", "ON").ctx(p, "enabling foreign keys")?;
+        Ok(conn)
+    }
+
+    /// Files committed entries in the candidate cache.
+    pub(crate) fn learn(&self, added: &[(EntryId, CachedKeys)]) -> Result<()> {
+        let mut cache = self.cache_write()?;
+        for (id, keys) in added {
+            cache.add(*id, keys);
         }
-        let mut conn = self.conn()?;
-        let tx = conn.transaction().ctx(&self.path, "starting a write")?;
+        cache.settle();
+        Ok(())
+    }
+
+    fn refuse_read_only(&self) -> Result<()> {
+        if self.options.read_only {
+            return Err(Error::new(
+                ErrorKind::Store,
+                format!("sqlite store {}: opened read-only; writes are refused", self.path),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl ContentMemory for SqliteStore {
+    fn begin(&self) -> Result<Box<dyn WriteSession + '_>> {
+        self.refuse_read_only()?;
+        let conn =
+            if self.path == ":memory:" { Held::Main(self.conn()?) } else { Held::Own(self.open_writer()?) };
+        Ok(Box::new(SqliteSession::begin(self, conn)?))
+    }
+
+    fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
+        validate_batch(entries)?;
+        self.refuse_read_only()?;
+        let conn = self.conn()?;
+        let tx = Immediate::begin(&conn, &self.path, &self.options)?;
         let mut outcomes = Vec::with_capacity(entries.len());
         let mut added = Vec::new();
         for (i, e) in entries.iter().enumerate() {
@@ -678,12 +883,8 @@ impl ContentMemory for SqliteStore {
             }
             outcomes.push(outcome);
         }
-        tx.commit().ctx_with(&self.path, || format!("committing a batch of {} entries", entries.len()))?;
-        let mut cache = self.cache_write()?;
-        for (id, keys) in added {
-            cache.add(id, &keys);
-        }
-        cache.settle();
+        tx.commit(&self.path, || format!("committing a batch of {} entries", entries.len()))?;
+        self.learn(&added)?;
         Ok(outcomes)
     }
 
@@ -693,8 +894,9 @@ impl ContentMemory for SqliteStore {
 
     fn delete(&self, id: EntryId) -> Result<bool> {
         let p = &self.path;
-        let mut conn = self.conn()?;
-        let tx = conn.transaction().ctx(p, "starting a delete")?;
+        self.refuse_read_only()?;
+        let conn = self.conn()?;
+        let tx = Immediate::begin(&conn, p, &self.options)?;
         let variants: Vec<(i64, String)> = {
             let mut stmt = tx
                 .prepare_cached("SELECT id, text FROM tm_variants WHERE entry_id = ?1")
@@ -722,7 +924,7 @@ impl ContentMemory for SqliteStore {
                 .ctx_with(p, || format!("deleting entry {id}"))?;
         }
         let gone = tx.changes() > 0;
-        tx.commit().ctx_with(p, || format!("committing the delete of entry {id}"))?;
+        tx.commit(p, || format!("committing the delete of entry {id}"))?;
         self.cache_write()?.remove(id);
         Ok(gone)
     }

@@ -701,6 +701,9 @@ impl ContentMemory for FileStore {
     fn write(&self, entries: &[NewEntry]) -> cmem_core::Result<Vec<WriteOutcome>> {
         self.store.write(entries)
     }
+    fn begin(&self) -> cmem_core::Result<Box<dyn cmem_core::WriteSession + '_>> {
+        self.store.begin()
+    }
     fn get(&self, id: EntryId) -> cmem_core::Result<Option<cmem_core::Entry>> {
         self.store.get(id)
     }
