@@ -374,3 +374,72 @@ pub fn highlight(text: &str, words: &[String]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::entry::{Origin, Variant};
+    use crate::run::Run;
+
+    fn pair(src: &str, tgt: &str, origin: Option<&str>) -> NewEntry {
+        let l = |t: &str| Locale::parse(t).unwrap();
+        let mut e = NewEntry::pair(
+            Variant::new(l("en"), vec![Run::text(src)]),
+            Variant::new(l("de"), vec![Run::text(tgt)]),
+        );
+        if let Some(p) = origin {
+            e.origins = vec![Origin {
+                project_id: p.to_owned(),
+                context_fingerprint: String::new(),
+                created_at: String::new(),
+            }];
+        }
+        e
+    }
+
+    #[test]
+    fn a_session_predicts_the_outcomes_it_applies() {
+        let store = MemStore::new();
+        store.write(&[pair("a", "b", Some("p1"))]).unwrap();
+        let mut session = store.begin().unwrap();
+        let out = session
+            .write(&[pair("a", "b", Some("p2")), pair("c", "d", None), pair("c", "d", Some("p3"))])
+            .unwrap();
+        assert_eq!(
+            out,
+            vec![
+                WriteOutcome::Deduplicated(EntryId(1)),
+                WriteOutcome::Inserted(EntryId(2)),
+                WriteOutcome::Deduplicated(EntryId(2))
+            ]
+        );
+        // Staged, not applied: readers see the old state, origins included.
+        assert_eq!(store.len(), 1);
+        assert_eq!(store.get(EntryId(1)).unwrap().unwrap().origins.len(), 1);
+        session.commit().unwrap();
+        assert_eq!(store.len(), 2);
+        assert_eq!(store.get(EntryId(1)).unwrap().unwrap().origins.len(), 2);
+        assert_eq!(store.get(EntryId(2)).unwrap().unwrap().origins.len(), 1);
+    }
+
+    #[test]
+    fn a_dropped_session_leaves_nothing_and_a_bad_batch_nothing_of_it() {
+        let store = MemStore::new();
+        store.write(&[pair("a", "b", None)]).unwrap();
+        {
+            let mut session = store.begin().unwrap();
+            session.write(&[pair("x", "y", None)]).unwrap();
+            let bad =
+                NewEntry { variants: vec![pair("z", "w", None).variants[0].clone()], ..NewEntry::default() };
+            assert!(session.write(&[pair("q", "r", None), bad]).is_err());
+        }
+        assert_eq!(store.len(), 1);
+        let mut session = store.begin().unwrap();
+        // The ids the dropped session handed out are free again.
+        assert_eq!(session.write(&[pair("x", "y", None)]).unwrap(), vec![WriteOutcome::Inserted(EntryId(2))]);
+        session.commit().unwrap();
+        assert_eq!(store.len(), 2);
+    }
+}

@@ -152,6 +152,8 @@ pub struct SqliteStore {
     cache: RwLock<Cache>,
     trigram: bool,
     options: SqliteOptions,
+    /// The cap of [`set_max_page_count`](Self::set_max_page_count); 0 = none.
+    max_pages: std::sync::atomic::AtomicU64,
 }
 
 /// The stored forms of the structural and generalized keys: `NULL` where a key equals
@@ -281,6 +283,7 @@ impl SqliteStore {
             cache: RwLock::new(Cache::default()),
             trigram,
             options,
+            max_pages: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -302,7 +305,8 @@ impl SqliteStore {
 
     /// Caps the database file at `pages` pages (`PRAGMA max_page_count`), a quota: a
     /// write that would grow past it fails as a full disk does, and stores nothing.
-    /// Returns the cap in force (never below the current size).
+    /// Returns the cap in force (never below the current size). Write sessions begun
+    /// afterwards are capped alike.
     ///
     /// # Errors
     /// A store failure.
@@ -312,6 +316,7 @@ impl SqliteStore {
         let n: i64 = conn
             .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |r| r.get(0))
             .ctx(&self.path, "setting max_page_count")?;
+        self.max_pages.store(n.max(0) as u64, std::sync::atomic::Ordering::Relaxed);
         Ok(n.max(0) as u64)
     }
 
@@ -735,9 +740,12 @@ pub(crate) fn validate_batch(entries: &[NewEntry]) -> Result<()> {
     Ok(())
 }
 
-/// Refuses, before SQLite sees it, what no open may turn into a database: a missing file
-/// unless created, a directory, an empty file (SQLite would take it for an empty database
-/// and write its header into it).
+/// Refuses, before SQLite sees it, what an open may not turn into a database: a missing
+/// file unless created, a directory, and an empty file unless created (SQLite would take
+/// it for an empty database and write into it). An open that may create takes an empty
+/// file as a memory being created: it holds nothing to lose, and a program creating a
+/// memory leaves one for a moment, which a second program opening it at once must not
+/// refuse.
 fn check_file(path: &Path, name: &str, options: &SqliteOptions) -> Result<()> {
     let refuse = |what: &str| Err(Error::new(ErrorKind::Store, format!("sqlite store {name}: {what}")));
     match std::fs::metadata(path) {
@@ -749,7 +757,7 @@ fn check_file(path: &Path, name: &str, options: &SqliteOptions) -> Result<()> {
         }
         Err(e) => Err(Error::with_source(ErrorKind::Store, format!("sqlite store {name}: cannot open"), e)),
         Ok(m) if m.is_dir() => refuse("is a directory"),
-        Ok(m) if m.is_file() && m.len() == 0 => Err(Error::new(
+        Ok(m) if m.is_file() && m.len() == 0 && (options.read_only || !options.create) => Err(Error::new(
             ErrorKind::Schema,
             format!("sqlite store {name}: not a cmem memory (an empty file); left as it is"),
         )),
@@ -835,6 +843,11 @@ impl SqliteStore {
             .ctx(p, "setting the cache size")?;
         conn.pragma_update(None, "synchronous", "NORMAL").ctx(p, "setting synchronous")?;
         conn.pragma_update(None, "foreign_keys", "ON").ctx(p, "enabling foreign keys")?;
+        let cap = self.max_pages.load(std::sync::atomic::Ordering::Relaxed);
+        if cap > 0 {
+            conn.query_row(&format!("PRAGMA max_page_count = {cap}"), [], |_| Ok(()))
+                .ctx(p, "setting max_page_count")?;
+        }
         Ok(conn)
     }
 
