@@ -20,6 +20,7 @@
 //! | [`kmb`] | the `.kmb` bundle ([`KmbWriter`], [`KmbReader`]; format in `docs/kmb.md`) |
 //! | [`jsonl`] | JSON Lines, simple and full ([`JsonlReader`], [`JsonlWriter`]) |
 //! | [`import`](mod@import) | [`import()`] and [`export()`] over any [`ContentMemory`](cmem_core::ContentMemory) |
+//! | [`output`] | [`OutputFile`]: `-o FILE` replaced atomically, written through links and to devices |
 //! | [`error`] | [`FormatError`], one error type for fatal errors and problems |
 //!
 //! No input makes a reader panic: property tests feed arbitrary bytes and mutated real
@@ -50,6 +51,7 @@ pub mod inline;
 pub mod item;
 pub mod jsonl;
 pub mod kmb;
+pub mod output;
 pub mod recycle;
 pub mod tmx;
 pub mod tmx_write;
@@ -68,6 +70,7 @@ pub use inline::Level;
 pub use item::{collect_items, Item};
 pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};
 pub use kmb::{KmbReader, KmbWriter};
+pub use output::OutputFile;
 pub use recycle::{recycle, recycle_document, recycle_file, RecycleOptions, RecycleReport};
 pub use tmx::{TmxHeader, TmxOptions, TmxReader};
 pub use tmx_write::{TmxWriteOptions, TmxWriter};
