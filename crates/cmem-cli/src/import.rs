@@ -1,12 +1,18 @@
 //! `cmem import`: every file into the memory as one transaction, with a progress bar
 //! on a terminal, problems listed as `FILE:LINE:COLUMN`, and a summary.
+//!
+//! Nothing of an import is visible before it ends: it is one write session of the store
+//! (see `cmem_formats::import`). Ctrl-C or `SIGTERM` stops it and rolls it back (exit
+//! status 130 / 143); a second one ends the program at once, which leaves nothing
+//! either, since the transaction was never committed. Another writer's import makes
+//! this one wait (saying so), for as long as [`WRITE_WAIT`].
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read};
 use std::path::Path;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Result};
 use cmem_core::{NewEntry, Run};
@@ -14,22 +20,22 @@ use cmem_formats::{
     import, ErrorKind, Format, FormatError, ImportOptions, Item, ItemSource, JsonlOptions, JsonlReader,
     KmbReader, Progress, RunsHook, TmxOptions, TmxReader,
 };
+use cmem_sqlite::{SqliteOptions, WaitHook};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::{FileFormat, ImportArgs};
 use crate::memory;
-use crate::output::{count, duration, plural};
+use crate::output::{count, duration, plural, stop_on_signals};
 use crate::query::recognizer;
 
-/// Ctrl-C presses seen during an import. The first stops reading, and the import rolls
-/// back what it stored (SPEC §11: a failed import leaves the store as it was); the
-/// second ends the process at once.
-static INTERRUPTS: AtomicU32 = AtomicU32::new(0);
+/// How long an import waits for another writer (another import, most likely) to finish:
+/// long, since an import of a large file takes minutes and waiting is what the user
+/// wants; bounded, so that a stuck writer does not hold it forever. The wait says so
+/// after [`WAIT_NOTICE`], and Ctrl-C ends it.
+pub const WRITE_WAIT: Duration = Duration::from_secs(24 * 60 * 60);
 
-/// True when an import was stopped by Ctrl-C (exit status 130, as shells expect).
-pub fn interrupted() -> bool {
-    INTERRUPTS.load(Ordering::Relaxed) > 0
-}
+/// When a wait for another writer is long enough to be worth a line on the terminal.
+const WAIT_NOTICE: Duration = Duration::from_secs(1);
 
 /// Counts the raw bytes read from a file (before any gzip), shared with the progress bar.
 struct Counted<R> {
@@ -100,6 +106,8 @@ struct Files<'h> {
     current_name: Arc<std::sync::Mutex<String>>,
     /// The progress bar, to print above it.
     bar: ProgressBar,
+    /// Set by Ctrl-C or `SIGTERM`.
+    stop: Arc<AtomicBool>,
 }
 
 impl<'h> Files<'h> {
@@ -134,13 +142,8 @@ impl Iterator for Files<'_> {
     fn next(&mut self) -> Option<Self::Item> {
         // Checked after the read too: a read may block (standard input) while Ctrl-C comes.
         let item = self.next_item();
-        if interrupted() {
-            let note = "cmem: interrupted; rolling back the import (Ctrl-C again to stop at once)";
-            if self.bar.is_hidden() {
-                eprintln!("{note}");
-            } else {
-                self.bar.println(note);
-            }
+        if self.stop.load(Ordering::Relaxed) {
+            say(&self.bar, "cmem: interrupted; rolling back the import (Ctrl-C again to stop at once)");
             self.sources.clear();
             self.current = None;
             return Some(Err(FormatError::new(Format::Store, ErrorKind::Io, "interrupted")));
@@ -167,6 +170,15 @@ impl Files<'_> {
                 Err(e) => return Some(Err(e)),
             }
         }
+    }
+}
+
+/// Prints `note` on stderr, above the progress bar when there is one.
+fn say(bar: &ProgressBar, note: &str) {
+    if bar.is_hidden() {
+        eprintln!("{note}");
+    } else {
+        bar.println(note);
     }
 }
 
@@ -299,6 +311,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         bar.enable_steady_tick(std::time::Duration::from_millis(120));
     }
     let current_name = Arc::new(std::sync::Mutex::new(String::new()));
+    let stop = stop_on_signals(true).map_err(|e| anyhow!("import: cannot handle Ctrl-C: {e}"))?;
     let files = Files {
         sources,
         next: 0,
@@ -309,18 +322,18 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         strict: args.strict,
         current_name: Arc::clone(&current_name),
         bar: bar.clone(),
+        stop: Arc::clone(&stop),
     };
 
     let path = memory::resolve(memory_flag);
-    let existed = path.exists();
-    let store = memory::open_for_write(&path)?;
-    ctrlc::set_handler(|| {
-        if INTERRUPTS.fetch_add(1, Ordering::Relaxed) > 0 {
-            // A second Ctrl-C: the batches written so far stay (each is atomic).
-            std::process::exit(130);
+    let (told, hook_bar, hook_stop) = (AtomicBool::new(false), bar.clone(), Arc::clone(&stop));
+    let hook = WaitHook::new(move |waited| {
+        if waited >= WAIT_NOTICE && !quiet && !told.swap(true, Ordering::Relaxed) {
+            say(&hook_bar, "cmem: waiting for another writer… (Ctrl-C to give up)");
         }
-    })
-    .map_err(|e| anyhow!("import: cannot handle Ctrl-C: {e}"))?;
+        !hook_stop.load(Ordering::Relaxed)
+    });
+    let store = memory::open_for_write(&path, SqliteOptions::default().write_wait(WRITE_WAIT).on_wait(hook))?;
 
     let mut options = ImportOptions::default();
     options.strict = args.strict;
@@ -333,11 +346,8 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     let report = match result {
         Ok(r) => r,
         Err(e) => {
-            if !existed {
-                // The import created the memory and stored nothing: leave no empty database.
-                drop(store);
-                memory::remove(&path);
-            }
+            // A memory this import created stays, empty: another program may have
+            // opened it meanwhile, and removing it would lose what that one writes.
             let file = if e.file().is_empty() {
                 current_name.lock().map(|n| n.clone()).unwrap_or_default()
             } else {
@@ -374,10 +384,6 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         );
     }
     if p.read == 0 && p.problems > 0 {
-        if !existed {
-            drop(store);
-            memory::remove(&path);
-        }
         bail!("import: nothing imported, {} (listed above)", plural(p.problems, "problem"));
     }
     Ok(())

@@ -1,8 +1,9 @@
-//! Which memory a command uses, and opening it: created by a write, required by a read.
+//! Which memory a command uses, and opening it: created by a write, required by a read
+//! and opened read-only for it (nothing in or beside the file is created or changed).
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use cmem_sqlite::{SqliteOptions, SqliteStore};
 
 /// The environment variable naming the memory when `--memory` is not given.
@@ -21,18 +22,21 @@ pub fn resolve(flag: Option<&Path>) -> PathBuf {
     }
 }
 
-/// Opens the memory for writing, creating it (not its directory) when missing.
+/// Opens the memory for writing with `options`, creating it (not its directory) when
+/// missing.
 ///
 /// # Errors
-/// The file cannot be created or opened, is not a cmem memory, or is of a newer schema.
-pub fn open_for_write(path: &Path) -> Result<SqliteStore> {
+/// The file cannot be created or opened, is not a cmem memory, is damaged, or is of a
+/// newer schema.
+pub fn open_for_write(path: &Path, options: SqliteOptions) -> Result<SqliteStore> {
     if path.is_dir() {
         bail!("memory {} is a directory", path.display());
     }
-    SqliteStore::open(path).with_context(|| format!("memory {}", path.display()))
+    SqliteStore::open_with(path, options).with_context(|| format!("memory {}", path.display()))
 }
 
-/// Opens an existing memory; a missing one is an error, never a new empty database.
+/// Opens an existing memory read-only; a missing one is an error, never a new empty
+/// database.
 ///
 /// # Errors
 /// No file at `path`, or it cannot be opened as a memory.
@@ -40,7 +44,7 @@ pub fn open_existing(path: &Path) -> Result<SqliteStore> {
     open_existing_with(path, SqliteOptions::default())
 }
 
-/// [`open_existing`] with store options.
+/// [`open_existing`] with store options (always read-only).
 ///
 /// # Errors
 /// As [`open_existing`].
@@ -54,15 +58,15 @@ pub fn open_existing_with(path: &Path, options: SqliteOptions) -> Result<SqliteS
     if path.is_dir() {
         bail!("memory {} is a directory", path.display());
     }
-    SqliteStore::open_with(path, options).with_context(|| format!("memory {}", path.display()))
-}
-
-/// Removes a memory file and SQLite's companions (`-wal`, `-shm`), ignoring files that
-/// are not there: for an import that created the memory and then failed.
-pub fn remove(path: &Path) {
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-        let mut p = path.as_os_str().to_owned();
-        p.push(suffix);
-        let _ = std::fs::remove_file(PathBuf::from(p));
-    }
+    SqliteStore::open_with(path, options.read_only(true)).map_err(|e| {
+        // A read may not upgrade or re-key: name the command that does.
+        if e.message().contains("open it once for writing") {
+            anyhow!(
+                "memory {}: {e} (any import does: `cmem import --format jsonl - < /dev/null`)",
+                path.display()
+            )
+        } else {
+            anyhow::Error::new(e).context(format!("memory {}", path.display()))
+        }
+    })
 }
