@@ -208,7 +208,7 @@ pub struct LookupArgs {
     #[arg(long, value_name = "PERCENT", default_value_t = 70.0, value_parser = percent)]
     pub threshold: f64,
     /// At most this many matches.
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = at_least_one)]
     pub limit: usize,
     /// TEXT is in the run notation: `Click {1}here{/1}, {PERSON:John}`.
     #[arg(long, conflicts_with_all = ["runs", "batch"])]
@@ -248,6 +248,15 @@ pub fn check(cli: &Cli) -> Result<(), clap::Error> {
     Ok(())
 }
 
+/// Parses a count of at least 1: `--limit 0` would ask for nothing, which is a mistake.
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("{s:?} is not a whole number")),
+    }
+}
+
 /// Parses a percentage 0–100.
 fn percent(s: &str) -> Result<f64, String> {
     let v: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number"))?;
@@ -280,7 +289,7 @@ pub struct SearchArgs {
     #[arg(long, value_name = "LOCALE")]
     pub to: Option<Locale>,
     /// At most this many hits.
-    #[arg(long, value_name = "N", default_value_t = 20)]
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = at_least_one)]
     pub limit: usize,
     /// Print JSON Lines, one hit a line.
     #[arg(long)]
@@ -337,7 +346,7 @@ pub struct VersionsArgs {
     #[arg(long, value_name = "POINT")]
     pub point: Option<Point>,
     /// At most this many versions.
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = at_least_one)]
     pub limit: usize,
     /// Print JSON Lines, one version a line.
     #[arg(long)]

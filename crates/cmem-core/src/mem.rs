@@ -227,6 +227,7 @@ impl ContentMemory for MemStore {
     }
 
     fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>> {
+        q.validate()?;
         let words: Vec<String> =
             normalize_text(&q.words).split(' ').filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
         if words.is_empty() || q.limit == 0 {

@@ -99,12 +99,45 @@ pub struct SearchQuery {
     pub locale: Locale,
     /// At most this many hits.
     pub limit: usize,
+    /// The longest `words` searched, in characters (default 10,000, as a lookup's
+    /// query): a search of every word of a long text costs the store one pass per word.
+    pub max_chars: usize,
 }
 
 impl SearchQuery {
     /// A search for `words` in `locale`, 20 hits at most.
     pub fn new(words: impl Into<String>, locale: Locale) -> Self {
-        SearchQuery { words: words.into(), locale, limit: 20 }
+        SearchQuery { words: words.into(), locale, limit: 20, max_chars: 10_000 }
+    }
+
+    /// Checks the query against its caps; every store calls it before searching.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidQuery`](crate::ErrorKind::InvalidQuery) for words longer than
+    /// [`max_chars`](Self::max_chars); the message quotes their beginning only.
+    pub fn validate(&self) -> Result<()> {
+        let chars = self.words.chars().count();
+        if chars > self.max_chars {
+            return Err(crate::Error::new(
+                crate::ErrorKind::InvalidQuery,
+                format!(
+                    "search of {chars} characters ({}) exceeds max_chars {}",
+                    self.quoted(),
+                    self.max_chars
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The words for a message: quoted, their first 40 characters only.
+    pub fn quoted(&self) -> String {
+        let head: String = self.words.chars().take(40).collect();
+        if head.len() < self.words.len() {
+            format!("{head:?}…")
+        } else {
+            format!("{head:?}")
+        }
     }
 }
 

@@ -61,6 +61,17 @@ pub fn format_of(path: &Path) -> Option<Format> {
     }
 }
 
+/// The locale of the first variant of `entry` whose segment is empty or only white
+/// space (text alone, no inline code): such an entry is a problem, not stored, since
+/// every empty query would match it exactly.
+pub fn blank_variant(entry: &NewEntry) -> Option<&Locale> {
+    entry
+        .variants
+        .iter()
+        .find(|v| cmem_core::run::text_only(&v.runs).is_some_and(|t| t.trim().is_empty()))
+        .map(|v| &v.locale)
+}
+
 /// A reader that an import can drive: items, and how many input bytes it has read.
 pub trait ItemSource: Iterator<Item = Result<Item, FormatError>> {
     /// Raw input bytes read so far.
@@ -186,7 +197,13 @@ pub fn import<S: ItemSource>(
                 }
                 Some(Ok(Item::Entry(e))) => {
                     report.progress.read += 1;
-                    match e.validate() {
+                    let blank = blank_variant(&e).map(|l| {
+                        cmem_core::Error::new(
+                            cmem_core::ErrorKind::InvalidEntry,
+                            format!("the {l} segment is empty or only white space"),
+                        )
+                    });
+                    match blank.map_or_else(|| e.validate(), Err) {
                         Ok(()) => batch.push(e),
                         Err(err) => {
                             let p = FormatError::new(Format::Store, ErrorKind::InvalidEntry, err.to_string())
@@ -272,6 +289,41 @@ mod tests {
         assert_eq!(format_of(Path::new("en-de.jsonl.gz")), Some(Format::Jsonl));
         assert_eq!(format_of(Path::new("x.xlf")), None);
         assert_eq!(format_of(Path::new("noext")), None);
+    }
+
+    #[test]
+    fn blank_segments_are_located_problems_not_entries() {
+        let store = cmem_core::MemStore::new();
+        let options = crate::JsonlOptions {
+            source_locale: Locale::parse("en").ok(),
+            target_locale: Locale::parse("de").ok(),
+            file_name: "m.jsonl".to_owned(),
+            ..crate::JsonlOptions::default()
+        };
+        let input = "{\"source\":\"Open\",\"target\":\"Öffnen\"}\n{\"source\":\"\",\"target\":\"Leer\"}\n\
+                     {\"source\":\"Blank\",\"target\":\" \\t \"}\n";
+        let reader = JsonlReader::new(input.as_bytes(), options, None);
+        let report = import(&store, reader, &ImportOptions::default(), &mut |_| {});
+        let report = report.unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!((report.progress.inserted, report.progress.problems), (1, 2));
+        let lines: Vec<_> = report.problems.iter().map(|p| (p.line(), p.to_string())).collect();
+        assert_eq!(lines[0].0, Some(2), "{lines:?}");
+        assert!(lines[0].1.contains("the en segment is empty or only white space"), "{lines:?}");
+        assert_eq!(lines[1].0, Some(3), "{lines:?}");
+        assert!(lines[1].1.contains("the de segment"), "{lines:?}");
+
+        let tmx = r#"<tmx version="1.4"><header srclang="en" datatype="plaintext"/><body>
+<tu><tuv xml:lang="en"><seg>Save</seg></tuv><tuv xml:lang="de"><seg>  </seg></tuv></tu>
+<tu><tuv xml:lang="en"><seg><ph x="1">%s</ph></seg></tuv><tuv xml:lang="de"><seg><ph x="1">%s</ph></seg></tuv></tu>
+</body></tmx>"#;
+        let reader = TmxReader::new(tmx.as_bytes(), crate::TmxOptions::default())
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        let report = import(&store, reader, &ImportOptions::default(), &mut |_| {});
+        let report = report.unwrap_or_else(|e| unreachable!("{e}"));
+        // A segment of codes alone is not blank.
+        assert_eq!((report.progress.inserted, report.progress.problems), (1, 1));
+        assert_eq!(report.problems[0].line(), Some(2), "{:?}", report.problems);
+        assert!(report.problems[0].to_string().contains("the de <seg> is empty"), "{:?}", report.problems);
     }
 }
 

@@ -63,8 +63,8 @@ pub use analyze::{
 };
 pub use error::{ErrorKind, Format, FormatError};
 pub use import::{
-    export, filter_entry, format_of, import, open_input, EntrySink, ExportOptions, ImportOptions,
-    ImportReport, ItemSource, Progress,
+    blank_variant, export, filter_entry, format_of, import, open_input, EntrySink, ExportOptions,
+    ImportOptions, ImportReport, ItemSource, Progress,
 };
 pub use inline::Level;
 pub use item::{collect_items, Item};

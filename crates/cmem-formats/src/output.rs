@@ -55,11 +55,12 @@ enum Target {
     Stdout(io::Stdout),
     /// A device, FIFO or socket.
     Direct(File),
-    /// A temporary file to rename over `dest`; `meta` is the file it replaces.
+    /// A temporary file to rename over `dest`; `meta` is the file it replaces (boxed:
+    /// it is large, and there is one target).
     Atomic {
         temp: NamedTempFile,
         dest: PathBuf,
-        meta: Option<fs::Metadata>,
+        meta: Option<Box<fs::Metadata>>,
     },
 }
 
@@ -150,7 +151,7 @@ impl OutputFile {
                     // Opening for writing (not truncating) changes nothing and asks the
                     // system, ACLs and read-only mounts included, whether we may.
                     drop(OpenOptions::new().write(true).open(&dest)?);
-                    Target::Atomic { temp: temp_beside(&dest, Some(&m))?, dest, meta: Some(m) }
+                    Target::Atomic { temp: temp_beside(&dest, Some(&m))?, dest, meta: Some(Box::new(m)) }
                 }
                 Ok(_) => Target::Direct(OpenOptions::new().write(true).open(&dest)?),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {

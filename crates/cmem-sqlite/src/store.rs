@@ -1039,6 +1039,7 @@ impl ContentMemory for SqliteStore {
     }
 
     fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>> {
+        q.validate()?;
         let words: Vec<String> =
             normalize_text(&q.words).split(' ').filter(|w| !w.is_empty()).map(str::to_owned).collect();
         if words.is_empty() || q.limit == 0 {
@@ -1059,12 +1060,12 @@ impl ContentMemory for SqliteStore {
             let mut stmt = conn.prepare_cached(&sql).ctx(p, "search")?;
             let rows = stmt
                 .query_map(params![expr, q.locale.as_str()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                .ctx_with(p, || format!("search for {:?}", q.words))?;
+                .ctx_with(p, || format!("search for {}", q.quoted()))?;
             let mut seen = HashSet::new();
             let mut out = Vec::new();
             for row in rows {
                 let (id, bm25, snippet): (i64, f64, String) =
-                    row.ctx_with(p, || format!("search for {:?}", q.words))?;
+                    row.ctx_with(p, || format!("search for {}", q.quoted()))?;
                 if seen.insert(id) {
                     out.push((id, -bm25, snippet));
                     if out.len() >= q.limit {
