@@ -699,7 +699,9 @@ fn export_import_round_trips_in_every_format() {
         if lossless {
             assert_eq!(back, original, "{file}");
         } else {
-            assert_eq!(back.lines().count(), 199);
+            // Level 1 drops the codes: a segment of codes alone comes back blank, a
+            // problem rather than an entry.
+            assert_eq!(back.lines().count(), 198);
             assert_ne!(back, original, "level 1 drops the codes");
         }
     }
