@@ -141,6 +141,10 @@ impl OutputFile {
     pub fn create(path: &Path) -> io::Result<OutputFile> {
         let target = if path == Path::new("-") {
             Target::Stdout(io::stdout())
+        } else if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            // Asked of the path itself: the kernel follows `/dev/stdout` →
+            // `/proc/self/fd/1` → a pipe, which no path names.
+            Target::Direct(OpenOptions::new().write(true).open(path)?)
         } else {
             let dest = resolve(path)?;
             match fs::metadata(&dest) {
