@@ -11,7 +11,8 @@ use crate::output::ColorChoice;
 const EXIT_STATUS: &str = "\
 Exit status: 0 success; 1 `lookup` or `search` found nothing; 2 usage error;
 3 any other failure (a file that cannot be read, a malformed file, a missing memory);
-130 an import stopped by Ctrl-C (and rolled back).
+130 / 143 a command stopped by Ctrl-C / SIGTERM (an import rolled back, an output left
+as it was).
 
 The memory is --memory PATH, else $CMEM_MEMORY, else ./cmem.db. `import` creates it;
 every other command needs it to exist.";
@@ -109,8 +110,10 @@ Examples:
 
 The format comes from the extension (.tmx, .kmb, .jsonl/.ndjson/.json, each optionally
 .gz) or --format; `-` reads standard input (with --format). All files are imported as one
-transaction: on a fatal error or Ctrl-C nothing is stored. Problems (a tu with one tuv, an
-unbalanced code) are listed as FILE:LINE:COLUMN and skipped; --strict fails on the first.
+transaction, which nobody sees before it ends: on a fatal error, a full disk, Ctrl-C,
+SIGTERM or a crash nothing is stored. Another import of the same memory makes this one
+wait (it says so). Problems (a tu with one tuv, an empty segment, an unbalanced code) are
+listed as FILE:LINE:COLUMN and skipped; --strict fails on the first.
 Plain strings of JSON Lines files get their inline codes (%s, {0}, <b>…</b>) recognized.";
 
 /// `cmem import`.
