@@ -72,28 +72,20 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     let output = name(&args.output, "<stdout>");
     let stdin = args.input == Path::new("-");
     let stdout = args.output == Path::new("-");
+    let reader: Box<dyn Read> = if stdin {
+        Box::new(io::stdin().lock())
+    } else {
+        match File::open(&args.input) {
+            Ok(f) => Box::new(f),
+            Err(e) => bail!("recycle {input}: cannot read: {e}"),
+        }
+    };
     let report: RecycleReport = if stdout {
         // The document is complete before the first byte is written, so a failure
         // writes nothing here either.
-        let reader: Box<dyn Read> = if stdin {
-            Box::new(io::stdin().lock())
-        } else {
-            match File::open(&args.input) {
-                Ok(f) => Box::new(f),
-                Err(e) => bail!("recycle {input}: cannot read: {e}"),
-            }
-        };
         let mut out = Stdout::new();
         recycle(reader, &input, &mut out, &store, &options).map_err(|e| failure(&e, &input))?
     } else {
-        let reader: Box<dyn Read> = if stdin {
-            Box::new(io::stdin().lock())
-        } else {
-            match File::open(&args.input) {
-                Ok(f) => Box::new(f),
-                Err(e) => bail!("recycle {input}: cannot read: {e}"),
-            }
-        };
         let mut bytes = Vec::new();
         let report =
             recycle(reader, &input, &mut bytes, &store, &options).map_err(|e| failure(&e, &input))?;

@@ -89,6 +89,8 @@ fn td(rel: &str) -> String {
     testdata(rel).to_str().unwrap().to_owned()
 }
 
+mod faults;
+
 // ---- import ----
 
 #[test]
