@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::consts::{SIGINT, SIGTERM, SIGXFSZ};
 
 /// The flag [`stop_on_signals`] hands out, and which signal set it (0: none yet).
 /// Arcs, because signal-hook's handlers hold them.
@@ -19,12 +19,15 @@ fn stop_state() -> &'static (Arc<AtomicBool>, Arc<AtomicUsize>) {
 /// From now on, `SIGINT` (Ctrl-C) and `SIGTERM` set the returned flag instead of ending
 /// the program, so that the command can stop cleanly: roll back an import, remove a
 /// temporary output file. With `second_ends`, a second such signal ends the program at
-/// once (status 130 or 143), for a user who does not want to wait.
+/// once (status 130 or 143), for a user who does not want to wait. A file grown past
+/// the size limit (`ulimit -f`) then fails the write with an error, as a full disk
+/// does, instead of killing the program with `SIGXFSZ` before it can clean up.
 ///
 /// # Errors
 /// The handlers cannot be installed.
 pub fn stop_on_signals(second_ends: bool) -> io::Result<Arc<AtomicBool>> {
     let (flag, which) = stop_state();
+    signal_hook::flag::register(SIGXFSZ, Arc::new(AtomicBool::new(false)))?;
     for sig in [SIGINT, SIGTERM] {
         if second_ends {
             // Registered first, so it runs before the flag is set: only a second
