@@ -54,6 +54,9 @@ impl ContentMemory for Counting<'_> {
     fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
         self.inner.write(entries)
     }
+    fn begin(&self) -> Result<Box<dyn cmem_core::WriteSession + '_>> {
+        self.inner.begin()
+    }
     fn get(&self, id: EntryId) -> Result<Option<Entry>> {
         self.inner.get(id)
     }

@@ -11,7 +11,8 @@ use crate::output::ColorChoice;
 const EXIT_STATUS: &str = "\
 Exit status: 0 success; 1 `lookup` or `search` found nothing; 2 usage error;
 3 any other failure (a file that cannot be read, a malformed file, a missing memory);
-130 an import stopped by Ctrl-C (and rolled back).
+130 / 143 a command stopped by Ctrl-C / SIGTERM (an import rolled back, an output left
+as it was).
 
 The memory is --memory PATH, else $CMEM_MEMORY, else ./cmem.db. `import` creates it;
 every other command needs it to exist.";
@@ -133,8 +134,10 @@ Examples:
 
 The format comes from the extension (.tmx, .kmb, .jsonl/.ndjson/.json, each optionally
 .gz) or --format; `-` reads standard input (with --format). All files are imported as one
-transaction: on a fatal error or Ctrl-C nothing is stored. Problems (a tu with one tuv, an
-unbalanced code) are listed as FILE:LINE:COLUMN and skipped; --strict fails on the first.
+transaction, which nobody sees before it ends: on a fatal error, a full disk, Ctrl-C,
+SIGTERM or a crash nothing is stored. Another import of the same memory makes this one
+wait (it says so). Problems (a tu with one tuv, an empty segment, an unbalanced code) are
+listed as FILE:LINE:COLUMN and skipped; --strict fails on the first.
 Plain strings of JSON Lines files get their inline codes (%s, {0}, <b>…</b>) recognized.";
 
 /// `cmem import`.
@@ -233,7 +236,7 @@ pub struct LookupArgs {
     #[arg(long, value_name = "PERCENT", default_value_t = 70.0, value_parser = percent)]
     pub threshold: f64,
     /// At most this many matches.
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = at_least_one)]
     pub limit: usize,
     /// TEXT is in the run notation: `Click {1}here{/1}, {PERSON:John}`.
     #[arg(long, conflicts_with_all = ["runs", "batch"])]
@@ -273,6 +276,15 @@ pub fn check(cli: &Cli) -> Result<(), clap::Error> {
     Ok(())
 }
 
+/// Parses a count of at least 1: `--limit 0` would ask for nothing, which is a mistake.
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("{s:?} is not a whole number")),
+    }
+}
+
 /// Parses a percentage 0–100.
 fn percent(s: &str) -> Result<f64, String> {
     let v: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number"))?;
@@ -305,7 +317,7 @@ pub struct SearchArgs {
     #[arg(long, value_name = "LOCALE")]
     pub to: Option<Locale>,
     /// At most this many hits.
-    #[arg(long, value_name = "N", default_value_t = 20)]
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = at_least_one)]
     pub limit: usize,
     /// Print JSON Lines, one hit a line.
     #[arg(long)]
@@ -362,7 +374,7 @@ pub struct VersionsArgs {
     #[arg(long, value_name = "POINT")]
     pub point: Option<Point>,
     /// At most this many versions.
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = at_least_one)]
     pub limit: usize,
     /// Print JSON Lines, one version a line.
     #[arg(long)]

@@ -1,27 +1,58 @@
 //! `cmem export`: the memory to a TMX, `.kmb`, JSON Lines, PO or Weblate JSON file, or to
 //! standard output.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use cmem_formats::{
     export, EntrySink, ExportOptions, Format, FormatError, JsonlMode, JsonlOptions, JsonlWriter, KmbWriter,
-    Level, PoWriter, TmxWriteOptions, TmxWriter, WeblateOptions, WeblateWriter,
+    Level, OutputFile, PoWriter, TmxWriteOptions, TmxWriter, WeblateOptions, WeblateWriter,
 };
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
 use crate::args::{ExportArgs, ExportFormat as FileFormat};
 use crate::memory;
-use crate::output::{count, duration, Stdout};
+use crate::output::{count, duration, stop_on_signals, Stdout};
 
 /// Where the bytes go: plain, or gzip-compressed for a name ending in `.gz`.
 enum Out {
-    Plain(Box<dyn Write>),
-    Gzip(GzEncoder<Box<dyn Write>>),
+    Plain(Sink),
+    Gzip(GzEncoder<Sink>),
+}
+
+/// Standard output, or an [`OutputFile`] committed when the export is complete.
+enum Sink {
+    Stdout(Stdout),
+    File(OutputFile),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout(w) => w.write(buf),
+            Sink::File(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(w) => w.flush(),
+            Sink::File(w) => w.flush(),
+        }
+    }
+}
+
+impl Sink {
+    fn finish(self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(mut w) => w.flush(),
+            Sink::File(f) => f.commit(),
+        }
+    }
 }
 
 impl Write for Out {
@@ -41,11 +72,11 @@ impl Write for Out {
 }
 
 impl Out {
-    /// Ends the gzip stream, if any, and flushes.
+    /// Ends the gzip stream, if any, and flushes; a file is then put in place.
     fn finish(self) -> io::Result<()> {
         match self {
-            Out::Plain(mut w) => w.flush(),
-            Out::Gzip(w) => w.finish()?.flush(),
+            Out::Plain(w) => w.finish(),
+            Out::Gzip(w) => w.finish()?.finish(),
         }
     }
 }
@@ -110,19 +141,20 @@ pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     let to_stdout = args.output == Path::new("-");
     let name = if to_stdout { "<stdout>".to_owned() } else { args.output.display().to_string() };
 
-    // A file is written under a temporary name beside it and renamed when complete, so
-    // a failed export never leaves a truncated file under the requested name.
-    let temp: Option<PathBuf> = (!to_stdout).then(|| {
-        let mut t = args.output.clone().into_os_string();
-        t.push(format!(".tmp{}", std::process::id()));
-        PathBuf::from(t)
-    });
-    let raw: Box<dyn Write> = match &temp {
-        None => Box::new(Stdout::new()),
-        Some(t) => Box::new(BufWriter::with_capacity(
-            64 * 1024,
-            File::create(t).map_err(|e| anyhow!("export {name}: cannot create: {e}"))?,
-        )),
+    // A regular file is written under a temporary name beside it and renamed when
+    // complete, so a failed or interrupted export never leaves a truncated file under
+    // the requested name (cmem_formats::output says what links and devices get).
+    let raw = if to_stdout {
+        Sink::Stdout(Stdout::new())
+    } else {
+        let mut file =
+            OutputFile::create(&args.output).map_err(|e| anyhow!("export {name}: cannot write: {e}"))?;
+        if file.is_atomic() {
+            // Ctrl-C or SIGTERM make the next write fail: the temporary file goes.
+            let stop = stop_on_signals(false).map_err(|e| anyhow!("export: cannot handle Ctrl-C: {e}"))?;
+            file.cancel_on(Arc::clone(&stop));
+        }
+        Sink::File(file)
     };
     let gz = args.output.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz"));
     let out = if gz { Out::Gzip(GzEncoder::new(raw, Compression::default())) } else { Out::Plain(raw) };
@@ -160,17 +192,8 @@ pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     };
     let written = match result {
         Ok(n) => n,
-        Err(e) => {
-            if let Some(t) = &temp {
-                let _ = std::fs::remove_file(t);
-            }
-            bail!("export {name}: {}", crate::import::located(&e));
-        }
+        Err(e) => bail!("export {name}: {}", crate::import::located(&e)),
     };
-    if let Some(t) = &temp {
-        std::fs::rename(t, &args.output)
-            .with_context(|| format!("export {name}: cannot rename {}", t.display()))?;
-    }
     if !quiet {
         eprintln!(
             "exported {} entries from {} to {name} in {}",

@@ -1,14 +1,22 @@
 //! `cmem import`: every file into the memory as one transaction, with a progress bar
 //! on a terminal, problems listed as `FILE:LINE:COLUMN`, and a summary.
+//!
+//! Nothing of an import is visible before it ends: it is one write session of the store
+//! (see `cmem_formats::import`). Ctrl-C or `SIGTERM` stops it and rolls it back (exit
+//! status 130 / 143); a second one ends the program at once, which leaves nothing
+//! either, since the transaction was never committed. Another writer's import makes
+//! this one wait (saying so), for as long as [`WRITE_WAIT`].
 
 use std::io::{self, IsTerminal};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Result};
+use cmem::{OpenOptions, WaitFn};
 use cmem_core::Run;
+use cmem_formats::ItemSource;
 use cmem_formats::{
     import, Format, FormatError, ImportOptions, Ingest, IngestOptions, Input, Progress, RunsHook,
 };
@@ -16,17 +24,53 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::{FileFormat, ImportArgs};
 use crate::memory;
-use crate::output::{count, duration, plural};
+use crate::output::{count, duration, plural, stop_on_signals};
 use crate::query::recognizer;
 
-/// Ctrl-C presses seen during an import. The first stops reading, and the import rolls
-/// back what it stored (SPEC §11: a failed import leaves the store as it was); the
-/// second ends the process at once.
-static INTERRUPTS: AtomicU32 = AtomicU32::new(0);
+/// How long an import waits for another writer (another import, most likely) to finish:
+/// long, since an import of a large file takes minutes and waiting is what the user
+/// wants; bounded, so that a stuck writer does not hold it forever. The wait says so
+/// after [`WAIT_NOTICE`], and Ctrl-C ends it.
+pub const WRITE_WAIT: Duration = Duration::from_secs(24 * 60 * 60);
 
-/// True when an import was stopped by Ctrl-C (exit status 130, as shells expect).
-pub fn interrupted() -> bool {
-    INTERRUPTS.load(Ordering::Relaxed) > 0
+/// When a wait for another writer is long enough to be worth a line on the terminal.
+const WAIT_NOTICE: Duration = Duration::from_secs(1);
+
+/// The ingest of the files, printing a note above the progress bar when Ctrl-C or
+/// `SIGTERM` stops it (the import then rolls back).
+struct Noted<'h> {
+    inner: Ingest<'h>,
+    bar: ProgressBar,
+    stop: Arc<AtomicBool>,
+    told: bool,
+}
+
+impl Iterator for Noted<'_> {
+    type Item = Result<cmem_formats::Item, FormatError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let item = self.inner.next();
+        if !self.told && self.stop.load(Ordering::Relaxed) {
+            self.told = true;
+            say(&self.bar, "cmem: interrupted; rolling back the import (Ctrl-C again to stop at once)");
+        }
+        item
+    }
+}
+
+impl ItemSource for Noted<'_> {
+    fn bytes_read(&self) -> u64 {
+        self.inner.bytes_read()
+    }
+}
+
+/// Prints `note` on stderr, above the progress bar when there is one.
+fn say(bar: &ProgressBar, note: &str) {
+    if bar.is_hidden() {
+        eprintln!("{note}");
+    } else {
+        bar.println(note);
+    }
 }
 
 /// The format `--format` names, if any.
@@ -123,28 +167,20 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     if !bar.is_hidden() {
         bar.enable_steady_tick(std::time::Duration::from_millis(120));
     }
-    let cancel = Arc::new(AtomicBool::new(false));
-    let files = Ingest::new(inputs, options, hook).cancel_on(Arc::clone(&cancel));
-    let status = files.status();
+    let stop = stop_on_signals(true).map_err(|e| anyhow!("import: cannot handle Ctrl-C: {e}"))?;
+    let ingest = Ingest::new(inputs, options, hook).cancel_on(Arc::clone(&stop));
+    let status = ingest.status();
+    let files = Noted { inner: ingest, bar: bar.clone(), stop: Arc::clone(&stop), told: false };
 
     let path = memory::resolve(memory_flag);
-    let existed = path.exists();
-    let memory = memory::open_for_write(&path)?;
-    let note_bar = bar.clone();
-    ctrlc::set_handler(move || {
-        if INTERRUPTS.fetch_add(1, Ordering::Relaxed) > 0 {
-            // A second Ctrl-C: the batches written so far stay (each is atomic).
-            std::process::exit(130);
+    let (told, hook_bar, hook_stop) = (AtomicBool::new(false), bar.clone(), Arc::clone(&stop));
+    let on_wait: WaitFn = Arc::new(move |waited| {
+        if waited >= WAIT_NOTICE && !quiet && !told.swap(true, Ordering::Relaxed) {
+            say(&hook_bar, "cmem: waiting for another writer… (Ctrl-C to give up)");
         }
-        cancel.store(true, Ordering::Relaxed);
-        let note = "cmem: interrupted; rolling back the import (Ctrl-C again to stop at once)";
-        if note_bar.is_hidden() {
-            eprintln!("{note}");
-        } else {
-            note_bar.println(note);
-        }
-    })
-    .map_err(|e| anyhow!("import: cannot handle Ctrl-C: {e}"))?;
+        !hook_stop.load(Ordering::Relaxed)
+    });
+    let memory = memory::open_for_write(&path, OpenOptions::new().write_wait(WRITE_WAIT).on_wait(on_wait))?;
 
     let mut options = ImportOptions::default();
     options.strict = args.strict;
@@ -157,11 +193,8 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     let report = match result {
         Ok(r) => r,
         Err(e) => {
-            if !existed {
-                // The import created the memory and stored nothing: leave no empty database.
-                drop(memory);
-                memory::remove(&path);
-            }
+            // A memory this import created stays, empty: another program may have
+            // opened it meanwhile, and removing it would lose what that one writes.
             let file = if e.file().is_empty() { status.current_input() } else { e.file().to_owned() };
             let what = if file.is_empty() { "import".to_owned() } else { format!("import {file}") };
             bail!("{what}: {}", located(&e));
@@ -206,10 +239,6 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         );
     }
     if p.read == 0 && p.problems > 0 {
-        if !existed {
-            drop(memory);
-            memory::remove(&path);
-        }
         bail!("import: nothing imported, {} (listed above)", plural(p.problems, "problem"));
     }
     Ok(())

@@ -168,15 +168,20 @@ fn run_batch(
     let mut times = Vec::new();
     let (mut queries, mut found, mut failed) = (0u64, 0u64, 0u64);
     let mut first_error: Option<String> = None;
-    for (i, line) in input.lines().enumerate() {
+    for (i, line) in input.split(b'\n').enumerate() {
         let n = i + 1;
         let line =
             line.with_context(|| format!("lookup --batch {}: line {n}: cannot read", batch.display()))?;
-        if line.trim().is_empty() {
+        // A line that is not UTF-8 is that line's error; the others are still answered.
+        let line = String::from_utf8(line).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            anyhow!("not UTF-8 (an invalid byte after {at} bytes of the line)")
+        });
+        if line.as_ref().is_ok_and(|l| l.trim().is_empty()) {
             continue;
         }
         queries += 1;
-        let answer = batch_query(&line, rec).and_then(|(runs, id)| {
+        let answer = line.and_then(|line| batch_query(&line, rec)).and_then(|(runs, id)| {
             let req = LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(opts.clone());
             let t = Instant::now();
             let matches = lookup(store, &req).map_err(|e| anyhow!("{e}"))?;

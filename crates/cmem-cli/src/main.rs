@@ -7,8 +7,8 @@
 //! A thin layer over `cmem-core`, `cmem-sqlite` and `cmem-formats`: argument parsing
 //! ([`args`]), the memory's location ([`memory`]), one module per command family, and
 //! the exit status: 0 success, 1 `lookup`/`search` found nothing, 2 a usage error
-//! (clap's), 3 any other failure, reported as one line `cmem: …` on stderr, 130 an import
-//! stopped by Ctrl-C (and rolled back). A closed standard output (`cmem export -o - |
+//! (clap's), 3 any other failure, reported as one line `cmem: …` on stderr, 130 / 143 a command
+//! stopped by Ctrl-C / `SIGTERM` (an import rolled back, an output left as it was). A closed standard output (`cmem export -o - |
 //! head`) ends the program quietly with 0.
 
 #![forbid(unsafe_code)]
@@ -69,9 +69,9 @@ fn main() -> ExitCode {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::NothingFound) => ExitCode::from(1),
         Err(_) if output::broken_pipe() => ExitCode::SUCCESS,
-        Err(e) if import::interrupted() => {
+        Err(e) if output::stopped_by().is_some() => {
             eprintln!("cmem: {e:#}");
-            ExitCode::from(130)
+            ExitCode::from(output::stopped_by().unwrap_or(130))
         }
         Err(e) => {
             // One line: the context chain joined with ": ".

@@ -1,5 +1,6 @@
 //! Which memory a command uses, and opening it (by address, through the `cmem` library):
-//! created by a write, required by a read.
+//! created by a write, required by a read and opened read-only for it (nothing in or
+//! beside the file is created or changed).
 
 use std::path::{Path, PathBuf};
 
@@ -27,15 +28,18 @@ fn address(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// Opens the memory for writing, creating it (not its directory) when missing.
+/// Opens the memory for writing with `options`, creating it (not its directory) when
+/// missing.
 ///
 /// # Errors
-/// The memory cannot be created or opened, is not a cmem memory, or is of a newer schema.
-pub fn open_for_write(path: &Path) -> Result<Memory> {
-    Memory::open_with(&address(path), &OpenOptions::new().create(true)).map_err(|e| anyhow!("{e}"))
+/// The memory cannot be created or opened, is not a cmem memory, is damaged, or is of a
+/// newer schema.
+pub fn open_for_write(path: &Path, options: OpenOptions) -> Result<Memory> {
+    Memory::open_with(&address(path), &options.create(true)).map_err(|e| anyhow!("{e}"))
 }
 
-/// Opens an existing memory; a missing one is an error, never a new empty database.
+/// Opens an existing memory read-only; a missing one is an error, never a new empty
+/// database.
 ///
 /// # Errors
 /// No memory at `path`, or it cannot be opened as a memory.
@@ -43,7 +47,7 @@ pub fn open_existing(path: &Path) -> Result<Memory> {
     open_existing_with(path, OpenOptions::new())
 }
 
-/// [`open_existing`] with options.
+/// [`open_existing`] with options (always read-only).
 ///
 /// # Errors
 /// As [`open_existing`].
@@ -57,15 +61,12 @@ pub fn open_existing_with(path: &Path, options: OpenOptions) -> Result<Memory> {
             );
         }
     }
-    Memory::open_with(&address, &options).map_err(|e| anyhow!("{e}"))
-}
-
-/// Removes a memory file and SQLite's companions (`-wal`, `-shm`), ignoring files that
-/// are not there: for an import that created the memory and then failed.
-pub fn remove(path: &Path) {
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-        let mut p = path.as_os_str().to_owned();
-        p.push(suffix);
-        let _ = std::fs::remove_file(PathBuf::from(p));
-    }
+    Memory::open_with(&address, &options.read_only(true)).map_err(|e| {
+        // A read may not upgrade or re-key: name the command that does.
+        if e.message().contains("open it once for writing") {
+            anyhow!("{e} (any import does: `cmem import --format jsonl - < /dev/null`)")
+        } else {
+            anyhow!("{e}")
+        }
+    })
 }

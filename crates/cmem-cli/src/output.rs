@@ -2,8 +2,50 @@
 //! print: scores, counts, durations, word differences.
 
 use std::io::{self, IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
+
+use signal_hook::consts::{SIGINT, SIGTERM, SIGXFSZ};
+
+/// The flag [`stop_on_signals`] hands out, and which signal set it (0: none yet).
+/// Arcs, because signal-hook's handlers hold them.
+static STOP: OnceLock<(Arc<AtomicBool>, Arc<AtomicUsize>)> = OnceLock::new();
+
+fn stop_state() -> &'static (Arc<AtomicBool>, Arc<AtomicUsize>) {
+    STOP.get_or_init(|| (Arc::new(AtomicBool::new(false)), Arc::new(AtomicUsize::new(0))))
+}
+
+/// From now on, `SIGINT` (Ctrl-C) and `SIGTERM` set the returned flag instead of ending
+/// the program, so that the command can stop cleanly: roll back an import, remove a
+/// temporary output file. With `second_ends`, a second such signal ends the program at
+/// once (status 130 or 143), for a user who does not want to wait. A file grown past
+/// the size limit (`ulimit -f`) then fails the write with an error, as a full disk
+/// does, instead of killing the program with `SIGXFSZ` before it can clean up.
+///
+/// # Errors
+/// The handlers cannot be installed.
+pub fn stop_on_signals(second_ends: bool) -> io::Result<Arc<AtomicBool>> {
+    let (flag, which) = stop_state();
+    signal_hook::flag::register(SIGXFSZ, Arc::new(AtomicBool::new(false)))?;
+    for sig in [SIGINT, SIGTERM] {
+        if second_ends {
+            // Registered first, so it runs before the flag is set: only a second
+            // signal finds it set.
+            signal_hook::flag::register_conditional_shutdown(sig, 128 + sig, Arc::clone(flag))?;
+        }
+        signal_hook::flag::register_usize(sig, Arc::clone(which), sig as usize)?;
+        signal_hook::flag::register(sig, Arc::clone(flag))?;
+    }
+    Ok(Arc::clone(flag))
+}
+
+/// The exit status of a program stopped by a signal that [`stop_on_signals`] caught:
+/// 128 + its number (130 for Ctrl-C, 143 for `SIGTERM`), as shells report it.
+pub fn stopped_by() -> Option<u8> {
+    let sig = STOP.get()?.1.load(Ordering::Relaxed);
+    (sig != 0).then(|| u8::try_from(128 + sig).unwrap_or(130))
+}
 
 /// Set when a write to standard output found the reader gone (`cmem export -o - | head`).
 static BROKEN_PIPE: AtomicBool = AtomicBool::new(false);

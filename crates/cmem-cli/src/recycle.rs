@@ -7,16 +7,13 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
-use cmem_formats::recycle::write_atomically;
-use cmem_formats::{
-    recycle, recycle_file, recycle_po_file, Format, FormatError, RecycleOptions, RecycleReport,
-};
+use cmem_formats::{recycle, recycle_po, Format, FormatError, OutputFile, RecycleOptions, RecycleReport};
 use serde_json::Value;
 
 use crate::args::RecycleArgs;
 use crate::import::located;
 use crate::memory;
-use crate::output::{count, duration, plural, Stdout};
+use crate::output::{count, duration, plural, stop_on_signals, Stdout};
 
 fn options(args: &RecycleArgs, memory: &cmem::Memory, quiet: bool) -> Result<RecycleOptions> {
     let mut o = RecycleOptions::default();
@@ -78,34 +75,36 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     let stdin = args.input == Path::new("-");
     let stdout = args.output == Path::new("-");
     let po = !stdin && cmem_formats::format_of(&args.input) == Some(Format::Po);
-    let report: RecycleReport = if po && stdout {
-        let file =
-            File::open(&args.input).map_err(|e| anyhow::anyhow!("recycle {input}: cannot read: {e}"))?;
-        let mut out = Stdout::new();
-        cmem_formats::recycle_po(file, &input, &mut out, &store, &options).map_err(|e| failure(&e, &input))?
-    } else if po {
-        recycle_po_file(&args.input, &args.output, &store, &options).map_err(|e| failure(&e, &input))?
+    let reader: Box<dyn Read> = if stdin {
+        Box::new(io::stdin().lock())
+    } else {
+        match File::open(&args.input) {
+            Ok(f) => Box::new(f),
+            Err(e) => bail!("recycle {input}: cannot read: {e}"),
+        }
+    };
+    let report: RecycleReport = if po {
+        let mut bytes = Vec::new();
+        let report =
+            recycle_po(reader, &input, &mut bytes, store, &options).map_err(|e| failure(&e, &input))?;
+        if stdout {
+            let mut out = Stdout::new();
+            out.write_all(&bytes)?;
+            out.flush()?;
+        } else {
+            write_output(&args.output, &bytes).map_err(|e| failure(&e, &input))?;
+        }
+        report
     } else if stdout {
         // The document is complete before the first byte is written, so a failure
         // writes nothing here either.
-        let reader: Box<dyn Read> = if stdin {
-            Box::new(io::stdin().lock())
-        } else {
-            match File::open(&args.input) {
-                Ok(f) => Box::new(f),
-                Err(e) => bail!("recycle {input}: cannot read: {e}"),
-            }
-        };
         let mut out = Stdout::new();
         recycle(reader, &input, &mut out, store, &options).map_err(|e| failure(&e, &input))?
-    } else if stdin {
-        let mut bytes = Vec::new();
-        let report = recycle(io::stdin().lock(), &input, &mut bytes, store, &options)
-            .map_err(|e| failure(&e, &input))?;
-        write_atomically(&args.output, &bytes).map_err(|e| failure(&e, &input))?;
-        report
     } else {
-        recycle_file(&args.input, &args.output, store, &options).map_err(|e| failure(&e, &input))?
+        let mut bytes = Vec::new();
+        let report = recycle(reader, &input, &mut bytes, store, &options).map_err(|e| failure(&e, &input))?;
+        write_output(&args.output, &bytes).map_err(|e| failure(&e, &input))?;
+        report
     };
     let elapsed = started.elapsed();
     if args.json {
@@ -123,6 +122,19 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
         eprintln!("{}", summary(&report, &input, &output, &duration(elapsed)));
     }
     Ok(())
+}
+
+/// Writes the recycled document as an [`OutputFile`], which a Ctrl-C or `SIGTERM`
+/// while it is written cancels (the temporary file goes, the output stays as it was).
+fn write_output(path: &Path, bytes: &[u8]) -> Result<(), FormatError> {
+    let fail =
+        |e: io::Error| FormatError::io(Format::Xliff, "cannot write", e).in_file(path.display().to_string());
+    let mut out = OutputFile::create(path).map_err(fail)?;
+    if out.is_atomic() {
+        out.cancel_on(stop_on_signals(false).map_err(fail)?);
+    }
+    out.write_all(bytes).map_err(fail)?;
+    out.commit().map_err(fail)
 }
 
 /// `recycled IN into OUT: 12 segments, 3 filled (2 exact), …, 1 skipped in 3.1 ms`.

@@ -89,6 +89,8 @@ fn td(rel: &str) -> String {
     testdata(rel).to_str().unwrap().to_owned()
 }
 
+mod faults;
+
 // ---- import ----
 
 #[test]
@@ -178,7 +180,7 @@ fn strict_import_fails_at_the_first_problem_and_stores_nothing() {
 }
 
 #[test]
-fn malformed_tmx_names_file_line_and_column_and_leaves_no_memory() {
+fn malformed_tmx_names_file_line_and_column_and_stores_nothing() {
     let d = Dir::new();
     let bad = td("invalid/malformed.tmx");
     let r = d.run(&["import", &bad]);
@@ -190,7 +192,8 @@ fn malformed_tmx_names_file_line_and_column_and_leaves_no_memory() {
              but `</tuv>` was found\n"
         )
     );
-    assert!(!d.path("cmem.db").exists(), "a failed first import leaves no empty memory behind");
+    // The memory it created stays, empty and valid: another program may have opened it.
+    assert_eq!(d.ok(&["stats", "--json"]).json_lines()[0]["entries"], 0);
 }
 
 #[test]
@@ -218,7 +221,7 @@ fn jsonl_lines_without_locales_need_from_and_to() {
         r.stderr()
     );
     assert!(r.stderr().contains("… and 173 more problems\n"), "{}", r.stderr());
-    assert!(!d.path("cmem.db").exists(), "an import that stored nothing leaves no memory behind");
+    assert_eq!(d.ok(&["stats", "--json"]).json_lines()[0]["entries"], 0, "an import that stored nothing");
 }
 
 #[test]
@@ -315,19 +318,13 @@ fn ctrl_c_rolls_the_import_back() {
         (0..6000).map(|i| format!("{{\"source\":\"source {i}\",\"target\":\"Ziel {i}\"}}\n")).collect();
     stdin.write_all(lines.as_bytes()).unwrap();
     stdin.flush().unwrap();
-    // Wait until the first batch of 5,000 is committed: the import is under way.
-    let started = std::time::Instant::now();
-    loop {
-        let n = d.ok(&["stats", "--json"]).json_lines()[0]["entries"].as_u64().unwrap();
-        if n > 4 {
-            break;
-        }
-        assert!(started.elapsed().as_secs() < 30, "the first batch never arrived");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    // The first batch of 5,000 is written into the import's transaction meanwhile;
+    // readers never see it.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert_eq!(d.ok(&["stats", "--json"]).json_lines()[0]["entries"], 4, "a reader saw an unfinished import");
     let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     assert!(kill.success());
-    // The import is blocked reading standard input; ctrlc's handler thread sets the flag
+    // The import is blocked reading standard input; the signal handler sets the flag
     // meanwhile. Then end the input: the next read sees the flag.
     std::thread::sleep(std::time::Duration::from_millis(1000));
     drop(stdin);
@@ -704,7 +701,9 @@ fn export_import_round_trips_in_every_format() {
         if lossless {
             assert_eq!(back, original, "{file}");
         } else {
-            assert_eq!(back.lines().count(), 199);
+            // Level 1 drops the codes: a segment of codes alone comes back blank, a
+            // problem rather than an entry.
+            assert_eq!(back.lines().count(), 198);
             assert_ne!(back, original, "level 1 drops the codes");
         }
     }
@@ -958,7 +957,13 @@ fn recycle_xliff2_with_json_report_and_in_place() {
     assert_eq!(target("tu3").as_deref(), Some("Texte en gras"));
     assert_eq!(target("tu3end").as_deref(), Some("Autres choses"));
     assert_eq!(target("tu1").as_deref(), Some("Exemple de segment."));
-    assert_eq!(std::fs::read_dir(&d.0).unwrap().count(), 3, "no temporary file is left: {:?}", d.0);
+    // (A read-only reader leaves SQLite's `-wal` and `-shm` beside the memory: it may not
+    // remove them. They are not counted.)
+    let files = std::fs::read_dir(&d.0)
+        .unwrap()
+        .filter(|e| !e.as_ref().unwrap().file_name().to_string_lossy().starts_with("cmem.db-"))
+        .count();
+    assert_eq!(files, 3, "no temporary file is left: {:?}", d.0);
 
     // To standard output, the document; the summary still on stderr.
     let r = d.ok(&["recycle", &td("xliff2/oasis-xliff22__everything-core.xlf"), "-o", "-"]);

@@ -857,6 +857,9 @@ impl ContentMemory for NoVersions {
     fn write(&self, entries: &[NewEntry]) -> cmem_core::Result<Vec<WriteOutcome>> {
         self.0.write(entries)
     }
+    fn begin(&self) -> cmem_core::Result<Box<dyn cmem_core::WriteSession + '_>> {
+        self.0.begin()
+    }
     fn get(&self, id: EntryId) -> cmem_core::Result<Option<cmem_core::Entry>> {
         self.0.get(id)
     }
@@ -1569,6 +1572,9 @@ mod tests {
     impl ContentMemory for Broken {
         fn write(&self, entries: &[NewEntry]) -> cmem_core::Result<Vec<WriteOutcome>> {
             self.inner.write(entries)
+        }
+        fn begin(&self) -> cmem_core::Result<Box<dyn cmem_core::WriteSession + '_>> {
+            self.inner.begin()
         }
         fn get(&self, id: EntryId) -> cmem_core::Result<Option<Entry>> {
             self.inner.get(id)

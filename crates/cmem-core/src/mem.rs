@@ -5,7 +5,7 @@
 //! with a count filter and length bounds, the same one the SQLite store uses.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::candidate_index::CandidateIndex;
 use crate::entry::{merge_origins, Entry, EntryId, NewEntry, WriteOutcome};
@@ -14,6 +14,7 @@ use crate::key::{normalize_text, KeyKind, Keys};
 use crate::locale::Locale;
 use crate::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,
+    WriteSession,
 };
 use crate::version::{select_versions, Version, VersionQuery, VersionReader};
 
@@ -21,6 +22,9 @@ use crate::version::{select_versions, Version, VersionQuery, VersionReader};
 #[derive(Debug, Default)]
 pub struct MemStore {
     inner: RwLock<Inner>,
+    /// Held by every writer (a write, a delete, a whole session): one writer at a time,
+    /// as in SQLite, so a session's outcomes stay true until it commits.
+    writer: Mutex<()>,
 }
 
 #[derive(Debug, Default)]
@@ -59,6 +63,10 @@ impl MemStore {
         self.inner.read().map_err(|_| Error::new(ErrorKind::Store, "memory store: lock poisoned"))
     }
 
+    fn writer(&self) -> Result<MutexGuard<'_, ()>> {
+        self.writer.lock().map_err(|_| Error::new(ErrorKind::Store, "memory store: writer lock poisoned"))
+    }
+
     fn write_lock(&self) -> Result<RwLockWriteGuard<'_, Inner>> {
         self.inner.write().map_err(|_| Error::new(ErrorKind::Store, "memory store: lock poisoned"))
     }
@@ -74,18 +82,30 @@ impl MemStore {
     }
 }
 
+/// Validates a batch, naming the offending entry.
+fn validate_batch(entries: &[NewEntry]) -> Result<()> {
+    for (i, e) in entries.iter().enumerate() {
+        e.validate().map_err(|err| {
+            Error::new(err.kind(), format!("entry {} of the batch: {}", i + 1, err.message()))
+        })?;
+    }
+    Ok(())
+}
+
 impl Inner {
+    /// The stored entry equal in identity to `new`, if any.
+    fn same_as(&self, new: &NewEntry, hash: u64) -> Option<EntryId> {
+        let ids = self.by_identity.get(&hash)?;
+        ids.iter().copied().find(|id| self.entries.get(id).is_some_and(|e| new.same_identity(e)))
+    }
+
     fn insert(&mut self, new: &NewEntry) -> WriteOutcome {
         let hash = new.identity_hash();
-        if let Some(ids) = self.by_identity.get(&hash) {
-            for id in ids {
-                if let Some(existing) = self.entries.get_mut(id) {
-                    if new.same_identity(existing) {
-                        merge_origins(&mut existing.origins, &new.origins);
-                        return WriteOutcome::Deduplicated(*id);
-                    }
-                }
+        if let Some(id) = self.same_as(new, hash) {
+            if let Some(existing) = self.entries.get_mut(&id) {
+                merge_origins(&mut existing.origins, &new.origins);
             }
+            return WriteOutcome::Deduplicated(id);
         }
         self.next_id += 1;
         let id = EntryId(self.next_id);
@@ -133,15 +153,24 @@ impl Inner {
 
 impl ContentMemory for MemStore {
     fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
-        for (i, e) in entries.iter().enumerate() {
-            e.validate().map_err(|err| {
-                Error::new(err.kind(), format!("entry {} of the batch: {}", i + 1, err.message()))
-            })?;
-        }
+        validate_batch(entries)?;
+        let _writer = self.writer()?;
         let mut inner = self.write_lock()?;
         let outcomes = entries.iter().map(|e| inner.insert(e)).collect();
         inner.candidates.settle();
         Ok(outcomes)
+    }
+
+    fn begin(&self) -> Result<Box<dyn WriteSession + '_>> {
+        let writer = self.writer()?;
+        let next_id = self.read()?.next_id;
+        Ok(Box::new(MemSession {
+            store: self,
+            _writer: writer,
+            staged: Vec::new(),
+            pending: HashMap::new(),
+            next_id,
+        }))
     }
 
     fn get(&self, id: EntryId) -> Result<Option<Entry>> {
@@ -149,6 +178,7 @@ impl ContentMemory for MemStore {
     }
 
     fn delete(&self, id: EntryId) -> Result<bool> {
+        let _writer = self.writer()?;
         Ok(self.write_lock()?.remove(id))
     }
 
@@ -183,6 +213,7 @@ impl ContentMemory for MemStore {
     }
 
     fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>> {
+        q.validate()?;
         let words: Vec<String> =
             normalize_text(&q.words).split(' ').filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
         if words.is_empty() || q.limit == 0 {
@@ -256,6 +287,55 @@ impl VersionReader for MemStore {
     }
 }
 
+/// A [`WriteSession`] of the in-memory store: it stages the entries and applies them
+/// under the store's write lock at commit, so readers never see part of it. It holds the
+/// store's writer lock throughout, so the committed entries cannot change under it and
+/// the outcomes it predicts are the ones applying gives.
+struct MemSession<'a> {
+    store: &'a MemStore,
+    _writer: MutexGuard<'a, ()>,
+    /// Every entry written, in order: replayed at commit.
+    staged: Vec<NewEntry>,
+    /// The session's new entries by identity hash, for deduplication among them.
+    pending: HashMap<u64, Vec<Entry>>,
+    /// The last id handed out (the store's own at the start).
+    next_id: i64,
+}
+
+impl WriteSession for MemSession<'_> {
+    fn write(&mut self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
+        validate_batch(entries)?;
+        let inner = self.store.read()?;
+        let mut outcomes = Vec::with_capacity(entries.len());
+        for new in entries {
+            let hash = new.identity_hash();
+            let pending = self.pending.get(&hash).and_then(|es| es.iter().find(|e| new.same_identity(e)));
+            let outcome = match (inner.same_as(new, hash), pending) {
+                (Some(id), _) => WriteOutcome::Deduplicated(id),
+                (None, Some(e)) => WriteOutcome::Deduplicated(e.id),
+                (None, None) => {
+                    self.next_id += 1;
+                    let id = EntryId(self.next_id);
+                    self.pending.entry(hash).or_default().push(new.clone().into_entry(id));
+                    WriteOutcome::Inserted(id)
+                }
+            };
+            outcomes.push(outcome);
+        }
+        self.staged.extend_from_slice(entries);
+        Ok(outcomes)
+    }
+
+    fn commit(self: Box<Self>) -> Result<()> {
+        let mut inner = self.store.write_lock()?;
+        for new in &self.staged {
+            inner.insert(new);
+        }
+        inner.candidates.settle();
+        Ok(())
+    }
+}
+
 /// Wraps every case-insensitive occurrence of `words` in `text` in `[` `]`.
 pub fn highlight(text: &str, words: &[String]) -> String {
     let lower: Vec<char> = text.chars().flat_map(char::to_lowercase).collect();
@@ -287,4 +367,73 @@ pub fn highlight(text: &str, words: &[String]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::entry::{Origin, Variant};
+    use crate::run::Run;
+
+    fn pair(src: &str, tgt: &str, origin: Option<&str>) -> NewEntry {
+        let l = |t: &str| Locale::parse(t).unwrap();
+        let mut e = NewEntry::pair(
+            Variant::new(l("en"), vec![Run::text(src)]),
+            Variant::new(l("de"), vec![Run::text(tgt)]),
+        );
+        if let Some(p) = origin {
+            e.origins = vec![Origin {
+                project_id: p.to_owned(),
+                context_fingerprint: String::new(),
+                created_at: String::new(),
+            }];
+        }
+        e
+    }
+
+    #[test]
+    fn a_session_predicts_the_outcomes_it_applies() {
+        let store = MemStore::new();
+        store.write(&[pair("a", "b", Some("p1"))]).unwrap();
+        let mut session = store.begin().unwrap();
+        let out = session
+            .write(&[pair("a", "b", Some("p2")), pair("c", "d", None), pair("c", "d", Some("p3"))])
+            .unwrap();
+        assert_eq!(
+            out,
+            vec![
+                WriteOutcome::Deduplicated(EntryId(1)),
+                WriteOutcome::Inserted(EntryId(2)),
+                WriteOutcome::Deduplicated(EntryId(2))
+            ]
+        );
+        // Staged, not applied: readers see the old state, origins included.
+        assert_eq!(store.len(), 1);
+        assert_eq!(store.get(EntryId(1)).unwrap().unwrap().origins.len(), 1);
+        session.commit().unwrap();
+        assert_eq!(store.len(), 2);
+        assert_eq!(store.get(EntryId(1)).unwrap().unwrap().origins.len(), 2);
+        assert_eq!(store.get(EntryId(2)).unwrap().unwrap().origins.len(), 1);
+    }
+
+    #[test]
+    fn a_dropped_session_leaves_nothing_and_a_bad_batch_nothing_of_it() {
+        let store = MemStore::new();
+        store.write(&[pair("a", "b", None)]).unwrap();
+        {
+            let mut session = store.begin().unwrap();
+            session.write(&[pair("x", "y", None)]).unwrap();
+            let bad =
+                NewEntry { variants: vec![pair("z", "w", None).variants[0].clone()], ..NewEntry::default() };
+            assert!(session.write(&[pair("q", "r", None), bad]).is_err());
+        }
+        assert_eq!(store.len(), 1);
+        let mut session = store.begin().unwrap();
+        // The ids the dropped session handed out are free again.
+        assert_eq!(session.write(&[pair("x", "y", None)]).unwrap(), vec![WriteOutcome::Inserted(EntryId(2))]);
+        session.commit().unwrap();
+        assert_eq!(store.len(), 2);
+    }
 }

@@ -9,7 +9,13 @@
 //!
 //! - **Text** is literal. The five special characters are escaped with a backslash:
 //!   `\{`, `\}`, `\[`, `\]`, `\\`. Any other character after `\` is an error.
-//! - **Paired codes**: `{1}` is `PcOpen` with id `1`, `{/1}` its `PcClose`.
+//! - **Paired codes**: `{1}` is `PcOpen` with id `1`, `{/1}` its `PcClose`. They need
+//!   not balance, because the model does not require it: a `{/1}` with no unclosed
+//!   `{1}` before it is the end of a code opened before the segment (TMX's
+//!   `<it pos="end">`, XLIFF 2's isolated `<ec>`), and a `{1}` never closed is the start
+//!   of one closed after it. So `Click {/1}here{1}` is two unpaired codes, not a span
+//!   round `here`, and it is matched, adapted and written as such (TMX `<it>`), the
+//!   same as those runs read from a file.
 //! - **Placeholder**: `{1/}` is `Ph` with id `1`. **Sub-flow**: `[1]` is `Sub` with id `1`.
 //! - **Attributes** may follow the id, separated by spaces: `type`, `equiv` and `data`
 //!   (the [`Code`] fields `kind`, `equiv`, `data`), each at most once, in any order, with
@@ -686,6 +692,21 @@ mod tests {
             r#"{2/ type="printf" equiv="%s" data="%s"}"#
         );
         roundtrip(r#"Click {1 type="bold" data="<b>"}here{/1 data="</b>"}"#);
+    }
+
+    #[test]
+    fn unbalanced_codes_are_unpaired_halves() {
+        let runs = p("Click {/1}here{1}");
+        assert_eq!(
+            runs,
+            vec![
+                Run::text("Click "),
+                Run::PcClose(Code::new("1")),
+                Run::text("here"),
+                Run::PcOpen(Code::new("1")),
+            ]
+        );
+        assert_eq!(to_notation(&runs), "Click {/1}here{1}");
     }
 
     #[test]

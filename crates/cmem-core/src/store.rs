@@ -99,12 +99,45 @@ pub struct SearchQuery {
     pub locale: Locale,
     /// At most this many hits.
     pub limit: usize,
+    /// The longest `words` searched, in characters (default 10,000, as a lookup's
+    /// query): a search of every word of a long text costs the store one pass per word.
+    pub max_chars: usize,
 }
 
 impl SearchQuery {
     /// A search for `words` in `locale`, 20 hits at most.
     pub fn new(words: impl Into<String>, locale: Locale) -> Self {
-        SearchQuery { words: words.into(), locale, limit: 20 }
+        SearchQuery { words: words.into(), locale, limit: 20, max_chars: 10_000 }
+    }
+
+    /// Checks the query against its caps; every store calls it before searching.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidQuery`](crate::ErrorKind::InvalidQuery) for words longer than
+    /// [`max_chars`](Self::max_chars); the message quotes their beginning only.
+    pub fn validate(&self) -> Result<()> {
+        let chars = self.words.chars().count();
+        if chars > self.max_chars {
+            return Err(crate::Error::new(
+                crate::ErrorKind::InvalidQuery,
+                format!(
+                    "search of {chars} characters ({}) exceeds max_chars {}",
+                    self.quoted(),
+                    self.max_chars
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The words for a message: quoted, their first 40 characters only.
+    pub fn quoted(&self) -> String {
+        let head: String = self.words.chars().take(40).collect();
+        if head.len() < self.words.len() {
+            format!("{head:?}…")
+        } else {
+            format!("{head:?}")
+        }
     }
 }
 
@@ -132,11 +165,45 @@ pub struct Stats {
     pub size_bytes: Option<u64>,
 }
 
+/// Writes that readers see all at once, when committed, or never: what an import needs
+/// to be all or nothing (SPEC §11). Begun by [`ContentMemory::begin`].
+///
+/// # Implementer contract
+/// - Nothing written through a session is visible to any reader, of this store or of
+///   another process sharing its data, before [`commit`](WriteSession::commit) returns;
+///   after it, all of it is.
+/// - A session that is dropped without a commit, or whose process dies (a crash, a kill,
+///   a power loss), leaves the store as it was, without any clean-up step; a failed
+///   `commit` does too. Rolling back takes about the same time at any size.
+/// - A store has one writer at a time: [`begin`](ContentMemory::begin) waits (bounded)
+///   for another session or write to end instead of failing at once, and while a
+///   session is open, other writers wait for it. Writing through the store itself from
+///   the thread that holds a session therefore waits for that session: don't.
+/// - Deduplication (see [`ContentMemory`]) sees the committed entries and the session's
+///   own, never another writer's uncommitted ones. The outcomes' ids are final once the
+///   session commits.
+pub trait WriteSession {
+    /// Writes a batch of entries into the session: as [`ContentMemory::write`], but
+    /// visible only once the session commits.
+    ///
+    /// # Errors
+    /// An invalid entry (see [`NewEntry::validate`]) or a store failure; nothing of the
+    /// batch is then in the session, and the session may go on or be dropped.
+    fn write(&mut self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>>;
+
+    /// Makes everything written through the session visible at once, durably.
+    ///
+    /// # Errors
+    /// A store failure (a full disk, a lost file); nothing of the session is then stored.
+    fn commit(self: Box<Self>) -> Result<()>;
+}
+
 /// A content memory backend.
 ///
 /// # Implementer contract
 /// - `write` is atomic: all entries of a batch are stored, or none (and the error says
-///   why). An entry equal to a stored one in locales, runs, point and unit is not
+///   why). [`begin`](ContentMemory::begin) opens a [`WriteSession`] whose writes are
+///   atomic together; see its contract. An entry equal to a stored one in locales, runs, point and unit is not
 ///   duplicated: its new origins are appended ([`WriteOutcome::Deduplicated`]).
 /// - `candidates` offers the sink **every** stored key whose similarity with the query
 ///   key could reach the sink's current [`cutoff`](CandidateSink::cutoff) (a superset
@@ -170,6 +237,37 @@ pub trait ContentMemory: Send + Sync {
     /// An invalid entry (see [`NewEntry::validate`]) or a store failure; nothing of the
     /// batch is then stored.
     fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>>;
+
+    /// Opens a [`WriteSession`]: writes that become visible together when it commits,
+    /// and never when it is dropped or the process dies first.
+    ///
+    /// # Errors
+    /// Another writer held the store for longer than the store waits, or a store
+    /// failure (a read-only or damaged store, for one).
+    ///
+    /// # Examples
+    /// ```
+    /// use cmem_core::{ContentMemory, Locale, MemStore, NewEntry, Run, Variant};
+    ///
+    /// let store = MemStore::new();
+    /// let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
+    /// let entry = NewEntry::pair(
+    ///     Variant::new(en, vec![Run::text("Open")]),
+    ///     Variant::new(de, vec![Run::text("Öffnen")]),
+    /// );
+    /// let mut session = store.begin()?;
+    /// session.write(&[entry.clone()])?;
+    /// assert_eq!(store.stats()?.entries, 0); // not visible yet
+    /// drop(session); // rolled back
+    /// assert_eq!(store.stats()?.entries, 0);
+    ///
+    /// let mut session = store.begin()?;
+    /// session.write(&[entry])?;
+    /// session.commit()?;
+    /// assert_eq!(store.stats()?.entries, 1);
+    /// # Ok::<(), cmem_core::Error>(())
+    /// ```
+    fn begin(&self) -> Result<Box<dyn WriteSession + '_>>;
 
     /// One entry by id.
     ///
@@ -256,6 +354,9 @@ macro_rules! forward_store {
         impl<T: ContentMemory + ?Sized> ContentMemory for $ty {
             fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
                 (**self).write(entries)
+            }
+            fn begin(&self) -> Result<Box<dyn WriteSession + '_>> {
+                (**self).begin()
             }
             fn get(&self, id: EntryId) -> Result<Option<Entry>> {
                 (**self).get(id)

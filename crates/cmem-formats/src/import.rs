@@ -1,21 +1,19 @@
 //! Import into and export from any [`ContentMemory`].
 //!
 //! [`import()`] drives a reader ([`TmxReader`], [`KmbReader`], [`JsonlReader`]) into a
-//! store in batches ([`ImportOptions::batch_size`], one atomic `write` each), reporting
-//! [`Progress`] after every batch so a command-line tool can draw a bar.
+//! store in batches ([`ImportOptions::batch_size`]), reporting [`Progress`] after every
+//! batch so a command-line tool can draw a bar.
 //!
 //! # All or nothing
 //!
-//! SPEC §11 allows an import to be one transaction or to resume; this one is **one
-//! transaction**, built from the store trait: it remembers the id of every entry it
-//! inserted ([`WriteOutcome::Inserted`]) and, when it fails (a fatal read error, a
-//! store error, or the first problem with `strict`), deletes them again before
-//! returning the error. The store then holds the entries it held before. One limit,
-//! stated plainly: an imported entry equal to a stored one is not inserted but
-//! re-approves it (its new origins are appended, SPEC §3); the trait has no update
-//! operation to take appended origins back, so those stay, and the error says how many
-//! entries were re-approved. Entries without origins (most TMX and JSON Lines input)
-//! change nothing when they deduplicate.
+//! An import is **one transaction**: it opens one [`WriteSession`]
+//! ([`ContentMemory::begin`]), writes every batch through it and commits once at the
+//! end. Until then no reader sees any of it; when it fails (a fatal read error, a store
+//! error, a full disk, or the first problem with `strict`) the session is dropped
+//! uncommitted and the store holds what it held before, origins included; when the
+//! process dies, the store's own recovery forgets the uncommitted writes. Another
+//! writer waits for the import to end (the store's bounded wait), so an import never
+//! deduplicates onto, or undoes, another writer's entries.
 //!
 //! [`export()`] pages through [`ContentMemory::entries`] in id order into any
 //! [`EntrySink`] ([`TmxWriter`], [`KmbWriter`], [`JsonlWriter`]), optionally keeping only
@@ -25,7 +23,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
 
-use cmem_core::{ContentMemory, Entry, EntryId, Locale, NewEntry, WriteOutcome};
+use cmem_core::{ContentMemory, Entry, EntryId, Locale, NewEntry, WriteOutcome, WriteSession};
 
 use crate::error::{ErrorKind, Format, FormatError};
 use crate::item::Item;
@@ -63,6 +61,17 @@ pub fn format_of(path: &Path) -> Option<Format> {
         "xlf" | "xliff" | "sdlxliff" | "mqxliff" => Some(Format::Xliff),
         _ => None,
     }
+}
+
+/// The locale of the first variant of `entry` whose segment is empty or only white
+/// space (text alone, no inline code): such an entry is a problem, not stored, since
+/// every empty query would match it exactly.
+pub fn blank_variant(entry: &NewEntry) -> Option<&Locale> {
+    entry
+        .variants
+        .iter()
+        .find(|v| cmem_core::run::text_only(&v.runs).is_some_and(|t| t.trim().is_empty()))
+        .map(|v| &v.locale)
 }
 
 /// A reader that an import can drive: items, and how many input bytes it has read.
@@ -131,11 +140,37 @@ pub struct ImportReport {
     pub problems: Vec<FormatError>,
 }
 
-/// Imports everything `source` yields into `store`; see the [module docs](self).
+/// Imports everything `source` yields into `store` in one [`WriteSession`]; see the
+/// [module docs](self).
 ///
 /// # Errors
-/// The reader's fatal error, a store error, or with `strict` the first problem; the
-/// entries this import inserted have then been deleted again.
+/// The reader's fatal error, a store error (among them: another writer held the store
+/// for longer than it waits), or with `strict` the first problem; nothing of the import
+/// is then stored.
+///
+/// # Examples
+/// ```
+/// use cmem_core::{ContentMemory, MemStore};
+/// use cmem_formats::{import, ImportOptions, JsonlOptions, JsonlReader};
+///
+/// let store = MemStore::new();
+/// let mut options = JsonlOptions::default();
+/// options.source_locale = Some(cmem_core::Locale::parse("en")?);
+/// options.target_locale = Some(cmem_core::Locale::parse("de")?);
+/// let input = "{\"source\":\"Open\",\"target\":\"Öffnen\"}\n{\"broken\n";
+/// let reader = JsonlReader::new(input.as_bytes(), options.clone(), None);
+/// let report = import(&store, reader, &ImportOptions::default(), &mut |_| {})?;
+/// assert_eq!((report.progress.inserted, report.progress.problems), (1, 1));
+///
+/// // With `strict`, the first problem fails the import, and nothing of it stays.
+/// let mut strict = ImportOptions::default();
+/// strict.strict = true;
+/// let input = "{\"source\":\"Save\",\"target\":\"Sichern\"}\n{\"broken\n";
+/// let reader = JsonlReader::new(input.as_bytes(), options, None);
+/// assert!(import(&store, reader, &strict, &mut |_| {}).is_err());
+/// assert_eq!(store.stats()?.entries, 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn import<S: ItemSource>(
     store: &dyn ContentMemory,
     mut source: S,
@@ -143,7 +178,7 @@ pub fn import<S: ItemSource>(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<ImportReport, FormatError> {
     let mut report = ImportReport::default();
-    let mut inserted: Vec<EntryId> = Vec::new();
+    let mut session: Box<dyn WriteSession + '_> = store.begin().map_err(FormatError::store)?;
     let mut batch: Vec<NewEntry> = Vec::with_capacity(options.batch_size.clamp(1, 100_000));
     let batch_size = options.batch_size.max(1);
     let result = (|| -> Result<(), FormatError> {
@@ -164,7 +199,13 @@ pub fn import<S: ItemSource>(
                 }
                 Some(Ok(Item::Entry(e))) => {
                     report.progress.read += 1;
-                    match e.validate() {
+                    let blank = blank_variant(&e).map(|l| {
+                        cmem_core::Error::new(
+                            cmem_core::ErrorKind::InvalidEntry,
+                            format!("the {l} segment is empty or only white space"),
+                        )
+                    });
+                    match blank.map_or_else(|| e.validate(), Err) {
                         Ok(()) => batch.push(e),
                         Err(err) => {
                             let p = FormatError::new(Format::Store, ErrorKind::InvalidEntry, err.to_string())
@@ -181,13 +222,10 @@ pub fn import<S: ItemSource>(
                 }
             }
             if batch.len() >= batch_size || (end && !batch.is_empty()) {
-                let outcomes = store.write(&batch).map_err(FormatError::store)?;
+                let outcomes = session.write(&batch).map_err(FormatError::store)?;
                 for o in outcomes {
                     match o {
-                        WriteOutcome::Inserted(id) => {
-                            inserted.push(id);
-                            report.progress.inserted += 1;
-                        }
+                        WriteOutcome::Inserted(_) => report.progress.inserted += 1,
                         WriteOutcome::Deduplicated(_) => report.progress.deduplicated += 1,
                     }
                 }
@@ -202,52 +240,10 @@ pub fn import<S: ItemSource>(
             }
         }
     })();
-    match result {
-        Ok(()) => Ok(report),
-        Err(e) => Err(roll_back(store, &inserted, report.progress.deduplicated, e)),
-    }
-}
-
-/// Deletes what an import inserted; returns the error to report.
-fn roll_back(
-    store: &dyn ContentMemory,
-    inserted: &[EntryId],
-    deduplicated: u64,
-    cause: FormatError,
-) -> FormatError {
-    for id in inserted.iter().rev() {
-        if let Err(e) = store.delete(*id) {
-            return FormatError::new(
-                Format::Store,
-                ErrorKind::Store,
-                format!(
-                    "import failed ({cause}) and rolling it back failed too at entry {id}: {e}; \
-                     {} inserted entries may remain",
-                    inserted.len()
-                ),
-            );
-        }
-    }
-    if deduplicated > 0 {
-        let message = format!(
-            "{}; import rolled back ({} inserted entries deleted; {deduplicated} re-approved entries keep \
-             the origins it appended)",
-            cause.message(),
-            inserted.len()
-        );
-        // Keep the cause's kind and position; add what the rollback did.
-        let mut e = FormatError::new(cause.format(), cause.kind(), message).in_file(cause.file());
-        if let (Some(l), Some(c)) = (cause.line(), cause.column()) {
-            e = e.at(l, c);
-        } else if let Some(l) = cause.line() {
-            e = e.at_line(l);
-        }
-        if let Some(n) = cause.entry() {
-            e = e.for_entry(n, cause.entry_id());
-        }
-        return e;
-    }
-    cause
+    // On an error the session is dropped here uncommitted: nothing of it stays.
+    result?;
+    session.commit().map_err(FormatError::store)?;
+    Ok(report)
 }
 
 /// Where an export writes: any of the streaming writers.
@@ -296,6 +292,41 @@ mod tests {
         assert_eq!(format_of(Path::new("x.xlf")), Some(Format::Xliff));
         assert_eq!(format_of(Path::new("de.po")), Some(Format::Po));
         assert_eq!(format_of(Path::new("noext")), None);
+    }
+
+    #[test]
+    fn blank_segments_are_located_problems_not_entries() {
+        let store = cmem_core::MemStore::new();
+        let options = crate::JsonlOptions {
+            source_locale: Locale::parse("en").ok(),
+            target_locale: Locale::parse("de").ok(),
+            file_name: "m.jsonl".to_owned(),
+            ..crate::JsonlOptions::default()
+        };
+        let input = "{\"source\":\"Open\",\"target\":\"Öffnen\"}\n{\"source\":\"\",\"target\":\"Leer\"}\n\
+                     {\"source\":\"Blank\",\"target\":\" \\t \"}\n";
+        let reader = JsonlReader::new(input.as_bytes(), options, None);
+        let report = import(&store, reader, &ImportOptions::default(), &mut |_| {});
+        let report = report.unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!((report.progress.inserted, report.progress.problems), (1, 2));
+        let lines: Vec<_> = report.problems.iter().map(|p| (p.line(), p.to_string())).collect();
+        assert_eq!(lines[0].0, Some(2), "{lines:?}");
+        assert!(lines[0].1.contains("the en segment is empty or only white space"), "{lines:?}");
+        assert_eq!(lines[1].0, Some(3), "{lines:?}");
+        assert!(lines[1].1.contains("the de segment"), "{lines:?}");
+
+        let tmx = r#"<tmx version="1.4"><header srclang="en" datatype="plaintext"/><body>
+<tu><tuv xml:lang="en"><seg>Save</seg></tuv><tuv xml:lang="de"><seg>  </seg></tuv></tu>
+<tu><tuv xml:lang="en"><seg><ph x="1">%s</ph></seg></tuv><tuv xml:lang="de"><seg><ph x="1">%s</ph></seg></tuv></tu>
+</body></tmx>"#;
+        let reader = TmxReader::new(tmx.as_bytes(), crate::TmxOptions::default())
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        let report = import(&store, reader, &ImportOptions::default(), &mut |_| {});
+        let report = report.unwrap_or_else(|e| unreachable!("{e}"));
+        // A segment of codes alone is not blank.
+        assert_eq!((report.progress.inserted, report.progress.problems), (1, 1));
+        assert_eq!(report.problems[0].line(), Some(2), "{:?}", report.problems);
+        assert!(report.problems[0].to_string().contains("the de <seg> is empty"), "{:?}", report.problems);
     }
 }
 

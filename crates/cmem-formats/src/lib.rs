@@ -23,6 +23,7 @@
 //! | [`weblate`] | Weblate's translation-memory JSON ([`WeblateReader`], [`WeblateWriter`]) |
 //! | [`xliff_in`] | [`XliffReader`]: the translated segments of an XLIFF document as entries |
 //! | [`import`](mod@import) | [`import()`] and [`export()`] over any [`ContentMemory`](cmem_core::ContentMemory) |
+//! | [`output`] | [`OutputFile`]: `-o FILE` replaced atomically, written through links and to devices |
 //! | [`error`] | [`FormatError`], one error type for fatal errors and problems |
 //!
 //! No input makes a reader panic: property tests feed arbitrary bytes and mutated real
@@ -54,6 +55,7 @@ pub mod inline;
 pub mod item;
 pub mod jsonl;
 pub mod kmb;
+pub mod output;
 pub mod po;
 pub mod recycle;
 pub mod tmx;
@@ -68,14 +70,15 @@ pub use analyze::{
 };
 pub use error::{ErrorKind, Format, FormatError};
 pub use import::{
-    export, filter_entry, format_of, import, open_input, EntrySink, ExportOptions, ImportOptions,
-    ImportReport, ItemSource, Progress,
+    blank_variant, export, filter_entry, format_of, import, open_input, EntrySink, ExportOptions,
+    ImportOptions, ImportReport, ItemSource, Progress,
 };
 pub use ingest::{BoxedInput, Ingest, IngestOptions, IngestStatus, Input};
 pub use inline::Level;
 pub use item::{collect_items, Item};
 pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};
 pub use kmb::{KmbReader, KmbWriter};
+pub use output::OutputFile;
 pub use po::{analyze_po, recycle_po, recycle_po_file, PoOptions, PoReader, PoTally, PoWriter};
 pub use recycle::{recycle, recycle_document, recycle_file, RecycleOptions, RecycleReport};
 pub use tmx::{TmxHeader, TmxOptions, TmxReader, TmxWriteOptions, TmxWriter};

@@ -27,8 +27,9 @@
 //! ambiguous exact match (two stored answers, no point) scores below 1.0, so it never
 //! fills at a fill threshold of 1.0 and is never marked exact.
 //!
-//! [`recycle_file`] writes through a temporary file in the output's directory and
-//! renames it into place: an error never leaves a half-written output.
+//! [`recycle_file`] writes its output as an [`OutputFile`](crate::output::OutputFile):
+//! a temporary file in the output's directory renamed into place, so an error never
+//! leaves a half-written output; a link is written through, a device directly.
 //!
 //! Vendor status extensions (`sdl:seg conf`, `mq:status`, `memsource:` attributes) are
 //! copied as they are: recycle writes only the standard state.
@@ -518,26 +519,17 @@ pub fn recycle_file(
     Ok(report)
 }
 
-/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
+/// Writes `bytes` to `path` as an [`OutputFile`](crate::output::OutputFile): a regular
+/// file is replaced atomically (its mode kept), a link written through, a device written
+/// directly.
 ///
 /// # Errors
-/// I/O; the temporary file is removed and `path` left as it was.
+/// I/O, or a file the user may not write; the temporary file is removed and `path` left
+/// as it was.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FormatError> {
-    let out_name = path.display().to_string();
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{file_name}.cmem-{}.tmp", std::process::id()));
-    let result = (|| -> std::io::Result<()> {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    result.map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        FormatError::io(Format::Xliff, "cannot write", e).in_file(out_name)
-    })
+    let result = crate::output::OutputFile::create(path).and_then(|mut out| {
+        out.write_all(bytes)?;
+        out.commit()
+    });
+    result.map_err(|e| FormatError::io(Format::Xliff, "cannot write", e).in_file(path.display().to_string()))
 }

@@ -13,8 +13,13 @@
 //!   first use ([`cmem_core::GramIndex`], the same as the in-memory store's), so lookups
 //!   rank exactly as on every other store; without it, from FTS5 and a length
 //!   pre-filter.
-//! - Writes are one transaction per batch; entries equal in identity are not
-//!   duplicated, their origins are appended.
+//! - Writes are one transaction per batch, or per [`WriteSession`](cmem_core::WriteSession)
+//!   (an import), taking the write lock up front (`BEGIN IMMEDIATE`) and waiting,
+//!   bounded, for another writer ([`SqliteOptions::write_wait`], [`WaitHook`]); entries
+//!   equal in identity are not duplicated, their origins are appended.
+//! - [`SqliteOptions`] say whether an open may create the file, whether it is read-only
+//!   (then nothing in or beside the file is created or changed) and whether a write open
+//!   first checks the file for damage.
 //!
 //! ```
 //! use cmem_core::{lookup, ContentMemory, Locale, LookupRequest, NewEntry, Run, Variant};
@@ -36,7 +41,11 @@
 
 mod cache;
 mod error;
+mod lock;
 mod migrate;
+mod options;
+mod session;
 mod store;
 
-pub use store::{SqliteOptions, SqliteStore};
+pub use options::{SqliteOptions, WaitHook};
+pub use store::SqliteStore;

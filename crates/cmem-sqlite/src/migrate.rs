@@ -10,6 +10,8 @@ use cmem_core::{Error, ErrorKind, Keys, Result, KEY_VERSION};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::{corrupt, Context};
+use crate::lock::Immediate;
+use crate::options::SqliteOptions;
 
 /// Indexes variant `?1`'s keys `?2`–`?4` (as [`stored_keys`]) in the trigram table: on
 /// write and on re-keying.
@@ -98,23 +100,25 @@ fn set_meta(conn: &Connection, path: &str, key: &str, value: u32) -> Result<()> 
 }
 
 /// Brings the schema to `target` (≤ [`SCHEMA_VERSION`]), one transaction per migration,
-/// then re-keys when the recorded key version differs from [`KEY_VERSION`].
+/// then re-keys when the recorded key version differs from [`KEY_VERSION`]. Each step
+/// holds the write lock and looks again at the version under it, so two programs
+/// opening a new or old database at once migrate it once.
 ///
 /// # Errors
 /// A database newer than this program ([`ErrorKind::Schema`]), a read-only database
-/// that needs upgrading, or a failed migration (whose transaction is rolled back: the
-/// database stays at the last completed version).
-pub(crate) fn migrate(conn: &mut Connection, path: &str, target: u32, read_only: bool) -> Result<()> {
+/// that needs upgrading or re-keying, or a failed migration (whose transaction is
+/// rolled back: the database stays at the last completed version).
+pub(crate) fn migrate(conn: &mut Connection, path: &str, target: u32, options: &SqliteOptions) -> Result<()> {
     let current = schema_version(conn, path)?;
     refuse_newer(path, current)?;
-    if current < target && read_only {
-        return Err(Error::new(
-            ErrorKind::Schema,
-            format!("sqlite store {path}: opened read-only at schema version {current}, needs upgrading to {target}"),
-        ));
+    if options.read_only {
+        return check_read_only(conn, path, current, target);
     }
     for m in MIGRATIONS.iter().filter(|m| m.version > current && m.version <= target) {
-        let tx = conn.transaction().ctx(path, "starting a migration")?;
+        let tx = Immediate::begin(conn, path, options)?;
+        if schema_version(&tx, path)? >= m.version {
+            continue;
+        }
         for sql in m.sql(Dialect::Sqlite) {
             tx.execute_batch(&sql).ctx(path, &format!("migration {} ({})", m.version, m.description))?;
         }
@@ -122,14 +126,49 @@ pub(crate) fn migrate(conn: &mut Connection, path: &str, target: u32, read_only:
         if m.version == 1 {
             set_meta(&tx, path, META_KEY_VERSION, KEY_VERSION)?;
         }
-        tx.commit().ctx(path, &format!("committing migration {}", m.version))?;
+        tx.commit(path, || format!("committing migration {}", m.version))?;
     }
-    if target < SCHEMA_VERSION || read_only {
+    if target < SCHEMA_VERSION {
         return Ok(());
     }
     let keys = meta_u32(conn, path, META_KEY_VERSION)?;
     if keys != Some(KEY_VERSION) {
-        rekey(conn, path)?;
+        rekey(conn, path, options)?;
+    }
+    Ok(())
+}
+
+/// What a read-only open accepts: a database at `target` whose keys are of
+/// [`KEY_VERSION`]. Anything else needs writing, which it may not do: refused, saying
+/// what would fix it.
+fn check_read_only(conn: &Connection, path: &str, current: u32, target: u32) -> Result<()> {
+    if current == 0 {
+        return Err(Error::new(
+            ErrorKind::Schema,
+            format!(
+                "sqlite store {path}: not a cmem memory (an empty database); opened read-only, left as it is"
+            ),
+        ));
+    }
+    if current < target {
+        return Err(Error::new(
+            ErrorKind::Schema,
+            format!(
+                "sqlite store {path}: opened read-only at schema version {current}, needs upgrading to \
+                 {target}; open it once for writing to upgrade it"
+            ),
+        ));
+    }
+    let keys = meta_u32(conn, path, META_KEY_VERSION)?;
+    if target == SCHEMA_VERSION && keys != Some(KEY_VERSION) {
+        let found = keys.map_or_else(|| "none".to_owned(), |k| k.to_string());
+        return Err(Error::new(
+            ErrorKind::Schema,
+            format!(
+                "sqlite store {path}: its matching keys are of version {found}, this program derives version \
+                 {KEY_VERSION}; opened read-only, it cannot be re-keyed: open it once for writing to re-key it"
+            ),
+        ));
     }
     Ok(())
 }
@@ -146,13 +185,17 @@ pub(crate) fn create_at(conn: &mut Connection, path: &str, version: u32) -> Resu
     if schema_version(conn, path)? != 0 {
         return Err(Error::new(ErrorKind::Schema, format!("sqlite store {path}: the database is not empty")));
     }
-    migrate(conn, path, version, false)
+    migrate(conn, path, version, &SqliteOptions::default())
 }
 
 /// Re-derives every variant's keys from its runs and rebuilds both FTS5 tables, in one
 /// transaction; records [`KEY_VERSION`].
-fn rekey(conn: &mut Connection, path: &str) -> Result<()> {
-    let tx = conn.transaction().ctx(path, "starting to re-key")?;
+fn rekey(conn: &mut Connection, path: &str, options: &SqliteOptions) -> Result<()> {
+    let tx = Immediate::begin(conn, path, options)?;
+    if meta_u32(&tx, path, META_KEY_VERSION)? == Some(KEY_VERSION) {
+        // Another program re-keyed it while this one waited for the lock.
+        return Ok(());
+    }
     let rows: Vec<(i64, String)> = {
         let mut stmt = tx.prepare("SELECT id, runs FROM tm_variants").ctx(path, "re-keying")?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).ctx(path, "re-keying")?;
@@ -179,5 +222,5 @@ fn rekey(conn: &mut Connection, path: &str) -> Result<()> {
     tx.execute("INSERT INTO tm_variant_search (tm_variant_search) VALUES ('rebuild')", [])
         .ctx(path, "re-keying: rebuilding the search index")?;
     set_meta(&tx, path, META_KEY_VERSION, KEY_VERSION)?;
-    tx.commit().ctx(path, "committing the re-keying")
+    tx.commit(path, || "committing the re-keying".to_owned())
 }

@@ -701,6 +701,9 @@ impl ContentMemory for FileStore {
     fn write(&self, entries: &[NewEntry]) -> cmem_core::Result<Vec<WriteOutcome>> {
         self.store.write(entries)
     }
+    fn begin(&self) -> cmem_core::Result<Box<dyn cmem_core::WriteSession + '_>> {
+        self.store.begin()
+    }
     fn get(&self, id: EntryId) -> cmem_core::Result<Option<cmem_core::Entry>> {
         self.store.get(id)
     }
@@ -873,4 +876,214 @@ fn entries_pages_equal_memstore() {
     }
     assert_eq!(pages, 11);
     assert!(sql.entries(None, 0).unwrap().is_empty());
+}
+
+#[test]
+fn a_session_is_seen_whole_at_commit_or_never() {
+    let dir = TempDir::new("session");
+    let path = dir.path("s.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store.write(&[pair("Keep the file", "Datei behalten")]).unwrap();
+    let other = SqliteStore::open_with(&path, SqliteOptions::default().read_only(true)).unwrap();
+    let q = "Keep the files";
+    assert_eq!(summarize(&store, q, &opts()).len(), 1);
+
+    // Dropped uncommitted: nothing stays, for this store, another reader or a reopen.
+    let mut session = store.begin().unwrap();
+    let out = session.write(&[pair("Keep the file now", "Datei jetzt behalten")]).unwrap();
+    assert!(matches!(out[0], WriteOutcome::Inserted(_)));
+    assert_eq!(store.stats().unwrap().entries, 1);
+    assert_eq!(other.stats().unwrap().entries, 1);
+    assert_eq!(summarize(&store, q, &opts()).len(), 1, "the cache learnt of an uncommitted entry");
+    drop(session);
+    assert_eq!(store.stats().unwrap().entries, 1);
+    assert_eq!(summarize(&store, q, &opts()).len(), 1);
+
+    // A batch that fails leaves the session as it was; the session goes on.
+    let mut session = store.begin().unwrap();
+    session.write(&[pair("Keep the file now", "Datei jetzt behalten")]).unwrap();
+    let bad = NewEntry { variants: vec![Variant::new(loc("en"), runs("x"))], ..NewEntry::default() };
+    let err = session.write(&[pair("Keep the files", "Dateien behalten"), bad]).unwrap_err();
+    assert!(err.to_string().contains("entry 2 of the batch"), "{err}");
+    // Deduplication sees the session's own entries.
+    let again = session.write(&[pair("Keep the file now", "Datei jetzt behalten")]).unwrap();
+    assert!(matches!(again[0], WriteOutcome::Deduplicated(_)), "{again:?}");
+    session.commit().unwrap();
+    assert_eq!(store.stats().unwrap().entries, 2);
+    assert_eq!(other.stats().unwrap().entries, 2);
+    assert_eq!(summarize(&store, q, &opts()).len(), 2);
+    assert_eq!(summarize(&other, q, &opts()).len(), 2);
+}
+
+#[test]
+fn an_in_memory_session_feeds_the_cache_at_commit_only() {
+    let store = SqliteStore::open_in_memory().unwrap();
+    store.write(&[pair("Keep the file", "Datei behalten")]).unwrap();
+    let q = "Keep the files";
+    assert_eq!(summarize(&store, q, &opts()).len(), 1);
+    {
+        let mut session = store.begin().unwrap();
+        session.write(&[pair("Keep the file now", "Datei jetzt behalten")]).unwrap();
+    }
+    assert_eq!(summarize(&store, q, &opts()).len(), 1);
+    let mut session = store.begin().unwrap();
+    session.write(&[pair("Keep the file now", "Datei jetzt behalten")]).unwrap();
+    session.commit().unwrap();
+    assert_eq!(summarize(&store, q, &opts()).len(), 2);
+}
+
+#[test]
+fn a_second_writer_waits_and_says_so() {
+    let dir = TempDir::new("wait");
+    let path = dir.path("w.db");
+    let first = SqliteStore::open(&path).unwrap();
+    let told = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&told);
+    let hook = cmem_sqlite::WaitHook::new(move |_| {
+        seen.fetch_add(1, Ordering::SeqCst);
+        true
+    });
+    let second = SqliteStore::open_with(&path, SqliteOptions::default().on_wait(hook)).unwrap();
+    let mut session = first.begin().unwrap();
+    session.write(&sample_entries()[..100]).unwrap();
+    std::thread::scope(|s| {
+        let waiter = s.spawn(|| second.write(&sample_entries()[100..150]));
+        std::thread::sleep(std::time::Duration::from_millis(800));
+        // (`second` is busy waiting on its connection; `first` reads on its own.)
+        assert_eq!(first.stats().unwrap().entries, 0, "a reader saw an uncommitted session");
+        session.commit().unwrap();
+        let out = waiter.join().unwrap().unwrap();
+        assert_eq!(out.len(), 50);
+    });
+    assert!(told.load(Ordering::SeqCst) >= 2, "the wait hook was not called");
+    assert_eq!(first.stats().unwrap().entries, 150);
+
+    // A bounded wait: a writer held up longer fails with a clear error.
+    let third = SqliteStore::open_with(
+        &path,
+        SqliteOptions::default().write_wait(std::time::Duration::from_millis(300)),
+    )
+    .unwrap();
+    let session = first.begin().unwrap();
+    let started = std::time::Instant::now();
+    let err = third.write(&[pair("Late", "Spät")]).unwrap_err();
+    assert!(started.elapsed() < std::time::Duration::from_secs(3));
+    assert!(err.to_string().contains("gave up waiting") && err.to_string().contains("w.db"), "{err}");
+    // A hook that says stop ends the wait at once.
+    let quitter = SqliteStore::open_with(
+        &path,
+        SqliteOptions::default().on_wait(cmem_sqlite::WaitHook::new(|_| false)),
+    )
+    .unwrap();
+    assert!(quitter.begin().is_err());
+    drop(session);
+    third.write(&[pair("Late", "Spät")]).unwrap();
+    assert_eq!(first.stats().unwrap().entries, 151);
+}
+
+#[test]
+fn a_full_disk_fails_a_session_and_keeps_the_old_state() {
+    let dir = TempDir::new("fullsession");
+    let path = dir.path("f.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store.write(&sample_entries()[..50]).unwrap();
+    let pages = store.stats().unwrap().size_bytes.unwrap() / 4096;
+    store.set_max_page_count(pages + 4).unwrap();
+    let mut session = store.begin().unwrap();
+    let mut failed = None;
+    for chunk in sample_entries()[50..].chunks(20) {
+        if let Err(e) = session.write(chunk) {
+            failed = Some(e);
+            break;
+        }
+    }
+    let err = match failed {
+        Some(e) => {
+            drop(session);
+            e
+        }
+        None => session.commit().unwrap_err(),
+    };
+    assert_eq!(err.kind(), ErrorKind::Store, "{err}");
+    assert_eq!(store.stats().unwrap().entries, 50);
+    drop(store);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(check, "ok");
+}
+
+#[test]
+fn empty_files_and_damaged_databases_are_refused_untouched() {
+    let dir = TempDir::new("refuse");
+    let empty = dir.path("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    for options in [SqliteOptions::default().create(false), SqliteOptions::default().read_only(true)] {
+        let err = SqliteStore::open_with(&empty, options).unwrap_err();
+        assert!(err.to_string().contains("not a cmem memory"), "{err}");
+    }
+    assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
+    let listed = |dir: &TempDir| {
+        let mut v: Vec<_> = std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name()).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(listed(&dir).len(), 1, "{:?}", listed(&dir));
+
+    // Neither a read-only open nor a no-create open makes a file.
+    let missing = dir.path("missing.db");
+    assert!(SqliteStore::open_with(&missing, SqliteOptions::default().read_only(true)).is_err());
+    assert!(SqliteStore::open_with(&missing, SqliteOptions::default().create(false)).is_err());
+    assert!(!missing.exists());
+
+    // Damage in a table page: reads may still work, writes are refused before anything changes.
+    let path = dir.path("d.db");
+    {
+        let store = SqliteStore::open(&path).unwrap();
+        store.write(&sample_entries()[..400]).unwrap();
+    }
+    let mut bytes = std::fs::read(&path).unwrap();
+    let n = bytes.len();
+    for (i, b) in bytes[n / 2..n / 2 + 8192].iter_mut().enumerate() {
+        *b = (i as u8).wrapping_mul(91);
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let err = SqliteStore::open(&path).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Corrupt, "{err}");
+    assert!(err.to_string().contains("damaged") && err.to_string().contains("writes refused"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+}
+
+#[test]
+fn a_read_only_open_of_old_keys_says_how_to_upgrade() {
+    let dir = TempDir::new("rokeys");
+    let path = dir.path("k.db");
+    {
+        let store = SqliteStore::open(&path).unwrap();
+        store.write(&[pair("Keep", "Behalten")]).unwrap();
+    }
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute("UPDATE tm_meta SET value = '0' WHERE key = 'key_version'", []).unwrap();
+    drop(conn);
+    let before = std::fs::read(&path).unwrap();
+    let err = SqliteStore::open_with(&path, SqliteOptions::default().read_only(true)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Schema);
+    assert!(err.to_string().contains("open it once for writing to re-key it"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    // Opened for writing, it is re-keyed, and then reads work read-only.
+    drop(SqliteStore::open(&path).unwrap());
+    let store = SqliteStore::open_with(&path, SqliteOptions::default().read_only(true)).unwrap();
+    assert_eq!(store.stats().unwrap().entries, 1);
+}
+
+#[test]
+fn two_new_stores_opened_at_once_migrate_once() {
+    let dir = TempDir::new("race");
+    let path = dir.path("r.db");
+    std::thread::scope(|s| {
+        let a = s.spawn(|| SqliteStore::open(&path).map(|st| st.write(&[pair("A one", "A eins")])));
+        let b = s.spawn(|| SqliteStore::open(&path).map(|st| st.write(&[pair("B one", "B eins")])));
+        a.join().unwrap().unwrap().unwrap();
+        b.join().unwrap().unwrap().unwrap();
+    });
+    assert_eq!(SqliteStore::open(&path).unwrap().stats().unwrap().entries, 2);
 }

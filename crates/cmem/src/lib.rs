@@ -32,7 +32,7 @@ mod address;
 mod memory;
 
 pub use address::Address;
-pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
+pub use memory::{rule_set_name, Memory, OpenOptions, WaitFn, RECOGNIZER_META};
 
 pub use cmem_core::{
     lookup, prepare_query, ContentMemory, Entry, EntryId, Error, ErrorKind, Locale, LookupOptions,

@@ -1,6 +1,8 @@
 //! [`Memory`]: a memory opened by address, whatever store holds it.
 
 use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
 
 use cmem_core::{
     lookup, ContentMemory, Error, ErrorKind, LookupRequest, Match, MemStore, Recognizer, Result,
@@ -12,8 +14,12 @@ use crate::address::Address;
 /// recorded ([`ContentMemory::meta`]).
 pub const RECOGNIZER_META: &str = "recognizer";
 
+/// Called while a write waits for another writer's lock, with the time waited so far;
+/// returns false to give up (the write then fails).
+pub type WaitFn = Arc<dyn Fn(Duration) -> bool + Send + Sync>;
+
 /// How [`Memory::open_with`] opens a memory.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct OpenOptions {
     /// Create the memory when it does not exist (default false: a missing memory is an
@@ -25,6 +31,23 @@ pub struct OpenOptions {
     /// candidate index (default false). A short-lived process making one lookup saves
     /// building the index; long-lived ones should leave it off.
     pub sql_candidates: bool,
+    /// How long a write waits for another writer before it fails (`None`: the store's
+    /// default, 60 s for SQLite).
+    pub write_wait: Option<Duration>,
+    /// Told about a long wait for another writer; may give up.
+    pub on_wait: Option<WaitFn>,
+}
+
+impl fmt::Debug for OpenOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenOptions")
+            .field("create", &self.create)
+            .field("read_only", &self.read_only)
+            .field("sql_candidates", &self.sql_candidates)
+            .field("write_wait", &self.write_wait)
+            .field("on_wait", &self.on_wait.as_ref().map(|_| ".."))
+            .finish()
+    }
 }
 
 impl OpenOptions {
@@ -51,6 +74,20 @@ impl OpenOptions {
     #[must_use]
     pub fn sql_candidates(mut self, on: bool) -> Self {
         self.sql_candidates = on;
+        self
+    }
+
+    /// Sets [`write_wait`](Self::write_wait).
+    #[must_use]
+    pub fn write_wait(mut self, wait: Duration) -> Self {
+        self.write_wait = Some(wait);
+        self
+    }
+
+    /// Sets [`on_wait`](Self::on_wait).
+    #[must_use]
+    pub fn on_wait(mut self, hook: WaitFn) -> Self {
+        self.on_wait = Some(hook);
         self
     }
 }
@@ -222,14 +259,24 @@ fn open_sqlite(
     address: &Address,
     options: &OpenOptions,
 ) -> Result<Box<dyn ContentMemory>> {
-    use cmem_sqlite::{SqliteOptions, SqliteStore};
+    use cmem_sqlite::{SqliteOptions, SqliteStore, WaitHook};
     if path.is_dir() {
         return Err(Error::new(ErrorKind::Store, format!("memory {address} is a directory")));
     }
     if !options.create && !path.exists() {
         return Err(Error::new(ErrorKind::Store, format!("no memory at {address}")));
     }
-    let sqlite = SqliteOptions::default().read_only(options.read_only).gram_index(!options.sql_candidates);
+    let mut sqlite = SqliteOptions::default()
+        .read_only(options.read_only)
+        .create(options.create && !options.read_only)
+        .gram_index(!options.sql_candidates);
+    if let Some(wait) = options.write_wait {
+        sqlite = sqlite.write_wait(wait);
+    }
+    if let Some(hook) = &options.on_wait {
+        let hook = Arc::clone(hook);
+        sqlite = sqlite.on_wait(WaitHook::new(move |waited| hook(waited)));
+    }
     Ok(Box::new(SqliteStore::open_with(path, sqlite)?))
 }
 

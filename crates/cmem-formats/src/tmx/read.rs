@@ -431,6 +431,11 @@ impl<R: Read> TmxReader<R> {
                 entry.variants.push(cmem_core::Variant::new(tuv.locale, tuv.runs));
             }
             entry.metadata = metadata_override.unwrap_or(metadata);
+            if let Some(l) = crate::import::blank_variant(&entry).cloned() {
+                let message = format!("the {l} <seg> is empty or only white space; no entry was made");
+                self.problem(&mut ctx, ErrorKind::MissingSegment, message, start);
+                entry.variants.clear();
+            }
         }
         let strict = self.options.strict;
         for p in ctx.problems {

@@ -1,0 +1,153 @@
+//! [`SqliteOptions`]: how a [`SqliteStore`](crate::SqliteStore) is opened.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Options of [`SqliteStore::open_with`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SqliteOptions {
+    /// Serve fuzzy candidates from the in-process trigram index (built per source
+    /// locale on first use, kept in sync on write). Default true. When false, candidates
+    /// come from SQL: the FTS5 trigram table first (best first, so the cut-off rises),
+    /// then the length pre-filter for completeness.
+    pub gram_index: bool,
+    /// Behave as if FTS5's trigram tokenizer were missing: SQL candidates use the length
+    /// pre-filter alone. For testing the fallback path. Default false.
+    pub force_no_trigram: bool,
+    /// How long a statement waits for another connection's lock. Default 5 s.
+    pub busy_timeout: Duration,
+    /// How long a write or a [`WriteSession`] waits for another writer to finish before
+    /// it fails: writes take the write lock when they begin (`BEGIN IMMEDIATE`), so a
+    /// second writer waits here instead of failing. Default 60 s.
+    pub write_wait: Duration,
+    /// Told while a write waits for another writer (see [`WaitHook`]). Default none.
+    pub on_wait: Option<WaitHook>,
+    /// Open read-only: nothing in the file or beside it is created or changed (no WAL
+    /// switch, no migration, no re-keying); writes fail; a database that needs upgrading
+    /// or re-keying is refused with a message saying so. Default false.
+    pub read_only: bool,
+    /// Create the database when the file is missing. Default true; ignored when
+    /// [`read_only`](Self::read_only).
+    pub create: bool,
+    /// When opening for writing, check the database (`PRAGMA quick_check`) and refuse a
+    /// damaged one before changing anything. Default true.
+    pub check_on_write: bool,
+    /// SQLite's page cache, in KiB. Default 65,536 (64 MiB).
+    pub cache_kib: u32,
+}
+
+impl Default for SqliteOptions {
+    fn default() -> Self {
+        SqliteOptions {
+            gram_index: true,
+            force_no_trigram: false,
+            busy_timeout: Duration::from_secs(5),
+            write_wait: Duration::from_secs(60),
+            on_wait: None,
+            read_only: false,
+            create: true,
+            check_on_write: true,
+            cache_kib: 64 * 1024,
+        }
+    }
+}
+
+impl SqliteOptions {
+    /// Sets [`gram_index`](Self::gram_index).
+    #[must_use]
+    pub fn gram_index(mut self, on: bool) -> Self {
+        self.gram_index = on;
+        self
+    }
+
+    /// Sets [`force_no_trigram`](Self::force_no_trigram).
+    #[must_use]
+    pub fn force_no_trigram(mut self, on: bool) -> Self {
+        self.force_no_trigram = on;
+        self
+    }
+
+    /// Sets [`read_only`](Self::read_only).
+    #[must_use]
+    pub fn read_only(mut self, on: bool) -> Self {
+        self.read_only = on;
+        self
+    }
+
+    /// Sets [`busy_timeout`](Self::busy_timeout).
+    #[must_use]
+    pub fn busy_timeout(mut self, timeout: Duration) -> Self {
+        self.busy_timeout = timeout;
+        self
+    }
+
+    /// Sets [`write_wait`](Self::write_wait).
+    #[must_use]
+    pub fn write_wait(mut self, wait: Duration) -> Self {
+        self.write_wait = wait;
+        self
+    }
+
+    /// Sets [`on_wait`](Self::on_wait).
+    #[must_use]
+    pub fn on_wait(mut self, hook: WaitHook) -> Self {
+        self.on_wait = Some(hook);
+        self
+    }
+
+    /// Sets [`create`](Self::create).
+    #[must_use]
+    pub fn create(mut self, on: bool) -> Self {
+        self.create = on;
+        self
+    }
+
+    /// Sets [`check_on_write`](Self::check_on_write).
+    #[must_use]
+    pub fn check_on_write(mut self, on: bool) -> Self {
+        self.check_on_write = on;
+        self
+    }
+}
+
+/// Told about a long wait for another writer: called about every quarter second while
+/// a write waits, with the time waited so far; returning false gives up waiting.
+///
+/// ```
+/// use cmem_sqlite::{SqliteOptions, WaitHook};
+///
+/// let options = SqliteOptions::default().on_wait(WaitHook::new(|waited| {
+///     if waited.as_secs() == 1 {
+///         eprintln!("waiting for another writer…");
+///     }
+///     true
+/// }));
+/// # let _ = options;
+/// ```
+#[derive(Clone)]
+pub struct WaitHook(Arc<dyn Fn(Duration) -> bool + Send + Sync>);
+
+impl WaitHook {
+    /// A hook calling `f`.
+    pub fn new(f: impl Fn(Duration) -> bool + Send + Sync + 'static) -> WaitHook {
+        WaitHook(Arc::new(f))
+    }
+
+    pub(crate) fn call(&self, waited: Duration) -> bool {
+        (self.0)(waited)
+    }
+}
+
+impl fmt::Debug for WaitHook {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("WaitHook(..)")
+    }
+}
+
+impl PartialEq for WaitHook {
+    fn eq(&self, other: &WaitHook) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}

@@ -1,0 +1,108 @@
+//! [`SqliteSession`], the store's [`WriteSession`]: one write transaction per session.
+//!
+//! Why one transaction per session: in WAL mode, readers keep the snapshot they began
+//! with, so they see the old state until the commit and the whole session after it;
+//! uncommitted frames in the WAL are ignored by recovery, so a killed process or a power
+//! loss leaves nothing; a rollback only forgets those frames, in about the same time at
+//! any size.
+
+use std::ops::Deref;
+use std::sync::MutexGuard;
+
+use cmem_core::{EntryId, Error, NewEntry, Result, WriteOutcome, WriteSession};
+use rusqlite::Connection;
+
+use crate::cache::CachedKeys;
+use crate::error::Context;
+use crate::lock::{begin_immediate, roll_back};
+use crate::store::SqliteStore;
+
+impl SqliteStore {
+    /// A new write session: on a connection of its own for a file, on the store's one
+    /// connection for an in-memory database.
+    pub(crate) fn begin_session(&self) -> Result<Box<dyn WriteSession + '_>> {
+        self.refuse_read_only()?;
+        let conn =
+            if self.path() == ":memory:" { Held::Main(self.conn()?) } else { Held::Own(self.open_writer()?) };
+        Ok(Box::new(SqliteSession::begin(self, conn)?))
+    }
+}
+
+/// The connection a session writes on: its own for a file, so the store's other work
+/// goes on meanwhile; the store's one connection for an in-memory database.
+pub(crate) enum Held<'a> {
+    Own(Connection),
+    Main(MutexGuard<'a, Connection>),
+}
+
+impl Deref for Held<'_> {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        match self {
+            Held::Own(c) => c,
+            Held::Main(c) => c,
+        }
+    }
+}
+
+/// The [`WriteSession`] of a [`SqliteStore`]: one `BEGIN IMMEDIATE` transaction, each
+/// batch in a savepoint (so a failed batch leaves the session as it was before it).
+pub(crate) struct SqliteSession<'a> {
+    store: &'a SqliteStore,
+    conn: Held<'a>,
+    /// Keys of the inserted entries, for the candidate index, which learns of them only
+    /// at commit. Kept for the main connection only: a commit on another connection
+    /// changes `PRAGMA data_version`, and the index is then reloaded from the table.
+    added: Vec<(EntryId, CachedKeys)>,
+}
+
+impl<'a> SqliteSession<'a> {
+    pub(crate) fn begin(store: &'a SqliteStore, conn: Held<'a>) -> Result<SqliteSession<'a>> {
+        begin_immediate(&conn, store.path(), store.options())?;
+        Ok(SqliteSession { store, conn, added: Vec::new() })
+    }
+}
+
+impl WriteSession for SqliteSession<'_> {
+    fn write(&mut self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
+        let p = self.store.path();
+        crate::store::validate_batch(entries)?;
+        self.conn.execute_batch("SAVEPOINT cmem_batch").ctx(p, "starting a batch")?;
+        let mut outcomes = Vec::with_capacity(entries.len());
+        let mut added = Vec::new();
+        let main = matches!(self.conn, Held::Main(_));
+        for (i, e) in entries.iter().enumerate() {
+            match self.store.insert(&self.conn, e) {
+                Ok((outcome, keys)) => {
+                    if let (true, Some(keys)) = (main, keys) {
+                        added.push((outcome.id(), keys));
+                    }
+                    outcomes.push(outcome);
+                }
+                Err(err) => {
+                    let _ = self.conn.execute_batch("ROLLBACK TO cmem_batch; RELEASE cmem_batch");
+                    return Err(Error::new(err.kind(), format!("entry {} of the batch: {err}", i + 1)));
+                }
+            }
+        }
+        self.conn.execute_batch("RELEASE cmem_batch").ctx(p, "ending a batch")?;
+        self.added.append(&mut added);
+        Ok(outcomes)
+    }
+
+    fn commit(self: Box<Self>) -> Result<()> {
+        let p = self.store.path();
+        self.conn.execute_batch("COMMIT").ctx(p, "committing the session")?;
+        if !self.added.is_empty() {
+            self.store.learn(&self.added)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for SqliteSession<'_> {
+    fn drop(&mut self) {
+        roll_back(&self.conn);
+    }
+}
