@@ -167,6 +167,13 @@ impl LookupOptions {
         self
     }
 
+    /// Sets [`max_query_chars`](Self::max_query_chars).
+    #[must_use]
+    pub fn max_query_chars(mut self, chars: usize) -> Self {
+        self.max_query_chars = chars;
+        self
+    }
+
     /// Exact in every position at any memory size: no budget, no candidate or scan limit.
     #[must_use]
     pub fn exhaustive(self) -> Self {
@@ -202,8 +209,9 @@ impl LookupRequest {
     }
 }
 
-/// One match.
-#[derive(Debug, Clone, PartialEq)]
+/// One match. Serialized as it is (the entry whole); clients usually want the
+/// [`MatchView`](crate::MatchView).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Match {
     /// The stored entry.
     pub entry: Entry,
@@ -239,9 +247,26 @@ impl Match {
         &self.entry.variants[self.target_index].runs
     }
 
-    /// The adapted target's plain text.
+    /// The adapted target's plain key (codes as `{equiv}`): what matching compares, not
+    /// what to show; see [`adapted_text`](Self::adapted_text) for that.
     pub fn target_text(&self) -> String {
         flatten_runs(&self.adapted_target)
+    }
+
+    /// The adapted target as text to use, codes as their native markup (`%d öffnen`,
+    /// `<b>Datei</b>`).
+    pub fn adapted_text(&self) -> String {
+        crate::run::surface_text(&self.adapted_target)
+    }
+
+    /// The stored source as text, codes as their native markup.
+    pub fn source_text(&self) -> String {
+        crate::run::surface_text(self.source())
+    }
+
+    /// The stored target (unadapted) as text, codes as their native markup.
+    pub fn stored_target_text(&self) -> String {
+        crate::run::surface_text(self.target())
     }
 
     /// True when every entity and code adaptation was applied.

@@ -79,7 +79,7 @@ pub trait CandidateSink {
 }
 
 /// One concordance-search hit.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SearchHit {
     /// The entry.
     pub entry: Entry,
@@ -142,7 +142,7 @@ impl SearchQuery {
 }
 
 /// Counts for one locale pair.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PairCount {
     /// The source locale (the entry's first variant).
     pub source: Locale,
@@ -153,7 +153,7 @@ pub struct PairCount {
 }
 
 /// What a store holds.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Stats {
     /// Entries in all.
     pub entries: u64,

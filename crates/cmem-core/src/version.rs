@@ -62,7 +62,7 @@ impl VersionQuery {
 }
 
 /// One prior answer of a block.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Version {
     /// The entry.
     pub entry: Entry,
@@ -144,6 +144,27 @@ impl VersionRequest {
             target_locale,
             exclude: None,
         }
+    }
+
+    /// Sets [`point`](Self::point).
+    #[must_use]
+    pub fn point(mut self, point: Point) -> Self {
+        self.point = point;
+        self
+    }
+
+    /// Sets [`context_fingerprint`](Self::context_fingerprint).
+    #[must_use]
+    pub fn context_fingerprint(mut self, fingerprint: impl Into<String>) -> Self {
+        self.context_fingerprint = fingerprint.into();
+        self
+    }
+
+    /// Sets [`exclude`](Self::exclude).
+    #[must_use]
+    pub fn exclude(mut self, id: Option<EntryId>) -> Self {
+        self.exclude = id;
+        self
     }
 }
 

@@ -117,7 +117,7 @@ impl Default for ImportOptions {
 }
 
 /// Counts so far, passed to the progress callback.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Progress {
     /// Entries read from the input.
     pub read: u64,
@@ -131,13 +131,18 @@ pub struct Progress {
     pub bytes_read: u64,
 }
 
-/// What a successful import did.
-#[derive(Debug, Default)]
+/// What a successful import did. Serializes with each problem as its located message.
+#[derive(Debug, Default, serde::Serialize)]
 pub struct ImportReport {
     /// The final counts.
     pub progress: Progress,
     /// The problems met (up to [`ImportOptions::max_problems_kept`]).
+    #[serde(serialize_with = "problems_as_text")]
     pub problems: Vec<FormatError>,
+}
+
+fn problems_as_text<S: serde::Serializer>(problems: &[FormatError], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(problems.iter().map(ToString::to_string))
 }
 
 /// Imports everything `source` yields into `store` in one [`WriteSession`]; see the

@@ -58,6 +58,7 @@ pub mod kmb;
 pub mod output;
 pub mod po;
 pub mod recycle;
+mod setters;
 pub mod tmx;
 pub mod weblate;
 pub mod xliff;

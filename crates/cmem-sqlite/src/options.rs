@@ -69,6 +69,13 @@ impl SqliteOptions {
         self
     }
 
+    /// Sets [`cache_kib`](Self::cache_kib).
+    #[must_use]
+    pub fn cache_kib(mut self, kib: u32) -> Self {
+        self.cache_kib = kib;
+        self
+    }
+
     /// Sets [`read_only`](Self::read_only).
     #[must_use]
     pub fn read_only(mut self, on: bool) -> Self {

@@ -1,11 +1,17 @@
 //! [`Memory`]: a memory opened by address, whatever store holds it.
 
 use std::fmt;
-use std::sync::Arc;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use cmem_core::{
-    lookup, ContentMemory, Error, ErrorKind, LookupRequest, Match, MemStore, Recognizer, Result,
+    lookup, prepare_query, ContentMemory, Error, ErrorKind, Locale, LookupOptions, LookupRequest, Match,
+    MemStore, QueryText, Recognizer, Result, SearchHit, SearchQuery, Stats, Version, VersionQuery,
+};
+use cmem_formats::{
+    import, FormatError, ImportOptions, ImportReport, Ingest, IngestOptions, Input, Progress, RecycleOptions,
+    RecycleReport,
 };
 
 use crate::address::Address;
@@ -110,6 +116,9 @@ impl OpenOptions {
 pub struct Memory {
     store: Box<dyn ContentMemory>,
     address: Address,
+    /// The recognizer of [`lookup_text`](Memory::lookup_text) and
+    /// [`import_file`](Memory::import_file), read once from the memory's metadata.
+    recognizer: OnceLock<Option<Recognizer>>,
 }
 
 impl fmt::Debug for Memory {
@@ -136,12 +145,12 @@ impl Memory {
     pub fn open_with(address: &str, options: &OpenOptions) -> Result<Memory> {
         let address = Address::parse(address)?;
         let store = open_store(&address, options)?;
-        Ok(Memory { store, address })
+        Ok(Memory { store, address, recognizer: OnceLock::new() })
     }
 
     /// A memory over a store the caller opened.
     pub fn from_store(store: Box<dyn ContentMemory>, address: Address) -> Memory {
-        Memory { store, address }
+        Memory { store, address, recognizer: OnceLock::new() }
     }
 
     /// The address it was opened at.
@@ -165,6 +174,156 @@ impl Memory {
     /// As [`cmem_core::lookup()`].
     pub fn lookup(&self, req: &LookupRequest) -> Result<Vec<Match>> {
         lookup(&*self.store, req)
+    }
+
+    /// The recognizer plain text gets in this memory: the rule set recorded by its
+    /// imports, else the default rule sets.
+    ///
+    /// # Errors
+    /// A store failure, or a recorded rule set this program does not know.
+    pub fn recognizer(&self) -> Result<Option<&Recognizer>> {
+        if let Some(r) = self.recognizer.get() {
+            return Ok(r.as_ref());
+        }
+        let (r, _) = self.query_recognizer(None)?;
+        Ok(self.recognizer.get_or_init(|| r).as_ref())
+    }
+
+    /// Looks up plain text from locale `from` to `to` (tags such as `"en"`, `"de-AT"`),
+    /// its inline codes recognized as the memory's imports were, with default options.
+    ///
+    /// ```
+    /// use cmem::{Memory, OpenOptions};
+    ///
+    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
+    /// let file = r#"{"source":"Open %s","target":"%s öffnen","source_locale":"en","target_locale":"de"}"#;
+    /// memory.import_reader("ui.jsonl", file.as_bytes())?;
+    /// let matches = memory.lookup_text("Open %d", "en", "de")?;
+    /// assert_eq!(matches[0].adapted_text(), "%d öffnen");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// An invalid locale tag, or as [`lookup`](Self::lookup).
+    pub fn lookup_text(&self, text: &str, from: &str, to: &str) -> Result<Vec<Match>> {
+        self.lookup_text_with(text, from, to, LookupOptions::default())
+    }
+
+    /// [`lookup_text`](Self::lookup_text) with options.
+    ///
+    /// # Errors
+    /// As [`lookup_text`](Self::lookup_text).
+    pub fn lookup_text_with(
+        &self,
+        text: &str,
+        from: &str,
+        to: &str,
+        options: LookupOptions,
+    ) -> Result<Vec<Match>> {
+        let runs = prepare_query(QueryText::Plain(text), self.recognizer()?)?;
+        let req = LookupRequest::new(runs, Locale::parse(from)?, Locale::parse(to)?).options(options);
+        self.lookup(&req)
+    }
+
+    /// Concordance search: entries whose text in `locale` holds all of `words`, best
+    /// first, at most `limit`.
+    ///
+    /// # Errors
+    /// An invalid locale tag, or a store failure.
+    pub fn search(&self, words: &str, locale: &str, limit: usize) -> Result<Vec<SearchHit>> {
+        let mut q = SearchQuery::new(words, Locale::parse(locale)?);
+        q.limit = limit;
+        self.store.search(&q)
+    }
+
+    /// The prior answers of content block `unit`, newest first.
+    ///
+    /// # Errors
+    /// An empty unit, a store without version chains, or a store failure.
+    pub fn versions(&self, unit: &str) -> Result<Vec<Version>> {
+        let reader = self
+            .store
+            .version_reader()
+            .ok_or_else(|| Error::new(ErrorKind::Unsupported, "this memory keeps no version chains"))?;
+        reader.versions(&VersionQuery::new(unit), None)
+    }
+
+    /// What the memory holds.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub fn stats(&self) -> Result<Stats> {
+        self.store.stats()
+    }
+
+    /// Imports a file (format by its extension; gzip undone), all or nothing, its plain
+    /// strings recognized as the memory's earlier imports were (the default rule sets for
+    /// a new memory), and records that rule set.
+    ///
+    /// # Errors
+    /// The file cannot be opened or read, a fatal format error, or a store failure; the
+    /// memory is then as it was.
+    pub fn import_file(&self, path: impl AsRef<Path>) -> Result<ImportReport, FormatError> {
+        let input = Input::open(path.as_ref(), None)?;
+        self.import_inputs(vec![input], IngestOptions::default(), &ImportOptions::default(), &mut |_| {})
+    }
+
+    /// Imports `bytes` named `name` (the format by the name's extension).
+    ///
+    /// # Errors
+    /// As [`import_file`](Self::import_file), and a name without a known extension.
+    pub fn import_reader(
+        &self,
+        name: &str,
+        bytes: impl std::io::Read + Send + 'static,
+    ) -> Result<ImportReport, FormatError> {
+        let format = cmem_formats::format_of(Path::new(name)).ok_or_else(|| {
+            FormatError::new(
+                cmem_formats::Format::Store,
+                cmem_formats::ErrorKind::Unsupported,
+                format!("{name}: unknown format; name it with a known extension"),
+            )
+        })?;
+        let input = Input::from_reader(name, format, bytes);
+        self.import_inputs(vec![input], IngestOptions::default(), &ImportOptions::default(), &mut |_| {})
+    }
+
+    /// Imports `inputs` as one import with every option, reporting progress.
+    ///
+    /// # Errors
+    /// As [`import_file`](Self::import_file).
+    pub fn import_inputs(
+        &self,
+        inputs: Vec<Input>,
+        ingest: IngestOptions,
+        options: &ImportOptions,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<ImportReport, FormatError> {
+        let rec = self.recognizer()?;
+        let hook = rec.map(|r| move |s: &str, t: &str| r.recognize_pair(s, t));
+        let hook_ref = hook.as_ref().map(|h| h as cmem_formats::RunsHook<'_>);
+        let report = import(&*self.store, Ingest::new(inputs, ingest, hook_ref), options, progress)?;
+        if report.progress.inserted + report.progress.deduplicated > 0 {
+            self.record_rule_set(rec)?;
+        }
+        Ok(report)
+    }
+
+    /// Pre-translates an XLIFF document from this memory into `output`.
+    ///
+    /// # Errors
+    /// As [`cmem_formats::recycle_file`].
+    pub fn recycle_file(
+        &self,
+        input: impl AsRef<Path>,
+        output: impl AsRef<Path>,
+        options: &RecycleOptions,
+    ) -> Result<RecycleReport, FormatError> {
+        let mut options = options.clone();
+        if options.recognizer.is_none() {
+            options.recognizer = self.recognizer()?.cloned();
+        }
+        cmem_formats::recycle_file(input.as_ref(), output.as_ref(), &*self.store, &options)
     }
 
     /// The recognizer rule set recorded for the memory's imports ([`rule_set_name`]
