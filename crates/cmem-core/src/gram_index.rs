@@ -480,34 +480,9 @@ impl GramIndex {
     /// the cut-off (queries of 20 characters or more): such keys would rank under the
     /// ones the limit offers.
     pub fn offer(&self, q: &CandidateQuery<'_>, accept: &dyn Fn(u32) -> bool, sink: &mut dyn CandidateSink) {
-        const EPS: f64 = 1e-9;
-        const EARLY: usize = 48;
-        // The scan margin under a candidate limit (see above): the walk usually stops at
-        // bounds near 0.74 at a 0.70 cut-off. Shorter queries move in similarity steps
-        // wider than the margin, and a gram is a large share of their count, so the
-        // unread grams would decide their ranking (DESIGN §19 has the measurements).
-        const MARGIN: f64 = 0.03;
-        const MARGIN_FROM: usize = 20;
-        let qlen = q.key.chars().count();
         let grams = padded_grams(q.key);
-        let g = grams.len();
         let mut lists: Vec<&Posting> = grams.iter().filter_map(|gram| self.postings.get(gram)).collect();
         lists.sort_by_key(|l| l.ids.len());
-        let usable = |doc: &Doc| doc.alive && !doc.kinds.intersect(q.kinds).is_empty();
-        // The length window at a cut-off, capped at the longest key stored (a cut-off of
-        // 0 leaves the window unbounded above).
-        let longest = self.by_len.len().saturating_sub(1);
-        let window = |cutoff: f64| {
-            let (lo, hi) = length_bounds(qlen, cutoff);
-            (lo, hi.min(longest))
-        };
-        // Whether a key sharing at most `shared` grams can reach `cutoff` at some length of
-        // the window; lengths nearest the query's first, where it usually can.
-        let can_reach = |shared: usize, lo: usize, hi: usize, cutoff: f64| -> bool {
-            let reaches = |len: usize| similarity_bound(qlen, g, len, shared) + EPS >= cutoff;
-            let mid = qlen.clamp(lo, hi.max(lo));
-            lo <= hi && ((mid..=hi).any(reaches) || (lo..mid).rev().any(reaches))
-        };
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
             let Scratch { counts, touched, offered, links } = &mut *scratch;
@@ -518,187 +493,323 @@ impl GramIndex {
             if touched.len() <= self.docs.len() {
                 touched.resize(self.docs.len() + 1, (0, 0));
             }
-            let mut tally = Tally { counts, touched, seen: 0 };
-            // Keys offered, to clear their marks; its length is the count against the
-            // sink's `max_candidates`.
-            let mut marked: Vec<u32> = Vec::new();
-            let max_candidates = sink.max_candidates();
-            let offer = |d: u32,
-                         offered: &mut Vec<bool>,
-                         marked: &mut Vec<u32>,
-                         sink: &mut dyn CandidateSink| {
-                let doc = &self.docs[d as usize];
-                if marked.len() < max_candidates && !offered[d as usize] && usable(doc) && accept(doc.group) {
-                    offered[d as usize] = true;
-                    marked.push(d);
-                    // `len` saturates at u16::MAX; count such giant keys.
-                    let len = match doc.len {
-                        u16::MAX => doc.key.chars().count(),
-                        l => usize::from(l),
-                    };
-                    sink.offer_sketched(doc.entry, doc.kinds, &doc.key, len, &doc.sketch);
-                }
+            let mut walk = Walk {
+                ix: self,
+                kinds: q.kinds,
+                accept,
+                qlen: q.key.chars().count(),
+                grams: grams.len(),
+                max_candidates: sink.max_candidates(),
+                offered,
+                marked: Vec::new(),
             };
-            let mut scanned = 0;
-            let mut read = 0usize;
-            let scan_limit = sink.scan_limit();
-            for (i, list) in lists.iter().enumerate() {
-                let left = lists.len() - i;
-                let (lo, hi) = window(sink.cutoff());
-                let margin = if tally.seen >= max_candidates && qlen >= MARGIN_FROM { MARGIN } else { 0.0 };
-                if !can_reach(left, lo, hi, sink.cutoff() + margin) {
-                    break;
-                }
-                let (inside, inside_lens, tail, tail_lens) = list.window(lo, hi);
-                let size = inside.len() + tail.len();
-                if i > 0 && read.saturating_add(size) > scan_limit {
-                    // Past the scan limit: keys sharing none of the grams read so far are
-                    // left out (the sink allowed it).
-                    break;
-                }
-                read += size;
-                tally.count(inside, inside_lens, None);
-                tally.count(tail, tail_lens, Some((lo, hi)));
-                scanned = i + 1;
-                if scanned == lists.len().div_ceil(2) && tally.seen > EARLY {
-                    // Halfway: offer the keys that share the most grams so far.
-                    let best = tally.most_shared(EARLY);
-                    for d in best {
-                        offer(d, offered, &mut marked, sink);
-                    }
-                }
-            }
-            let left = lists.len() - scanned;
+            let mut tally = Tally { counts, touched, seen: 0 };
+            let left = lists.len() - walk.scan(&lists, &mut tally, sink);
             let Tally { counts, touched, seen } = tally;
             let candidates = &touched[..seen];
-            let cutoff = sink.cutoff();
-            let (lo, hi) = window(cutoff);
-            // Cells: per key length, one per count that can still reach the cut-off, from
-            // `need`, the least such count (the bound grows with the count; an integer
-            // test per key instead of a bound). The keys to rank far outnumber the cells.
-            let least_count = |len: usize| -> Option<usize> {
-                let reaches = |c: usize| similarity_bound(qlen, g, len, (c + left).min(g)) + EPS >= cutoff;
-                if !reaches(g) {
-                    return None;
-                }
-                let (mut below, mut at) = (0, g);
-                while below < at {
-                    let mid = (below + at) / 2;
-                    if reaches(mid) {
-                        at = mid;
-                    } else {
-                        below = mid + 1;
-                    }
-                }
-                Some(below)
-            };
-            // Per length from `lo`: the least count (`usize::MAX`: none reaches), and the
-            // cell of count 0 (wrapping), so a count `c` from the least on is cell `base + c`.
-            let mut rows: Vec<(usize, usize)> = Vec::with_capacity(hi.saturating_sub(lo) + 1);
-            let mut cell_count = 0usize;
-            for len in lo..=hi {
-                let least = least_count(len);
-                let need = least.unwrap_or(usize::MAX);
-                rows.push((need, cell_count.wrapping_sub(need)));
-                cell_count += least.map_or(0, |c| g + 1 - c);
+            let cells = walk.rank(candidates, counts, left, links, sink.cutoff());
+            walk.offer_ranked(&cells, candidates, links, sink);
+            if left == 0 {
+                walk.offer_unshared(candidates, counts, sink);
             }
-            // Pass 1: each key that can reach joins its cell's list (`links`, by position
-            // in `candidates`, newest first); `held` counts each cell's keys.
-            let mut head = vec![END; cell_count];
-            let mut held = vec![0u32; cell_count];
-            links.clear();
-            links.resize(candidates.len(), END);
-            let reaching = file_in_cells(
-                candidates,
-                counts,
-                g,
-                (lo, &rows),
-                CellLists { head: &mut head, held: &mut held, links },
-            );
-            // The occupied cells, best bound first.
-            let mut by_bound: Vec<(f64, usize)> = Vec::new();
-            for (&(need, base), len) in rows.iter().zip(lo..=hi) {
-                if need == usize::MAX {
-                    continue;
-                }
-                for c in need..=g {
-                    let cell = base.wrapping_add(c);
-                    if held[cell] > 0 {
-                        by_bound.push((similarity_bound(qlen, g, len, (c + left).min(g)), cell));
-                    }
-                }
-            }
-            by_bound.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
-            // The walk usually stops long before the end: only the keys whose bound is
-            // among the best few (what may still be offered, and 64 more) are sorted; the
-            // rest is ordered only if the walk gets that far.
-            let take = max_candidates.saturating_sub(marked.len()).saturating_add(64);
-            let mut least = f64::NEG_INFINITY;
-            let mut taken = 0usize;
-            for &(bound, cell) in &by_bound {
-                if taken >= take {
-                    break;
-                }
-                taken += held[cell] as usize;
-                least = bound;
-            }
-            let split = by_bound.partition_point(|&(bound, _)| bound >= least);
-            let keys_of = |cells: &[(f64, usize)]| -> Vec<Ranked> {
-                let mut keys = Vec::new();
-                for &(bound, cell) in cells {
-                    let mut i = head[cell];
-                    while i != END {
-                        keys.push(Ranked(bound, candidates[i as usize].0));
-                        i = links[i as usize];
-                    }
-                }
-                keys
-            };
-            let mut ranked = keys_of(&by_bound[..split]);
-            let kept = ranked.len();
-            ranked.sort_unstable_by(|a, b| b.cmp(a));
-            let mut stopped = false;
-            for Ranked(bound, d) in ranked {
-                if bound + EPS < sink.cutoff() || marked.len() >= max_candidates {
-                    stopped = true;
-                    break;
-                }
-                offer(d, offered, &mut marked, sink);
-            }
-            if !stopped && kept < reaching {
-                let mut heap = std::collections::BinaryHeap::from(keys_of(&by_bound[split..]));
-                while let Some(Ranked(bound, d)) = heap.pop() {
-                    if bound + EPS < sink.cutoff() || marked.len() >= max_candidates {
-                        break;
-                    }
-                    offer(d, offered, &mut marked, sink);
-                }
-            }
-            // Keys that share no gram at all (only reachable when every gram was scanned);
-            // filing cleared the counts, so the keys seen are marked again for the while.
-            if left == 0 && marked.len() < max_candidates {
-                for &(d, _) in candidates {
-                    counts[d as usize] = 1;
-                }
-                let (lo, hi) = window(sink.cutoff());
-                for len in lo..=hi {
-                    if similarity_bound(qlen, g, len, 0) + EPS < sink.cutoff() {
-                        continue;
-                    }
-                    for &d in &self.by_len[len] {
-                        if counts[d as usize] == 0 {
-                            offer(d, offered, &mut marked, sink);
-                        }
-                    }
-                }
-                for &(d, _) in candidates {
-                    counts[d as usize] = 0;
-                }
-            }
-            for d in marked {
-                offered[d as usize] = false;
-            }
+            walk.finish();
         });
+    }
+}
+
+/// Slack for float rounding when a bound is compared with a cut-off: a key whose bound
+/// equals the cut-off is always offered.
+const EPS: f64 = 1e-9;
+
+/// How many keys sharing the most grams are offered halfway through the scan.
+const EARLY: usize = 48;
+
+/// The scan margin under a candidate limit (see [`GramIndex::offer`]): the walk usually
+/// stops at bounds near 0.74 at a 0.70 cut-off. Shorter queries move in similarity steps
+/// wider than the margin, and a gram is a large share of their count, so the unread grams
+/// would decide their ranking (DESIGN §19 has the measurements).
+const MARGIN: f64 = 0.03;
+
+/// The shortest query (in characters) the scan margin applies to.
+const MARGIN_FROM: usize = 20;
+
+/// One query key's walk over an index, in its phases: [`scan`](Walk::scan) counts
+/// shared grams, [`rank`](Walk::rank) files the keys that can reach the cut-off by
+/// bound, [`offer_ranked`](Walk::offer_ranked) offers them best bound first, and
+/// [`offer_unshared`](Walk::offer_unshared) reaches the keys that share no gram.
+struct Walk<'a> {
+    ix: &'a GramIndex,
+    kinds: KindSet,
+    accept: &'a dyn Fn(u32) -> bool,
+    /// The query key's length in characters.
+    qlen: usize,
+    /// Its number of distinct padded grams.
+    grams: usize,
+    max_candidates: usize,
+    /// Per key: offered already (scratch; [`finish`](Walk::finish) clears what it set).
+    offered: &'a mut [bool],
+    /// Keys offered, in order; its length is the count against `max_candidates`.
+    marked: Vec<u32>,
+}
+
+/// The keys that can reach the cut-off after a scan, filed by (length, count) cell.
+struct Cells {
+    /// Per cell: the position in the candidates of its first key ([`END`]: none).
+    head: Vec<u32>,
+    /// Per cell: how many keys it holds.
+    held: Vec<u32>,
+    /// The occupied cells, best bound first.
+    by_bound: Vec<(f64, usize)>,
+    /// How many keys were filed.
+    reaching: usize,
+}
+
+impl Cells {
+    /// The keys of `cells`, each with its cell's bound, in no particular order.
+    fn keys(&self, cells: &[(f64, usize)], candidates: &[(u32, u16)], links: &[u32]) -> Vec<Ranked> {
+        let mut keys = Vec::new();
+        for &(bound, cell) in cells {
+            let mut i = self.head[cell];
+            while i != END {
+                keys.push(Ranked(bound, candidates[i as usize].0));
+                i = links[i as usize];
+            }
+        }
+        keys
+    }
+}
+
+impl Walk<'_> {
+    /// The length window at a cut-off, capped at the longest key stored (a cut-off of 0
+    /// leaves the window unbounded above).
+    fn window(&self, cutoff: f64) -> (usize, usize) {
+        let (lo, hi) = length_bounds(self.qlen, cutoff);
+        (lo, hi.min(self.ix.by_len.len().saturating_sub(1)))
+    }
+
+    /// The similarity bound of a key of `len` characters sharing `shared` grams.
+    fn bound(&self, len: usize, shared: usize) -> f64 {
+        similarity_bound(self.qlen, self.grams, len, shared)
+    }
+
+    /// Whether a key sharing at most `shared` grams can reach `cutoff` at some length of
+    /// the window `lo..=hi`; lengths nearest the query's first, where it usually can.
+    fn can_reach(&self, shared: usize, lo: usize, hi: usize, cutoff: f64) -> bool {
+        let reaches = |len: usize| self.bound(len, shared) + EPS >= cutoff;
+        let mid = self.qlen.clamp(lo, hi.max(lo));
+        lo <= hi && ((mid..=hi).any(reaches) || (lo..mid).rev().any(reaches))
+    }
+
+    /// True once as many keys were offered as the sink takes.
+    fn full(&self) -> bool {
+        self.marked.len() >= self.max_candidates
+    }
+
+    /// Offers key `d` unless it was offered already, is dead, holds none of the query's
+    /// kinds, its locale set is refused, or the limit is reached.
+    fn offer(&mut self, d: u32, sink: &mut dyn CandidateSink) {
+        let doc = &self.ix.docs[d as usize];
+        if self.full() || self.offered[d as usize] {
+            return;
+        }
+        if !doc.alive || doc.kinds.intersect(self.kinds).is_empty() || !(self.accept)(doc.group) {
+            return;
+        }
+        self.offered[d as usize] = true;
+        self.marked.push(d);
+        // `len` saturates at u16::MAX; count such giant keys.
+        let len = match doc.len {
+            u16::MAX => doc.key.chars().count(),
+            l => usize::from(l),
+        };
+        sink.offer_sketched(doc.entry, doc.kinds, &doc.key, len, &doc.sketch);
+    }
+
+    /// Counts the grams of `lists` (rarest first) while a key sharing none of them could
+    /// still reach the cut-off, offering the keys sharing the most halfway; returns how
+    /// many lists were read.
+    fn scan(&mut self, lists: &[&Posting], tally: &mut Tally<'_>, sink: &mut dyn CandidateSink) -> usize {
+        let mut scanned = 0;
+        let mut read = 0usize;
+        let scan_limit = sink.scan_limit();
+        for (i, list) in lists.iter().enumerate() {
+            let left = lists.len() - i;
+            let (lo, hi) = self.window(sink.cutoff());
+            let margin =
+                if tally.seen >= self.max_candidates && self.qlen >= MARGIN_FROM { MARGIN } else { 0.0 };
+            if !self.can_reach(left, lo, hi, sink.cutoff() + margin) {
+                break;
+            }
+            let (inside, inside_lens, tail, tail_lens) = list.window(lo, hi);
+            let size = inside.len() + tail.len();
+            if i > 0 && read.saturating_add(size) > scan_limit {
+                // Past the scan limit: keys sharing none of the grams read so far are
+                // left out (the sink allowed it).
+                break;
+            }
+            read += size;
+            tally.count(inside, inside_lens, None);
+            tally.count(tail, tail_lens, Some((lo, hi)));
+            scanned = i + 1;
+            if scanned == lists.len().div_ceil(2) && tally.seen > EARLY {
+                // Halfway: offer the keys that share the most grams so far.
+                for d in tally.most_shared(EARLY) {
+                    self.offer(d, sink);
+                }
+            }
+        }
+        scanned
+    }
+
+    /// The least count a key of `len` characters needs to reach `cutoff` when `left`
+    /// grams were not read (a key may share every one of them), or `None` when no count
+    /// does; the bound grows with the count.
+    fn least_count(&self, len: usize, left: usize, cutoff: f64) -> Option<usize> {
+        let g = self.grams;
+        let reaches = |c: usize| self.bound(len, (c + left).min(g)) + EPS >= cutoff;
+        if !reaches(g) {
+            return None;
+        }
+        let (mut below, mut at) = (0, g);
+        while below < at {
+            let mid = (below + at) / 2;
+            if reaches(mid) {
+                at = mid;
+            } else {
+                below = mid + 1;
+            }
+        }
+        Some(below)
+    }
+
+    /// Files the keys of `candidates` that can reach `cutoff` into cells, one per key
+    /// length and count from the least count that can (an integer test per key instead
+    /// of a bound: the keys to rank far outnumber the cells), and orders the occupied
+    /// cells by bound. Clears the counts of `candidates`.
+    fn rank(
+        &self,
+        candidates: &[(u32, u16)],
+        counts: &mut [u8],
+        left: usize,
+        links: &mut Vec<u32>,
+        cutoff: f64,
+    ) -> Cells {
+        let g = self.grams;
+        let (lo, hi) = self.window(cutoff);
+        // Per length from `lo`: the least count (`usize::MAX`: none reaches), and the
+        // cell of count 0 (wrapping), so a count `c` from the least on is cell `base + c`.
+        let mut rows: Vec<(usize, usize)> = Vec::with_capacity(hi.saturating_sub(lo) + 1);
+        let mut cell_count = 0usize;
+        for len in lo..=hi {
+            let least = self.least_count(len, left, cutoff);
+            let need = least.unwrap_or(usize::MAX);
+            rows.push((need, cell_count.wrapping_sub(need)));
+            cell_count += least.map_or(0, |c| g + 1 - c);
+        }
+        // Each key that can reach joins its cell's list (`links`, by position in
+        // `candidates`, newest first); `held` counts each cell's keys.
+        let mut head = vec![END; cell_count];
+        let mut held = vec![0u32; cell_count];
+        links.clear();
+        links.resize(candidates.len(), END);
+        let reaching = file_in_cells(
+            candidates,
+            counts,
+            g,
+            (lo, &rows),
+            CellLists { head: &mut head, held: &mut held, links },
+        );
+        let mut by_bound: Vec<(f64, usize)> = Vec::new();
+        for (&(need, base), len) in rows.iter().zip(lo..=hi) {
+            if need == usize::MAX {
+                continue;
+            }
+            for c in need..=g {
+                let cell = base.wrapping_add(c);
+                if held[cell] > 0 {
+                    by_bound.push((self.bound(len, (c + left).min(g)), cell));
+                }
+            }
+        }
+        by_bound.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+        Cells { head, held, by_bound, reaching }
+    }
+
+    /// Offers the filed keys best bound first (ties: lower key number first) until the
+    /// bound falls under the sink's cut-off or the limit is reached.
+    fn offer_ranked(
+        &mut self,
+        cells: &Cells,
+        candidates: &[(u32, u16)],
+        links: &[u32],
+        sink: &mut dyn CandidateSink,
+    ) {
+        // The walk usually stops long before the end: only the keys whose bound is among
+        // the best few (what may still be offered, and 64 more) are sorted; the rest is
+        // ordered only if the walk gets that far.
+        let take = self.max_candidates.saturating_sub(self.marked.len()).saturating_add(64);
+        let mut least = f64::NEG_INFINITY;
+        let mut taken = 0usize;
+        for &(bound, cell) in &cells.by_bound {
+            if taken >= take {
+                break;
+            }
+            taken += cells.held[cell] as usize;
+            least = bound;
+        }
+        let split = cells.by_bound.partition_point(|&(bound, _)| bound >= least);
+        let mut ranked = cells.keys(&cells.by_bound[..split], candidates, links);
+        let kept = ranked.len();
+        ranked.sort_unstable_by(|a, b| b.cmp(a));
+        for Ranked(bound, d) in ranked {
+            if bound + EPS < sink.cutoff() || self.full() {
+                return;
+            }
+            self.offer(d, sink);
+        }
+        if kept < cells.reaching {
+            let mut heap =
+                std::collections::BinaryHeap::from(cells.keys(&cells.by_bound[split..], candidates, links));
+            while let Some(Ranked(bound, d)) = heap.pop() {
+                if bound + EPS < sink.cutoff() || self.full() {
+                    return;
+                }
+                self.offer(d, sink);
+            }
+        }
+    }
+
+    /// Offers the keys that share no gram with the query and whose bound can still reach
+    /// the cut-off (only reachable when every gram was scanned), through the by-length
+    /// lists. Filing cleared the counts, so the keys seen are marked again for the while.
+    fn offer_unshared(&mut self, candidates: &[(u32, u16)], counts: &mut [u8], sink: &mut dyn CandidateSink) {
+        if self.full() {
+            return;
+        }
+        for &(d, _) in candidates {
+            counts[d as usize] = 1;
+        }
+        let (lo, hi) = self.window(sink.cutoff());
+        for len in lo..=hi {
+            if self.bound(len, 0) + EPS < sink.cutoff() {
+                continue;
+            }
+            for &d in &self.ix.by_len[len] {
+                if counts[d as usize] == 0 {
+                    self.offer(d, sink);
+                }
+            }
+        }
+        for &(d, _) in candidates {
+            counts[d as usize] = 0;
+        }
+    }
+
+    /// Clears the marks of the keys offered.
+    fn finish(self) {
+        for d in self.marked {
+            self.offered[d as usize] = false;
+        }
     }
 }
 
