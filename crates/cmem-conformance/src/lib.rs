@@ -73,6 +73,7 @@ macro_rules! conformance_suite {
             cjk_and_arabic_queries,
             empty_and_odd_segments,
             fuzzy_candidates_are_complete,
+            ties_at_the_top_are_complete,
             match_cases,
         );
     };
