@@ -105,8 +105,8 @@ struct Args {
     /// one-shot `cmem lookup`) and count the lists that differ from the index's.
     #[arg(long)]
     compare_paths: bool,
-    /// With `--compare-paths`: compare only the first N queries (a SQL lookup reads the
-    /// whole length window, so each takes far longer than an indexed one).
+    /// With `--compare-paths`: compare about N queries, evenly spaced (a SQL lookup reads
+    /// the whole length window, so each takes far longer than an indexed one).
     #[arg(long)]
     compare_queries: Option<usize>,
 }
@@ -410,7 +410,11 @@ fn main() -> Result<()> {
             path,
             cmem_sqlite::SqliteOptions::default().gram_index(false).read_only(true),
         )?;
-        let compared = &queries[..args.compare_queries.unwrap_or(queries.len()).min(queries.len())];
+        // Evenly spaced over the query files, so every file is represented.
+        let wanted = args.compare_queries.unwrap_or(queries.len()).clamp(1, queries.len().max(1));
+        let compared: Vec<String> =
+            queries.iter().step_by(queries.len().div_ceil(wanted).max(1)).cloned().collect();
+        let compared = &compared[..];
         let cmp = lists::compare_paths(&sql, store.as_ref(), compared, (&from, &to), &options)?;
         if args.verbose {
             for line in &cmp.differing {

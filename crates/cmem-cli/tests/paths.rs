@@ -135,22 +135,16 @@ fn one_shot_batch_and_recycle_give_the_same_list() {
         .map(|l| serde_json::from_str::<Value>(l).unwrap()["query"].as_str().unwrap().to_owned())
         .collect();
 
-    // Recycle asks for one more match than it writes candidates (3 by default).
-    let (limit, threshold) = ("4", "70");
-    let batch = dir.run(&[
-        "lookup",
-        "--batch",
-        queries_file.to_str().unwrap(),
-        "--from",
-        "en",
-        "--to",
-        "de",
-        "--json",
-        "--limit",
-        limit,
-        "--threshold",
-        threshold,
-    ]);
+    // Recycle asks for one more match than it writes candidates (3 by default); both
+    // lookups ask for that many at its threshold, and answer in JSON.
+    let threshold = "70";
+    let lookup = |more: &[&str]| {
+        let mut args =
+            vec!["lookup", "--from", "en", "--to", "de", "--json", "--limit", "4", "--threshold", threshold];
+        args.extend_from_slice(more);
+        dir.run(&args)
+    };
+    let batch = lookup(&["--batch", queries_file.to_str().unwrap()]);
     let batch: Vec<Value> = batch.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(batch.len(), queries.len());
 
@@ -184,20 +178,7 @@ fn one_shot_batch_and_recycle_give_the_same_list() {
         // A one-shot lookup starts a process and reads the length window from SQL: every
         // other query keeps the test quick.
         if i % 2 == 0 {
-            let one_shot = dir.run(&[
-                "lookup",
-                "--from",
-                "en",
-                "--to",
-                "de",
-                "--json",
-                "--limit",
-                limit,
-                "--threshold",
-                threshold,
-                "--",
-                q,
-            ]);
+            let one_shot = lookup(&["--", q]);
             let one_shot: Value = serde_json::from_str(&one_shot).unwrap();
             assert_eq!(list(&one_shot["matches"]), want, "query {i} {q:?}: one-shot against batch");
             compared += 1;
