@@ -48,6 +48,9 @@ impl CandidateSink for CountingSink<'_> {
     fn max_candidates(&self) -> usize {
         self.inner.max_candidates()
     }
+    fn tie_cutoff(&self) -> f64 {
+        self.inner.tie_cutoff()
+    }
 }
 
 impl ContentMemory for Counting<'_> {

@@ -3,13 +3,18 @@
 //! Loads a real memory (JSON Lines, gzip or not), builds the chosen store, runs query
 //! files through `lookup` and, in the same run, through an exhaustive scan that scores
 //! every entry with the fast Levenshtein; prints latency percentiles, candidates scored,
-//! recall@1 against the exhaustive scan, build time and peak memory, as a table or as
-//! one JSON object. Every answer is checked: a returned score that disagrees with the
-//! recomputed similarity fails the run.
+//! how the lists compare with the exhaustive ones (recall@1, recall@5, whole lists, ties
+//! at the top), build time and peak memory, as a table or as one JSON object. Every
+//! answer is checked: a returned score that disagrees with the recomputed similarity
+//! fails the run. With `--store sqlite --compare-paths`, it also runs the queries through
+//! the store's SQL candidate path (what a one-shot `cmem lookup` uses) and counts the
+//! lists that differ from the in-process index's.
 //!
 //! ```text
 //! cargo run --release -p cmem-bench -- --memory en-de.jsonl.gz --entries 100000 \
 //!     --queries queries_sample.jsonl queries_versioned.jsonl [--store memory] [--json]
+//! cargo run --release -p cmem-bench -- --memory en-de.jsonl.gz --store sqlite \
+//!     --queries queries_versioned.jsonl --compare-paths [--compare-queries 500]
 //! cargo run --release -p cmem-bench -- --quality --memory en-de.jsonl.gz \
 //!     --queries queries_versioned.jsonl --references versioned_references.jsonl
 //! ```
@@ -29,6 +34,7 @@ use serde::Serialize;
 
 mod corpus;
 mod counting;
+mod lists;
 mod quality;
 
 /// Measure lookup latency and recall on a real memory.
@@ -95,6 +101,14 @@ struct Args {
     /// With `--quality`: print up to K queries where the two stores differ in correctness.
     #[arg(long, default_value_t = 0)]
     examples: usize,
+    /// With `--store sqlite`: also run the queries through the SQL candidate path (a
+    /// one-shot `cmem lookup`) and count the lists that differ from the index's.
+    #[arg(long)]
+    compare_paths: bool,
+    /// With `--compare-paths`: compare about N queries, evenly spaced (a SQL lookup reads
+    /// the whole length window, so each takes far longer than an indexed one).
+    #[arg(long)]
+    compare_queries: Option<usize>,
 }
 
 #[derive(Serialize, Debug)]
@@ -112,6 +126,13 @@ struct Report {
     speedup_p50: f64,
     recall_at_1: f64,
     misses: usize,
+    /// Share of queries whose first five scores equal the exhaustive first five.
+    recall_at_5: f64,
+    /// Share of queries whose whole list of scores equals the exhaustive list.
+    lists_exact: f64,
+    /// Share of queries returning every entry tied with the best, up to the limit, when
+    /// they return the best (a missed best counts against `recall_at_1` only).
+    ties_complete: f64,
     candidates_mean: f64,
     exact_queries: usize,
     exact_p50_us: Option<f64>,
@@ -119,6 +140,14 @@ struct Report {
     import_rate_per_s: f64,
     size_bytes: Option<u64>,
     peak_rss_mb: f64,
+    /// With `--compare-paths`: queries run through both candidate paths.
+    paths_compared: Option<usize>,
+    /// With `--compare-paths`: queries whose lists differ between the paths.
+    paths_differing: Option<usize>,
+    /// With `--compare-paths`: median latency of the SQL candidate path (one-shot).
+    one_shot_p50_us: Option<f64>,
+    /// With `--compare-paths`: median latency of the index path in the same pass.
+    batch_p50_us: Option<f64>,
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -160,14 +189,14 @@ impl Exhaustive {
         Exhaustive { keys }
     }
 
-    /// The best similarity, having scored every entry for the top `limit`.
-    fn best(&self, q: &Keys, threshold: f64, limit: usize) -> Option<f64> {
+    /// The capped scores of the top `limit` entries, best first, having scored every
+    /// entry.
+    fn top(&self, q: &Keys, threshold: f64, limit: usize) -> Vec<f64> {
         let patterns: Vec<(Pattern, cmem_core::KindSet)> =
             q.distinct().into_iter().map(|(s, kinds)| (Pattern::new(s), kinds)).collect();
         // The `limit` best entry scores so far, lowest first.
         let mut top: std::collections::BinaryHeap<std::cmp::Reverse<u64>> =
             std::collections::BinaryHeap::new();
-        let mut best: Option<f64> = None;
         for entry in &self.keys {
             let cut = if top.len() >= limit.max(1) {
                 top.peek().map_or(threshold, |r| f64::from_bits(r.0)).max(threshold)
@@ -186,7 +215,6 @@ impl Exhaustive {
                 }
             }
             if let Some(s) = entry_best {
-                best = Some(best.map_or(s, |b: f64| b.max(s)));
                 // Similarities are non-negative, so their bit patterns order like them.
                 top.push(std::cmp::Reverse(s.to_bits()));
                 if top.len() > limit.max(1) {
@@ -194,7 +222,9 @@ impl Exhaustive {
                 }
             }
         }
-        best
+        let mut scores: Vec<f64> = top.into_iter().map(|r| cap(f64::from_bits(r.0))).collect();
+        scores.sort_by(|a, b| b.total_cmp(a));
+        scores
     }
 }
 
@@ -215,8 +245,11 @@ fn cap(x: f64) -> f64 {
     }
 }
 
-/// A store to measure, and the database file to remove afterwards.
-fn build_store(name: &str, db: Option<&PathBuf>) -> Result<(Box<dyn ContentMemory>, Option<PathBuf>)> {
+/// A measured store's database file (SQLite), and whether it is removed at the end.
+type DbFile = Option<(PathBuf, bool)>;
+
+/// A store to measure, and its database file.
+fn build_store(name: &str, db: Option<&PathBuf>) -> Result<(Box<dyn ContentMemory>, DbFile)> {
     match name {
         "memory" => Ok((Box::new(MemStore::new()), None)),
         "sqlite" => {
@@ -228,7 +261,7 @@ fn build_store(name: &str, db: Option<&PathBuf>) -> Result<(Box<dyn ContentMemor
                 let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
             }
             let store = cmem_sqlite::SqliteStore::open(&path)?;
-            Ok((Box::new(store), if db.is_none() { Some(path) } else { None }))
+            Ok((Box::new(store), Some((path, db.is_none()))))
         }
         other => bail!("unknown store {other:?} (expected: memory, sqlite)"),
     }
@@ -255,7 +288,10 @@ fn main() -> Result<()> {
         exact_queries.extend(corpus::load_queries(q)?);
     }
 
-    let (store, temp_db) = build_store(&args.store, args.db.as_ref())?;
+    if args.compare_paths && args.store != "sqlite" {
+        bail!("--compare-paths compares the SQLite store's two candidate paths: give --store sqlite");
+    }
+    let (store, db_file) = build_store(&args.store, args.db.as_ref())?;
     let entries: Vec<NewEntry> = memory
         .iter()
         .map(|m| {
@@ -297,7 +333,8 @@ fn main() -> Result<()> {
     // scan of every query. Interleaved, each would evict the other's working set from the
     // caches and both would be measured cold, which no long-running service sees.
     let mut lat = Vec::with_capacity(queries.len());
-    let mut tops: Vec<Option<f64>> = Vec::with_capacity(queries.len());
+    // Per query: the capped similarity of each match returned, in order.
+    let mut returned: Vec<Vec<f64>> = Vec::with_capacity(queries.len());
     let mut inconsistent = Vec::new();
     for q in &queries {
         let runs = vec![Run::text(q)];
@@ -333,7 +370,7 @@ fn main() -> Result<()> {
                     .push(format!("{q:?}: {} scored {} but recomputes to {expected}", m.entry.id, m.score));
             }
         }
-        tops.push(matches.first().map(|m| raw_similarity(&qk, &Keys::of(m.source()))));
+        returned.push(matches.iter().map(|m| cap(raw_similarity(&qk, &Keys::of(m.source())))).collect());
     }
 
     let mut exact_lat = Vec::new();
@@ -349,20 +386,14 @@ fn main() -> Result<()> {
     }
 
     let mut ex_lat = Vec::with_capacity(queries.len());
-    let mut misses = 0usize;
-    for (q, top) in queries.iter().zip(&tops) {
+    let mut tally = lists::ListTally::default();
+    for (q, got) in queries.iter().zip(&returned) {
         let qk = Keys::of(&[Run::text(q)]);
         let t = Instant::now();
-        let best = exhaustive.best(&qk, args.threshold, args.limit);
+        let top = exhaustive.top(&qk, args.threshold, args.limit);
         ex_lat.push(t.elapsed().as_secs_f64() * 1e6);
-        let hit = match (best, top) {
-            (None, None) => true,
-            (Some(b), Some(t)) => cap(*t) >= cap(b) - 1e-9,
-            (None, Some(_)) => true,
-            (Some(_), None) => false,
-        };
-        if !hit {
-            misses += 1;
+        if !tally.add(got, &top) && args.verbose {
+            eprintln!("cmem-bench: ties incomplete: {q:?}: returned {got:?}, exhaustive {top:?}");
         }
     }
     if !inconsistent.is_empty() {
@@ -370,6 +401,27 @@ fn main() -> Result<()> {
             eprintln!("cmem-bench: inconsistent score: {line}");
         }
         bail!("{} returned scores disagree with the recomputed similarity", inconsistent.len());
+    }
+
+    // One-shot against batch: the same file, candidates from SQL instead of the index.
+    let mut paths = None;
+    if let (true, Some((path, _))) = (args.compare_paths, &db_file) {
+        let sql = cmem_sqlite::SqliteStore::open_with(
+            path,
+            cmem_sqlite::SqliteOptions::default().gram_index(false).read_only(true),
+        )?;
+        // Evenly spaced over the query files, so every file is represented.
+        let wanted = args.compare_queries.unwrap_or(queries.len()).clamp(1, queries.len().max(1));
+        let compared: Vec<String> =
+            queries.iter().step_by(queries.len().div_ceil(wanted).max(1)).cloned().collect();
+        let compared = &compared[..];
+        let cmp = lists::compare_paths(&sql, store.as_ref(), compared, (&from, &to), &options)?;
+        if args.verbose {
+            for line in &cmp.differing {
+                eprintln!("cmem-bench: one-shot vs batch: {line}");
+            }
+        }
+        paths = Some((compared.len(), cmp.differing.len(), cmp.p50_us));
     }
 
     lat.sort_by(f64::total_cmp);
@@ -388,8 +440,11 @@ fn main() -> Result<()> {
         exhaustive_p95_us: percentile(&ex_lat, 0.95),
         exhaustive_p99_us: percentile(&ex_lat, 0.99),
         speedup_p50: percentile(&ex_lat, 0.50) / percentile(&lat, 0.50).max(1e-9),
-        recall_at_1: 1.0 - misses as f64 / n,
-        misses,
+        recall_at_1: tally.share(tally.top1),
+        misses: tally.misses(),
+        recall_at_5: tally.share(tally.top5),
+        lists_exact: tally.share(tally.whole),
+        ties_complete: tally.share(tally.ties),
         candidates_mean: counting.offered.load(Ordering::Relaxed) as f64 / n,
         exact_queries: exact_queries.len(),
         exact_p50_us: (!exact_lat.is_empty()).then(|| percentile(&exact_lat, 0.50)),
@@ -397,6 +452,10 @@ fn main() -> Result<()> {
         import_rate_per_s: entries.len() as f64 / build_s.max(1e-9),
         size_bytes,
         peak_rss_mb: peak_rss_mb(),
+        paths_compared: paths.map(|p| p.0),
+        paths_differing: paths.map(|p| p.1),
+        one_shot_p50_us: paths.map(|p| p.2 .0),
+        batch_p50_us: paths.map(|p| p.2 .1),
     };
     if args.verbose {
         eprintln!(
@@ -412,7 +471,7 @@ fn main() -> Result<()> {
         print_table(&report);
     }
     drop(store);
-    if let Some(path) = temp_db {
+    if let Some((path, true)) = db_file {
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
         }
@@ -431,6 +490,9 @@ fn print_table(r: &Report) {
     );
     println!("speed-up at p50    {:.1}×", r.speedup_p50);
     println!("recall@1           {:.4} ({} misses)", r.recall_at_1, r.misses);
+    println!("recall@5           {:.4}", r.recall_at_5);
+    println!("whole lists exact  {:.4}", r.lists_exact);
+    println!("ties complete      {:.4}", r.ties_complete);
     println!("candidates scored  {:.1} per query", r.candidates_mean);
     if let Some(e) = r.exact_p50_us {
         println!("exact p50          {:.1} µs over {} queries", e, r.exact_queries);
@@ -440,4 +502,10 @@ fn print_table(r: &Report) {
         println!("size on disk       {:.1} MB", s as f64 / 1e6);
     }
     println!("peak RSS           {:.0} MB", r.peak_rss_mb);
+    if let (Some(n), Some(d)) = (r.paths_compared, r.paths_differing) {
+        println!("one-shot vs batch  {d} of {n} lists differ");
+    }
+    if let (Some(one), Some(batch)) = (r.one_shot_p50_us, r.batch_p50_us) {
+        println!("  their p50        {one:.0} µs (SQL candidates) / {batch:.0} µs (index)");
+    }
 }

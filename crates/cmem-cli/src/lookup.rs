@@ -76,9 +76,9 @@ pub fn run(args: &LookupArgs, memory_flag: Option<&Path>, quiet: bool, color: bo
         return run_batch(args, batch, memory.store(), rec.as_ref(), quiet);
     }
     // One lookup: SQL candidates (FTS5 trigrams, then the length pre-filter) instead of
-    // building the in-process index over the whole locale first. Measured on the
-    // 292,791-entry en-de benchmark memory: 0.5–1.4 s and ~80 MB against ~4 s and
-    // ~240 MB, with the same matches. Batch mode builds the index once and gains.
+    // building the in-process index over the whole locale first (seconds and hundreds of
+    // MB on a large memory). The SQL path offers every key of the length window, so its
+    // list is the exhaustive one (DESIGN.md §36). Batch mode builds the index once.
     let memory = memory::open_existing_with(&path, OpenOptions::new().sql_candidates(true))?;
     let rec = query_recognizer(&args.recognize, &memory, quiet)?;
     let runs = match (&args.runs, &args.text) {

@@ -86,6 +86,7 @@ macro_rules! conformance_suite {
             empty_and_odd_segments,
             fuzzy_candidates_are_complete,
             memory_metadata,
+            ties_at_the_top_are_complete,
             match_cases,
         );
     };

@@ -1526,6 +1526,50 @@ pub fn memory_metadata(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
+/// SPEC §4 and §7: every entry tied with the best match is returned, up to the limit,
+/// however few candidates a store may offer (`max_candidates`) and however early the
+/// cut-off rises to the best score (`verify_budget`): equal scores are never cut off.
+///
+/// # Errors
+/// The first list that lacks a tied entry.
+pub fn ties_at_the_top_are_complete(make: Make<'_>) -> Outcome {
+    let store = make();
+    let query = "Please open the project settings file now";
+    let chars: Vec<char> = query.chars().collect();
+    let mut entries = Vec::new();
+    // Fourteen sources one substitution away (each at its own letter): all tie.
+    let positions: Vec<usize> =
+        (0..chars.len()).filter(|&i| chars[i].is_ascii_lowercase()).step_by(2).take(14).collect();
+    ensure_eq!(positions.len(), 14, "letters to substitute in the query");
+    for (n, &i) in positions.iter().enumerate() {
+        let mut near = chars.clone();
+        near[i] = if chars[i] == 'z' { 'y' } else { 'z' };
+        entries.push(pair(&near.iter().collect::<String>(), &format!("Bitte öffnen {n}"))?);
+    }
+    // Twenty sources two substitutions away, scoring lower.
+    for n in 0..20 {
+        let mut far = chars.clone();
+        far[positions[n % 14]] = 'q';
+        far[positions[(n + 1 + n / 14) % 14]] = 'q';
+        entries.push(pair(&far.iter().collect::<String>(), &format!("Weiter {n}"))?);
+    }
+    write_each(&*store, &entries)?;
+    let best = 1.0 - 1.0 / chars.len() as f64;
+    let cases = [
+        ("default options", opts()),
+        ("three candidates at most", opts().max_candidates(3)),
+        ("a budget of two", opts().verify_budget(2)),
+        ("both", opts().max_candidates(3).verify_budget(2)),
+    ];
+    for (name, options) in cases {
+        let req = LookupRequest::new(runs(query)?, locale("en")?, locale("de")?).options(options.limit(10));
+        let got = cmem_core::lookup(&*store, &req)?;
+        let tied = got.iter().filter(|m| (m.score - best).abs() < 1e-9).count();
+        ensure_eq!(tied, 10, "{name}: matches tied with the best ({best:.6}) among {} returned", got.len());
+    }
+    Ok(())
+}
+
 /// Every case file of `testdata/match/` (see [`crate::cases`]).
 ///
 /// # Errors

@@ -9,7 +9,8 @@
 //! result is exact: the same matches as scoring every entry. With one, the walk offers
 //! the most promising keys up to the limit, and the scan may leave the query's most
 //! common grams unread once a key sharing none of the others could reach the cut-off
-//! only narrowly (see [`GramIndex::offer`]).
+//! only narrowly (see [`GramIndex::offer`]); every key that could tie with the best
+//! match found is still offered.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -478,7 +479,12 @@ impl GramIndex {
     /// Under a candidate limit ([`CandidateSink::max_candidates`]), once more keys were
     /// seen than may be offered, the scan stops already when that bound is within 0.03 of
     /// the cut-off (queries of 20 characters or more): such keys would rank under the
-    /// ones the limit offers.
+    /// ones the limit offers; should the walk run out of keys before the limit, the
+    /// grams left unread are read after all. Past the limit, the walk goes on with the
+    /// keys that can
+    /// reach the sink's [`tie_cutoff`](CandidateSink::tie_cutoff) (they could tie with the
+    /// best match found), and the margin never leaves such a key unread, so the ties at
+    /// the top are complete.
     pub fn offer(&self, q: &CandidateQuery<'_>, accept: &dyn Fn(u32) -> bool, sink: &mut dyn CandidateSink) {
         let grams = padded_grams(q.key);
         let mut lists: Vec<&Posting> = grams.iter().filter_map(|gram| self.postings.get(gram)).collect();
@@ -502,15 +508,27 @@ impl GramIndex {
                 max_candidates: sink.max_candidates(),
                 offered,
                 marked: Vec::new(),
+                margin: true,
+                margin_stopped: false,
             };
-            let mut tally = Tally { counts, touched, seen: 0 };
-            let left = lists.len() - walk.scan(&lists, &mut tally, sink);
-            let Tally { counts, touched, seen } = tally;
-            let candidates = &touched[..seen];
-            let cells = walk.rank(candidates, counts, left, links, sink.cutoff());
-            walk.offer_ranked(&cells, candidates, links, sink);
-            if left == 0 {
-                walk.offer_unshared(candidates, counts, sink);
+            loop {
+                let mut tally = Tally { counts: &mut counts[..], touched: &mut touched[..], seen: 0 };
+                let left = lists.len() - walk.scan(&lists, &mut tally, sink);
+                let seen = tally.seen;
+                let candidates = &touched[..seen];
+                let cells = walk.rank(candidates, counts, left, links, sink.cutoff());
+                walk.offer_ranked(&cells, candidates, links, sink);
+                if left == 0 {
+                    walk.offer_unshared(candidates, counts, sink);
+                }
+                if !walk.margin_stopped || walk.full() {
+                    break;
+                }
+                // The walk ran out of keys before the limit, so it would have reached the
+                // keys the margin left unread: scan again without it (keys offered
+                // already are passed over).
+                walk.margin = false;
+                walk.margin_stopped = false;
             }
             walk.finish();
         });
@@ -550,6 +568,10 @@ struct Walk<'a> {
     offered: &'a mut [bool],
     /// Keys offered, in order; its length is the count against `max_candidates`.
     marked: Vec<u32>,
+    /// Whether the scan may stop at the margin.
+    margin: bool,
+    /// Whether the last scan stopped at the margin (earlier than exactness needs).
+    margin_stopped: bool,
 }
 
 /// The keys that can reach the cut-off after a scan, filed by (length, count) cell.
@@ -605,11 +627,18 @@ impl Walk<'_> {
         self.marked.len() >= self.max_candidates
     }
 
+    /// Whether a key whose similarity bound is `bound` is still offered: it must reach
+    /// the cut-off and, past the candidate limit, the sink's tie cut-off (it could tie
+    /// with the best match found). Equal is enough, so no tie is skipped.
+    fn may_offer(&self, bound: f64, sink: &dyn CandidateSink) -> bool {
+        bound + EPS >= sink.cutoff() && (!self.full() || bound + EPS >= sink.tie_cutoff())
+    }
+
     /// Offers key `d` unless it was offered already, is dead, holds none of the query's
-    /// kinds, its locale set is refused, or the limit is reached.
+    /// kinds, or its locale set is refused (the limit is the caller's to check).
     fn offer(&mut self, d: u32, sink: &mut dyn CandidateSink) {
         let doc = &self.ix.docs[d as usize];
-        if self.full() || self.offered[d as usize] {
+        if self.offered[d as usize] {
             return;
         }
         if !doc.alive || doc.kinds.intersect(self.kinds).is_empty() || !(self.accept)(doc.group) {
@@ -635,10 +664,17 @@ impl Walk<'_> {
         for (i, list) in lists.iter().enumerate() {
             let left = lists.len() - i;
             let (lo, hi) = self.window(sink.cutoff());
-            let margin =
-                if tally.seen >= self.max_candidates && self.qlen >= MARGIN_FROM { MARGIN } else { 0.0 };
-            if !self.can_reach(left, lo, hi, sink.cutoff() + margin) {
+            let cutoff = sink.cutoff();
+            if !self.can_reach(left, lo, hi, cutoff) {
                 break;
+            }
+            if self.margin && tally.seen >= self.max_candidates && self.qlen >= MARGIN_FROM {
+                // The margin never passes over a key that could tie with the best found.
+                let stop_under = (cutoff + MARGIN).min(sink.tie_cutoff().max(cutoff));
+                if !self.can_reach(left, lo, hi, stop_under) {
+                    self.margin_stopped = true;
+                    break;
+                }
             }
             let (inside, inside_lens, tail, tail_lens) = list.window(lo, hi);
             let size = inside.len() + tail.len();
@@ -654,6 +690,9 @@ impl Walk<'_> {
             if scanned == lists.len().div_ceil(2) && tally.seen > EARLY {
                 // Halfway: offer the keys that share the most grams so far.
                 for d in tally.most_shared(EARLY) {
+                    if self.full() {
+                        break;
+                    }
                     self.offer(d, sink);
                 }
             }
@@ -736,7 +775,7 @@ impl Walk<'_> {
     }
 
     /// Offers the filed keys best bound first (ties: lower key number first) until the
-    /// bound falls under the sink's cut-off or the limit is reached.
+    /// bound falls under the sink's cut-off or, past the limit, under its tie cut-off.
     fn offer_ranked(
         &mut self,
         cells: &Cells,
@@ -762,7 +801,7 @@ impl Walk<'_> {
         let kept = ranked.len();
         ranked.sort_unstable_by(|a, b| b.cmp(a));
         for Ranked(bound, d) in ranked {
-            if bound + EPS < sink.cutoff() || self.full() {
+            if !self.may_offer(bound, sink) {
                 return;
             }
             self.offer(d, sink);
@@ -771,7 +810,7 @@ impl Walk<'_> {
             let mut heap =
                 std::collections::BinaryHeap::from(cells.keys(&cells.by_bound[split..], candidates, links));
             while let Some(Ranked(bound, d)) = heap.pop() {
-                if bound + EPS < sink.cutoff() || self.full() {
+                if !self.may_offer(bound, sink) {
                     return;
                 }
                 self.offer(d, sink);
@@ -783,7 +822,7 @@ impl Walk<'_> {
     /// the cut-off (only reachable when every gram was scanned), through the by-length
     /// lists. Filing cleared the counts, so the keys seen are marked again for the while.
     fn offer_unshared(&mut self, candidates: &[(u32, u16)], counts: &mut [u8], sink: &mut dyn CandidateSink) {
-        if self.full() {
+        if self.full() && sink.tie_cutoff() > 1.0 {
             return;
         }
         for &(d, _) in candidates {
@@ -791,10 +830,11 @@ impl Walk<'_> {
         }
         let (lo, hi) = self.window(sink.cutoff());
         for len in lo..=hi {
-            if self.bound(len, 0) + EPS < sink.cutoff() {
-                continue;
-            }
+            let bound = self.bound(len, 0);
             for &d in &self.ix.by_len[len] {
+                if !self.may_offer(bound, sink) {
+                    break;
+                }
                 if counts[d as usize] == 0 {
                     self.offer(d, sink);
                 }
@@ -831,11 +871,12 @@ mod tests {
         cutoff: f64,
         seen: Vec<(EntryId, String)>,
         max: usize,
+        tie: f64,
     }
 
     impl Collect {
         fn new(cutoff: f64) -> Self {
-            Collect { cutoff, seen: Vec::new(), max: usize::MAX }
+            Collect { cutoff, seen: Vec::new(), max: usize::MAX, tie: f64::INFINITY }
         }
     }
 
@@ -850,6 +891,44 @@ mod tests {
         fn max_candidates(&self) -> usize {
             self.max
         }
+        fn tie_cutoff(&self) -> f64 {
+            self.tie
+        }
+    }
+
+    #[test]
+    fn past_the_limit_every_key_that_can_reach_the_tie_cutoff_is_offered() {
+        // Twelve keys a substitution from the query (similarity 1 - 1/20 = 0.95, bound
+        // 0.95) and a hundred sharing about half its grams.
+        let query = "abcdefghijklmnopqrst";
+        let mut ix = GramIndex::new();
+        for i in 0..12usize {
+            let mut near: Vec<char> = query.chars().collect();
+            near[4 + i] = 'Z';
+            ix.add(EntryId(i as i64 + 1), 0, &Keys::of(&[Run::text(near.into_iter().collect::<String>())]));
+        }
+        for i in 0..100usize {
+            let far = format!(
+                "{}{}",
+                &query[..10],
+                "0123456789".chars().cycle().skip(i).take(10).collect::<String>()
+            );
+            ix.add(EntryId(100 + i as i64), 0, &Keys::of(&[Run::text(far)]));
+        }
+        let en = Locale::parse("en").unwrap();
+        let key = normalize_text(query);
+        let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
+        let near_offered = |tie: f64| {
+            let mut sink = Collect::new(0.3);
+            sink.max = 5;
+            sink.tie = tie;
+            ix.offer(&q, &|_| true, &mut sink);
+            (sink.seen.iter().filter(|(id, _)| id.0 < 100).count(), sink.seen.len())
+        };
+        // No tie cut-off: the limit stops the walk.
+        assert_eq!(near_offered(f64::INFINITY), (5, 5));
+        // A tie cut-off equal to their score: every one of them, and nothing below it.
+        assert_eq!(near_offered(0.95), (12, 12));
     }
 
     #[test]
@@ -940,11 +1019,10 @@ mod tests {
     }
 
     #[test]
-    fn a_limit_outnumbered_leaves_out_keys_sharing_only_common_grams_that_barely_reach() {
+    fn a_limit_outnumbered_reads_the_common_grams_only_when_the_walk_needs_them() {
         // The query's last six grams are its most common: forty keys share those alone,
         // which bounds them at 1 - 7/24 ≈ 0.708, just over the 0.70 cut-off. Thirty keys
-        // a substitution away share nearly every gram, but their locale set is refused,
-        // so nothing else fills the walk.
+        // a substitution away share nearly every gram; their locale set may be refused.
         let query = "abcdefghijklmnopqrstuvwx";
         let mut ix = GramIndex::new();
         for i in 0..30usize {
@@ -960,18 +1038,23 @@ mod tests {
         let en = Locale::parse("en").unwrap();
         let key = normalize_text(query);
         let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
-        let common_offered = |max: usize| {
+        let offered = |max: usize, near_too: bool| {
             let mut sink = Collect::new(0.70);
             sink.max = max;
-            ix.offer(&q, &|group| group == 0, &mut sink);
-            sink.seen.iter().filter(|(id, _)| id.0 >= 100).count()
+            ix.offer(&q, &|group| group == 0 || near_too, &mut sink);
+            let common = sink.seen.iter().filter(|(id, _)| id.0 >= 100).count();
+            (sink.seen.len() - common, common)
         };
         // Unlimited: exact, so every key whose bound reaches the cut-off is offered.
-        assert_eq!(common_offered(usize::MAX), 40);
-        // More keys seen than 5 may be offered: the common grams are left unread.
-        assert_eq!(common_offered(5), 0);
+        assert_eq!(offered(usize::MAX, false), (0, 40));
+        // More keys seen than 5 may be offered, and the near keys fill the walk: the
+        // common grams are left unread.
+        assert_eq!(offered(5, true), (5, 0));
+        // The near keys refused, the walk runs out before the limit: the common grams
+        // are read after all, and the keys sharing only them offered up to it.
+        assert_eq!(offered(5, false), (0, 5));
         // A limit the keys seen never outnumber reads them, and the walk offers to it.
-        assert_eq!(common_offered(1000), 40);
+        assert_eq!(offered(1000, false), (0, 40));
     }
 
     #[test]

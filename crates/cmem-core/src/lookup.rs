@@ -88,9 +88,12 @@ pub struct LookupOptions {
     /// The longest query accepted, in characters; default 10,000. Longer is an error.
     pub max_query_chars: usize,
     /// How many fuzzy candidates are scored before the search narrows to what can still
-    /// beat the best match found; default 40. Below the best match the list then holds
-    /// the best of the candidates scored; it is the exact top-`limit` whenever the
-    /// budget is not reached (every small memory). `usize::MAX`: the whole list is exact.
+    /// tie with or beat the best match found; default `usize::MAX`, never. Below the
+    /// best match the list then holds the best of the candidates scored, which depends
+    /// on the order a store offers them in, so two stores (or a store's two candidate
+    /// paths) may differ there; without it the list is the top `limit` of the
+    /// candidates offered, whatever their order. A caller who reads only the best match
+    /// may set one (DESIGN.md §36 has what it saves and costs).
     pub verify_budget: usize,
     /// How many fuzzy candidates a store offers at most from one index for one query
     /// key; default 150. Stores offer the most promising candidates first (most shared
@@ -98,7 +101,8 @@ pub struct LookupOptions {
     /// this: the benchmark measures its recall against an exhaustive scan (SPEC §7).
     /// Once a store has seen more keys than this, it may also leave unread the query's
     /// most common trigrams when a key sharing none of the others could reach the
-    /// threshold only narrowly (DESIGN.md §19).
+    /// threshold only narrowly (DESIGN.md §19). Past the limit, it still offers every key
+    /// that could tie with the best match found, so the ties at the top are complete.
     /// `usize::MAX`: never stop early; the best match is then exact by construction.
     pub max_candidates: usize,
     /// How much of its index a store reads for one query key before it ranks what it has
@@ -117,7 +121,7 @@ impl Default for LookupOptions {
             limit: 10,
             point: None,
             max_query_chars: 10_000,
-            verify_budget: 40,
+            verify_budget: usize::MAX,
             max_candidates: 150,
             scan_limit: usize::MAX,
         }
@@ -490,8 +494,9 @@ fn settle_ambiguity(matches: &mut [Match], point: Option<&Point>) {
     }
 }
 
-/// Scores candidates and keeps the cut-off at the `limit`-th best score seen; once the
-/// verification budget is spent, at the best score seen.
+/// Scores candidates and keeps the cut-off at the `limit`-th best score seen (once a
+/// verification budget is spent, at the best score seen). A candidate equal to the
+/// cut-off is always scored, so a tie is never lost to a risen cut-off.
 struct Sink<'a> {
     threshold: f64,
     limit: usize,
@@ -641,5 +646,13 @@ impl CandidateSink for Sink<'_> {
 
     fn max_candidates(&self) -> usize {
         self.max_candidates
+    }
+
+    fn tie_cutoff(&self) -> f64 {
+        if self.best.is_empty() && self.top.is_empty() {
+            f64::INFINITY
+        } else {
+            self.cutoff.max(self.best_score)
+        }
     }
 }

@@ -76,6 +76,14 @@ pub trait CandidateSink {
     fn max_candidates(&self) -> usize {
         usize::MAX
     }
+
+    /// The cut-off past [`max_candidates`](CandidateSink::max_candidates): once that many
+    /// keys were offered, a store still offers, best first, the keys that can reach it —
+    /// they can tie with or beat the best match found, so the ties at the top are all
+    /// scored. Above 1 (the default, and a sink's answer while nothing was found): none.
+    fn tie_cutoff(&self) -> f64 {
+        f64::INFINITY
+    }
 }
 
 /// One concordance-search hit.

@@ -445,7 +445,9 @@ impl SqliteStore {
     }
 
     /// Candidates from SQL: FTS5 trigram hits best first (when available), then every
-    /// key in the length window that the (risen) cut-off still allows.
+    /// key in the length window that the (risen) cut-off still allows. The window's
+    /// bounds are inclusive, so a key that can only equal the cut-off — a tie with the
+    /// best match once the cut-off rose to it — is still offered.
     fn sql_candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
         let conn = self.conn()?;
         let p = &self.path;
@@ -454,7 +456,10 @@ impl SqliteStore {
             let keys = Keys { plain: row.get(1)?, structural: row.get(2)?, generalized: row.get(3)? };
             for (key, kinds) in keys.distinct() {
                 if !kinds.intersect(q.kinds).is_empty() {
-                    sink.offer(id, kinds, key);
+                    // The sketch rules most keys out before a distance is computed, as
+                    // for the index's keys (one pass over the key to make).
+                    let sketch = cmem_core::distance::CharSketch::of(key);
+                    sink.offer_sketched(id, kinds, key, key.chars().count(), &sketch);
                 }
             }
             Ok(())
