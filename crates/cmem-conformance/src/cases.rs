@@ -364,6 +364,7 @@ pub fn run_case(file: &CaseFile, case: &Case, store: &dyn ContentMemory) -> Outc
         let sl = pick(&m.source_locale, &file.source_locale, "source locale").map_err(ctx)?;
         let tl = pick(&m.target_locale, &file.target_locale, "target locale").map_err(ctx)?;
         entries.push(NewEntry {
+            approvals: 0,
             variants: vec![
                 Variant::new(locale(sl).map_err(ctx)?, runs(&m.source).map_err(ctx)?),
                 Variant::new(locale(tl).map_err(ctx)?, runs(&m.target).map_err(ctx)?),

@@ -52,7 +52,17 @@ pub fn dedupe_appends_an_origin(make: Make<'_>) -> Outcome {
     ensure_eq!(id, id2, "the re-approval names the first entry");
     let stored = store.get(*id)?.ok_or_else(|| Failure::new(format!("entry {id} is gone")))?;
     ensure_eq!(stored.origins, vec![a.origins[0].clone(), b.origins[0].clone()], "origins, oldest first");
+    ensure_eq!(stored.approvals(), 2, "approvals after a duplicate write");
+    ensure_eq!(stored.last_approved(), "2024-02-01T00:00:00Z", "the newest approval");
     ensure_eq!(store.stats()?.entries, 1, "entries after a duplicate write");
+    // A write without origins (most imports) still counts, and brings its own count.
+    let mut plain = a.clone();
+    plain.origins.clear();
+    plain.approvals = 3;
+    store.write(std::slice::from_ref(&plain))?;
+    let stored = store.get(*id)?.ok_or_else(|| Failure::new(format!("entry {id} is gone")))?;
+    ensure_eq!(stored.approvals(), 5, "approvals after a write of three more");
+    ensure_eq!(stored.origins.len(), 2, "origins after a write without any");
 
     // Within one batch, the second copy re-approves the first.
     let mut c = pair("Close the file", "Datei schließen")?;
@@ -971,6 +981,7 @@ pub fn delete_removes_from_every_tier(make: Make<'_>) -> Outcome {
 pub fn get_and_entries_paging(make: Make<'_>) -> Outcome {
     let store = make();
     let full = NewEntry {
+        approvals: 3,
         variants: vec![
             Variant::new(
                 locale("en-US")?,
@@ -1366,7 +1377,7 @@ pub fn fuzzy_candidates_are_complete(make: Make<'_>) -> Outcome {
         if !stored.iter().any(|s| s.id == *id) {
             stored.push(e.clone().into_entry(*id));
         } else if let Some(s) = stored.iter_mut().find(|s| s.id == *id) {
-            cmem_core::merge_origins(&mut s.origins, &e.origins);
+            s.reapprove(e);
         }
     }
     let mut compared = 0;

@@ -59,6 +59,10 @@ pub struct Origin {
     pub created_at: String,
 }
 
+fn at_most_one(n: &u32) -> bool {
+    *n <= 1
+}
+
 /// Free key/value pairs kept for export (TMX props and notes, dates, users). A key may
 /// repeat; order is kept.
 pub type Metadata = Vec<(String, String)>;
@@ -84,6 +88,10 @@ pub struct NewEntry {
     /// Free key/value pairs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub metadata: Metadata,
+    /// How many approvals this write brings (0 is read as 1): a store adds them to an
+    /// equal entry it already holds.
+    #[serde(default, skip_serializing_if = "at_most_one")]
+    pub approvals: u32,
 }
 
 impl NewEntry {
@@ -128,6 +136,7 @@ impl NewEntry {
     pub fn into_entry(self, id: EntryId) -> Entry {
         Entry {
             id,
+            approvals: self.approvals.max(1),
             variants: self.variants,
             point: self.point,
             unit: self.unit,
@@ -191,6 +200,10 @@ pub struct Entry {
     /// Free key/value pairs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub metadata: Metadata,
+    /// How many times the answer was approved: 1 when written, plus the approvals of
+    /// every equal entry written since (0 is read as 1; see [`Entry::approvals`]).
+    #[serde(default, skip_serializing_if = "at_most_one")]
+    pub approvals: u32,
 }
 
 impl Entry {
@@ -221,7 +234,27 @@ impl Entry {
             project_id: self.project_id.clone(),
             origins: self.origins.clone(),
             metadata: self.metadata.clone(),
+            // One approval is written as the default (0), so an entry read back equals
+            // the entry as written.
+            approvals: if self.approvals() == 1 { 0 } else { self.approvals },
         }
+    }
+
+    /// How many times the answer was approved (at least 1).
+    pub fn approvals(&self) -> u32 {
+        self.approvals.max(1)
+    }
+
+    /// When the answer was approved last: the newest `created_at` of its origins (RFC
+    /// 3339 text; empty when none is known).
+    pub fn last_approved(&self) -> &str {
+        self.origins.iter().map(|o| o.created_at.as_str()).max().unwrap_or("")
+    }
+
+    /// Records a write of an equal entry: its origins appended, its approvals added.
+    pub fn reapprove(&mut self, new: &NewEntry) {
+        merge_origins(&mut self.origins, &new.origins);
+        self.approvals = self.approvals().saturating_add(new.approvals.max(1));
     }
 
     /// [`NewEntry::identity_hash`] of this entry.

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::candidate_index::CandidateIndex;
-use crate::entry::{merge_origins, Entry, EntryId, NewEntry, WriteOutcome};
+use crate::entry::{Entry, EntryId, NewEntry, WriteOutcome};
 use crate::error::{Error, ErrorKind, Result};
 use crate::key::{normalize_text, KeyKind, Keys};
 use crate::locale::Locale;
@@ -103,7 +103,7 @@ impl Inner {
         let hash = new.identity_hash();
         if let Some(id) = self.same_as(new, hash) {
             if let Some(existing) = self.entries.get_mut(&id) {
-                merge_origins(&mut existing.origins, &new.origins);
+                existing.reapprove(new);
             }
             return WriteOutcome::Deduplicated(id);
         }

@@ -331,10 +331,18 @@ pub const MIGRATIONS: &[Migration] = &[
             Step::CreateIndex(&IDX_UNIT),
         ],
     },
+    Migration {
+        version: 6,
+        description: "tm_entries.approvals: how many times an answer was approved",
+        steps: &[Step::AddColumn {
+            table: "tm_entries",
+            column: with_default(col("approvals", ColumnType::Integer), "1"),
+        }],
+    },
 ];
 
 /// The schema version this program writes: the last migration's number.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 fn column_sql(c: &Column, dialect: Dialect) -> String {
     let ty = match (c.ty, dialect) {

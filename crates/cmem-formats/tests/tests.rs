@@ -385,7 +385,15 @@ mod store {
         let again = import(&store, tmx_reader(&bytes), &options(7, false), &mut |_| {}).unwrap();
         assert_eq!(again.progress.inserted, 0);
         assert_eq!(again.progress.deduplicated, 25);
-        assert_eq!(all(&store), before);
+        // A re-import is one more approval of every line, and changes nothing else.
+        let after = all(&store);
+        let approvals = |entries: &[cmem_core::Entry]| entries.iter().map(|e| e.approvals()).sum::<u32>();
+        assert_eq!((approvals(&before), approvals(&after)), (25, 50));
+        let unapproved = |mut entries: Vec<cmem_core::Entry>| {
+            entries.iter_mut().for_each(|e| e.approvals = 1);
+            entries
+        };
+        assert_eq!(unapproved(after), unapproved(before));
     }
 
     fn seeded_store() -> MemStore {
@@ -444,6 +452,7 @@ mod store {
         let store = MemStore::new();
         let mut entries = sample_entries(5);
         entries.push(NewEntry {
+            approvals: 0,
             variants: vec![
                 Variant::new(l("fr"), vec![Run::text("Bonjour")]),
                 Variant::new(l("en-GB"), vec![Run::text("Hello")]),
@@ -710,6 +719,7 @@ mod props {
             ),
         )
             .prop_map(|(locs, runs, point, unit, project_id, origins, metadata)| NewEntry {
+                approvals: 0,
                 variants: locs
                     .iter()
                     .zip(runs)

@@ -305,13 +305,16 @@ impl SqliteStore {
     fn load_entry(&self, conn: &Connection, id: EntryId) -> Result<Option<Entry>> {
         let p = &self.path;
         let reading = || format!("reading entry {id}");
-        let head: Option<(String, String, String, String)> = conn
-            .prepare_cached("SELECT project_id, metadata, point, unit FROM tm_entries WHERE id = ?1")
+        let head: Option<(String, String, String, String, i64)> = conn
+            .prepare_cached(
+                "SELECT project_id, metadata, point, unit, approvals FROM tm_entries WHERE id = ?1",
+            )
             .and_then(|mut s| {
-                s.query_row([id.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).optional()
+                s.query_row([id.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+                    .optional()
             })
             .ctx_with(p, reading)?;
-        let Some((project_id, metadata, point, unit)) = head else { return Ok(None) };
+        let Some((project_id, metadata, point, unit, approvals)) = head else { return Ok(None) };
         let metadata = parse_metadata(p, id, &metadata)?;
         let point = parse_point(p, id, &point)?;
         let mut variants = Vec::new();
@@ -343,7 +346,16 @@ impl SqliteStore {
                 });
             }
         }
-        Ok(Some(Entry { id, variants, point, unit, project_id, origins, metadata }))
+        Ok(Some(Entry {
+            id,
+            variants,
+            point,
+            unit,
+            project_id,
+            origins,
+            metadata,
+            approvals: approvals_of(approvals),
+        }))
     }
 
     fn insert_origins(
@@ -396,6 +408,9 @@ impl SqliteStore {
                     let mut origins = existing.origins;
                     merge_origins(&mut origins, &new.origins);
                     self.insert_origins(tx, id, stored, &origins[stored..])?;
+                    tx.prepare_cached("UPDATE tm_entries SET approvals = approvals + ?2 WHERE id = ?1")
+                        .and_then(|mut s| s.execute(params![id.0, i64::from(new.approvals.max(1))]))
+                        .ctx(p, "counting an approval")?;
                     return Ok((WriteOutcome::Deduplicated(id), None));
                 }
             }
@@ -404,9 +419,19 @@ impl SqliteStore {
             Error::with_source(ErrorKind::InvalidEntry, "entry metadata cannot be serialized", e)
         })?;
         tx.prepare_cached(
-            "INSERT INTO tm_entries (project_id, identity, metadata, point, unit) VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO tm_entries (project_id, identity, metadata, point, unit, approvals) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )
-        .and_then(|mut s| s.execute(params![new.project_id, hash, metadata, new.point.as_str(), new.unit]))
+        .and_then(|mut s| {
+            s.execute(params![
+                new.project_id,
+                hash,
+                metadata,
+                new.point.as_str(),
+                new.unit,
+                i64::from(new.approvals.max(1))
+            ])
+        })
         .ctx(p, "writing an entry")?;
         let id = EntryId(tx.last_insert_rowid());
         let mut cached: CachedKeys = Vec::with_capacity(new.variants.len());
@@ -501,6 +526,11 @@ impl SqliteStore {
         }
         Ok(())
     }
+}
+
+/// A stored approval count as the model's (a damaged negative count reads as 1).
+fn approvals_of(n: i64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX).max(1)
 }
 
 /// Entry `id`'s stored metadata, parsed.
@@ -763,7 +793,8 @@ impl ContentMemory for SqliteStore {
         {
             let mut stmt = conn
                 .prepare_cached(
-                    "SELECT id, project_id, metadata, point, unit FROM tm_entries WHERE id > ?1 ORDER BY id LIMIT ?2",
+                    "SELECT id, project_id, metadata, point, unit, approvals FROM tm_entries WHERE id > ?1 \
+                     ORDER BY id LIMIT ?2",
                 )
                 .ctx(p, "listing entries")?;
             let mut rows = stmt
@@ -781,6 +812,7 @@ impl ContentMemory for SqliteStore {
                     project_id: r.get(1).ctx(p, "listing entries")?,
                     origins: Vec::new(),
                     metadata: parse_metadata(p, id, &metadata)?,
+                    approvals: approvals_of(r.get(5).ctx(p, "listing entries")?),
                 });
             }
         }

@@ -523,7 +523,7 @@ fn a_v3_database_upgrades_and_keeps_every_row() {
     let conn = rusqlite::Connection::open(&path).unwrap();
     let v: String =
         conn.query_row("SELECT value FROM tm_meta WHERE key = 'schema_version'", [], |r| r.get(0)).unwrap();
-    assert_eq!(v, "5");
+    assert_eq!(v, cmem_core::schema::SCHEMA_VERSION.to_string());
 }
 
 #[test]
