@@ -173,6 +173,11 @@ impl CodeContent {
         }
     }
 
+    /// All the text, sub-flows' included: an entity's value.
+    pub fn into_text(self) -> String {
+        self.flat
+    }
+
     /// The code's `data` and `equiv`: the markup and the sub-flows' text when it holds a
     /// `<sub>`, else the text and no stand-in.
     pub fn into_data(self) -> (String, String) {
@@ -664,6 +669,71 @@ mod tests {
         let (out, exact) = render(&[plural]);
         assert!(!exact);
         assert_eq!(out, "<ph type=\"x-cmem-plural\">{n, plural, one {# file} other {# files}}</ph>");
+    }
+
+    fn hi(id: &str, kind: &str) -> [Run; 2] {
+        [Run::PcOpen(Code::new(id).kind(kind)), Run::PcClose(Code::new(id).kind(HI_TYPE))]
+    }
+
+    #[test]
+    fn hi_pairs_are_written_as_hi() {
+        let [open, close] = hi("1", "x-tmx-hi:verb");
+        let [open2, close2] = hi("", HI_TYPE);
+        let runs = vec![
+            Run::PcOpen(Code::new("1").kind("bold").data("<b>")),
+            open,
+            Run::text("start"),
+            open2,
+            Run::text("!"),
+            close2,
+            close,
+            Run::PcClose(Code::new("1").data("</b>")),
+        ];
+        let (out, exact) = render(&runs);
+        assert!(exact, "{out}");
+        assert_eq!(
+            out,
+            "<bpt i=\"1\" type=\"bold\">&lt;b&gt;</bpt><hi x=\"1\" type=\"verb\">start<hi>!</hi></hi>\
+             <ept i=\"1\">&lt;/b&gt;</ept>"
+        );
+    }
+
+    #[test]
+    fn crossing_hi_pairs_fall_back_to_bpt() {
+        let [a, a_end] = hi("1", "x-tmx-hi:a");
+        let [b, b_end] = hi("2", "x-tmx-hi:b");
+        let (out, exact) = render(&[a, b, a_end, b_end]);
+        assert!(!exact, "the close of a bpt has no kind");
+        assert_eq!(out, "<bpt i=\"1\" type=\"x-tmx-hi:a\"/><hi x=\"2\" type=\"b\"><ept i=\"1\"/></hi>");
+        // A hi open with native data is no hi: an isolated code, exactly.
+        let (out, exact) = render(&[Run::PcOpen(Code::new("3").kind(HI_TYPE).data("<x>"))]);
+        assert!(exact);
+        assert_eq!(out, "<it pos=\"begin\" x=\"3\" type=\"x-tmx-hi\">&lt;x&gt;</it>");
+    }
+
+    #[test]
+    fn codes_with_sub_flows_keep_their_markup() {
+        let data =
+            "&lt;img alt=\"<sub>Start <bpt i=\"1\">&lt;b></bpt>here<ept i=\"1\">&lt;/b></ept></sub>\" \
+                    title=\"<sub type=\"x-t\">Go</sub>\">";
+        assert_eq!(sub_equiv(data).as_deref(), Some("Start here Go"));
+        let ph = Run::Ph(Code::new("3").kind("image;assoc=p;sub").equiv("Start here Go").data(data));
+        let (out, exact) = render(std::slice::from_ref(&ph));
+        assert!(exact);
+        assert_eq!(out, format!("<ph x=\"3\" type=\"image\" assoc=\"p\">{data}</ph>"));
+        // Not as the reader makes it (`>` escaped, no sub, wrong stand-in): escaped
+        // like any native code, and inexact when the stand-in cannot be carried.
+        assert_eq!(sub_equiv("<sub>a&gt;</sub>"), None);
+        assert_eq!(sub_equiv("&lt;b>"), None);
+        assert_eq!(sub_equiv("<sub>a</sub"), None);
+        let wrong = Run::Ph(Code::new("3").kind("image;sub").equiv("other").data("<sub>a</sub>"));
+        let (out, exact) = render(&[wrong]);
+        assert!(!exact);
+        assert_eq!(out, "<ph x=\"3\" type=\"image;sub\">&lt;sub&gt;a&lt;/sub&gt;</ph>");
+        let plain = Run::PcOpen(Code::new("1").kind("b;sub").data("<sub>"));
+        let (out, exact) = render(&[plain]);
+        assert!(exact);
+        assert_eq!(out, "<it pos=\"begin\" x=\"1\" type=\"b;sub\">&lt;sub&gt;</it>");
     }
 
     #[test]

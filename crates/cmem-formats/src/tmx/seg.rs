@@ -31,7 +31,7 @@ impl<R: Read> TmxReader<R> {
                     }
                     if let Some(code) = b.runs.last_mut().and_then(Run::code_mut) {
                         if into_equiv {
-                            code.equiv = content.into_data().0;
+                            code.equiv = content.into_text();
                         } else {
                             if content.has_sub() {
                                 code.kind.push_str(SUB_SUFFIX);
