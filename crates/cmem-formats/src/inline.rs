@@ -24,31 +24,34 @@
 //! element holds a `<sub>` (TMX 1.4b §3.7.8: translatable text inside native code, such
 //! as an image's alt text), that text alone cannot say where the sub-flow was, so the
 //! code keeps the element's content as TMX markup instead: `data` is the native code
-//! escaped as in the document (`&lt;`, `&amp;`), with each `<sub>` and the inline
-//! elements inside it written as elements, its kind ends in [`SUB_SUFFIX`] (`;sub`,
-//! after the other suffixes), and its `equiv` (the plain-text stand-in, which the
-//! plain matching key uses for a `Ph`) is the translatable text of its sub-flows,
-//! several joined by a space. For
-//! `<ph x="3" type="image">&lt;img alt="<sub>Start</sub>"></ph>` that is
+//! escaped as the document needs it (`&lt;` and `&amp;`; `>` only after `]]`), with
+//! each `<sub>` and the inline elements inside it written as elements; its kind ends
+//! in [`SUB_SUFFIX`] (`;sub`, after the other suffixes); and its `equiv`, the
+//! plain-text stand-in that the plain matching key shows for a `Ph`, is the
+//! translatable text of its sub-flows (several joined by a space). So
+//! `<ph x="3" type="image">&lt;img alt="<sub>Start</sub>"></ph>` is
 //! `Ph { id: "3", kind: "image;sub", equiv: "Start", data: "&lt;img alt=\"<sub>Start</sub>\">" }`.
-//! A code without a `<sub>` keeps plain native text, as before.
+//! A code without a `<sub>` keeps its native text unescaped. An entity placeholder
+//! holding a `<sub>` keeps all its text as the value, with a problem.
 //!
 //! # Writing (run → element)
 //!
 //! A `PcOpen` and the next `PcClose` with the same id form a pair written as
 //! `bpt`/`ept` with `i` = id; an open or close without its partner is an `it`. A pair
 //! made from a `<hi>` (kinds `x-tmx-hi…` and `x-tmx-hi`, no native data) is written as
-//! `<hi>` again when it nests with the other such pairs, and pairs only with its own
-//! kind, so a `<hi x="1">` inside a `<bpt i="1">` keeps its partner. A `Ph` is a `ph`
-//! (an entity with no native data as `type="x-cmem-entity:TYPE"` with its value as
-//! content). A code whose kind ends in `;sub` is written with its `data` as markup when
+//! `<hi>` again when it nests with the other such pairs; those halves pair only with
+//! each other, so a `<hi x="1">` inside a `<bpt i="1">` keeps its partner. A `Ph` is a
+//! `ph` (an entity with no native data as `type="x-cmem-entity:TYPE"` with its value as
+//! content). A code whose kind ends in `;sub` has its `data` written as markup when
 //! reading that markup back gives the same `data` and `equiv`; otherwise its `data` is
-//! escaped like any native code. When the runs cannot be written so that reading gives them back
-//! exactly (a `Sub` run, a plural/select choice, a non-entity `Ph` with an `equiv`,
-//! two simultaneously open pairs sharing an id, adjacent or empty text runs,
-//! characters XML 1.0 cannot carry), [`render_seg`] writes a readable approximation
-//! and reports it lossy; the TMX writer then adds the exact runs as a
-//! `<prop type="x-cmem-runs">` on the `tuv`.
+//! escaped like any native code.
+//!
+//! When the runs cannot be written so that reading gives them back exactly (a `Sub`
+//! run, a plural/select choice, a non-entity `Ph` with an `equiv` that is not its
+//! sub-flows' text, two simultaneously open pairs sharing an id, `<hi>` pairs that
+//! cross, adjacent or empty text runs, characters XML 1.0 cannot carry),
+//! [`render_seg`] writes a readable approximation and reports it lossy; the TMX writer
+//! then adds the exact runs as a `<prop type="x-cmem-runs">` on the `tuv`.
 
 use std::io::Read;
 
