@@ -43,17 +43,15 @@ impl<R: Read> TmxReader<R> {
                 XmlEvent::Empty if is_code_element(self.xml.name()) => {
                     self.code(ctx, &mut b, at);
                 }
-                XmlEvent::Start if self.xml.name() == "hi" => {
+                XmlEvent::Start | XmlEvent::Empty if self.xml.name() == "hi" => {
                     let id = self.xml.attr("x").unwrap_or_default().to_owned();
                     let kind = hi_kind(self.xml.attr("type"));
                     b.runs.push(Run::PcOpen(cmem_core::Code { id: id.clone(), kind, ..Default::default() }));
-                    frames.push(Some(id));
-                }
-                XmlEvent::Empty if self.xml.name() == "hi" => {
-                    let id = self.xml.attr("x").unwrap_or_default().to_owned();
-                    let kind = hi_kind(self.xml.attr("type"));
-                    b.runs.push(Run::PcOpen(cmem_core::Code { id: id.clone(), kind, ..Default::default() }));
-                    b.runs.push(Run::PcClose(hi_close(id)));
+                    if ev == XmlEvent::Empty {
+                        b.runs.push(Run::PcClose(hi_close(id)));
+                    } else {
+                        frames.push(Some(id));
+                    }
                 }
                 XmlEvent::Start => {
                     self.problem(
