@@ -12,33 +12,243 @@
 //! | `<bpt i=I x=X type=T>native</bpt>` | `PcOpen { id: I, kind: T + ";x=X", data: native }` |
 //! | `<ept i=I>native</ept>` | `PcClose { id: I, data: native }` |
 //! | `<it pos="begin"/"end" x=X type=T>native</it>` | an unpaired `PcOpen`/`PcClose { id: X, kind: T, data }` |
-//! | `<hi x=X type=T>…</hi>` | `PcOpen { id: X, kind: T }`, the content, `PcClose { id: X }` |
+//! | `<hi x=X type=T>…</hi>` | `PcOpen { id: X, kind: "x-tmx-hi:" + T }`, the content, `PcClose { id: X, kind: "x-tmx-hi" }` |
 //! | `<ut x=X>native</ut>` | `Ph { id: X, data: native }` |
 //!
 //! The suffixes `;assoc=` and `;x=` are added only when the attribute is present, and
-//! split off again on export, so `assoc` and a `bpt`'s `x` survive a round trip. The
-//! `data` of a code is all the text inside its element, **including the text of any
-//! `<sub>`** (TMX 1.4b §3.7.8): that is the native code with its sub-flow in place, so
-//! export restores the native code, though no longer marked as a sub-flow.
+//! split off again on export, so `assoc` and a `bpt`'s `x` survive a round trip. A
+//! `<hi>` without `type` has the kind `x-tmx-hi` alone; it has no native code, so its
+//! halves carry no `data`.
+//!
+//! **Sub-flows.** The `data` of a code is the text inside its element. When the
+//! element holds a `<sub>` (TMX 1.4b §3.7.8: translatable text inside native code, such
+//! as an image's alt text), that text alone cannot say where the sub-flow was, so the
+//! code keeps the element's content as TMX markup instead: `data` is the native code
+//! escaped as the document needs it (`&lt;` and `&amp;`; `>` only after `]]`), with
+//! each `<sub>` and the inline elements inside it written as elements; its kind ends
+//! in [`SUB_SUFFIX`] (`;sub`, after the other suffixes); and its `equiv`, the
+//! plain-text stand-in that the plain matching key shows for a `Ph`, is the
+//! translatable text of its sub-flows (several joined by a space). So
+//! `<ph x="3" type="image">&lt;img alt="<sub>Start</sub>"></ph>` is
+//! `Ph { id: "3", kind: "image;sub", equiv: "Start", data: "&lt;img alt=\"<sub>Start</sub>\">" }`.
+//! A code without a `<sub>` keeps its native text unescaped. An entity placeholder
+//! holding a `<sub>` keeps all its text as the value, with a problem.
 //!
 //! # Writing (run → element)
 //!
 //! A `PcOpen` and the next `PcClose` with the same id form a pair written as
-//! `bpt`/`ept` with `i` = id; an open or close without its partner is an `it`. A `Ph`
-//! is a `ph` (an entity with no native data as `type="x-cmem-entity:TYPE"` with its
-//! value as content). When the runs cannot be written so that reading gives them back
-//! exactly (a `Sub` run, a plural/select choice, a non-entity `Ph` with an `equiv`,
-//! two simultaneously open pairs sharing an id, adjacent or empty text runs,
-//! characters XML 1.0 cannot carry), [`render_seg`] writes a readable approximation
-//! and reports it lossy; the TMX writer then adds the exact runs as a
-//! `<prop type="x-cmem-runs">` on the `tuv`.
+//! `bpt`/`ept` with `i` = id; an open or close without its partner is an `it`. A pair
+//! made from a `<hi>` (kinds `x-tmx-hi…` and `x-tmx-hi`, no native data) is written as
+//! `<hi>` again when it nests with the other such pairs; those halves pair only with
+//! each other, so a `<hi x="1">` inside a `<bpt i="1">` keeps its partner. A `Ph` is a
+//! `ph` (an entity with no native data as `type="x-cmem-entity:TYPE"` with its value as
+//! content). A code whose kind ends in `;sub` has its `data` written as markup when
+//! reading that markup back gives the same `data` and `equiv`; otherwise its `data` is
+//! escaped like any native code.
+//!
+//! When the runs cannot be written so that reading gives them back exactly (a `Sub`
+//! run, a plural/select choice, a non-entity `Ph` with an `equiv` that is not its
+//! sub-flows' text, two simultaneously open pairs sharing an id, `<hi>` pairs that
+//! cross, adjacent or empty text runs, characters XML 1.0 cannot carry),
+//! [`render_seg`] writes a readable approximation and reports it lossy; the TMX writer
+//! then adds the exact runs as a `<prop type="x-cmem-runs">` on the `tuv`.
+
+use std::io::Read;
 
 use cmem_core::{is_entity_type, Choice, Code, Run};
 
-use crate::xml::{escape_attr_into, escape_text_into, is_xml_safe};
+use crate::error::{ErrorKind, Format, FormatError};
+use crate::xml::{escape_attr_into, escape_text_into, is_xml_char, is_xml_safe, XmlEvent, XmlReader};
 
 /// The `type` prefix that marks an entity placeholder written by cmem.
 pub const ENTITY_TYPE_PREFIX: &str = "x-cmem-entity:";
+
+/// The kind of a paired code made from a TMX `<hi>`: the whole kind of its close, and
+/// of its open when the `<hi>` has no `type` (otherwise `x-tmx-hi:TYPE`). `x-` types
+/// are TMX 1.4b's user-defined ones, so no standard `type` can be taken for it.
+pub const HI_TYPE: &str = "x-tmx-hi";
+
+/// The suffix of a code's kind that says its `data` is TMX markup holding `<sub>`
+/// elements (see the [module docs](self)).
+pub const SUB_SUFFIX: &str = ";sub";
+
+/// The kind of the open made from a `<hi>` with this `type`.
+pub fn hi_kind(kind: Option<&str>) -> String {
+    match kind {
+        Some(t) => format!("{HI_TYPE}:{t}"),
+        None => HI_TYPE.to_owned(),
+    }
+}
+
+/// The `type` attribute a `<hi>` open of this kind has (`Some(None)` for none), or
+/// `None` when the kind is not a `<hi>`'s.
+fn hi_type(kind: &str) -> Option<Option<&str>> {
+    if kind == HI_TYPE {
+        return Some(None);
+    }
+    kind.strip_prefix(HI_TYPE).and_then(|rest| rest.strip_prefix(':')).map(Some)
+}
+
+/// The half of a pair that can be written as `<hi>` / `</hi>`: an open of a `<hi>`
+/// kind or a close of kind exactly [`HI_TYPE`], with no native data or stand-in.
+fn is_hi_half(run: &Run) -> bool {
+    match run {
+        Run::PcOpen(c) => hi_type(&c.kind).is_some() && c.data.is_empty() && c.equiv.is_empty(),
+        Run::PcClose(c) => c.kind == HI_TYPE && c.data.is_empty() && c.equiv.is_empty(),
+        _ => false,
+    }
+}
+
+/// The content of a code element (`ph`, `bpt`, `ept`, `it`, `ut`) as it is read: its
+/// text, and the same content as canonical TMX markup with the translatable text of its
+/// `<sub>`s, for a code that holds one.
+#[derive(Debug, Default)]
+pub struct CodeContent {
+    /// Every text node, as the data of a code without sub-flows.
+    flat: String,
+    /// The content as markup: text escaped, elements as canonical tags.
+    markup: String,
+    /// The text of the sub-flows (outside the native code of codes nested in them).
+    sub_text: String,
+    /// `<sub>` elements seen.
+    subs: usize,
+    /// Open elements inside the code: name, and whether text directly in it is
+    /// translatable (a `sub`, or a `hi` in one).
+    open: Vec<(String, bool)>,
+}
+
+impl CodeContent {
+    /// True when a `<sub>` was met.
+    pub fn has_sub(&self) -> bool {
+        self.subs > 0
+    }
+
+    fn in_sub(&self) -> bool {
+        self.open.last().is_some_and(|(_, translatable)| *translatable)
+    }
+
+    fn text(&mut self, t: &str) {
+        self.flat.push_str(t);
+        if self.in_sub() {
+            self.sub_text.push_str(t);
+        }
+        escape_markup_text(t, &mut self.markup);
+    }
+
+    fn element(&mut self, name: &str, attrs: &[(String, String)], empty: bool) {
+        self.markup.push('<');
+        self.markup.push_str(name);
+        for (k, v) in attrs {
+            self.markup.push(' ');
+            self.markup.push_str(k);
+            self.markup.push_str("=\"");
+            escape_attr_into(v, &mut self.markup);
+            self.markup.push('"');
+        }
+        self.markup.push_str(if empty { "/>" } else { ">" });
+        let translatable = match name {
+            "sub" => {
+                self.subs += 1;
+                if !self.sub_text.is_empty() {
+                    self.sub_text.push(' ');
+                }
+                true
+            }
+            "hi" => self.in_sub(),
+            _ => false,
+        };
+        if !empty {
+            self.open.push((name.to_owned(), translatable));
+        }
+    }
+
+    /// Closes the innermost open element; false when none is open (the end tag is
+    /// the code element's own).
+    fn end(&mut self) -> bool {
+        match self.open.pop() {
+            Some((name, _)) => {
+                self.markup.push_str("</");
+                self.markup.push_str(&name);
+                self.markup.push('>');
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// All the text, sub-flows' included: an entity's value.
+    pub fn into_text(self) -> String {
+        self.flat
+    }
+
+    /// The code's `data` and `equiv`: the markup and the sub-flows' text when it holds a
+    /// `<sub>`, else the text and no stand-in.
+    pub fn into_data(self) -> (String, String) {
+        if self.has_sub() {
+            (self.markup, self.sub_text)
+        } else {
+            (self.flat, String::new())
+        }
+    }
+}
+
+/// Reads the content of the code element whose start tag was just read, through its
+/// end tag.
+///
+/// # Errors
+/// As [`XmlReader::next_event`]; an early end of file is [`ErrorKind::Xml`].
+pub fn read_code_content<R: Read>(xml: &mut XmlReader<R>) -> Result<CodeContent, FormatError> {
+    let mut content = CodeContent::default();
+    loop {
+        let at = xml.position();
+        match xml.next_event()? {
+            XmlEvent::Text => content.text(xml.text()),
+            XmlEvent::Start => content.element(xml.name(), xml.attrs(), false),
+            XmlEvent::Empty => content.element(xml.name(), xml.attrs(), true),
+            XmlEvent::End => {
+                if !content.end() {
+                    return Ok(content);
+                }
+            }
+            XmlEvent::Eof => {
+                return Err(xml.error_at(ErrorKind::Xml, "unexpected end of file in a code", at))
+            }
+        }
+    }
+}
+
+/// The stand-in a code with sub-flows has when `data` is its markup exactly as the
+/// reader makes it (so that writing it and reading it back gives it again); `None`
+/// when it is not such markup.
+fn sub_equiv(data: &str) -> Option<String> {
+    let wrapped = format!("<c>{data}</c>");
+    let cap = wrapped.len() as u64 + 1;
+    let mut xml = XmlReader::new(wrapped.as_bytes(), Format::Tmx, "", 64, cap).ok()?;
+    if xml.next_event().ok()? != XmlEvent::Start {
+        return None;
+    }
+    let content = read_code_content(&mut xml).ok()?;
+    if xml.next_event().ok()? != XmlEvent::Eof || !content.has_sub() || content.markup != data {
+        return None;
+    }
+    Some(content.sub_text)
+}
+
+/// Escapes text for the markup of a code with sub-flows: `&` and `<` always, `>` only
+/// after `]]` (where XML requires it), so the native code stays readable; CR as a
+/// reference, characters XML cannot carry as U+FFFD (the writer then keeps exact runs).
+fn escape_markup_text(s: &str, out: &mut String) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' if out.ends_with("]]") => out.push_str("&gt;"),
+            '\r' => out.push_str("&#13;"),
+            c if !is_xml_char(c) => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+}
 
 /// Which TMX level to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -94,24 +304,47 @@ enum Form {
     Ept(usize),
     /// `it pos="begin"` / `it pos="end"`.
     It,
+    /// `<hi>`, the start of a pair made from one.
+    HiStart,
+    /// `</hi>`, closing the `<hi>` at this index.
+    HiEnd(usize),
 }
 
 /// Pairs opens and closes as the writer does: each `PcClose` with the latest unpaired
-/// earlier `PcOpen` of the same id. Returns the form of each run (by index) and whether
-/// a reader would pair them back the same way.
+/// earlier `PcOpen` of the same id and the same side of [`is_hi_half`]. Returns the
+/// form of each run (by index) and whether a reader would pair them back the same way.
 fn plan(runs: &[Run]) -> (Vec<Option<Form>>, bool) {
     let mut forms = vec![None; runs.len()];
-    let mut open: Vec<(usize, &str)> = Vec::new();
+    let mut open: Vec<(usize, &str, bool)> = Vec::new();
     for (i, run) in runs.iter().enumerate() {
         match run {
             Run::PcOpen(c) => {
                 forms[i] = Some(Form::It);
-                open.push((i, c.id.as_str()));
+                open.push((i, c.id.as_str(), is_hi_half(run)));
             }
             Run::PcClose(c) => {
                 forms[i] = Some(Form::It);
-                if let Some(pos) = open.iter().rposition(|(_, id)| *id == c.id) {
-                    let (o, _) = open.remove(pos);
+                let hi = is_hi_half(run);
+                if let Some(pos) = open.iter().rposition(|(_, id, h)| *id == c.id && *h == hi) {
+                    let (o, _, _) = open.remove(pos);
+                    forms[o] = Some(if hi { Form::HiStart } else { Form::Bpt });
+                    forms[i] = Some(if hi { Form::HiEnd(o) } else { Form::Ept(o) });
+                }
+            }
+            _ => {}
+        }
+    }
+    // `<hi>` is an element: its pairs must nest. One that crosses another is written as
+    // `bpt`/`ept` (its close's kind then makes the runs inexact).
+    let mut his: Vec<usize> = Vec::new();
+    for i in 0..forms.len() {
+        match forms[i] {
+            Some(Form::HiStart) => his.push(i),
+            Some(Form::HiEnd(o)) => {
+                if his.last() == Some(&o) {
+                    his.pop();
+                } else {
+                    his.retain(|&h| h != o);
                     forms[o] = Some(Form::Bpt);
                     forms[i] = Some(Form::Ept(o));
                 }
@@ -206,21 +439,26 @@ fn render_level2(runs: &[Run], out: &mut String) -> bool {
                 }
                 if c.is_entity() && c.data.is_empty() {
                     let kind = format!("{ENTITY_TYPE_PREFIX}{}", c.kind);
-                    element(out, "ph", &[("x", opt(&c.id)), ("type", Some(&kind))], &c.equiv);
+                    let content = Content::Text(&c.equiv);
+                    element(out, "ph", &[("x", opt(&c.id)), ("type", Some(&kind))], content);
                 } else {
-                    if !c.equiv.is_empty() || c.kind.starts_with("x-cmem-") {
+                    let (kind, content) = code_content(c);
+                    if (!c.equiv.is_empty() && matches!(content, Content::Text(_)))
+                        || kind.starts_with("x-cmem-")
+                    {
                         exact = false;
                     }
                     // TMX 1.4b allows assoc="p|f|b" only; any other suffix stays in `type`.
-                    let (kind, assoc) = match split_suffix(&c.kind, ";assoc=") {
+                    let (kind, assoc) = match split_suffix(kind, ";assoc=") {
                         (k, Some(a @ ("p" | "f" | "b"))) => (k, Some(a)),
-                        _ => (c.kind.as_str(), None),
+                        _ => (kind, None),
                     };
-                    element(out, "ph", &[("x", opt(&c.id)), ("type", opt(kind)), ("assoc", assoc)], &c.data);
+                    element(out, "ph", &[("x", opt(&c.id)), ("type", opt(kind)), ("assoc", assoc)], content);
                 }
             }
             Run::PcOpen(c) | Run::PcClose(c) => {
-                if !c.equiv.is_empty()
+                let (kind, content) = code_content(c);
+                if (!c.equiv.is_empty() && matches!(content, Content::Text(_)))
                     || !is_xml_safe(&c.id)
                     || !is_xml_safe(&c.kind)
                     || !is_xml_safe(&c.data)
@@ -232,39 +470,46 @@ fn render_level2(runs: &[Run], out: &mut String) -> bool {
                     Some(Form::Bpt) => {
                         let number = pair_numbers.len() + 1;
                         pair_numbers.push((idx, number));
-                        let (kind, x) = split_suffix(&c.kind, ";x=");
+                        let (kind, x) = split_suffix(kind, ";x=");
                         let i = if use_ids { c.id.clone() } else { number.to_string() };
-                        element(out, "bpt", &[("i", Some(&i)), ("x", x), ("type", opt(kind))], &c.data);
+                        element(out, "bpt", &[("i", Some(&i)), ("x", x), ("type", opt(kind))], content);
                     }
                     Some(Form::Ept(o)) => {
-                        if !c.kind.is_empty() {
+                        if !kind.is_empty() {
                             exact = false;
                         }
                         let number = pair_numbers.iter().find(|(p, _)| *p == o).map_or(0, |(_, n)| *n);
                         let i = if use_ids { c.id.clone() } else { number.to_string() };
-                        element(out, "ept", &[("i", Some(&i))], &c.data);
+                        element(out, "ept", &[("i", Some(&i))], content);
                     }
+                    Some(Form::HiStart) => {
+                        let kind = hi_type(&c.kind).flatten();
+                        start_tag(out, "hi", &[("x", opt(&c.id)), ("type", kind)]);
+                        out.push('>');
+                    }
+                    Some(Form::HiEnd(_)) => out.push_str("</hi>"),
                     _ => {
                         let pos = if open { "begin" } else { "end" };
                         element(
                             out,
                             "it",
-                            &[("pos", Some(pos)), ("x", opt(&c.id)), ("type", opt(&c.kind))],
-                            &c.data,
+                            &[("pos", Some(pos)), ("x", opt(&c.id)), ("type", opt(kind))],
+                            content,
                         );
                     }
                 }
             }
             Run::Sub(c) => {
                 exact = false;
-                element(out, "ph", &[("x", opt(&c.id)), ("type", Some("x-cmem-sub"))], &c.equiv);
+                let content = Content::Text(&c.equiv);
+                element(out, "ph", &[("x", opt(&c.id)), ("type", Some("x-cmem-sub"))], content);
             }
             Run::Plural(ch) | Run::Select(ch) => {
                 exact = false;
                 let kind = if matches!(run, Run::Plural(_)) { "plural" } else { "select" };
                 let mut icu = String::new();
                 icu_text(ch, kind, &mut icu);
-                element(out, "ph", &[("type", Some(&format!("x-cmem-{kind}")))], &icu);
+                element(out, "ph", &[("type", Some(&format!("x-cmem-{kind}")))], Content::Text(&icu));
             }
         }
         prev_text = is_text;
@@ -316,7 +561,28 @@ fn split_suffix<'a>(kind: &'a str, sep: &str) -> (&'a str, Option<&'a str>) {
     }
 }
 
-fn element(out: &mut String, name: &str, attrs: &[(&str, Option<&str>)], content: &str) {
+/// The content of a code element as written.
+#[derive(Debug, Clone, Copy)]
+enum Content<'a> {
+    /// Native code or a value, escaped.
+    Text(&'a str),
+    /// Markup with `<sub>` elements, checked to read back as it is, written as is.
+    Markup(&'a str),
+}
+
+/// A code's kind as written (without [`SUB_SUFFIX`] when its data is written as
+/// markup) and its content.
+fn code_content(c: &Code) -> (&str, Content<'_>) {
+    if let Some(kind) = c.kind.strip_suffix(SUB_SUFFIX) {
+        if sub_equiv(&c.data).is_some_and(|equiv| equiv == c.equiv) {
+            return (kind, Content::Markup(&c.data));
+        }
+    }
+    (&c.kind, Content::Text(&c.data))
+}
+
+/// Appends `<name` and the attributes that have values.
+fn start_tag(out: &mut String, name: &str, attrs: &[(&str, Option<&str>)]) {
     out.push('<');
     out.push_str(name);
     for (key, value) in attrs {
@@ -328,11 +594,22 @@ fn element(out: &mut String, name: &str, attrs: &[(&str, Option<&str>)], content
             out.push('"');
         }
     }
-    if content.is_empty() {
-        out.push_str("/>");
-    } else {
-        out.push('>');
-        escape_text_into(content, out);
+}
+
+fn element(out: &mut String, name: &str, attrs: &[(&str, Option<&str>)], content: Content<'_>) {
+    start_tag(out, name, attrs);
+    match content {
+        Content::Text("") => out.push_str("/>"),
+        Content::Text(text) => {
+            out.push('>');
+            escape_text_into(text, out);
+        }
+        Content::Markup(markup) => {
+            out.push('>');
+            out.push_str(markup);
+        }
+    }
+    if !matches!(content, Content::Text("")) {
         out.push_str("</");
         out.push_str(name);
         out.push('>');
@@ -395,6 +672,71 @@ mod tests {
         let (out, exact) = render(&[plural]);
         assert!(!exact);
         assert_eq!(out, "<ph type=\"x-cmem-plural\">{n, plural, one {# file} other {# files}}</ph>");
+    }
+
+    fn hi(id: &str, kind: &str) -> [Run; 2] {
+        [Run::PcOpen(Code::new(id).kind(kind)), Run::PcClose(Code::new(id).kind(HI_TYPE))]
+    }
+
+    #[test]
+    fn hi_pairs_are_written_as_hi() {
+        let [open, close] = hi("1", "x-tmx-hi:verb");
+        let [open2, close2] = hi("", HI_TYPE);
+        let runs = vec![
+            Run::PcOpen(Code::new("1").kind("bold").data("<b>")),
+            open,
+            Run::text("start"),
+            open2,
+            Run::text("!"),
+            close2,
+            close,
+            Run::PcClose(Code::new("1").data("</b>")),
+        ];
+        let (out, exact) = render(&runs);
+        assert!(exact, "{out}");
+        assert_eq!(
+            out,
+            "<bpt i=\"1\" type=\"bold\">&lt;b&gt;</bpt><hi x=\"1\" type=\"verb\">start<hi>!</hi></hi>\
+             <ept i=\"1\">&lt;/b&gt;</ept>"
+        );
+    }
+
+    #[test]
+    fn crossing_hi_pairs_fall_back_to_bpt() {
+        let [a, a_end] = hi("1", "x-tmx-hi:a");
+        let [b, b_end] = hi("2", "x-tmx-hi:b");
+        let (out, exact) = render(&[a, b, a_end, b_end]);
+        assert!(!exact, "the close of a bpt has no kind");
+        assert_eq!(out, "<bpt i=\"1\" type=\"x-tmx-hi:a\"/><hi x=\"2\" type=\"b\"><ept i=\"1\"/></hi>");
+        // A hi open with native data is no hi: an isolated code, exactly.
+        let (out, exact) = render(&[Run::PcOpen(Code::new("3").kind(HI_TYPE).data("<x>"))]);
+        assert!(exact);
+        assert_eq!(out, "<it pos=\"begin\" x=\"3\" type=\"x-tmx-hi\">&lt;x&gt;</it>");
+    }
+
+    #[test]
+    fn codes_with_sub_flows_keep_their_markup() {
+        let data =
+            "&lt;img alt=\"<sub>Start <bpt i=\"1\">&lt;b></bpt>here<ept i=\"1\">&lt;/b></ept></sub>\" \
+                    title=\"<sub type=\"x-t\">Go</sub>\">";
+        assert_eq!(sub_equiv(data).as_deref(), Some("Start here Go"));
+        let ph = Run::Ph(Code::new("3").kind("image;assoc=p;sub").equiv("Start here Go").data(data));
+        let (out, exact) = render(std::slice::from_ref(&ph));
+        assert!(exact);
+        assert_eq!(out, format!("<ph x=\"3\" type=\"image\" assoc=\"p\">{data}</ph>"));
+        // Not as the reader makes it (`>` escaped, no sub, wrong stand-in): escaped
+        // like any native code, and inexact when the stand-in cannot be carried.
+        assert_eq!(sub_equiv("<sub>a&gt;</sub>"), None);
+        assert_eq!(sub_equiv("&lt;b>"), None);
+        assert_eq!(sub_equiv("<sub>a</sub"), None);
+        let wrong = Run::Ph(Code::new("3").kind("image;sub").equiv("other").data("<sub>a</sub>"));
+        let (out, exact) = render(&[wrong]);
+        assert!(!exact);
+        assert_eq!(out, "<ph x=\"3\" type=\"image;sub\">&lt;sub&gt;a&lt;/sub&gt;</ph>");
+        let plain = Run::PcOpen(Code::new("1").kind("b;sub").data("<sub>"));
+        let (out, exact) = render(&[plain]);
+        assert!(exact);
+        assert_eq!(out, "<it pos=\"begin\" x=\"1\" type=\"b;sub\">&lt;sub&gt;</it>");
     }
 
     #[test]

@@ -134,6 +134,65 @@ fn tmx_round_trip_real_files() {
     }
 }
 
+/// Read → write gives back the `<seg>` of every `tuv` (canonical XML, see
+/// [`canonical_segs`]) of every real file the reader takes without a problem: the
+/// inline elements, `<hi>` and `<sub>` included, survive as elements.
+#[test]
+fn tmx_segs_survive_real_files() {
+    let mut compared = 0;
+    for path in tmx_files() {
+        let (entries, problems) = read_tmx(&path);
+        if !problems.is_empty() {
+            continue;
+        }
+        let input = fs::read(&path).unwrap();
+        let output = write_tmx(&entries, TmxWriteOptions::default());
+        let text = String::from_utf8(output.clone()).unwrap();
+        assert!(!text.contains("x-cmem-runs"), "{}: exact runs were needed\n{text}", path.display());
+        assert_eq!(canonical_segs(&output), canonical_segs(&input), "{}\n{text}", path.display());
+        compared += 1;
+    }
+    assert!(compared >= 20, "{compared} files compared");
+}
+
+/// How `<hi>` and `<sub>` are read: the kinds that mark them, sub-flow text as the
+/// stand-in, and a `<sub>` in an entity placeholder reported.
+#[test]
+fn hi_and_sub_are_read_into_the_model() {
+    use cmem_core::{Code, Run};
+    let tmx = "<tmx version=\"1.4\"><header srclang=\"en\"/><body><tu>\
+        <tuv xml:lang=\"en\"><seg><hi>A</hi><hi x=\"2\" type=\"t\"/>\
+        <bpt i=\"1\">&lt;a title=\"<sub>T &amp; <hi>U</hi></sub>\"></bpt>B<ept i=\"1\">&lt;/a></ept></seg></tuv>\
+        <tuv xml:lang=\"fr\"><seg>C <ph type=\"x-cmem-entity:PERSON\">J<sub>o</sub></ph></seg></tuv>\
+        </tu></body></tmx>";
+    let (entries, problems) = read_tmx_bytes("hi.tmx", tmx.as_bytes(), TmxOptions::default()).unwrap();
+    let close = |id: &str| Run::PcClose(Code::new(id).kind("x-tmx-hi"));
+    assert_eq!(
+        entries[0].variants[0].runs,
+        vec![
+            Run::PcOpen(Code::new("").kind("x-tmx-hi")),
+            Run::text("A"),
+            close(""),
+            Run::PcOpen(Code::new("2").kind("x-tmx-hi:t")),
+            close("2"),
+            Run::PcOpen(
+                Code::new("1")
+                    .kind(";sub")
+                    .equiv("T & U")
+                    .data("&lt;a title=\"<sub>T &amp; <hi>U</hi></sub>\">")
+            ),
+            Run::text("B"),
+            Run::PcClose(Code::new("1").data("</a>")),
+        ]
+    );
+    assert_eq!(entries[0].variants[1].runs, vec![Run::text("C "), Run::entity("", "PERSON", "Jo")]);
+    assert_eq!(problems.len(), 1);
+    assert_eq!(
+        problems[0].to_string(),
+        "tmx: hi.tmx: line 1, column 230: tu 1: <sub> in an entity placeholder: only its text is kept"
+    );
+}
+
 /// The LISA kit's 1D (UTF-8 + BOM), 1F (UTF-16LE), 1G (UTF-16BE) and 1H (US-ASCII with
 /// character references) hold the same text.
 #[test]
@@ -512,6 +571,34 @@ mod store {
         assert_eq!(news(&copy), expected);
     }
 
+    /// TMX → memory → TMX gives back the `<seg>` of every `tuv` of the LISA kit's level-2
+    /// files: `bpt`/`ept`, `it`, `ph` with `assoc`, `<hi>` with its `x` and `type`, and a
+    /// `<sub>` inside a `<ph>`, natively (no exact runs beside the segs).
+    #[test]
+    fn tmx_segs_survive_a_memory() {
+        for name in
+            ["omegat__TMXComplianceKit__ImportTest2A.tmx", "omegat__TMXComplianceKit__ImportTest2C.tmx"]
+        {
+            let input = fs::read(testdata().join("tmx").join(name)).unwrap();
+            let store = MemStore::new();
+            let report = import(&store, tmx_reader(&input), &options(100, true), &mut |_| {}).unwrap();
+            assert_eq!(report.progress.problems, 0, "{name}");
+            let mut writer = TmxWriter::new(Vec::new(), TmxWriteOptions::default()).unwrap();
+            export(&store, &mut writer, &ExportOptions::default(), &mut |_| {}).unwrap();
+            let output = writer.finish().unwrap();
+            let text = String::from_utf8(output.clone()).unwrap();
+            assert!(!text.contains("x-cmem-runs"), "{name}: exact runs were needed\n{text}");
+            let (before, after) = (canonical_segs(&input), canonical_segs(&output));
+            assert!(!before.is_empty() && before.iter().all(|tu| tu.len() >= 2), "{name}: {before:#?}");
+            assert_eq!(after, before, "{name}\n{text}");
+        }
+        let kit = |name: &str| canonical_segs(&fs::read(testdata().join("tmx").join(name)).unwrap());
+        let seg = |tus: Vec<std::collections::BTreeMap<String, String>>| tus.last().unwrap()["en-US"].clone();
+        assert!(seg(kit("omegat__TMXComplianceKit__ImportTest2A.tmx"))
+            .contains("<hi type=\"special-part\" x=\"1\">"));
+        assert!(seg(kit("omegat__TMXComplianceKit__ImportTest2C.tmx")).contains("<sub>Start Here!</sub>"));
+    }
+
     #[test]
     fn export_filters_by_locale() {
         let store = multilingual_store();
@@ -547,6 +634,108 @@ mod store {
             "{\"source\":\"Oui\",\"target\":\"Sí\",\"source_locale\":\"fr\",\"target_locale\":\"es\"}\n"
         );
     }
+}
+
+/// The `<seg>` of each `tuv` of each `tu` of a TMX document, by canonical locale, as
+/// canonical XML: attributes sorted, empty elements written as start and end tags,
+/// references resolved and text escaped alike. What is outside the segs (white space,
+/// comments, the header) is not compared.
+fn canonical_segs(bytes: &[u8]) -> Vec<std::collections::BTreeMap<String, String>> {
+    use quick_xml::events::Event;
+    let text = match bytes {
+        [0xFF, 0xFE, rest @ ..] => utf16(rest, u16::from_le_bytes),
+        [0xFE, 0xFF, rest @ ..] => utf16(rest, u16::from_be_bytes),
+        [0xEF, 0xBB, 0xBF, rest @ ..] => String::from_utf8(rest.to_vec()).unwrap(),
+        _ => String::from_utf8(bytes.to_vec()).unwrap(),
+    };
+    let mut reader = quick_xml::Reader::from_str(&text);
+    let mut tus = Vec::new();
+    let mut locale = String::new();
+    let mut seg: Option<(String, usize)> = None;
+    let mut pending = String::new();
+    let flush = |pending: &mut String, seg: &mut Option<(String, usize)>| {
+        if let Some((out, _)) = seg.as_mut() {
+            out.push_str(&pending.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;"));
+        }
+        pending.clear();
+    };
+    loop {
+        let event = reader.read_event().unwrap();
+        let tag = |e: &quick_xml::events::BytesStart<'_>| {
+            let name = e.name().as_ref().to_owned();
+            let mut attrs: Vec<(String, String)> = e
+                .attributes()
+                .map(|a| {
+                    let a = a.unwrap();
+                    let value = a.normalized_value(quick_xml::XmlVersion::Implicit1_0).unwrap();
+                    (a.key.as_ref().to_owned(), value.into_owned())
+                })
+                .collect();
+            attrs.sort();
+            (name, attrs)
+        };
+        match event {
+            Event::Start(ref e) | Event::Empty(ref e) if seg.is_some() => {
+                flush(&mut pending, &mut seg);
+                let (name, attrs) = tag(e);
+                let (out, depth) = seg.as_mut().unwrap();
+                out.push('<');
+                out.push_str(&name);
+                for (k, v) in attrs {
+                    out.push_str(&format!(" {k}={v:?}"));
+                }
+                out.push('>');
+                if matches!(event, Event::Empty(_)) {
+                    out.push_str(&format!("</{name}>"));
+                } else {
+                    *depth += 1;
+                }
+            }
+            Event::End(e) if seg.is_some() => {
+                flush(&mut pending, &mut seg);
+                let (out, depth) = seg.as_mut().unwrap();
+                if *depth == 0 {
+                    let (out, _) = seg.take().unwrap();
+                    let tu: &mut std::collections::BTreeMap<String, String> = tus.last_mut().unwrap();
+                    assert!(tu.insert(locale.clone(), out).is_none(), "two tuvs of {locale}");
+                } else {
+                    *depth -= 1;
+                    out.push_str(&format!("</{}>", e.name().as_ref()));
+                }
+            }
+            Event::Text(t) if seg.is_some() => pending.push_str(&t.xml10_content()),
+            Event::CData(t) if seg.is_some() => pending.push_str(&t.xml10_content()),
+            Event::GeneralRef(r) if seg.is_some() => {
+                let name: &str = &r;
+                let c = match name {
+                    "lt" => '<',
+                    "gt" => '>',
+                    "amp" => '&',
+                    "quot" => '"',
+                    "apos" => '\'',
+                    n if n.starts_with("#x") => {
+                        char::from_u32(u32::from_str_radix(&n[2..], 16).unwrap()).unwrap()
+                    }
+                    n => char::from_u32(n[1..].parse().unwrap()).unwrap(),
+                };
+                pending.push(c);
+            }
+            Event::Start(e) if e.name().as_ref() == "tu" => tus.push(Default::default()),
+            Event::Start(e) if e.name().as_ref() == "tuv" => {
+                let (_, attrs) = tag(&e);
+                let lang = attrs.iter().find(|(k, _)| k == "xml:lang" || k == "lang").unwrap();
+                locale = cmem_core::Locale::parse(&lang.1).unwrap().as_str().to_owned();
+            }
+            Event::Start(e) if e.name().as_ref() == "seg" => seg = Some((String::new(), 0)),
+            Event::Eof => return tus,
+            _ => {}
+        }
+    }
+}
+
+fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> String {
+    let units: Vec<u16> = bytes.chunks_exact(2).map(|c| unit([c[0], c[1]])).collect();
+    String::from_utf16(&units).unwrap()
 }
 
 /// Level 1 keeps text and drops codes; entities become their values.
@@ -624,8 +813,18 @@ mod props {
                 ";assoc=",
                 "x-cmem-x",
                 "link",
+                "x-tmx-hi",
+                "x-tmx-hi:verb",
+                "image;sub",
+                "b;x=2;sub",
             ]),
-            prop_oneof![Just(String::new()), Just("<b>".to_owned()), odd_string(5)],
+            prop_oneof![
+                Just(String::new()),
+                Just("<b>".to_owned()),
+                Just("&lt;img alt=\"<sub>A</sub>\">".to_owned()),
+                Just("<sub>".to_owned()),
+                odd_string(5)
+            ],
         )
             .prop_map(|(id, equiv, kind, data)| Code { id, equiv, kind: kind.to_owned(), data })
     }
@@ -667,6 +866,9 @@ mod props {
                     Just(Run::PcClose(Code::new("1").data("</b>"))),
                     Just(Run::Ph(Code::new("2").data("%s"))),
                     Just(Run::entity("3", "PERSON", "Ann")),
+                    Just(Run::PcOpen(Code::new("1").kind("x-tmx-hi:verb"))),
+                    Just(Run::PcClose(Code::new("1").kind("x-tmx-hi"))),
+                    Just(Run::Ph(Code::new("4").kind("image;sub").equiv("A").data("&lt;img alt=\"<sub>A</sub>\">"))),
                 ],
                 0..6,
             ),

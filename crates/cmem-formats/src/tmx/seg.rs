@@ -7,7 +7,7 @@ use cmem_core::Run;
 
 use super::read::{Pos, TmxReader, TuCtx};
 use crate::error::{ErrorKind, FormatError};
-use crate::inline::{bpt_kind, ph_entity, ph_run};
+use crate::inline::{bpt_kind, hi_kind, ph_entity, ph_run, read_code_content, HI_TYPE, SUB_SUFFIX};
 use crate::xml::XmlEvent;
 
 impl<R: Read> TmxReader<R> {
@@ -24,32 +24,34 @@ impl<R: Read> TmxReader<R> {
                     // The run is made from the start tag; its content (read next, which
                     // replaces the reader's attributes) then becomes its data or value.
                     let into_equiv = self.code(ctx, &mut b, at);
-                    let content = self.xml.text_content()?;
+                    let content = read_code_content(&mut self.xml)?;
+                    if into_equiv && content.has_sub() {
+                        let message = "<sub> in an entity placeholder: only its text is kept";
+                        self.problem(ctx, ErrorKind::InvalidField, message, at);
+                    }
                     if let Some(code) = b.runs.last_mut().and_then(Run::code_mut) {
                         if into_equiv {
-                            code.equiv = content;
+                            code.equiv = content.into_text();
                         } else {
-                            code.data = content;
+                            if content.has_sub() {
+                                code.kind.push_str(SUB_SUFFIX);
+                            }
+                            (code.data, code.equiv) = content.into_data();
                         }
                     }
                 }
                 XmlEvent::Empty if is_code_element(self.xml.name()) => {
                     self.code(ctx, &mut b, at);
                 }
-                XmlEvent::Start if self.xml.name() == "hi" => {
+                XmlEvent::Start | XmlEvent::Empty if self.xml.name() == "hi" => {
                     let id = self.xml.attr("x").unwrap_or_default().to_owned();
-                    b.runs.push(Run::PcOpen(cmem_core::Code {
-                        id: id.clone(),
-                        kind: self.xml.attr("type").unwrap_or_default().to_owned(),
-                        ..Default::default()
-                    }));
-                    frames.push(Some(id));
-                }
-                XmlEvent::Empty if self.xml.name() == "hi" => {
-                    let id = self.xml.attr("x").unwrap_or_default().to_owned();
-                    let kind = self.xml.attr("type").unwrap_or_default().to_owned();
+                    let kind = hi_kind(self.xml.attr("type"));
                     b.runs.push(Run::PcOpen(cmem_core::Code { id: id.clone(), kind, ..Default::default() }));
-                    b.runs.push(Run::PcClose(cmem_core::Code { id, ..Default::default() }));
+                    if ev == XmlEvent::Empty {
+                        b.runs.push(Run::PcClose(hi_close(id)));
+                    } else {
+                        frames.push(Some(id));
+                    }
                 }
                 XmlEvent::Start => {
                     self.problem(
@@ -69,7 +71,7 @@ impl<R: Read> TmxReader<R> {
                     );
                 }
                 XmlEvent::End => match frames.pop() {
-                    Some(Some(id)) => b.runs.push(Run::PcClose(cmem_core::Code { id, ..Default::default() })),
+                    Some(Some(id)) => b.runs.push(Run::PcClose(hi_close(id))),
                     Some(None) => {}
                     None => break,
                 },
@@ -184,6 +186,11 @@ impl SegBuilder {
             self.runs.push(Run::Text(t.to_owned()));
         }
     }
+}
+
+/// The close of a pair made from a `<hi>`.
+fn hi_close(id: String) -> cmem_core::Code {
+    cmem_core::Code { id, kind: HI_TYPE.to_owned(), ..Default::default() }
 }
 
 fn is_code_element(name: &str) -> bool {
