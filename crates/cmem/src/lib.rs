@@ -29,6 +29,8 @@
 #![forbid(unsafe_code)]
 
 mod address;
+#[doc = include_str!("../../../docs/matching.md")]
+pub mod matching {}
 mod memory;
 
 pub use address::Address;
