@@ -250,6 +250,9 @@ pub struct LookupArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Show every space as `·` (line breaks are always shown as `⏎`, tabs as `→`).
+    #[arg(long)]
+    pub show_space: bool,
     /// Inline-code recognition of plain text.
     #[command(flatten)]
     pub recognize: RecognizeArgs,
@@ -287,12 +290,20 @@ fn at_least_one(s: &str) -> Result<usize, String> {
 
 /// Parses a percentage 0–100.
 fn percent(s: &str) -> Result<f64, String> {
-    let v: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number"))?;
-    if (0.0..=100.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("{v} is outside 0–100"))
+    let v: f64 = s.trim().trim_end_matches('%').parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if !(0.0..=100.0).contains(&v) {
+        return Err(format!("{v} is outside 0–100 (a percentage)"));
     }
+    // Scores are 0–1 in JSON: a value under 1 is almost surely one of those, and would
+    // mean under 1 % here. Say so instead of guessing.
+    if v > 0.0 && v < 1.0 {
+        return Err(format!(
+            "{v} would mean {v} %: thresholds are percentages (0–100); write {} for {}",
+            v * 100.0,
+            v
+        ));
+    }
+    Ok(v)
 }
 
 const SEARCH_HELP: &str = "\

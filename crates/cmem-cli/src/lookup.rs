@@ -14,7 +14,7 @@ use cmem_core::{
 use serde_json::{json, Map, Value};
 
 use crate::args::LookupArgs;
-use crate::output::{count, duration, percent, word_diff, Marks, Stdout};
+use crate::output::{count, duration, percent, render_diff, word_diff, Marks, Stdout};
 use crate::query::{query_recognizer, runs_from_file, runs_of_text};
 use crate::{memory, Outcome};
 
@@ -28,9 +28,49 @@ pub fn match_json(m: &Match) -> Value {
     serde_json::to_value(MatchView::of(m)).unwrap_or(Value::Null)
 }
 
-/// One match for people: score, tier, entry; source, target, and the adapted target
-/// with its differences from the stored target marked.
-fn write_match(out: &mut dyn Write, m: &Match, color: bool) -> io::Result<()> {
+/// When nothing was found because the memory holds no entry for the pair at all (a
+/// typo such as `--to ge`), a warning naming the pairs it does hold.
+fn pair_warning(
+    store: &dyn ContentMemory,
+    from: &cmem_core::Locale,
+    to: &cmem_core::Locale,
+) -> Option<String> {
+    let stats = store.stats().ok()?;
+    let served = |p: &cmem_core::PairCount| {
+        (p.source.matches(from) && p.target.matches(to)) || (p.source.matches(to) && p.target.matches(from))
+    };
+    if stats.pairs.iter().any(served) {
+        return None;
+    }
+    let held: Vec<String> =
+        stats.pairs.iter().take(8).map(|p| format!("{} → {}", p.source, p.target)).collect();
+    Some(if held.is_empty() {
+        "the memory is empty".to_owned()
+    } else {
+        format!("the memory holds no {from} → {to} entries (it holds {})", held.join(", "))
+    })
+}
+
+/// White space made visible: line breaks `⏎`, tabs `→`, and with `spaces` every space
+/// `·` (a no-break space `⍽`).
+fn visible(text: &str, spaces: bool) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\n' => "⏎".to_owned(),
+            '\r' => "␍".to_owned(),
+            '\t' => "→".to_owned(),
+            ' ' if spaces => "·".to_owned(),
+            '\u{00A0}' | '\u{202F}' if spaces => "⍽".to_owned(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+/// One match for people: score, tier, entry and its evidence; source (with its word
+/// differences from the query), target, and the adapted target with its differences
+/// from the stored target marked; repairs, penalties and notes.
+fn write_match(out: &mut dyn Write, m: &Match, color: bool, spaces: bool) -> io::Result<()> {
+    let marks = Marks::new(color);
     let mut head = format!("{}  {}  entry {}", percent(m.score), m.match_type, m.entry.id);
     if m.ambiguous {
         head.push_str("  ambiguous");
@@ -38,13 +78,56 @@ fn write_match(out: &mut dyn Write, m: &Match, color: bool) -> io::Result<()> {
     if !m.entry.point.is_root() {
         head.push_str(&format!("  point {}", m.entry.point));
     }
+    let approvals = m.entry.approvals();
+    if approvals > 1 {
+        head.push_str(&format!("  {approvals} approvals"));
+    }
     writeln!(out, "{head}")?;
-    let target = surface_text(m.target());
-    let adapted = surface_text(&m.adapted_target);
-    writeln!(out, "  source   {}", surface_text(m.source()))?;
+    let target = visible(&surface_text(m.target()), spaces);
+    let adapted = visible(&surface_text(&m.adapted_target), spaces);
+    if m.identical_source || m.source_diff.is_empty() {
+        writeln!(out, "  source   {}", visible(&surface_text(m.source()), spaces))?;
+    } else {
+        // The stored source, its words the query lacks and the query's own marked.
+        let ops: Vec<cmem_core::diff::DiffOp> = m
+            .source_diff
+            .iter()
+            .map(|o| cmem_core::diff::DiffOp { op: o.op, text: visible(&o.text, spaces) })
+            .collect();
+        writeln!(out, "  source   {}", render_diff(&ops, marks))?;
+    }
     writeln!(out, "  target   {target}")?;
     if adapted != target {
-        writeln!(out, "  adapted  {}", word_diff(&target, &adapted, Marks::new(color)))?;
+        writeln!(out, "  adapted  {}", word_diff(&target, &adapted, marks))?;
+    }
+    for p in &m.penalties {
+        let what = match p.kind {
+            cmem_core::PenaltyKind::Whitespace => "the text differs from the query in white space only",
+            _ => "the text differs from the query",
+        };
+        writeln!(out, "  penalty  -{}: {what}", p.points)?;
+    }
+    for r in &m.repairs {
+        let state = if r.applied { "" } else { " (not applied: the target has nothing to change)" };
+        writeln!(
+            out,
+            "  repair   {} {:?} → {:?}{state}",
+            serde_json::to_value(r.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
+            visible(&r.from, true),
+            visible(&r.to, true)
+        )?;
+    }
+    for o in m.entry.origins.iter().rev().take(3) {
+        let mut line = String::from("  origin  ");
+        for part in [&o.project_id, &o.created_at] {
+            if !part.is_empty() {
+                line.push(' ');
+                line.push_str(part);
+            }
+        }
+        if line.trim() != "origin" {
+            writeln!(out, "{line}")?;
+        }
     }
     for a in m.entity_adaptations.iter().filter(|a| !a.applied) {
         writeln!(
@@ -104,13 +187,18 @@ pub fn run(args: &LookupArgs, memory_flag: Option<&Path>, quiet: bool, color: bo
             if i > 0 {
                 writeln!(out)?;
             }
-            write_match(&mut out, m, color)?;
+            write_match(&mut out, m, color, args.show_space)?;
         }
     }
     out.flush()?;
     if matches.is_empty() {
         if !quiet && !args.json {
             eprintln!("no match at or above {}", percent(args.threshold / 100.0));
+        }
+        if !quiet {
+            if let Some(w) = pair_warning(memory.store(), &args.from, &args.to) {
+                eprintln!("cmem: warning: {w}");
+            }
         }
         return Ok(Outcome::NothingFound);
     }

@@ -216,73 +216,26 @@ pub fn bytes(n: u64) -> String {
 
 /// Splits text into runs of white space and runs of anything else, as `git diff
 /// --word-diff` does by default: `%s` and `<b>` stay whole.
-fn tokens(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut space = None;
-    for (i, c) in text.char_indices() {
-        let s = c.is_whitespace();
-        if space != Some(s) {
-            if i > start {
-                out.push(&text[start..i]);
-            }
-            start = i;
-            space = Some(s);
-        }
-    }
-    if start < text.len() {
-        out.push(&text[start..]);
-    }
-    out
-}
-
 /// `new` with its differences from `old` marked word by word, as `git diff
 /// --word-diff` does: `[-removed-]{+added+}` with [`Marks::PLAIN`].
 pub fn word_diff(old: &str, new: &str, marks: Marks) -> String {
-    let a = tokens(old);
-    let b = tokens(new);
-    // Longest common subsequence of tokens; segments are short (a few hundred tokens).
-    let (n, m) = (a.len(), b.len());
-    let mut dp = vec![0u32; (n + 1) * (m + 1)];
-    let at = |i: usize, j: usize| i * (m + 1) + j;
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            dp[at(i, j)] =
-                if a[i] == b[j] { dp[at(i + 1, j + 1)] + 1 } else { dp[at(i + 1, j)].max(dp[at(i, j + 1)]) };
-        }
+    render_diff(&cmem_core::diff::word_diff(old, new), marks)
+}
+
+/// Word differences marked with `marks`.
+pub fn render_diff(ops: &[cmem_core::diff::DiffOp], marks: Marks) -> String {
+    use cmem_core::diff::DiffKind;
+    let mut out = String::new();
+    for op in ops {
+        let (open, close) = match op.op {
+            DiffKind::Equal => ("", ""),
+            DiffKind::Delete => marks.del,
+            DiffKind::Insert => marks.ins,
+        };
+        out.push_str(open);
+        out.push_str(&op.text);
+        out.push_str(close);
     }
-    let mut out = String::with_capacity(new.len() + 16);
-    let (mut del, mut ins) = (String::new(), String::new());
-    let flush = |out: &mut String, del: &mut String, ins: &mut String| {
-        if !del.is_empty() {
-            out.push_str(marks.del.0);
-            out.push_str(del);
-            out.push_str(marks.del.1);
-            del.clear();
-        }
-        if !ins.is_empty() {
-            out.push_str(marks.ins.0);
-            out.push_str(ins);
-            out.push_str(marks.ins.1);
-            ins.clear();
-        }
-    };
-    let (mut i, mut j) = (0, 0);
-    while i < n || j < m {
-        if i < n && j < m && a[i] == b[j] {
-            flush(&mut out, &mut del, &mut ins);
-            out.push_str(a[i]);
-            i += 1;
-            j += 1;
-        } else if j < m && (i == n || dp[at(i, j + 1)] >= dp[at(i + 1, j)]) {
-            ins.push_str(b[j]);
-            j += 1;
-        } else {
-            del.push_str(a[i]);
-            i += 1;
-        }
-    }
-    flush(&mut out, &mut del, &mut ins);
     out
 }
 

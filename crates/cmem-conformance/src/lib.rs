@@ -86,6 +86,8 @@ macro_rules! conformance_suite {
             empty_and_odd_segments,
             fuzzy_candidates_are_complete,
             memory_metadata,
+            evidence_orders_equal_scores,
+            mechanical_repairs,
             ties_at_the_top_are_complete,
             match_cases,
         );

@@ -8,6 +8,8 @@
 
 use std::cmp::Ordering;
 
+use unicode_normalization::UnicodeNormalization;
+
 use cmem_core::adapt::adapt;
 use cmem_core::distance::similarity;
 use cmem_core::{
@@ -46,6 +48,10 @@ fn entities(runs: &[Run]) -> Vec<(String, String)> {
 
 struct Scored {
     id: EntryId,
+    /// The stored source's text equals the query's (codes as their markup).
+    identical: bool,
+    approvals: u32,
+    last_approved: String,
     score: f64,
     match_type: MatchType,
     ambiguous: bool,
@@ -57,6 +63,27 @@ struct Scored {
 /// The SPEC §4 tier and score of one stored source against the query, before
 /// ambiguity and the threshold.
 fn tier(query: &[Run], q: &Keys, stored: &[Run]) -> (MatchType, f64) {
+    let (t, s) = key_tier(query, q, stored);
+    // Equal keys but text that differs (only in white space, then): a one-point penalty.
+    let (st, qt) = (texts(stored), texts(query));
+    if t.is_exact() && st != qt && cmem_core::normalize_text(&st) == cmem_core::normalize_text(&qt) {
+        return (t, s - 0.01);
+    }
+    (t, s)
+}
+
+/// The text runs of `runs`, NFC, joined.
+fn texts(runs: &[Run]) -> String {
+    let mut out = String::new();
+    cmem_core::run::walk_runs(runs, &mut |run| {
+        if let Run::Text(t) = run {
+            out.push_str(t);
+        }
+    });
+    out.nfc().collect()
+}
+
+fn key_tier(query: &[Run], q: &Keys, stored: &[Run]) -> (MatchType, f64) {
     let k = Keys::of(stored);
     // "k-th entity of the stored source aligns with the k-th entity of the query".
     let (qe, se) = (entities(query), entities(stored));
@@ -117,7 +144,18 @@ pub fn reference_lookup(entries: &[Entry], req: &LookupRequest) -> Vec<RefMatch>
         } else {
             Vec::new()
         };
-        scored.push(Scored { id: e.id, score, match_type, ambiguous: false, point: e.point.clone(), answer });
+        let surface = |runs: &[Run]| cmem_core::run::surface_text(runs).nfc().collect::<String>();
+        scored.push(Scored {
+            id: e.id,
+            identical: surface(&e.variants[si].runs) == surface(&req.source),
+            approvals: e.approvals(),
+            last_approved: e.last_approved().to_owned(),
+            score,
+            match_type,
+            ambiguous: false,
+            point: e.point.clone(),
+            answer,
+        });
     }
 
     // Ambiguity among the full-score matches.
@@ -156,16 +194,23 @@ pub fn reference_lookup(entries: &[Entry], req: &LookupRequest) -> Vec<RefMatch>
         }
     }
 
-    let mut out: Vec<RefMatch> = scored
-        .into_iter()
-        .filter(|s| s.score + EPSILON >= req.options.threshold)
-        .map(|s| RefMatch { id: s.id, score: s.score, match_type: s.match_type, ambiguous: s.ambiguous })
-        .collect();
-    out.sort_by(|a, b| {
-        b.score.total_cmp(&a.score).then(a.match_type.cmp(&b.match_type)).then(a.id.cmp(&b.id))
+    scored.retain(|s| s.score + EPSILON >= req.options.threshold);
+    // Score, then the evidence: an identical source, more approvals, the newest approval;
+    // then the tier and the id.
+    scored.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(b.identical.cmp(&a.identical))
+            .then(b.approvals.cmp(&a.approvals))
+            .then(b.last_approved.cmp(&a.last_approved))
+            .then(a.match_type.cmp(&b.match_type))
+            .then(a.id.cmp(&b.id))
     });
-    out.truncate(req.options.limit);
-    out
+    scored.truncate(req.options.limit);
+    scored
+        .into_iter()
+        .map(|s| RefMatch { id: s.id, score: s.score, match_type: s.match_type, ambiguous: s.ambiguous })
+        .collect()
 }
 
 #[cfg(test)]
@@ -206,12 +251,14 @@ mod tests {
         ];
         let got = run(&entries, "{PERSON:Alice} works at {ORGANIZATION:Globex}", LookupOptions::default());
         // Entries 1 and 2 score 1.0 with different answers and no point: both demoted.
+        // Among the three at 0.99, the sources identical to the query's text come first
+        // (entry 3's code has no markup of its own, so its text is the query's too).
         assert_eq!(
             got,
             vec![
-                (1, SCORE_NEAR_EXACT, MatchType::GeneralizedExact, true),
                 (2, SCORE_NEAR_EXACT, MatchType::StructuralExact, true),
                 (3, SCORE_NEAR_EXACT, MatchType::PlainExact, false),
+                (1, SCORE_NEAR_EXACT, MatchType::GeneralizedExact, true),
                 (4, 1.0 - 6.0 / 38.0, MatchType::GeneralizedFuzzy, false),
             ]
         );

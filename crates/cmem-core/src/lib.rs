@@ -27,6 +27,7 @@
 
 pub mod adapt;
 pub mod candidate_index;
+pub mod diff;
 pub mod distance;
 pub mod entry;
 pub mod error;
@@ -41,6 +42,7 @@ pub mod point;
 pub mod provider;
 pub mod query;
 pub mod recognize;
+pub mod repair;
 pub mod run;
 pub mod schema;
 pub mod store;
@@ -58,7 +60,9 @@ pub use key::{
 };
 pub use locale::Locale;
 pub use locale_set::{LocaleSets, PairFilter};
-pub use lookup::{lookup, LookupOptions, LookupRequest, Match, MatchType, SCORE_NEAR_EXACT};
+pub use lookup::{
+    lookup, LookupOptions, LookupRequest, Match, MatchType, Penalty, PenaltyKind, SCORE_NEAR_EXACT,
+};
 pub use mem::MemStore;
 pub use notation::{parse_notation, to_notation, Segment};
 pub use point::{nearer_answer, point_distance, Point};

@@ -5,11 +5,14 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::repair::Repair;
+use unicode_normalization::UnicodeNormalization;
+
 use crate::adapt::{adapt, entity_values, Adapted, CodeAdaptation, EntityAdaptation};
 use crate::distance::{CharSketch, Pattern};
 use crate::entry::{Entry, EntryId};
 use crate::error::{Error, Result};
-use crate::key::{flatten_runs, KeyKind, Keys, KindSet};
+use crate::key::{flatten_runs, normalize_text, KeyKind, Keys, KindSet};
 use crate::locale::Locale;
 use crate::point::{nearer_answer, Point};
 use crate::run::{runs_to_json, Run};
@@ -236,9 +239,50 @@ pub struct Match {
     pub entity_adaptations: Vec<EntityAdaptation>,
     /// Inline codes of the query carried into the adapted target.
     pub code_adaptations: Vec<CodeAdaptation>,
-    /// The stored target with the query's entities and codes (SPEC §5).
+    /// The stored target with the query's entities and codes (SPEC §5), and the
+    /// mechanical repairs of [`repairs`](Self::repairs).
     pub adapted_target: Vec<Run>,
+    /// What lowered the score of a match whose keys are equal to the query's: text
+    /// that differs only in white space is not a 100 % match.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub penalties: Vec<Penalty>,
+    /// Mechanical changes made in the adapted target (final punctuation, numbers, white
+    /// space at the ends), see [`crate::repair`]. The score does not include them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repairs: Vec<Repair>,
+    /// The stored source's text is identical to the query's (codes as their markup):
+    /// among equal scores such a match comes first.
+    #[serde(default)]
+    pub identical_source: bool,
+    /// How the stored source differs from the query, word by word (what the stored
+    /// source has: `delete`; what the query has instead: `insert`); empty when they are
+    /// identical.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_diff: Vec<crate::diff::DiffOp>,
 }
+
+/// Why a match whose keys equal the query's scores under 100 %.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum PenaltyKind {
+    /// The texts differ only in white space (a double space, a line break, a trailing
+    /// newline), which the keys do not see.
+    Whitespace,
+}
+
+/// A penalty: `{"kind":"whitespace","points":1}`, one point being 1 %.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Penalty {
+    /// What differs.
+    pub kind: PenaltyKind,
+    /// How many percentage points it costs.
+    pub points: u8,
+}
+
+/// Points a white-space-only difference costs (memoQ and Trados both charge about 1 %
+/// for it by default).
+pub const WHITESPACE_PENALTY: u8 = 1;
 
 impl Match {
     /// The stored source runs.
@@ -278,10 +322,16 @@ impl Match {
         self.entity_adaptations.iter().all(|a| a.applied) && self.code_adaptations.iter().all(|a| a.applied)
     }
 
+    /// The order of a list: score (descending), then the evidence for equal scores —
+    /// an identical source first, then more approvals, then the newest approval — then
+    /// the tier and the entry id.
     fn rank(&self, other: &Match) -> Ordering {
         other
             .score
             .total_cmp(&self.score)
+            .then(other.identical_source.cmp(&self.identical_source))
+            .then(other.entry.approvals().cmp(&self.entry.approvals()))
+            .then(other.entry.last_approved().cmp(self.entry.last_approved()))
             .then(self.match_type.cmp(&other.match_type))
             .then(self.entry.id.cmp(&other.entry.id))
     }
@@ -348,12 +398,14 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
     out.retain(|m| m.score + 1e-12 >= opts.threshold);
     out.sort_by(Match::rank);
     out.truncate(opts.limit);
+    // Past the limit, candidates tied with the last one taken are still read: which of
+    // them make the list is decided by evidence, which needs their entries.
+    let mut last_taken = f64::INFINITY;
     for (id, score, kind) in fuzzy {
-        if out.len() >= opts.limit {
-            // Fuzzy scores never beat an exact match's; only ties on score could
-            // interleave, and those rank exact tiers first.
+        if out.len() >= opts.limit && score + 1e-12 < last_taken {
             break;
         }
+        last_taken = score;
         let Some(entry) = store.get(id)? else { continue };
         let (Some(si), Some(ti)) = (entry.variant_index(src), entry.variant_index(tgt)) else {
             continue;
@@ -365,7 +417,7 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
         // while another of its keys was already in; score all three now that it is here.
         let (score, kind) = rescore(&keys, &entry.variants[si].keys(), score, kind);
         let adapted = adapt(&req.source, &entry.variants[si].runs, &entry.variants[ti].runs, false);
-        out.push(new_match(entry, si, ti, score, MatchType::fuzzy(kind), adapted));
+        out.push(new_match(entry, si, ti, score, MatchType::fuzzy(kind), adapted, req));
     }
     out.sort_by(Match::rank);
     out.truncate(opts.limit);
@@ -398,8 +450,20 @@ fn new_match(
     score: f64,
     match_type: MatchType,
     adapted: Adapted,
+    req: &LookupRequest,
 ) -> Match {
+    let mut target = adapted.target;
+    let source = &entry.variants[si].runs;
+    let repairs = crate::repair::repair(&req.source, source, &mut target, &req.target_locale);
+    let (query_text, source_text) = (surface_nfc(&req.source), surface_nfc(source));
+    let identical_source = query_text == source_text;
+    let source_diff =
+        if identical_source { Vec::new() } else { crate::diff::word_diff(&source_text, &query_text) };
     Match {
+        source_diff,
+        penalties: Vec::new(),
+        repairs,
+        identical_source,
         project_id: entry.project_id.clone(),
         entry,
         source_index: si,
@@ -409,8 +473,25 @@ fn new_match(
         ambiguous: false,
         entity_adaptations: adapted.entities,
         code_adaptations: adapted.codes,
-        adapted_target: adapted.target,
+        adapted_target: target,
     }
+}
+
+/// The text of runs with codes as their markup, NFC: what "identical" compares.
+fn surface_nfc(runs: &[Run]) -> String {
+    crate::run::surface_text(runs).nfc().collect()
+}
+
+/// The text runs of `runs` joined (codes left out), NFC: what the white-space check
+/// compares.
+fn text_nfc(runs: &[Run]) -> String {
+    let mut out = String::new();
+    crate::run::walk_runs(runs, &mut |run| {
+        if let Run::Text(t) = run {
+            out.push_str(t);
+        }
+    });
+    out.nfc().collect()
 }
 
 /// Classifies an exact-key hit (the same rules whichever key found it).
@@ -447,10 +528,19 @@ fn exact_match(entry: Entry, q: &Keys, req: &LookupRequest) -> Option<Match> {
         }
     }
     let (si, t) = best?;
-    let score = if t == MatchType::PlainExact { SCORE_NEAR_EXACT } else { 1.0 };
+    let mut score = if t == MatchType::PlainExact { SCORE_NEAR_EXACT } else { 1.0 };
+    // Equal keys, unequal text: the keys collapse white space, the text does not.
+    let mut penalties = Vec::new();
+    let (stored_text, query_text) = (text_nfc(&entry.variants[si].runs), text_nfc(&req.source));
+    if stored_text != query_text && normalize_text(&stored_text) == normalize_text(&query_text) {
+        penalties.push(Penalty { kind: PenaltyKind::Whitespace, points: WHITESPACE_PENALTY });
+        score -= f64::from(WHITESPACE_PENALTY) / 100.0;
+    }
     let positional = t != MatchType::PlainExact;
     let adapted = adapt(&req.source, &entry.variants[si].runs, &entry.variants[ti].runs, positional);
-    Some(new_match(entry, si, ti, score, t, adapted))
+    let mut m = new_match(entry, si, ti, score, t, adapted, req);
+    m.penalties = penalties;
+    Some(m)
 }
 
 /// SPEC §4: full-score matches whose adapted targets differ are settled by point, or

@@ -25,8 +25,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::adapt::{CodeAdaptation, EntityAdaptation};
+use crate::diff::DiffOp;
 use crate::entry::Origin;
-use crate::lookup::Match;
+use crate::lookup::{Match, Penalty};
+use crate::repair::Repair;
 use crate::run::{surface_text, Run};
 
 /// A segment as a client shows it: its locale, its text with codes as their native
@@ -84,10 +86,22 @@ pub struct MatchView {
     pub entity_adaptations: Vec<EntityAdaptation>,
     /// Inline codes of the query carried into the adapted target.
     pub code_adaptations: Vec<CodeAdaptation>,
+    /// Mechanical repairs made in the adapted target (final punctuation, numbers, white
+    /// space at the ends).
+    pub repairs: Vec<Repair>,
+    /// What lowered the score of a match whose keys equal the query's.
+    pub penalties: Vec<Penalty>,
+    /// The stored source's text is the query's, character for character.
+    pub identical_source: bool,
+    /// How the stored source differs from the query, word by word (`delete`: only in the
+    /// stored source; `insert`: only in the query); empty when identical.
+    pub diff: Vec<DiffOp>,
     /// The write events that produced or re-approved the entry, oldest first.
     pub origins: Vec<Origin>,
-    /// How many times the answer was approved: its recorded origins, at least 1.
-    pub approvals: usize,
+    /// How many times the answer was approved (each import or write of it counts).
+    pub approvals: u32,
+    /// When it was approved last (RFC 3339; empty when unknown).
+    pub last_approved: String,
 }
 
 impl MatchView {
@@ -110,8 +124,13 @@ impl MatchView {
             adapted_target: SegmentView::of(None, &m.adapted_target),
             entity_adaptations: m.entity_adaptations.clone(),
             code_adaptations: m.code_adaptations.clone(),
+            repairs: m.repairs.clone(),
+            penalties: m.penalties.clone(),
+            identical_source: m.identical_source,
+            diff: m.source_diff.clone(),
             origins: m.entry.origins.clone(),
-            approvals: m.entry.origins.len().max(1),
+            approvals: m.entry.approvals(),
+            last_approved: m.entry.last_approved().to_owned(),
         }
     }
 }

@@ -165,8 +165,15 @@ proptest! {
             }
             for w in matches.windows(2) {
                 let (a, b) = (&w[0], &w[1]);
+                // Score, then the evidence (identical source, approvals, newest approval),
+                // then tier and id.
+                let evidence = |m: &cmem_core::Match| {
+                    (std::cmp::Reverse(m.identical_source), std::cmp::Reverse(m.entry.approvals()),
+                     std::cmp::Reverse(m.entry.last_approved().to_owned()))
+                };
                 let ordered = a.score > b.score
-                    || (a.score == b.score && (a.match_type, a.entry.id) < (b.match_type, b.entry.id));
+                    || (a.score == b.score
+                        && (evidence(a), a.match_type, a.entry.id) < (evidence(b), b.match_type, b.entry.id));
                 prop_assert!(ordered, "out of order: {:?} {} {:?} then {:?} {} {:?}",
                     a.entry.id, a.score, a.match_type, b.entry.id, b.score, b.match_type);
             }

@@ -1,0 +1,402 @@
+//! Mechanical repairs: when a query differs from a stored source only in white space at
+//! its ends, its final punctuation or its numbers, the same change is made in the target,
+//! as a translator would make it without thinking. The score is not changed (the
+//! repair is shown with the match, not hidden in its score).
+//!
+//! What counts as mechanical: with the white space at both ends trimmed, the final
+//! punctuation (`.` `:` `…` `?` `!` `;` and their full-width forms) removed, every number
+//! replaced by one placeholder and inner white space collapsed, the query and the stored
+//! source are equal. Anything else is an edit a translator must judge, and nothing is
+//! repaired.
+//!
+//! - **White space**: the query's leading and trailing white space (a final newline, say)
+//!   replaces the stored source's where the target has the source's, or is added where
+//!   the source had none.
+//! - **Punctuation**: the query's final punctuation replaces the target's where the
+//!   target ends with the stored source's (French targets take a no-break space before
+//!   `:` and a narrow one before `;` `!` `?`, unless the stored target spaced its own
+//!   mark otherwise); where neither the source nor the target had any, it is added.
+//! - **Numbers**: a number of the stored source that changed in the query is replaced in
+//!   the target when it occurs there exactly once, as written (`4.2`) or with the other
+//!   decimal sign (`4,2`, in which case the new number takes that sign too).
+//!
+//! ```
+//! use cmem_core::repair::{repair, RepairKind};
+//! use cmem_core::{Locale, Run};
+//!
+//! let mut target = vec![Run::text("Zugriff auf Projekt {project} wurde blockiert")];
+//! let repairs = repair(
+//!     &[Run::text("Access to project {project} was blocked.")],
+//!     &[Run::text("Access to project {project} was blocked")],
+//!     &mut target,
+//!     &Locale::parse("de")?,
+//! );
+//! assert_eq!(target, vec![Run::text("Zugriff auf Projekt {project} wurde blockiert.")]);
+//! assert_eq!(repairs[0].kind, RepairKind::Punctuation);
+//! # Ok::<(), cmem_core::Error>(())
+//! ```
+
+use serde::{Deserialize, Serialize};
+use unicode_normalization::UnicodeNormalization;
+
+use crate::locale::Locale;
+use crate::run::Run;
+
+/// What a repair changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RepairKind {
+    /// White space at the start or the end.
+    Whitespace,
+    /// The final punctuation mark.
+    Punctuation,
+    /// A number.
+    Number,
+}
+
+/// One mechanical change of the target, or one that could not be made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Repair {
+    /// What kind of change.
+    pub kind: RepairKind,
+    /// What the stored source had (empty: nothing).
+    pub from: String,
+    /// What the query has (empty: nothing).
+    pub to: String,
+    /// False when the target had nothing corresponding to change.
+    pub applied: bool,
+}
+
+/// Final punctuation marks a repair may carry over.
+const MARKS: &[char] = &['.', ':', '…', '?', '!', ';', '。', '：', '？', '！', '；'];
+
+/// The numbers of `text` (ASCII digits with inner `.` or `,` groups: `4.2`, `1,000`), as
+/// byte ranges.
+fn numbers(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        while i + 1 < b.len() && (b[i] == b'.' || b[i] == b',') && b[i + 1].is_ascii_digit() {
+            i += 1;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+        out.push((start, i));
+    }
+    out
+}
+
+/// `text` with every number replaced by `#`.
+fn without_numbers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (start, end) in numbers(text) {
+        out.push_str(&text[at..start]);
+        out.push('#');
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// The text of `runs` with each code as U+FFFC, NFC.
+fn skeleton(runs: &[Run]) -> String {
+    let mut out = String::new();
+    crate::run::walk_runs(runs, &mut |run| match run {
+        Run::Text(t) => out.push_str(t),
+        _ if run.code().is_some() => out.push('\u{FFFC}'),
+        _ => {}
+    });
+    out.nfc().collect()
+}
+
+/// `text` without its white space at both ends and its final punctuation, numbers as
+/// `#`, inner white space collapsed: what must be equal for a repair to be mechanical.
+fn core_of(text: &str) -> String {
+    let t = text.trim().trim_end_matches(|c: char| MARKS.contains(&c) || c.is_whitespace());
+    let t = t.trim_end_matches("...");
+    let t = without_numbers(t);
+    t.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The final punctuation of `text` (its white space at the end trimmed first).
+fn final_marks(text: &str) -> &str {
+    let t = text.trim_end();
+    let core = t.trim_end_matches(|c: char| MARKS.contains(&c));
+    &t[core.len()..]
+}
+
+fn leading_space(text: &str) -> &str {
+    &text[..text.len() - text.trim_start().len()]
+}
+
+fn trailing_space(text: &str) -> &str {
+    &text[text.trim_end().len()..]
+}
+
+/// Makes in `target` (the adapted target) the mechanical changes that turn `source` (the
+/// stored source) into `query`, if every difference between them is mechanical; see the
+/// [module docs](self). Returns what was changed, or could not be.
+pub fn repair(query: &[Run], source: &[Run], target: &mut Vec<Run>, target_locale: &Locale) -> Vec<Repair> {
+    let (q, s) = (skeleton(query), skeleton(source));
+    if q == s || core_of(&q) != core_of(&s) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    // Numbers first: they sit inside the text, the ends are changed after.
+    let qn: Vec<&str> = numbers(&q).into_iter().map(|(a, b)| &q[a..b]).collect();
+    let sn: Vec<&str> = numbers(&s).into_iter().map(|(a, b)| &s[a..b]).collect();
+    if qn.len() == sn.len() {
+        for (to, from) in qn.iter().zip(&sn) {
+            if to != from {
+                let applied = replace_number(target, from, to);
+                out.push(Repair {
+                    kind: RepairKind::Number,
+                    from: (*from).to_owned(),
+                    to: (*to).to_owned(),
+                    applied,
+                });
+            }
+        }
+    }
+    let (qp, sp) = (final_marks(&q), final_marks(&s));
+    if qp != sp {
+        let applied = repair_final_mark(target, sp, qp, target_locale);
+        out.push(Repair { kind: RepairKind::Punctuation, from: sp.to_owned(), to: qp.to_owned(), applied });
+    }
+    for (lead, (qw, sw)) in
+        [(true, (leading_space(&q), leading_space(&s))), (false, (trailing_space(&q), trailing_space(&s)))]
+    {
+        if qw != sw {
+            let applied = repair_space(target, lead, sw, qw);
+            out.push(Repair {
+                kind: RepairKind::Whitespace,
+                from: sw.to_owned(),
+                to: qw.to_owned(),
+                applied,
+            });
+        }
+    }
+    out
+}
+
+/// The text runs of `target`, in order, as mutable strings.
+fn texts(target: &mut [Run]) -> Vec<&mut String> {
+    target.iter_mut().filter_map(|r| if let Run::Text(t) = r { Some(t) } else { None }).collect()
+}
+
+/// Replaces the one occurrence of number `from` (as written, or with the other decimal
+/// sign) by `to`; false when there is not exactly one.
+fn replace_number(target: &mut [Run], from: &str, to: &str) -> bool {
+    let swap = |n: &str| {
+        n.chars()
+            .map(|c| match c {
+                '.' => ',',
+                ',' => '.',
+                c => c,
+            })
+            .collect::<String>()
+    };
+    for (needle, with) in [(from.to_owned(), to.to_owned()), (swap(from), swap(to))] {
+        let mut hits = Vec::new();
+        for (i, t) in texts(target).into_iter().enumerate() {
+            for (start, end) in numbers(t) {
+                if t[start..end] == needle {
+                    hits.push((i, start, end));
+                }
+            }
+        }
+        if let [(i, start, end)] = hits[..] {
+            if let Some(t) = texts(target).into_iter().nth(i) {
+                t.replace_range(start..end, &with);
+                return true;
+            }
+        }
+        if !hits.is_empty() {
+            return false;
+        }
+    }
+    false
+}
+
+/// The space a French target puts before `mark`.
+fn french_space(mark: &str) -> &'static str {
+    match mark.chars().next() {
+        Some(':') => "\u{00A0}",
+        Some(';' | '!' | '?') => "\u{202F}",
+        _ => "",
+    }
+}
+
+/// `mark` in the target's script: full-width forms for Chinese and Japanese targets,
+/// ASCII ones for others (`。` of a Chinese source becomes `.` in an English target).
+fn localized(mark: &str, locale: &Locale) -> String {
+    const PAIRS: [(char, char); 5] = [('.', '。'), (':', '：'), ('?', '？'), ('!', '！'), (';', '；')];
+    let wide = matches!(locale.language(), "zh" | "ja");
+    mark.chars()
+        .map(|c| {
+            PAIRS.iter().find(|(ascii, full)| c == *ascii || c == *full).map_or(c, |(ascii, full)| {
+                if wide {
+                    *full
+                } else {
+                    *ascii
+                }
+            })
+        })
+        .collect()
+}
+
+/// Replaces the target's final mark `from` (the stored source's) by `to`.
+fn repair_final_mark(target: &mut Vec<Run>, from: &str, to: &str, locale: &Locale) -> bool {
+    let french = locale.language() == "fr";
+    let to = &localized(to, locale);
+    let Some(Run::Text(last)) = target.last_mut() else {
+        // The target ends with a code: a mark is added after it only where the source
+        // had none and the query adds one.
+        if from.is_empty() && !to.is_empty() {
+            let space = if french { french_space(to) } else { "" };
+            target.push(Run::text(format!("{space}{to}")));
+            return true;
+        }
+        return false;
+    };
+    let end = last.trim_end().len();
+    let tail = last[end..].to_owned();
+    let body = &last[..end];
+    let tp = final_marks(body);
+    let core_len = body.len() - tp.len();
+    // The space the target put before its mark (French), kept when it has one.
+    let before = &body[..core_len];
+    let space_len = before.len() - before.trim_end_matches(['\u{00A0}', '\u{202F}', ' ']).len();
+    let (core, old_space) = (&before[..core_len - space_len], &before[core_len - space_len..]);
+    let corresponds = (tp.is_empty() && from.is_empty()) || (!tp.is_empty() && !from.is_empty());
+    if !corresponds {
+        return false;
+    }
+    let space = if to.is_empty() {
+        ""
+    } else if !old_space.is_empty() {
+        old_space
+    } else if french {
+        french_space(to)
+    } else {
+        ""
+    };
+    *last = format!("{core}{space}{to}{tail}");
+    true
+}
+
+/// Carries white space at one end: `from` (the source's) becomes `to` (the query's).
+fn repair_space(target: &mut Vec<Run>, lead: bool, from: &str, to: &str) -> bool {
+    let at = if lead { target.first_mut() } else { target.last_mut() };
+    match at {
+        Some(Run::Text(t)) => {
+            let current = if lead { leading_space(t) } else { trailing_space(t) };
+            if current != from {
+                return false;
+            }
+            *t = if lead {
+                format!("{to}{}", &t[current.len()..])
+            } else {
+                format!("{}{to}", &t[..t.len() - current.len()])
+            };
+            true
+        }
+        _ if from.is_empty() => {
+            if lead {
+                target.insert(0, Run::text(to));
+            } else {
+                target.push(Run::text(to));
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::Code;
+
+    fn de() -> Locale {
+        Locale::parse("de").unwrap()
+    }
+
+    fn run(q: &str, s: &str, t: &str, loc: &Locale) -> (String, Vec<Repair>) {
+        let mut target = vec![Run::text(t)];
+        let r = repair(&[Run::text(q)], &[Run::text(s)], &mut target, loc);
+        (crate::run::surface_text(&target), r)
+    }
+
+    #[test]
+    fn final_marks_change_add_and_go() {
+        assert_eq!(run("Blocked.", "Blocked", "Blockiert", &de()).0, "Blockiert.");
+        assert_eq!(run("Blocked", "Blocked.", "Blockiert.", &de()).0, "Blockiert");
+        assert_eq!(run("Save as:", "Save as", "Speichern unter", &de()).0, "Speichern unter:");
+        let fr = Locale::parse("fr").unwrap();
+        assert_eq!(run("Name:", "Name", "Nom", &fr).0, "Nom\u{00A0}:");
+        assert_eq!(run("Sure?", "Sure.", "Sûr.", &fr).0, "Sûr\u{202F}?");
+        // The stored target spaced its mark with a plain space: kept.
+        assert_eq!(run("Name?", "Name:", "Nom :", &fr).0, "Nom ?");
+        // The source had a mark, the target none: no corresponding place.
+        let (text, r) = run("Open!", "Open.", "Öffnen", &de());
+        assert_eq!(text, "Öffnen");
+        assert!(!r[0].applied);
+    }
+
+    #[test]
+    fn numbers_as_written_or_with_the_other_sign() {
+        assert_eq!(
+            run("LibreOffice 24.2", "LibreOffice 4.2", "LibreOffice 4.2", &de()).0,
+            "LibreOffice 24.2"
+        );
+        assert_eq!(run("Scale 1.5", "Scale 2.5", "Maßstab 2,5", &de()).0, "Maßstab 1,5");
+        // Twice in the target: which one is meant is not mechanical.
+        let (text, r) = run("Page 3 of 9", "Page 2 of 9", "Seite 2 von 2", &de());
+        assert_eq!(text, "Seite 2 von 2");
+        assert!(!r[0].applied);
+    }
+
+    #[test]
+    fn white_space_at_the_ends() {
+        assert_eq!(run("Failed:\n", "Failed:", "Fehlgeschlagen:", &de()).0, "Fehlgeschlagen:\n");
+        assert_eq!(run("  Done", "Done", "Fertig", &de()).0, "  Fertig");
+        assert_eq!(run("Done", "Done\n", "Fertig\n", &de()).0, "Fertig");
+    }
+
+    #[test]
+    fn only_mechanical_differences_are_repaired() {
+        // A changed word: nothing.
+        let (text, r) = run("Open the file.", "Close the file", "Datei schließen", &de());
+        assert_eq!(text, "Datei schließen");
+        assert!(r.is_empty());
+        // Identical: nothing.
+        assert!(run("Same", "Same", "Gleich", &de()).1.is_empty());
+    }
+
+    #[test]
+    fn a_target_ending_with_a_code() {
+        let code = Run::Ph(Code::new("1").data("%s"));
+        let mut target = vec![Run::text("Datei "), code.clone()];
+        let r = repair(
+            &[Run::text("File "), code.clone(), Run::text(".")],
+            &[Run::text("File "), code.clone()],
+            &mut target,
+            &de(),
+        );
+        assert!(r[0].applied);
+        assert_eq!(crate::run::surface_text(&target), "Datei %s.");
+    }
+}
