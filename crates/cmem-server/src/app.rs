@@ -1,0 +1,248 @@
+//! The application: its state ([`App`]), the router, who may do what, and serving with
+//! a graceful shutdown.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use cmem::{Locale, Memory, Recognizer};
+use serde_json::json;
+use tokio::net::TcpListener;
+
+use crate::config::ServerConfig;
+use crate::error::{ApiError, ServerError};
+use crate::token::{Scope, TokenRecord, Tokens};
+use crate::{amagama, native, openapi};
+
+/// What every request handler shares: the memory, the configuration, the recognizer for
+/// plain-text queries and the locales the memory holds.
+#[derive(Debug)]
+pub struct App {
+    pub(crate) memory: Memory,
+    pub(crate) config: ServerConfig,
+    pub(crate) recognizer: Option<Recognizer>,
+}
+
+impl App {
+    /// Prepares `memory` for serving: reads the recognizer its imports recorded and
+    /// builds the candidate index of every source locale it holds, so that the first
+    /// lookups are as fast as the rest. Blocking: call it before serving or on a
+    /// blocking thread.
+    ///
+    /// # Errors
+    /// A store failure, or a recorded rule set this program does not know.
+    pub fn new(memory: Memory, config: ServerConfig) -> Result<App, ServerError> {
+        let (recognizer, _) = memory.query_recognizer(None)?;
+        let mut sources: Vec<Locale> = memory.store().stats()?.pairs.into_iter().map(|p| p.source).collect();
+        sources.sort();
+        sources.dedup();
+        for source in &sources {
+            memory.store().warm(source)?;
+        }
+        Ok(App { memory, config, recognizer })
+    }
+
+    /// The memory served.
+    pub fn memory(&self) -> &Memory {
+        &self.memory
+    }
+
+    /// The router of every route (see `/openapi.json`), with the body and request-target
+    /// limits of the configuration.
+    pub fn router(self: Arc<Self>) -> Router {
+        let body_limit = self.config.max_body_bytes;
+        Router::new()
+            .route("/healthz", get(healthz))
+            .route("/readyz", get(readyz))
+            .route("/openapi.json", get(openapi::document))
+            .route("/v1/lookup", post(native::lookup))
+            .route("/v1/lookup/batch", post(native::lookup_batch))
+            .route("/v1/search", get(native::search))
+            .route("/v1/entries", post(native::add_entries))
+            .route("/v1/entries/{id}", get(native::get_entry).delete(native::delete_entry))
+            .route("/v1/stats", get(native::stats))
+            .route("/tmserver/languages/", get(amagama::languages))
+            .route("/tmserver/{source}/{target}/unit/", get(amagama::unit_query))
+            .route("/tmserver/{source}/{target}/unit/{text}", get(amagama::unit))
+            .route("/api/v1/languages/", get(amagama::languages))
+            .route("/api/v1/{source}/{target}/unit/", get(amagama::unit_query))
+            .route("/api/v1/{source}/{target}/unit/{text}", get(amagama::unit))
+            .fallback(no_route)
+            .method_not_allowed_fallback(wrong_method)
+            .layer(DefaultBodyLimit::max(body_limit))
+            .layer(middleware::from_fn_with_state(Arc::clone(&self), limit_uri))
+            .with_state(self)
+    }
+
+    /// Checks the request's bearer token against `need`: a write needs a token of scope
+    /// `write` or more; a read needs one only when the configuration says so; a token
+    /// given that is not valid is refused even where none is needed.
+    pub(crate) async fn authorize(
+        self: &Arc<Self>,
+        headers: &HeaderMap,
+        need: Scope,
+    ) -> Result<Option<TokenRecord>, ApiError> {
+        let required = need > Scope::Read || self.config.read_needs_token;
+        let secret = match headers.get(header::AUTHORIZATION) {
+            None if required => {
+                return Err(ApiError::new(
+                    StatusCode::UNAUTHORIZED,
+                    "unauthorized",
+                    format!("this request needs a bearer token of scope {need} or more"),
+                ))
+            }
+            None => return Ok(None),
+            Some(value) => {
+                let value = value.to_str().unwrap_or("");
+                match value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")) {
+                    Some(secret) => secret.trim().to_owned(),
+                    None => {
+                        return Err(ApiError::new(
+                            StatusCode::UNAUTHORIZED,
+                            "unauthorized",
+                            "the Authorization header must be `Bearer TOKEN`",
+                        ))
+                    }
+                }
+            }
+        };
+        let record = self.blocking(move |app| Ok(Tokens::verify(app.memory.store(), &secret)?)).await?;
+        match record {
+            None => Err(ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "unknown or revoked token")),
+            Some(r) if r.scope < need => Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                format!("token {} has scope {}; this request needs {need}", r.id, r.scope),
+            )),
+            Some(r) => Ok(Some(r)),
+        }
+    }
+
+    /// Runs `work` on a blocking thread (the store's calls block), bounded by the
+    /// configured request timeout.
+    pub(crate) async fn blocking<T, F>(self: &Arc<Self>, work: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&App) -> Result<T, ApiError> + Send + 'static,
+    {
+        let app = Arc::clone(self);
+        let task = tokio::task::spawn_blocking(move || work(&app));
+        match tokio::time::timeout(self.config.request_timeout, task).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(e)) => Err(ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                format!("the request's work failed: {e}"),
+            )),
+            Err(_) => Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "timeout",
+                format!("the request took longer than {:?}", self.config.request_timeout),
+            )),
+        }
+    }
+}
+
+async fn healthz() -> Json<serde_json::Value> {
+    Json(json!({ "status": "ok" }))
+}
+
+/// Ready when the store answers a read; the index was built before the server began
+/// accepting connections.
+async fn readyz(State(app): State<Arc<App>>) -> Result<Json<serde_json::Value>, ApiError> {
+    app.blocking(|app| Ok(app.memory.store().meta(cmem::RECOGNIZER_META)?))
+        .await
+        .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "not_ready", e.message))?;
+    Ok(Json(json!({ "status": "ready", "memory": app.memory.address().to_string() })))
+}
+
+async fn no_route(request: Request) -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "no_such_route", format!("no route {}", request.uri().path()))
+}
+
+async fn wrong_method(request: Request) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{} is not allowed on {}", request.method(), request.uri().path()),
+    )
+}
+
+/// Refuses a request target longer than the configured limit before any handler reads
+/// it.
+async fn limit_uri(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    let len = request.uri().path_and_query().map_or(0, |pq| pq.as_str().len());
+    if len > app.config.max_uri_bytes {
+        return ApiError::new(
+            StatusCode::URI_TOO_LONG,
+            "uri_too_long",
+            format!("the request target has {len} bytes, more than {}", app.config.max_uri_bytes),
+        )
+        .with_details(json!({ "limit": app.config.max_uri_bytes }))
+        .into_response();
+    }
+    next.run(request).await
+}
+
+/// Serves `memory` as configured until `SIGTERM` or Ctrl-C: the index is built first,
+/// then connections are accepted; on the signal the server stops accepting and ends once
+/// the requests under way are answered (a write acknowledged is committed).
+///
+/// # Errors
+/// The memory failed while preparing, or the address could not be bound.
+pub async fn serve(memory: Memory, config: ServerConfig) -> Result<(), ServerError> {
+    let listen = config.listen;
+    let app = tokio::task::spawn_blocking(move || App::new(memory, config)).await.map_err(|e| {
+        ServerError::Io { doing: "preparing the memory".into(), source: std::io::Error::other(e) }
+    })??;
+    let listener = TcpListener::bind(listen)
+        .await
+        .map_err(|source| ServerError::Io { doing: format!("binding {listen}"), source })?;
+    serve_on(listener, Arc::new(app), shutdown_signal()).await
+}
+
+/// Serves `app` on `listener` until `shutdown` completes, then finishes the requests
+/// under way.
+///
+/// # Errors
+/// Serving failed.
+pub async fn serve_on(
+    listener: TcpListener,
+    app: Arc<App>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    axum::serve(listener, app.router())
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(|source| ServerError::Io { doing: "serving".into(), source })
+}
+
+/// Completes on `SIGTERM` or Ctrl-C (`SIGINT`).
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        // Without a handler there is nothing to wait for: keep serving.
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}
