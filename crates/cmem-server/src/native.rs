@@ -157,11 +157,13 @@ fn to_value<T: serde::Serialize>(v: T) -> Value {
 
 /// A body that is not the JSON asked for: its status (400, 413, 415) and what failed.
 pub(crate) fn json_error(rejection: JsonRejection) -> ApiError {
-    let status = rejection.status();
-    let code = match status {
-        StatusCode::PAYLOAD_TOO_LARGE => "body_too_large",
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
-        _ => "invalid_json",
+    // axum answers a body of the wrong shape 422; a request that is not what the route
+    // reads is a bad request like any other (422 is kept for entries that cannot be
+    // stored).
+    let (status, code) = match rejection.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large"),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"),
+        _ => (StatusCode::BAD_REQUEST, "invalid_json"),
     };
     ApiError::new(status, code, rejection.body_text())
 }
