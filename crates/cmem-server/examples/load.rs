@@ -131,7 +131,7 @@ fn main() {
 
     let clients: Vec<_> = (0..o.clients)
         .map(|c| {
-            let (o, queries, stop) = (Arc::clone(&o), Arc::clone(&queries), Arc::clone(&stop));
+            let (o, queries) = (Arc::clone(&o), Arc::clone(&queries));
             std::thread::spawn(move || {
                 let agent = agent();
                 let (mut times, mut errors, mut found) = (Vec::new(), 0u64, 0u64);

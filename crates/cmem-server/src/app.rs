@@ -66,6 +66,7 @@ impl App {
             .route("/v1/entries", post(native::add_entries))
             .route("/v1/entries/{id}", get(native::get_entry).delete(native::delete_entry))
             .route("/v1/stats", get(native::stats))
+            .route("/v1/versions", get(native::versions))
             .route("/tmserver/languages/", get(amagama::languages))
             .route("/tmserver/{source}/{target}/unit/", get(amagama::unit_query))
             .route("/tmserver/{source}/{target}/unit/{text}", get(amagama::unit))

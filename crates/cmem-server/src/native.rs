@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cmem::{
     prepare_query, EntryId, Locale, LookupOptions, LookupRequest, MatchView, NewEntry, Point, QueryText, Run,
-    SearchQuery, SegmentView,
+    SearchQuery, SegmentView, VersionQuery,
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -409,4 +409,64 @@ pub(crate) async fn stats(State(app): State<Arc<App>>, headers: HeaderMap) -> Re
         })).collect::<Vec<_>>(),
         "size_bytes": s.size_bytes,
     })))
+}
+
+/// The query string of `GET /v1/versions`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct VersionParams {
+    unit: String,
+    #[serde(default)]
+    point: Option<String>,
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+/// `GET /v1/versions?unit=U[&point=P][&limit=N]`: the prior answers of a content
+/// block, newest first (the JSON of `cmem versions --json`, as one array).
+pub(crate) async fn versions(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    params: Result<Query<VersionParams>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    app.authorize(&headers, Scope::Read).await?;
+    let Query(p) = params.map_err(query_error)?;
+    if p.unit.is_empty() {
+        return Err(ApiError::bad_request("unit must not be empty").with_details(json!({ "field": "unit" })));
+    }
+    let point = match p.point.as_deref() {
+        None | Some("") => Point::root(),
+        Some(text) => {
+            Point::parse(text).map_err(|e| ApiError::from(e).with_details(json!({ "field": "point" })))?
+        }
+    };
+    let limit = p.limit.unwrap_or(20);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ApiError::bad_request(format!("limit {limit} is not 1–{MAX_LIMIT}"))
+            .with_details(json!({ "field": "limit" })));
+    }
+    let versions = app
+        .blocking(move |app| {
+            let reader = app.memory.store().version_reader().ok_or_else(|| {
+                ApiError::new(StatusCode::NOT_IMPLEMENTED, "unsupported", "this memory keeps no versions")
+            })?;
+            Ok(reader.versions(&VersionQuery::new(p.unit).point(point).limit(limit), None)?)
+        })
+        .await?;
+    let versions: Vec<Value> = versions
+        .iter()
+        .map(|v| {
+            let e = &v.entry;
+            json!({
+                "entry_id": e.id.0,
+                "unit": e.unit,
+                "point": e.point.as_str(),
+                "project_id": e.project_id,
+                "created_at": e.newest_origin().map(|o| o.created_at.as_str()).unwrap_or(""),
+                "context_fingerprint": v.context_fingerprint,
+                "variants": e.variants.iter().map(|x| to_value(SegmentView::of(Some(x.locale.as_str()), &x.runs))).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    Ok(Json(json!({ "versions": versions })))
 }

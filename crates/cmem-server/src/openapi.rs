@@ -21,6 +21,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/entries/{id}"),
     ("delete", "/v1/entries/{id}"),
     ("get", "/v1/stats"),
+    ("get", "/v1/versions"),
     ("get", "/tmserver/languages/"),
     ("get", "/tmserver/{source}/{target}/unit/"),
     ("get", "/tmserver/{source}/{target}/unit/{text}"),
@@ -198,6 +199,17 @@ pub fn openapi() -> Value {
             },
             "/v1/stats": { "get": { "summary": "entries, variants, locale pairs, size", "tags": ["stats"],
                 "security": read, "responses": ok("the counts", json!({ "type": "object" })) } },
+            "/v1/versions": { "get": {
+                "summary": "the prior answers of a content block, newest first",
+                "tags": ["entries"], "security": read,
+                "parameters": [
+                    { "name": "unit", "in": "query", "required": true, "schema": { "type": "string" } },
+                    query_param("point", "string", "narrow to one point (default: every point)"),
+                    query_param("limit", "integer", "most versions, 1–100 (default 20)"),
+                ],
+                "responses": ok("the versions", json!({ "type": "object", "properties": {
+                    "versions": { "type": "array", "items": { "type": "object" } } } })),
+            } },
             "/tmserver/languages/": languages_op(),
             "/tmserver/{source}/{target}/unit/": unit_op(false),
             "/tmserver/{source}/{target}/unit/{text}": unit_op(true),

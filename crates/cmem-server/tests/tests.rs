@@ -556,3 +556,34 @@ fn shutdown_ends_the_server_promptly() {
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(s.agent.get(format!("{}/healthz", s.base)).call().is_err());
 }
+
+#[test]
+fn versions_list_a_units_answers_newest_first() {
+    let s = Server::start(ServerConfig::new());
+    let answer = |target: &str, at: &str| {
+        json!({"unit": "ui/save", "origins": [{"created_at": at}], "variants": [
+            {"locale": "en", "runs": [{"text": "Save"}]},
+            {"locale": "de", "runs": [{"text": target}]},
+        ]})
+    };
+    let (status, v) = s.post(
+        "/v1/entries",
+        Some(&s.write),
+        &json!([answer("Sichern", "2023-01-01T00:00:00Z"), answer("Speichern", "2024-06-11T12:00:00Z")]),
+    );
+    assert_eq!(status, 201, "{v}");
+    let (status, v) = s.get_json("/v1/versions?unit=ui%2Fsave", None);
+    assert_eq!(status, 200, "{v}");
+    let versions = v["versions"].as_array().unwrap();
+    assert_eq!(versions.len(), 2);
+    assert_eq!(versions[0]["variants"][1]["text"], "Speichern");
+    assert_eq!(versions[0]["created_at"], "2024-06-11T12:00:00Z");
+    assert_eq!(versions[1]["variants"][1]["text"], "Sichern");
+    let (_, one) = s.get_json("/v1/versions?unit=ui%2Fsave&limit=1", None);
+    assert_eq!(one["versions"].as_array().unwrap().len(), 1);
+    let (status, v) = s.get_json("/v1/versions?unit=", None);
+    assert_eq!(status, 400);
+    assert_error(&v, "bad_request");
+    let (_, none) = s.get_json("/v1/versions?unit=nothing", None);
+    assert_eq!(none, json!({"versions": []}));
+}
