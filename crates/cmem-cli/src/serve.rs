@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use cmem::{Address, Memory, OpenOptions};
-use cmem_server::{serve_on, shutdown_signal, App, ServerConfig};
+use cmem_server::{serve_on, shutdown_signal, App, RateLimit, ServerConfig};
 
 use crate::memory;
 use crate::output::duration;
@@ -17,15 +17,16 @@ use crate::output::duration;
 const SERVE_HELP: &str = "\
 Examples:
   cmem --memory team.db serve
-  cmem serve --listen 127.0.0.1:9000 --read-needs-token
+  cmem serve --listen 127.0.0.1:9000 --read-needs-token --rate-limit 50
 
-Serves the native JSON API under /v1 (lookup, batch lookup, search, entries, stats),
-amaGama's protocol under /tmserver and /api/v1 (Weblate's \"tmserver\" machinery, Pootle
-and Virtaal: point them at http://HOST:PORT/tmserver), /healthz, /readyz and the OpenAPI
-description at /openapi.json. Writes need a bearer token of scope write (`cmem token
-create --scope write`); reads are open unless --read-needs-token. The candidate index is
-built before the first connection is accepted. SIGTERM or Ctrl-C stop accepting and end
-once the requests under way are answered (exit 0).
+Serves the native JSON API under /v1 (lookup, batch lookup, search, entries, versions,
+stats), amaGama's protocol under /tmserver and /api/v1 (Weblate's \"tmserver\"
+machinery, Pootle and Virtaal: point them at http://HOST:PORT/tmserver), /healthz,
+/readyz, Prometheus metrics at /metrics and the OpenAPI description at /openapi.json.
+Writes need a bearer token of scope write (`cmem token create --scope write`); reads
+are open unless --read-needs-token. The candidate index is built before the first
+connection is accepted. SIGTERM or Ctrl-C stop accepting and end once the requests
+under way are answered (exit 0).
 
 It speaks plain HTTP: put TLS, and any address beyond this machine, behind a reverse
 proxy.";
@@ -46,6 +47,18 @@ pub struct ServeArgs {
     /// How long one request may take the store, in seconds, before it is answered 503.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub timeout: u64,
+    /// Requests per second each token (or, without one, each client address) may make
+    /// on average, twice that at once; beyond it 429 with Retry-After. Default: no limit.
+    #[arg(long, value_name = "PER_SECOND", value_parser = positive)]
+    pub rate_limit: Option<f64>,
+}
+
+/// Parses a rate above zero.
+fn positive(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!("{s:?} is not a number above 0")),
+    }
 }
 
 /// Opens the existing memory at `path` for reading and writing; never creates one.
@@ -77,7 +90,8 @@ pub fn run(args: &ServeArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
         .listen(args.listen)
         .read_needs_token(args.read_needs_token)
         .max_body_bytes(args.max_body_bytes)
-        .request_timeout(Duration::from_secs(args.timeout.max(1)));
+        .request_timeout(Duration::from_secs(args.timeout.max(1)))
+        .rate_limit(args.rate_limit.map(RateLimit::per_second));
     let started = Instant::now();
     let app = App::new(memory, config).map_err(|e| anyhow!("serve: {e}"))?;
     let warm = started.elapsed();

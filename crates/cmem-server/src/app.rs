@@ -2,10 +2,12 @@
 //! a graceful shutdown.
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Instant;
 
-use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, MatchedPath, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -16,7 +18,9 @@ use tokio::net::TcpListener;
 
 use crate::config::ServerConfig;
 use crate::error::{ApiError, ServerError};
-use crate::token::{Scope, TokenRecord, Tokens};
+use crate::metrics::Metrics;
+use crate::rate::Limiter;
+use crate::token::{self, Scope, TokenRecord, Tokens};
 use crate::{amagama, native, openapi};
 
 /// What every request handler shares: the memory, the configuration, the recognizer for
@@ -26,6 +30,8 @@ pub struct App {
     pub(crate) memory: Memory,
     pub(crate) config: ServerConfig,
     pub(crate) recognizer: Option<Recognizer>,
+    metrics: Metrics,
+    limiter: Option<Limiter>,
 }
 
 impl App {
@@ -44,7 +50,8 @@ impl App {
         for source in &sources {
             memory.store().warm(source)?;
         }
-        Ok(App { memory, config, recognizer })
+        let limiter = config.rate_limit.map(Limiter::new);
+        Ok(App { memory, config, recognizer, metrics: Metrics::default(), limiter })
     }
 
     /// The memory served.
@@ -60,6 +67,7 @@ impl App {
             .route("/healthz", get(healthz))
             .route("/readyz", get(readyz))
             .route("/openapi.json", get(openapi::document))
+            .route("/metrics", get(metrics))
             .route("/v1/lookup", post(native::lookup))
             .route("/v1/lookup/batch", post(native::lookup_batch))
             .route("/v1/search", get(native::search))
@@ -73,9 +81,11 @@ impl App {
             .route("/api/v1/languages/", get(amagama::languages))
             .route("/api/v1/{source}/{target}/unit/", get(amagama::unit_query))
             .route("/api/v1/{source}/{target}/unit/{text}", get(amagama::unit))
+            .route_layer(middleware::from_fn_with_state(Arc::clone(&self), record_metrics))
             .fallback(no_route)
             .method_not_allowed_fallback(wrong_method)
             .layer(DefaultBodyLimit::max(body_limit))
+            .layer(middleware::from_fn_with_state(Arc::clone(&self), limit_rate))
             .layer(middleware::from_fn_with_state(Arc::clone(&self), limit_uri))
             .with_state(self)
     }
@@ -174,6 +184,61 @@ async fn wrong_method(request: Request) -> ApiError {
     )
 }
 
+/// Counts the answer of a matched route, under its path template.
+async fn record_metrics(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    let route = request.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned());
+    let method = request.method().to_string();
+    let started = Instant::now();
+    let response = next.run(request).await;
+    if let Some(route) = route {
+        app.metrics.record(&route, &method, response.status().as_u16(), started.elapsed());
+    }
+    response
+}
+
+/// `GET /metrics`: Prometheus' text format.
+async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Result<Response, ApiError> {
+    app.authorize(&headers, Scope::Read).await?;
+    let entries = app.blocking(|app| Ok(app.memory.store().stats()?.entries)).await.ok();
+    let mut response = app.metrics.render(entries).into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"));
+    Ok(response)
+}
+
+/// Takes the request from its client's bucket when rates are limited: the client is
+/// the bearer token presented (by its id, verified later), else the peer's address.
+/// Health, readiness and metrics are never limited.
+async fn limit_rate(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    let Some(limiter) = &app.limiter else { return next.run(request).await };
+    if matches!(request.uri().path(), "/healthz" | "/readyz" | "/metrics") {
+        return next.run(request).await;
+    }
+    let client = match request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
+        Some(value) => format!("token {}", token::id_of(value.trim_start_matches("Bearer ").trim())),
+        None => match request.extensions().get::<ConnectInfo<SocketAddr>>() {
+            Some(ConnectInfo(addr)) => format!("address {}", addr.ip()),
+            None => "anonymous".to_owned(),
+        },
+    };
+    match limiter.take(&client, Instant::now()) {
+        Ok(()) => next.run(request).await,
+        Err(wait) => {
+            let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+            let mut response = ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limited",
+                format!("too many requests; retry in {secs} s"),
+            )
+            .with_details(json!({ "retry_after_seconds": secs }))
+            .into_response();
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
+            response
+        }
+    }
+}
+
 /// Refuses a request target longer than the configured limit before any handler reads
 /// it.
 async fn limit_uri(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
@@ -217,7 +282,7 @@ pub async fn serve_on(
     app: Arc<App>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
-    axum::serve(listener, app.router())
+    axum::serve(listener, app.router().into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown)
         .await
         .map_err(|source| ServerError::Io { doing: "serving".into(), source })

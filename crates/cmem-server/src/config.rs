@@ -3,6 +3,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::rate::RateLimit;
+
 /// How the server runs; see [`serve`](crate::serve).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -26,6 +28,9 @@ pub struct ServerConfig {
     pub max_batch: usize,
     /// The most search hits one page may hold, and how deep pages go (default 1,000).
     pub max_search_hits: usize,
+    /// Requests each bearer token (or, without one, each client address) may make
+    /// (default none: no limit); beyond it `429` with `Retry-After`.
+    pub rate_limit: Option<RateLimit>,
 }
 
 impl Default for ServerConfig {
@@ -38,6 +43,7 @@ impl Default for ServerConfig {
             request_timeout: Duration::from_secs(30),
             max_batch: 1_000,
             max_search_hits: 1_000,
+            rate_limit: None,
         }
     }
 }
@@ -73,6 +79,13 @@ impl ServerConfig {
     #[must_use]
     pub fn max_uri_bytes(mut self, bytes: usize) -> Self {
         self.max_uri_bytes = bytes;
+        self
+    }
+
+    /// Sets [`rate_limit`](Self::rate_limit).
+    #[must_use]
+    pub fn rate_limit(mut self, limit: Option<RateLimit>) -> Self {
+        self.rate_limit = limit;
         self
     }
 

@@ -20,7 +20,8 @@
 //!
 //! Routes: `/v1/lookup`, `/v1/lookup/batch`, `/v1/search`, `/v1/entries`,
 //! `/v1/entries/{id}`, `/v1/stats`, `/tmserver/…` and `/api/v1/…` (amaGama),
-//! `/healthz`, `/readyz`, `/openapi.json` ([`openapi::openapi`]).
+//! `/v1/versions`, `/healthz`, `/readyz`, `/metrics` (Prometheus),
+//! `/openapi.json` ([`openapi::openapi`]).
 
 #![forbid(unsafe_code)]
 
@@ -28,11 +29,14 @@ mod amagama;
 mod app;
 mod config;
 mod error;
+mod metrics;
 mod native;
 pub mod openapi;
+mod rate;
 mod token;
 
 pub use app::{serve, serve_on, shutdown_signal, App};
 pub use config::ServerConfig;
 pub use error::{ApiError, ServerError};
+pub use rate::RateLimit;
 pub use token::{Scope, TokenRecord, Tokens, TOKENS_META};

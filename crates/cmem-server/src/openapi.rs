@@ -14,6 +14,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/healthz"),
     ("get", "/readyz"),
     ("get", "/openapi.json"),
+    ("get", "/metrics"),
     ("post", "/v1/lookup"),
     ("post", "/v1/lookup/batch"),
     ("get", "/v1/search"),
@@ -144,6 +145,10 @@ pub fn openapi() -> Value {
                 "responses": ok("ready", json!({ "type": "object" })) } },
             "/openapi.json": { "get": { "summary": "this document", "tags": ["operations"],
                 "responses": ok("the document", json!({ "type": "object" })) } },
+            "/metrics": { "get": { "summary": "request counts, latency histograms and entries, in Prometheus' text format",
+                "tags": ["operations"], "security": read,
+                "responses": { "200": { "description": "the metrics", "content": { "text/plain": { "schema": { "type": "string" } } } },
+                               "default": { "$ref": "#/components/responses/Error" } } } },
             "/v1/lookup": { "post": {
                 "summary": "exact and fuzzy matches of one segment, best first, adapted to it",
                 "tags": ["lookup"], "security": read,

@@ -161,6 +161,11 @@ fn save(store: &dyn ContentMemory, all: &[TokenRecord]) -> Result<()> {
     store.set_meta(TOKENS_META, &text)
 }
 
+/// The id a token has, or would have: the first 12 hex digits of its hash.
+pub(crate) fn id_of(secret: &str) -> String {
+    hash(secret)[..12].to_owned()
+}
+
 fn hash(secret: &str) -> String {
     hex(&Sha256::digest(secret.as_bytes()))
 }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use cmem::formats::{import, Format, ImportOptions, Ingest, IngestOptions, Input};
 use cmem::{Locale, LookupRequest, MatchView, Memory, OpenOptions, QueryText, Recognizer};
-use cmem_server::{openapi, serve_on, App, Scope, ServerConfig, Tokens};
+use cmem_server::{openapi, serve_on, App, RateLimit, Scope, ServerConfig, Tokens};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
@@ -530,7 +530,10 @@ fn operations_routes_and_the_openapi_document() {
             .replace("{target}", "de")
             .replace("{text}", "Automatic");
         let (status, v) = match *method {
-            "get" => s.get_json(&concrete, None),
+            "get" => {
+                let (status, body, _) = s.get(&concrete, None);
+                (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+            }
             "post" => s.post(&concrete, Some(&s.write), &json!({})),
             "delete" => s.send("DELETE", &concrete, Some(&s.write), None),
             _ => unreachable!(),
@@ -586,4 +589,41 @@ fn versions_list_a_units_answers_newest_first() {
     assert_error(&v, "bad_request");
     let (_, none) = s.get_json("/v1/versions?unit=nothing", None);
     assert_eq!(none, json!({"versions": []}));
+}
+
+#[test]
+fn rates_are_limited_per_token_and_per_address() {
+    let s = Server::start(ServerConfig::new().rate_limit(Some(RateLimit { per_second: 0.5, burst: 2.0 })));
+    for _ in 0..2 {
+        assert_eq!(s.get_json("/v1/stats", None).0, 200);
+    }
+    let (status, body, headers) = s.get("/v1/stats", None);
+    assert_eq!(status, 429, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_error(&v, "rate_limited");
+    let retry: u64 = headers.get("retry-after").unwrap().to_str().unwrap().parse().unwrap();
+    assert!((1..=2).contains(&retry), "{retry}");
+    // A token has a bucket of its own; health is never limited.
+    assert_eq!(s.get_json("/v1/stats", Some(&s.read)).0, 200);
+    assert_eq!(s.get_json("/healthz", None).0, 200);
+}
+
+#[test]
+fn metrics_count_requests_by_route() {
+    let s = Server::start(ServerConfig::new());
+    s.post("/v1/lookup", None, &json!({"text": "Automatic", "source_locale": "en", "target_locale": "de"}));
+    s.post("/v1/lookup", None, &json!({"text": "Automatic", "source_locale": "en"}));
+    s.get_json("/tmserver/en/de/unit/Automatic", None);
+    let (status, text, headers) = s.get("/metrics", None);
+    assert_eq!(status, 200);
+    assert!(headers.get("content-type").unwrap().to_str().unwrap().starts_with("text/plain; version=0.0.4"));
+    for line in [
+        "cmem_http_requests_total{route=\"/v1/lookup\",method=\"POST\",status=\"200\"} 1",
+        "cmem_http_requests_total{route=\"/v1/lookup\",method=\"POST\",status=\"400\"} 1",
+        "cmem_http_requests_total{route=\"/tmserver/{source}/{target}/unit/{text}\",method=\"GET\",status=\"200\"} 1",
+        "cmem_http_request_duration_seconds_count{route=\"/v1/lookup\",method=\"POST\"} 2",
+        "cmem_memory_entries 193",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} not in\n{text}");
+    }
 }
