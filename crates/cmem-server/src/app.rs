@@ -18,6 +18,7 @@ use tokio::net::TcpListener;
 
 use crate::config::ServerConfig;
 use crate::error::{ApiError, ServerError};
+use crate::job::{self, Jobs};
 use crate::metrics::Metrics;
 use crate::rate::Limiter;
 use crate::token::{self, Scope, TokenRecord, Tokens};
@@ -32,6 +33,7 @@ pub struct App {
     pub(crate) recognizer: Option<Recognizer>,
     metrics: Metrics,
     limiter: Option<Limiter>,
+    pub(crate) jobs: Jobs,
 }
 
 impl App {
@@ -51,7 +53,7 @@ impl App {
             memory.store().warm(source)?;
         }
         let limiter = config.rate_limit.map(Limiter::new);
-        Ok(App { memory, config, recognizer, metrics: Metrics::default(), limiter })
+        Ok(App { memory, config, recognizer, metrics: Metrics::default(), limiter, jobs: Jobs::default() })
     }
 
     /// The memory served.
@@ -75,6 +77,8 @@ impl App {
             .route("/v1/entries/{id}", get(native::get_entry).delete(native::delete_entry))
             .route("/v1/stats", get(native::stats))
             .route("/v1/versions", get(native::versions))
+            .route("/v1/imports", post(job::start).get(job::list))
+            .route("/v1/imports/{id}", get(job::status))
             .route("/tmserver/languages/", get(amagama::languages))
             .route("/tmserver/{source}/{target}/unit/", get(amagama::unit_query))
             .route("/tmserver/{source}/{target}/unit/{text}", get(amagama::unit))
@@ -200,7 +204,7 @@ async fn record_metrics(State(app): State<Arc<App>>, request: Request, next: Nex
 async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Result<Response, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
     let entries = app.blocking(|app| Ok(app.memory.store().stats()?.entries)).await.ok();
-    let mut response = app.metrics.render(entries).into_response();
+    let mut response = app.metrics.render(entries, &app.jobs.counts()).into_response();
     response
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"));
@@ -273,7 +277,8 @@ pub async fn serve(memory: Memory, config: ServerConfig) -> Result<(), ServerErr
 }
 
 /// Serves `app` on `listener` until `shutdown` completes, then finishes the requests
-/// under way.
+/// under way and cancels the running import jobs (each rolls back: nothing of it is
+/// stored).
 ///
 /// # Errors
 /// Serving failed.
@@ -282,10 +287,15 @@ pub async fn serve_on(
     app: Arc<App>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
-    axum::serve(listener, app.router().into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|source| ServerError::Io { doing: "serving".into(), source })
+    let served =
+        axum::serve(listener, Arc::clone(&app).router().into_make_service_with_connect_info::<SocketAddr>())
+            .with_graceful_shutdown(shutdown)
+            .await
+            .map_err(|source| ServerError::Io { doing: "serving".into(), source });
+    // No request is under way any more; running imports are cancelled and roll back
+    // before the memory closes.
+    app.jobs.shut_down().await;
+    served
 }
 
 /// Completes on `SIGTERM` or Ctrl-C (`SIGINT`).

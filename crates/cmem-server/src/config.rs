@@ -24,6 +24,9 @@ pub struct ServerConfig {
     /// How long one request may take the store before it is answered `503` (default
     /// 30 s).
     pub request_timeout: Duration,
+    /// The largest import upload accepted, in bytes (default 16 GiB); it is streamed to a
+    /// temporary file, never held in memory.
+    pub max_upload_bytes: u64,
     /// The most segments of one batch lookup (default 1,000).
     pub max_batch: usize,
     /// The most search hits one page may hold, and how deep pages go (default 1,000).
@@ -41,6 +44,7 @@ impl Default for ServerConfig {
             max_body_bytes: 4 << 20,
             max_uri_bytes: 16 << 10,
             request_timeout: Duration::from_secs(30),
+            max_upload_bytes: 16 << 30,
             max_batch: 1_000,
             max_search_hits: 1_000,
             rate_limit: None,

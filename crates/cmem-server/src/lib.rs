@@ -29,6 +29,7 @@ mod amagama;
 mod app;
 mod config;
 mod error;
+mod job;
 mod metrics;
 mod native;
 pub mod openapi;

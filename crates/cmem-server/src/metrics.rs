@@ -41,7 +41,7 @@ impl Metrics {
     }
 
     /// The text exposition, with the memory's entry count.
-    pub(crate) fn render(&self, entries: Option<u64>) -> String {
+    pub(crate) fn render(&self, entries: Option<u64>, jobs: &BTreeMap<&'static str, u64>) -> String {
         let routes = self.routes.lock().map(|r| r.clone()).unwrap_or_default();
         let mut out = String::new();
         out.push_str("# HELP cmem_http_requests_total Requests answered, by route, method and status.\n");
@@ -78,6 +78,15 @@ impl Metrics {
             out.push_str("# TYPE cmem_memory_entries gauge\n");
             let _ = writeln!(out, "cmem_memory_entries {entries}");
         }
+        out.push_str("# HELP cmem_import_jobs Import jobs since the server started, by status.\n");
+        out.push_str("# TYPE cmem_import_jobs gauge\n");
+        for status in ["running", "succeeded", "failed", "cancelled"] {
+            let _ = writeln!(
+                out,
+                "cmem_import_jobs{{status=\"{status}\"}} {}",
+                jobs.get(status).copied().unwrap_or(0)
+            );
+        }
         out
     }
 }
@@ -97,7 +106,7 @@ mod tests {
         m.record("/v1/lookup", "POST", 200, Duration::from_millis(3));
         m.record("/v1/lookup", "POST", 200, Duration::from_millis(30));
         m.record("/v1/lookup", "POST", 400, Duration::from_micros(100));
-        let text = m.render(Some(7));
+        let text = m.render(Some(7), &BTreeMap::from([("running", 2)]));
         let line = |prefix: &str| {
             text.lines()
                 .find(|l| l.starts_with(prefix))
@@ -116,6 +125,8 @@ mod tests {
         assert!(le("0.05").ends_with(" 3"));
         assert!(le("+Inf").ends_with(" 3"));
         assert!(line("cmem_memory_entries").ends_with(" 7"));
+        assert!(line("cmem_import_jobs{status=\"running\"}").ends_with(" 2"));
+        assert!(line("cmem_import_jobs{status=\"failed\"}").ends_with(" 0"));
         assert_eq!(escape("a\"b\\"), "a\\\"b\\\\");
     }
 }

@@ -23,6 +23,9 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("delete", "/v1/entries/{id}"),
     ("get", "/v1/stats"),
     ("get", "/v1/versions"),
+    ("post", "/v1/imports"),
+    ("get", "/v1/imports"),
+    ("get", "/v1/imports/{id}"),
     ("get", "/tmserver/languages/"),
     ("get", "/tmserver/{source}/{target}/unit/"),
     ("get", "/tmserver/{source}/{target}/unit/{text}"),
@@ -215,6 +218,35 @@ pub fn openapi() -> Value {
                 "responses": ok("the versions", json!({ "type": "object", "properties": {
                     "versions": { "type": "array", "items": { "type": "object" } } } })),
             } },
+            "/v1/imports": {
+                "post": {
+                    "summary": "import a file (TMX, .kmb, JSON Lines, PO, Weblate JSON, XLIFF; gzip or not) as a job, all or nothing",
+                    "tags": ["imports"], "security": write,
+                    "parameters": [
+                        { "name": "format", "in": "query", "required": true,
+                          "schema": { "type": "string", "enum": ["tmx", "kmb", "jsonl", "po", "weblate", "xliff"] } },
+                        query_param("from", "string", "source locale, for formats that do not name it"),
+                        query_param("to", "string", "target locale, for formats that do not name it"),
+                        query_param("strict", "boolean", "fail at the first problem"),
+                        query_param("name", "string", "the file's name in messages"),
+                    ],
+                    "requestBody": { "required": true, "content": { "application/octet-stream": {
+                        "schema": { "type": "string", "format": "binary" } } } },
+                    "responses": {
+                        "202": { "description": "the job, running; Location names it",
+                                 "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Job" } } } },
+                        "default": { "$ref": "#/components/responses/Error" },
+                    },
+                },
+                "get": { "summary": "every import job since the server started", "tags": ["imports"], "security": read,
+                         "responses": ok("the jobs", json!({ "type": "object", "properties": {
+                             "jobs": { "type": "array", "items": { "$ref": "#/components/schemas/Job" } } } })) },
+            },
+            "/v1/imports/{id}": { "get": {
+                "summary": "an import job: its progress, and at the end its located problems",
+                "tags": ["imports"], "security": read, "parameters": [path_param("id", "job id")],
+                "responses": ok("the job", json!({ "$ref": "#/components/schemas/Job" })),
+            } },
             "/tmserver/languages/": languages_op(),
             "/tmserver/{source}/{target}/unit/": unit_op(false),
             "/tmserver/{source}/{target}/unit/{text}": unit_op(true),
@@ -252,6 +284,15 @@ pub fn openapi() -> Value {
                     "point": { "type": "string" }, "unit": { "type": "string" }, "project_id": { "type": "string" },
                     "origins": { "type": "array", "items": { "type": "object" } },
                     "metadata": { "type": "array", "items": { "type": "array", "items": { "type": "string" } } } } },
+                "Job": { "type": "object", "required": ["id", "status"], "properties": {
+                    "id": { "type": "integer" },
+                    "status": { "type": "string", "enum": ["running", "succeeded", "failed", "cancelled"] },
+                    "format": { "type": "string" }, "upload_bytes": { "type": "integer" },
+                    "bytes_read": { "type": "integer" }, "read": { "type": "integer" },
+                    "inserted": { "type": "integer" }, "deduplicated": { "type": "integer" },
+                    "problems": { "type": "integer" },
+                    "problem_messages": { "type": "array", "items": { "type": "string" } },
+                    "error": { "type": ["string", "null"] } } },
                 "AmagamaUnit": { "type": "object", "required": ["source", "target", "quality", "rank"], "properties": {
                     "source": { "type": "string" }, "target": { "type": "string", "description": "adapted to the query" },
                     "quality": { "type": "number" }, "rank": { "type": "number" } } },

@@ -29,6 +29,7 @@ struct Server {
     revoked: String,
     /// The library's own answers on the same memory, for comparison.
     expected: Vec<(String, Value)>,
+    path: PathBuf,
     _dir: tempfile::TempDir,
 }
 
@@ -101,6 +102,7 @@ impl Server {
             write,
             revoked,
             expected,
+            path,
             _dir: dir,
         }
     }
@@ -626,4 +628,97 @@ fn metrics_count_requests_by_route() {
     ] {
         assert!(text.lines().any(|l| l == line), "{line} not in\n{text}");
     }
+}
+
+impl Server {
+    fn upload(&self, query: &str, token: Option<&str>, body: Vec<u8>) -> (u16, Value, Option<String>) {
+        let mut req = self.agent.post(format!("{}/v1/imports?{query}", self.base));
+        if let Some(t) = token {
+            req = req.header("Authorization", format!("Bearer {t}"));
+        }
+        let resp = req.send(&body[..]).unwrap();
+        let status = resp.status().as_u16();
+        let location = resp.headers().get("location").map(|l| l.to_str().unwrap().to_owned());
+        (status, serde_json::from_str(&resp.into_body().read_to_string().unwrap()).unwrap(), location)
+    }
+
+    /// Polls a job until it is no longer running.
+    fn finished(&self, location: &str) -> Value {
+        let started = Instant::now();
+        loop {
+            let (status, job) = self.get_json(location, None);
+            assert_eq!(status, 200, "{job}");
+            if job["status"] != "running" {
+                return job;
+            }
+            assert!(started.elapsed() < Duration::from_secs(20), "{job}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn imports_run_as_jobs_with_located_problems() {
+    let s = Server::start(ServerConfig::new());
+    let file = std::fs::read(testdata("invalid/bad-line.jsonl")).unwrap();
+    let (status, v, _) = s.upload("format=jsonl", None, file.clone());
+    assert_eq!(status, 401, "{v}");
+    let (status, v, _) = s.upload("format=jsonl", Some(&s.read), file.clone());
+    assert_eq!(status, 403, "{v}");
+    let (status, v, _) = s.upload("format=docx", Some(&s.write), file.clone());
+    assert_eq!(status, 400);
+    assert_eq!(v["details"]["field"], "format");
+
+    let (_, before) = s.get_json("/v1/stats", None);
+    // Strict: the first problem fails the job and nothing is stored.
+    let (status, v, location) =
+        s.upload("format=jsonl&strict=true&name=bad.jsonl", Some(&s.write), file.clone());
+    assert_eq!(status, 202, "{v}");
+    let job = s.finished(&location.unwrap());
+    assert_eq!(job["status"], "failed", "{job}");
+    assert!(job["error"].as_str().unwrap().contains("nothing of this import was stored"), "{job}");
+    assert_eq!(s.get_json("/v1/stats", None).1, before);
+
+    // Gzip, not strict: the good lines stored, the bad ones located by line.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, &file).unwrap();
+    let (status, v, location) = s.upload("format=jsonl&name=bad.jsonl", Some(&s.write), gz.finish().unwrap());
+    assert_eq!(status, 202, "{v}");
+    assert_eq!(v["status"], "running");
+    let location = location.unwrap();
+    assert_eq!(location, format!("/v1/imports/{}", v["id"]));
+    let job = s.finished(&location);
+    assert_eq!(job["status"], "succeeded", "{job}");
+    assert_eq!((job["inserted"].as_u64(), job["problems"].as_u64()), (Some(2), Some(2)), "{job}");
+    let messages = job["problem_messages"].as_array().unwrap();
+    assert!(messages.iter().all(|m| m.as_str().unwrap().contains("bad.jsonl")), "{job}");
+    assert!(messages[0].as_str().unwrap().contains("line 3"), "{job}");
+    assert!(!job.to_string().contains("cmem-upload-"), "the temporary file's path leaked: {job}");
+    let (_, found) =
+        s.post("/v1/lookup", None, &json!({"text": "Two", "source_locale": "en", "target_locale": "de"}));
+    assert_eq!(found["matches"][0]["target"]["text"], "Zwei", "{found}");
+    let (_, jobs) = s.get_json("/v1/imports", None);
+    assert_eq!(jobs["jobs"].as_array().unwrap().len(), 2);
+    let (status, _) = s.get_json("/v1/imports/99", None);
+    assert_eq!(status, 404);
+}
+
+#[test]
+fn shutdown_cancels_a_running_import_which_leaves_nothing() {
+    let mut s = Server::start(ServerConfig::new());
+    let (_, stats) = s.get_json("/v1/stats", None);
+    let before = stats["entries"].as_u64().unwrap();
+    let lines: String = (0..60_000)
+        .map(|i| format!("{{\"source\":\"bulk source {i}\",\"target\":\"Massenziel {i}\"}}\n"))
+        .collect();
+    let (status, v, _) = s.upload("format=jsonl&from=en&to=de", Some(&s.write), lines.into_bytes());
+    assert_eq!(status, 202, "{v}");
+    let started = Instant::now();
+    s.stop.take().unwrap().send(()).unwrap();
+    s.thread.take().unwrap().join().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    // All or nothing: the cancelled import rolled back, or it had already committed.
+    let memory = Memory::open_with(s.path.to_str().unwrap(), &OpenOptions::new().read_only(true)).unwrap();
+    let after = memory.store().stats().unwrap().entries;
+    assert!(after == before || after == before + 60_000, "{before} → {after}");
 }
