@@ -22,7 +22,7 @@ use crate::job::{self, Jobs};
 use crate::metrics::Metrics;
 use crate::rate::Limiter;
 use crate::token::{self, Scope, TokenRecord, Tokens};
-use crate::{amagama, native, openapi};
+use crate::{amagama, export, native, openapi};
 
 /// What every request handler shares: the memory, the configuration, the recognizer for
 /// plain-text queries and the locales the memory holds.
@@ -79,6 +79,7 @@ impl App {
             .route("/v1/versions", get(native::versions))
             .route("/v1/imports", post(job::start).get(job::list))
             .route("/v1/imports/{id}", get(job::status))
+            .route("/v1/export", get(export::run))
             .route("/tmserver/languages/", get(amagama::languages))
             .route("/tmserver/{source}/{target}/unit/", get(amagama::unit_query))
             .route("/tmserver/{source}/{target}/unit/{text}", get(amagama::unit))

@@ -29,6 +29,7 @@ mod amagama;
 mod app;
 mod config;
 mod error;
+mod export;
 mod job;
 mod metrics;
 mod native;

@@ -26,6 +26,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/imports"),
     ("get", "/v1/imports"),
     ("get", "/v1/imports/{id}"),
+    ("get", "/v1/export"),
     ("get", "/tmserver/languages/"),
     ("get", "/tmserver/{source}/{target}/unit/"),
     ("get", "/tmserver/{source}/{target}/unit/{text}"),
@@ -246,6 +247,23 @@ pub fn openapi() -> Value {
                 "summary": "an import job: its progress, and at the end its located problems",
                 "tags": ["imports"], "security": read, "parameters": [path_param("id", "job id")],
                 "responses": ok("the job", json!({ "$ref": "#/components/schemas/Job" })),
+            } },
+            "/v1/export": { "get": {
+                "summary": "the memory as a file, streamed as it is read; a failure mid-way breaks the transfer",
+                "tags": ["imports"], "security": read,
+                "parameters": [
+                    { "name": "format", "in": "query", "required": true,
+                      "schema": { "type": "string", "enum": ["tmx", "tmx1", "kmb", "jsonl"] } },
+                    query_param("from", "string", "only entries with this locale, written first"),
+                    query_param("to", "string", "only entries with this locale"),
+                ],
+                "responses": {
+                    "200": { "description": "the file", "content": {
+                        "application/x-tmx+xml": { "schema": { "type": "string" } },
+                        "application/jsonl": { "schema": { "type": "string" } },
+                        "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+                    "default": { "$ref": "#/components/responses/Error" },
+                },
             } },
             "/tmserver/languages/": languages_op(),
             "/tmserver/{source}/{target}/unit/": unit_op(false),

@@ -722,3 +722,35 @@ fn shutdown_cancels_a_running_import_which_leaves_nothing() {
     let after = memory.store().stats().unwrap().entries;
     assert!(after == before || after == before + 60_000, "{before} → {after}");
 }
+
+#[test]
+fn exports_stream_the_memory_and_import_back_unchanged() {
+    let s = Server::start(ServerConfig::new());
+    let (_, stats) = s.get_json("/v1/stats", None);
+    let entries = stats["entries"].as_u64().unwrap();
+    let (status, jsonl, headers) = s.get("/v1/export?format=jsonl", None);
+    assert_eq!(status, 200);
+    assert_eq!(headers.get("content-type").unwrap(), "application/jsonl");
+    assert_eq!(jsonl.lines().count() as u64, entries);
+    for line in jsonl.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert!(v["variants"].as_array().is_some_and(|a| a.len() == 2), "{line}");
+    }
+    let (status, tmx, _) = s.get("/v1/export?format=tmx&from=en&to=de", None);
+    assert_eq!(status, 200);
+    assert!(tmx.starts_with("<?xml") && tmx.contains("<tmx") && tmx.trim_end().ends_with("</tmx>"));
+    assert_eq!(tmx.matches("<tu>").count() + tmx.matches("<tu ").count(), entries as usize);
+
+    let resp = s.agent.get(format!("{}/v1/export?format=kmb", s.base)).call().unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    let kmb = resp.into_body().with_config().limit(100 << 20).read_to_vec().unwrap();
+    let (status, v, location) = s.upload("format=kmb&name=memory.kmb", Some(&s.write), kmb);
+    assert_eq!(status, 202, "{v}");
+    let job = s.finished(&location.unwrap());
+    assert_eq!(job["status"], "succeeded", "{job}");
+    assert_eq!((job["inserted"].as_u64(), job["deduplicated"].as_u64()), (Some(0), Some(entries)), "{job}");
+
+    let (status, v) = s.get_json("/v1/export?format=docx", None);
+    assert_eq!(status, 400);
+    assert_eq!(v["details"]["field"], "format");
+}
