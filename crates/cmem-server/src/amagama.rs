@@ -64,7 +64,7 @@ pub(crate) async fn unit_query(
     let Query(mut params) = params.map_err(query_error)?;
     let Some(text) = params.source.take() else {
         return Err(ApiError::bad_request("give the text in the path (…/unit/TEXT) or as ?source=TEXT")
-            .with_details(json!({ "field": "source" })));
+            .in_field("source"));
     };
     answer(app, headers, source, target, text, params).await
 }
@@ -89,16 +89,16 @@ async fn answer(
     let min = params.min_similarity.unwrap_or(DEFAULT_MIN_SIMILARITY);
     if !(0.0..=100.0).contains(&min) {
         return Err(ApiError::bad_request(format!("min_similarity {min} is not a percentage 0–100"))
-            .with_details(json!({ "field": "min_similarity" })));
+            .in_field("min_similarity"));
     }
     let max = params.max_candidates.unwrap_or(DEFAULT_MAX_CANDIDATES);
     if !(1..=MAX_CANDIDATES).contains(&max) {
         return Err(ApiError::bad_request(format!("max_candidates {max} is not 1–{MAX_CANDIDATES}"))
-            .with_details(json!({ "field": "max_candidates" })));
+            .in_field("max_candidates"));
     }
     if let Some(cb) = params.jsoncallback.as_deref().filter(|cb| !valid_callback(cb)) {
         return Err(ApiError::bad_request(format!("jsoncallback {cb:?} is not a JavaScript name"))
-            .with_details(json!({ "field": "jsoncallback" })));
+            .in_field("jsoncallback"));
     }
     let units = match (Locale::parse(&source), Locale::parse(&target)) {
         (Ok(s), Ok(t)) if !s.matches(&t) && s.language() != t.language() => {

@@ -44,6 +44,12 @@ impl ApiError {
         self
     }
 
+    /// Adds details naming the request field at fault.
+    #[must_use]
+    pub fn in_field(self, field: &str) -> Self {
+        self.with_details(json!({ "field": field }))
+    }
+
     /// The body as JSON.
     pub fn body(&self) -> Value {
         json!({ "error": self.error, "message": self.message, "details": self.details })

@@ -13,15 +13,13 @@ use cmem::formats::{
     export, EntrySink, ExportOptions, FormatError, JsonlMode, JsonlOptions, JsonlWriter, KmbWriter, Level,
     TmxWriteOptions, TmxWriter,
 };
-use cmem::Locale;
 use http_body_util::channel::{Channel, Sender};
 use serde::Deserialize;
-use serde_json::json;
 use tokio::runtime::Handle;
 
 use crate::app::App;
 use crate::error::ApiError;
-use crate::native::query_error;
+use crate::native::{optional_locale, query_error};
 use crate::token::Scope;
 
 /// Bytes gathered before a chunk is sent to the client.
@@ -110,17 +108,12 @@ pub(crate) async fn run(
         "jsonl" => ("application/jsonl", "jsonl"),
         other => {
             return Err(ApiError::bad_request(format!("format {other:?} is not tmx, tmx1, kmb or jsonl"))
-                .with_details(json!({ "field": "format" })))
+                .in_field("format"))
         }
     };
-    let locale = |field: &'static str, tag: Option<&str>| {
-        tag.map(Locale::parse)
-            .transpose()
-            .map_err(|e| ApiError::from(e).with_details(json!({ "field": field })))
-    };
     let mut options = ExportOptions::default();
-    options.source_locale = locale("from", p.from.as_deref())?;
-    options.target_locale = locale("to", p.to.as_deref())?;
+    options.source_locale = optional_locale("from", p.from.as_deref())?;
+    options.target_locale = optional_locale("to", p.to.as_deref())?;
 
     let (sender, channel) = Channel::<Bytes, io::Error>::new(4);
     let sender: SharedSender = Arc::new(Mutex::new(Some(sender)));

@@ -25,7 +25,7 @@ use tokio::task::JoinHandle;
 
 use crate::app::App;
 use crate::error::ApiError;
-use crate::native::query_error;
+use crate::native::{optional_locale, query_error};
 use crate::token::Scope;
 
 /// The most problems a job keeps to show (all are counted).
@@ -135,15 +135,10 @@ pub(crate) async fn start(
     let Query(p) = params.map_err(query_error)?;
     let format = format_named(&p.format).ok_or_else(|| {
         ApiError::bad_request(format!("format {:?} is not tmx, kmb, jsonl, po, weblate or xliff", p.format))
-            .with_details(json!({ "field": "format" }))
+            .in_field("format")
     })?;
-    let locale = |field: &'static str, tag: Option<&str>| {
-        tag.map(Locale::parse)
-            .transpose()
-            .map_err(|e| ApiError::from(e).with_details(json!({ "field": field })))
-    };
-    let from = locale("from", p.from.as_deref())?;
-    let to = locale("to", p.to.as_deref())?;
+    let from = optional_locale("from", p.from.as_deref())?;
+    let to = optional_locale("to", p.to.as_deref())?;
     let name = p.name.clone().unwrap_or_else(|| "upload".to_owned());
 
     // The upload goes to a temporary file as it arrives: any size, little memory.
@@ -288,10 +283,9 @@ pub(crate) async fn status(
     Path(id): Path<String>,
 ) -> Result<Json<JobView>, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
-    let n: u64 = id.parse().map_err(|_| {
-        ApiError::bad_request(format!("job id {id:?} is not a whole number"))
-            .with_details(json!({ "field": "id" }))
-    })?;
+    let n: u64 = id
+        .parse()
+        .map_err(|_| ApiError::bad_request(format!("job id {id:?} is not a whole number")).in_field("id"))?;
     app.jobs.get(n).map(Json).ok_or_else(|| ApiError::not_found(format!("no import job {n}")))
 }
 

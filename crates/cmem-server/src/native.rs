@@ -88,8 +88,7 @@ fn target(
     limit: Option<usize>,
     point: Option<&str>,
 ) -> Result<Target, ApiError> {
-    let field =
-        |name: &'static str| move |e: cmem::Error| ApiError::from(e).with_details(json!({ "field": name }));
+    let field = |name: &'static str| move |e: cmem::Error| ApiError::from(e).in_field(name);
     let source = Locale::parse(source).map_err(field("source_locale"))?;
     let target = Locale::parse(target).map_err(field("target_locale"))?;
     let threshold = threshold.unwrap_or(70.0);
@@ -99,7 +98,7 @@ fn target(
             "invalid_query",
             format!("threshold {threshold} is not a percentage 0–100"),
         )
-        .with_details(json!({ "field": "threshold" })));
+        .in_field("threshold"));
     }
     let limit = limit.unwrap_or(10);
     if !(1..=MAX_LIMIT).contains(&limit) {
@@ -108,11 +107,16 @@ fn target(
             "invalid_query",
             format!("limit {limit} is not 1–{MAX_LIMIT}"),
         )
-        .with_details(json!({ "field": "limit" })));
+        .in_field("limit"));
     }
     let point = point.map(Point::parse).transpose().map_err(field("point"))?;
     let options = LookupOptions::default().threshold(threshold / 100.0).limit(limit).point(point);
     Ok(Target { source, target, options })
+}
+
+/// A locale the request may give, read from field `field`.
+pub(crate) fn optional_locale(field: &str, tag: Option<&str>) -> Result<Option<Locale>, ApiError> {
+    tag.map(Locale::parse).transpose().map_err(|e| ApiError::from(e).in_field(field))
 }
 
 /// The runs of a segment given as exactly one of text (codes recognized), notation or
@@ -271,13 +275,8 @@ pub(crate) async fn search(
 ) -> Result<Json<Value>, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
     let Query(p) = params.map_err(query_error)?;
-    let locale =
-        Locale::parse(&p.locale).map_err(|e| ApiError::from(e).with_details(json!({"field": "locale"})))?;
-    let to =
-        p.to.as_deref()
-            .map(Locale::parse)
-            .transpose()
-            .map_err(|e| ApiError::from(e).with_details(json!({"field": "to"})))?;
+    let locale = Locale::parse(&p.locale).map_err(|e| ApiError::from(e).in_field("locale"))?;
+    let to = optional_locale("to", p.to.as_deref())?;
     let (limit, offset) = (p.limit.unwrap_or(20), p.offset.unwrap_or(0));
     let max = app.config.max_search_hits;
     if limit == 0 || offset.saturating_add(limit) > max {
@@ -325,10 +324,9 @@ pub(crate) async fn search(
 }
 
 fn entry_id(text: &str) -> Result<EntryId, ApiError> {
-    text.parse::<i64>().map(EntryId).map_err(|_| {
-        ApiError::bad_request(format!("entry id {text:?} is not a whole number"))
-            .with_details(json!({"field": "id"}))
-    })
+    text.parse::<i64>()
+        .map(EntryId)
+        .map_err(|_| ApiError::bad_request(format!("entry id {text:?} is not a whole number")).in_field("id"))
 }
 
 /// `GET /v1/entries/{id}`.
@@ -432,18 +430,15 @@ pub(crate) async fn versions(
     app.authorize(&headers, Scope::Read).await?;
     let Query(p) = params.map_err(query_error)?;
     if p.unit.is_empty() {
-        return Err(ApiError::bad_request("unit must not be empty").with_details(json!({ "field": "unit" })));
+        return Err(ApiError::bad_request("unit must not be empty").in_field("unit"));
     }
     let point = match p.point.as_deref() {
         None | Some("") => Point::root(),
-        Some(text) => {
-            Point::parse(text).map_err(|e| ApiError::from(e).with_details(json!({ "field": "point" })))?
-        }
+        Some(text) => Point::parse(text).map_err(|e| ApiError::from(e).in_field("point"))?,
     };
     let limit = p.limit.unwrap_or(20);
     if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ApiError::bad_request(format!("limit {limit} is not 1–{MAX_LIMIT}"))
-            .with_details(json!({ "field": "limit" })));
+        return Err(ApiError::bad_request(format!("limit {limit} is not 1–{MAX_LIMIT}")).in_field("limit"));
     }
     let versions = app
         .blocking(move |app| {
