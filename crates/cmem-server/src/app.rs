@@ -22,7 +22,7 @@ use crate::job::{self, Jobs};
 use crate::metrics::Metrics;
 use crate::rate::Limiter;
 use crate::token::{self, Scope, TokenRecord, Tokens};
-use crate::{amagama, export, native, openapi};
+use crate::{amagama, export, native, openapi, page};
 
 /// What every request handler shares: the memory, the configuration, the recognizer for
 /// plain-text queries and the locales the memory holds.
@@ -66,6 +66,9 @@ impl App {
     pub fn router(self: Arc<Self>) -> Router {
         let body_limit = self.config.max_body_bytes;
         Router::new()
+            .route("/", get(page::index))
+            .route("/page.js", get(page::script))
+            .route("/page.css", get(page::style))
             .route("/healthz", get(healthz))
             .route("/readyz", get(readyz))
             .route("/openapi.json", get(openapi::document))

@@ -34,6 +34,7 @@ mod job;
 mod metrics;
 mod native;
 pub mod openapi;
+mod page;
 mod rate;
 mod token;
 

@@ -11,6 +11,9 @@ use serde_json::{json, Value};
 
 /// Every route: method and path template, as the document names them.
 pub const ROUTES: &[(&str, &str)] = &[
+    ("get", "/"),
+    ("get", "/page.js"),
+    ("get", "/page.css"),
     ("get", "/healthz"),
     ("get", "/readyz"),
     ("get", "/openapi.json"),
@@ -143,6 +146,12 @@ pub fn openapi() -> Value {
                 unless the server requires tokens for them. Errors are `{error, message, details}`.",
         },
         "paths": {
+            "/": { "get": { "summary": "the web page: lookup, search, import", "tags": ["page"],
+                "responses": { "200": { "description": "HTML", "content": { "text/html": { "schema": { "type": "string" } } } } } } },
+            "/page.js": { "get": { "summary": "the web page's script", "tags": ["page"],
+                "responses": { "200": { "description": "JavaScript", "content": { "text/javascript": { "schema": { "type": "string" } } } } } } },
+            "/page.css": { "get": { "summary": "the web page's style", "tags": ["page"],
+                "responses": { "200": { "description": "CSS", "content": { "text/css": { "schema": { "type": "string" } } } } } } },
             "/healthz": { "get": { "summary": "the process answers", "tags": ["operations"],
                 "responses": ok("always", json!({ "type": "object" })) } },
             "/readyz": { "get": { "summary": "the store answers and the index is loaded", "tags": ["operations"],

@@ -754,3 +754,87 @@ fn exports_stream_the_memory_and_import_back_unchanged() {
     assert_eq!(status, 400);
     assert_eq!(v["details"]["field"], "format");
 }
+
+/// Headless Chromium: `$CMEM_CHROMIUM`, else `chromium` on the path (`.ci/run` installs
+/// Debian's).
+fn chromium() -> String {
+    std::env::var("CMEM_CHROMIUM").unwrap_or_else(|_| "chromium".to_owned())
+}
+
+/// Runs headless Chromium on `url` with `args`, ended after 90 s at most; its stdout.
+fn browse(profile: &Path, url: &str, args: &[&str]) -> String {
+    let mut child = std::process::Command::new(chromium())
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(["--virtual-time-budget=15000", "--window-size=1200,1100"])
+        .args(args)
+        .arg(url)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("cannot run {} (install Debian's chromium, as .ci/run does): {e}", chromium())
+        });
+    let started = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if started.elapsed() > Duration::from_secs(90) {
+            let _ = child.kill();
+            panic!("chromium did not finish in 90 s on {url}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    out
+}
+
+#[test]
+fn the_web_page_looks_up_and_searches_in_a_browser() {
+    let s = Server::start(ServerConfig::new());
+    let (status, html, headers) = s.get("/", None);
+    assert_eq!(status, 200);
+    assert!(html.contains("<form id=\"lookup-form\">"));
+    assert!(headers.get("content-security-policy").unwrap().to_str().unwrap().contains("default-src 'self'"));
+    let profile = tempfile::tempdir().unwrap();
+
+    // A lookup from the page's link form: the script posts it and shows the matches.
+    let url = format!("{}/?q={}&from=en&to=de", s.base, quote("failed to remove directory %d"));
+    let dom = browse(profile.path(), &url, &["--dump-dom"]);
+    assert!(dom.contains("class=\"match\""), "no match shown:\n{dom}");
+    assert!(dom.contains("<dd class=\"adapted\">konnte Verzeichnis %d nicht entfernen</dd>"), "{dom}");
+    assert!(dom.contains("100 %") && dom.contains("structural exact"), "{dom}");
+    // The query's %d against the stored %s, word by word.
+    assert!(dom.contains("<ins>%s</ins>") && dom.contains("<del>%d</del>"), "{dom}");
+    assert!(dom.contains("193 entries"), "{dom}");
+
+    // A search: hits marked.
+    let url = format!("{}/?search=directory&locale=en", s.base);
+    let dom = browse(profile.path(), &url, &["--dump-dom"]);
+    assert!(dom.contains("<mark>directory</mark>"), "{dom}");
+
+    // Memory text is shown as text, never run as markup.
+    let (status, _) = s.post(
+        "/v1/entries",
+        Some(&s.write),
+        &json!({"variants": [
+            {"locale": "en", "runs": [{"text": "Zebra <img src=x onerror=alert(1)> label"}]},
+            {"locale": "de", "runs": [{"text": "Zebra <b>Etikett</b>"}]},
+        ]}),
+    );
+    assert_eq!(status, 201);
+    let url = format!("{}/?q={}&from=en&to=de", s.base, quote("Zebra <img src=x onerror=alert(1)> label"));
+    let dom = browse(profile.path(), &url, &["--dump-dom"]);
+    assert!(dom.contains("Zebra &lt;b&gt;Etikett&lt;/b&gt;"), "{dom}");
+    assert!(!dom.contains("<img src=\"x\""), "{dom}");
+
+    // A screenshot of a lookup, kept with the build's test files for people to look at.
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmem-server-page.png");
+    let _ = std::fs::remove_file(&shot);
+    let url = format!("{}/?q={}&from=en&to=de", s.base, quote("Telephone (home/work):"));
+    browse(profile.path(), &url, &[&format!("--screenshot={}", shot.display())]);
+    let png = std::fs::read(&shot).unwrap();
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "{} bytes", png.len());
+}
