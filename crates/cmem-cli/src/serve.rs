@@ -51,6 +51,10 @@ pub struct ServeArgs {
     /// on average, twice that at once; beyond it 429 with Retry-After. Default: no limit.
     #[arg(long, value_name = "PER_SECOND", value_parser = positive)]
     pub rate_limit: Option<f64>,
+    /// Log each request to standard error as one JSON object a line (time, method, route
+    /// template, status, microseconds, client address).
+    #[arg(long)]
+    pub access_log: bool,
 }
 
 /// Parses a rate above zero.
@@ -91,7 +95,8 @@ pub fn run(args: &ServeArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
         .read_needs_token(args.read_needs_token)
         .max_body_bytes(args.max_body_bytes)
         .request_timeout(Duration::from_secs(args.timeout.max(1)))
-        .rate_limit(args.rate_limit.map(RateLimit::per_second));
+        .rate_limit(args.rate_limit.map(RateLimit::per_second))
+        .access_log(args.access_log);
     let started = Instant::now();
     let app = App::new(memory, config).map_err(|e| anyhow!("serve: {e}"))?;
     let warm = started.elapsed();

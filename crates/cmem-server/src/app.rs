@@ -192,14 +192,32 @@ async fn wrong_method(request: Request) -> ApiError {
     )
 }
 
-/// Counts the answer of a matched route, under its path template.
+/// Counts the answer of a matched route, under its path template, and logs it when
+/// asked: one JSON object a line, with the route template (never the path, which may
+/// hold a translator's text) and never a token.
 async fn record_metrics(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
     let route = request.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned());
     let method = request.method().to_string();
+    let client =
+        request.extensions().get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(a)| a.ip().to_string());
     let started = Instant::now();
     let response = next.run(request).await;
+    let took = started.elapsed();
+    let status = response.status().as_u16();
     if let Some(route) = route {
-        app.metrics.record(&route, &method, response.status().as_u16(), started.elapsed());
+        app.metrics.record(&route, &method, status, took);
+        if app.config.access_log {
+            let at = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+            eprintln!(
+                "{}",
+                json!({
+                    "unix_ms": at, "method": method, "route": route, "status": status,
+                    "micros": took.as_micros() as u64, "client": client,
+                })
+            );
+        }
     }
     response
 }

@@ -34,6 +34,8 @@ pub struct ServerConfig {
     /// Requests each bearer token (or, without one, each client address) may make
     /// (default none: no limit); beyond it `429` with `Retry-After`.
     pub rate_limit: Option<RateLimit>,
+    /// Write one JSON line per answered request to standard error (default false).
+    pub access_log: bool,
 }
 
 impl Default for ServerConfig {
@@ -48,6 +50,7 @@ impl Default for ServerConfig {
             max_batch: 1_000,
             max_search_hits: 1_000,
             rate_limit: None,
+            access_log: false,
         }
     }
 }
@@ -90,6 +93,13 @@ impl ServerConfig {
     #[must_use]
     pub fn rate_limit(mut self, limit: Option<RateLimit>) -> Self {
         self.rate_limit = limit;
+        self
+    }
+
+    /// Sets [`access_log`](Self::access_log).
+    #[must_use]
+    pub fn access_log(mut self, on: bool) -> Self {
+        self.access_log = on;
         self
     }
 

@@ -92,7 +92,7 @@ fn serve_tokens_and_sigterm() {
     assert!(!list.stdout().contains(&write[5..]), "a token was listed");
     let write_id = tokens[0]["id"].as_str().unwrap().to_owned();
 
-    let served = Served::start(&d, &[]);
+    let served = Served::start(&d, &["--access-log"]);
     let base = served.base.clone();
     let (status, v) = get(&base, "/tmserver/en/de/unit/Automatic");
     assert_eq!(status, 200);
@@ -113,6 +113,14 @@ fn serve_tokens_and_sigterm() {
     let (code, stderr, took) = served.terminate();
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("stopped"), "{stderr}");
+    // The access log: one JSON object a line, route templates, no token, no text.
+    let logged: Vec<Value> =
+        stderr.lines().filter(|l| l.starts_with('{')).map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(logged
+        .iter()
+        .any(|v| v["route"] == "/tmserver/{source}/{target}/unit/{text}" && v["status"] == 200));
+    assert_eq!(logged.iter().filter(|v| v["route"] == "/v1/entries" && v["status"] == 401).count(), 2);
+    assert!(!stderr.contains(&write) && !stderr.contains("Automatic"), "{stderr}");
     assert!(took < Duration::from_secs(10));
     // The acknowledged write is in the memory.
     let r = d.ok(&["lookup", "--from", "en", "--to", "de", "--json", "Quarterly zebra report"]);
