@@ -73,6 +73,10 @@ pub enum Command {
     /// The leverage report of XLIFF files: segments and words per match band.
     #[command(after_help = ANALYZE_HELP)]
     Analyze(AnalyzeArgs),
+    /// Serve the memory over HTTP: a JSON API, amaGama's protocol, OpenAPI.
+    Serve(crate::serve::ServeArgs),
+    /// Create, list or revoke the HTTP server's bearer tokens.
+    Token(crate::token::TokenArgs),
 }
 
 /// A file format, for `--format`.

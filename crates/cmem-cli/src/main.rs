@@ -25,6 +25,8 @@ mod output;
 mod query;
 mod recycle;
 mod search;
+mod serve;
+mod token;
 
 use std::process::ExitCode;
 
@@ -57,6 +59,8 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::Schema(a) => info::schema(a).map(|()| Outcome::Success),
         Command::Recycle(a) => recycle::run(a, memory, cli.quiet).map(|()| Outcome::Success),
         Command::Analyze(a) => analyze::run(a, memory).map(|()| Outcome::Success),
+        Command::Serve(a) => serve::run(a, memory, cli.quiet).map(|()| Outcome::Success),
+        Command::Token(a) => token::run(a, memory, cli.quiet).map(|()| Outcome::Success),
     }
 }
 

@@ -1,0 +1,124 @@
+//! `cmem serve`: the memory over HTTP (the `cmem-server` crate) until `SIGTERM` or
+//! Ctrl-C.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::Args;
+use cmem::{Address, Memory, OpenOptions};
+use cmem_server::{serve_on, shutdown_signal, App, RateLimit, ServerConfig};
+
+use crate::memory;
+use crate::output::duration;
+
+const SERVE_HELP: &str = "\
+Examples:
+  cmem --memory team.db serve
+  cmem serve --listen 127.0.0.1:9000 --read-needs-token --rate-limit 50
+
+Serves the native JSON API under /v1 (lookup, batch lookup, search, entries, versions,
+stats), amaGama's protocol under /tmserver and /api/v1 (Weblate's \"tmserver\"
+machinery, Pootle and Virtaal: point them at http://HOST:PORT/tmserver), /healthz,
+/readyz, Prometheus metrics at /metrics and the OpenAPI description at /openapi.json.
+Writes need a bearer token of scope write (`cmem token create --scope write`); reads
+are open unless --read-needs-token. The candidate index is built before the first
+connection is accepted. SIGTERM or Ctrl-C stop accepting and end once the requests
+under way are answered (exit 0).
+
+It speaks plain HTTP: put TLS, and any address beyond this machine, behind a reverse
+proxy.";
+
+/// Options of `cmem serve`.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = SERVE_HELP)]
+pub struct ServeArgs {
+    /// The address and port to listen on.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// Reads need a bearer token too (of scope read or more).
+    #[arg(long)]
+    pub read_needs_token: bool,
+    /// The largest request body accepted, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = ServerConfig::default().max_body_bytes)]
+    pub max_body_bytes: usize,
+    /// How long one request may take the store, in seconds, before it is answered 503.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub timeout: u64,
+    /// Requests per second each token (or, without one, each client address) may make
+    /// on average, twice that at once; beyond it 429 with Retry-After. Default: no limit.
+    #[arg(long, value_name = "PER_SECOND", value_parser = positive)]
+    pub rate_limit: Option<f64>,
+    /// Log each request to standard error as one JSON object a line (time, method, route
+    /// template, status, microseconds, client address).
+    #[arg(long)]
+    pub access_log: bool,
+}
+
+/// Parses a rate above zero.
+fn positive(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!("{s:?} is not a number above 0")),
+    }
+}
+
+/// Opens the existing memory at `path` for reading and writing; never creates one.
+///
+/// # Errors
+/// No memory there, or it cannot be opened.
+pub fn open_existing_for_write(path: &Path) -> Result<Memory> {
+    let address = path.to_string_lossy().into_owned();
+    if let Ok(Address::Sqlite(file)) = Address::parse(&address) {
+        if !file.exists() {
+            bail!(
+                "no memory at {} (create one with `cmem import FILE`, or name one with --memory or ${})",
+                file.display(),
+                memory::MEMORY_ENV
+            );
+        }
+    }
+    Memory::open_with(&address, &OpenOptions::new()).map_err(|e| anyhow!("{e}"))
+}
+
+/// Runs `cmem serve`.
+///
+/// # Errors
+/// A missing memory, the address cannot be bound, the store failed while starting.
+pub fn run(args: &ServeArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<()> {
+    let memory = open_existing_for_write(&memory::resolve(memory_flag))?;
+    let address = memory.address().to_string();
+    let config = ServerConfig::new()
+        .listen(args.listen)
+        .read_needs_token(args.read_needs_token)
+        .max_body_bytes(args.max_body_bytes)
+        .request_timeout(Duration::from_secs(args.timeout.max(1)))
+        .rate_limit(args.rate_limit.map(RateLimit::per_second))
+        .access_log(args.access_log);
+    let started = Instant::now();
+    let app = App::new(memory, config).map_err(|e| anyhow!("serve: {e}"))?;
+    let warm = started.elapsed();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("serve: cannot start the runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .with_context(|| format!("serve: cannot listen on {}", args.listen))?;
+        let local = listener.local_addr().context("serve: the listening address")?;
+        if !quiet {
+            eprintln!(
+                "cmem: serving {address} on http://{local} (index ready in {}; Ctrl-C or SIGTERM stops)",
+                duration(warm)
+            );
+        }
+        serve_on(listener, Arc::new(app), shutdown_signal()).await.map_err(|e| anyhow!("{e}"))
+    })?;
+    if !quiet {
+        eprintln!("cmem: stopped; every request under way was answered");
+    }
+    Ok(())
+}

@@ -1,0 +1,112 @@
+//! [`ServerConfig`]: where the server listens and the limits it keeps.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use crate::rate::RateLimit;
+
+/// How the server runs; see [`serve`](crate::serve).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServerConfig {
+    /// The address to listen on (default `127.0.0.1:8080`: loopback only; TLS and a
+    /// public address belong to a reverse proxy in front of it).
+    pub listen: SocketAddr,
+    /// Reads (lookups, search, entries, stats, amaGama) need a token of scope `read` or
+    /// more (default false: reads are open, writes always need a `write` token).
+    pub read_needs_token: bool,
+    /// The largest request body accepted, in bytes (default 4 MiB: a batch of 1,000
+    /// segments of ordinary length); larger gets `413`.
+    pub max_body_bytes: usize,
+    /// The longest request target (path and query string) accepted, in bytes (default
+    /// 16 KiB); longer gets `414`.
+    pub max_uri_bytes: usize,
+    /// How long one request may take the store before it is answered `503` (default
+    /// 30 s).
+    pub request_timeout: Duration,
+    /// The largest import upload accepted, in bytes (default 16 GiB); it is streamed to a
+    /// temporary file, never held in memory.
+    pub max_upload_bytes: u64,
+    /// The most segments of one batch lookup (default 1,000).
+    pub max_batch: usize,
+    /// The most search hits one page may hold, and how deep pages go (default 1,000).
+    pub max_search_hits: usize,
+    /// Requests each bearer token (or, without one, each client address) may make
+    /// (default none: no limit); beyond it `429` with `Retry-After`.
+    pub rate_limit: Option<RateLimit>,
+    /// Write one JSON line per answered request to standard error (default false).
+    pub access_log: bool,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            read_needs_token: false,
+            max_body_bytes: 4 << 20,
+            max_uri_bytes: 16 << 10,
+            request_timeout: Duration::from_secs(30),
+            max_upload_bytes: 16 << 30,
+            max_batch: 1_000,
+            max_search_hits: 1_000,
+            rate_limit: None,
+            access_log: false,
+        }
+    }
+}
+
+impl ServerConfig {
+    /// The defaults.
+    pub fn new() -> Self {
+        ServerConfig::default()
+    }
+
+    /// Sets [`listen`](Self::listen).
+    #[must_use]
+    pub fn listen(mut self, addr: SocketAddr) -> Self {
+        self.listen = addr;
+        self
+    }
+
+    /// Sets [`read_needs_token`](Self::read_needs_token).
+    #[must_use]
+    pub fn read_needs_token(mut self, on: bool) -> Self {
+        self.read_needs_token = on;
+        self
+    }
+
+    /// Sets [`max_body_bytes`](Self::max_body_bytes).
+    #[must_use]
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Sets [`max_uri_bytes`](Self::max_uri_bytes).
+    #[must_use]
+    pub fn max_uri_bytes(mut self, bytes: usize) -> Self {
+        self.max_uri_bytes = bytes;
+        self
+    }
+
+    /// Sets [`rate_limit`](Self::rate_limit).
+    #[must_use]
+    pub fn rate_limit(mut self, limit: Option<RateLimit>) -> Self {
+        self.rate_limit = limit;
+        self
+    }
+
+    /// Sets [`access_log`](Self::access_log).
+    #[must_use]
+    pub fn access_log(mut self, on: bool) -> Self {
+        self.access_log = on;
+        self
+    }
+
+    /// Sets [`request_timeout`](Self::request_timeout).
+    #[must_use]
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+}

@@ -1,0 +1,299 @@
+//! Imports as jobs: `POST /v1/imports` streams the upload to a temporary file, answers
+//! `202` with the job's address, and imports it on a blocking thread in one transaction
+//! (all or nothing, as `cmem import`); `GET /v1/imports/{id}` shows its progress and, at
+//! the end, its located problems. A shutdown cancels running jobs, which roll back.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use axum::body::Body;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use cmem::formats::{
+    import, ErrorKind, Format, FormatError, ImportOptions, Ingest, IngestOptions, Input, Progress,
+};
+use cmem::Locale;
+use http_body_util::BodyExt;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tokio::task::JoinHandle;
+
+use crate::app::App;
+use crate::error::ApiError;
+use crate::native::{optional_locale, query_error};
+use crate::token::Scope;
+
+/// The most problems a job keeps to show (all are counted).
+const PROBLEMS_SHOWN: usize = 1_000;
+
+/// A job as clients see it.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct JobView {
+    id: u64,
+    /// `running`, `succeeded`, `failed` or `cancelled`.
+    status: &'static str,
+    format: &'static str,
+    upload_bytes: u64,
+    bytes_read: u64,
+    read: u64,
+    inserted: u64,
+    deduplicated: u64,
+    problems: u64,
+    /// Located problems (`jsonl: upload: line 3: …`), the first 1,000.
+    problem_messages: Vec<String>,
+    /// Why a failed or cancelled job stored nothing.
+    error: Option<String>,
+}
+
+/// The jobs of a server.
+#[derive(Debug, Default)]
+pub(crate) struct Jobs {
+    next: AtomicU64,
+    jobs: Mutex<BTreeMap<u64, Arc<Mutex<JobView>>>>,
+    running: Mutex<Vec<JoinHandle<()>>>,
+    /// Set at shutdown: every running import stops at its next entry and rolls back.
+    cancel: Arc<AtomicBool>,
+}
+
+impl Jobs {
+    fn get(&self, id: u64) -> Option<JobView> {
+        let jobs = self.jobs.lock().ok()?;
+        let job = jobs.get(&id)?;
+        let view = job.lock().ok()?.clone();
+        Some(view)
+    }
+
+    fn all(&self) -> Vec<JobView> {
+        let Ok(jobs) = self.jobs.lock() else { return Vec::new() };
+        jobs.values().filter_map(|j| j.lock().ok().map(|v| v.clone())).collect()
+    }
+
+    /// Counts by status, for the metrics.
+    pub(crate) fn counts(&self) -> BTreeMap<&'static str, u64> {
+        let mut counts = BTreeMap::new();
+        for job in self.all() {
+            *counts.entry(job.status).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    /// Cancels the running jobs and waits until each has rolled back (or finished).
+    pub(crate) async fn shut_down(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+        let handles: Vec<JoinHandle<()>> = match self.running.lock() {
+            Ok(mut running) => running.drain(..).collect(),
+            Err(_) => Vec::new(),
+        };
+        for handle in handles {
+            let _ = handle.await;
+        }
+    }
+}
+
+/// The query string of `POST /v1/imports`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ImportParams {
+    format: String,
+    #[serde(default)]
+    from: Option<String>,
+    #[serde(default)]
+    to: Option<String>,
+    #[serde(default)]
+    strict: bool,
+    /// The file's name, for messages (default `upload`).
+    #[serde(default)]
+    name: Option<String>,
+}
+
+fn format_named(name: &str) -> Option<Format> {
+    Some(match name {
+        "tmx" => Format::Tmx,
+        "kmb" => Format::Kmb,
+        "jsonl" => Format::Jsonl,
+        "po" => Format::Po,
+        "weblate" => Format::Weblate,
+        "xliff" => Format::Xliff,
+        _ => return None,
+    })
+}
+
+/// `POST /v1/imports?format=F[&from=L&to=L][&strict=true][&name=N]`, the file as the
+/// body (gzip or not): `202` and the job.
+pub(crate) async fn start(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    params: Result<Query<ImportParams>, QueryRejection>,
+    body: Body,
+) -> Result<Response, ApiError> {
+    app.authorize(&headers, Scope::Write).await?;
+    let Query(p) = params.map_err(query_error)?;
+    let format = format_named(&p.format).ok_or_else(|| {
+        ApiError::bad_request(format!("format {:?} is not tmx, kmb, jsonl, po, weblate or xliff", p.format))
+            .in_field("format")
+    })?;
+    let from = optional_locale("from", p.from.as_deref())?;
+    let to = optional_locale("to", p.to.as_deref())?;
+    let name = p.name.clone().unwrap_or_else(|| "upload".to_owned());
+
+    // The upload goes to a temporary file as it arrives: any size, little memory.
+    let internal = |doing: &str, e: &dyn std::fmt::Display| {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", format!("import: {doing}: {e}"))
+    };
+    let mut file = tempfile::Builder::new()
+        .prefix("cmem-upload-")
+        .tempfile()
+        .map_err(|e| internal("cannot create a temporary file", &e))?;
+    let limit = app.config.max_upload_bytes;
+    let mut body = body;
+    let mut received: u64 = 0;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| ApiError::bad_request(format!("import: the upload broke off: {e}")))?;
+        if let Ok(data) = frame.into_data() {
+            received += data.len() as u64;
+            if received > limit {
+                return Err(ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "body_too_large",
+                    format!("the upload exceeds {limit} bytes"),
+                )
+                .with_details(json!({ "limit": limit })));
+            }
+            file.write_all(&data).map_err(|e| internal("cannot keep the upload", &e))?;
+        }
+    }
+    file.flush().map_err(|e| internal("cannot keep the upload", &e))?;
+
+    let id = app.jobs.next.fetch_add(1, Ordering::Relaxed) + 1;
+    let job = Arc::new(Mutex::new(JobView {
+        id,
+        status: "running",
+        format: format.name(),
+        upload_bytes: received,
+        bytes_read: 0,
+        read: 0,
+        inserted: 0,
+        deduplicated: 0,
+        problems: 0,
+        problem_messages: Vec::new(),
+        error: None,
+    }));
+    if let Ok(mut jobs) = app.jobs.jobs.lock() {
+        jobs.insert(id, Arc::clone(&job));
+    }
+    let view = job.lock().map(|v| v.clone()).map_err(|_| internal("job", &"lock poisoned"))?;
+    let worker = Arc::clone(&app);
+    let handle = tokio::task::spawn_blocking(move || {
+        run(&worker, &job, &file, format, from, to, p.strict, &name);
+        drop(file);
+    });
+    if let Ok(mut running) = app.jobs.running.lock() {
+        running.retain(|h| !h.is_finished());
+        running.push(handle);
+    }
+    let mut response = (StatusCode::ACCEPTED, Json(view)).into_response();
+    if let Ok(location) = HeaderValue::from_str(&format!("/v1/imports/{id}")) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    Ok(response)
+}
+
+/// The import itself, on a blocking thread.
+#[allow(clippy::too_many_arguments)]
+fn run(
+    app: &App,
+    job: &Mutex<JobView>,
+    file: &tempfile::NamedTempFile,
+    format: Format,
+    from: Option<Locale>,
+    to: Option<Locale>,
+    strict: bool,
+    name: &str,
+) {
+    let update = |p: &Progress| {
+        if let Ok(mut v) = job.lock() {
+            v.bytes_read = p.bytes_read;
+            v.read = p.read;
+            v.inserted = p.inserted;
+            v.deduplicated = p.deduplicated;
+            v.problems = p.problems;
+        }
+    };
+    let result = upload_input(file, format, name).and_then(|input| {
+        let rec = app.recognizer.as_ref();
+        let hook = |s: &str, t: &str| match rec {
+            Some(r) => r.recognize_pair(s, t),
+            None => (vec![cmem::Run::text(s)], vec![cmem::Run::text(t)]),
+        };
+        let options = IngestOptions::default().source_locale(from).target_locale(to).strict(strict);
+        let ingest = Ingest::new(vec![input], options, Some(&hook)).cancel_on(Arc::clone(&app.jobs.cancel));
+        let mut import_options = ImportOptions::default();
+        import_options.strict = strict;
+        import(app.memory.store(), ingest, &import_options, &mut |p| update(p))
+    });
+    let Ok(mut v) = job.lock() else { return };
+    match result {
+        Ok(report) => {
+            let p = report.progress;
+            v.bytes_read = p.bytes_read;
+            v.read = p.read;
+            v.inserted = p.inserted;
+            v.deduplicated = p.deduplicated;
+            v.problems = p.problems;
+            v.problem_messages = report.problems.iter().take(PROBLEMS_SHOWN).map(|e| e.to_string()).collect();
+            v.status = "succeeded";
+            if p.inserted + p.deduplicated > 0 {
+                // As `cmem import` does: later queries are recognized as this import was.
+                let _ = app.memory.record_rule_set(app.recognizer.as_ref());
+            }
+        }
+        Err(e) => {
+            v.status = if app.jobs.cancel.load(Ordering::Relaxed) { "cancelled" } else { "failed" };
+            v.error = Some(format!("{e}; nothing of this import was stored"));
+        }
+    }
+}
+
+/// The upload as an input named `name` (never the temporary file's path, which is
+/// nobody's business), gzip decompressed when it starts with gzip's magic bytes.
+fn upload_input(file: &tempfile::NamedTempFile, format: Format, name: &str) -> Result<Input, FormatError> {
+    let io_error = |e: std::io::Error| {
+        FormatError::new(Format::Store, ErrorKind::Io, format!("{name}: cannot read the upload: {e}"))
+    };
+    let mut f = file.reopen().map_err(io_error)?;
+    let mut magic = [0u8; 2];
+    let gzip = f.read_exact(&mut magic).is_ok() && magic == [0x1f, 0x8b];
+    f.seek(SeekFrom::Start(0)).map_err(io_error)?;
+    Ok(if gzip {
+        Input::from_reader(name, format, flate2::read::MultiGzDecoder::new(f))
+    } else {
+        Input::from_reader(name, format, f)
+    })
+}
+
+/// `GET /v1/imports/{id}`.
+pub(crate) async fn status(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Json<JobView>, ApiError> {
+    app.authorize(&headers, Scope::Read).await?;
+    let n: u64 = id
+        .parse()
+        .map_err(|_| ApiError::bad_request(format!("job id {id:?} is not a whole number")).in_field("id"))?;
+    app.jobs.get(n).map(Json).ok_or_else(|| ApiError::not_found(format!("no import job {n}")))
+}
+
+/// `GET /v1/imports`: every job since the server started, oldest first.
+pub(crate) async fn list(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    app.authorize(&headers, Scope::Read).await?;
+    Ok(Json(json!({ "jobs": app.jobs.all() })))
+}

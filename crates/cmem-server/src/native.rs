@@ -1,0 +1,467 @@
+//! The native API under `/v1`: lookups (one segment or a batch), concordance search,
+//! entries, statistics. Matches are the library's [`MatchView`], the JSON of
+//! `cmem lookup --json`.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use cmem::{
+    prepare_query, EntryId, Locale, LookupOptions, LookupRequest, MatchView, NewEntry, Point, QueryText, Run,
+    SearchQuery, SegmentView, VersionQuery,
+};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use crate::app::App;
+use crate::error::ApiError;
+use crate::token::Scope;
+
+/// The most matches one lookup may ask for.
+const MAX_LIMIT: usize = 100;
+
+/// The options every lookup shares, as a request gives them.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LookupBody {
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    notation: Option<String>,
+    #[serde(default)]
+    runs: Option<Value>,
+    source_locale: String,
+    target_locale: String,
+    /// Percent, 0–100 (default 70).
+    #[serde(default)]
+    threshold: Option<f64>,
+    #[serde(default)]
+    limit: Option<usize>,
+    #[serde(default)]
+    point: Option<String>,
+}
+
+/// One segment of a batch.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BatchSegment {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    notation: Option<String>,
+    #[serde(default)]
+    runs: Option<Value>,
+}
+
+/// A batch lookup: segments and the options they share.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BatchBody {
+    segments: Vec<BatchSegment>,
+    source_locale: String,
+    target_locale: String,
+    #[serde(default)]
+    threshold: Option<f64>,
+    #[serde(default)]
+    limit: Option<usize>,
+    #[serde(default)]
+    point: Option<String>,
+}
+
+/// The parsed options of a lookup.
+struct Target {
+    source: Locale,
+    target: Locale,
+    options: LookupOptions,
+}
+
+fn target(
+    source: &str,
+    target: &str,
+    threshold: Option<f64>,
+    limit: Option<usize>,
+    point: Option<&str>,
+) -> Result<Target, ApiError> {
+    let field = |name: &'static str| move |e: cmem::Error| ApiError::from(e).in_field(name);
+    let source = Locale::parse(source).map_err(field("source_locale"))?;
+    let target = Locale::parse(target).map_err(field("target_locale"))?;
+    let threshold = threshold.unwrap_or(70.0);
+    if !(0.0..=100.0).contains(&threshold) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_query",
+            format!("threshold {threshold} is not a percentage 0–100"),
+        )
+        .in_field("threshold"));
+    }
+    let limit = limit.unwrap_or(10);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_query",
+            format!("limit {limit} is not 1–{MAX_LIMIT}"),
+        )
+        .in_field("limit"));
+    }
+    let point = point.map(Point::parse).transpose().map_err(field("point"))?;
+    let options = LookupOptions::default().threshold(threshold / 100.0).limit(limit).point(point);
+    Ok(Target { source, target, options })
+}
+
+/// A locale the request may give, read from field `field`.
+pub(crate) fn optional_locale(field: &str, tag: Option<&str>) -> Result<Option<Locale>, ApiError> {
+    tag.map(Locale::parse).transpose().map_err(|e| ApiError::from(e).in_field(field))
+}
+
+/// The runs of a segment given as exactly one of text (codes recognized), notation or
+/// runs.
+fn segment_runs(
+    app: &App,
+    text: Option<&str>,
+    notation: Option<&str>,
+    runs: Option<&Value>,
+) -> Result<Vec<Run>, ApiError> {
+    let query = match (text, notation, runs) {
+        (Some(t), None, None) => prepare_query(QueryText::Plain(t), app.recognizer.as_ref()),
+        (None, Some(n), None) => prepare_query(QueryText::Notation(n), None),
+        (None, None, Some(r)) => prepare_query(QueryText::RunsJson(&r.to_string()), None),
+        _ => {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_query",
+                "give exactly one of \"text\", \"notation\" or \"runs\"",
+            ))
+        }
+    };
+    Ok(query?)
+}
+
+/// One lookup's answer: the query, the time taken and the matches.
+fn answer(app: &App, t: &Target, runs: Vec<Run>) -> Result<Map<String, Value>, ApiError> {
+    let req = LookupRequest::new(runs, t.source.clone(), t.target.clone()).options(t.options.clone());
+    let started = Instant::now();
+    let matches = app.memory.lookup(&req)?;
+    let micros = started.elapsed().as_micros() as u64;
+    let mut out = Map::new();
+    out.insert("query".into(), to_value(SegmentView::of(Some(t.source.as_str()), &req.source)));
+    out.insert("micros".into(), Value::from(micros));
+    out.insert("matches".into(), Value::Array(matches.iter().map(|m| to_value(MatchView::of(m))).collect()));
+    Ok(out)
+}
+
+fn to_value<T: serde::Serialize>(v: T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+/// A body that is not the JSON asked for: its status (400, 413, 415) and what failed.
+pub(crate) fn json_error(rejection: JsonRejection) -> ApiError {
+    // axum answers a body of the wrong shape 422; a request that is not what the route
+    // reads is a bad request like any other (422 is kept for entries that cannot be
+    // stored).
+    let (status, code) = match rejection.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large"),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"),
+        _ => (StatusCode::BAD_REQUEST, "invalid_json"),
+    };
+    ApiError::new(status, code, rejection.body_text())
+}
+
+/// A query string that does not parse.
+pub(crate) fn query_error(rejection: QueryRejection) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, "invalid_query", rejection.body_text())
+}
+
+/// `POST /v1/lookup`.
+pub(crate) async fn lookup(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Result<Json<LookupBody>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    app.authorize(&headers, Scope::Read).await?;
+    let Json(body) = body.map_err(json_error)?;
+    let answer = app
+        .blocking(move |app| {
+            let t = target(
+                &body.source_locale,
+                &body.target_locale,
+                body.threshold,
+                body.limit,
+                body.point.as_deref(),
+            )?;
+            let runs = segment_runs(app, body.text.as_deref(), body.notation.as_deref(), body.runs.as_ref())?;
+            answer(app, &t, runs)
+        })
+        .await?;
+    Ok(Json(Value::Object(answer)))
+}
+
+/// `POST /v1/lookup/batch`: each segment answered in order, a failed one with its own
+/// error.
+pub(crate) async fn lookup_batch(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Result<Json<BatchBody>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    app.authorize(&headers, Scope::Read).await?;
+    let Json(body) = body.map_err(json_error)?;
+    let max = app.config.max_batch;
+    if body.segments.len() > max {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "batch_too_large",
+            format!("{} segments in one batch; at most {max}", body.segments.len()),
+        )
+        .with_details(json!({ "limit": max })));
+    }
+    let results = app
+        .blocking(move |app| {
+            let t = target(
+                &body.source_locale,
+                &body.target_locale,
+                body.threshold,
+                body.limit,
+                body.point.as_deref(),
+            )?;
+            let mut results = Vec::with_capacity(body.segments.len());
+            for (index, s) in body.segments.into_iter().enumerate() {
+                let one = segment_runs(app, s.text.as_deref(), s.notation.as_deref(), s.runs.as_ref())
+                    .and_then(|runs| answer(app, &t, runs));
+                let mut item = match one {
+                    Ok(answer) => answer,
+                    Err(e) => {
+                        let mut m = Map::new();
+                        m.insert("error".into(), e.body());
+                        m
+                    }
+                };
+                item.insert("index".into(), Value::from(index));
+                if let Some(id) = s.id {
+                    item.insert("id".into(), id);
+                }
+                results.push(Value::Object(item));
+            }
+            Ok(results)
+        })
+        .await?;
+    Ok(Json(json!({ "results": results })))
+}
+
+/// The query string of `GET /v1/search`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SearchParams {
+    q: String,
+    locale: String,
+    #[serde(default)]
+    to: Option<String>,
+    #[serde(default)]
+    limit: Option<usize>,
+    #[serde(default)]
+    offset: Option<usize>,
+}
+
+/// `GET /v1/search?q=WORDS&locale=L[&to=L][&limit=N][&offset=N]`: concordance search,
+/// best first, a page at a time.
+pub(crate) async fn search(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    params: Result<Query<SearchParams>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    app.authorize(&headers, Scope::Read).await?;
+    let Query(p) = params.map_err(query_error)?;
+    let locale = Locale::parse(&p.locale).map_err(|e| ApiError::from(e).in_field("locale"))?;
+    let to = optional_locale("to", p.to.as_deref())?;
+    let (limit, offset) = (p.limit.unwrap_or(20), p.offset.unwrap_or(0));
+    let max = app.config.max_search_hits;
+    if limit == 0 || offset.saturating_add(limit) > max {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_query",
+            format!("offset {offset} + limit {limit} must be 1–{max}"),
+        )
+        .with_details(json!({ "limit": max })));
+    }
+    let hits = app
+        .blocking(move |app| {
+            let mut q = SearchQuery::new(p.q, locale.clone());
+            // One more than the page: tells whether a next page exists.
+            q.limit = offset + limit + 1;
+            let hits = app.memory.store().search(&q)?;
+            Ok((hits, locale, to))
+        })
+        .await?;
+    let (hits, locale, to) = hits;
+    let next_offset = (hits.len() > offset + limit).then_some(offset + limit);
+    let page: Vec<Value> = hits
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|hit| {
+            let found = hit.entry.variant_index(&locale);
+            let translations: Vec<Value> = hit
+                .entry
+                .variants
+                .iter()
+                .enumerate()
+                .filter(|(j, v)| Some(*j) != found && to.as_ref().is_none_or(|t| v.locale.matches(t)))
+                .map(|(_, v)| to_value(SegmentView::of(Some(v.locale.as_str()), &v.runs)))
+                .collect();
+            json!({
+                "entry_id": hit.entry.id.0,
+                "score": hit.score,
+                "snippet": hit.snippet,
+                "translations": translations,
+            })
+        })
+        .collect();
+    Ok(Json(json!({ "hits": page, "offset": offset, "limit": limit, "next_offset": next_offset })))
+}
+
+fn entry_id(text: &str) -> Result<EntryId, ApiError> {
+    text.parse::<i64>()
+        .map(EntryId)
+        .map_err(|_| ApiError::bad_request(format!("entry id {text:?} is not a whole number")).in_field("id"))
+}
+
+/// `GET /v1/entries/{id}`.
+pub(crate) async fn get_entry(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    app.authorize(&headers, Scope::Read).await?;
+    let id = entry_id(&id)?;
+    let entry = app.blocking(move |app| Ok(app.memory.store().get(id)?)).await?;
+    match entry {
+        Some(e) => Ok(Json(to_value(e))),
+        None => Err(ApiError::not_found(format!("no entry {}", id.0))),
+    }
+}
+
+/// `DELETE /v1/entries/{id}`: `204`, or `404` when there is no such entry.
+pub(crate) async fn delete_entry(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    app.authorize(&headers, Scope::Write).await?;
+    let id = entry_id(&id)?;
+    if app.blocking(move |app| Ok(app.memory.store().delete(id)?)).await? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::not_found(format!("no entry {}", id.0)))
+    }
+}
+
+/// `POST /v1/entries`: one entry or an array of them, written in one transaction
+/// (all or none); `201` with each one's id and whether it was new.
+pub(crate) async fn add_entries(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Result<Json<Value>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    app.authorize(&headers, Scope::Write).await?;
+    let Json(body) = body.map_err(json_error)?;
+    let items = match body {
+        Value::Array(items) => items,
+        one => vec![one],
+    };
+    let mut entries = Vec::with_capacity(items.len());
+    for (index, item) in items.into_iter().enumerate() {
+        let entry: NewEntry = serde_json::from_value(item).map_err(|e| {
+            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_entry", format!("entry {index}: {e}"))
+                .with_details(json!({ "index": index }))
+        })?;
+        entry.validate().map_err(|e| ApiError::from(e).with_details(json!({ "index": index })))?;
+        entries.push(entry);
+    }
+    let outcomes = app.blocking(move |app| Ok(app.memory.store().write(&entries)?)).await?;
+    let outcomes: Vec<Value> = outcomes
+        .iter()
+        .map(|o| {
+            let kind = match o {
+                cmem::WriteOutcome::Inserted(_) => "inserted",
+                _ => "deduplicated",
+            };
+            json!({ "id": o.id().0, "outcome": kind })
+        })
+        .collect();
+    Ok((StatusCode::CREATED, Json(json!({ "entries": outcomes }))).into_response())
+}
+
+/// `GET /v1/stats`.
+pub(crate) async fn stats(State(app): State<Arc<App>>, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
+    app.authorize(&headers, Scope::Read).await?;
+    let s = app.blocking(|app| Ok(app.memory.store().stats()?)).await?;
+    Ok(Json(json!({
+        "entries": s.entries,
+        "variants": s.variants,
+        "pairs": s.pairs.iter().map(|p| json!({
+            "source": p.source.as_str(), "target": p.target.as_str(), "entries": p.entries,
+        })).collect::<Vec<_>>(),
+        "size_bytes": s.size_bytes,
+    })))
+}
+
+/// The query string of `GET /v1/versions`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct VersionParams {
+    unit: String,
+    #[serde(default)]
+    point: Option<String>,
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+/// `GET /v1/versions?unit=U[&point=P][&limit=N]`: the prior answers of a content
+/// block, newest first (the JSON of `cmem versions --json`, as one array).
+pub(crate) async fn versions(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    params: Result<Query<VersionParams>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    app.authorize(&headers, Scope::Read).await?;
+    let Query(p) = params.map_err(query_error)?;
+    if p.unit.is_empty() {
+        return Err(ApiError::bad_request("unit must not be empty").in_field("unit"));
+    }
+    let point = match p.point.as_deref() {
+        None | Some("") => Point::root(),
+        Some(text) => Point::parse(text).map_err(|e| ApiError::from(e).in_field("point"))?,
+    };
+    let limit = p.limit.unwrap_or(20);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ApiError::bad_request(format!("limit {limit} is not 1–{MAX_LIMIT}")).in_field("limit"));
+    }
+    let versions = app
+        .blocking(move |app| {
+            let reader = app.memory.store().version_reader().ok_or_else(|| {
+                ApiError::new(StatusCode::NOT_IMPLEMENTED, "unsupported", "this memory keeps no versions")
+            })?;
+            Ok(reader.versions(&VersionQuery::new(p.unit).point(point).limit(limit), None)?)
+        })
+        .await?;
+    let versions: Vec<Value> = versions
+        .iter()
+        .map(|v| {
+            let e = &v.entry;
+            json!({
+                "entry_id": e.id.0,
+                "unit": e.unit,
+                "point": e.point.as_str(),
+                "project_id": e.project_id,
+                "created_at": e.newest_origin().map(|o| o.created_at.as_str()).unwrap_or(""),
+                "context_fingerprint": v.context_fingerprint,
+                "variants": e.variants.iter().map(|x| to_value(SegmentView::of(Some(x.locale.as_str()), &x.runs))).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    Ok(Json(json!({ "versions": versions })))
+}

@@ -1,0 +1,377 @@
+//! The OpenAPI 3.1 description of every route, served at `/openapi.json`.
+//!
+//! Written by hand beside the router rather than generated: the handlers take their
+//! bodies as `serde_json` values checked field by field (for located errors), which
+//! derive-based generators cannot describe. [`ROUTES`] lists what the router serves; a
+//! test requests every path of the document from a running server and checks that the
+//! two agree.
+
+use axum::Json;
+use serde_json::{json, Value};
+
+/// Every route: method and path template, as the document names them.
+pub const ROUTES: &[(&str, &str)] = &[
+    ("get", "/"),
+    ("get", "/page.js"),
+    ("get", "/page.css"),
+    ("get", "/healthz"),
+    ("get", "/readyz"),
+    ("get", "/openapi.json"),
+    ("get", "/metrics"),
+    ("post", "/v1/lookup"),
+    ("post", "/v1/lookup/batch"),
+    ("get", "/v1/search"),
+    ("post", "/v1/entries"),
+    ("get", "/v1/entries/{id}"),
+    ("delete", "/v1/entries/{id}"),
+    ("get", "/v1/stats"),
+    ("get", "/v1/versions"),
+    ("post", "/v1/imports"),
+    ("get", "/v1/imports"),
+    ("get", "/v1/imports/{id}"),
+    ("get", "/v1/export"),
+    ("get", "/tmserver/languages/"),
+    ("get", "/tmserver/{source}/{target}/unit/"),
+    ("get", "/tmserver/{source}/{target}/unit/{text}"),
+    ("get", "/api/v1/languages/"),
+    ("get", "/api/v1/{source}/{target}/unit/"),
+    ("get", "/api/v1/{source}/{target}/unit/{text}"),
+];
+
+fn path_param(name: &str, about: &str) -> Value {
+    json!({ "name": name, "in": "path", "required": true, "description": about, "schema": { "type": "string" } })
+}
+
+fn query_param(name: &str, kind: &str, about: &str) -> Value {
+    json!({ "name": name, "in": "query", "required": false, "description": about, "schema": { "type": kind } })
+}
+
+fn ok(about: &str, schema: Value) -> Value {
+    json!({
+        "200": { "description": about, "content": { "application/json": { "schema": schema } } },
+        "default": { "$ref": "#/components/responses/Error" },
+    })
+}
+
+fn unit_op(with_text: bool) -> Value {
+    let mut params = vec![
+        path_param("source", "source locale code, any case, `_` or `-`"),
+        path_param("target", "target locale code"),
+    ];
+    if with_text {
+        params.push(path_param("text", "the segment, percent-encoded"));
+    } else {
+        params.push(query_param("source", "string", "the segment"));
+    }
+    params.push(query_param("min_similarity", "number", "least quality in percent (default 70)"));
+    params.push(query_param("max_candidates", "integer", "most answers, 1–100 (default 5)"));
+    params.push(query_param("jsoncallback", "string", "JSONP: wrap the answer in a call of this name"));
+    json!({ "get": {
+        "summary": "amaGama: translations of a segment",
+        "tags": ["amagama"],
+        "security": [{}, { "bearer": [] }],
+        "parameters": params,
+        "responses": ok("matches, best first; [] for a pair that cannot match", json!({
+            "type": "array", "items": { "$ref": "#/components/schemas/AmagamaUnit" }
+        })),
+    }})
+}
+
+fn languages_op() -> Value {
+    json!({ "get": {
+        "summary": "amaGama: the locales the memory holds",
+        "tags": ["amagama"],
+        "security": [{}, { "bearer": [] }],
+        "responses": ok("locale codes, lower case with `_`", json!({
+            "type": "object",
+            "required": ["sourceLanguages", "targetLanguages"],
+            "properties": {
+                "sourceLanguages": { "type": "array", "items": { "type": "string" } },
+                "targetLanguages": { "type": "array", "items": { "type": "string" } },
+            },
+        })),
+    }})
+}
+
+fn lookup_options() -> Value {
+    json!({
+        "source_locale": { "type": "string", "description": "BCP 47 tag" },
+        "target_locale": { "type": "string", "description": "BCP 47 tag" },
+        "threshold": { "type": "number", "minimum": 0, "maximum": 100, "description": "least score in percent (default 70)" },
+        "limit": { "type": "integer", "minimum": 1, "maximum": 100, "description": "most matches (default 10)" },
+        "point": { "type": "string", "description": "profile/channel/collection the caller asks from" },
+    })
+}
+
+fn segment_fields(props: &mut serde_json::Map<String, Value>) {
+    props.insert(
+        "text".into(),
+        json!({ "type": "string", "description": "plain text; inline codes recognized" }),
+    );
+    props.insert("notation".into(), json!({ "type": "string", "description": "the run notation" }));
+    props.insert("runs".into(), json!({ "type": "array", "items": { "type": "object" } }));
+}
+
+/// The document.
+pub fn openapi() -> Value {
+    let mut lookup_props = lookup_options().as_object().cloned().unwrap_or_default();
+    segment_fields(&mut lookup_props);
+    let mut batch_props = lookup_options().as_object().cloned().unwrap_or_default();
+    let mut segment_props = serde_json::Map::new();
+    segment_fields(&mut segment_props);
+    segment_props.insert("id".into(), json!({ "description": "echoed in the answer" }));
+    batch_props.insert(
+        "segments".into(),
+        json!({ "type": "array", "maxItems": 1000, "items": { "type": "object", "properties": segment_props } }),
+    );
+    let answer = json!({
+        "type": "object",
+        "required": ["query", "matches"],
+        "properties": {
+            "query": { "$ref": "#/components/schemas/Segment" },
+            "micros": { "type": "integer" },
+            "matches": { "type": "array", "items": { "$ref": "#/components/schemas/Match" } },
+        },
+    });
+    let write = json!([{ "bearer": [] }]);
+    let read = json!([{}, { "bearer": [] }]);
+    let id = path_param("id", "entry id");
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "cmem",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "A content (translation) memory: lookups, search and entries, and amaGama's protocol. \
+                Writes need a bearer token of scope write (created with `cmem token create`); reads are open \
+                unless the server requires tokens for them. Errors are `{error, message, details}`.",
+        },
+        "paths": {
+            "/": { "get": { "summary": "the web page: lookup, search, import", "tags": ["page"],
+                "responses": { "200": { "description": "HTML", "content": { "text/html": { "schema": { "type": "string" } } } } } } },
+            "/page.js": { "get": { "summary": "the web page's script", "tags": ["page"],
+                "responses": { "200": { "description": "JavaScript", "content": { "text/javascript": { "schema": { "type": "string" } } } } } } },
+            "/page.css": { "get": { "summary": "the web page's style", "tags": ["page"],
+                "responses": { "200": { "description": "CSS", "content": { "text/css": { "schema": { "type": "string" } } } } } } },
+            "/healthz": { "get": { "summary": "the process answers", "tags": ["operations"],
+                "responses": ok("always", json!({ "type": "object" })) } },
+            "/readyz": { "get": { "summary": "the store answers and the index is loaded", "tags": ["operations"],
+                "responses": ok("ready", json!({ "type": "object" })) } },
+            "/openapi.json": { "get": { "summary": "this document", "tags": ["operations"],
+                "responses": ok("the document", json!({ "type": "object" })) } },
+            "/metrics": { "get": { "summary": "request counts, latency histograms and entries, in Prometheus' text format",
+                "tags": ["operations"], "security": read,
+                "responses": { "200": { "description": "the metrics", "content": { "text/plain": { "schema": { "type": "string" } } } },
+                               "default": { "$ref": "#/components/responses/Error" } } } },
+            "/v1/lookup": { "post": {
+                "summary": "exact and fuzzy matches of one segment, best first, adapted to it",
+                "tags": ["lookup"], "security": read,
+                "requestBody": { "required": true, "content": { "application/json": { "schema": {
+                    "type": "object", "required": ["source_locale", "target_locale"], "properties": lookup_props,
+                } } } },
+                "responses": ok("the query and its matches", answer.clone()),
+            } },
+            "/v1/lookup/batch": { "post": {
+                "summary": "look up to 1,000 segments; each answered in order, a failed one with its own error",
+                "tags": ["lookup"], "security": read,
+                "requestBody": { "required": true, "content": { "application/json": { "schema": {
+                    "type": "object", "required": ["segments", "source_locale", "target_locale"], "properties": batch_props,
+                } } } },
+                "responses": ok("one result per segment", json!({ "type": "object", "properties": {
+                    "results": { "type": "array", "items": { "type": "object" } } } })),
+            } },
+            "/v1/search": { "get": {
+                "summary": "concordance search: entries whose text holds all the words, ranked, a page at a time",
+                "tags": ["search"], "security": read,
+                "parameters": [
+                    { "name": "q", "in": "query", "required": true, "schema": { "type": "string" } },
+                    { "name": "locale", "in": "query", "required": true, "schema": { "type": "string" } },
+                    query_param("to", "string", "only translations in this locale"),
+                    query_param("limit", "integer", "hits per page (default 20)"),
+                    query_param("offset", "integer", "hits to skip (default 0)"),
+                ],
+                "responses": ok("a page of hits; next_offset is null on the last", json!({ "type": "object", "properties": {
+                    "hits": { "type": "array", "items": { "type": "object" } },
+                    "offset": { "type": "integer" }, "limit": { "type": "integer" },
+                    "next_offset": { "type": ["integer", "null"] },
+                } })),
+            } },
+            "/v1/entries": { "post": {
+                "summary": "add one entry or an array of them, all or none",
+                "tags": ["entries"], "security": write,
+                "requestBody": { "required": true, "content": { "application/json": { "schema": {
+                    "oneOf": [{ "$ref": "#/components/schemas/NewEntry" },
+                              { "type": "array", "items": { "$ref": "#/components/schemas/NewEntry" } }],
+                } } } },
+                "responses": {
+                    "201": { "description": "each entry's id and whether it was new or deduplicated",
+                             "content": { "application/json": { "schema": { "type": "object" } } } },
+                    "default": { "$ref": "#/components/responses/Error" },
+                },
+            } },
+            "/v1/entries/{id}": {
+                "get": { "summary": "one entry", "tags": ["entries"], "security": read, "parameters": [id.clone()],
+                         "responses": ok("the entry", json!({ "type": "object" })) },
+                "delete": { "summary": "delete one entry", "tags": ["entries"], "security": write, "parameters": [id],
+                            "responses": { "204": { "description": "deleted" },
+                                           "default": { "$ref": "#/components/responses/Error" } } },
+            },
+            "/v1/stats": { "get": { "summary": "entries, variants, locale pairs, size", "tags": ["stats"],
+                "security": read, "responses": ok("the counts", json!({ "type": "object" })) } },
+            "/v1/versions": { "get": {
+                "summary": "the prior answers of a content block, newest first",
+                "tags": ["entries"], "security": read,
+                "parameters": [
+                    { "name": "unit", "in": "query", "required": true, "schema": { "type": "string" } },
+                    query_param("point", "string", "narrow to one point (default: every point)"),
+                    query_param("limit", "integer", "most versions, 1–100 (default 20)"),
+                ],
+                "responses": ok("the versions", json!({ "type": "object", "properties": {
+                    "versions": { "type": "array", "items": { "type": "object" } } } })),
+            } },
+            "/v1/imports": {
+                "post": {
+                    "summary": "import a file (TMX, .kmb, JSON Lines, PO, Weblate JSON, XLIFF; gzip or not) as a job, all or nothing",
+                    "tags": ["imports"], "security": write,
+                    "parameters": [
+                        { "name": "format", "in": "query", "required": true,
+                          "schema": { "type": "string", "enum": ["tmx", "kmb", "jsonl", "po", "weblate", "xliff"] } },
+                        query_param("from", "string", "source locale, for formats that do not name it"),
+                        query_param("to", "string", "target locale, for formats that do not name it"),
+                        query_param("strict", "boolean", "fail at the first problem"),
+                        query_param("name", "string", "the file's name in messages"),
+                    ],
+                    "requestBody": { "required": true, "content": { "application/octet-stream": {
+                        "schema": { "type": "string", "format": "binary" } } } },
+                    "responses": {
+                        "202": { "description": "the job, running; Location names it",
+                                 "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Job" } } } },
+                        "default": { "$ref": "#/components/responses/Error" },
+                    },
+                },
+                "get": { "summary": "every import job since the server started", "tags": ["imports"], "security": read,
+                         "responses": ok("the jobs", json!({ "type": "object", "properties": {
+                             "jobs": { "type": "array", "items": { "$ref": "#/components/schemas/Job" } } } })) },
+            },
+            "/v1/imports/{id}": { "get": {
+                "summary": "an import job: its progress, and at the end its located problems",
+                "tags": ["imports"], "security": read, "parameters": [path_param("id", "job id")],
+                "responses": ok("the job", json!({ "$ref": "#/components/schemas/Job" })),
+            } },
+            "/v1/export": { "get": {
+                "summary": "the memory as a file, streamed as it is read; a failure mid-way breaks the transfer",
+                "tags": ["imports"], "security": read,
+                "parameters": [
+                    { "name": "format", "in": "query", "required": true,
+                      "schema": { "type": "string", "enum": ["tmx", "tmx1", "kmb", "jsonl"] } },
+                    query_param("from", "string", "only entries with this locale, written first"),
+                    query_param("to", "string", "only entries with this locale"),
+                ],
+                "responses": {
+                    "200": { "description": "the file", "content": {
+                        "application/x-tmx+xml": { "schema": { "type": "string" } },
+                        "application/jsonl": { "schema": { "type": "string" } },
+                        "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+                    "default": { "$ref": "#/components/responses/Error" },
+                },
+            } },
+            "/tmserver/languages/": languages_op(),
+            "/tmserver/{source}/{target}/unit/": unit_op(false),
+            "/tmserver/{source}/{target}/unit/{text}": unit_op(true),
+            "/api/v1/languages/": languages_op(),
+            "/api/v1/{source}/{target}/unit/": unit_op(false),
+            "/api/v1/{source}/{target}/unit/{text}": unit_op(true),
+        },
+        "components": {
+            "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } },
+            "responses": { "Error": { "description": "an error", "content": { "application/json": { "schema": {
+                "type": "object", "required": ["error", "message", "details"],
+                "properties": { "error": { "type": "string" }, "message": { "type": "string" }, "details": {} },
+            } } } } },
+            "schemas": {
+                "Segment": { "type": "object", "required": ["text", "runs"], "properties": {
+                    "locale": { "type": "string" }, "text": { "type": "string" },
+                    "runs": { "type": "array", "items": { "type": "object" } } } },
+                "Match": { "type": "object", "description": "the match view of `cmem lookup --json`",
+                    "required": ["score", "percent", "match_type", "tier", "entry_id", "source", "target", "adapted_target"],
+                    "properties": {
+                        "score": { "type": "number" }, "percent": { "type": "number" },
+                        "match_type": { "type": "string" }, "tier": { "type": "integer" },
+                        "entry_id": { "type": "integer" }, "ambiguous": { "type": "boolean" },
+                        "point": { "type": "string" }, "unit": { "type": "string" },
+                        "source": { "$ref": "#/components/schemas/Segment" },
+                        "target": { "$ref": "#/components/schemas/Segment" },
+                        "adapted_target": { "$ref": "#/components/schemas/Segment" },
+                        "origins": { "type": "array", "items": { "type": "object" } },
+                        "approvals": { "type": "integer" },
+                    } },
+                "NewEntry": { "type": "object", "required": ["variants"], "properties": {
+                    "variants": { "type": "array", "minItems": 2, "items": { "type": "object",
+                        "required": ["locale", "runs"], "properties": {
+                            "locale": { "type": "string" }, "runs": { "type": "array", "items": { "type": "object" } } } } },
+                    "point": { "type": "string" }, "unit": { "type": "string" }, "project_id": { "type": "string" },
+                    "origins": { "type": "array", "items": { "type": "object" } },
+                    "metadata": { "type": "array", "items": { "type": "array", "items": { "type": "string" } } } } },
+                "Job": { "type": "object", "required": ["id", "status"], "properties": {
+                    "id": { "type": "integer" },
+                    "status": { "type": "string", "enum": ["running", "succeeded", "failed", "cancelled"] },
+                    "format": { "type": "string" }, "upload_bytes": { "type": "integer" },
+                    "bytes_read": { "type": "integer" }, "read": { "type": "integer" },
+                    "inserted": { "type": "integer" }, "deduplicated": { "type": "integer" },
+                    "problems": { "type": "integer" },
+                    "problem_messages": { "type": "array", "items": { "type": "string" } },
+                    "error": { "type": ["string", "null"] } } },
+                "AmagamaUnit": { "type": "object", "required": ["source", "target", "quality", "rank"], "properties": {
+                    "source": { "type": "string" }, "target": { "type": "string", "description": "adapted to the query" },
+                    "quality": { "type": "number" }, "rank": { "type": "number" } } },
+            },
+        },
+    })
+}
+
+/// `GET /openapi.json`.
+pub(crate) async fn document() -> Json<Value> {
+    Json(openapi())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn document_lists_exactly_the_routes() {
+        let doc = openapi();
+        let mut documented = BTreeSet::new();
+        for (path, ops) in doc["paths"].as_object().unwrap() {
+            for method in ops.as_object().unwrap().keys() {
+                documented.insert((method.clone(), path.clone()));
+            }
+        }
+        let routes: BTreeSet<_> = ROUTES.iter().map(|(m, p)| (m.to_string(), p.to_string())).collect();
+        assert_eq!(documented, routes);
+    }
+
+    #[test]
+    fn every_reference_resolves() {
+        fn refs(v: &Value, out: &mut Vec<String>) {
+            match v {
+                Value::Object(m) => {
+                    if let Some(Value::String(r)) = m.get("$ref") {
+                        out.push(r.clone());
+                    }
+                    m.values().for_each(|v| refs(v, out));
+                }
+                Value::Array(a) => a.iter().for_each(|v| refs(v, out)),
+                _ => {}
+            }
+        }
+        let doc = openapi();
+        let mut found = Vec::new();
+        refs(&doc, &mut found);
+        assert!(found.len() > 5);
+        for r in found {
+            let pointer = r.strip_prefix('#').unwrap();
+            assert!(doc.pointer(pointer).is_some(), "{r} does not resolve");
+        }
+    }
+}

@@ -1,0 +1,840 @@
+//! The real server, bound to `127.0.0.1:0`, answering a real HTTP client, on a memory
+//! imported from `testdata/cli/sample.jsonl` (193 en → de strings).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use cmem::formats::{import, Format, ImportOptions, Ingest, IngestOptions, Input};
+use cmem::{Locale, LookupRequest, MatchView, Memory, OpenOptions, QueryText, Recognizer};
+use cmem_server::{openapi, serve_on, App, RateLimit, Scope, ServerConfig, Tokens};
+use serde_json::{json, Value};
+use tokio::sync::oneshot;
+
+fn testdata(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata").join(rel)
+}
+
+/// A running server; stopped (gracefully) and joined when dropped.
+struct Server {
+    base: String,
+    agent: ureq::Agent,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+    read: String,
+    write: String,
+    revoked: String,
+    /// The library's own answers on the same memory, for comparison.
+    expected: Vec<(String, Value)>,
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+const EXPECTED_QUERIES: &[&str] = &["Automatic", "failed to remove directory %d", "Telephone (home/work):"];
+
+impl Server {
+    fn start(config: ServerConfig) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sample.db");
+        let memory = Memory::open_with(path.to_str().unwrap(), &OpenOptions::new().create(true)).unwrap();
+        let rec = Recognizer::default();
+        let hook = |s: &str, t: &str| rec.recognize_pair(s, t);
+        let input = Input::open(&testdata("cli/sample.jsonl"), Some(Format::Jsonl)).unwrap();
+        let opts = IngestOptions::default()
+            .source_locale(Some(Locale::parse("en").unwrap()))
+            .target_locale(Some(Locale::parse("de").unwrap()));
+        import(
+            memory.store(),
+            Ingest::new(vec![input], opts, Some(&hook)),
+            &ImportOptions::default(),
+            &mut |_| {},
+        )
+        .unwrap();
+        memory.record_rule_set(Some(&rec)).unwrap();
+        let (read, _) = Tokens::create(memory.store(), Scope::Read, "reader").unwrap();
+        let (write, _) = Tokens::create(memory.store(), Scope::Write, "writer").unwrap();
+        let (revoked, record) = Tokens::create(memory.store(), Scope::Admin, "gone").unwrap();
+        assert!(Tokens::revoke(memory.store(), &record.id).unwrap());
+
+        let app = App::new(memory, config).unwrap();
+        let expected = EXPECTED_QUERIES
+            .iter()
+            .map(|q| {
+                let runs = cmem::prepare_query(QueryText::Plain(q), Some(&rec)).unwrap();
+                let req =
+                    LookupRequest::new(runs, Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+                let views: Vec<Value> = app
+                    .memory()
+                    .lookup(&req)
+                    .unwrap()
+                    .iter()
+                    .map(|m| serde_json::to_value(MatchView::of(m)).unwrap())
+                    .collect();
+                (q.to_string(), Value::Array(views))
+            })
+            .collect();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let (stop, stopped) = oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let rt =
+                tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                serve_on(listener, Arc::new(app), async move {
+                    let _ = stopped.await;
+                })
+                .await
+                .unwrap();
+            });
+        });
+        let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+        Server {
+            base,
+            agent,
+            stop: Some(stop),
+            thread: Some(thread),
+            read,
+            write,
+            revoked,
+            expected,
+            path,
+            _dir: dir,
+        }
+    }
+
+    fn get(&self, path: &str, token: Option<&str>) -> (u16, String, ureq::http::HeaderMap) {
+        let mut req = self.agent.get(format!("{}{path}", self.base));
+        if let Some(t) = token {
+            req = req.header("Authorization", format!("Bearer {t}"));
+        }
+        let resp = req.call().unwrap();
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        (status, resp.into_body().read_to_string().unwrap(), headers)
+    }
+
+    fn get_json(&self, path: &str, token: Option<&str>) -> (u16, Value) {
+        let (status, body, _) = self.get(path, token);
+        (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}")))
+    }
+
+    fn send(&self, method: &str, path: &str, token: Option<&str>, body: Option<&str>) -> (u16, Value) {
+        let url = format!("{}{path}", self.base);
+        let auth = token.map(|t| format!("Bearer {t}"));
+        let resp = match method {
+            "POST" => {
+                let mut req = self.agent.post(&url).header("Content-Type", "application/json");
+                if let Some(a) = &auth {
+                    req = req.header("Authorization", a);
+                }
+                req.send(body.unwrap_or("")).unwrap()
+            }
+            "DELETE" => {
+                let mut req = self.agent.delete(&url);
+                if let Some(a) = &auth {
+                    req = req.header("Authorization", a);
+                }
+                req.call().unwrap()
+            }
+            _ => unreachable!(),
+        };
+        let status = resp.status().as_u16();
+        let text = resp.into_body().read_to_string().unwrap();
+        let value = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap() };
+        (status, value)
+    }
+
+    fn post(&self, path: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
+        self.send("POST", path, token, Some(&body.to_string()))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Python's `urllib.parse.quote(text, safe="")`, as Weblate encodes each path part.
+fn quote(text: &str) -> String {
+    let mut out = String::new();
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"_.-~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The URL Weblate's tmserver client requests for a unit: codes lower case with `_`,
+/// the text cut at 500 characters with `\r` made a space, every part quoted.
+fn weblate_unit_url(source: &str, target: &str, text: &str) -> String {
+    let code = |c: &str| c.replace('-', "_").to_lowercase();
+    let text: String = text.chars().take(500).collect::<String>().replace('\r', " ");
+    format!("/tmserver/{}/{}/unit/{}", quote(&code(source)), quote(&code(target)), quote(&text))
+}
+
+fn assert_error(value: &Value, code: &str) {
+    assert_eq!(value["error"], code, "{value}");
+    assert!(value["message"].as_str().is_some_and(|m| !m.is_empty()), "{value}");
+    assert!(value.get("details").is_some(), "{value}");
+}
+
+#[test]
+fn lookup_answers_the_library_match_view() {
+    let s = Server::start(ServerConfig::new());
+    for (q, expected) in &s.expected {
+        let (status, v) =
+            s.post("/v1/lookup", None, &json!({"text": q, "source_locale": "en", "target_locale": "de"}));
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["query"]["text"], q.as_str());
+        assert_eq!(&v["matches"], expected, "{q}");
+        assert!(v["micros"].is_u64());
+    }
+    let (_, v) = s.post(
+        "/v1/lookup",
+        None,
+        &json!({"text": "failed to remove directory %d", "source_locale": "en", "target_locale": "de"}),
+    );
+    assert_eq!(v["matches"][0]["adapted_target"]["text"], "konnte Verzeichnis %d nicht entfernen");
+    // Equal but for the code's value: an exact match of structure.
+    assert_eq!(v["matches"][0]["match_type"], "structural_exact", "{v}");
+    // Notation and runs name the same segment.
+    let (_, by_notation) = s.post(
+        "/v1/lookup",
+        None,
+        &json!({"notation": "Automatic", "source_locale": "en", "target_locale": "de"}),
+    );
+    let (_, by_runs) = s.post(
+        "/v1/lookup",
+        None,
+        &json!({"runs": [{"text": "Automatic"}], "source_locale": "en", "target_locale": "de", "limit": 1}),
+    );
+    assert_eq!(by_notation["matches"][0]["target"]["text"], "Automatisch");
+    assert_eq!(by_runs["matches"][0], by_notation["matches"][0]);
+    assert_eq!(by_runs["matches"].as_array().unwrap().len(), 1);
+    // The threshold is in percent: at 100 a fuzzy query finds nothing.
+    let (_, strict) = s.post(
+        "/v1/lookup",
+        None,
+        &json!({"text": "Automatic stuff", "source_locale": "en", "target_locale": "de", "threshold": 100}),
+    );
+    assert_eq!(strict["matches"], json!([]));
+}
+
+#[test]
+fn bad_lookups_get_located_json_errors() {
+    let s = Server::start(ServerConfig::new());
+    let cases = [
+        (json!({"text": "x", "source_locale": "en"}), 400, "invalid_json"),
+        (json!({"text": "x", "source_locale": "e n", "target_locale": "de"}), 400, "invalid_locale"),
+        (
+            json!({"text": "x", "source_locale": "en", "target_locale": "de", "threshold": 150}),
+            400,
+            "invalid_query",
+        ),
+        (
+            json!({"text": "x", "source_locale": "en", "target_locale": "de", "limit": 0}),
+            400,
+            "invalid_query",
+        ),
+        (
+            json!({"text": "x", "notation": "x", "source_locale": "en", "target_locale": "de"}),
+            400,
+            "invalid_query",
+        ),
+        (json!({"notation": "{1}x{/2", "source_locale": "en", "target_locale": "de"}), 400, "invalid_runs"),
+        (
+            json!({"text": "x", "source_locale": "en", "target_locale": "de", "point": "a//b"}),
+            400,
+            "invalid_point",
+        ),
+        (
+            json!({"text": "x", "source_locale": "en", "target_locale": "de", "colour": 1}),
+            400,
+            "invalid_json",
+        ),
+    ];
+    for (body, status, code) in cases {
+        let (got, v) = s.post("/v1/lookup", None, &body);
+        assert_eq!(got, status, "{body}: {v}");
+        assert_error(&v, code);
+    }
+    let (_, v) =
+        s.post("/v1/lookup", None, &json!({"text": "x", "source_locale": "e n", "target_locale": "de"}));
+    assert_eq!(v["details"]["field"], "source_locale");
+    let (status, v) = s.send("POST", "/v1/lookup", None, Some("{\"text\": "));
+    assert_eq!(status, 400);
+    assert_error(&v, "invalid_json");
+    // No JSON content type.
+    let resp = s.agent.post(format!("{}/v1/lookup", s.base)).send("{}").unwrap();
+    assert_eq!(resp.status().as_u16(), 415);
+    let v: Value = serde_json::from_str(&resp.into_body().read_to_string().unwrap()).unwrap();
+    assert_error(&v, "unsupported_media_type");
+}
+
+#[test]
+fn batch_lookups_answer_each_segment_in_order() {
+    let s = Server::start(ServerConfig::new());
+    let (status, v) = s.post(
+        "/v1/lookup/batch",
+        None,
+        &json!({"source_locale": "en", "target_locale": "de", "segments": [
+            {"id": "a", "text": "Automatic"},
+            {"id": 2, "notation": "{1}broken{/2"},
+            {"text": "Telephone (home/work):"},
+        ]}),
+    );
+    assert_eq!(status, 200, "{v}");
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    assert_eq!(results[0]["id"], "a");
+    assert_eq!(results[0]["matches"], s.expected[0].1);
+    assert_eq!(results[1]["index"], 1);
+    assert_eq!(results[1]["id"], 2);
+    assert_error(&results[1]["error"], "invalid_runs");
+    assert_eq!(results[2]["matches"], s.expected[2].1);
+    let many: Vec<Value> = (0..1001).map(|i| json!({"text": format!("s{i}")})).collect();
+    let (status, v) = s.post(
+        "/v1/lookup/batch",
+        None,
+        &json!({"source_locale": "en", "target_locale": "de", "segments": many}),
+    );
+    assert_eq!(status, 413);
+    assert_error(&v, "batch_too_large");
+    assert_eq!(v["details"]["limit"], 1000);
+}
+
+#[test]
+fn search_pages_do_not_overlap() {
+    let s = Server::start(ServerConfig::new());
+    let (status, all) = s.get_json("/v1/search?q=the&locale=en&limit=50", None);
+    assert_eq!(status, 200, "{all}");
+    let all = all["hits"].as_array().unwrap().clone();
+    assert!(all.len() >= 4, "{}", all.len());
+    let (_, first) = s.get_json("/v1/search?q=the&locale=en&limit=2", None);
+    let (_, second) = s.get_json("/v1/search?q=the&locale=en&limit=2&offset=2&to=de", None);
+    assert_eq!(first["next_offset"], 2);
+    assert_eq!(first["hits"].as_array().unwrap()[..], all[..2]);
+    assert_eq!(second["hits"].as_array().unwrap()[..], all[2..4]);
+    assert!(first["hits"][0]["snippet"].as_str().unwrap().contains('['));
+    assert_eq!(first["hits"][0]["translations"][0]["locale"], "de");
+    let (_, last) =
+        s.get_json(&format!("/v1/search?q=the&locale=en&limit=50&offset={}", all.len() - 1), None);
+    assert_eq!(last["hits"].as_array().unwrap().len(), 1);
+    assert_eq!(last["next_offset"], Value::Null);
+    let (status, v) = s.get_json("/v1/search?q=the", None);
+    assert_eq!(status, 400);
+    assert_error(&v, "invalid_query");
+    let (status, v) = s.get_json("/v1/search?q=the&locale=en&limit=600&offset=600", None);
+    assert_eq!(status, 400);
+    assert_error(&v, "invalid_query");
+}
+
+#[test]
+fn writes_need_a_write_token_and_lookups_see_them() {
+    let s = Server::start(ServerConfig::new());
+    let entry = json!({"variants": [
+        {"locale": "en", "runs": [{"text": "Quarterly zebra report"}]},
+        {"locale": "de", "runs": [{"text": "Vierteljährlicher Zebrabericht"}]},
+    ]});
+    // No token: 401 with a challenge; a read token: 403; unknown or revoked: 401.
+    let resp = s
+        .agent
+        .post(format!("{}/v1/entries", s.base))
+        .header("Content-Type", "application/json")
+        .send(entry.to_string())
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 401);
+    assert_eq!(resp.headers().get("www-authenticate").unwrap(), "Bearer");
+    let (status, v) = s.post("/v1/entries", Some(&s.read), &entry);
+    assert_eq!(status, 403, "{v}");
+    assert_error(&v, "forbidden");
+    for bad in [s.revoked.as_str(), "cmem_nonsense"] {
+        let (status, v) = s.post("/v1/entries", Some(bad), &entry);
+        assert_eq!(status, 401, "{v}");
+        assert_error(&v, "unauthorized");
+    }
+    let (_, stats) = s.get_json("/v1/stats", None);
+    let before = stats["entries"].as_u64().unwrap();
+
+    let (status, v) = s.post("/v1/entries", Some(&s.write), &entry);
+    assert_eq!(status, 201, "{v}");
+    assert_eq!(v["entries"][0]["outcome"], "inserted");
+    let id = v["entries"][0]["id"].as_i64().unwrap();
+    let (_, again) = s.post("/v1/entries", Some(&s.write), &json!([entry]));
+    assert_eq!(again["entries"][0], json!({"id": id, "outcome": "deduplicated"}));
+    let (_, stats) = s.get_json("/v1/stats", None);
+    assert_eq!(stats["entries"].as_u64().unwrap(), before + 1);
+    assert_eq!(stats["pairs"][0]["source"], "en");
+
+    // The index the server loaded at start knows the new entry at once.
+    let (_, found) = s.post(
+        "/v1/lookup",
+        None,
+        &json!({"text": "Quarterly zebra reports", "source_locale": "en", "target_locale": "de"}),
+    );
+    assert_eq!(found["matches"][0]["entry_id"], id, "{found}");
+    let (status, got) = s.get_json(&format!("/v1/entries/{id}"), None);
+    assert_eq!(status, 200);
+    assert_eq!(got["variants"][1]["runs"][0]["text"], "Vierteljährlicher Zebrabericht");
+
+    let (status, _) = s.send("DELETE", &format!("/v1/entries/{id}"), Some(&s.read), None);
+    assert_eq!(status, 403);
+    let (status, _) = s.send("DELETE", &format!("/v1/entries/{id}"), Some(&s.write), None);
+    assert_eq!(status, 204);
+    let (status, v) = s.send("DELETE", &format!("/v1/entries/{id}"), Some(&s.write), None);
+    assert_eq!(status, 404);
+    assert_error(&v, "not_found");
+    let (status, v) = s.get_json(&format!("/v1/entries/{id}"), None);
+    assert_eq!(status, 404);
+    assert_error(&v, "not_found");
+    let (status, v) = s.get_json("/v1/entries/abc", None);
+    assert_eq!(status, 400);
+    assert_error(&v, "bad_request");
+
+    // A bad entry: located, nothing written.
+    let (status, v) = s.post(
+        "/v1/entries",
+        Some(&s.write),
+        &json!([entry, {"variants": [{"locale": "en", "runs": [{"text": "alone"}]}]}]),
+    );
+    assert_eq!(status, 422, "{v}");
+    assert_eq!(v["details"]["index"], 1);
+    let (_, stats) = s.get_json("/v1/stats", None);
+    assert_eq!(stats["entries"].as_u64().unwrap(), before);
+}
+
+#[test]
+fn weblate_requests_get_amagama_answers() {
+    let s = Server::start(ServerConfig::new());
+    // What Weblate asks first: the languages, with the trailing slash.
+    let (status, langs) = s.get_json("/tmserver/languages/", None);
+    assert_eq!(status, 200);
+    assert_eq!(langs, json!({"sourceLanguages": ["en"], "targetLanguages": ["de"]}));
+
+    // Weblate validates a service with ("en", "de", "test"), then asks for units.
+    let (status, v) = s.get_json(&weblate_unit_url("en", "de", "test"), None);
+    assert_eq!(status, 200);
+    assert!(v.is_array());
+    let (status, v) = s.get_json(&weblate_unit_url("en", "de", "Telephone (home/_work):"), None);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        v[0],
+        json!({"source": "Telephone (home/_work):", "target": "Telefon (privat/_geschäftlich):", "quality": 100.0, "rank": 100.0})
+    );
+    // `\r` is sent as a space; a fuzzy match's quality is its percentage, its target adapted.
+    let (_, v) = s.get_json(&weblate_unit_url("en", "de", "failed to remove\rdirectory %d"), None);
+    assert_eq!(v[0]["target"], "konnte Verzeichnis %d nicht entfernen", "{v}");
+    assert!(v[0]["quality"].as_f64().unwrap() >= 70.0, "{v}");
+    // A text of 600 characters is cut at 500 by the client and still answered.
+    let (status, v) = s.get_json(&weblate_unit_url("en", "de", &"Automatic ".repeat(60)), None);
+    assert_eq!(status, 200);
+    assert!(v.is_array());
+
+    // Codes in any case, `_` or `-`; the `?source=` form; the /api/v1 prefix.
+    for path in [
+        "/tmserver/EN/De/unit/Automatic",
+        "/tmserver/en_us/de_de/unit/Automatic",
+        "/tmserver/en/de/unit/?source=Automatic",
+        "/api/v1/en/de/unit/Automatic",
+        "/api/v1/en-US/de/unit/?source=Automatic&max_candidates=1",
+    ] {
+        let (status, v) = s.get_json(path, None);
+        assert_eq!(status, 200, "{path}");
+        assert_eq!(v[0]["target"], "Automatisch", "{path}: {v}");
+    }
+    // Same language, unknown or invalid codes: [] (never 404).
+    for path in
+        ["/tmserver/en/en/unit/Automatic", "/tmserver/en/fr/unit/Automatic", "/tmserver/!!/de/unit/Automatic"]
+    {
+        let (status, v) = s.get_json(path, None);
+        assert_eq!((status, v), (200, json!([])), "{path}");
+    }
+    // min_similarity and max_candidates.
+    let (_, loose) =
+        s.get_json("/tmserver/en/de/unit/Automatic%20files?min_similarity=30&max_candidates=3", None);
+    assert!(!loose.as_array().unwrap().is_empty() && loose.as_array().unwrap().len() <= 3, "{loose}");
+    let (_, strict) = s.get_json("/tmserver/en/de/unit/Automatic%20files?min_similarity=100", None);
+    assert_eq!(strict, json!([]));
+    // JSONP.
+    let (status, body, headers) = s.get("/tmserver/en/de/unit/Automatic?jsoncallback=cb_1", None);
+    assert_eq!(status, 200);
+    assert!(headers.get("content-type").unwrap().to_str().unwrap().starts_with("application/javascript"));
+    assert!(body.starts_with("cb_1([{") && body.ends_with("]);"), "{body}");
+    let (status, v) = s.get_json("/tmserver/en/de/unit/Automatic?jsoncallback=alert(1)", None);
+    assert_eq!(status, 400);
+    assert_error(&v, "bad_request");
+}
+
+#[test]
+fn reads_can_require_a_token() {
+    let s = Server::start(ServerConfig::new().read_needs_token(true));
+    for path in ["/v1/stats", "/tmserver/languages/", "/tmserver/en/de/unit/Automatic"] {
+        let (status, v) = s.get_json(path, None);
+        assert_eq!(status, 401, "{path}");
+        assert_error(&v, "unauthorized");
+        let (status, _) = s.get_json(path, Some(&s.read));
+        assert_eq!(status, 200, "{path}");
+    }
+    // Health needs no token.
+    assert_eq!(s.get_json("/healthz", None).0, 200);
+}
+
+#[test]
+fn limits_and_no_cors() {
+    let s = Server::start(ServerConfig::new().max_body_bytes(1024).max_uri_bytes(512));
+    let big = json!({"text": "x".repeat(2000), "source_locale": "en", "target_locale": "de"});
+    let (status, v) = s.post("/v1/lookup", None, &big);
+    assert_eq!(status, 413, "{v}");
+    assert_error(&v, "body_too_large");
+    let (status, v) = s.get_json(&format!("/tmserver/en/de/unit/{}", "a".repeat(600)), None);
+    assert_eq!(status, 414);
+    assert_error(&v, "uri_too_long");
+    // No CORS headers, whatever the origin.
+    let resp = s
+        .agent
+        .get(format!("{}/v1/stats", s.base))
+        .header("Origin", "https://elsewhere.example")
+        .call()
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    assert!(resp.headers().get("access-control-allow-origin").is_none());
+}
+
+#[test]
+fn operations_routes_and_the_openapi_document() {
+    let s = Server::start(ServerConfig::new());
+    assert_eq!(s.get_json("/healthz", None), (200, json!({"status": "ok"})));
+    let (status, ready) = s.get_json("/readyz", None);
+    assert_eq!((status, &ready["status"]), (200, &json!("ready")));
+    let (status, doc) = s.get_json("/openapi.json", None);
+    assert_eq!(status, 200);
+    assert_eq!(doc, openapi::openapi());
+    assert_eq!(doc["openapi"], "3.1.0");
+    // Every documented route is served: none answers "no such route".
+    for (method, path) in openapi::ROUTES {
+        let concrete = path
+            .replace("{id}", "1")
+            .replace("{source}", "en")
+            .replace("{target}", "de")
+            .replace("{text}", "Automatic");
+        let (status, v) = match *method {
+            "get" => {
+                let (status, body, _) = s.get(&concrete, None);
+                (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+            }
+            "post" => s.post(&concrete, Some(&s.write), &json!({})),
+            "delete" => s.send("DELETE", &concrete, Some(&s.write), None),
+            _ => unreachable!(),
+        };
+        assert_ne!(v["error"], "no_such_route", "{method} {path}");
+        assert_ne!(status, 405, "{method} {path}");
+    }
+    let (status, v) = s.get_json("/v2/lookup", None);
+    assert_eq!(status, 404);
+    assert_error(&v, "no_such_route");
+    let (status, v) = s.get_json("/v1/lookup", None);
+    assert_eq!(status, 405);
+    assert_error(&v, "method_not_allowed");
+}
+
+#[test]
+fn shutdown_ends_the_server_promptly() {
+    let mut s = Server::start(ServerConfig::new());
+    assert_eq!(s.get_json("/healthz", None).0, 200);
+    let started = Instant::now();
+    s.stop.take().unwrap().send(()).unwrap();
+    s.thread.take().unwrap().join().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(s.agent.get(format!("{}/healthz", s.base)).call().is_err());
+}
+
+#[test]
+fn versions_list_a_units_answers_newest_first() {
+    let s = Server::start(ServerConfig::new());
+    let answer = |target: &str, at: &str| {
+        json!({"unit": "ui/save", "origins": [{"created_at": at}], "variants": [
+            {"locale": "en", "runs": [{"text": "Save"}]},
+            {"locale": "de", "runs": [{"text": target}]},
+        ]})
+    };
+    let (status, v) = s.post(
+        "/v1/entries",
+        Some(&s.write),
+        &json!([answer("Sichern", "2023-01-01T00:00:00Z"), answer("Speichern", "2024-06-11T12:00:00Z")]),
+    );
+    assert_eq!(status, 201, "{v}");
+    let (status, v) = s.get_json("/v1/versions?unit=ui%2Fsave", None);
+    assert_eq!(status, 200, "{v}");
+    let versions = v["versions"].as_array().unwrap();
+    assert_eq!(versions.len(), 2);
+    assert_eq!(versions[0]["variants"][1]["text"], "Speichern");
+    assert_eq!(versions[0]["created_at"], "2024-06-11T12:00:00Z");
+    assert_eq!(versions[1]["variants"][1]["text"], "Sichern");
+    let (_, one) = s.get_json("/v1/versions?unit=ui%2Fsave&limit=1", None);
+    assert_eq!(one["versions"].as_array().unwrap().len(), 1);
+    let (status, v) = s.get_json("/v1/versions?unit=", None);
+    assert_eq!(status, 400);
+    assert_error(&v, "bad_request");
+    let (_, none) = s.get_json("/v1/versions?unit=nothing", None);
+    assert_eq!(none, json!({"versions": []}));
+}
+
+#[test]
+fn rates_are_limited_per_token_and_per_address() {
+    let s = Server::start(ServerConfig::new().rate_limit(Some(RateLimit { per_second: 0.5, burst: 2.0 })));
+    for _ in 0..2 {
+        assert_eq!(s.get_json("/v1/stats", None).0, 200);
+    }
+    let (status, body, headers) = s.get("/v1/stats", None);
+    assert_eq!(status, 429, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_error(&v, "rate_limited");
+    let retry: u64 = headers.get("retry-after").unwrap().to_str().unwrap().parse().unwrap();
+    assert!((1..=2).contains(&retry), "{retry}");
+    // A token has a bucket of its own; health is never limited.
+    assert_eq!(s.get_json("/v1/stats", Some(&s.read)).0, 200);
+    assert_eq!(s.get_json("/healthz", None).0, 200);
+}
+
+#[test]
+fn metrics_count_requests_by_route() {
+    let s = Server::start(ServerConfig::new());
+    s.post("/v1/lookup", None, &json!({"text": "Automatic", "source_locale": "en", "target_locale": "de"}));
+    s.post("/v1/lookup", None, &json!({"text": "Automatic", "source_locale": "en"}));
+    s.get_json("/tmserver/en/de/unit/Automatic", None);
+    let (status, text, headers) = s.get("/metrics", None);
+    assert_eq!(status, 200);
+    assert!(headers.get("content-type").unwrap().to_str().unwrap().starts_with("text/plain; version=0.0.4"));
+    for line in [
+        "cmem_http_requests_total{route=\"/v1/lookup\",method=\"POST\",status=\"200\"} 1",
+        "cmem_http_requests_total{route=\"/v1/lookup\",method=\"POST\",status=\"400\"} 1",
+        "cmem_http_requests_total{route=\"/tmserver/{source}/{target}/unit/{text}\",method=\"GET\",status=\"200\"} 1",
+        "cmem_http_request_duration_seconds_count{route=\"/v1/lookup\",method=\"POST\"} 2",
+        "cmem_memory_entries 193",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} not in\n{text}");
+    }
+}
+
+impl Server {
+    fn upload(&self, query: &str, token: Option<&str>, body: Vec<u8>) -> (u16, Value, Option<String>) {
+        let mut req = self.agent.post(format!("{}/v1/imports?{query}", self.base));
+        if let Some(t) = token {
+            req = req.header("Authorization", format!("Bearer {t}"));
+        }
+        let resp = req.send(&body[..]).unwrap();
+        let status = resp.status().as_u16();
+        let location = resp.headers().get("location").map(|l| l.to_str().unwrap().to_owned());
+        (status, serde_json::from_str(&resp.into_body().read_to_string().unwrap()).unwrap(), location)
+    }
+
+    /// Polls a job until it is no longer running.
+    fn finished(&self, location: &str) -> Value {
+        let started = Instant::now();
+        loop {
+            let (status, job) = self.get_json(location, None);
+            assert_eq!(status, 200, "{job}");
+            if job["status"] != "running" {
+                return job;
+            }
+            assert!(started.elapsed() < Duration::from_secs(20), "{job}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn imports_run_as_jobs_with_located_problems() {
+    let s = Server::start(ServerConfig::new());
+    let file = std::fs::read(testdata("invalid/bad-line.jsonl")).unwrap();
+    let (status, v, _) = s.upload("format=jsonl", None, file.clone());
+    assert_eq!(status, 401, "{v}");
+    let (status, v, _) = s.upload("format=jsonl", Some(&s.read), file.clone());
+    assert_eq!(status, 403, "{v}");
+    let (status, v, _) = s.upload("format=docx", Some(&s.write), file.clone());
+    assert_eq!(status, 400);
+    assert_eq!(v["details"]["field"], "format");
+
+    let (_, before) = s.get_json("/v1/stats", None);
+    // Strict: the first problem fails the job and nothing is stored.
+    let (status, v, location) =
+        s.upload("format=jsonl&strict=true&name=bad.jsonl", Some(&s.write), file.clone());
+    assert_eq!(status, 202, "{v}");
+    let job = s.finished(&location.unwrap());
+    assert_eq!(job["status"], "failed", "{job}");
+    assert!(job["error"].as_str().unwrap().contains("nothing of this import was stored"), "{job}");
+    assert_eq!(s.get_json("/v1/stats", None).1, before);
+
+    // Gzip, not strict: the good lines stored, the bad ones located by line.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, &file).unwrap();
+    let (status, v, location) = s.upload("format=jsonl&name=bad.jsonl", Some(&s.write), gz.finish().unwrap());
+    assert_eq!(status, 202, "{v}");
+    assert_eq!(v["status"], "running");
+    let location = location.unwrap();
+    assert_eq!(location, format!("/v1/imports/{}", v["id"]));
+    let job = s.finished(&location);
+    assert_eq!(job["status"], "succeeded", "{job}");
+    assert_eq!((job["inserted"].as_u64(), job["problems"].as_u64()), (Some(2), Some(2)), "{job}");
+    let messages = job["problem_messages"].as_array().unwrap();
+    assert!(messages.iter().all(|m| m.as_str().unwrap().contains("bad.jsonl")), "{job}");
+    assert!(messages[0].as_str().unwrap().contains("line 3"), "{job}");
+    assert!(!job.to_string().contains("cmem-upload-"), "the temporary file's path leaked: {job}");
+    let (_, found) =
+        s.post("/v1/lookup", None, &json!({"text": "Two", "source_locale": "en", "target_locale": "de"}));
+    assert_eq!(found["matches"][0]["target"]["text"], "Zwei", "{found}");
+    let (_, jobs) = s.get_json("/v1/imports", None);
+    assert_eq!(jobs["jobs"].as_array().unwrap().len(), 2);
+    let (status, _) = s.get_json("/v1/imports/99", None);
+    assert_eq!(status, 404);
+}
+
+#[test]
+fn shutdown_cancels_a_running_import_which_leaves_nothing() {
+    let mut s = Server::start(ServerConfig::new());
+    let (_, stats) = s.get_json("/v1/stats", None);
+    let before = stats["entries"].as_u64().unwrap();
+    let lines: String = (0..60_000)
+        .map(|i| format!("{{\"source\":\"bulk source {i}\",\"target\":\"Massenziel {i}\"}}\n"))
+        .collect();
+    let (status, v, _) = s.upload("format=jsonl&from=en&to=de", Some(&s.write), lines.into_bytes());
+    assert_eq!(status, 202, "{v}");
+    let started = Instant::now();
+    s.stop.take().unwrap().send(()).unwrap();
+    s.thread.take().unwrap().join().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    // All or nothing: the cancelled import rolled back, or it had already committed.
+    let memory = Memory::open_with(s.path.to_str().unwrap(), &OpenOptions::new().read_only(true)).unwrap();
+    let after = memory.store().stats().unwrap().entries;
+    assert!(after == before || after == before + 60_000, "{before} → {after}");
+}
+
+#[test]
+fn exports_stream_the_memory_and_import_back_unchanged() {
+    let s = Server::start(ServerConfig::new());
+    let (_, stats) = s.get_json("/v1/stats", None);
+    let entries = stats["entries"].as_u64().unwrap();
+    let (status, jsonl, headers) = s.get("/v1/export?format=jsonl", None);
+    assert_eq!(status, 200);
+    assert_eq!(headers.get("content-type").unwrap(), "application/jsonl");
+    assert_eq!(jsonl.lines().count() as u64, entries);
+    for line in jsonl.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert!(v["variants"].as_array().is_some_and(|a| a.len() == 2), "{line}");
+    }
+    let (status, tmx, _) = s.get("/v1/export?format=tmx&from=en&to=de", None);
+    assert_eq!(status, 200);
+    assert!(tmx.starts_with("<?xml") && tmx.contains("<tmx") && tmx.trim_end().ends_with("</tmx>"));
+    assert_eq!(tmx.matches("<tu>").count() + tmx.matches("<tu ").count(), entries as usize);
+
+    let resp = s.agent.get(format!("{}/v1/export?format=kmb", s.base)).call().unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    let kmb = resp.into_body().with_config().limit(100 << 20).read_to_vec().unwrap();
+    let (status, v, location) = s.upload("format=kmb&name=memory.kmb", Some(&s.write), kmb);
+    assert_eq!(status, 202, "{v}");
+    let job = s.finished(&location.unwrap());
+    assert_eq!(job["status"], "succeeded", "{job}");
+    assert_eq!((job["inserted"].as_u64(), job["deduplicated"].as_u64()), (Some(0), Some(entries)), "{job}");
+
+    let (status, v) = s.get_json("/v1/export?format=docx", None);
+    assert_eq!(status, 400);
+    assert_eq!(v["details"]["field"], "format");
+}
+
+/// Headless Chromium: `$CMEM_CHROMIUM`, else `chromium` on the path (`.ci/run` installs
+/// Debian's).
+fn chromium() -> String {
+    std::env::var("CMEM_CHROMIUM").unwrap_or_else(|_| "chromium".to_owned())
+}
+
+/// Runs headless Chromium on `url` with `args`, ended after 90 s at most; its stdout.
+fn browse(profile: &Path, url: &str, args: &[&str]) -> String {
+    let mut child = std::process::Command::new(chromium())
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(["--virtual-time-budget=15000", "--window-size=1200,1100"])
+        .args(args)
+        .arg(url)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("cannot run {} (install Debian's chromium, as .ci/run does): {e}", chromium())
+        });
+    let started = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if started.elapsed() > Duration::from_secs(90) {
+            let _ = child.kill();
+            panic!("chromium did not finish in 90 s on {url}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    out
+}
+
+#[test]
+fn the_web_page_looks_up_and_searches_in_a_browser() {
+    let s = Server::start(ServerConfig::new());
+    let (status, html, headers) = s.get("/", None);
+    assert_eq!(status, 200);
+    assert!(html.contains("<form id=\"lookup-form\">"));
+    assert!(headers.get("content-security-policy").unwrap().to_str().unwrap().contains("default-src 'self'"));
+    let profile = tempfile::tempdir().unwrap();
+
+    // A lookup from the page's link form: the script posts it and shows the matches.
+    let url = format!("{}/?q={}&from=en&to=de", s.base, quote("failed to remove directory %d"));
+    let dom = browse(profile.path(), &url, &["--dump-dom"]);
+    assert!(dom.contains("class=\"match\""), "no match shown:\n{dom}");
+    assert!(dom.contains("<dd class=\"adapted\">konnte Verzeichnis %d nicht entfernen</dd>"), "{dom}");
+    assert!(dom.contains("100 %") && dom.contains("structural exact"), "{dom}");
+    // The query's %d against the stored %s, word by word.
+    assert!(dom.contains("<ins>%s</ins>") && dom.contains("<del>%d</del>"), "{dom}");
+    assert!(dom.contains("193 entries"), "{dom}");
+
+    // A search: hits marked.
+    let url = format!("{}/?search=directory&locale=en", s.base);
+    let dom = browse(profile.path(), &url, &["--dump-dom"]);
+    assert!(dom.contains("<mark>directory</mark>"), "{dom}");
+
+    // Memory text is shown as text, never run as markup.
+    let (status, _) = s.post(
+        "/v1/entries",
+        Some(&s.write),
+        &json!({"variants": [
+            {"locale": "en", "runs": [{"text": "Zebra <img src=x onerror=alert(1)> label"}]},
+            {"locale": "de", "runs": [{"text": "Zebra <b>Etikett</b>"}]},
+        ]}),
+    );
+    assert_eq!(status, 201);
+    let url = format!("{}/?q={}&from=en&to=de", s.base, quote("Zebra <img src=x onerror=alert(1)> label"));
+    let dom = browse(profile.path(), &url, &["--dump-dom"]);
+    assert!(dom.contains("Zebra &lt;b&gt;Etikett&lt;/b&gt;"), "{dom}");
+    assert!(!dom.contains("<img src=\"x\""), "{dom}");
+
+    // A screenshot of a lookup, kept with the build's test files for people to look at.
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmem-server-page.png");
+    let _ = std::fs::remove_file(&shot);
+    let url = format!("{}/?q={}&from=en&to=de", s.base, quote("Telephone (home/work):"));
+    browse(profile.path(), &url, &[&format!("--screenshot={}", shot.display())]);
+    let png = std::fs::read(&shot).unwrap();
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "{} bytes", png.len());
+}
