@@ -1,0 +1,80 @@
+//! [`PgOptions`]: how a [`PgStore`](crate::PgStore) opens a memory.
+
+use std::time::Duration;
+
+/// How [`PgStore::open_with`](crate::PgStore::open_with) opens a memory.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct PgOptions {
+    /// Create the schema in a database that has none (default true). When false, a
+    /// database without cmem's tables is refused rather than turned into a memory.
+    pub create: bool,
+    /// Open for reading only: writes fail, and nothing is migrated (default false).
+    pub read_only: bool,
+    /// Serve fuzzy candidates from the in-process candidate index (default true); when
+    /// false, from the database (`pg_trgm` similarity, then a length window).
+    pub gram_index: bool,
+    /// How long a write waits for another writer before it fails (default 60 s).
+    pub write_wait: Duration,
+    /// How long opening waits for a connection (default 10 s).
+    pub connect_timeout: Duration,
+    /// The most connections the store keeps open at once (default 8).
+    pub pool_size: u32,
+}
+
+impl Default for PgOptions {
+    fn default() -> Self {
+        PgOptions {
+            create: true,
+            read_only: false,
+            gram_index: true,
+            write_wait: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(10),
+            pool_size: 8,
+        }
+    }
+}
+
+impl PgOptions {
+    /// Sets [`create`](Self::create).
+    #[must_use]
+    pub fn create(mut self, on: bool) -> Self {
+        self.create = on;
+        self
+    }
+
+    /// Sets [`read_only`](Self::read_only).
+    #[must_use]
+    pub fn read_only(mut self, on: bool) -> Self {
+        self.read_only = on;
+        self
+    }
+
+    /// Sets [`gram_index`](Self::gram_index).
+    #[must_use]
+    pub fn gram_index(mut self, on: bool) -> Self {
+        self.gram_index = on;
+        self
+    }
+
+    /// Sets [`write_wait`](Self::write_wait).
+    #[must_use]
+    pub fn write_wait(mut self, wait: Duration) -> Self {
+        self.write_wait = wait;
+        self
+    }
+
+    /// Sets [`connect_timeout`](Self::connect_timeout).
+    #[must_use]
+    pub fn connect_timeout(mut self, wait: Duration) -> Self {
+        self.connect_timeout = wait;
+        self
+    }
+
+    /// Sets [`pool_size`](Self::pool_size) (at least 1).
+    #[must_use]
+    pub fn pool_size(mut self, n: u32) -> Self {
+        self.pool_size = n.max(1);
+        self
+    }
+}
