@@ -215,3 +215,23 @@ fn connection_errors_name_the_address_without_its_password() {
     assert!(!err.to_string().contains("s3cret-pw"), "{err}");
     assert!(err.to_string().contains("invalid address"), "{err}");
 }
+
+#[test]
+fn a_batch_deduplicates_within_itself_and_against_the_stored() {
+    let store = fresh(PgOptions::default());
+    let with_origin = |project: &str| {
+        let mut e = pair("Same text", "Gleicher Text");
+        e.origins = vec![Origin { project_id: project.to_owned(), ..Origin::default() }];
+        e
+    };
+    let out = store.write(&[with_origin("p1"), pair("Other", "Anders"), with_origin("p2")]).unwrap();
+    let id = out[0].id();
+    assert!(matches!(out[0], WriteOutcome::Inserted(_)));
+    assert_eq!(out[2], WriteOutcome::Deduplicated(id));
+    let out = store.write(&[with_origin("p3"), with_origin("p1")]).unwrap();
+    assert_eq!(out, vec![WriteOutcome::Deduplicated(id), WriteOutcome::Deduplicated(id)]);
+    let entry = store.get(id).unwrap().unwrap();
+    let projects: Vec<&str> = entry.origins.iter().map(|o| o.project_id.as_str()).collect();
+    assert_eq!(projects, vec!["p1", "p2", "p3"]);
+    assert_eq!(store.stats().unwrap().entries, 2);
+}
