@@ -23,6 +23,9 @@ use crate::error::Context;
 use crate::migrate::META_CHANGES;
 use crate::store::{PgStore, Pooled};
 
+/// An inserted entry and its keys, for the candidate index.
+type Added = (EntryId, CachedKeys);
+
 /// The statements a session runs per entry, prepared once per session.
 struct Statements {
     same: Statement,
@@ -42,7 +45,7 @@ pub(crate) struct PgSession<'a> {
     /// The change counter before and after this session.
     before: i64,
     after: i64,
-    added: Vec<(EntryId, CachedKeys)>,
+    added: Vec<Added>,
     removed: Vec<EntryId>,
     open: bool,
 }
@@ -144,7 +147,7 @@ impl<'a> PgSession<'a> {
     /// and one multi-row insert per table; only an entry equal in hash to a stored one
     /// is read back and compared (deduplication sees the stored entries and the batch's
     /// own, in id order, as a statement per entry would).
-    fn write_batch(&mut self, batch: &[NewEntry]) -> Result<(Vec<WriteOutcome>, Vec<(EntryId, CachedKeys)>)> {
+    fn write_batch(&mut self, batch: &[NewEntry]) -> Result<(Vec<WriteOutcome>, Vec<Added>)> {
         let p = self.store.name().to_owned();
         let hashes: Vec<i64> = batch.iter().map(|e| e.identity_hash() as i64).collect();
         let mut stored: HashMap<i64, Vec<EntryId>> = HashMap::new();
@@ -196,7 +199,7 @@ impl<'a> PgSession<'a> {
     }
 
     /// Inserts new entries with their reserved ids: one statement per table.
-    fn insert_fresh(&mut self, fresh: &[Entry]) -> Result<Vec<(EntryId, CachedKeys)>> {
+    fn insert_fresh(&mut self, fresh: &[Entry]) -> Result<Vec<Added>> {
         let p = self.store.name().to_owned();
         let mut metadata = Vec::with_capacity(fresh.len());
         for e in fresh {
