@@ -44,6 +44,17 @@ impl Cache {
         self.changes == Some(changes) && self.index.missing(source).is_empty()
     }
 
+    /// True when the cache was loaded at change counter `changes`.
+    pub(crate) fn is_at(&self, changes: i64) -> bool {
+        self.changes == Some(changes)
+    }
+
+    /// Marks the cache stale: the next lookup reloads it.
+    pub(crate) fn forget(&mut self) {
+        self.changes = None;
+        self.index.clear();
+    }
+
     /// Files the entries a write transaction that moved the counter from `before` to
     /// `after` inserted, and forgets the ones it deleted, when the cache was at `before`;
     /// otherwise another writer came between, and the cache stays stale (reloaded on

@@ -46,6 +46,11 @@ pub(crate) struct PgSession<'a> {
     before: i64,
     after: i64,
     added: Vec<Added>,
+    /// Whether to keep `added`: only when this store's candidate index was loaded at the
+    /// counter this session began from, so the index can take the session's entries at
+    /// commit instead of reloading; otherwise it loads them from the table anyway, and
+    /// keeping an import's keys would only cost memory.
+    keep_added: bool,
     removed: Vec<EntryId>,
     open: bool,
 }
@@ -57,8 +62,11 @@ impl<'a> PgSession<'a> {
         let p = store.name();
         let mut conn = store.client()?;
         let wait_ms = store.options().write_wait.as_millis().max(1);
-        conn.batch_execute(&format!("BEGIN; SET LOCAL lock_timeout = {wait_ms}"))
-            .ctx(p, "starting a write")?;
+        conn.batch_execute(&format!(
+            "BEGIN; SET LOCAL lock_timeout = {wait_ms}; SET LOCAL work_mem = '64MB'; \
+             SET LOCAL gin_pending_list_limit = '64MB'"
+        ))
+        .ctx(p, "starting a write")?;
         let turn = (|| {
             let after: i64 = conn
                 .query_one(
@@ -116,6 +124,7 @@ impl<'a> PgSession<'a> {
                 before: after - 1,
                 after,
                 added: Vec::new(),
+                keep_added: store.cache_write().map(|c| c.is_at(after - 1)).unwrap_or(false),
                 removed: Vec::new(),
                 open: true,
             }),
@@ -295,7 +304,11 @@ impl WriteSession for PgSession<'_> {
             }
         };
         self.conn.batch_execute("RELEASE SAVEPOINT cmem_batch").ctx(&p, "ending a batch")?;
-        self.added.append(&mut added);
+        if self.keep_added {
+            self.added.append(&mut added);
+        } else {
+            drop(added);
+        }
         Ok(outcomes)
     }
 
@@ -303,7 +316,12 @@ impl WriteSession for PgSession<'_> {
         let p = self.store.name().to_owned();
         self.open = false;
         self.conn.batch_execute("COMMIT").ctx(&p, "committing")?;
-        self.store.cache_write()?.apply(self.before, self.after, &self.added, &self.removed);
+        let mut cache = self.store.cache_write()?;
+        if self.keep_added {
+            cache.apply(self.before, self.after, &self.added, &self.removed);
+        } else {
+            cache.forget();
+        }
         Ok(())
     }
 }
