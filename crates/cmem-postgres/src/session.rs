@@ -164,15 +164,15 @@ impl<'a> PgSession<'a> {
             let h: i64 = r.try_get(0).ctx(&p, "finding duplicates")?;
             stored.entry(h).or_default().push(EntryId(r.try_get(1).ctx(&p, "finding duplicates")?));
         }
-        let n = batch.len() as i64;
-        let mut ids: Vec<i64> = Vec::with_capacity(batch.len());
-        for r in self.conn.query(&self.stmts.reserve, &[&n]).ctx(&p, "reserving ids")? {
-            ids.push(r.try_get(0).ctx(&p, "reserving ids")?);
+        // Entry `k` of `fresh` gets the `k`-th id reserved below; outcomes name it by `k`
+        // until then.
+        enum Outcome {
+            Stored(EntryId),
+            Fresh(usize, bool),
         }
-        ids.sort_unstable();
         let mut fresh: Vec<Entry> = Vec::new();
         let mut fresh_by_hash: HashMap<i64, Vec<usize>> = HashMap::new();
-        let mut outcomes = Vec::with_capacity(batch.len());
+        let mut pending = Vec::with_capacity(batch.len());
         'entries: for (i, (new, h)) in batch.iter().zip(&hashes).enumerate() {
             for &id in stored.get(h).map(Vec::as_slice).unwrap_or(&[]) {
                 let Some(existing) = self.store.load_entry(&mut *self.conn, id)? else { continue };
@@ -182,27 +182,45 @@ impl<'a> PgSession<'a> {
                     merge_origins(&mut origins, &new.origins);
                     self.insert_origins(id, before, &origins[before..])
                         .map_err(|e| Error::new(e.kind(), format!("entry {} of the batch: {e}", i + 1)))?;
-                    outcomes.push(WriteOutcome::Deduplicated(id));
+                    pending.push(Outcome::Stored(id));
                     continue 'entries;
                 }
             }
             for &k in fresh_by_hash.get(h).map(Vec::as_slice).unwrap_or(&[]) {
                 if new.same_identity(&fresh[k]) {
                     merge_origins(&mut fresh[k].origins, &new.origins);
-                    outcomes.push(WriteOutcome::Deduplicated(fresh[k].id));
+                    pending.push(Outcome::Fresh(k, false));
                     continue 'entries;
                 }
             }
-            let Some(&id) = ids.get(i) else {
-                return Err(Error::new(
-                    ErrorKind::Store,
-                    format!("postgres store {p}: too few ids reserved"),
-                ));
-            };
             fresh_by_hash.entry(*h).or_default().push(fresh.len());
-            fresh.push(new.clone().into_entry(EntryId(id)));
-            outcomes.push(WriteOutcome::Inserted(EntryId(id)));
+            pending.push(Outcome::Fresh(fresh.len(), true));
+            fresh.push(new.clone().into_entry(EntryId(0)));
         }
+        // Ids for the new entries only, in batch order, so ids run on without gaps as in
+        // the other stores.
+        let n = fresh.len() as i64;
+        let mut ids: Vec<i64> = Vec::with_capacity(fresh.len());
+        if n > 0 {
+            for r in self.conn.query(&self.stmts.reserve, &[&n]).ctx(&p, "reserving ids")? {
+                ids.push(r.try_get(0).ctx(&p, "reserving ids")?);
+            }
+        }
+        ids.sort_unstable();
+        if ids.len() != fresh.len() {
+            return Err(Error::new(ErrorKind::Store, format!("postgres store {p}: too few ids reserved")));
+        }
+        for (e, id) in fresh.iter_mut().zip(&ids) {
+            e.id = EntryId(*id);
+        }
+        let outcomes = pending
+            .into_iter()
+            .map(|o| match o {
+                Outcome::Stored(id) => WriteOutcome::Deduplicated(id),
+                Outcome::Fresh(k, true) => WriteOutcome::Inserted(fresh[k].id),
+                Outcome::Fresh(k, false) => WriteOutcome::Deduplicated(fresh[k].id),
+            })
+            .collect();
         let added = self.insert_fresh(&fresh)?;
         Ok((outcomes, added))
     }
