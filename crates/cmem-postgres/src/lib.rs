@@ -45,5 +45,5 @@ mod store;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use options::PgOptions;
+pub use options::{PgOptions, WaitFn};
 pub use store::{redact, PgStore};

@@ -1,9 +1,16 @@
 //! [`PgOptions`]: how a [`PgStore`](crate::PgStore) opens a memory.
 
+use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
+/// Told, about every quarter second, while a write waits for another writer's
+/// transaction to end, with the time waited so far; returning false gives up (the write
+/// then fails).
+pub type WaitFn = Arc<dyn Fn(Duration) -> bool + Send + Sync>;
+
 /// How [`PgStore::open_with`](crate::PgStore::open_with) opens a memory.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct PgOptions {
     /// Create the schema in a database that has none (default true). When false, a
@@ -16,6 +23,8 @@ pub struct PgOptions {
     pub gram_index: bool,
     /// How long a write waits for another writer before it fails (default 60 s).
     pub write_wait: Duration,
+    /// Told while a write waits for another writer (default none).
+    pub on_wait: Option<WaitFn>,
     /// How long opening waits for a connection (default 10 s).
     pub connect_timeout: Duration,
     /// The most connections the store keeps open at once (default 8).
@@ -29,9 +38,24 @@ impl Default for PgOptions {
             read_only: false,
             gram_index: true,
             write_wait: Duration::from_secs(60),
+            on_wait: None,
             connect_timeout: Duration::from_secs(10),
             pool_size: 8,
         }
+    }
+}
+
+impl fmt::Debug for PgOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PgOptions")
+            .field("create", &self.create)
+            .field("read_only", &self.read_only)
+            .field("gram_index", &self.gram_index)
+            .field("write_wait", &self.write_wait)
+            .field("on_wait", &self.on_wait.as_ref().map(|_| ".."))
+            .field("connect_timeout", &self.connect_timeout)
+            .field("pool_size", &self.pool_size)
+            .finish()
     }
 }
 
@@ -61,6 +85,13 @@ impl PgOptions {
     #[must_use]
     pub fn write_wait(mut self, wait: Duration) -> Self {
         self.write_wait = wait;
+        self
+    }
+
+    /// Sets [`on_wait`](Self::on_wait).
+    #[must_use]
+    pub fn on_wait(mut self, hook: WaitFn) -> Self {
+        self.on_wait = Some(hook);
         self
     }
 

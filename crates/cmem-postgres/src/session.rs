@@ -23,6 +23,45 @@ use crate::error::Context;
 use crate::migrate::META_CHANGES;
 use crate::store::{PgStore, Pooled};
 
+/// How long one attempt at the writer's turn waits before the hook is told.
+const WAIT_STEP: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Bumps the change counter, waiting for another writer's transaction to end: in steps
+/// of [`WAIT_STEP`] (each in a savepoint, so a timed-out attempt leaves the transaction
+/// usable), telling [`PgOptions::on_wait`](crate::PgOptions::on_wait) after each, up to
+/// [`PgOptions::write_wait`](crate::PgOptions::write_wait). Returns the new counter.
+fn take_turn(store: &PgStore, conn: &mut Pooled) -> Result<i64> {
+    let p = store.name();
+    let started = std::time::Instant::now();
+    let bump = format!(
+        "UPDATE {META_TABLE} SET value = (value::bigint + 1)::text WHERE key = $1 RETURNING value::bigint"
+    );
+    loop {
+        conn.batch_execute("SAVEPOINT cmem_turn").ctx(p, "waiting for another writer")?;
+        match conn.query_one(&bump, &[&META_CHANGES]).and_then(|r| r.try_get(0)) {
+            Ok(after) => {
+                // The session's own statements take no lock another writer holds (writers
+                // take turns here); a wait on one is a fault, bounded as the turn was.
+                let wait_ms = store.options().write_wait.as_millis().clamp(1, i32::MAX as u128);
+                conn.batch_execute(&format!(
+                    "RELEASE SAVEPOINT cmem_turn; SET LOCAL lock_timeout = {wait_ms}"
+                ))
+                .ctx(p, "waiting for another writer")?;
+                return Ok(after);
+            }
+            Err(e) if e.code() == Some(&postgres::error::SqlState::LOCK_NOT_AVAILABLE) => {
+                conn.batch_execute("ROLLBACK TO SAVEPOINT cmem_turn").ctx(p, "waiting for another writer")?;
+                let waited = started.elapsed();
+                let go_on = store.options().on_wait.as_ref().is_none_or(|hook| hook(waited));
+                if waited >= store.options().write_wait || !go_on {
+                    return Err(crate::error::pg_error(p, "waiting for another writer", e));
+                }
+            }
+            Err(e) => return Err(crate::error::pg_error(p, "waiting for another writer", e)),
+        }
+    }
+}
+
 /// An inserted entry and its keys, for the candidate index.
 type Added = (EntryId, CachedKeys);
 
@@ -61,23 +100,14 @@ impl<'a> PgSession<'a> {
         store.refuse_read_only()?;
         let p = store.name();
         let mut conn = store.client()?;
-        let wait_ms = store.options().write_wait.as_millis().max(1);
         conn.batch_execute(&format!(
-            "BEGIN; SET LOCAL lock_timeout = {wait_ms}; SET LOCAL work_mem = '64MB'; \
-             SET LOCAL gin_pending_list_limit = '64MB'"
+            "BEGIN; SET LOCAL lock_timeout = {}; SET LOCAL work_mem = '64MB'; \
+             SET LOCAL gin_pending_list_limit = '64MB'",
+            WAIT_STEP.as_millis()
         ))
         .ctx(p, "starting a write")?;
         let turn = (|| {
-            let after: i64 = conn
-                .query_one(
-                    &format!(
-                        "UPDATE {META_TABLE} SET value = (value::bigint + 1)::text WHERE key = $1 \
-                         RETURNING value::bigint"
-                    ),
-                    &[&META_CHANGES],
-                )
-                .and_then(|r| r.try_get(0))
-                .ctx(p, "waiting for another writer")?;
+            let after = take_turn(store, &mut conn)?;
             let stmts = Statements {
                 same: conn
                     .prepare("SELECT identity, id FROM tm_entries WHERE identity = ANY($1) ORDER BY id")

@@ -235,3 +235,29 @@ fn a_batch_deduplicates_within_itself_and_against_the_stored() {
     assert_eq!(projects, vec!["p1", "p2", "p3"]);
     assert_eq!(store.stats().unwrap().entries, 2);
 }
+
+#[test]
+fn a_waiting_writer_is_told_and_may_give_up() {
+    let url = fresh_url();
+    let a = PgStore::open(&url).unwrap();
+    let told = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&told);
+    let hook: cmem_postgres::WaitFn = Arc::new(move |waited| {
+        let mut seen = seen.lock().unwrap();
+        seen.push(waited);
+        seen.len() < 3
+    });
+    let b = PgStore::open_with(&url, PgOptions::default().on_wait(hook)).unwrap();
+    let session = a.begin().unwrap();
+    let started = std::time::Instant::now();
+    let err = b.write(&[pair("x y z", "x y z")]).unwrap_err();
+    assert!(err.to_string().contains("another writer"), "{err}");
+    let told = told.lock().unwrap().clone();
+    assert_eq!(told.len(), 3, "{told:?}");
+    assert!(told.windows(2).all(|w| w[0] < w[1]), "{told:?}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    drop(session);
+    // The turn is free again, and b's session was rolled back whole.
+    b.write(&[pair("x y z", "x y z")]).unwrap();
+    assert_eq!(b.stats().unwrap().entries, 1);
+}

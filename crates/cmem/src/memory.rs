@@ -285,9 +285,7 @@ fn open_sqlite(_: &std::path::Path, address: &Address, _: &OpenOptions) -> Resul
     ))
 }
 
-/// Opens a PostgreSQL memory. The wait for another writer is the server's lock timeout:
-/// it cannot call `on_wait` while it waits, so a long wait is reported only when it
-/// ends in failure.
+/// Opens a PostgreSQL memory.
 #[cfg(feature = "postgres")]
 fn open_postgres(url: &str, _: &Address, options: &OpenOptions) -> Result<Box<dyn ContentMemory>> {
     use cmem_postgres::{PgOptions, PgStore};
@@ -297,6 +295,9 @@ fn open_postgres(url: &str, _: &Address, options: &OpenOptions) -> Result<Box<dy
         .gram_index(!options.sql_candidates);
     if let Some(wait) = options.write_wait {
         pg = pg.write_wait(wait);
+    }
+    if let Some(hook) = &options.on_wait {
+        pg = pg.on_wait(Arc::clone(hook));
     }
     Ok(Box::new(PgStore::open_with(url, pg)?))
 }
