@@ -91,12 +91,7 @@ impl Cache {
     /// # Errors
     /// A store failure, or a stored locale that does not parse.
     pub(crate) fn load(&mut self, client: &mut Client, name: &str, source: &Locale) -> Result<()> {
-        let mut tx = client
-            .build_transaction()
-            .isolation_level(postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .ctx(name, "loading keys")?;
+        let mut tx = crate::store::snapshot(client, name, "loading keys")?;
         let changes = crate::store::read_changes(&mut tx, name)?;
         if self.changes != Some(changes) {
             self.index.clear();

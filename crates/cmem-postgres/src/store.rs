@@ -83,6 +83,21 @@ fn locale_match(col: &str, n: u8) -> String {
     format!("({col} = ${n} OR {col} LIKE ${n} || '-%' OR ${n} LIKE {col} || '-%')")
 }
 
+/// A read-only transaction that sees one snapshot throughout (repeatable read): for
+/// reads of several statements that must agree.
+pub(crate) fn snapshot<'c>(
+    client: &'c mut postgres::Client,
+    name: &str,
+    what: &str,
+) -> Result<postgres::Transaction<'c>> {
+    client
+        .build_transaction()
+        .isolation_level(postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .ctx(name, what)
+}
+
 /// The change counter (see [`META_CHANGES`]).
 pub(crate) fn read_changes<C: GenericClient>(client: &mut C, name: &str) -> Result<i64> {
     let row = client
@@ -320,12 +335,7 @@ impl ContentMemory for PgStore {
         let mut client = self.client()?;
         // One snapshot for the page's three reads, so a concurrent delete cannot split an
         // entry.
-        let mut tx = client
-            .build_transaction()
-            .isolation_level(postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .ctx(p, "listing entries")?;
+        let mut tx = snapshot(&mut client, p, "listing entries")?;
         let mut out: Vec<Entry> = Vec::new();
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         for r in tx
@@ -484,12 +494,7 @@ impl ContentMemory for PgStore {
     fn stats(&self) -> Result<Stats> {
         let p = &self.name;
         let mut client = self.client()?;
-        let mut tx = client
-            .build_transaction()
-            .isolation_level(postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .ctx(p, "counting")?;
+        let mut tx = snapshot(&mut client, p, "counting")?;
         let mut count = |sql: &str| -> Result<u64> {
             let n: i64 = tx.query_one(sql, &[]).and_then(|r| r.try_get(0)).ctx(p, "counting")?;
             Ok(n.max(0) as u64)
