@@ -9,11 +9,15 @@
 //! waits on a pipe from this process, and when the pipe closes (the process ended, in
 //! any way) it stops the server and removes the directory.
 //!
+//! On `CMEM_PG_URL`'s server, each test process creates its databases (`cmem_test_PID_…`)
+//! and leaves them, as nothing runs when it ends; the next test process drops those of
+//! processes that no longer run.
+//!
 //! Tests that need a server call [`TestServer::shared`]; when there is none, outside CI
 //! (`CI` unset) the process prints a loud message and ends successfully, and in CI it is
 //! an error.
 
-use std::io::Read as _;
+use std::io::{Read as _, Write as _};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -52,13 +56,16 @@ impl TestServer {
         static SERVER: OnceLock<std::result::Result<TestServer, String>> = OnceLock::new();
         match SERVER.get_or_init(|| TestServer::start().map_err(|e| e.to_string())) {
             Ok(s) => Ok(s),
-            Err(why) if std::env::var_os("CI").is_some() => Err(fail(why.clone())),
+            Err(why) if std::env::var_os("CI").is_some() => Err(Error::new(ErrorKind::Store, why.clone())),
             Err(why) => {
-                eprintln!(
+                // Straight to the process's stderr: the test harness captures `eprintln!`,
+                // and its capture is lost when the process ends here.
+                let bar = "!".repeat(78);
+                let _ = writeln!(
+                    std::io::stderr(),
                     "\n{bar}\n!! SKIPPED: the PostgreSQL tests need a server and none could be had:\n!! {why}\n\
                      !! Set CMEM_PG_URL=postgres://user@host/db, or install PostgreSQL (initdb) to run them.\n\
-                     !! In CI (CI set) this is a failure.\n{bar}\n",
-                    bar = "!".repeat(78)
+                     !! In CI (CI set) this is a failure.\n{bar}\n"
                 );
                 std::process::exit(0)
             }
@@ -70,7 +77,7 @@ impl TestServer {
             let admin = postgres::Config::from_str(&url)
                 .map_err(|e| fail(format!("CMEM_PG_URL {}: {e}", crate::redact(&url))))?;
             let server = TestServer { admin, watchdog: None, dir: None, next: AtomicUsize::new(0) };
-            server.admin_client()?;
+            server.drop_leftovers()?;
             return Ok(server);
         }
         TestServer::start_cluster()
@@ -80,7 +87,11 @@ impl TestServer {
     /// `/usr/lib/postgresql/N/bin` (Debian's layout), else `pg_config --bindir`.
     fn bin_dir() -> Result<PathBuf> {
         if let Some(dir) = std::env::var_os("PG_BIN") {
-            return Ok(PathBuf::from(dir));
+            let dir = PathBuf::from(dir);
+            if !dir.join("initdb").exists() {
+                return Err(fail(format!("PG_BIN {} holds no initdb", dir.display())));
+            }
+            return Ok(dir);
         }
         let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
             .into_iter()
@@ -205,6 +216,25 @@ impl TestServer {
 
     fn admin_client(&self) -> Result<postgres::Client> {
         self.admin.connect(postgres::NoTls).map_err(|e| fail(format!("cannot connect: {}", db_message(&e))))
+    }
+
+    /// Drops the databases earlier test processes created on a server of their own
+    /// (`CMEM_PG_URL`'s) and could not drop, ending first: those named for a process that
+    /// no longer runs here. One still in use is left (`DROP DATABASE` refuses it).
+    fn drop_leftovers(&self) -> Result<()> {
+        let mut client = self.admin_client()?;
+        let rows = client
+            .query("SELECT datname FROM pg_database WHERE datname LIKE 'cmem\\_test\\_%'", &[])
+            .map_err(|e| fail(format!("listing databases: {}", db_message(&e))))?;
+        for r in rows {
+            let Ok(name) = r.try_get::<_, String>(0) else { continue };
+            let pid = name.split('_').nth(2).unwrap_or("");
+            let gone = !pid.is_empty() && !Path::new("/proc").join(pid).exists();
+            if gone && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+                let _ = client.batch_execute(&format!("DROP DATABASE IF EXISTS {name}"));
+            }
+        }
+        Ok(())
     }
 
     /// A new empty database on the server; returns its URL (`postgres://user@host:port/db`,
