@@ -36,6 +36,7 @@
 
 #![forbid(unsafe_code)]
 
+mod address;
 mod cache;
 mod error;
 mod migrate;
@@ -45,5 +46,6 @@ mod store;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+pub use address::redact;
 pub use options::{PgOptions, WaitFn};
-pub use store::{redact, PgStore};
+pub use store::PgStore;

@@ -2,7 +2,6 @@
 //! process and machine that opens it.
 
 use std::collections::BTreeMap;
-use std::str::FromStr;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use cmem_core::run::runs_from_json;
@@ -42,39 +41,6 @@ pub struct PgStore {
     pool: r2d2::Pool<Manager>,
     cache: RwLock<Cache>,
     options: PgOptions,
-}
-
-/// The address `url` with its password left out: what messages name.
-pub fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        // A key=value connection string: leave out any password=… pair.
-        return url
-            .split_whitespace()
-            .map(|kv| if kv.starts_with("password=") { "password=***" } else { kv })
-            .collect::<Vec<_>>()
-            .join(" ");
-    };
-    let (auth, host) = match rest.rsplit_once('@') {
-        Some((auth, host)) => (Some(auth), host),
-        None => (None, rest),
-    };
-    let mut host = host.to_owned();
-    if let Some(q) = host.find('?') {
-        let (path, query) = host.split_at(q);
-        let query: Vec<&str> = query[1..]
-            .split('&')
-            .map(|kv| if kv.starts_with("password=") { "password=***" } else { kv })
-            .collect();
-        host = format!("{path}?{}", query.join("&"));
-    }
-    match auth {
-        Some(auth) => {
-            let user = auth.split_once(':').map_or(auth, |(u, _)| u);
-            let hidden = if auth.contains(':') { ":***" } else { "" };
-            format!("{scheme}://{user}{hidden}@{host}")
-        }
-        None => format!("{scheme}://{host}"),
-    }
 }
 
 /// SQL for "the locale in column `col` matches `$n` by the prefix rule" (tags are stored
@@ -129,20 +95,8 @@ impl PgStore {
     /// schema version, one that is not a cmem memory, or an empty one that `options`
     /// do not let become one. Each names the address with its password left out.
     pub fn open_with(url: &str, options: PgOptions) -> Result<PgStore> {
-        let name = redact(url);
-        let mut config = postgres::Config::from_str(url).map_err(|e| {
-            Error::with_source(ErrorKind::Store, format!("postgres store {name}: invalid address"), e)
-        })?;
-        if config.get_user().is_none() {
-            if let Some(user) = std::env::var("PGUSER").ok().or_else(|| std::env::var("USER").ok()) {
-                config.user(&user);
-            }
-        }
-        if config.get_password().is_none() {
-            if let Ok(pw) = std::env::var("PGPASSWORD") {
-                config.password(pw);
-            }
-        }
+        let name = crate::address::redact(url);
+        let mut config = crate::address::config(url, &name)?;
         config.connect_timeout(options.connect_timeout);
         config.application_name("cmem");
         let mut client = config.connect(NoTls).ctx(&name, "cannot connect")?;
@@ -603,21 +557,4 @@ fn parse_variant(p: &str, id: EntryId, tag: &str, json: &str) -> Result<Variant>
         Locale::parse(tag).map_err(|e| corrupt(p, format!("entry {id}: stored locale {tag:?}"), e))?;
     let runs = runs_from_json(json).map_err(|e| corrupt(p, format!("entry {id}: stored runs"), e))?;
     Ok(Variant::new(locale, runs))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::redact;
-
-    #[test]
-    fn passwords_are_left_out() {
-        assert_eq!(
-            redact("postgres://ann:s3cret@db.example:5433/tm"),
-            "postgres://ann:***@db.example:5433/tm"
-        );
-        assert_eq!(redact("postgresql://ann@h/tm"), "postgresql://ann@h/tm");
-        assert_eq!(redact("postgres://h/tm?user=ann&password=x"), "postgres://h/tm?user=ann&password=***");
-        assert_eq!(redact("host=h user=ann password=x dbname=tm"), "host=h user=ann password=*** dbname=tm");
-        assert_eq!(redact("postgres://a:b@c@h/tm"), "postgres://a:***@h/tm");
-    }
 }
