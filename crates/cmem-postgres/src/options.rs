@@ -21,6 +21,11 @@ pub struct PgOptions {
     /// Serve fuzzy candidates from the in-process candidate index (default true); when
     /// false, from the database (`pg_trgm` similarity, then a length window).
     pub gram_index: bool,
+    /// Without the in-process index: offer `pg_trgm` similarity hits (`%` on the three
+    /// keys) before the length window, to raise the cut-off early (default false: on the
+    /// full en-de memory the similarity query alone took longer than the window it
+    /// narrows).
+    pub trigram_first: bool,
     /// How long a write waits for another writer before it fails (default 60 s).
     pub write_wait: Duration,
     /// Told while a write waits for another writer (default none).
@@ -37,6 +42,7 @@ impl Default for PgOptions {
             create: true,
             read_only: false,
             gram_index: true,
+            trigram_first: false,
             write_wait: Duration::from_secs(60),
             on_wait: None,
             connect_timeout: Duration::from_secs(10),
@@ -51,6 +57,7 @@ impl fmt::Debug for PgOptions {
             .field("create", &self.create)
             .field("read_only", &self.read_only)
             .field("gram_index", &self.gram_index)
+            .field("trigram_first", &self.trigram_first)
             .field("write_wait", &self.write_wait)
             .field("on_wait", &self.on_wait.as_ref().map(|_| ".."))
             .field("connect_timeout", &self.connect_timeout)
@@ -78,6 +85,13 @@ impl PgOptions {
     #[must_use]
     pub fn gram_index(mut self, on: bool) -> Self {
         self.gram_index = on;
+        self
+    }
+
+    /// Sets [`trigram_first`](Self::trigram_first).
+    #[must_use]
+    pub fn trigram_first(mut self, on: bool) -> Self {
+        self.trigram_first = on;
         self
     }
 

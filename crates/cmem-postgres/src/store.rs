@@ -205,9 +205,10 @@ impl PgStore {
         }))
     }
 
-    /// Candidates from SQL: `pg_trgm` similarity hits best first (up to 200, to raise
-    /// the cut-off early), then every key in the length window that the (risen) cut-off
-    /// still allows, so the offers are a superset of what can reach it.
+    /// Candidates from SQL: every key in the length window the cut-off allows, so the
+    /// offers are a superset of what can reach it; with
+    /// [`PgOptions::trigram_first`], `pg_trgm` similarity hits first, best first (up to
+    /// 200), to raise the cut-off and narrow the window.
     fn sql_candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
         let p = &self.name;
         let mut client = self.client()?;
@@ -231,7 +232,7 @@ impl PgStore {
             }
             Ok(())
         };
-        if q.key.chars().count() >= 3 {
+        if self.options.trigram_first && q.key.chars().count() >= 3 {
             let sql = format!(
                 "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v \
                  WHERE (v.plain % $3 OR v.struct_key % $3 OR v.general_key % $3) AND {} AND {has_target} \

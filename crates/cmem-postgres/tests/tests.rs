@@ -53,6 +53,13 @@ mod conformance_sql_candidates {
     cmem_conformance::conformance_suite!(sql_candidates: || Box::new(fresh(PgOptions::default().gram_index(false))));
 }
 
+mod conformance_sql_trigram_first {
+    use super::*;
+    cmem_conformance::conformance_suite!(sql_candidates: || Box::new(fresh(
+        PgOptions::default().gram_index(false).trigram_first(true)
+    )));
+}
+
 #[test]
 fn another_stores_write_is_seen_by_the_next_lookup() {
     let url = fresh_url();
