@@ -11,8 +11,9 @@
 //!   ([`cmem_core::CandidateIndex`], the same as the other stores'), so lookups rank
 //!   exactly as everywhere else. Every write transaction bumps a change counter in the
 //!   meta table; a lookup reads it first and reloads the index when any writer anywhere
-//!   committed since. Without the index ([`PgOptions::gram_index`] off): `pg_trgm`
-//!   similarity hits, then a length window.
+//!   committed since. Without the index ([`PgOptions::gram_index`] off): every key in
+//!   the length window the cut-off allows, optionally after `pg_trgm` similarity hits
+//!   ([`PgOptions::trigram_first`]).
 //! - Writes are one transaction per batch, or per
 //!   [`WriteSession`](cmem_core::WriteSession) (an import); writers take turns on the
 //!   counter's row lock, waiting at most [`PgOptions::write_wait`]. Readers see an

@@ -19,7 +19,8 @@ pub struct PgOptions {
     /// Open for reading only: writes fail, and nothing is migrated (default false).
     pub read_only: bool,
     /// Serve fuzzy candidates from the in-process candidate index (default true); when
-    /// false, from the database (`pg_trgm` similarity, then a length window).
+    /// false, from the database (every key in the length window the cut-off allows; see
+    /// [`trigram_first`](Self::trigram_first)).
     pub gram_index: bool,
     /// Without the in-process index: offer `pg_trgm` similarity hits (`%` on the three
     /// keys) before the length window, to raise the cut-off early (default false: on the
