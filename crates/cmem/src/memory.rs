@@ -404,10 +404,7 @@ fn open_store(address: &Address, options: &OpenOptions) -> Result<Box<dyn Conten
             }
             Ok(Box::new(MemStore::new()))
         }
-        Address::Postgres(_) => Err(Error::new(
-            ErrorKind::Unsupported,
-            format!("memory {address}: PostgreSQL memories are not supported by this build of cmem"),
-        )),
+        Address::Postgres(url) => open_postgres(url, address, options),
         Address::Sqlite(path) => open_sqlite(path, address, options),
     }
 }
@@ -444,5 +441,30 @@ fn open_sqlite(_: &std::path::Path, address: &Address, _: &OpenOptions) -> Resul
     Err(Error::new(
         ErrorKind::Unsupported,
         format!("memory {address}: SQLite memories need the `sqlite` feature of cmem"),
+    ))
+}
+
+/// Opens a PostgreSQL memory.
+#[cfg(feature = "postgres")]
+fn open_postgres(url: &str, _: &Address, options: &OpenOptions) -> Result<Box<dyn ContentMemory>> {
+    use cmem_postgres::{PgOptions, PgStore};
+    let mut pg = PgOptions::default()
+        .create(options.create && !options.read_only)
+        .read_only(options.read_only)
+        .gram_index(!options.sql_candidates);
+    if let Some(wait) = options.write_wait {
+        pg = pg.write_wait(wait);
+    }
+    if let Some(hook) = &options.on_wait {
+        pg = pg.on_wait(Arc::clone(hook));
+    }
+    Ok(Box::new(PgStore::open_with(url, pg)?))
+}
+
+#[cfg(not(feature = "postgres"))]
+fn open_postgres(_: &str, address: &Address, _: &OpenOptions) -> Result<Box<dyn ContentMemory>> {
+    Err(Error::new(
+        ErrorKind::Unsupported,
+        format!("memory {address}: PostgreSQL memories need the `postgres` feature of cmem"),
     ))
 }

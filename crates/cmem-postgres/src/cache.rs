@@ -1,0 +1,166 @@
+//! The in-process candidate index of the PostgreSQL store: core's lazy
+//! [`CandidateIndex`], loaded from `tm_variants` per source locale on first use, kept in
+//! step with this store's own writes, and reloaded when another connection, process or
+//! machine has written.
+//!
+//! How it learns of other writers: every write transaction bumps the change counter in
+//! the meta table (see [`META_CHANGES`](crate::migrate::META_CHANGES)); a lookup reads it
+//! first (one indexed row) and reloads the index when it differs from the value the index
+//! was loaded at. A load reads the counter and the keys in one repeatable-read
+//! transaction, so the index is exactly the memory at that counter. A lookup therefore
+//! sees every write committed before it began.
+
+use cmem_core::store::{CandidateQuery, CandidateSink};
+use cmem_core::{CandidateIndex, EntryId, GramIndex, Keys, Locale, Result};
+use postgres::Client;
+
+use crate::error::{corrupt, Context};
+
+/// The three keys of a `tm_variants` row `v`, NULLs resolved.
+pub(crate) const KEYS_OF_V: &str =
+    "v.plain, COALESCE(v.struct_key, v.plain), COALESCE(v.general_key, v.struct_key, v.plain)";
+
+/// The keys of a written entry's variants, for [`Cache::add`].
+pub(crate) type CachedKeys = Vec<(Locale, Keys)>;
+
+/// The candidate index and the change counter it reflects.
+#[derive(Debug)]
+pub(crate) struct Cache {
+    /// The change counter when the cache was loaded; `None` = not loaded.
+    changes: Option<i64>,
+    index: CandidateIndex,
+}
+
+impl Default for Cache {
+    fn default() -> Self {
+        Cache { changes: None, index: CandidateIndex::lazy() }
+    }
+}
+
+impl Cache {
+    /// True when the cache reflects `changes` and holds the index of every locale
+    /// matching `source`.
+    pub(crate) fn is_current(&self, changes: i64, source: &Locale) -> bool {
+        self.changes == Some(changes) && self.index.missing(source).is_empty()
+    }
+
+    /// True when the cache was loaded at change counter `changes`.
+    pub(crate) fn is_at(&self, changes: i64) -> bool {
+        self.changes == Some(changes)
+    }
+
+    /// Marks the cache stale: the next lookup reloads it.
+    pub(crate) fn forget(&mut self) {
+        self.changes = None;
+        self.index.clear();
+    }
+
+    /// Files the entries a write transaction that moved the counter from `before` to
+    /// `after` inserted, and forgets the ones it deleted, when the cache was at `before`;
+    /// otherwise another writer came between, and the cache stays stale (reloaded on
+    /// the next lookup).
+    pub(crate) fn apply(
+        &mut self,
+        before: i64,
+        after: i64,
+        added: &[(EntryId, CachedKeys)],
+        removed: &[EntryId],
+    ) {
+        if self.changes != Some(before) {
+            return;
+        }
+        for (id, keys) in added {
+            self.index.add(*id, keys);
+        }
+        self.index.settle();
+        for id in removed {
+            self.index.remove(*id);
+        }
+        self.changes = Some(after);
+    }
+
+    /// Offers the candidates of `q` (see [`CandidateIndex::offer`]).
+    pub(crate) fn offer(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) {
+        self.index.offer(q, sink);
+    }
+
+    /// Loads, in one repeatable-read transaction on `client`, the locales of every entry
+    /// when the cache is stale, and the index of every locale matching `source` that is
+    /// not loaded yet.
+    ///
+    /// # Errors
+    /// A store failure, or a stored locale that does not parse.
+    pub(crate) fn load(&mut self, client: &mut Client, name: &str, source: &Locale) -> Result<()> {
+        let mut tx = crate::store::snapshot(client, name, "loading keys")?;
+        let changes = crate::store::read_changes(&mut tx, name)?;
+        if self.changes != Some(changes) {
+            self.index.clear();
+            self.changes = None;
+            load_locales(&mut self.index, &mut tx, name)?;
+            self.changes = Some(changes);
+        }
+        for li in self.index.missing(source) {
+            let Some(tag) = self.index.locale(li).map(|l| l.as_str().to_owned()) else { continue };
+            let rows = tx
+                .query(
+                    &format!(
+                        "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v WHERE v.locale = $1 ORDER BY v.id"
+                    ),
+                    &[&tag],
+                )
+                .ctx(name, "loading keys")?;
+            let mut variants = Vec::with_capacity(rows.len());
+            for r in rows {
+                let keys = Keys {
+                    plain: r.try_get(1).ctx(name, "loading keys")?,
+                    structural: r.try_get(2).ctx(name, "loading keys")?,
+                    generalized: r.try_get(3).ctx(name, "loading keys")?,
+                };
+                let id = EntryId(r.try_get(0).ctx(name, "loading keys")?);
+                // Every variant's entry had its locales loaded first.
+                let set = self.index.set_of(id).unwrap_or(u32::MAX);
+                variants.push((id, set, keys));
+            }
+            self.index.insert_index(li, GramIndex::build(&variants));
+        }
+        tx.commit().ctx(name, "loading keys")?;
+        Ok(())
+    }
+}
+
+/// Reads the variant locales of every entry.
+fn load_locales(index: &mut CandidateIndex, tx: &mut postgres::Transaction<'_>, name: &str) -> Result<()> {
+    let what = "loading variant locales";
+    let rows =
+        tx.query("SELECT entry_id, locale FROM tm_variants ORDER BY entry_id, ord", &[]).ctx(name, what)?;
+    let mut current: Option<(EntryId, Vec<u16>)> = None;
+    // Rows alternate between a memory's few locales: each tag is parsed once.
+    let mut tags: Vec<(String, u16)> = Vec::new();
+    for r in rows {
+        let id = EntryId(r.try_get(0).ctx(name, what)?);
+        let tag: &str = r.try_get(1).ctx(name, what)?;
+        let li = match tags.iter().find(|(t, _)| t == tag) {
+            Some((_, li)) => *li,
+            None => {
+                let loc =
+                    Locale::parse(tag).map_err(|e| corrupt(name, format!("stored locale {tag:?}"), e))?;
+                let li = index.locale_id(&loc);
+                tags.push((tag.to_owned(), li));
+                li
+            }
+        };
+        match &mut current {
+            Some((cid, locs)) if *cid == id => locs.push(li),
+            _ => {
+                if let Some((cid, locs)) = current.take() {
+                    index.set_locales(cid, &locs);
+                }
+                current = Some((id, vec![li]));
+            }
+        }
+    }
+    if let Some((cid, locs)) = current {
+        index.set_locales(cid, &locs);
+    }
+    Ok(())
+}

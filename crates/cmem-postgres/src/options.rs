@@ -1,0 +1,126 @@
+//! [`PgOptions`]: how a [`PgStore`](crate::PgStore) opens a memory.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Told, about every quarter second, while a write waits for another writer's
+/// transaction to end, with the time waited so far; returning false gives up (the write
+/// then fails).
+pub type WaitFn = Arc<dyn Fn(Duration) -> bool + Send + Sync>;
+
+/// How [`PgStore::open_with`](crate::PgStore::open_with) opens a memory.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct PgOptions {
+    /// Create the schema in a database that has none (default true). When false, a
+    /// database without cmem's tables is refused rather than turned into a memory.
+    pub create: bool,
+    /// Open for reading only: writes fail, and nothing is migrated (default false).
+    pub read_only: bool,
+    /// Serve fuzzy candidates from the in-process candidate index (default true); when
+    /// false, from the database (every key in the length window the cut-off allows; see
+    /// [`trigram_first`](Self::trigram_first)).
+    pub gram_index: bool,
+    /// Without the in-process index: offer `pg_trgm` similarity hits (`%` on the three
+    /// keys) before the length window, to raise the cut-off early (default false: on the
+    /// full en-de memory the similarity query alone took longer than the window it
+    /// narrows).
+    pub trigram_first: bool,
+    /// How long a write waits for another writer before it fails (default 60 s).
+    pub write_wait: Duration,
+    /// Told while a write waits for another writer (default none).
+    pub on_wait: Option<WaitFn>,
+    /// How long opening waits for a connection (default 10 s).
+    pub connect_timeout: Duration,
+    /// The most connections the store keeps open at once (default 8).
+    pub pool_size: u32,
+}
+
+impl Default for PgOptions {
+    fn default() -> Self {
+        PgOptions {
+            create: true,
+            read_only: false,
+            gram_index: true,
+            trigram_first: false,
+            write_wait: Duration::from_secs(60),
+            on_wait: None,
+            connect_timeout: Duration::from_secs(10),
+            pool_size: 8,
+        }
+    }
+}
+
+impl fmt::Debug for PgOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PgOptions")
+            .field("create", &self.create)
+            .field("read_only", &self.read_only)
+            .field("gram_index", &self.gram_index)
+            .field("trigram_first", &self.trigram_first)
+            .field("write_wait", &self.write_wait)
+            .field("on_wait", &self.on_wait.as_ref().map(|_| ".."))
+            .field("connect_timeout", &self.connect_timeout)
+            .field("pool_size", &self.pool_size)
+            .finish()
+    }
+}
+
+impl PgOptions {
+    /// Sets [`create`](Self::create).
+    #[must_use]
+    pub fn create(mut self, on: bool) -> Self {
+        self.create = on;
+        self
+    }
+
+    /// Sets [`read_only`](Self::read_only).
+    #[must_use]
+    pub fn read_only(mut self, on: bool) -> Self {
+        self.read_only = on;
+        self
+    }
+
+    /// Sets [`gram_index`](Self::gram_index).
+    #[must_use]
+    pub fn gram_index(mut self, on: bool) -> Self {
+        self.gram_index = on;
+        self
+    }
+
+    /// Sets [`trigram_first`](Self::trigram_first).
+    #[must_use]
+    pub fn trigram_first(mut self, on: bool) -> Self {
+        self.trigram_first = on;
+        self
+    }
+
+    /// Sets [`write_wait`](Self::write_wait).
+    #[must_use]
+    pub fn write_wait(mut self, wait: Duration) -> Self {
+        self.write_wait = wait;
+        self
+    }
+
+    /// Sets [`on_wait`](Self::on_wait).
+    #[must_use]
+    pub fn on_wait(mut self, hook: WaitFn) -> Self {
+        self.on_wait = Some(hook);
+        self
+    }
+
+    /// Sets [`connect_timeout`](Self::connect_timeout).
+    #[must_use]
+    pub fn connect_timeout(mut self, wait: Duration) -> Self {
+        self.connect_timeout = wait;
+        self
+    }
+
+    /// Sets [`pool_size`](Self::pool_size) (at least 1).
+    #[must_use]
+    pub fn pool_size(mut self, n: u32) -> Self {
+        self.pool_size = n.max(1);
+        self
+    }
+}

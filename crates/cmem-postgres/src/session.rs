@@ -1,0 +1,393 @@
+//! [`PgSession`], the store's [`WriteSession`]: one transaction per session.
+//!
+//! Why it holds the change counter's row lock from its first statement to its end: the
+//! store contract wants one writer at a time, so that deduplication never races another
+//! writer's uncommitted entries; the lock makes a second writer wait (bounded by
+//! `lock_timeout`, [`PgOptions::write_wait`](crate::PgOptions::write_wait)), and the
+//! counter it bumps tells every process's candidate index that the memory changed.
+//! Readers meanwhile see the memory as it was before the session (PostgreSQL's
+//! snapshots), and all of it once it commits; a dropped session, a failed commit or a
+//! dead connection rolls back on the server.
+
+use std::collections::HashMap;
+
+use cmem_core::run::runs_to_json;
+use cmem_core::schema::{stored_keys, META_TABLE};
+use cmem_core::{
+    merge_origins, Entry, EntryId, Error, ErrorKind, NewEntry, Origin, Result, WriteOutcome, WriteSession,
+};
+use postgres::Statement;
+
+use crate::cache::CachedKeys;
+use crate::error::Context;
+use crate::migrate::META_CHANGES;
+use crate::store::{PgStore, Pooled};
+
+/// How long one attempt at the writer's turn waits before the hook is told.
+const WAIT_STEP: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Bumps the change counter, waiting for another writer's transaction to end: in steps
+/// of [`WAIT_STEP`] (each in a savepoint, so a timed-out attempt leaves the transaction
+/// usable), telling [`PgOptions::on_wait`](crate::PgOptions::on_wait) after each, up to
+/// [`PgOptions::write_wait`](crate::PgOptions::write_wait). Returns the new counter.
+fn take_turn(store: &PgStore, conn: &mut Pooled) -> Result<i64> {
+    let p = store.name();
+    let started = std::time::Instant::now();
+    let bump = format!(
+        "UPDATE {META_TABLE} SET value = (value::bigint + 1)::text WHERE key = $1 RETURNING value::bigint"
+    );
+    loop {
+        conn.batch_execute("SAVEPOINT cmem_turn").ctx(p, "waiting for another writer")?;
+        match conn.query_one(&bump, &[&META_CHANGES]).and_then(|r| r.try_get(0)) {
+            Ok(after) => {
+                // The session's own statements take no lock another writer holds (writers
+                // take turns here); a wait on one is a fault, bounded as the turn was.
+                let wait_ms = store.options().write_wait.as_millis().clamp(1, i32::MAX as u128);
+                conn.batch_execute(&format!(
+                    "RELEASE SAVEPOINT cmem_turn; SET LOCAL lock_timeout = {wait_ms}"
+                ))
+                .ctx(p, "waiting for another writer")?;
+                return Ok(after);
+            }
+            Err(e) if e.code() == Some(&postgres::error::SqlState::LOCK_NOT_AVAILABLE) => {
+                conn.batch_execute("ROLLBACK TO SAVEPOINT cmem_turn").ctx(p, "waiting for another writer")?;
+                let waited = started.elapsed();
+                let go_on = store.options().on_wait.as_ref().is_none_or(|hook| hook(waited));
+                if waited >= store.options().write_wait || !go_on {
+                    return Err(crate::error::pg_error(p, "waiting for another writer", e));
+                }
+            }
+            Err(e) => return Err(crate::error::pg_error(p, "waiting for another writer", e)),
+        }
+    }
+}
+
+/// An inserted entry and its keys, for the candidate index.
+type Added = (EntryId, CachedKeys);
+
+/// The statements a session runs per entry, prepared once per session.
+struct Statements {
+    same: Statement,
+    reserve: Statement,
+    entries: Statement,
+    variants: Statement,
+    origin: Statement,
+    approve: Statement,
+    origins: Statement,
+}
+
+/// The [`WriteSession`] of a [`PgStore`]: one transaction, each batch in a savepoint
+/// (so a failed batch leaves the session as it was before it).
+pub(crate) struct PgSession<'a> {
+    store: &'a PgStore,
+    conn: Pooled,
+    stmts: Statements,
+    /// The change counter before and after this session.
+    before: i64,
+    after: i64,
+    added: Vec<Added>,
+    /// Whether to keep `added`: only when this store's candidate index was loaded at the
+    /// counter this session began from, so the index can take the session's entries at
+    /// commit instead of reloading; otherwise it loads them from the table anyway, and
+    /// keeping an import's keys would only cost memory.
+    keep_added: bool,
+    removed: Vec<EntryId>,
+    open: bool,
+}
+
+impl<'a> PgSession<'a> {
+    /// Begins the transaction and takes the writer's turn.
+    pub(crate) fn begin(store: &'a PgStore) -> Result<PgSession<'a>> {
+        store.refuse_read_only()?;
+        let p = store.name();
+        let mut conn = store.client()?;
+        conn.batch_execute(&format!(
+            "BEGIN; SET LOCAL lock_timeout = {}; SET LOCAL work_mem = '64MB'; \
+             SET LOCAL gin_pending_list_limit = '64MB'",
+            WAIT_STEP.as_millis()
+        ))
+        .ctx(p, "starting a write")?;
+        let turn = (|| {
+            let after = take_turn(store, &mut conn)?;
+            let stmts = Statements {
+                same: conn
+                    .prepare("SELECT identity, id FROM tm_entries WHERE identity = ANY($1) ORDER BY id")
+                    .ctx(p, "preparing")?,
+                reserve: conn
+                    .prepare(
+                        "SELECT nextval(pg_get_serial_sequence('tm_entries', 'id')) FROM generate_series(1, $1::bigint)",
+                    )
+                    .ctx(p, "preparing")?,
+                entries: conn
+                    .prepare(
+                        "INSERT INTO tm_entries (id, project_id, identity, metadata, point, unit, approvals) \
+                         SELECT i, pr, h, m::jsonb, pt, u, a FROM unnest($1::bigint[], $2::text[], $3::bigint[], \
+                         $4::text[], $5::text[], $6::text[], $7::bigint[]) AS t(i, pr, h, m, pt, u, a)",
+                    )
+                    .ctx(p, "preparing")?,
+                variants: conn
+                    .prepare(
+                        "INSERT INTO tm_variants (entry_id, ord, locale, runs, plain, struct_key, general_key, text) \
+                         SELECT e, o, l, r::jsonb, pl, sk, gk, pl FROM unnest($1::bigint[], $2::bigint[], \
+                         $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS t(e, o, l, r, pl, sk, gk)",
+                    )
+                    .ctx(p, "preparing")?,
+                origins: conn
+                    .prepare(
+                        "INSERT INTO tm_origins (entry_id, seq, project_id, context_fingerprint, created_at) \
+                         SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[])",
+                    )
+                    .ctx(p, "preparing")?,
+                approve: conn
+                    .prepare("UPDATE tm_entries SET approvals = approvals + $2 WHERE id = $1")
+                    .ctx(p, "preparing")?,
+                origin: conn
+                    .prepare(
+                        "INSERT INTO tm_origins (entry_id, seq, project_id, context_fingerprint, created_at) \
+                         VALUES ($1, $2, $3, $4, $5)",
+                    )
+                    .ctx(p, "preparing")?,
+            };
+            Ok::<_, Error>((after, stmts))
+        })();
+        match turn {
+            Ok((after, stmts)) => Ok(PgSession {
+                store,
+                conn,
+                stmts,
+                before: after - 1,
+                after,
+                added: Vec::new(),
+                keep_added: store.cache_write().map(|c| c.is_at(after - 1)).unwrap_or(false),
+                removed: Vec::new(),
+                open: true,
+            }),
+            Err(e) => {
+                let _ = conn.batch_execute("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+
+    fn insert_origins(&mut self, id: EntryId, first_seq: usize, origins: &[Origin]) -> Result<()> {
+        for (i, o) in origins.iter().enumerate() {
+            self.conn
+                .execute(
+                    &self.stmts.origin,
+                    &[&id.0, &((first_seq + i) as i64), &o.project_id, &o.context_fingerprint, &o.created_at],
+                )
+                .ctx_with(self.store.name(), || format!("writing an origin of entry {id}"))?;
+        }
+        Ok(())
+    }
+
+    /// Writes a batch (validated) in the open savepoint; returns the outcomes and the
+    /// keys of the inserted entries for the cache.
+    ///
+    /// Why not a statement per entry: that is five round trips per entry, 1.5 million
+    /// for the full en-de memory. Here a batch costs one
+    /// query for the stored entries sharing an identity hash with it, one for its ids,
+    /// and one multi-row insert per table; only an entry equal in hash to a stored one
+    /// is read back and compared (deduplication sees the stored entries and the batch's
+    /// own, in id order, as a statement per entry would).
+    fn write_batch(&mut self, batch: &[NewEntry]) -> Result<(Vec<WriteOutcome>, Vec<Added>)> {
+        let p = self.store.name().to_owned();
+        let hashes: Vec<i64> = batch.iter().map(|e| e.identity_hash() as i64).collect();
+        let mut stored: HashMap<i64, Vec<EntryId>> = HashMap::new();
+        for r in self.conn.query(&self.stmts.same, &[&hashes]).ctx(&p, "finding duplicates")? {
+            let h: i64 = r.try_get(0).ctx(&p, "finding duplicates")?;
+            stored.entry(h).or_default().push(EntryId(r.try_get(1).ctx(&p, "finding duplicates")?));
+        }
+        // Entry `k` of `fresh` gets the `k`-th id reserved below; outcomes name it by `k`
+        // until then.
+        enum Outcome {
+            Stored(EntryId),
+            Fresh(usize, bool),
+        }
+        let mut fresh: Vec<Entry> = Vec::new();
+        let mut fresh_by_hash: HashMap<i64, Vec<usize>> = HashMap::new();
+        let mut pending = Vec::with_capacity(batch.len());
+        'entries: for (i, (new, h)) in batch.iter().zip(&hashes).enumerate() {
+            for &id in stored.get(h).map(Vec::as_slice).unwrap_or(&[]) {
+                let Some(existing) = self.store.load_entry(&mut *self.conn, id)? else { continue };
+                if new.same_identity(&existing) {
+                    let before = existing.origins.len();
+                    let mut origins = existing.origins;
+                    merge_origins(&mut origins, &new.origins);
+                    self.insert_origins(id, before, &origins[before..])
+                        .map_err(|e| Error::new(e.kind(), format!("entry {} of the batch: {e}", i + 1)))?;
+                    self.conn
+                        .execute(&self.stmts.approve, &[&id.0, &i64::from(new.approvals.max(1))])
+                        .ctx_with(&p, || format!("entry {} of the batch: counting an approval", i + 1))?;
+                    pending.push(Outcome::Stored(id));
+                    continue 'entries;
+                }
+            }
+            for &k in fresh_by_hash.get(h).map(Vec::as_slice).unwrap_or(&[]) {
+                if new.same_identity(&fresh[k]) {
+                    fresh[k].reapprove(new);
+                    pending.push(Outcome::Fresh(k, false));
+                    continue 'entries;
+                }
+            }
+            fresh_by_hash.entry(*h).or_default().push(fresh.len());
+            pending.push(Outcome::Fresh(fresh.len(), true));
+            fresh.push(new.clone().into_entry(EntryId(0)));
+        }
+        // Ids for the new entries only, in batch order, so ids run on without gaps as in
+        // the other stores.
+        let n = fresh.len() as i64;
+        let mut ids: Vec<i64> = Vec::with_capacity(fresh.len());
+        if n > 0 {
+            for r in self.conn.query(&self.stmts.reserve, &[&n]).ctx(&p, "reserving ids")? {
+                ids.push(r.try_get(0).ctx(&p, "reserving ids")?);
+            }
+        }
+        ids.sort_unstable();
+        if ids.len() != fresh.len() {
+            return Err(Error::new(ErrorKind::Store, format!("postgres store {p}: too few ids reserved")));
+        }
+        for (e, id) in fresh.iter_mut().zip(&ids) {
+            e.id = EntryId(*id);
+        }
+        let outcomes = pending
+            .into_iter()
+            .map(|o| match o {
+                Outcome::Stored(id) => WriteOutcome::Deduplicated(id),
+                Outcome::Fresh(k, true) => WriteOutcome::Inserted(fresh[k].id),
+                Outcome::Fresh(k, false) => WriteOutcome::Deduplicated(fresh[k].id),
+            })
+            .collect();
+        let added = self.insert_fresh(&fresh)?;
+        Ok((outcomes, added))
+    }
+
+    /// Inserts new entries with their reserved ids: one statement per table.
+    fn insert_fresh(&mut self, fresh: &[Entry]) -> Result<Vec<Added>> {
+        let p = self.store.name().to_owned();
+        let mut metadata = Vec::with_capacity(fresh.len());
+        for e in fresh {
+            metadata.push(serde_json::to_string(&e.metadata).map_err(|err| {
+                Error::with_source(
+                    ErrorKind::InvalidEntry,
+                    format!("entry {}: metadata cannot be serialized", e.id),
+                    err,
+                )
+            })?);
+        }
+        let ids: Vec<i64> = fresh.iter().map(|e| e.id.0).collect();
+        let projects: Vec<&str> = fresh.iter().map(|e| e.project_id.as_str()).collect();
+        let hashes: Vec<i64> = fresh.iter().map(|e| e.identity_hash() as i64).collect();
+        let points: Vec<&str> = fresh.iter().map(|e| e.point.as_str()).collect();
+        let units: Vec<&str> = fresh.iter().map(|e| e.unit.as_str()).collect();
+        let approvals: Vec<i64> = fresh.iter().map(|e| i64::from(e.approvals())).collect();
+        self.conn
+            .execute(&self.stmts.entries, &[&ids, &projects, &hashes, &metadata, &points, &units, &approvals])
+            .ctx(&p, "writing entries")?;
+        let mut added = Vec::with_capacity(fresh.len());
+        let (mut v_entry, mut v_ord, mut v_locale, mut v_runs) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut v_plain, mut v_struct, mut v_general) = (Vec::new(), Vec::new(), Vec::new());
+        for e in fresh {
+            let mut cached: CachedKeys = Vec::with_capacity(e.variants.len());
+            for (ord, v) in e.variants.iter().enumerate() {
+                let k = v.keys();
+                let (s, g) = stored_keys(&k);
+                v_entry.push(e.id.0);
+                v_ord.push(ord as i64);
+                v_locale.push(v.locale.as_str());
+                v_runs.push(runs_to_json(&v.runs));
+                v_struct.push(s.map(str::to_owned));
+                v_general.push(g.map(str::to_owned));
+                v_plain.push(k.plain.clone());
+                cached.push((v.locale.clone(), k));
+            }
+            added.push((e.id, cached));
+        }
+        self.conn
+            .execute(
+                &self.stmts.variants,
+                &[&v_entry, &v_ord, &v_locale, &v_runs, &v_plain, &v_struct, &v_general],
+            )
+            .ctx(&p, "writing variants")?;
+        let (mut o_entry, mut o_seq, mut o_project, mut o_context, mut o_created) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for e in fresh {
+            for (seq, o) in e.origins.iter().enumerate() {
+                o_entry.push(e.id.0);
+                o_seq.push(seq as i64);
+                o_project.push(o.project_id.as_str());
+                o_context.push(o.context_fingerprint.as_str());
+                o_created.push(o.created_at.as_str());
+            }
+        }
+        if !o_entry.is_empty() {
+            self.conn
+                .execute(&self.stmts.origins, &[&o_entry, &o_seq, &o_project, &o_context, &o_created])
+                .ctx(&p, "writing origins")?;
+        }
+        Ok(added)
+    }
+
+    /// Deletes an entry (its variants and origins go with it); false when there was none.
+    pub(crate) fn delete(&mut self, id: EntryId) -> Result<bool> {
+        let n = self
+            .conn
+            .execute("DELETE FROM tm_entries WHERE id = $1", &[&id.0])
+            .ctx_with(self.store.name(), || format!("deleting entry {id}"))?;
+        if n > 0 {
+            self.removed.push(id);
+        }
+        Ok(n > 0)
+    }
+}
+
+impl WriteSession for PgSession<'_> {
+    fn write(&mut self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
+        for (i, e) in entries.iter().enumerate() {
+            e.validate().map_err(|err| {
+                Error::new(err.kind(), format!("entry {} of the batch: {}", i + 1, err.message()))
+            })?;
+        }
+        let p = self.store.name().to_owned();
+        self.conn.batch_execute("SAVEPOINT cmem_batch").ctx(&p, "starting a batch")?;
+        let (outcomes, mut added) = match self.write_batch(entries) {
+            Ok(done) => done,
+            Err(err) => {
+                let _ =
+                    self.conn.batch_execute("ROLLBACK TO SAVEPOINT cmem_batch; RELEASE SAVEPOINT cmem_batch");
+                return Err(err);
+            }
+        };
+        self.conn.batch_execute("RELEASE SAVEPOINT cmem_batch").ctx(&p, "ending a batch")?;
+        if self.keep_added {
+            self.added.append(&mut added);
+        } else {
+            drop(added);
+        }
+        Ok(outcomes)
+    }
+
+    fn commit(mut self: Box<Self>) -> Result<()> {
+        let p = self.store.name().to_owned();
+        self.open = false;
+        self.conn.batch_execute("COMMIT").ctx(&p, "committing")?;
+        let mut cache = self.store.cache_write()?;
+        if self.keep_added {
+            cache.apply(self.before, self.after, &self.added, &self.removed);
+        } else {
+            cache.forget();
+        }
+        Ok(())
+    }
+}
+
+impl Drop for PgSession<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            // A connection that cannot roll back is broken; the server rolls back when it
+            // closes, and the pool drops it.
+            let _ = self.conn.batch_execute("ROLLBACK");
+        }
+    }
+}

@@ -1,0 +1,570 @@
+//! [`PgStore`]: the [`ContentMemory`] over one PostgreSQL database, shared by every
+//! process and machine that opens it.
+
+use std::collections::BTreeMap;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use cmem_core::run::runs_from_json;
+use cmem_core::schema::META_TABLE;
+use cmem_core::store::{
+    CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,
+};
+use cmem_core::trigram::length_bounds;
+use cmem_core::version::{select_versions, Version, VersionQuery, VersionReader};
+use cmem_core::{
+    normalize_text, Entry, EntryId, Error, ErrorKind, KeyKind, Keys, Locale, Metadata, NewEntry, Origin,
+    Point, Result, Variant, WriteOutcome, WriteSession,
+};
+use postgres::{GenericClient, NoTls};
+use r2d2_postgres::PostgresConnectionManager;
+
+use crate::cache::{Cache, KEYS_OF_V};
+use crate::error::{corrupt, store_error, Context};
+use crate::migrate::{self, META_CHANGES};
+use crate::options::PgOptions;
+use crate::session::PgSession;
+
+pub(crate) type Manager = PostgresConnectionManager<NoTls>;
+pub(crate) type Pooled = r2d2::PooledConnection<Manager>;
+
+/// A [`ContentMemory`] in one PostgreSQL database (15 or newer, with `pg_trgm`): tables
+/// `tm_entries`, `tm_variants`, `tm_origins` and `tm_meta` from
+/// [`cmem_core::schema`]'s PostgreSQL dialect, migrated on open; `pg_trgm` GIN indexes
+/// on the three keys and a generated `search_tsv` column for concordance search.
+///
+/// Safe to share between threads: connections come from a pool; fuzzy candidates come
+/// from an in-process index behind a read-write lock, reloaded when any writer anywhere
+/// has committed since it was loaded (see the crate docs).
+#[derive(Debug)]
+pub struct PgStore {
+    name: String,
+    pool: r2d2::Pool<Manager>,
+    cache: RwLock<Cache>,
+    options: PgOptions,
+}
+
+/// SQL for "the locale in column `col` matches `$n` by the prefix rule" (tags are stored
+/// canonically).
+fn locale_match(col: &str, n: u8) -> String {
+    format!("({col} = ${n} OR {col} LIKE ${n} || '-%' OR ${n} LIKE {col} || '-%')")
+}
+
+/// A read-only transaction that sees one snapshot throughout (repeatable read): for
+/// reads of several statements that must agree.
+pub(crate) fn snapshot<'c>(
+    client: &'c mut postgres::Client,
+    name: &str,
+    what: &str,
+) -> Result<postgres::Transaction<'c>> {
+    client
+        .build_transaction()
+        .isolation_level(postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .ctx(name, what)
+}
+
+/// The change counter (see [`META_CHANGES`]).
+pub(crate) fn read_changes<C: GenericClient>(client: &mut C, name: &str) -> Result<i64> {
+    let row = client
+        .query_opt(&format!("SELECT value::bigint FROM {META_TABLE} WHERE key = $1"), &[&META_CHANGES])
+        .ctx(name, "reading the change counter")?;
+    match row {
+        Some(r) => r.try_get(0).ctx(name, "reading the change counter"),
+        None => Err(store_error(name, format!("{META_TABLE} has no {META_CHANGES} counter"))),
+    }
+}
+
+impl PgStore {
+    /// Opens the memory in the database at `url` (`postgres://user:password@host:port/db`
+    /// or a `key=value` connection string) with default options, creating the schema
+    /// in an empty database and migrating an older one.
+    ///
+    /// # Errors
+    /// As [`open_with`](Self::open_with).
+    pub fn open(url: &str) -> Result<PgStore> {
+        PgStore::open_with(url, PgOptions::default())
+    }
+
+    /// Opens `url` with `options`. The user defaults to `PGUSER`, then `USER`; the
+    /// password to `PGPASSWORD`.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Store`] for an address that does not parse or a server that cannot
+    /// be reached or refuses the login; [`ErrorKind::Schema`] for a database of a newer
+    /// schema version, one that is not a cmem memory, or an empty one that `options`
+    /// do not let become one. Each names the address with its password left out.
+    pub fn open_with(url: &str, options: PgOptions) -> Result<PgStore> {
+        let name = crate::address::redact(url);
+        let mut config = crate::address::config(url, &name)?;
+        config.connect_timeout(options.connect_timeout);
+        config.application_name("cmem");
+        let mut client = config.connect(NoTls).ctx(&name, "cannot connect")?;
+        migrate::migrate(&mut client, &name, &options)?;
+        drop(client);
+        let pool = r2d2::Pool::builder()
+            .max_size(options.pool_size.max(1))
+            .min_idle(Some(0))
+            .connection_timeout(options.connect_timeout)
+            .build_unchecked(PostgresConnectionManager::new(config, NoTls));
+        Ok(PgStore { name, pool, cache: RwLock::new(Cache::default()), options })
+    }
+
+    /// The address this store opened, its password left out.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The options the store was opened with.
+    pub fn options(&self) -> &PgOptions {
+        &self.options
+    }
+
+    /// A pooled connection.
+    pub(crate) fn client(&self) -> Result<Pooled> {
+        self.pool.get().map_err(|e| {
+            Error::with_source(ErrorKind::Store, format!("postgres store {}: no connection", self.name), e)
+        })
+    }
+
+    fn poisoned(&self) -> Error {
+        store_error(&self.name, "candidate cache lock poisoned")
+    }
+
+    fn cache_read(&self) -> Result<RwLockReadGuard<'_, Cache>> {
+        self.cache.read().map_err(|_| self.poisoned())
+    }
+
+    pub(crate) fn cache_write(&self) -> Result<RwLockWriteGuard<'_, Cache>> {
+        self.cache.write().map_err(|_| self.poisoned())
+    }
+
+    pub(crate) fn refuse_read_only(&self) -> Result<()> {
+        if self.options.read_only {
+            return Err(store_error(&self.name, "opened read-only; writes are refused"));
+        }
+        Ok(())
+    }
+
+    /// Loads the candidate index for `source` when missing or stale.
+    fn ensure_cache(&self, source: &Locale) -> Result<()> {
+        let mut client = self.client()?;
+        let changes = read_changes(&mut *client, &self.name)?;
+        if self.cache_read()?.is_current(changes, source) {
+            return Ok(());
+        }
+        self.cache_write()?.load(&mut client, &self.name, source)
+    }
+
+    /// One entry by id, on `client`.
+    pub(crate) fn load_entry<C: GenericClient>(&self, client: &mut C, id: EntryId) -> Result<Option<Entry>> {
+        let p = &self.name;
+        let reading = || format!("reading entry {id}");
+        let head = client
+            .query_opt(
+                "SELECT project_id, metadata::text, point, unit, approvals FROM tm_entries WHERE id = $1",
+                &[&id.0],
+            )
+            .ctx_with(p, reading)?;
+        let Some(head) = head else { return Ok(None) };
+        let project_id: String = head.try_get(0).ctx_with(p, reading)?;
+        let metadata: String = head.try_get(1).ctx_with(p, reading)?;
+        let point: String = head.try_get(2).ctx_with(p, reading)?;
+        let unit: String = head.try_get(3).ctx_with(p, reading)?;
+        let approvals: i64 = head.try_get(4).ctx_with(p, reading)?;
+        let mut variants = Vec::new();
+        for r in client
+            .query("SELECT locale, runs::text FROM tm_variants WHERE entry_id = $1 ORDER BY ord", &[&id.0])
+            .ctx_with(p, reading)?
+        {
+            let tag: &str = r.try_get(0).ctx_with(p, reading)?;
+            let json: &str = r.try_get(1).ctx_with(p, reading)?;
+            variants.push(parse_variant(p, id, tag, json)?);
+        }
+        let mut origins = Vec::new();
+        for r in client
+            .query(
+                "SELECT project_id, context_fingerprint, created_at FROM tm_origins WHERE entry_id = $1 ORDER BY seq",
+                &[&id.0],
+            )
+            .ctx_with(p, reading)?
+        {
+            origins.push(Origin {
+                project_id: r.try_get(0).ctx_with(p, reading)?,
+                context_fingerprint: r.try_get(1).ctx_with(p, reading)?,
+                created_at: r.try_get(2).ctx_with(p, reading)?,
+            });
+        }
+        Ok(Some(Entry {
+            id,
+            approvals: approvals_of(approvals),
+            variants,
+            point: parse_point(p, id, &point)?,
+            unit,
+            project_id,
+            origins,
+            metadata: parse_metadata(p, id, &metadata)?,
+        }))
+    }
+
+    /// Candidates from SQL: every key in the length window the cut-off allows, so the
+    /// offers are a superset of what can reach it; with
+    /// [`PgOptions::trigram_first`], `pg_trgm` similarity hits first, best first (up to
+    /// 200), to raise the cut-off and narrow the window.
+    fn sql_candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
+        let p = &self.name;
+        let mut client = self.client()?;
+        let has_target = format!(
+            "EXISTS (SELECT 1 FROM tm_variants t WHERE t.entry_id = v.entry_id AND t.id <> v.id AND {})",
+            locale_match("t.locale", 2)
+        );
+        let src = q.source.as_str();
+        let tgt = q.target.as_str();
+        let offer = |row: &postgres::Row, sink: &mut dyn CandidateSink| -> Result<()> {
+            let id = EntryId(row.try_get(0).ctx(p, "fuzzy candidates")?);
+            let keys = Keys {
+                plain: row.try_get(1).ctx(p, "fuzzy candidates")?,
+                structural: row.try_get(2).ctx(p, "fuzzy candidates")?,
+                generalized: row.try_get(3).ctx(p, "fuzzy candidates")?,
+            };
+            for (key, kinds) in keys.distinct() {
+                if !kinds.intersect(q.kinds).is_empty() {
+                    sink.offer(id, kinds, key);
+                }
+            }
+            Ok(())
+        };
+        if self.options.trigram_first && q.key.chars().count() >= 3 {
+            let sql = format!(
+                "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v \
+                 WHERE (v.plain % $3 OR v.struct_key % $3 OR v.general_key % $3) AND {} AND {has_target} \
+                 ORDER BY GREATEST(similarity(v.plain, $3), similarity(v.struct_key, $3), \
+                 similarity(v.general_key, $3)) DESC, v.entry_id LIMIT 200",
+                locale_match("v.locale", 1)
+            );
+            for row in client.query(&sql, &[&src, &tgt, &q.key]).ctx(p, "fuzzy candidates (trigram)")? {
+                offer(&row, sink)?;
+            }
+        }
+        let (lo, hi) = length_bounds(q.key.chars().count(), sink.cutoff());
+        let lo = i32::try_from(lo).unwrap_or(i32::MAX);
+        let hi = i32::try_from(hi).unwrap_or(i32::MAX);
+        let sql = format!(
+            "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v \
+             WHERE {} AND (char_length(v.plain) BETWEEN $3 AND $4 OR char_length(v.struct_key) BETWEEN $3 AND $4 \
+             OR char_length(v.general_key) BETWEEN $3 AND $4) AND {has_target}",
+            locale_match("v.locale", 1)
+        );
+        for row in client.query(&sql, &[&src, &tgt, &lo, &hi]).ctx(p, "fuzzy candidates (length)")? {
+            offer(&row, sink)?;
+        }
+        Ok(())
+    }
+}
+
+impl ContentMemory for PgStore {
+    fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
+        let mut session = PgSession::begin(self)?;
+        let outcomes = session.write(entries)?;
+        Box::new(session).commit()?;
+        Ok(outcomes)
+    }
+
+    fn begin(&self) -> Result<Box<dyn WriteSession + '_>> {
+        Ok(Box::new(PgSession::begin(self)?))
+    }
+
+    fn get(&self, id: EntryId) -> Result<Option<Entry>> {
+        let mut client = self.client()?;
+        self.load_entry(&mut *client, id)
+    }
+
+    fn delete(&self, id: EntryId) -> Result<bool> {
+        let mut session = PgSession::begin(self)?;
+        let gone = session.delete(id)?;
+        Box::new(session).commit()?;
+        Ok(gone)
+    }
+
+    fn entries(&self, after: Option<EntryId>, limit: usize) -> Result<Vec<Entry>> {
+        // Three range queries per page rather than three per entry: export reads it all.
+        let p = &self.name;
+        let mut client = self.client()?;
+        // One snapshot for the page's three reads, so a concurrent delete cannot split an
+        // entry.
+        let mut tx = snapshot(&mut client, p, "listing entries")?;
+        let mut out: Vec<Entry> = Vec::new();
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        for r in tx
+            .query(
+                "SELECT id, project_id, metadata::text, point, unit, approvals FROM tm_entries WHERE id > $1 \
+                 ORDER BY id LIMIT $2",
+                &[&after.map_or(i64::MIN, |a| a.0), &limit],
+            )
+            .ctx(p, "listing entries")?
+        {
+            let id = EntryId(r.try_get(0).ctx(p, "listing entries")?);
+            let metadata: &str = r.try_get(2).ctx(p, "listing entries")?;
+            let point: &str = r.try_get(3).ctx(p, "listing entries")?;
+            out.push(Entry {
+                id,
+                variants: Vec::new(),
+                point: parse_point(p, id, point)?,
+                unit: r.try_get(4).ctx(p, "listing entries")?,
+                project_id: r.try_get(1).ctx(p, "listing entries")?,
+                origins: Vec::new(),
+                metadata: parse_metadata(p, id, metadata)?,
+                approvals: approvals_of(r.try_get(5).ctx(p, "listing entries")?),
+            });
+        }
+        let (Some(first), Some(last)) = (out.first().map(|e| e.id.0), out.last().map(|e| e.id.0)) else {
+            return Ok(out);
+        };
+        let index: std::collections::HashMap<i64, usize> =
+            out.iter().enumerate().map(|(i, e)| (e.id.0, i)).collect();
+        for r in tx
+            .query(
+                "SELECT entry_id, locale, runs::text FROM tm_variants WHERE entry_id BETWEEN $1 AND $2 \
+                 ORDER BY entry_id, ord",
+                &[&first, &last],
+            )
+            .ctx(p, "listing variants")?
+        {
+            let id: i64 = r.try_get(0).ctx(p, "listing variants")?;
+            let Some(&i) = index.get(&id) else { continue };
+            let tag: &str = r.try_get(1).ctx(p, "listing variants")?;
+            let json: &str = r.try_get(2).ctx(p, "listing variants")?;
+            out[i].variants.push(parse_variant(p, EntryId(id), tag, json)?);
+        }
+        for r in tx
+            .query(
+                "SELECT entry_id, project_id, context_fingerprint, created_at FROM tm_origins \
+                 WHERE entry_id BETWEEN $1 AND $2 ORDER BY entry_id, seq",
+                &[&first, &last],
+            )
+            .ctx(p, "listing origins")?
+        {
+            let id: i64 = r.try_get(0).ctx(p, "listing origins")?;
+            let Some(&i) = index.get(&id) else { continue };
+            out[i].origins.push(Origin {
+                project_id: r.try_get(1).ctx(p, "listing origins")?,
+                context_fingerprint: r.try_get(2).ctx(p, "listing origins")?,
+                created_at: r.try_get(3).ctx(p, "listing origins")?,
+            });
+        }
+        tx.commit().ctx(p, "listing entries")?;
+        Ok(out)
+    }
+
+    fn exact(&self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
+        let p = &self.name;
+        // NULL keys stand for the key before them (`stored_keys`): each arm uses an index.
+        let sql = match q.kind {
+            KeyKind::Plain => "SELECT entry_id, locale FROM tm_variants WHERE plain = $1 ORDER BY entry_id",
+            KeyKind::Structural => {
+                "SELECT entry_id, locale FROM (\
+                 SELECT entry_id, locale FROM tm_variants WHERE struct_key = $1 UNION ALL \
+                 SELECT entry_id, locale FROM tm_variants WHERE struct_key IS NULL AND plain = $1) s \
+                 ORDER BY entry_id"
+            }
+            KeyKind::Generalized => {
+                "SELECT entry_id, locale FROM (\
+                 SELECT entry_id, locale FROM tm_variants WHERE general_key = $1 UNION ALL \
+                 SELECT entry_id, locale FROM tm_variants WHERE general_key IS NULL AND struct_key = $1 \
+                 UNION ALL SELECT entry_id, locale FROM tm_variants \
+                 WHERE general_key IS NULL AND struct_key IS NULL AND plain = $1) s ORDER BY entry_id"
+            }
+        };
+        let mut client = self.client()?;
+        let rows = client.query(sql, &[&q.key]).ctx(p, "exact lookup")?;
+        let mut out: Vec<Entry> = Vec::new();
+        // Rows come by entry: an entry loaded once is decided, kept or not.
+        let mut loaded: Option<i64> = None;
+        for r in rows {
+            let id: i64 = r.try_get(0).ctx(p, "exact lookup")?;
+            if loaded == Some(id) {
+                continue;
+            }
+            let tag: &str = r.try_get(1).ctx(p, "exact lookup")?;
+            let locale = Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
+            if !locale.matches(q.source) {
+                continue;
+            }
+            loaded = Some(id);
+            if let Some(e) = self.load_entry(&mut *client, EntryId(id))? {
+                if e.variant_index(q.target).is_some() {
+                    out.push(e);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
+        if !self.options.gram_index {
+            return self.sql_candidates(q, sink);
+        }
+        self.ensure_cache(q.source)?;
+        self.cache_read()?.offer(q, sink);
+        Ok(())
+    }
+
+    fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>> {
+        q.validate()?;
+        let words: Vec<String> =
+            normalize_text(&q.words).split(' ').filter(|w| !w.is_empty()).map(str::to_owned).collect();
+        if words.is_empty() || q.limit == 0 {
+            return Ok(Vec::new());
+        }
+        // Each word a quoted prefix term (tsquery quoting: `'` doubled, `\` escaped); all
+        // must match.
+        let expr: String = words
+            .iter()
+            .map(|w| format!("'{}':*", w.replace('\\', "\\\\").replace('\'', "''")))
+            .collect::<Vec<_>>()
+            .join(" & ");
+        let p = &self.name;
+        let limit = i64::try_from(q.limit).unwrap_or(i64::MAX);
+        let sql = format!(
+            "SELECT s.entry_id, s.rank::float8, \
+             ts_headline('simple', s.text, to_tsquery('simple', $1), 'StartSel=[, StopSel=], HighlightAll=true') \
+             FROM (SELECT DISTINCT ON (v.entry_id) v.entry_id, ts_rank(v.search_tsv, tq) AS rank, v.text \
+                   FROM tm_variants v, to_tsquery('simple', $1) tq \
+                   WHERE v.search_tsv @@ tq AND {} ORDER BY v.entry_id, rank DESC, v.ord) s \
+             ORDER BY s.rank DESC, s.entry_id LIMIT $3",
+            locale_match("v.locale", 2)
+        );
+        let mut client = self.client()?;
+        let rows = client
+            .query(&sql, &[&expr, &q.locale.as_str(), &limit])
+            .ctx_with(p, || format!("search for {}", q.quoted()))?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            let id: i64 = r.try_get(0).ctx(p, "search")?;
+            let score: f64 = r.try_get(1).ctx(p, "search")?;
+            let snippet: String = r.try_get(2).ctx(p, "search")?;
+            if let Some(entry) = self.load_entry(&mut *client, EntryId(id))? {
+                out.push(SearchHit { entry, score, snippet });
+            }
+        }
+        Ok(out)
+    }
+
+    fn stats(&self) -> Result<Stats> {
+        let p = &self.name;
+        let mut client = self.client()?;
+        let mut tx = snapshot(&mut client, p, "counting")?;
+        let mut count = |sql: &str| -> Result<u64> {
+            let n: i64 = tx.query_one(sql, &[]).and_then(|r| r.try_get(0)).ctx(p, "counting")?;
+            Ok(n.max(0) as u64)
+        };
+        let entries = count("SELECT COUNT(*) FROM tm_entries")?;
+        let variants = count("SELECT COUNT(*) FROM tm_variants")?;
+        let size = count("SELECT pg_database_size(current_database())")?;
+        let mut pairs: BTreeMap<(Locale, Locale), u64> = BTreeMap::new();
+        for r in tx
+            .query(
+                "SELECT a.locale, b.locale, COUNT(*) FROM tm_variants a \
+                 JOIN tm_variants b ON b.entry_id = a.entry_id AND b.ord > 0 \
+                 WHERE a.ord = 0 GROUP BY a.locale, b.locale",
+                &[],
+            )
+            .ctx(p, "counting locale pairs")?
+        {
+            let s: &str = r.try_get(0).ctx(p, "counting locale pairs")?;
+            let t: &str = r.try_get(1).ctx(p, "counting locale pairs")?;
+            let n: i64 = r.try_get(2).ctx(p, "counting locale pairs")?;
+            let parse =
+                |tag: &str| Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e));
+            *pairs.entry((parse(s)?, parse(t)?)).or_default() += n.max(0) as u64;
+        }
+        tx.commit().ctx(p, "counting")?;
+        Ok(Stats {
+            entries,
+            variants,
+            pairs: pairs
+                .into_iter()
+                .map(|((source, target), entries)| PairCount { source, target, entries })
+                .collect(),
+            size_bytes: Some(size),
+        })
+    }
+
+    fn version_reader(&self) -> Option<&dyn VersionReader> {
+        Some(self)
+    }
+
+    /// Builds the in-process candidate index for every source locale matching `source`
+    /// now, instead of on the first lookup (nothing when the index is off).
+    fn warm(&self, source: &Locale) -> Result<()> {
+        if self.options.gram_index {
+            self.ensure_cache(source)?;
+        }
+        Ok(())
+    }
+
+    fn meta(&self, key: &str) -> Result<Option<String>> {
+        let mut client = self.client()?;
+        let row = client
+            .query_opt(&format!("SELECT value FROM {META_TABLE} WHERE key = $1"), &[&key])
+            .ctx_with(&self.name, || format!("reading {key}"))?;
+        row.map(|r| r.try_get(0)).transpose().ctx_with(&self.name, || format!("reading {key}"))
+    }
+
+    fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.refuse_read_only()?;
+        let mut client = self.client()?;
+        client
+            .execute(
+                &format!(
+                    "INSERT INTO {META_TABLE} (key, value) VALUES ($1, $2) \
+                     ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+                ),
+                &[&key, &value],
+            )
+            .ctx_with(&self.name, || format!("setting {key}"))?;
+        Ok(())
+    }
+}
+
+impl VersionReader for PgStore {
+    fn versions(&self, q: &VersionQuery, exclude: Option<EntryId>) -> Result<Vec<Version>> {
+        q.validate()?;
+        let mut client = self.client()?;
+        let rows = client
+            .query("SELECT id FROM tm_entries WHERE unit = $1 ORDER BY id", &[&q.unit])
+            .ctx_with(&self.name, || format!("reading versions of unit {:?}", q.unit))?;
+        let mut entries = Vec::with_capacity(rows.len());
+        for r in rows {
+            let id: i64 = r.try_get(0).ctx(&self.name, "reading versions")?;
+            if let Some(e) = self.load_entry(&mut *client, EntryId(id))? {
+                entries.push(e);
+            }
+        }
+        Ok(select_versions(entries, q, exclude))
+    }
+}
+
+/// Entry `id`'s stored metadata, parsed.
+fn parse_metadata(p: &str, id: EntryId, metadata: &str) -> Result<Metadata> {
+    serde_json::from_str(metadata)
+        .map_err(|e| corrupt(p, format!("entry {id}: unreadable metadata {metadata:?}"), e))
+}
+
+/// Entry `id`'s stored point, parsed.
+fn parse_point(p: &str, id: EntryId, point: &str) -> Result<Point> {
+    Point::parse(point).map_err(|e| corrupt(p, format!("entry {id}: stored point"), e))
+}
+
+/// A variant of entry `id` from its stored locale tag and runs.
+fn parse_variant(p: &str, id: EntryId, tag: &str, json: &str) -> Result<Variant> {
+    let locale =
+        Locale::parse(tag).map_err(|e| corrupt(p, format!("entry {id}: stored locale {tag:?}"), e))?;
+    let runs = runs_from_json(json).map_err(|e| corrupt(p, format!("entry {id}: stored runs"), e))?;
+    Ok(Variant::new(locale, runs))
+}
+
+/// A stored approval count as the model's (a damaged negative count reads as 1).
+fn approvals_of(n: i64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX).max(1)
+}

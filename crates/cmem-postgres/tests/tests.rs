@@ -1,0 +1,270 @@
+//! Integration tests of the PostgreSQL store on a real server (a throwaway cluster, or
+//! `CMEM_PG_URL`'s): the conformance suite in both retrieval modes, one database per
+//! store; writers and readers in several stores at once; migrations; bad input.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use cmem_core::{
+    lookup, ContentMemory, ErrorKind, Locale, LookupRequest, NewEntry, Origin, Run, SearchQuery, Variant,
+    WriteOutcome,
+};
+use cmem_postgres::testing::TestServer;
+use cmem_postgres::{PgOptions, PgStore};
+
+fn fresh_url() -> String {
+    TestServer::shared().unwrap().fresh_database().unwrap()
+}
+
+fn fresh(options: PgOptions) -> PgStore {
+    PgStore::open_with(&fresh_url(), options).unwrap()
+}
+
+fn loc(tag: &str) -> Locale {
+    Locale::parse(tag).unwrap()
+}
+
+fn pair(src: &str, tgt: &str) -> NewEntry {
+    NewEntry::pair(
+        Variant::new(loc("en"), vec![Run::text(src)]),
+        Variant::new(loc("de"), vec![Run::text(tgt)]),
+    )
+}
+
+fn best(store: &dyn ContentMemory, query: &str) -> Option<(String, f64)> {
+    let req = LookupRequest::new(vec![Run::text(query)], loc("en"), loc("de"));
+    lookup(store, &req)
+        .unwrap()
+        .into_iter()
+        .next()
+        .map(|m| (cmem_core::run::plain_text(&m.entry.variants[1].runs), m.score))
+}
+
+mod conformance_gram_index {
+    use super::*;
+    cmem_conformance::conformance_suite!(|| Box::new(fresh(PgOptions::default())));
+}
+
+mod conformance_sql_candidates {
+    use super::*;
+    cmem_conformance::conformance_suite!(sql_candidates: || Box::new(fresh(PgOptions::default().gram_index(false))));
+}
+
+mod conformance_sql_trigram_first {
+    use super::*;
+    cmem_conformance::conformance_suite!(sql_candidates: || Box::new(fresh(
+        PgOptions::default().gram_index(false).trigram_first(true)
+    )));
+}
+
+#[test]
+fn another_stores_write_is_seen_by_the_next_lookup() {
+    let url = fresh_url();
+    let a = PgStore::open(&url).unwrap();
+    let b = PgStore::open(&url).unwrap();
+    a.write(&[pair("Open the file", "Datei öffnen")]).unwrap();
+    // b loads its candidate index now, then a writes again: b must reload.
+    assert_eq!(best(&b, "Open the files").unwrap().0, "Datei öffnen");
+    a.write(&[pair("Close the window now", "Fenster jetzt schließen")]).unwrap();
+    assert_eq!(best(&b, "Close the windows now").unwrap().0, "Fenster jetzt schließen");
+    let id = a.write(&[pair("Print the page", "Seite drucken")]).unwrap()[0].id();
+    assert!(best(&b, "Print the pages").is_some());
+    assert!(a.delete(id).unwrap());
+    assert!(best(&b, "Print the pages").is_none(), "a deletion by another store");
+    // The writer's own index follows its writes without a reload.
+    assert!(best(&a, "Print the pages").is_none());
+    assert_eq!(best(&a, "Close the windows now").unwrap().0, "Fenster jetzt schließen");
+}
+
+#[test]
+fn a_reader_sees_an_import_whole_or_not_at_all() {
+    let url = fresh_url();
+    let writer = PgStore::open(&url).unwrap();
+    let reader = PgStore::open(&url).unwrap();
+    writer.write(&[pair("Seed entry one", "Eintrag eins")]).unwrap();
+    let done = Arc::new(AtomicBool::new(false));
+    let seen = std::thread::scope(|s| {
+        let r = s.spawn(|| {
+            let mut seen = std::collections::BTreeSet::new();
+            while !done.load(Ordering::SeqCst) {
+                let n = reader.stats().unwrap().entries;
+                seen.insert(n);
+                // Lookups keep working all the while.
+                assert!(best(&reader, "Seed entry one").is_some());
+            }
+            seen.insert(reader.stats().unwrap().entries);
+            seen
+        });
+        let mut session = writer.begin().unwrap();
+        for batch in 0..5 {
+            let entries: Vec<NewEntry> = (0..50)
+                .map(|i| pair(&format!("Imported segment {batch} {i}"), &format!("Segment {batch} {i}")))
+                .collect();
+            session.write(&entries).unwrap();
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        session.commit().unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        done.store(true, Ordering::SeqCst);
+        r.join().unwrap()
+    });
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), vec![1, 251]);
+    assert_eq!(best(&reader, "Imported segment 3 7").unwrap().0, "Segment 3 7");
+}
+
+#[test]
+fn two_concurrent_imports_both_land_and_never_duplicate() {
+    let url = fresh_url();
+    let stores: Vec<PgStore> = (0..2).map(|_| PgStore::open(&url).unwrap()).collect();
+    std::thread::scope(|s| {
+        for (k, store) in stores.iter().enumerate() {
+            s.spawn(move || {
+                let mut session = store.begin().unwrap();
+                for batch in 0..4 {
+                    let mut entries: Vec<NewEntry> = (0..25)
+                        .map(|i| {
+                            pair(
+                                &format!("Import {k} segment {batch} {i}"),
+                                &format!("Import {k} Segment {batch} {i}"),
+                            )
+                        })
+                        .collect();
+                    // Both imports carry the same shared entry, with an origin of their own.
+                    let mut shared = pair("Shared segment", "Gemeinsames Segment");
+                    shared.origins = vec![Origin { project_id: format!("p{k}"), ..Origin::default() }];
+                    entries.push(shared);
+                    session.write(&entries).unwrap();
+                }
+                session.commit().unwrap();
+            });
+        }
+    });
+    let stats = stores[0].stats().unwrap();
+    assert_eq!(stats.entries, 2 * 4 * 25 + 1);
+    let shared = stores[1]
+        .exact(&cmem_core::ExactQuery {
+            kind: cmem_core::KeyKind::Plain,
+            key: "Shared segment",
+            source: &loc("en"),
+            target: &loc("de"),
+        })
+        .unwrap();
+    assert_eq!(shared.len(), 1);
+    let mut projects: Vec<&str> = shared[0].origins.iter().map(|o| o.project_id.as_str()).collect();
+    projects.sort_unstable();
+    assert_eq!(projects, vec!["p0", "p1"], "no lost origin");
+}
+
+#[test]
+fn a_waiting_writer_gives_up_after_write_wait() {
+    let url = fresh_url();
+    let a = PgStore::open(&url).unwrap();
+    let b = PgStore::open_with(&url, PgOptions::default().write_wait(Duration::from_millis(200))).unwrap();
+    let session = a.begin().unwrap();
+    let err = b.write(&[pair("x y z", "x y z")]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Store);
+    assert!(err.to_string().contains("another writer"), "{err}");
+    drop(session);
+    assert!(matches!(b.write(&[pair("x y z", "x y z")]).unwrap()[0], WriteOutcome::Inserted(_)));
+}
+
+#[test]
+fn a_dropped_session_leaves_nothing() {
+    let store = fresh(PgOptions::default());
+    let mut session = store.begin().unwrap();
+    session.write(&[pair("Gone soon", "Bald weg")]).unwrap();
+    drop(session);
+    assert_eq!(store.stats().unwrap().entries, 0);
+    // The connection went back to the pool usable.
+    store.write(&[pair("Kept", "Behalten")]).unwrap();
+    assert_eq!(store.stats().unwrap().entries, 1);
+}
+
+#[test]
+fn reopening_migrates_nothing_and_keeps_the_data() {
+    let url = fresh_url();
+    PgStore::open(&url).unwrap().write(&[pair("Keep me", "Behalte mich")]).unwrap();
+    let again = PgStore::open_with(&url, PgOptions::default().create(false)).unwrap();
+    assert_eq!(again.stats().unwrap().entries, 1);
+    let ro = PgStore::open_with(&url, PgOptions::default().read_only(true)).unwrap();
+    assert_eq!(ro.search(&SearchQuery::new("keep", loc("en"))).unwrap().len(), 1);
+    let err = ro.write(&[pair("No", "Nein")]).unwrap_err();
+    assert!(err.to_string().contains("read-only"), "{err}");
+}
+
+#[test]
+fn an_empty_or_foreign_database_is_refused_unless_created() {
+    let url = fresh_url();
+    let err = PgStore::open_with(&url, PgOptions::default().create(false)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Schema);
+    assert!(err.to_string().contains("not a cmem memory"), "{err}");
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    client.batch_execute("CREATE TABLE invoices (id int)").unwrap();
+    let err = PgStore::open(&url).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Schema);
+    assert!(err.to_string().contains("not a cmem database"), "{err}");
+}
+
+#[test]
+fn connection_errors_name_the_address_without_its_password() {
+    let server = TestServer::shared().unwrap();
+    let url = server.url_of("no_such_database_here");
+    let with_pw = url.replacen("@", ":s3cret-pw@", 1);
+    let err = PgStore::open_with(&with_pw, PgOptions::default().connect_timeout(Duration::from_secs(2)))
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("no_such_database_here"), "{msg}");
+    assert!(!msg.contains("s3cret-pw"), "{msg}");
+    let err = PgStore::open("postgres://ann:s3cret-pw@127.0.0.1:notaport/db").unwrap_err();
+    assert!(!err.to_string().contains("s3cret-pw"), "{err}");
+    assert!(err.to_string().contains("invalid address"), "{err}");
+}
+
+#[test]
+fn a_batch_deduplicates_within_itself_and_against_the_stored() {
+    let store = fresh(PgOptions::default());
+    let with_origin = |project: &str| {
+        let mut e = pair("Same text", "Gleicher Text");
+        e.origins = vec![Origin { project_id: project.to_owned(), ..Origin::default() }];
+        e
+    };
+    let out = store.write(&[with_origin("p1"), pair("Other", "Anders"), with_origin("p2")]).unwrap();
+    let id = out[0].id();
+    assert!(matches!(out[0], WriteOutcome::Inserted(_)));
+    assert_eq!(out[2], WriteOutcome::Deduplicated(id));
+    let out = store.write(&[with_origin("p3"), with_origin("p1")]).unwrap();
+    assert_eq!(out, vec![WriteOutcome::Deduplicated(id), WriteOutcome::Deduplicated(id)]);
+    let entry = store.get(id).unwrap().unwrap();
+    let projects: Vec<&str> = entry.origins.iter().map(|o| o.project_id.as_str()).collect();
+    assert_eq!(projects, vec!["p1", "p2", "p3"]);
+    assert_eq!(store.stats().unwrap().entries, 2);
+}
+
+#[test]
+fn a_waiting_writer_is_told_and_may_give_up() {
+    let url = fresh_url();
+    let a = PgStore::open(&url).unwrap();
+    let told = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&told);
+    let hook: cmem_postgres::WaitFn = Arc::new(move |waited| {
+        let mut seen = seen.lock().unwrap();
+        seen.push(waited);
+        seen.len() < 3
+    });
+    let b = PgStore::open_with(&url, PgOptions::default().on_wait(hook)).unwrap();
+    let session = a.begin().unwrap();
+    let started = std::time::Instant::now();
+    let err = b.write(&[pair("x y z", "x y z")]).unwrap_err();
+    assert!(err.to_string().contains("another writer"), "{err}");
+    let told = told.lock().unwrap().clone();
+    assert_eq!(told.len(), 3, "{told:?}");
+    assert!(told.windows(2).all(|w| w[0] < w[1]), "{told:?}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    drop(session);
+    // The turn is free again, and b's session was rolled back whole.
+    b.write(&[pair("x y z", "x y z")]).unwrap();
+    assert_eq!(b.stats().unwrap().entries, 1);
+}

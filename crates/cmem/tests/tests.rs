@@ -1,0 +1,42 @@
+//! Opening memories by address, end to end: a `postgres://` address on a real server (a
+//! throwaway cluster, or `CMEM_PG_URL`'s).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use cmem::{Locale, LookupRequest, Memory, NewEntry, OpenOptions, Run, Variant};
+use cmem_postgres::testing::TestServer;
+
+#[test]
+fn a_postgres_address_opens_a_shared_memory() {
+    let url = TestServer::shared().unwrap().fresh_database().unwrap();
+    let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+    // An empty database is not a memory unless created.
+    let err = Memory::open(&url).unwrap_err();
+    assert!(err.to_string().contains("not a cmem memory"), "{err}");
+    let writer = Memory::open_with(&url, &OpenOptions::new().create(true)).unwrap();
+    writer
+        .store()
+        .write(&[NewEntry::pair(
+            Variant::new(en.clone(), vec![Run::text("Save the file")]),
+            Variant::new(de.clone(), vec![Run::text("Datei speichern")]),
+        )])
+        .unwrap();
+    assert_eq!(writer.record_rule_set(None).unwrap(), None);
+    for options in [OpenOptions::new().read_only(true), OpenOptions::new().sql_candidates(true)] {
+        let reader = Memory::open_with(&url, &options).unwrap();
+        let req = LookupRequest::new(vec![Run::text("Save the files")], en.clone(), de.clone());
+        assert_eq!(reader.lookup(&req).unwrap().len(), 1, "{options:?}");
+        assert_eq!(reader.recorded_rule_set().unwrap().as_deref(), Some("none"));
+    }
+    let read_only = Memory::open_with(&url, &OpenOptions::new().read_only(true)).unwrap();
+    assert!(read_only.store().write(&[]).is_err());
+}
+
+#[test]
+fn a_postgres_address_hides_its_password_in_errors() {
+    let server = TestServer::shared().unwrap();
+    let url = server.url_of("no_such_memory").replacen('@', ":pw-s3cret@", 1);
+    let err = Memory::open(&url).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("no_such_memory") && !msg.contains("pw-s3cret"), "{msg}");
+}
