@@ -16,6 +16,14 @@
 //!   target ends with the stored source's (French targets take a no-break space before
 //!   `:` and a narrow one before `;` `!` `?`, unless the stored target spaced its own
 //!   mark otherwise); where neither the source nor the target had any, it is added.
+//! - **Mnemonics**: keyboard mnemonics (`&Open`, `_Save`, `~Heading`) do not count as
+//!   differences. A query without one takes the target's one mark out; a query whose
+//!   mnemonic is written with another mark (`~` became `_`) has the target's rewritten
+//!   so; one the query adds is not placed (which letter takes it is the translator's
+//!   choice).
+//! - **Line breaks**: a line break of the stored source that the query has as a space
+//!   becomes that space in the target, where the target breaks its lines at as many
+//!   places.
 //! - **Numbers**: a number of the stored source that changed in the query is replaced in
 //!   the target when it occurs there exactly once, as written (`4.2`) or with the other
 //!   decimal sign (`4,2`, in which case the new number takes that sign too).
@@ -53,6 +61,8 @@ pub enum RepairKind {
     Punctuation,
     /// A number.
     Number,
+    /// A keyboard mnemonic mark (`&`, `_`, `~` before the accelerator letter).
+    Mnemonic,
 }
 
 /// One mechanical change of the target, or one that could not be made.
@@ -124,10 +134,114 @@ fn skeleton(runs: &[Run]) -> String {
 /// `text` without its white space at both ends and its final punctuation, numbers as
 /// `#`, inner white space collapsed: what must be equal for a repair to be mechanical.
 fn core_of(text: &str) -> String {
-    let t = text.trim().trim_end_matches(|c: char| MARKS.contains(&c) || c.is_whitespace());
+    let t = without_mnemonics(text);
+    let t = t.trim().trim_end_matches(|c: char| MARKS.contains(&c) || c.is_whitespace());
     let t = t.trim_end_matches("...");
     let t = without_numbers(t);
     t.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The byte offsets of the keyboard mnemonics of `text`: a `&`, `_` or `~` directly before
+/// a letter or digit (`&Open`, `_Save`, `~Heading`), as GUI toolkits mark accelerator
+/// keys. `&&` is a literal ampersand.
+fn mnemonics(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if matches!(c, '&' | '_' | '~') {
+            match chars.peek() {
+                Some((_, n)) if *n == c => {
+                    chars.next();
+                }
+                Some((_, n)) if n.is_alphanumeric() => out.push(i),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// `text` without its mnemonic marks.
+fn without_mnemonics(text: &str) -> String {
+    let marks = mnemonics(text);
+    text.char_indices().filter(|(i, _)| !marks.contains(i)).map(|(_, c)| c).collect()
+}
+
+/// Takes the mnemonic mark out of the target: the one mark of its text runs. False when
+/// it has none or several.
+fn drop_mnemonic(target: &mut [Run]) -> bool {
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    for (r, t) in texts(target).into_iter().enumerate() {
+        found.extend(mnemonics(t).into_iter().map(|i| (r, i)));
+    }
+    let [(r, i)] = found[..] else { return false };
+    if let Some(t) = texts(target).into_iter().nth(r) {
+        t.remove(i);
+        return true;
+    }
+    false
+}
+
+/// Writes the target's one mnemonic mark as `mark`.
+fn swap_mnemonic(target: &mut [Run], mark: &str) -> bool {
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    for (r, t) in texts(target).into_iter().enumerate() {
+        found.extend(mnemonics(t).into_iter().map(|i| (r, i)));
+    }
+    let [(r, i)] = found[..] else { return false };
+    if let Some(t) = texts(target).into_iter().nth(r) {
+        t.replace_range(i..i + 1, mark);
+        return true;
+    }
+    false
+}
+
+/// Replaces the `k`-th run of white space holding a line break in the target by `to`,
+/// when the target has exactly `count` such runs.
+fn replace_break(target: &mut [Run], k: usize, count: usize, to: &str) -> bool {
+    let mut found: Vec<(usize, usize, usize)> = Vec::new();
+    for (r, t) in texts(target).into_iter().enumerate() {
+        let mut start: Option<usize> = None;
+        for (i, c) in t.char_indices().chain(std::iter::once((t.len(), 'x'))) {
+            match (c.is_whitespace(), start) {
+                (true, None) => start = Some(i),
+                (false, Some(b)) => {
+                    if t[b..i].contains('\n') {
+                        found.push((r, b, i));
+                    }
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+    }
+    if found.len() != count {
+        return false;
+    }
+    let Some(&(r, b, e)) = found.get(k) else { return false };
+    if let Some(t) = texts(target).into_iter().nth(r) {
+        t.replace_range(b..e, to);
+        return true;
+    }
+    false
+}
+
+/// The runs of white space of `text` strictly inside it (not at its ends).
+fn inner_spaces(text: &str) -> Vec<&str> {
+    let t = text.trim();
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in t.char_indices() {
+        match (c.is_whitespace(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(b)) => {
+                out.push(&t[b..i]);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The final punctuation of `text` (its white space at the end trimmed first).
@@ -167,6 +281,47 @@ pub fn repair(query: &[Run], source: &[Run], target: &mut Vec<Run>, target_local
                     to: (*to).to_owned(),
                     applied,
                 });
+            }
+        }
+    }
+    // A mnemonic the query does not have is taken out of the target; one the query adds
+    // cannot be placed mechanically (which letter is the translator's choice).
+    let (qm, sm) = (mnemonics(&q), mnemonics(&s));
+    let marks_of = |text: &str, at: &[usize]| -> String {
+        at.iter().filter_map(|&i| text[i..].chars().next()).collect()
+    };
+    let target_marks = texts(target).iter().map(|t| mnemonics(t).len()).sum::<usize>();
+    if qm.is_empty() && target_marks > 0 {
+        // The query has none: neither has the target (a mark only the target had is gone
+        // from the new source too).
+        let applied = drop_mnemonic(target);
+        out.push(Repair { kind: RepairKind::Mnemonic, from: marks_of(&s, &sm), to: String::new(), applied });
+    } else if let ([qi], [si]) = (&qm[..], &sm[..]) {
+        // Both have one, written with another mark (`~` became `_`): the target's too.
+        let (to, from) = (marks_of(&q, &[*qi]), marks_of(&s, &[*si]));
+        if to != from {
+            let applied = swap_mnemonic(target, &to);
+            out.push(Repair { kind: RepairKind::Mnemonic, from, to, applied });
+        }
+    }
+    // Line breaks inside: the query's white space where the source broke the line and the
+    // target breaks it at as many places.
+    let (qs, ss) = (inner_spaces(&q), inner_spaces(&s));
+    if qs.len() == ss.len() {
+        let breaks = ss.iter().filter(|w| w.contains('\n')).count();
+        let mut k = 0;
+        for (qw, sw) in qs.iter().zip(&ss) {
+            if sw.contains('\n') {
+                if qw != sw && !qw.contains('\n') {
+                    let applied = replace_break(target, k, breaks, qw);
+                    out.push(Repair {
+                        kind: RepairKind::Whitespace,
+                        from: (*sw).to_owned(),
+                        to: (*qw).to_owned(),
+                        applied,
+                    });
+                }
+                k += 1;
             }
         }
     }
@@ -374,6 +529,33 @@ mod tests {
         assert_eq!(run("Failed:\n", "Failed:", "Fehlgeschlagen:", &de()).0, "Fehlgeschlagen:\n");
         assert_eq!(run("  Done", "Done", "Fertig", &de()).0, "  Fertig");
         assert_eq!(run("Done", "Done\n", "Fertig\n", &de()).0, "Fertig");
+    }
+
+    #[test]
+    fn mnemonics_and_line_breaks() {
+        assert_eq!(
+            run("Previous translation", "&Previous translation", "&Vorherige Übersetzung", &de()).0,
+            "Vorherige Übersetzung"
+        );
+        assert_eq!(run("Hyphenation:", "_Hyphenation", "_Silbentrennung", &de()).0, "Silbentrennung:");
+        // The query adds a mnemonic: the colon is repaired, the mnemonic is not placed.
+        assert_eq!(run("_Hyphenation:", "Hyphenation", "Silbentrennung", &de()).0, "Silbentrennung:");
+        assert_eq!(run("R&&D", "R&&D.", "F&&E.", &de()).0, "F&&E");
+        assert_eq!(run("_Notify", "~Notify", "~Benachrichtigen", &de()).0, "_Benachrichtigen");
+        assert_eq!(
+            run("Export BASIC", "Export BASIC...", "BASIC ~exportieren…", &de()).0,
+            "BASIC exportieren"
+        );
+        assert_eq!(
+            run(
+                "Authentication failed: %s",
+                "Authentication failed:\n%s",
+                "Authentifizierung fehlgeschlagen:\n%s",
+                &de()
+            )
+            .0,
+            "Authentifizierung fehlgeschlagen: %s"
+        );
     }
 
     #[test]
