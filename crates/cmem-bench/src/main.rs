@@ -170,7 +170,7 @@ fn peak_rss_mb() -> f64 {
 }
 
 /// The exhaustive reference: the answer `lookup` gives, computed by scoring every entry:
-/// the `limit` best SPEC §4 similarities at or above the threshold, over every entry and
+/// the `limit` best docs/matching.md §4 similarities at or above the threshold, over every entry and
 /// every key kind, with the bit-parallel Levenshtein and a cut-off that rises to the
 /// `limit`-th best score found so far (what a top-`limit` scan may skip, and no more).
 struct Exhaustive {
@@ -236,7 +236,7 @@ fn raw_similarity(q: &Keys, s: &Keys) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// SPEC §4 caps: exact 1.0, anything else at most 0.99.
+/// docs/matching.md §4 caps: exact 1.0, anything else at most 0.99.
 fn cap(x: f64) -> f64 {
     if x >= 1.0 - 1e-12 {
         1.0

@@ -1,7 +1,7 @@
 //! The store conformance suite: every [`ContentMemory`](cmem_core::ContentMemory) must
-//! give the same matches, scores and order (SPEC §8).
+//! give the same matches, scores and order (docs/matching.md §8).
 //!
-//! [`conformance_suite!`] expands to one `#[test]` per rule of SPEC §3–6 (see
+//! [`conformance_suite!`] expands to one `#[test]` per rule of docs/matching.md §3–6 (see
 //! [`rules`]) plus `match_cases`, which runs every case file of `testdata/match/`
 //! (see [`cases`] for the format). Invoke it once per store, in a module of its own:
 //!
@@ -21,7 +21,7 @@
 //! every position.
 //!
 //! The fuzzy-completeness rule compares [`lookup`](cmem_core::lookup()) with
-//! [`reference::reference_lookup`], an exhaustive scorer that follows SPEC §4 literally.
+//! [`reference::reference_lookup`], an exhaustive scorer that follows docs/matching.md §4 literally.
 
 #![forbid(unsafe_code)]
 

@@ -1,10 +1,10 @@
-//! An exhaustive reference for SPEC §4: it scores every entry, with no index, no
+//! An exhaustive reference for docs/matching.md §4: it scores every entry, with no index, no
 //! candidate retrieval and no cut-off, following the specification's words one by one.
 //! It is slow on purpose; [`lookup`](cmem_core::lookup()) over any store must agree
 //! with it.
 //!
 //! The adapted targets that decide ambiguity come from `cmem_core::adapt::adapt`
-//! (SPEC §5 is checked by rules of its own); everything else is written here.
+//! (docs/matching.md §5 is checked by rules of its own); everything else is written here.
 
 use std::cmp::Ordering;
 
@@ -60,7 +60,7 @@ struct Scored {
     answer: Vec<Run>,
 }
 
-/// The SPEC §4 tier and score of one stored source against the query, before
+/// The docs/matching.md §4 tier and score of one stored source against the query, before
 /// ambiguity and the threshold.
 fn tier(query: &[Run], q: &Keys, stored: &[Run]) -> (MatchType, f64) {
     let (t, s) = key_tier(query, q, stored);
@@ -110,7 +110,7 @@ fn key_tier(query: &[Run], q: &Keys, stored: &[Run]) -> (MatchType, f64) {
     (best.0, best.1.min(SCORE_NEAR_EXACT))
 }
 
-/// The lookup of `req` over `entries`, scored exhaustively (SPEC §4).
+/// The lookup of `req` over `entries`, scored exhaustively (docs/matching.md §4).
 pub fn reference_lookup(entries: &[Entry], req: &LookupRequest) -> Vec<RefMatch> {
     let q = Keys::of(&req.source);
     let mut scored: Vec<Scored> = Vec::new();

@@ -1,4 +1,4 @@
-//! One function per rule of SPEC §3–6. Each takes a maker of fresh, empty stores and
+//! One function per rule of docs/matching.md §3–6. Each takes a maker of fresh, empty stores and
 //! returns a [`Failure`] describing the first thing the store got wrong.
 //! [`conformance_suite!`](crate::conformance_suite) turns each into a `#[test]`.
 
@@ -27,10 +27,10 @@ fn opts() -> LookupOptions {
 fn reader(store: &dyn ContentMemory) -> Result<&dyn VersionReader, Failure> {
     store
         .version_reader()
-        .ok_or_else(|| Failure::new("the store has no VersionReader (SPEC §8 requires one)"))
+        .ok_or_else(|| Failure::new("the store has no VersionReader (docs/matching.md §8 requires one)"))
 }
 
-/// SPEC §3: writing an entry equal in locales, runs, point and unit appends an origin.
+/// docs/matching.md §3: writing an entry equal in locales, runs, point and unit appends an origin.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -90,7 +90,7 @@ pub fn dedupe_appends_an_origin(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §3: locales match when equal or one is a subtag prefix of the other, case
+/// docs/matching.md §3: locales match when equal or one is a subtag prefix of the other, case
 /// aside.
 ///
 /// # Errors
@@ -133,7 +133,7 @@ pub fn locale_prefix_rule(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §4 tier 1: equal generalized keys and some entity value differs: 1.0.
+/// docs/matching.md §4 tier 1: equal generalized keys and some entity value differs: 1.0.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -169,7 +169,7 @@ pub fn tier_generalized_exact(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §4 tier 2: equal structural keys, no entity value differs: 1.0.
+/// docs/matching.md §4 tier 2: equal structural keys, no entity value differs: 1.0.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -210,7 +210,7 @@ pub fn tier_structural_exact(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §4 tier 3: equal plain keys, different structure: 0.99, and the filled target
+/// docs/matching.md §4 tier 3: equal plain keys, different structure: 0.99, and the filled target
 /// follows the query's codes.
 ///
 /// # Errors
@@ -240,7 +240,7 @@ pub fn tier_plain_exact_is_the_tag_mismatch_penalty(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §4 tier 4: the generalized keys are the most similar.
+/// docs/matching.md §4 tier 4: the generalized keys are the most similar.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -267,7 +267,7 @@ pub fn tier_generalized_fuzzy(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §4 tier 5: the structural keys are the most similar.
+/// docs/matching.md §4 tier 5: the structural keys are the most similar.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -287,7 +287,7 @@ pub fn tier_structural_fuzzy(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §4 tier 6: the plain keys are the most similar.
+/// docs/matching.md §4 tier 6: the plain keys are the most similar.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -303,7 +303,7 @@ pub fn tier_plain_fuzzy(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §4: tier 2 needs "no entity value differs". A query whose entity has another
+/// docs/matching.md §4: tier 2 needs "no entity value differs". A query whose entity has another
 /// type and value shares the structural key but is not an exact match (its answer would
 /// name the stored entity): it scores as fuzzy, capped at 0.99.
 ///
@@ -320,7 +320,7 @@ pub fn changed_entity_type_is_not_exact(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §4: fuzzy scores are capped at 0.99, below every full-score exact match.
+/// docs/matching.md §4: fuzzy scores are capped at 0.99, below every full-score exact match.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -335,7 +335,7 @@ pub fn fuzzy_scores_are_capped(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §4: a match is returned when its score ≥ the threshold; the threshold must lie
+/// docs/matching.md §4: a match is returned when its score ≥ the threshold; the threshold must lie
 /// in 0–1.
 ///
 /// # Errors
@@ -372,7 +372,7 @@ pub fn threshold(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §4: results are cut to `limit`, best first.
+/// docs/matching.md §4: results are cut to `limit`, best first.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -407,7 +407,7 @@ pub fn limit(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §4: results are ordered by (score desc, match-type number asc, entry id asc).
+/// docs/matching.md §4: results are ordered by (score desc, match-type number asc, entry id asc).
 ///
 /// # Errors
 /// What the store got wrong.
@@ -455,7 +455,7 @@ pub fn ordering_by_score_tier_and_id(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §4: differing full-score answers with no point named are all demoted to 0.99
+/// docs/matching.md §4: differing full-score answers with no point named are all demoted to 0.99
 /// and flagged ambiguous.
 ///
 /// # Errors
@@ -479,7 +479,7 @@ pub fn ambiguity_without_a_point(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §4: with a point, the answer nearest the caller keeps 1.0; the others that
+/// docs/matching.md §4: with a point, the answer nearest the caller keeps 1.0; the others that
 /// differ from it demote to 0.99, and nothing is flagged ambiguous.
 ///
 /// # Errors
@@ -521,7 +521,7 @@ pub fn ambiguity_settled_by_the_point(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §4: at equal distance the smaller target text (byte order of its plain key)
+/// docs/matching.md §4: at equal distance the smaller target text (byte order of its plain key)
 /// wins.
 ///
 /// # Errors
@@ -549,7 +549,7 @@ pub fn point_tie_goes_to_the_smaller_target(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §4: full-score matches whose adapted targets agree are not ambiguous.
+/// docs/matching.md §4: full-score matches whose adapted targets agree are not ambiguous.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -581,7 +581,7 @@ pub fn equal_answers_are_not_ambiguous(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §5: the target entity code with the stored source entity's id takes the query's
+/// docs/matching.md §5: the target entity code with the stored source entity's id takes the query's
 /// value, wherever it stands.
 ///
 /// # Errors
@@ -604,7 +604,7 @@ pub fn entity_adaptation_in_a_target_code(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §5: a plain-text target with no entity code has the old value replaced when it
+/// docs/matching.md §5: a plain-text target with no entity code has the old value replaced when it
 /// occurs exactly once.
 ///
 /// # Errors
@@ -618,7 +618,7 @@ pub fn entity_adaptation_in_plain_text(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §5: when the value is absent from a plain target, or occurs more than once, the
+/// docs/matching.md §5: when the value is absent from a plain target, or occurs more than once, the
 /// target is left as it was and the adaptation is reported as not applied.
 ///
 /// # Errors
@@ -645,7 +645,7 @@ pub fn entity_adaptation_not_applied(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §5: the query's inline codes replace the stored ones at the same positions (a
+/// docs/matching.md §5: the query's inline codes replace the stored ones at the same positions (a
 /// `<i>` in the query replaces the stored `<b>`).
 ///
 /// # Errors
@@ -705,7 +705,7 @@ fn version_ids(
     Ok(reader.versions(q, exclude)?.into_iter().map(|v| (v.entry.id, v.context_fingerprint)).collect())
 }
 
-/// SPEC §6: a unit's versions, newest first (by the newest origin), each with the
+/// docs/matching.md §6: a unit's versions, newest first (by the newest origin), each with the
 /// fingerprint of its newest origin.
 ///
 /// # Errors
@@ -738,7 +738,7 @@ pub fn versions_newest_first(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §6: a point narrows the chain to that point; the root means every point.
+/// docs/matching.md §6: a point narrows the chain to that point; the root means every point.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -755,7 +755,7 @@ pub fn versions_point_narrowing(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §6: `exclude` leaves the caller's own entry out.
+/// docs/matching.md §6: `exclude` leaves the caller's own entry out.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -772,7 +772,7 @@ pub fn versions_exclude(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §6: at most `limit` versions, newest first; 0 means 10.
+/// docs/matching.md §6: at most `limit` versions, newest first; 0 means 10.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -798,7 +798,7 @@ pub fn versions_limit(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §6: the unit is required.
+/// docs/matching.md §6: the unit is required.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -821,7 +821,7 @@ pub fn versions_empty_unit_is_an_error(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §6: `prior_version_for` asks with limit 1 and returns the newest version's
+/// docs/matching.md §6: `prior_version_for` asks with limit 1 and returns the newest version's
 /// texts only when its fingerprint equals the caller's, both non-empty.
 ///
 /// # Errors
@@ -898,7 +898,7 @@ impl ContentMemory for NoVersions {
     }
 }
 
-/// SPEC §6: `Provider` answers lookups and prior versions over the store, and nothing
+/// docs/matching.md §6: `Provider` answers lookups and prior versions over the store, and nothing
 /// for a store without a version reader.
 ///
 /// # Errors
@@ -922,7 +922,7 @@ pub fn provider_prior_version(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §3–4: a deleted entry is gone from every tier, from `get`, `entries`, search,
+/// docs/matching.md §3–4: a deleted entry is gone from every tier, from `get`, `entries`, search,
 /// stats and version chains.
 ///
 /// # Errors
@@ -975,7 +975,7 @@ pub fn delete_removes_from_every_tier(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §3: `get` returns every field as written; `entries` pages in id order.
+/// docs/matching.md §3: `get` returns every field as written; `entries` pages in id order.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -1138,7 +1138,7 @@ pub fn write_batch_is_atomic(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §2: canonically equivalent inputs key alike (NFC), so they match exactly.
+/// docs/matching.md §2: canonically equivalent inputs key alike (NFC), so they match exactly.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -1336,7 +1336,7 @@ fn mutate(rng: &mut Rng, source: &str) -> String {
     }
 }
 
-/// SPEC §4 and §7: over a few hundred generated entries and queries, `lookup` equals
+/// docs/matching.md §4 and §7: over a few hundred generated entries and queries, `lookup` equals
 /// an exhaustive reference that scores every entry (no candidate may be missed), with
 /// the lookup's verification budget lifted; with the default options, its best match
 /// equals the reference's.
@@ -1536,7 +1536,7 @@ pub fn memory_metadata(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
-/// SPEC §4 and §7: every entry tied with the best match is returned, up to the limit,
+/// docs/matching.md §4 and §7: every entry tied with the best match is returned, up to the limit,
 /// however few candidates a store may offer (`max_candidates`) and however early the
 /// cut-off rises to the best score (`verify_budget`): equal scores are never cut off.
 ///

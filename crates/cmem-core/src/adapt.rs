@@ -1,4 +1,4 @@
-//! Adaptation (SPEC §5): carry the query's entity values and inline codes into a
+//! Adaptation (docs/matching.md §5): carry the query's entity values and inline codes into a
 //! stored target, so a filled target carries the codes of the document being
 //! translated.
 

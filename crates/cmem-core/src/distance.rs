@@ -1,4 +1,4 @@
-//! Character Levenshtein distance and the similarity of SPEC §4.
+//! Character Levenshtein distance and the similarity of docs/matching.md §4.
 //!
 //! [`Pattern`] is the fast path: the bit-parallel algorithm of Myers (1999) in the
 //! block form of Hyyrö (2003), 64 pattern characters per machine word, with a cut-off
@@ -25,7 +25,7 @@ pub fn levenshtein_reference(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-/// SPEC §4 similarity from a distance and the two lengths: `1 − d / max(la, lb)`,
+/// docs/matching.md §4 similarity from a distance and the two lengths: `1 − d / max(la, lb)`,
 /// 1.0 when both are empty.
 pub fn similarity_from(distance: usize, la: usize, lb: usize) -> f64 {
     let max = la.max(lb);
@@ -255,7 +255,7 @@ impl Pattern {
         (dist <= max).then_some(dist)
     }
 
-    /// SPEC §4 similarity with `text` when it is at least `min_similarity`, else `None`.
+    /// docs/matching.md §4 similarity with `text` when it is at least `min_similarity`, else `None`.
     pub fn similarity_at_least(&self, text: &str, text_len: usize, min_similarity: f64) -> Option<f64> {
         self.similarity_with(text, text_len, None, min_similarity)
     }
@@ -296,7 +296,7 @@ pub fn levenshtein(a: &str, b: &str) -> usize {
     Pattern::new(a).distance(b)
 }
 
-/// SPEC §4 similarity: `1 − lev(a, b) / max(len a, len b)`; both empty: 1.0.
+/// docs/matching.md §4 similarity: `1 − lev(a, b) / max(len a, len b)`; both empty: 1.0.
 pub fn similarity(a: &str, b: &str) -> f64 {
     let (la, lb) = (a.chars().count(), b.chars().count());
     similarity_from(levenshtein(a, b), la, lb)

@@ -1,5 +1,5 @@
 //! Entries: one translation unit with a variant per locale, its point, unit,
-//! provenance and metadata (SPEC §3).
+//! provenance and metadata (docs/matching.md §3).
 
 use std::fmt;
 
@@ -120,7 +120,7 @@ impl NewEntry {
     }
 
     /// A stable 64-bit hash of the dedupe identity: variants (locale and runs), point and
-    /// unit (SPEC §3). Equal identities hash alike across runs and machines.
+    /// unit (docs/matching.md §3). Equal identities hash alike across runs and machines.
     pub fn identity_hash(&self) -> u64 {
         identity_hash(&self.variants, &self.point, &self.unit)
     }
@@ -281,7 +281,7 @@ impl WriteOutcome {
     }
 }
 
-/// Appends to `existing` the origins of `new` it does not have yet (dedupe, SPEC §3).
+/// Appends to `existing` the origins of `new` it does not have yet (dedupe, docs/matching.md §3).
 pub fn merge_origins(existing: &mut Vec<Origin>, new: &[Origin]) {
     for o in new {
         if !existing.contains(o) {

@@ -1,4 +1,4 @@
-//! An exact fuzzy-candidate index of padded character trigrams (SPEC §7), shared by the
+//! An exact fuzzy-candidate index of padded character trigrams (docs/matching.md §7), shared by the
 //! in-memory store and by stores that cache it beside their tables (SQLite).
 //!
 //! A query counts the grams it shares with every key in the length window (ScanCount),

@@ -1,4 +1,4 @@
-//! Matching keys derived from runs (SPEC §2): plain, structural and generalized.
+//! Matching keys derived from runs (docs/matching.md §2): plain, structural and generalized.
 //!
 //! Every key is passed through [`normalize_text`], so canonically equivalent inputs
 //! (UAX #15) and inputs that differ only in white space key alike.

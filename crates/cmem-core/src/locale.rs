@@ -1,5 +1,5 @@
 //! BCP 47 locale tags, validated and stored canonically (`en-US`), compared
-//! case-insensitively, with the subtag-prefix match rule of SPEC §3.
+//! case-insensitively, with the subtag-prefix match rule of docs/matching.md §3.
 
 use std::fmt;
 use std::str::FromStr;
@@ -37,7 +37,7 @@ impl Locale {
         self.0.split('-').next().unwrap_or(&self.0)
     }
 
-    /// SPEC §3: equal, or one is a subtag prefix of the other (`de` matches `de-DE`;
+    /// docs/matching.md §3: equal, or one is a subtag prefix of the other (`de` matches `de-DE`;
     /// `de-DE` matches `de` but not `de-AT`).
     pub fn matches(&self, other: &Locale) -> bool {
         fn prefix(short: &str, long: &str) -> bool {

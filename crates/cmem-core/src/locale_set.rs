@@ -58,7 +58,7 @@ impl LocaleSets {
         self.sets.get(id as usize).map_or(&[], |s| s)
     }
 
-    /// Per interned locale, whether it matches `locale` by the prefix rule (SPEC §3).
+    /// Per interned locale, whether it matches `locale` by the prefix rule (docs/matching.md §3).
     pub fn matching(&self, locale: &Locale) -> Vec<bool> {
         self.locales.iter().map(|l| l.matches(locale)).collect()
     }

@@ -1,4 +1,4 @@
-//! The tiered lookup (SPEC §4), written once over any [`ContentMemory`].
+//! The tiered lookup (docs/matching.md §4), written once over any [`ContentMemory`].
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -22,7 +22,7 @@ use crate::store::{CandidateQuery, CandidateSink, ContentMemory, ExactQuery};
 /// tag-mismatch penalty), of an ambiguous exact match, and the cap of fuzzy scores.
 pub const SCORE_NEAR_EXACT: f64 = 0.99;
 
-/// How a match was found, in order of reuse potential (SPEC §4).
+/// How a match was found, in order of reuse potential (docs/matching.md §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MatchType {
@@ -101,7 +101,7 @@ pub struct LookupOptions {
     /// How many fuzzy candidates a store offers at most from one index for one query
     /// key; default 150. Stores offer the most promising candidates first (most shared
     /// trigrams for their length), so on real data the best match is found long before
-    /// this: the benchmark measures its recall against an exhaustive scan (SPEC §7).
+    /// this: the benchmark measures its recall against an exhaustive scan (docs/matching.md §7).
     /// Once a store has seen more keys than this, it may also leave unread the query's
     /// most common trigrams when a key sharing none of the others could reach the
     /// threshold only narrowly (DESIGN.md §19). Past the limit, it still offers every key
@@ -239,7 +239,7 @@ pub struct Match {
     pub entity_adaptations: Vec<EntityAdaptation>,
     /// Inline codes of the query carried into the adapted target.
     pub code_adaptations: Vec<CodeAdaptation>,
-    /// The stored target with the query's entities and codes (SPEC §5), and the
+    /// The stored target with the query's entities and codes (docs/matching.md §5), and the
     /// mechanical repairs of [`repairs`](Self::repairs).
     pub adapted_target: Vec<Run>,
     /// What lowered the score of a match whose keys are equal to the query's: text
@@ -424,7 +424,7 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
     Ok(out)
 }
 
-/// The best of the three key similarities (SPEC §4), never below what the sink found.
+/// The best of the three key similarities (docs/matching.md §4), never below what the sink found.
 fn rescore(query: &Keys, stored: &Keys, found: f64, found_kind: KeyKind) -> (f64, KeyKind) {
     let mut best = (found, found_kind);
     let mut last: Option<(&str, &str, f64)> = None;
@@ -513,7 +513,7 @@ fn exact_match(entry: Entry, q: &Keys, req: &LookupRequest) -> Option<Match> {
                 Some(MatchType::GeneralizedExact)
             }
         } else if k.structural == q.structural && entity_values(&v.runs) == entity_values(&req.source) {
-            // SPEC §4 tier 2 needs "no entity value differs": a changed entity with a
+            // docs/matching.md §4 tier 2 needs "no entity value differs": a changed entity with a
             // changed type shares the structural key but is no exact match.
             Some(MatchType::StructuralExact)
         } else if k.plain == q.plain && k.structural != q.structural {
@@ -543,7 +543,7 @@ fn exact_match(entry: Entry, q: &Keys, req: &LookupRequest) -> Option<Match> {
     Some(m)
 }
 
-/// SPEC §4: full-score matches whose adapted targets differ are settled by point, or
+/// docs/matching.md §4: full-score matches whose adapted targets differ are settled by point, or
 /// all demoted and flagged when no point was named.
 fn settle_ambiguity(matches: &mut [Match], point: Option<&Point>) {
     let full: Vec<usize> = (0..matches.len()).filter(|&i| matches[i].score >= 1.0).collect();

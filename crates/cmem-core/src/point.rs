@@ -1,5 +1,5 @@
 //! Points: where an answer was approved, a path `profile/channel/collection`
-//! (SPEC §3–4).
+//! (docs/matching.md §3–4).
 
 use std::cmp::Ordering;
 use std::fmt;

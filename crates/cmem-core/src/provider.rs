@@ -1,4 +1,4 @@
-//! The producer-facing leverage provider (SPEC §6): lookups and prior versions over
+//! The producer-facing leverage provider (docs/matching.md §6): lookups and prior versions over
 //! any store.
 
 use crate::error::Result;

@@ -7,7 +7,7 @@
 //! learns that its `%d` replaces the stored `%s`. [`Recognizer::recognize`] finds the
 //! codes; [`Recognizer::recognize_pair`] does it for a source and its translation and
 //! links each target code to the source code with the same text, so that adaptation
-//! (SPEC §5) carries a query's codes into the stored target.
+//! (docs/matching.md §5) carries a query's codes into the stored target.
 //!
 //! ```
 //! use cmem_core::recognize::Recognizer;

@@ -1,4 +1,4 @@
-//! The content model: a segment is a sequence of [`Run`]s (SPEC §1).
+//! The content model: a segment is a sequence of [`Run`]s (docs/matching.md §1).
 
 use serde::{Deserialize, Serialize};
 
@@ -55,7 +55,7 @@ impl Code {
     }
 }
 
-/// True for an entity type: an upper-case identifier `[A-Z][A-Z0-9_]*` (SPEC §1).
+/// True for an entity type: an upper-case identifier `[A-Z][A-Z0-9_]*` (docs/matching.md §1).
 pub fn is_entity_type(kind: &str) -> bool {
     let mut bytes = kind.bytes();
     match bytes.next() {
@@ -75,7 +75,7 @@ pub struct Choice {
 }
 
 impl Choice {
-    /// The `other` form, or the first form when there is none (SPEC §2, plain key).
+    /// The `other` form, or the first form when there is none (docs/matching.md §2, plain key).
     pub fn default_form(&self) -> Option<&[Run]> {
         self.forms
             .iter()
@@ -85,7 +85,7 @@ impl Choice {
     }
 }
 
-/// One run of a segment (SPEC §1).
+/// One run of a segment (docs/matching.md §1).
 ///
 /// The JSON form is externally tagged: `{"text":"Hi "}`, `{"ph":{"id":"1"}}`,
 /// `{"pc_open":{…}}`, `{"pc_close":{…}}`, `{"sub":{…}}`, `{"plural":{"var":"n","forms":[…]}}`,

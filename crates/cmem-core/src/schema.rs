@@ -1,4 +1,4 @@
-//! The SQL schema of the database stores, declared once (SPEC §8): tables, columns with
+//! The SQL schema of the database stores, declared once (docs/matching.md §8): tables, columns with
 //! logical types, indexes and the numbered, append-only migrations, emitted as SQLite or
 //! PostgreSQL DDL. No database driver here: the stores run the text this module emits.
 //!

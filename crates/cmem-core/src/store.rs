@@ -2,7 +2,7 @@
 //!
 //! Stores retrieve; they do not score. Exact-key hits and fuzzy *candidates* come from
 //! the store; tiers, scores, ambiguity, points, ordering and adaptation live once in
-//! [`lookup`](crate::lookup()), so every store ranks identically (SPEC §8).
+//! [`lookup`](crate::lookup()), so every store ranks identically (docs/matching.md §8).
 
 use crate::entry::{Entry, EntryId, NewEntry, WriteOutcome};
 use crate::error::Result;
@@ -174,7 +174,7 @@ pub struct Stats {
 }
 
 /// Writes that readers see all at once, when committed, or never: what an import needs
-/// to be all or nothing (SPEC §11). Begun by [`ContentMemory::begin`].
+/// to be all or nothing (docs/matching.md §11). Begun by [`ContentMemory::begin`].
 ///
 /// # Implementer contract
 /// - Nothing written through a session is visible to any reader, of this store or of

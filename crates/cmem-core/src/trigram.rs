@@ -1,4 +1,4 @@
-//! Fuzzy candidate retrieval helpers (SPEC §7): the design note's FTS5 trigram query,
+//! Fuzzy candidate retrieval helpers (docs/matching.md §7): the design note's FTS5 trigram query,
 //! length bounds, and the padded q-grams and count bound the in-memory index uses.
 
 /// The design note's `BuildTrigramQuery`: the FTS5 `MATCH` expression for a key.

@@ -1,4 +1,4 @@
-//! Version chains: a block's prior answers, related by `unit` (SPEC §6).
+//! Version chains: a block's prior answers, related by `unit` (docs/matching.md §6).
 
 use crate::entry::{Entry, EntryId};
 use crate::error::{Error, Result};

@@ -1,4 +1,4 @@
-//! Golden values of the matching keys (SPEC §2): the worked examples, then cases for
+//! Golden values of the matching keys (docs/matching.md §2): the worked examples, then cases for
 //! normalization, codes, choices and entities. Expected values are written by hand
 //! from the spec, not captured from the implementation.
 
@@ -45,7 +45,7 @@ fn keys(runs: &[Run], plain: &str, structural: &str, generalized: &str) {
     );
 }
 
-// ---- SPEC §2 worked examples ----
+// ---- docs/matching.md §2 worked examples ----
 
 #[test]
 fn spec_entities_example() {

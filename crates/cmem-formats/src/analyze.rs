@@ -1,4 +1,4 @@
-//! Analyze: the leverage report of an XLIFF document against a memory (SPEC §10).
+//! Analyze: the leverage report of an XLIFF document against a memory (docs/matching.md §10).
 //!
 //! Each translatable segment with text is looked up once (best match, threshold
 //! 0.50) and counted in one band by its best score: **exact** (an unambiguous 100 %

@@ -17,7 +17,7 @@
 //!
 //! [`export()`] pages through [`ContentMemory::entries`] in id order into any
 //! [`EntrySink`] ([`TmxWriter`], [`KmbWriter`], [`JsonlWriter`]), optionally keeping only
-//! entries with a source and/or target locale (prefix rule, SPEC §3).
+//! entries with a source and/or target locale (prefix rule, docs/matching.md §3).
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};

@@ -1,4 +1,4 @@
-//! Recycle: pre-translate an XLIFF document from a memory (SPEC §10).
+//! Recycle: pre-translate an XLIFF document from a memory (docs/matching.md §10).
 //!
 //! Each translatable segment with no approved target (and, unless
 //! [`RecycleOptions::overwrite`], no target at all) is looked up at

@@ -287,7 +287,7 @@ fn main() {
             }
             with_match += 1;
             let top = matches.first().map(|m| sim_to(m.source()));
-            // Fuzzy scores are capped at 0.99 (SPEC §4): matches above it tie.
+            // Fuzzy scores are capped at 0.99 (docs/matching.md §4): matches above it tie.
             if top.is_some_and(|s| s.min(0.99) + 1e-9 >= best.min(0.99)) {
                 found += 1;
             } else if found + 5 > with_match {

@@ -1,6 +1,6 @@
 //! The embedded default store of cmem: [`SqliteStore`], a
 //! [`ContentMemory`](cmem_core::ContentMemory) over one SQLite file (bundled SQLite, no
-//! system library), SPEC §8.
+//! system library), docs/matching.md §8.
 //!
 //! - Tables `tm_entries`, `tm_variants` (runs and the three matching keys) and
 //!   `tm_origins`, declared once in [`cmem_core::schema`], created and upgraded by

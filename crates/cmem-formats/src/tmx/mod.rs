@@ -35,7 +35,7 @@
 //! | `x-cmem-origin` | `tu`, once per origin, oldest first | the origin as JSON (`{"project_id":…,"context_fingerprint":…,"created_at":…}`) |
 //! | `x-cmem-meta:KEY` | `tu` | a metadata pair with no TMX home |
 //! | `x-cmem-metadata` | `tu` | the whole metadata as a JSON array of pairs, written only when the TMX layout above would not give it back in order; it then wins |
-//! | `x-cmem-runs` | `tuv` | the exact runs as JSON (SPEC §1), written only when the `seg` cannot carry them (see [`inline`](crate::inline)); it then wins over the `seg` |
+//! | `x-cmem-runs` | `tuv` | the exact runs as JSON (docs/matching.md §1), written only when the `seg` cannot carry them (see [`inline`](crate::inline)); it then wins over the `seg` |
 //!
 //! Text values (point, unit, project, `x-cmem-meta:`) are written as they are, or as a
 //! JSON string (starting with `"`) when they start with `"` or hold characters XML
