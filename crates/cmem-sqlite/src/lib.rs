@@ -43,6 +43,7 @@ mod cache;
 mod error;
 mod lock;
 mod migrate;
+mod open;
 mod options;
 mod session;
 mod store;

@@ -9,8 +9,8 @@
 use std::ops::Deref;
 use std::sync::MutexGuard;
 
-use cmem_core::{EntryId, Error, NewEntry, Result, WriteOutcome, WriteSession};
-use rusqlite::Connection;
+use cmem_core::{EntryId, Error, ErrorKind, NewEntry, Result, WriteOutcome, WriteSession};
+use rusqlite::{Connection, OpenFlags};
 
 use crate::cache::CachedKeys;
 use crate::error::Context;
@@ -104,5 +104,46 @@ impl WriteSession for SqliteSession<'_> {
 impl Drop for SqliteSession<'_> {
     fn drop(&mut self) {
         roll_back(&self.conn);
+    }
+}
+
+impl SqliteStore {
+    /// A connection of its own for a write session on a file.
+    pub(crate) fn open_writer(&self) -> Result<Connection> {
+        let p = &self.path;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(p, flags).ctx(p, "opening a write connection")?;
+        conn.busy_timeout(self.options.busy_timeout).ctx(p, "setting the busy timeout")?;
+        conn.set_prepared_statement_cache_capacity(64);
+        conn.pragma_update(None, "cache_size", -i64::from(self.options.cache_kib))
+            .ctx(p, "setting the cache size")?;
+        conn.pragma_update(None, "synchronous", "NORMAL").ctx(p, "setting synchronous")?;
+        conn.pragma_update(None, "foreign_keys", "ON").ctx(p, "enabling foreign keys")?;
+        let cap = self.max_pages.load(std::sync::atomic::Ordering::Relaxed);
+        if cap > 0 {
+            conn.query_row(&format!("PRAGMA max_page_count = {cap}"), [], |_| Ok(()))
+                .ctx(p, "setting max_page_count")?;
+        }
+        Ok(conn)
+    }
+
+    /// Files committed entries in the candidate cache.
+    pub(crate) fn learn(&self, added: &[(EntryId, CachedKeys)]) -> Result<()> {
+        let mut cache = self.cache_write()?;
+        for (id, keys) in added {
+            cache.add(*id, keys);
+        }
+        cache.settle();
+        Ok(())
+    }
+
+    pub(crate) fn refuse_read_only(&self) -> Result<()> {
+        if self.options.read_only {
+            return Err(Error::new(
+                ErrorKind::Store,
+                format!("sqlite store {}: opened read-only; writes are refused", self.path),
+            ));
+        }
+        Ok(())
     }
 }
