@@ -25,7 +25,8 @@ every other command needs it to exist.";
 #[derive(Debug, Parser)]
 #[command(name = "cmem", version, propagate_version = true, after_help = EXIT_STATUS)]
 pub struct Cli {
-    /// The memory file (SQLite). Default: $CMEM_MEMORY, else ./cmem.db.
+    /// The memory: a SQLite file (a path or sqlite:PATH) or a PostgreSQL database
+    /// (postgres://user@host/db). Default: $CMEM_MEMORY, else ./cmem.db.
     #[arg(long, short = 'm', global = true, value_name = "PATH")]
     pub memory: Option<PathBuf>,
     /// No progress bar and no summary on stderr; errors are still reported.
