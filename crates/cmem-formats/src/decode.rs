@@ -220,6 +220,16 @@ pub struct XmlInput<R> {
     cap: u64,
 }
 
+impl<R> std::fmt::Debug for XmlInput<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("XmlInput")
+            .field("encoding", &self.encoding)
+            .field("consumed", &self.consumed)
+            .field("cap", &self.cap)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The error [`XmlInput`] returns once its cap is passed.
 #[derive(Debug, thiserror::Error)]
 #[error("size cap exceeded")]

@@ -81,6 +81,18 @@ pub struct JsonlReader<'h, R: BufRead> {
     done: bool,
 }
 
+impl<R: BufRead> std::fmt::Debug for JsonlReader<'_, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JsonlReader")
+            .field("options", &self.options)
+            .field("hook", &self.hook.is_some())
+            .field("line", &self.line)
+            .field("bytes", &self.bytes)
+            .field("done", &self.done)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'h, R: BufRead> JsonlReader<'h, R> {
     /// A reader over `input`, with an optional hook for simple lines' strings.
     pub fn new(input: R, options: JsonlOptions, hook: Option<RunsHook<'h>>) -> Self {
@@ -296,6 +308,16 @@ pub struct JsonlWriter<W: Write> {
     written: u64,
     skipped: u64,
     buf: Vec<u8>,
+}
+
+impl<W: Write> std::fmt::Debug for JsonlWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JsonlWriter")
+            .field("options", &self.options)
+            .field("written", &self.written)
+            .field("skipped", &self.skipped)
+            .finish_non_exhaustive()
+    }
 }
 
 fn write_err(e: impl std::fmt::Display) -> FormatError {

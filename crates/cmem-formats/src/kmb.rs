@@ -50,6 +50,16 @@ pub struct KmbWriter<W: Write> {
     buf: Vec<u8>,
 }
 
+impl<W: Write> std::fmt::Debug for KmbWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KmbWriter")
+            .field("count", &self.count)
+            .field("expected", &self.expected)
+            .field("finished", &self.out.is_none())
+            .finish_non_exhaustive()
+    }
+}
+
 fn write_err(e: io::Error) -> FormatError {
     FormatError::io(Format::Kmb, "write failed", e)
 }
@@ -149,6 +159,17 @@ pub struct KmbReader<R: Read> {
     done: bool,
     last_bytes: u64,
     buf: Vec<u8>,
+}
+
+impl<R: Read> std::fmt::Debug for KmbReader<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KmbReader")
+            .field("file", &self.file)
+            .field("expected", &self.expected)
+            .field("count", &self.count)
+            .field("done", &self.done)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<R: Read> KmbReader<R> {

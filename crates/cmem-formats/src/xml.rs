@@ -53,6 +53,17 @@ pub struct XmlReader<R: Read> {
     n_attrs: usize,
 }
 
+impl<R: Read> std::fmt::Debug for XmlReader<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("XmlReader")
+            .field("format", &self.format)
+            .field("file", &self.file)
+            .field("depth", &self.depth)
+            .field("event_start", &self.event_start)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<R: Read> XmlReader<R> {
     /// Detects the encoding of `input` and prepares to read it; `file` names it in
     /// messages, `max_depth` caps element nesting and `max_event_bytes` the size of any

@@ -38,6 +38,17 @@ pub struct TmxReader<R: Read> {
     locales: Vec<(String, Locale)>,
 }
 
+impl<R: Read> std::fmt::Debug for TmxReader<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TmxReader")
+            .field("xml", &self.xml)
+            .field("options", &self.options)
+            .field("header", &self.header)
+            .field("tu_index", &self.tu_index)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A byte offset in the UTF-8 stream. Inside the body, the line tracker forgets line
 /// starts only when a new `tu` begins, so any offset of the current `tu` can still be
 /// turned into a line and column when a problem is reported.

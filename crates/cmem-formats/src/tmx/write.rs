@@ -88,6 +88,15 @@ pub struct TmxWriter<W: Write> {
     written: u64,
 }
 
+impl<W: Write> std::fmt::Debug for TmxWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TmxWriter")
+            .field("options", &self.options)
+            .field("written", &self.written)
+            .finish_non_exhaustive()
+    }
+}
+
 fn io_err(e: std::io::Error) -> FormatError {
     FormatError::io(Format::Tmx, "write failed", e)
 }
