@@ -342,6 +342,31 @@ impl Match {
 ///
 /// # Errors
 /// A threshold outside 0–1, a query longer than `max_query_chars`, or a store failure.
+///
+/// # Examples
+/// ```
+/// use cmem_core::{lookup, ContentMemory, Locale, LookupRequest, MatchType, MemStore, NewEntry, Run, Variant};
+///
+/// let store = MemStore::new();
+/// let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
+/// store.write(&[NewEntry::pair(
+///     Variant::new(en.clone(), vec![Run::text("Save the file")]),
+///     Variant::new(de.clone(), vec![Run::text("Datei speichern")]),
+/// )])?;
+///
+/// // The same text: an exact match whose target is the stored one.
+/// let req = LookupRequest::new(vec![Run::text("Save the file")], en.clone(), de.clone());
+/// let matches = lookup(&store, &req)?;
+/// assert_eq!(matches[0].match_type, MatchType::StructuralExact);
+/// assert_eq!(matches[0].score, 1.0);
+/// assert_eq!(matches[0].adapted_target, vec![Run::text("Datei speichern")]);
+///
+/// // A near text: a fuzzy match, scored below 1.
+/// let req = LookupRequest::new(vec![Run::text("Save the files")], en, de);
+/// let matches = lookup(&store, &req)?;
+/// assert!(matches[0].score < 1.0 && matches[0].score > 0.8);
+/// # Ok::<(), cmem_core::Error>(())
+/// ```
 pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Match>> {
     let opts = &req.options;
     if !(0.0..=1.0).contains(&opts.threshold) {

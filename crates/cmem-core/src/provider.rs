@@ -7,6 +7,25 @@ use crate::store::ContentMemory;
 use crate::version::{prior_version_for, PriorVersion, VersionRequest};
 
 /// Lookups and prior versions over any [`ContentMemory`].
+///
+/// # Examples
+/// ```
+/// use std::sync::Arc;
+/// use cmem_core::{ContentMemory, Locale, LookupRequest, MemStore, NewEntry, Provider, Run, Variant};
+///
+/// let store = Arc::new(MemStore::new());
+/// let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
+/// store.write(&[NewEntry::pair(
+///     Variant::new(en.clone(), vec![Run::text("Print")]),
+///     Variant::new(de.clone(), vec![Run::text("Drucken")]),
+/// )])?;
+///
+/// let provider = Provider::new(Arc::clone(&store));
+/// let matches = provider.lookup(&LookupRequest::new(vec![Run::text("Print")], en, de))?;
+/// assert_eq!(matches.len(), 1);
+/// assert_eq!(matches[0].adapted_target, vec![Run::text("Drucken")]);
+/// # Ok::<(), cmem_core::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Provider<S> {
     store: S,

@@ -238,6 +238,27 @@ pub trait WriteSession {
 /// - [`meta`](ContentMemory::meta) / [`set_meta`](ContentMemory::set_meta) keep a few
 ///   named values about the memory itself (the recognizer rule set it was imported
 ///   with); a store that cannot keep them answers `None` and refuses to set them.
+///
+/// # Examples
+/// Any store is used through the trait, here the in-memory one:
+/// ```
+/// use cmem_core::{ContentMemory, Locale, MemStore, NewEntry, Run, Variant};
+///
+/// let store = MemStore::new();
+/// let (en, fr) = (Locale::parse("en")?, Locale::parse("fr")?);
+/// let outcomes = store.write(&[NewEntry::pair(
+///     Variant::new(en, vec![Run::text("Cancel")]),
+///     Variant::new(fr, vec![Run::text("Annuler")]),
+/// )])?;
+/// let id = outcomes[0].id();
+/// let entry = store.get(id)?.ok_or("the entry just written is missing")?;
+/// assert_eq!(entry.variants[1].runs, vec![Run::text("Annuler")]);
+/// assert_eq!(store.stats()?.entries, 1);
+///
+/// assert!(store.delete(id)?);
+/// assert_eq!(store.get(id)?, None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait ContentMemory: Send + Sync {
     /// Writes a batch of entries in one transaction.
     ///
