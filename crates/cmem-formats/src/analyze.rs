@@ -319,6 +319,32 @@ pub(crate) fn analyze_counted(
 ///
 /// # Errors
 /// Missing locales, a store failure.
+///
+/// # Examples
+/// ```
+/// use cmem_core::{ContentMemory, Locale, MemStore, NewEntry, Run, Variant};
+/// use cmem_formats::{analyze_document, AnalyzeOptions, Band, XliffDocument};
+///
+/// let store = MemStore::new();
+/// let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
+/// store.write(&[NewEntry::pair(
+///     Variant::new(en, vec![Run::text("Open the file")]),
+///     Variant::new(de, vec![Run::text("Datei öffnen")]),
+/// )])?;
+/// let xlf = r#"<xliff version="1.2"><file source-language="en" target-language="de" datatype="x" original="a"><body>
+/// <trans-unit id="1"><source>Open the file</source></trans-unit>
+/// <trans-unit id="2"><source>Quit now</source></trans-unit>
+/// <trans-unit id="3"><source>Open the file</source></trans-unit>
+/// </body></file></xliff>"#;
+/// let doc = XliffDocument::read(xlf.as_bytes(), "a.xlf")?;
+/// let analysis = analyze_document(&doc, &store, &AnalyzeOptions::default())?;
+/// assert_eq!((analysis.segments, analysis.words), (3, 8));
+/// let words = |band| analysis.band(band).map(|row| row.words);
+/// assert_eq!(words(Band::Exact), Some(3));
+/// assert_eq!(words(Band::Repetition), Some(3));
+/// assert_eq!(words(Band::NoMatch), Some(2));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn analyze_document(
     doc: &XliffDocument,
     store: &dyn ContentMemory,

@@ -393,6 +393,28 @@ pub fn filter_entry(entry: &Entry, options: &ExportOptions) -> Option<NewEntry> 
 ///
 /// # Errors
 /// A store error or the sink's error.
+///
+/// # Examples
+/// ```
+/// use cmem_core::{ContentMemory, Locale, MemStore, NewEntry, Run, Variant};
+/// use cmem_formats::{export, ExportOptions, TmxWriteOptions, TmxWriter};
+///
+/// let store = MemStore::new();
+/// let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
+/// store.write(&[NewEntry::pair(
+///     Variant::new(en.clone(), vec![Run::text("Open")]),
+///     Variant::new(de, vec![Run::text("Öffnen")]),
+/// )])?;
+///
+/// let mut options = TmxWriteOptions::default();
+/// options.source_locale = Some(en);
+/// let mut writer = TmxWriter::new(Vec::new(), options)?;
+/// let written = export(&store, &mut writer, &ExportOptions::default(), &mut |_| {})?;
+/// assert_eq!(written, 1);
+/// let tmx = String::from_utf8(writer.finish()?)?;
+/// assert!(tmx.contains("<seg>Öffnen</seg>"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn export(
     store: &dyn ContentMemory,
     sink: &mut dyn EntrySink,

@@ -364,6 +364,29 @@ fn percent(score: f64) -> u8 {
 ///
 /// # Errors
 /// Thresholds outside 0–1, missing locales, a store failure.
+///
+/// # Examples
+/// ```
+/// use cmem_core::{ContentMemory, Locale, MemStore, NewEntry, Run, Variant};
+/// use cmem_formats::{recycle_document, RecycleOptions, XliffDocument};
+///
+/// let store = MemStore::new();
+/// let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
+/// store.write(&[NewEntry::pair(
+///     Variant::new(en, vec![Run::text("Open the file")]),
+///     Variant::new(de, vec![Run::text("Datei öffnen")]),
+/// )])?;
+/// let xlf = r#"<xliff version="1.2"><file source-language="en" target-language="de" datatype="x" original="a"><body>
+/// <trans-unit id="1"><source>Open the file</source></trans-unit>
+/// <trans-unit id="2"><source>Quit</source></trans-unit>
+/// </body></file></xliff>"#;
+/// let mut doc = XliffDocument::read(xlf.as_bytes(), "a.xlf")?;
+/// let report = recycle_document(&mut doc, &store, &RecycleOptions::default())?;
+/// assert_eq!((report.segments, report.filled_exact, report.untouched), (2, 1, 1));
+/// let out = String::from_utf8(doc.to_bytes())?;
+/// assert!(out.contains(">Datei öffnen</target>"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn recycle_document(
     doc: &mut XliffDocument,
     store: &dyn ContentMemory,
@@ -484,6 +507,30 @@ pub fn recycle_document(
 ///
 /// # Errors
 /// As [`XliffDocument::read`] and [`recycle_document`], and I/O writing the output.
+///
+/// # Examples
+/// A match below the fill threshold becomes a candidate, not the target:
+/// ```
+/// use cmem_core::{ContentMemory, Locale, MemStore, NewEntry, Run, Variant};
+/// use cmem_formats::{recycle, RecycleOptions};
+///
+/// let store = MemStore::new();
+/// let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
+/// store.write(&[NewEntry::pair(
+///     Variant::new(en, vec![Run::text("Save the file now")]),
+///     Variant::new(de, vec![Run::text("Datei jetzt speichern")]),
+/// )])?;
+/// let xlf = r#"<xliff version="1.2"><file source-language="en" target-language="de" datatype="x" original="a"><body>
+/// <trans-unit id="1"><source>Save the files now</source></trans-unit>
+/// </body></file></xliff>"#;
+/// let mut options = RecycleOptions::default();
+/// options.fill_threshold = 1.0;
+/// let mut out = Vec::new();
+/// let report = recycle(xlf.as_bytes(), "a.xlf", &mut out, &store, &options)?;
+/// assert_eq!((report.filled, report.with_candidates), (0, 1));
+/// assert!(String::from_utf8(out)?.contains("<alt-trans"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn recycle(
     input: impl std::io::Read,
     name: &str,
