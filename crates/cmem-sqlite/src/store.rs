@@ -64,6 +64,29 @@ impl SqliteStore {
     /// directory, a read-only location); [`ErrorKind::Corrupt`] for a file that is not
     /// a SQLite database or is damaged; [`ErrorKind::Schema`] for a database of a newer
     /// schema version or one that is not a cmem database. Each names the file.
+    ///
+    /// # Examples
+    /// A memory written by one store is there for the next one opened on the file:
+    /// ```
+    /// use cmem_core::{ContentMemory, Locale, NewEntry, Run, Variant};
+    /// use cmem_sqlite::SqliteStore;
+    ///
+    /// let dir = std::env::temp_dir().join(format!("cmem-doc-sqlite-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("memory.db");
+    /// let (en, fr) = (Locale::parse("en")?, Locale::parse("fr")?);
+    /// {
+    ///     let store = SqliteStore::open(&path)?;
+    ///     store.write(&[NewEntry::pair(
+    ///         Variant::new(en, vec![Run::text("Undo")]),
+    ///         Variant::new(fr, vec![Run::text("Annuler")]),
+    ///     )])?;
+    /// }
+    /// let entries = SqliteStore::open(&path)?.stats()?.entries;
+    /// std::fs::remove_dir_all(&dir)?;
+    /// assert_eq!(entries, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore> {
         SqliteStore::open_with(path, SqliteOptions::default())
     }

@@ -263,6 +263,30 @@ impl Memory {
     /// # Errors
     /// The file cannot be opened or read, a fatal format error, or a store failure; the
     /// memory is then as it was.
+    ///
+    /// # Examples
+    /// ```
+    /// use cmem::{Memory, OpenOptions};
+    ///
+    /// let path = std::env::temp_dir().join(format!("cmem-doc-import-{}.tmx", std::process::id()));
+    /// std::fs::write(
+    ///     &path,
+    ///     r#"<tmx version="1.4"><header srclang="en" datatype="plaintext" segtype="sentence"
+    ///        adminlang="en" creationtool="x" creationtoolversion="1" o-tmf="x"/><body>
+    ///     <tu><tuv xml:lang="en"><seg>Close the window</seg></tuv>
+    ///         <tuv xml:lang="de"><seg>Fenster schließen</seg></tuv></tu>
+    ///     </body></tmx>"#,
+    /// )?;
+    ///
+    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
+    /// let report = memory.import_file(&path);
+    /// std::fs::remove_file(&path)?;
+    /// assert_eq!(report?.progress.inserted, 1);
+    ///
+    /// let matches = memory.lookup_text("Close the window", "en", "de")?;
+    /// assert_eq!(matches[0].score, 1.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn import_file(&self, path: impl AsRef<Path>) -> Result<ImportReport, FormatError> {
         let input = Input::open(path.as_ref(), None)?;
         self.import_inputs(vec![input], IngestOptions::default(), &ImportOptions::default(), &mut |_| {})
