@@ -1343,3 +1343,42 @@ fn thresholds_are_percent_and_empty_results_say_why() {
     assert_eq!(r.code(), 1);
     assert!(r.stderr().contains("holds no en → ge entries (it holds en → de)"), "{}", r.stderr());
 }
+
+#[test]
+fn two_imports_creating_one_memory_at_once_both_succeed() {
+    // Both programs create the memory; the one that comes second finds the other's
+    // import transaction open while it switches the file to WAL, and must wait for it,
+    // not fail with "database is locked".
+    let d = Dir::new();
+    for (name, offset) in [("a.jsonl", 0), ("b.jsonl", 1_000_000)] {
+        let lines: String = (0..15_000)
+            .map(|i| {
+                format!(
+                    "{{\"source\":\"Generated string {}\",\"target\":\"Erzeugte Zeichenkette {}\"}}\n",
+                    i + offset,
+                    i + offset
+                )
+            })
+            .collect();
+        std::fs::write(d.path(name), lines).unwrap();
+    }
+    for round in 0..3 {
+        let _ = std::fs::remove_file(d.path("cmem.db"));
+        let _ = std::fs::remove_file(d.path("cmem.db-wal"));
+        let _ = std::fs::remove_file(d.path("cmem.db-shm"));
+        let spawn = |file: &str| {
+            d.cmd(&["import", "-q", "--from", "en", "--to", "de", file])
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let a = spawn("a.jsonl");
+        std::thread::sleep(std::time::Duration::from_millis(150 * round));
+        let b = spawn("b.jsonl");
+        for child in [a, b] {
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success(), "round {round}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        assert_eq!(d.ok(&["stats", "--json"]).json_lines()[0]["entries"], 30_000, "round {round}");
+    }
+}
