@@ -74,6 +74,10 @@ struct Args {
     /// from the database, so far slower than the index).
     #[arg(long, default_value_t = 200)]
     db_side_queries: usize,
+    /// With `--store postgres`: also run those queries through Weblate's recipe (the 50
+    /// nearest sources by `pg_trgm` distance from a GiST index, rescored in Rust).
+    #[arg(long)]
+    knn: bool,
     /// With `--store sqlite`: the database file (created anew; default: a temporary
     /// file, removed at the end).
     #[arg(long)]
@@ -172,6 +176,12 @@ struct Report {
     db_side_recall_at_1: Option<f64>,
     /// With `--store postgres`: their median latency with database-side candidates.
     db_side_p50_us: Option<f64>,
+    /// With `--knn`: recall@1 of the `pg_trgm` nearest-neighbour recipe.
+    knn_recall_at_1: Option<f64>,
+    /// With `--knn`: its median latency, query and rescoring.
+    knn_p50_us: Option<f64>,
+    /// With `--knn`: seconds its GiST index took to build.
+    knn_index_s: Option<f64>,
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -327,6 +337,9 @@ fn main() -> Result<()> {
     if args.pg_url.is_some() && args.store != "postgres" {
         bail!("--pg-url names the server of --store postgres: give --store postgres");
     }
+    if args.knn && args.store != "postgres" {
+        bail!("--knn measures PostgreSQL's pg_trgm: give --store postgres");
+    }
     let (store, db_file, bench_db) = build_store(&args.store, args.db.as_ref(), pg_url.as_deref())?;
     let entries: Vec<NewEntry> = memory
         .iter()
@@ -472,6 +485,11 @@ fn main() -> Result<()> {
         db_side =
             Some(pg::db_side_pass(&sql, &queries, &tops, args.db_side_queries, (&from, &to), &options)?);
     }
+    let mut knn = None;
+    if let (Some(bench_db), true) = (&bench_db, args.knn) {
+        knn =
+            Some(pg::knn_pass(&bench_db.url, &queries, &tops, args.db_side_queries, &from, args.threshold)?);
+    }
 
     lat.sort_by(f64::total_cmp);
     ex_lat.sort_by(f64::total_cmp);
@@ -508,6 +526,9 @@ fn main() -> Result<()> {
         db_side_queries: db_side.as_ref().map(|d| d.queries),
         db_side_recall_at_1: db_side.as_ref().map(|d| d.recall_at_1),
         db_side_p50_us: db_side.as_ref().map(|d| d.p50_us),
+        knn_recall_at_1: knn.as_ref().map(|k| k.recall_at_1),
+        knn_p50_us: knn.as_ref().map(|k| k.p50_us),
+        knn_index_s: knn.as_ref().map(|k| k.index_s),
     };
     if args.verbose {
         eprintln!(
@@ -565,5 +586,10 @@ fn print_table(r: &Report) {
     }
     if let (Some(n), Some(r1), Some(p50)) = (r.db_side_queries, r.db_side_recall_at_1, r.db_side_p50_us) {
         println!("database-side      recall@1 {r1:.4}, p50 {p50:.0} µs over {n} queries");
+    }
+    if let (Some(r1), Some(p50), Some(ix)) = (r.knn_recall_at_1, r.knn_p50_us, r.knn_index_s) {
+        println!(
+            "pg_trgm KNN + rescoring recall@1 {r1:.4}, p50 {p50:.0} µs, same queries (GiST index {ix:.1} s)"
+        );
     }
 }

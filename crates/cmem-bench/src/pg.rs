@@ -106,6 +106,74 @@ pub fn db_side_pass(
     })
 }
 
+/// What the `pg_trgm` nearest-neighbour recipe gave on the same queries as the
+/// database-side pass.
+#[derive(Debug)]
+pub struct KnnPass {
+    /// Share whose best (after rescoring) equals the exhaustive best.
+    pub recall_at_1: f64,
+    /// Median latency of the query and the rescoring, in microseconds.
+    pub p50_us: f64,
+    /// Seconds the GiST index took to build.
+    pub index_s: f64,
+}
+
+/// Rows the nearest-neighbour query returns before rescoring (Weblate's figure).
+const KNN_ROWS: i64 = 50;
+
+/// The recipe of Weblate's translation memory: the `KNN_ROWS` source texts nearest the
+/// query by `pg_trgm` distance (`ORDER BY text <-> $1`, served by a GiST index built
+/// here), rescored in Rust with cmem's similarity, those at or above `threshold` kept.
+/// Runs the same queries as [`db_side_pass`] given the same `wanted`.
+pub fn knn_pass(
+    url: &str,
+    queries: &[String],
+    exhaustive: &[Vec<f64>],
+    wanted: usize,
+    from: &Locale,
+    threshold: f64,
+) -> Result<KnnPass> {
+    let name = cmem_postgres::redact(url);
+    let mut client = postgres::Config::from_str(url)
+        .with_context(|| format!("postgres: {name}"))?
+        .connect(postgres::NoTls)
+        .with_context(|| format!("postgres: {name}: cannot connect"))?;
+    let t = Instant::now();
+    client
+        .batch_execute(
+            "CREATE INDEX IF NOT EXISTS bench_knn_text ON tm_variants USING gist (text gist_trgm_ops)",
+        )
+        .with_context(|| format!("postgres: {name}: creating the GiST index"))?;
+    let index_s = t.elapsed().as_secs_f64();
+    let knn = client
+        .prepare("SELECT text FROM tm_variants WHERE locale = $2 ORDER BY text <-> $1 LIMIT $3")
+        .with_context(|| format!("postgres: {name}: preparing the nearest-neighbour query"))?;
+    let locale = from.to_string();
+    let step = queries.len().div_ceil(wanted.clamp(1, queries.len().max(1))).max(1);
+    let mut tally = ListTally::default();
+    let mut lat = Vec::new();
+    for (q, top) in queries.iter().zip(exhaustive).step_by(step) {
+        let qk = Keys::of(&[Run::text(q)]);
+        let t = Instant::now();
+        let rows = client
+            .query(&knn, &[q, &locale, &KNN_ROWS])
+            .with_context(|| format!("postgres: {name}: nearest neighbours of {q:?}"))?;
+        let mut scores = Vec::with_capacity(rows.len());
+        for row in rows {
+            let text: String = row.try_get(0).with_context(|| format!("postgres: {name}: reading a text"))?;
+            let s = crate::cap(crate::raw_similarity(&qk, &Keys::of(&[Run::text(&text)])));
+            if s >= threshold {
+                scores.push(s);
+            }
+        }
+        scores.sort_by(|a, b| b.total_cmp(a));
+        lat.push(t.elapsed().as_secs_f64() * 1e6);
+        tally.add(&scores, top);
+    }
+    lat.sort_by(f64::total_cmp);
+    Ok(KnnPass { recall_at_1: tally.share(tally.top1), p50_us: crate::percentile(&lat, 0.5), index_s })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
