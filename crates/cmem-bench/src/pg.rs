@@ -62,6 +62,17 @@ impl BenchDb {
     }
 }
 
+/// About `wanted` of `queries` with their exhaustive lists, evenly spaced, so every
+/// query file is represented.
+fn spaced<'a>(
+    queries: &'a [String],
+    exhaustive: &'a [Vec<f64>],
+    wanted: usize,
+) -> impl Iterator<Item = (&'a String, &'a Vec<f64>)> {
+    let step = queries.len().div_ceil(wanted.clamp(1, queries.len().max(1))).max(1);
+    queries.iter().zip(exhaustive).step_by(step)
+}
+
 /// What the database-side candidate mode gave on a share of the queries.
 #[derive(Debug)]
 pub struct DbSidePass {
@@ -73,9 +84,8 @@ pub struct DbSidePass {
     pub p50_us: f64,
 }
 
-/// Runs about `wanted` of `queries` (evenly spaced, so every query file is represented)
-/// through `store` and tallies their lists against `exhaustive` (the exhaustive top
-/// scores of every query, in the same order).
+/// Runs about `wanted` of `queries` ([`spaced`]) through `store` and tallies their lists
+/// against `exhaustive` (the exhaustive top scores of every query, in the same order).
 pub fn db_side_pass(
     store: &dyn ContentMemory,
     queries: &[String],
@@ -84,10 +94,9 @@ pub fn db_side_pass(
     (from, to): (&Locale, &Locale),
     options: &LookupOptions,
 ) -> Result<DbSidePass> {
-    let step = queries.len().div_ceil(wanted.clamp(1, queries.len().max(1))).max(1);
     let mut tally = ListTally::default();
     let mut lat = Vec::new();
-    for (q, top) in queries.iter().zip(exhaustive).step_by(step) {
+    for (q, top) in spaced(queries, exhaustive, wanted) {
         let runs = vec![Run::text(q)];
         let req = LookupRequest::new(runs.clone(), from.clone(), to.clone()).options(options.clone());
         let t = Instant::now();
@@ -149,10 +158,9 @@ pub fn knn_pass(
         .prepare("SELECT text FROM tm_variants WHERE locale = $2 ORDER BY text <-> $1 LIMIT $3")
         .with_context(|| format!("postgres: {name}: preparing the nearest-neighbour query"))?;
     let locale = from.to_string();
-    let step = queries.len().div_ceil(wanted.clamp(1, queries.len().max(1))).max(1);
     let mut tally = ListTally::default();
     let mut lat = Vec::new();
-    for (q, top) in queries.iter().zip(exhaustive).step_by(step) {
+    for (q, top) in spaced(queries, exhaustive, wanted) {
         let qk = Keys::of(&[Run::text(q)]);
         let t = Instant::now();
         let rows = client
