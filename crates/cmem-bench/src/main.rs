@@ -8,13 +8,20 @@
 //! answer is checked: a returned score that disagrees with the recomputed similarity
 //! fails the run. With `--store sqlite --compare-paths`, it also runs the queries through
 //! the store's SQL candidate path (what a one-shot `cmem lookup` uses) and counts the
-//! lists that differ from the in-process index's.
+//! lists that differ from the in-process index's. With `--store postgres`, it imports
+//! into a fresh database (on the server `--pg-url` or `CMEM_PG_URL` names, else on a
+//! throwaway cluster it starts and removes) and, after the usual passes, runs some of
+//! the queries again with the candidates taken from the database rather than the
+//! in-process index (`PgOptions::gram_index(false)`).
 //!
 //! ```text
 //! cargo run --release -p cmem-bench -- --memory en-de.jsonl.gz --entries 100000 \
 //!     --queries queries_sample.jsonl queries_versioned.jsonl [--store memory] [--json]
 //! cargo run --release -p cmem-bench -- --memory en-de.jsonl.gz --store sqlite \
 //!     --queries queries_versioned.jsonl --compare-paths [--compare-queries 500]
+//! cargo run --release -p cmem-bench -- --memory en-de.jsonl.gz --store postgres \
+//!     --queries queries_sample.jsonl queries_versioned.jsonl [--pg-url postgres://…] \
+//!     [--db-side-queries 200]
 //! cargo run --release -p cmem-bench -- --quality --memory en-de.jsonl.gz \
 //!     --queries queries_versioned.jsonl --references versioned_references.jsonl
 //! ```
@@ -35,6 +42,7 @@ use serde::Serialize;
 mod corpus;
 mod counting;
 mod lists;
+mod pg;
 mod quality;
 
 /// Measure lookup latency and recall on a real memory.
@@ -53,9 +61,23 @@ struct Args {
     /// Exact-hit query files, measured separately (latency of a limit-1 lookup).
     #[arg(long, num_args = 1..)]
     exact_queries: Vec<PathBuf>,
-    /// The store to measure: `memory` or `sqlite`.
+    /// The store to measure: `memory`, `sqlite` or `postgres`.
     #[arg(long, default_value = "memory")]
     store: String,
+    /// With `--store postgres`: the server, where the benchmark creates a database and
+    /// drops it at the end (default: `CMEM_PG_URL`, else a throwaway cluster started
+    /// with the server programs installed here).
+    #[arg(long)]
+    pg_url: Option<String>,
+    /// With `--store postgres`: run about N queries, evenly spaced, a second time with
+    /// database-side candidates (`gram_index(false)`; each reads the whole length window
+    /// from the database, so far slower than the index).
+    #[arg(long, default_value_t = 200)]
+    db_side_queries: usize,
+    /// With `--store postgres`: also run those queries through Weblate's recipe (the 50
+    /// nearest sources by `pg_trgm` distance from a GiST index, rescored in Rust).
+    #[arg(long)]
+    knn: bool,
     /// With `--store sqlite`: the database file (created anew; default: a temporary
     /// file, removed at the end).
     #[arg(long)]
@@ -148,6 +170,18 @@ struct Report {
     one_shot_p50_us: Option<f64>,
     /// With `--compare-paths`: median latency of the index path in the same pass.
     batch_p50_us: Option<f64>,
+    /// With `--store postgres`: queries run with database-side candidates.
+    db_side_queries: Option<usize>,
+    /// With `--store postgres`: recall@1 of those queries with database-side candidates.
+    db_side_recall_at_1: Option<f64>,
+    /// With `--store postgres`: their median latency with database-side candidates.
+    db_side_p50_us: Option<f64>,
+    /// With `--knn`: recall@1 of the `pg_trgm` nearest-neighbour recipe.
+    knn_recall_at_1: Option<f64>,
+    /// With `--knn`: its median latency, query and rescoring.
+    knn_p50_us: Option<f64>,
+    /// With `--knn`: seconds its GiST index took to build.
+    knn_index_s: Option<f64>,
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -248,10 +282,13 @@ fn cap(x: f64) -> f64 {
 /// A measured store's database file (SQLite), and whether it is removed at the end.
 type DbFile = Option<(PathBuf, bool)>;
 
-/// A store to measure, and its database file.
-fn build_store(name: &str, db: Option<&PathBuf>) -> Result<(Box<dyn ContentMemory>, DbFile)> {
+/// A store to measure, its database file (SQLite) and its database (PostgreSQL).
+type Built = (Box<dyn ContentMemory>, DbFile, Option<pg::BenchDb>);
+
+/// A store to measure, and where it keeps its data.
+fn build_store(name: &str, db: Option<&PathBuf>, pg_url: Option<&str>) -> Result<Built> {
     match name {
-        "memory" => Ok((Box::new(MemStore::new()), None)),
+        "memory" => Ok((Box::new(MemStore::new()), None, None)),
         "sqlite" => {
             let path = match db {
                 Some(p) => p.clone(),
@@ -261,9 +298,14 @@ fn build_store(name: &str, db: Option<&PathBuf>) -> Result<(Box<dyn ContentMemor
                 let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
             }
             let store = cmem_sqlite::SqliteStore::open(&path)?;
-            Ok((Box::new(store), Some((path, db.is_none()))))
+            Ok((Box::new(store), Some((path, db.is_none())), None))
         }
-        other => bail!("unknown store {other:?} (expected: memory, sqlite)"),
+        "postgres" => {
+            let bench_db = pg::BenchDb::create(pg_url)?;
+            let store = bench_db.open(cmem_postgres::PgOptions::default())?;
+            Ok((Box::new(store), None, Some(bench_db)))
+        }
+        other => bail!("unknown store {other:?} (expected: memory, sqlite, postgres)"),
     }
 }
 
@@ -291,7 +333,14 @@ fn main() -> Result<()> {
     if args.compare_paths && args.store != "sqlite" {
         bail!("--compare-paths compares the SQLite store's two candidate paths: give --store sqlite");
     }
-    let (store, db_file) = build_store(&args.store, args.db.as_ref())?;
+    let pg_url = args.pg_url.clone().or_else(|| std::env::var("CMEM_PG_URL").ok());
+    if args.pg_url.is_some() && args.store != "postgres" {
+        bail!("--pg-url names the server of --store postgres: give --store postgres");
+    }
+    if args.knn && args.store != "postgres" {
+        bail!("--knn measures PostgreSQL's pg_trgm: give --store postgres");
+    }
+    let (store, db_file, bench_db) = build_store(&args.store, args.db.as_ref(), pg_url.as_deref())?;
     let entries: Vec<NewEntry> = memory
         .iter()
         .map(|m| {
@@ -358,9 +407,12 @@ fn main() -> Result<()> {
         let qk = Keys::of(&runs);
         for m in &matches {
             let raw = raw_similarity(&qk, &Keys::of(m.source()));
+            // An exact tier's penalties (text that differs from the query in white space
+            // alone) are taken off its score.
+            let penalty = m.penalties.iter().map(|p| f64::from(p.points) / 100.0).sum::<f64>();
             let expected = match m.match_type {
-                MatchType::GeneralizedExact | MatchType::StructuralExact => 1.0,
-                MatchType::PlainExact => cmem_core::SCORE_NEAR_EXACT,
+                MatchType::GeneralizedExact | MatchType::StructuralExact => 1.0 - penalty,
+                MatchType::PlainExact => cmem_core::SCORE_NEAR_EXACT - penalty,
                 _ => cap(raw),
             };
             let ok =
@@ -387,6 +439,7 @@ fn main() -> Result<()> {
 
     let mut ex_lat = Vec::with_capacity(queries.len());
     let mut tally = lists::ListTally::default();
+    let mut tops = Vec::with_capacity(queries.len());
     for (q, got) in queries.iter().zip(&returned) {
         let qk = Keys::of(&[Run::text(q)]);
         let t = Instant::now();
@@ -395,6 +448,7 @@ fn main() -> Result<()> {
         if !tally.add(got, &top) && args.verbose {
             eprintln!("cmem-bench: ties incomplete: {q:?}: returned {got:?}, exhaustive {top:?}");
         }
+        tops.push(top);
     }
     if !inconsistent.is_empty() {
         for line in inconsistent.iter().take(10) {
@@ -422,6 +476,19 @@ fn main() -> Result<()> {
             }
         }
         paths = Some((compared.len(), cmp.differing.len(), cmp.p50_us));
+    }
+
+    // The same database, candidates from SQL (the length window) instead of the index.
+    let mut db_side = None;
+    if let Some(bench_db) = &bench_db {
+        let sql = bench_db.open(cmem_postgres::PgOptions::default().gram_index(false).read_only(true))?;
+        db_side =
+            Some(pg::db_side_pass(&sql, &queries, &tops, args.db_side_queries, (&from, &to), &options)?);
+    }
+    let mut knn = None;
+    if let (Some(bench_db), true) = (&bench_db, args.knn) {
+        knn =
+            Some(pg::knn_pass(&bench_db.url, &queries, &tops, args.db_side_queries, &from, args.threshold)?);
     }
 
     lat.sort_by(f64::total_cmp);
@@ -456,6 +523,12 @@ fn main() -> Result<()> {
         paths_differing: paths.map(|p| p.1),
         one_shot_p50_us: paths.map(|p| p.2 .0),
         batch_p50_us: paths.map(|p| p.2 .1),
+        db_side_queries: db_side.as_ref().map(|d| d.queries),
+        db_side_recall_at_1: db_side.as_ref().map(|d| d.recall_at_1),
+        db_side_p50_us: db_side.as_ref().map(|d| d.p50_us),
+        knn_recall_at_1: knn.as_ref().map(|k| k.recall_at_1),
+        knn_p50_us: knn.as_ref().map(|k| k.p50_us),
+        knn_index_s: knn.as_ref().map(|k| k.index_s),
     };
     if args.verbose {
         eprintln!(
@@ -471,6 +544,9 @@ fn main() -> Result<()> {
         print_table(&report);
     }
     drop(store);
+    if let Some(bench_db) = bench_db {
+        bench_db.finish()?;
+    }
     if let Some((path, true)) = db_file {
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
@@ -507,5 +583,13 @@ fn print_table(r: &Report) {
     }
     if let (Some(one), Some(batch)) = (r.one_shot_p50_us, r.batch_p50_us) {
         println!("  their p50        {one:.0} µs (SQL candidates) / {batch:.0} µs (index)");
+    }
+    if let (Some(n), Some(r1), Some(p50)) = (r.db_side_queries, r.db_side_recall_at_1, r.db_side_p50_us) {
+        println!("database-side      recall@1 {r1:.4}, p50 {p50:.0} µs over {n} queries");
+    }
+    if let (Some(r1), Some(p50), Some(ix)) = (r.knn_recall_at_1, r.knn_p50_us, r.knn_index_s) {
+        println!(
+            "pg_trgm KNN + rescoring recall@1 {r1:.4}, p50 {p50:.0} µs, same queries (GiST index {ix:.1} s)"
+        );
     }
 }

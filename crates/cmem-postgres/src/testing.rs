@@ -72,7 +72,13 @@ impl TestServer {
         }
     }
 
-    fn start() -> Result<TestServer> {
+    /// A server of the caller's own, not shared and never skipping: `CMEM_PG_URL`'s,
+    /// else a throwaway cluster, which stops when the returned value is dropped (or the
+    /// process ends). For programs, such as a benchmark, that must fail rather than skip.
+    ///
+    /// # Errors
+    /// Why no server could be had.
+    pub fn start() -> Result<TestServer> {
         if let Ok(url) = std::env::var("CMEM_PG_URL") {
             let admin = postgres::Config::from_str(&url)
                 .map_err(|e| fail(format!("CMEM_PG_URL {}: {e}", crate::redact(&url))))?;
