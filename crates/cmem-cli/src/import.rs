@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Result};
-use cmem::{OpenOptions, WaitFn};
+use cmem::{OpenOptions, WaitHook};
 use cmem_core::Run;
 use cmem_formats::ItemSource;
 use cmem_formats::{
@@ -174,7 +174,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
 
     let path = memory::resolve(memory_flag);
     let (told, hook_bar, hook_stop) = (AtomicBool::new(false), bar.clone(), Arc::clone(&stop));
-    let on_wait: WaitFn = Arc::new(move |waited| {
+    let on_wait = WaitHook::new(move |waited| {
         if waited >= WAIT_NOTICE && !quiet && !told.swap(true, Ordering::Relaxed) {
             say(&hook_bar, "cmem: waiting for another writer… (Ctrl-C to give up)");
         }

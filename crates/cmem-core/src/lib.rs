@@ -72,7 +72,7 @@ pub use recognize::{Recognizer, RuleRole};
 pub use run::{is_entity_type, Choice, Code, Run};
 pub use store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,
-    WriteSession,
+    WaitHook, WriteSession,
 };
 pub use trigram::build_trigram_query;
 pub use version::{prior_version_for, PriorVersion, Version, VersionQuery, VersionReader, VersionRequest};

@@ -425,3 +425,45 @@ macro_rules! forward_store {
 }
 
 forward_store!(&T, Box<T>, std::sync::Arc<T>);
+
+/// Told about a long wait for another writer (every store's writes, and the front ends
+/// that open them, share this one type): called about every quarter second while a write
+/// waits, with the time waited so far; returning false gives up waiting.
+///
+/// ```
+/// use cmem_core::WaitHook;
+///
+/// let hook = WaitHook::new(|waited| {
+///     if waited.as_secs() == 1 {
+///         eprintln!("waiting for another writer…");
+///     }
+///     true
+/// });
+/// assert!(hook.call(std::time::Duration::from_secs(1)));
+/// ```
+#[derive(Clone)]
+pub struct WaitHook(std::sync::Arc<dyn Fn(std::time::Duration) -> bool + Send + Sync>);
+
+impl WaitHook {
+    /// A hook calling `f`.
+    pub fn new(f: impl Fn(std::time::Duration) -> bool + Send + Sync + 'static) -> WaitHook {
+        WaitHook(std::sync::Arc::new(f))
+    }
+
+    /// Tells the hook that a write has waited `waited`; false: give up.
+    pub fn call(&self, waited: std::time::Duration) -> bool {
+        (self.0)(waited)
+    }
+}
+
+impl std::fmt::Debug for WaitHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WaitHook(..)")
+    }
+}
+
+impl PartialEq for WaitHook {
+    fn eq(&self, other: &WaitHook) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}

@@ -48,5 +48,5 @@ mod store;
 pub mod testing;
 
 pub use address::redact;
-pub use options::{PgOptions, WaitFn};
+pub use options::{PgOptions, WaitHook};
 pub use store::PgStore;

@@ -1,13 +1,9 @@
 //! [`PgOptions`]: how a [`PgStore`](crate::PgStore) opens a memory.
 
 use std::fmt;
-use std::sync::Arc;
 use std::time::Duration;
 
-/// Told, about every quarter second, while a write waits for another writer's
-/// transaction to end, with the time waited so far; returning false gives up (the write
-/// then fails).
-pub type WaitFn = Arc<dyn Fn(Duration) -> bool + Send + Sync>;
+pub use cmem_core::WaitHook;
 
 /// How [`PgStore::open_with`](crate::PgStore::open_with) opens a memory.
 #[derive(Clone)]
@@ -30,7 +26,7 @@ pub struct PgOptions {
     /// How long a write waits for another writer before it fails (default 60 s).
     pub write_wait: Duration,
     /// Told while a write waits for another writer (default none).
-    pub on_wait: Option<WaitFn>,
+    pub on_wait: Option<WaitHook>,
     /// How long opening waits for a connection (default 10 s).
     pub connect_timeout: Duration,
     /// The most connections the store keeps open at once (default 8).
@@ -105,7 +101,7 @@ impl PgOptions {
 
     /// Sets [`on_wait`](Self::on_wait).
     #[must_use]
-    pub fn on_wait(mut self, hook: WaitFn) -> Self {
+    pub fn on_wait(mut self, hook: WaitHook) -> Self {
         self.on_wait = Some(hook);
         self
     }

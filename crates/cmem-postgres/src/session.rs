@@ -52,7 +52,7 @@ fn take_turn(store: &PgStore, conn: &mut Pooled) -> Result<i64> {
             Err(e) if e.code() == Some(&postgres::error::SqlState::LOCK_NOT_AVAILABLE) => {
                 conn.batch_execute("ROLLBACK TO SAVEPOINT cmem_turn").ctx(p, "waiting for another writer")?;
                 let waited = started.elapsed();
-                let go_on = store.options().on_wait.as_ref().is_none_or(|hook| hook(waited));
+                let go_on = store.options().on_wait.as_ref().is_none_or(|hook| hook.call(waited));
                 if waited >= store.options().write_wait || !go_on {
                     return Err(crate::error::pg_error(p, "waiting for another writer", e));
                 }

@@ -249,7 +249,7 @@ fn a_waiting_writer_is_told_and_may_give_up() {
     let a = PgStore::open(&url).unwrap();
     let told = Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = Arc::clone(&told);
-    let hook: cmem_postgres::WaitFn = Arc::new(move |waited| {
+    let hook = cmem_postgres::WaitHook::new(move |waited| {
         let mut seen = seen.lock().unwrap();
         seen.push(waited);
         seen.len() < 3

@@ -1,8 +1,8 @@
 //! [`SqliteOptions`]: how a [`SqliteStore`](crate::SqliteStore) is opened.
 
-use std::fmt;
-use std::sync::Arc;
 use std::time::Duration;
+
+pub use cmem_core::WaitHook;
 
 /// Options of [`SqliteStore::open_with`](crate::SqliteStore::open_with).
 #[derive(Debug, Clone, PartialEq)]
@@ -116,45 +116,5 @@ impl SqliteOptions {
     pub fn check_on_write(mut self, on: bool) -> Self {
         self.check_on_write = on;
         self
-    }
-}
-
-/// Told about a long wait for another writer: called about every quarter second while
-/// a write waits, with the time waited so far; returning false gives up waiting.
-///
-/// ```
-/// use cmem_sqlite::{SqliteOptions, WaitHook};
-///
-/// let options = SqliteOptions::default().on_wait(WaitHook::new(|waited| {
-///     if waited.as_secs() == 1 {
-///         eprintln!("waiting for another writer…");
-///     }
-///     true
-/// }));
-/// # let _ = options;
-/// ```
-#[derive(Clone)]
-pub struct WaitHook(Arc<dyn Fn(Duration) -> bool + Send + Sync>);
-
-impl WaitHook {
-    /// A hook calling `f`.
-    pub fn new(f: impl Fn(Duration) -> bool + Send + Sync + 'static) -> WaitHook {
-        WaitHook(Arc::new(f))
-    }
-
-    pub(crate) fn call(&self, waited: Duration) -> bool {
-        (self.0)(waited)
-    }
-}
-
-impl fmt::Debug for WaitHook {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("WaitHook(..)")
-    }
-}
-
-impl PartialEq for WaitHook {
-    fn eq(&self, other: &WaitHook) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
     }
 }

@@ -34,12 +34,12 @@ pub mod matching {}
 mod memory;
 
 pub use address::Address;
-pub use memory::{rule_set_name, Memory, OpenOptions, WaitFn, RECOGNIZER_META};
+pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
 
 pub use cmem_core::{
     lookup, prepare_query, ContentMemory, Entry, EntryId, Error, ErrorKind, Locale, LookupOptions,
     LookupRequest, Match, MatchType, MatchView, NewEntry, Point, QueryText, Recognizer, Result, Run,
-    SearchHit, SearchQuery, SegmentView, Stats, Variant, VersionQuery, WriteOutcome,
+    SearchHit, SearchQuery, SegmentView, Stats, Variant, VersionQuery, WaitHook, WriteOutcome,
 };
 /// File formats: readers, writers, import and export, recycle and analyze.
 pub use cmem_formats as formats;

@@ -2,12 +2,12 @@
 
 use std::fmt;
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use cmem_core::{
     lookup, prepare_query, ContentMemory, Error, ErrorKind, Locale, LookupOptions, LookupRequest, Match,
-    MemStore, QueryText, Recognizer, Result, SearchHit, SearchQuery, Stats, Version, VersionQuery,
+    MemStore, QueryText, Recognizer, Result, SearchHit, SearchQuery, Stats, Version, VersionQuery, WaitHook,
 };
 use cmem_formats::{
     import, FormatError, ImportOptions, ImportReport, Ingest, IngestOptions, Input, Progress, RecycleOptions,
@@ -19,10 +19,6 @@ use crate::address::Address;
 /// The memory-metadata key under which the recognizer rule set of a memory's imports is
 /// recorded ([`ContentMemory::meta`]).
 pub const RECOGNIZER_META: &str = "recognizer";
-
-/// Called while a write waits for another writer's lock, with the time waited so far;
-/// returns false to give up (the write then fails).
-pub type WaitFn = Arc<dyn Fn(Duration) -> bool + Send + Sync>;
 
 /// How [`Memory::open_with`] opens a memory.
 #[derive(Clone, Default)]
@@ -41,7 +37,7 @@ pub struct OpenOptions {
     /// default, 60 s for SQLite).
     pub write_wait: Option<Duration>,
     /// Told about a long wait for another writer; may give up.
-    pub on_wait: Option<WaitFn>,
+    pub on_wait: Option<WaitHook>,
 }
 
 impl fmt::Debug for OpenOptions {
@@ -92,7 +88,7 @@ impl OpenOptions {
 
     /// Sets [`on_wait`](Self::on_wait).
     #[must_use]
-    pub fn on_wait(mut self, hook: WaitFn) -> Self {
+    pub fn on_wait(mut self, hook: WaitHook) -> Self {
         self.on_wait = Some(hook);
         self
     }
@@ -439,7 +435,7 @@ fn open_sqlite(
     address: &Address,
     options: &OpenOptions,
 ) -> Result<Box<dyn ContentMemory>> {
-    use cmem_sqlite::{SqliteOptions, SqliteStore, WaitHook};
+    use cmem_sqlite::{SqliteOptions, SqliteStore};
     if path.is_dir() {
         return Err(Error::new(ErrorKind::Store, format!("memory {address} is a directory")));
     }
@@ -454,8 +450,7 @@ fn open_sqlite(
         sqlite = sqlite.write_wait(wait);
     }
     if let Some(hook) = &options.on_wait {
-        let hook = Arc::clone(hook);
-        sqlite = sqlite.on_wait(WaitHook::new(move |waited| hook(waited)));
+        sqlite = sqlite.on_wait(hook.clone());
     }
     Ok(Box::new(SqliteStore::open_with(path, sqlite)?))
 }
@@ -480,7 +475,7 @@ fn open_postgres(url: &str, _: &Address, options: &OpenOptions) -> Result<Box<dy
         pg = pg.write_wait(wait);
     }
     if let Some(hook) = &options.on_wait {
-        pg = pg.on_wait(Arc::clone(hook));
+        pg = pg.on_wait(hook.clone());
     }
     Ok(Box::new(PgStore::open_with(url, pg)?))
 }
