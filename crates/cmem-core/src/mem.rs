@@ -13,8 +13,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::key::{normalize_text, KeyKind, Keys};
 use crate::locale::Locale;
 use crate::store::{
-    CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,
-    WriteSession,
+    CandidateQuery, CandidateSink, ContentMemory, ExactQuery, SearchHit, SearchQuery, Stats, WriteSession,
 };
 use crate::version::{select_versions, Version, VersionQuery, VersionReader};
 
@@ -249,15 +248,7 @@ impl ContentMemory for MemStore {
                 }
             }
         }
-        Ok(Stats {
-            entries: inner.entries.len() as u64,
-            variants,
-            pairs: pairs
-                .into_iter()
-                .map(|((source, target), entries)| PairCount { source, target, entries })
-                .collect(),
-            size_bytes: None,
-        })
+        Ok(Stats::from_pairs(inner.entries.len() as u64, variants, pairs, None))
     }
 
     fn version_reader(&self) -> Option<&dyn VersionReader> {

@@ -206,6 +206,23 @@ pub trait WriteSession {
     fn commit(self: Box<Self>) -> Result<()>;
 }
 
+impl Stats {
+    /// The stats of a store holding `entries` entries and `variants` variants, with
+    /// `pairs` counted per (source, target) locale pair; the pairs listed in locale order.
+    pub fn from_pairs(
+        entries: u64,
+        variants: u64,
+        pairs: std::collections::BTreeMap<(Locale, Locale), u64>,
+        size_bytes: Option<u64>,
+    ) -> Stats {
+        let pairs = pairs
+            .into_iter()
+            .map(|((source, target), entries)| PairCount { source, target, entries })
+            .collect();
+        Stats { entries, variants, pairs, size_bytes }
+    }
+}
+
 /// A content memory backend.
 ///
 /// # Implementer contract

@@ -8,7 +8,7 @@ use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use cmem_core::run::{runs_from_json, runs_to_json};
 use cmem_core::schema::{stored_keys, META_TABLE, SCHEMA_VERSION};
 use cmem_core::store::{
-    CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,
+    CandidateQuery, CandidateSink, ContentMemory, ExactQuery, SearchHit, SearchQuery, Stats,
 };
 use cmem_core::trigram::length_bounds;
 use cmem_core::version::{select_versions, Version, VersionQuery, VersionReader};
@@ -833,15 +833,7 @@ impl ContentMemory for SqliteStore {
                 *pairs.entry((parse(&s)?, parse(&t)?)).or_default() += n.max(0) as u64;
             }
         }
-        Ok(Stats {
-            entries,
-            variants,
-            pairs: pairs
-                .into_iter()
-                .map(|((source, target), entries)| PairCount { source, target, entries })
-                .collect(),
-            size_bytes: Some(size),
-        })
+        Ok(Stats::from_pairs(entries, variants, pairs, Some(size)))
     }
 
     fn version_reader(&self) -> Option<&dyn VersionReader> {
