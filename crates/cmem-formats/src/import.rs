@@ -38,12 +38,19 @@ use crate::tmx::TmxWriter;
 /// # Errors
 /// The file cannot be opened or read.
 pub fn open_input(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
-    let mut file = BufReader::with_capacity(64 * 1024, File::open(path)?);
-    if file.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
-        let gz = flate2::bufread::MultiGzDecoder::new(file);
+    gunzipped(BufReader::with_capacity(64 * 1024, File::open(path)?))
+}
+
+/// `input`, decompressed when it starts with gzip's magic bytes (`1f 8b`).
+///
+/// # Errors
+/// The input cannot be read.
+pub(crate) fn gunzipped(mut input: impl BufRead + Send + 'static) -> io::Result<Box<dyn BufRead + Send>> {
+    if input.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
+        let gz = flate2::bufread::MultiGzDecoder::new(input);
         Ok(Box::new(BufReader::with_capacity(64 * 1024, gz)))
     } else {
-        Ok(Box::new(file))
+        Ok(Box::new(input))
     }
 }
 

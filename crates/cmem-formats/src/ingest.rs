@@ -32,7 +32,7 @@ use std::sync::{Arc, Mutex};
 use cmem_core::{Locale, NewEntry};
 
 use crate::error::{ErrorKind, Format, FormatError};
-use crate::import::{format_of, ItemSource};
+use crate::import::{format_of, gunzipped, ItemSource};
 use crate::item::Item;
 use crate::jsonl::{JsonlOptions, JsonlReader, RunsHook};
 use crate::kmb::KmbReader;
@@ -182,14 +182,7 @@ impl<R: Read> Read for Counted<R> {
 
 /// Wraps `reader` to count its bytes into `bytes` and decompress gzip.
 fn counted(reader: BoxedInput, bytes: &Arc<AtomicU64>) -> io::Result<BoxedInput> {
-    let mut buffered =
-        BufReader::with_capacity(64 * 1024, Counted { inner: reader, bytes: Arc::clone(bytes) });
-    if buffered.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
-        let gz = flate2::bufread::MultiGzDecoder::new(buffered);
-        Ok(Box::new(BufReader::with_capacity(64 * 1024, gz)))
-    } else {
-        Ok(Box::new(buffered))
-    }
+    gunzipped(BufReader::with_capacity(64 * 1024, Counted { inner: reader, bytes: Arc::clone(bytes) }))
 }
 
 /// The reader of one input.

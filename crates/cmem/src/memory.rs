@@ -329,7 +329,10 @@ impl Memory {
         Ok(report)
     }
 
-    /// Pre-translates an XLIFF document from this memory into `output`.
+    /// Pre-translates an XLIFF document from this memory into `output`. Plain-text
+    /// segments are recognized with `options.recognizer`, or, when it is `None`, as the
+    /// memory's imports were ([`recognizer`](Self::recognizer)), so a document matches the
+    /// memory it is recycled from.
     ///
     /// # Errors
     /// As [`cmem_formats::recycle_file`].
