@@ -80,7 +80,7 @@ pub use item::{collect_items, Item};
 pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};
 pub use kmb::{KmbReader, KmbWriter};
 pub use output::OutputFile;
-pub use po::{analyze_po, recycle_po, recycle_po_file, PoOptions, PoReader, PoTally, PoWriter};
+pub use po::{analyze_po, recycle_po, PoOptions, PoReader, PoTally, PoWriter};
 pub use recycle::{recycle, recycle_document, recycle_file, RecycleOptions, RecycleReport};
 pub use tmx::{TmxHeader, TmxOptions, TmxReader, TmxWriteOptions, TmxWriter};
 pub use weblate::{WeblateOptions, WeblateReader, WeblateWriter};

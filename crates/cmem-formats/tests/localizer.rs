@@ -460,3 +460,27 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn recycle_file_takes_a_catalog_by_its_name() {
+    let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+    let store = store_of(&[NewEntry::pair(
+        cmem_core::Variant::new(en, vec![Run::text("Open the file")]),
+        cmem_core::Variant::new(de.clone(), vec![Run::text("Datei öffnen")]),
+    )]);
+    let dir = std::env::temp_dir().join(format!("cmem-recycle-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (pot, po) = (dir.join("messages.pot"), dir.join("de.po"));
+    std::fs::write(
+        &pot,
+        "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\nmsgid \"Open the file\"\nmsgstr \"\"\n",
+    )
+    .unwrap();
+    let mut options = cmem_formats::RecycleOptions::default();
+    options.target_locale = Some(de);
+    let report = cmem_formats::recycle_file(&pot, &po, &store, &options).unwrap();
+    assert_eq!(report.filled, 1, "{report}");
+    let text = std::fs::read_to_string(&po).unwrap();
+    assert!(text.contains("msgid \"Open the file\"\nmsgstr \"Datei öffnen\""), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

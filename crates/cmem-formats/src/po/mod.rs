@@ -61,7 +61,8 @@ pub use parse::{Catalog, Header, Message, MsgStr};
 pub use read::{po_locale, PoOptions, PoReader, PoTally};
 pub(crate) use read::{text_runs, Counter};
 pub(crate) use recycle::analyze_po_counted;
-pub use recycle::{analyze_po, recycle_po, recycle_po_file, PoRecycleReport};
+pub(crate) use recycle::recycle_po_bytes;
+pub use recycle::{analyze_po, recycle_po, PoRecycleReport};
 pub use write::PoWriter;
 
 /// Reads a whole catalog: decoded, parsed, its syntax problems located.

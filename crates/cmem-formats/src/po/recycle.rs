@@ -23,10 +23,8 @@
 //! in it; a fill that charset cannot hold is left out and counted as skipped.
 //! Inserted lines use the file's line break (`\r\n` when its first line ends so).
 
-use std::fs;
 use std::io::Write;
 use std::ops::Range;
-use std::path::Path;
 
 use cmem_core::{ContentMemory, Locale, Match, Run};
 
@@ -36,7 +34,7 @@ use super::write::{nplurals_of, plural_forms, po_language};
 use crate::analyze::{Analysis, AnalyzeOptions};
 use crate::error::{ErrorKind, Format, FormatError};
 use crate::jsonl::surface_text;
-use crate::recycle::{has_text, lookup_all, write_atomically, Query, RecycleOptions, RecycleReport, Shared};
+use crate::recycle::{has_text, lookup_all, Query, RecycleOptions, RecycleReport, Shared};
 
 /// The report of [`recycle_po`]: [`RecycleReport`] with PO meanings. `segments`
 /// counts messages (not the header, not obsolete ones); `filled` the fills without a
@@ -358,23 +356,20 @@ pub fn recycle_po(
     Ok(report)
 }
 
-/// Pre-translates the catalog `input` into `output` (which may be the same path),
-/// written through a temporary file.
+/// Pre-translates the catalog of the file bytes `raw` (named `name`): the new file's
+/// bytes and the report. [`recycle_file`](crate::recycle_file) writes them.
 ///
 /// # Errors
-/// As [`recycle_po`]; the output is then left as it was.
-pub fn recycle_po_file(
-    input: &Path,
-    output: &Path,
+/// As [`recycle_po`].
+pub(crate) fn recycle_po_bytes(
+    raw: &[u8],
+    name: &str,
     store: &dyn ContentMemory,
     options: &RecycleOptions,
-) -> Result<RecycleReport, FormatError> {
-    let name = input.display().to_string();
-    let raw = fs::read(input).map_err(|e| FormatError::io(Format::Po, "cannot read", e).in_file(&name))?;
-    let catalog = super::read_catalog(raw.as_slice(), &name)?;
+) -> Result<(Vec<u8>, RecycleReport), FormatError> {
+    let catalog = super::read_catalog(raw, name)?;
     let (text, report) = recycle_catalog(&catalog, store, options)?;
-    write_atomically(output, &encode(&catalog, &text))?;
-    Ok(report)
+    Ok((encode(&catalog, &text), report))
 }
 
 /// The leverage report of a PO or POT catalog: each message with text that is not
