@@ -373,6 +373,7 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
         return Err(Error::invalid_query(format!("threshold {} is outside 0–1", opts.threshold)));
     }
     let keys = Keys::of(&req.source);
+    let asked = Asked::of(req);
     let query_chars = keys.plain.chars().count().max(keys.structural.chars().count());
     if query_chars > opts.max_query_chars {
         return Err(Error::invalid_query(format!(
@@ -395,7 +396,7 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
             if seen.contains(&entry.id) {
                 continue;
             }
-            if let Some(m) = exact_match(entry, &keys, req) {
+            if let Some(m) = exact_match(entry, &keys, &asked) {
                 seen.insert(m.entry.id);
                 exact.push(m);
             }
@@ -442,7 +443,7 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
         // while another of its keys was already in; score all three now that it is here.
         let (score, kind) = rescore(&keys, &entry.variants[si].keys(), score, kind);
         let adapted = adapt(&req.source, &entry.variants[si].runs, &entry.variants[ti].runs, false);
-        out.push(new_match(entry, si, ti, score, MatchType::fuzzy(kind), adapted, req));
+        out.push(new_match(entry, si, ti, score, MatchType::fuzzy(kind), adapted, &asked));
     }
     out.sort_by(Match::rank);
     out.truncate(opts.limit);
@@ -475,15 +476,16 @@ fn new_match(
     score: f64,
     match_type: MatchType,
     adapted: Adapted,
-    req: &LookupRequest,
+    asked: &Asked<'_>,
 ) -> Match {
+    let req = asked.req;
     let mut target = adapted.target;
     let source = &entry.variants[si].runs;
     let repairs = crate::repair::repair(&req.source, source, &mut target, &req.target_locale);
-    let (query_text, source_text) = (surface_nfc(&req.source), surface_nfc(source));
+    let (query_text, source_text) = (asked.surface.as_str(), surface_nfc(source));
     let identical_source = query_text == source_text;
     let source_diff =
-        if identical_source { Vec::new() } else { crate::diff::word_diff(&source_text, &query_text) };
+        if identical_source { Vec::new() } else { crate::diff::word_diff(&source_text, query_text) };
     Match {
         source_diff,
         penalties: Vec::new(),
@@ -499,6 +501,22 @@ fn new_match(
         entity_adaptations: adapted.entities,
         code_adaptations: adapted.codes,
         adapted_target: target,
+    }
+}
+
+/// A request with the query's texts the matches are compared with, computed once per
+/// lookup.
+struct Asked<'a> {
+    req: &'a LookupRequest,
+    /// [`surface_nfc`] of the query.
+    surface: String,
+    /// [`text_nfc`] of the query.
+    text: String,
+}
+
+impl<'a> Asked<'a> {
+    fn of(req: &'a LookupRequest) -> Asked<'a> {
+        Asked { req, surface: surface_nfc(&req.source), text: text_nfc(&req.source) }
     }
 }
 
@@ -520,7 +538,8 @@ fn text_nfc(runs: &[Run]) -> String {
 }
 
 /// Classifies an exact-key hit (the same rules whichever key found it).
-fn exact_match(entry: Entry, q: &Keys, req: &LookupRequest) -> Option<Match> {
+fn exact_match(entry: Entry, q: &Keys, asked: &Asked<'_>) -> Option<Match> {
+    let req = asked.req;
     let ti = entry.variant_index(&req.target_locale)?;
     // Among the variants in the source locale, the one that agrees best.
     let mut best: Option<(usize, MatchType)> = None;
@@ -556,14 +575,14 @@ fn exact_match(entry: Entry, q: &Keys, req: &LookupRequest) -> Option<Match> {
     let mut score = if t == MatchType::PlainExact { SCORE_NEAR_EXACT } else { 1.0 };
     // Equal keys, unequal text: the keys collapse white space, the text does not.
     let mut penalties = Vec::new();
-    let (stored_text, query_text) = (text_nfc(&entry.variants[si].runs), text_nfc(&req.source));
-    if stored_text != query_text && normalize_text(&stored_text) == normalize_text(&query_text) {
+    let (stored_text, query_text) = (text_nfc(&entry.variants[si].runs), asked.text.as_str());
+    if stored_text != query_text && normalize_text(&stored_text) == normalize_text(query_text) {
         penalties.push(Penalty { kind: PenaltyKind::Whitespace, points: WHITESPACE_PENALTY });
         score -= f64::from(WHITESPACE_PENALTY) / 100.0;
     }
     let positional = t != MatchType::PlainExact;
     let adapted = adapt(&req.source, &entry.variants[si].runs, &entry.variants[ti].runs, positional);
-    let mut m = new_match(entry, si, ti, score, t, adapted, req);
+    let mut m = new_match(entry, si, ti, score, t, adapted, asked);
     m.penalties = penalties;
     Some(m)
 }
