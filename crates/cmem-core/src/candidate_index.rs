@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 
 use crate::entry::EntryId;
-use crate::gram_index::GramIndex;
+use crate::gram_index::{FrozenGrams, GramIndex};
 use crate::key::Keys;
 use crate::locale::Locale;
 use crate::locale_set::LocaleSets;
@@ -97,15 +97,46 @@ impl CandidateIndex {
         }
     }
 
-    /// Forgets entry `id`.
+    /// Forgets entry `id`. An entry known only from a persisted index (no set recorded)
+    /// is looked for in every index.
     pub fn remove(&mut self, id: EntryId) {
-        if let Some(set) = self.entry_set.remove(id) {
-            for li in self.sets.set(set) {
-                if let Some(index) = self.indexes.get_mut(li) {
+        match self.entry_set.remove(id) {
+            Some(set) => {
+                for li in self.sets.set(set) {
+                    if let Some(index) = self.indexes.get_mut(li) {
+                        index.remove(id);
+                    }
+                }
+            }
+            None => {
+                for index in self.indexes.values_mut() {
                     index.remove(id);
                 }
             }
         }
+    }
+
+    /// Installs the persisted index `grams` as the index of interned locale `li`, its
+    /// locale sets mapped onto this index's.
+    ///
+    /// # Errors
+    /// When the file's locale sets do not parse.
+    pub fn insert_frozen(&mut self, li: u16, grams: FrozenGrams) -> std::result::Result<(), String> {
+        let sets = grams.sets().ok_or("its locale sets do not parse")?;
+        let group_map = sets
+            .iter()
+            .map(|locales| {
+                let ids: Vec<u16> = locales.iter().map(|l| self.sets.locale_id(l)).collect();
+                self.sets.set_id(&ids)
+            })
+            .collect();
+        self.indexes.insert(li, GramIndex::with_base(grams, group_map));
+        Ok(())
+    }
+
+    /// The index of interned locale `li`, when loaded.
+    pub fn index(&self, li: u16) -> Option<&GramIndex> {
+        self.indexes.get(&li)
     }
 
     /// The interned locales that match `locale` by the prefix rule, in [`Locale`] order:

@@ -63,6 +63,16 @@ pub fn max_distance_for(min_similarity: f64, la: usize, lb: usize) -> usize {
 pub struct CharSketch([u8; 32]);
 
 impl CharSketch {
+    /// A sketch from its stored counts (a persisted index).
+    pub(crate) fn from_counts(counts: [u8; 32]) -> CharSketch {
+        CharSketch(counts)
+    }
+
+    /// Its counts, to store.
+    pub(crate) fn counts(&self) -> &[u8; 32] {
+        &self.0
+    }
+
     /// The sketch of `text`.
     pub fn of(text: &str) -> CharSketch {
         let mut counts = [0u8; 32];

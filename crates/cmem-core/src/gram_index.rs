@@ -23,6 +23,10 @@ use crate::key::{Keys, KindSet};
 use crate::store::{CandidateQuery, CandidateSink};
 use crate::trigram::{length_bounds, padded_grams, similarity_bound};
 
+mod file;
+
+pub use file::{Bytes, FileMeta, FrozenGrams};
+
 /// One indexed key: everything an offer reads, on one cache line (64 bytes, aligned).
 #[derive(Debug)]
 #[repr(align(64))]
@@ -45,6 +49,9 @@ struct Doc {
 /// with many deletions keeps their space until it is rebuilt.
 #[derive(Debug, Default)]
 pub struct GramIndex {
+    /// The persisted keys this index was opened on, numbered first; `docs` are numbered
+    /// after them.
+    base: Option<Base>,
     docs: Vec<Doc>,
     /// Gram → keys. Grams are packed scalar values, not attacker-chosen strings, and the
     /// map is hashed for every gram of every key written: a fast non-keyed hash.
@@ -53,6 +60,27 @@ pub struct GramIndex {
     of_entry: HashMap<EntryId, Vec<u32>>,
     /// Grams whose unsorted tail outgrew what [`settle`](GramIndex::settle) leaves.
     unsettled: Vec<u64>,
+}
+
+/// The persisted part of an index and what changed since it was written.
+#[derive(Debug)]
+struct Base {
+    grams: FrozenGrams,
+    /// Per persisted key: forgotten since.
+    dead: Vec<bool>,
+    dead_count: usize,
+    /// The file's locale-set numbers → the caller's.
+    group_map: Vec<u32>,
+}
+
+/// One gram's keys as a query reads them: a sorted prefix (with its length directory)
+/// and an unsorted tail.
+#[derive(Debug, Clone, Copy)]
+struct List<'a> {
+    ids: &'a [u32],
+    lens: &'a [u16],
+    sorted: usize,
+    starts: &'a [u32],
 }
 
 /// The keys holding one gram, each with its length beside it (a scan then reads the
@@ -148,6 +176,17 @@ impl Posting {
         self.lens = lens;
     }
 
+    fn view(&self) -> List<'_> {
+        List { ids: &self.ids, lens: &self.lens, sorted: self.sorted, starts: &self.starts }
+    }
+
+    #[cfg(test)]
+    fn window(&self, lo: usize, hi: usize) -> (&[u32], &[u16], &[u32], &[u16]) {
+        self.view().window(lo, hi)
+    }
+}
+
+impl<'a> List<'a> {
     /// The position of the first sorted key of length `len` or more.
     fn first_at_least(&self, len: usize) -> usize {
         match self.starts.get(len) {
@@ -155,17 +194,24 @@ impl Posting {
             None => {
                 // Past the directory (or none): search the lengths after its end.
                 let from = self.starts.last().map_or(0, |&i| i as usize);
-                from + self.lens[from..self.sorted].partition_point(|&l| usize::from(l) < len)
+                let lens = self.lens.get(from..self.sorted).unwrap_or(&[]);
+                from + lens.partition_point(|&l| usize::from(l) < len)
             }
         }
     }
 
     /// The sorted keys with lengths in `lo..=hi` and the unsorted tail, each with their
     /// lengths.
-    fn window(&self, lo: usize, hi: usize) -> (&[u32], &[u16], &[u32], &[u16]) {
+    fn window(&self, lo: usize, hi: usize) -> (&'a [u32], &'a [u16], &'a [u32], &'a [u16]) {
         let start = self.first_at_least(lo);
         let end = self.first_at_least(hi.saturating_add(1)).max(start);
-        (&self.ids[start..end], &self.lens[start..end], &self.ids[self.sorted..], &self.lens[self.sorted..])
+        // A persisted list is read as found: a damaged one reads as empty, never a panic.
+        let part = |r: std::ops::Range<usize>| {
+            (self.ids.get(r.clone()).unwrap_or(&[]), self.lens.get(r).unwrap_or(&[]))
+        };
+        let (inside, inside_lens) = part(start..end);
+        let (tail, tail_lens) = part(self.sorted..self.ids.len());
+        (inside, inside_lens, tail, tail_lens)
     }
 }
 
@@ -189,7 +235,8 @@ impl Tally<'_> {
     fn count(&mut self, ids: &[u32], lens: &[u16], window: Option<(usize, usize)>) {
         let mut seen = self.seen;
         let mut one = |d: u32, len: u16| {
-            let c = &mut self.counts[d as usize];
+            // Key numbers of a persisted list are not trusted to be in range.
+            let Some(c) = self.counts.get_mut(d as usize) else { return };
             self.touched[seen] = (d, len);
             seen += usize::from(*c == 0);
             *c = c.saturating_add(1);
@@ -338,14 +385,55 @@ impl GramIndex {
         GramIndex::default()
     }
 
+    /// An index opened on a persisted one (read in place), with no key added yet;
+    /// `group_map` turns the file's locale-set numbers into the caller's. Keys added
+    /// afterwards are numbered after the file's, as if added to the index it was
+    /// written from.
+    pub fn with_base(grams: FrozenGrams, group_map: Vec<u32>) -> GramIndex {
+        let dead = vec![false; grams.docs()];
+        GramIndex { base: Some(Base { grams, dead, dead_count: 0, group_map }), ..GramIndex::default() }
+    }
+
+    /// The persisted index this one was opened on, if any.
+    pub fn base(&self) -> Option<&FrozenGrams> {
+        self.base.as_ref().map(|b| &b.grams)
+    }
+
+    /// The number of keys added since the persisted part was written (all of them
+    /// without one), dead or alive.
+    pub fn added(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// The persisted form of this index (see [`FrozenGrams`]), whose set numbers are
+    /// those of `sets`.
+    ///
+    /// # Errors
+    /// When the index has a persisted part itself, or outgrows the format.
+    pub fn to_file(&self, sets: &crate::LocaleSets, meta: &FileMeta) -> std::result::Result<Vec<u8>, String> {
+        file::write(self, sets, meta)
+    }
+
+    /// Number of persisted keys (dead ones included).
+    fn base_len(&self) -> usize {
+        self.base.as_ref().map_or(0, |b| b.dead.len())
+    }
+
+    /// Number of keys (dead ones included): one more than the highest key number.
+    fn doc_count(&self) -> usize {
+        self.base_len() + self.docs.len()
+    }
+
     /// Number of live keys.
     pub fn len(&self) -> usize {
-        self.docs.iter().filter(|d| d.alive).count()
+        let base =
+            self.base.as_ref().map_or(0, |b| b.dead.len().saturating_sub(b.dead_count + b.grams.dead()));
+        base + self.docs.iter().filter(|d| d.alive).count()
     }
 
     /// True when no key is live.
     pub fn is_empty(&self) -> bool {
-        self.docs.iter().all(|d| !d.alive)
+        self.len() == 0
     }
 
     /// Indexes the distinct keys of one variant of `entry`, whose locale set is number
@@ -358,7 +446,7 @@ impl GramIndex {
 
     /// Indexes one key standing for `kinds` of a variant of `entry` (locale set `group`).
     pub fn add_key(&mut self, entry: EntryId, group: u32, kinds: KindSet, key: &str) {
-        let d = self.docs.len() as u32;
+        let d = self.doc_count() as u32;
         let len = key.chars().count();
         let short = u16::try_from(len).unwrap_or(u16::MAX);
         for g in padded_grams(key) {
@@ -456,9 +544,72 @@ impl GramIndex {
 
     /// Forgets every key of `entry`.
     pub fn remove(&mut self, entry: EntryId) {
+        let base_len = self.base_len();
         for d in self.of_entry.remove(&entry).unwrap_or_default() {
-            if let Some(doc) = self.docs.get_mut(d as usize) {
+            if let Some(doc) = (d as usize).checked_sub(base_len).and_then(|i| self.docs.get_mut(i)) {
                 doc.alive = false;
+            }
+        }
+        if let Some(base) = &mut self.base {
+            for &d in base.grams.keys_of(entry) {
+                if let Some(dead) = base.dead.get_mut(d as usize) {
+                    base.dead_count += usize::from(!*dead);
+                    *dead = true;
+                }
+            }
+        }
+    }
+
+    /// The lists of `gram`: the persisted one and the one of keys added since.
+    fn lists(&self, gram: u64) -> Lists<'_> {
+        let base = self.base.as_ref().and_then(|b| b.grams.list(gram));
+        let added = self.postings.get(&gram).map(Posting::view);
+        let size = base.map_or(0, |l| l.ids.len()) + added.map_or(0, |l| l.ids.len());
+        Lists { base, added, size }
+    }
+
+    /// The longest key length indexed.
+    fn max_len(&self) -> usize {
+        let base = self.base.as_ref().map_or(0, |b| b.grams.max_len());
+        base.max(self.by_len.len().saturating_sub(1))
+    }
+
+    /// The keys of `len` characters, persisted ones first (lower numbers).
+    fn by_len(&self, len: usize) -> impl Iterator<Item = u32> + '_ {
+        let base = self.base.as_ref().map_or(&[][..], |b| b.grams.by_len(len));
+        let added = self.by_len.get(len).map_or(&[][..], Vec::as_slice);
+        base.iter().chain(added).copied()
+    }
+
+    /// Key `d` as an offer reads it: entry, locale set, kinds, text, length in
+    /// characters and sketch; `None` when dead or unknown.
+    fn doc(&self, d: u32) -> Option<DocView<'_>> {
+        let base_len = self.base_len();
+        match (d as usize).checked_sub(base_len) {
+            Some(i) => {
+                let doc = self.docs.get(i).filter(|doc| doc.alive)?;
+                // `len` saturates at u16::MAX; count such giant keys.
+                let len = match doc.len {
+                    u16::MAX => doc.key.chars().count(),
+                    l => usize::from(l),
+                };
+                Some(DocView {
+                    entry: doc.entry,
+                    group: doc.group,
+                    kinds: doc.kinds,
+                    key: &doc.key,
+                    len,
+                    sketch: doc.sketch,
+                })
+            }
+            None => {
+                let base = self.base.as_ref()?;
+                if base.dead.get(d as usize).copied().unwrap_or(true) {
+                    return None;
+                }
+                let (entry, group, kinds, key, sketch) = base.grams.doc(d as usize)?;
+                let group = base.group_map.get(group as usize).copied().unwrap_or(u32::MAX);
+                Some(DocView { entry, group, kinds, key, len: key.chars().count(), sketch })
             }
         }
     }
@@ -487,17 +638,19 @@ impl GramIndex {
     /// the top are complete.
     pub fn offer(&self, q: &CandidateQuery<'_>, accept: &dyn Fn(u32) -> bool, sink: &mut dyn CandidateSink) {
         let grams = padded_grams(q.key);
-        let mut lists: Vec<&Posting> = grams.iter().filter_map(|gram| self.postings.get(gram)).collect();
-        lists.sort_by_key(|l| l.ids.len());
+        let mut lists: Vec<Lists<'_>> =
+            grams.iter().map(|&gram| self.lists(gram)).filter(|l| l.size > 0).collect();
+        lists.sort_by_key(|l| l.size);
+        let docs = self.doc_count();
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
             let Scratch { counts, touched, offered, links } = &mut *scratch;
-            if counts.len() < self.docs.len() {
-                counts.resize(self.docs.len(), 0);
-                offered.resize(self.docs.len(), false);
+            if counts.len() < docs {
+                counts.resize(docs, 0);
+                offered.resize(docs, false);
             }
-            if touched.len() <= self.docs.len() {
-                touched.resize(self.docs.len() + 1, (0, 0));
+            if touched.len() <= docs {
+                touched.resize(docs + 1, (0, 0));
             }
             let mut walk = Walk {
                 ix: self,
@@ -533,6 +686,25 @@ impl GramIndex {
             walk.finish();
         });
     }
+}
+
+/// One gram's lists: the persisted one and the one of keys added since.
+#[derive(Clone, Copy)]
+struct Lists<'a> {
+    base: Option<List<'a>>,
+    added: Option<List<'a>>,
+    /// Keys in both.
+    size: usize,
+}
+
+/// A key as an offer reads it (see [`GramIndex::doc`]).
+struct DocView<'a> {
+    entry: EntryId,
+    group: u32,
+    kinds: KindSet,
+    key: &'a str,
+    len: usize,
+    sketch: CharSketch,
 }
 
 /// Slack for float rounding when a bound is compared with a cut-off: a key whose bound
@@ -606,7 +778,7 @@ impl Walk<'_> {
     /// leaves the window unbounded above).
     fn window(&self, cutoff: f64) -> (usize, usize) {
         let (lo, hi) = length_bounds(self.qlen, cutoff);
-        (lo, hi.min(self.ix.by_len.len().saturating_sub(1)))
+        (lo, hi.min(self.ix.max_len()))
     }
 
     /// The similarity bound of a key of `len` characters sharing `shared` grams.
@@ -637,27 +809,22 @@ impl Walk<'_> {
     /// Offers key `d` unless it was offered already, is dead, holds none of the query's
     /// kinds, or its locale set is refused (the limit is the caller's to check).
     fn offer(&mut self, d: u32, sink: &mut dyn CandidateSink) {
-        let doc = &self.ix.docs[d as usize];
-        if self.offered[d as usize] {
+        if self.offered.get(d as usize).is_none_or(|&offered| offered) {
             return;
         }
-        if !doc.alive || doc.kinds.intersect(self.kinds).is_empty() || !(self.accept)(doc.group) {
+        let Some(doc) = self.ix.doc(d) else { return };
+        if doc.kinds.intersect(self.kinds).is_empty() || !(self.accept)(doc.group) {
             return;
         }
         self.offered[d as usize] = true;
         self.marked.push(d);
-        // `len` saturates at u16::MAX; count such giant keys.
-        let len = match doc.len {
-            u16::MAX => doc.key.chars().count(),
-            l => usize::from(l),
-        };
-        sink.offer_sketched(doc.entry, doc.kinds, &doc.key, len, &doc.sketch);
+        sink.offer_sketched(doc.entry, doc.kinds, doc.key, doc.len, &doc.sketch);
     }
 
     /// Counts the grams of `lists` (rarest first) while a key sharing none of them could
     /// still reach the cut-off, offering the keys sharing the most halfway; returns how
     /// many lists were read.
-    fn scan(&mut self, lists: &[&Posting], tally: &mut Tally<'_>, sink: &mut dyn CandidateSink) -> usize {
+    fn scan(&mut self, lists: &[Lists<'_>], tally: &mut Tally<'_>, sink: &mut dyn CandidateSink) -> usize {
         let mut scanned = 0;
         let mut read = 0usize;
         let scan_limit = sink.scan_limit();
@@ -676,16 +843,19 @@ impl Walk<'_> {
                     break;
                 }
             }
-            let (inside, inside_lens, tail, tail_lens) = list.window(lo, hi);
-            let size = inside.len() + tail.len();
+            let parts = [list.base, list.added].map(|l| l.map(|l| l.window(lo, hi)));
+            let size: usize =
+                parts.iter().flatten().map(|(inside, _, tail, _)| inside.len() + tail.len()).sum();
             if i > 0 && read.saturating_add(size) > scan_limit {
                 // Past the scan limit: keys sharing none of the grams read so far are
                 // left out (the sink allowed it).
                 break;
             }
             read += size;
-            tally.count(inside, inside_lens, None);
-            tally.count(tail, tail_lens, Some((lo, hi)));
+            for (inside, inside_lens, tail, tail_lens) in parts.into_iter().flatten() {
+                tally.count(inside, inside_lens, None);
+                tally.count(tail, tail_lens, Some((lo, hi)));
+            }
             scanned = i + 1;
             if scanned == lists.len().div_ceil(2) && tally.seen > EARLY {
                 // Halfway: offer the keys that share the most grams so far.
@@ -831,11 +1001,11 @@ impl Walk<'_> {
         let (lo, hi) = self.window(sink.cutoff());
         for len in lo..=hi {
             let bound = self.bound(len, 0);
-            for &d in &self.ix.by_len[len] {
+            for d in self.ix.by_len(len) {
                 if !self.may_offer(bound, sink) {
                     break;
                 }
-                if counts[d as usize] == 0 {
+                if counts.get(d as usize) == Some(&0) {
                     self.offer(d, sink);
                 }
             }

@@ -53,6 +53,11 @@ impl LocaleSets {
         id
     }
 
+    /// The number of sets interned.
+    pub fn set_count(&self) -> usize {
+        self.sets.len()
+    }
+
     /// The interned locales of set `id` (empty for an unknown number).
     pub fn set(&self, id: u32) -> &[u16] {
         self.sets.get(id as usize).map_or(&[], |s| s)

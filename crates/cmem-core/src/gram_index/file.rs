@@ -1,0 +1,608 @@
+//! The persisted form of a [`GramIndex`]: one file a new process reads in place (mapped
+//! by the store) instead of building the index from the memory's tables.
+//!
+//! Layout (all numbers in the writing machine's byte order, recorded in the header; a file
+//! of the other order is refused): a fixed header with the file's length, a checksum of the
+//! header, the watermark of the memory's changes it reflects, the locale it indexes and a
+//! token tying it to one memory; then twelve sections, each aligned to 8 bytes:
+//!
+//! | section | content |
+//! |---|---|
+//! | records | per key: entry (i64), key offset and length in the key text (u32, u32), locale set (u32), kinds (u8), 3 spare bytes |
+//! | sketches | per key: its 32-byte character sketch |
+//! | keys | the keys' text, one after the other |
+//! | slots | open-addressed gram table: gram (u64), list start and length (u32, u32), directory start and length (u32, u32) |
+//! | ids, lens | the posting lists, each sorted by (key length, key number): key numbers (u32) and lengths (u16) |
+//! | starts | the length directories of the long lists (u32) |
+//! | by-length starts, by-length keys | keys by length |
+//! | entries, entry keys | (entry, key) pairs sorted, to forget an entry's keys |
+//! | sets | the locale sets the records' set numbers refer to |
+//!
+//! The file ends with the magic bytes again. A file is written whole to a temporary name and
+//! renamed (the store's job), so a reader sees an old file or a new one; a torn or foreign
+//! file fails [`FrozenGrams::open`]'s checks (length, trailer, header checksum, section
+//! bounds) and is rebuilt. Every read of a section is bounds-checked: a file damaged inside
+//! a section can yield wrong candidates (the scorer still checks each one) but never a
+//! panic.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::distance::CharSketch;
+use crate::entry::EntryId;
+use crate::key::KindSet;
+use crate::locale::Locale;
+use crate::locale_set::LocaleSets;
+
+use super::{GramIndex, List, Posting, DIRECTORY_FROM};
+
+const MAGIC: &[u8; 8] = b"CMEMGIX\x01";
+const FORMAT: u32 = 1;
+const ENDIAN: u32 = 0x0A0B_0C0D;
+const SECTIONS: usize = 12;
+const FIXED: usize = 96;
+const TABLE_END: usize = FIXED + SECTIONS * 16;
+const RECORD: usize = 24;
+const SKETCH: usize = 32;
+
+/// Section numbers.
+const RECORDS: usize = 0;
+const SKETCHES: usize = 1;
+const KEYS: usize = 2;
+const SLOTS: usize = 3;
+const IDS: usize = 4;
+const LENS: usize = 5;
+const STARTS: usize = 6;
+const BY_LEN_STARTS: usize = 7;
+const BY_LEN_KEYS: usize = 8;
+const ENTRIES: usize = 9;
+const ENTRY_KEYS: usize = 10;
+const SETS: usize = 11;
+
+/// What a persisted index reflects and where it belongs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileMeta {
+    /// The last change-log number the index reflects.
+    pub seq: i64,
+    /// The last variant row the index reflects.
+    pub vid: i64,
+    /// The key version of the keys indexed.
+    pub key_version: u32,
+    /// The variant locale whose keys are indexed.
+    pub locale: String,
+    /// The memory's token: a file beside another memory is not used.
+    pub token: String,
+}
+
+/// The bytes of a persisted index, wherever they live (a mapped file, a buffer).
+pub type Bytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// A persisted [`GramIndex`] read in place: the frozen part of an index, under the keys
+/// written since (see [`GramIndex::with_base`]).
+#[derive(Clone)]
+pub struct FrozenGrams {
+    bytes: Bytes,
+    sections: [Range<usize>; SECTIONS],
+    docs: usize,
+    /// Keys written dead (never offered).
+    dead: usize,
+    max_len: usize,
+    slot_bits: u32,
+    meta: FileMeta,
+}
+
+impl std::fmt::Debug for FrozenGrams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FrozenGrams")
+            .field("docs", &self.docs)
+            .field("meta", &self.meta)
+            .finish_non_exhaustive()
+    }
+}
+
+fn u64_at(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_ne_bytes(b.get(at..at + 8)?.try_into().ok()?))
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_ne_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+/// FNV-1a, 64 bits: the header's checksum (short input; no dependency needed).
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The slot of `gram` in a table of `1 << bits` slots before probing.
+fn home(gram: u64, bits: u32) -> usize {
+    if bits == 0 {
+        return 0;
+    }
+    (gram.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+}
+
+impl FrozenGrams {
+    /// Reads a persisted index's header and checks it: magic, format, byte order,
+    /// length, trailer, checksum and every section's bounds and size.
+    ///
+    /// # Errors
+    /// A message saying what does not hold (the caller rebuilds the index).
+    pub fn open(bytes: Bytes) -> Result<FrozenGrams, String> {
+        let b: &[u8] = (*bytes).as_ref();
+        if b.len() < TABLE_END + 16 || &b[..8] != MAGIC {
+            return Err("not a candidate index file of this format".into());
+        }
+        let field = |at: usize| u64_at(b, at).ok_or_else(|| "truncated header".to_owned());
+        if u32_at(b, 8) != Some(FORMAT) || u32_at(b, 12) != Some(ENDIAN) {
+            return Err("written by another format version or byte order".into());
+        }
+        let total = usize::try_from(field(16)?).map_err(|_| "length out of range")?;
+        if total != b.len() || &b[total - 8..] != MAGIC {
+            return Err(format!("torn: {} bytes, the header says {total}", b.len()));
+        }
+        let head = usize::try_from(field(32)?).map_err(|_| "header out of range")?;
+        if head < TABLE_END + 16 || head > total - 8 || fnv(&b[32..head]) != field(24)? {
+            return Err("header checksum mismatch".into());
+        }
+        let docs = field(40)? as usize;
+        let max_len = field(48)? as usize;
+        let slot_bits = field(56)? as u32;
+        let mut sections: [Range<usize>; SECTIONS] = Default::default();
+        for (i, s) in sections.iter_mut().enumerate() {
+            let off = field(FIXED + i * 16)? as usize;
+            let len = field(FIXED + i * 16 + 8)? as usize;
+            if off % 8 != 0 || off < head || off.checked_add(len).is_none_or(|end| end > total - 8) {
+                return Err(format!("section {i} out of bounds"));
+            }
+            *s = off..off + len;
+        }
+        let size = |i: usize| sections[i].len();
+        let slots = 1usize.checked_shl(slot_bits).unwrap_or(0);
+        if slot_bits > 40
+            || size(RECORDS) != docs * RECORD
+            || size(SKETCHES) != docs * SKETCH
+            || size(SLOTS) != slots * 24
+            || size(IDS) != size(LENS) * 2
+            || size(BY_LEN_STARTS) != (max_len + 2) * 4
+            || size(ENTRIES) != size(ENTRY_KEYS) * 2
+        {
+            return Err("section sizes disagree".into());
+        }
+        let tag_len = field(TABLE_END)? as usize;
+        let token_len = field(TABLE_END + 8)? as usize;
+        let text = |r: Range<usize>| {
+            b.get(r).and_then(|t| std::str::from_utf8(t).ok()).map(str::to_owned).ok_or("bad header text")
+        };
+        let at = TABLE_END + 16;
+        let locale = text(at..at + tag_len)?;
+        let token = text(at + tag_len..at + tag_len + token_len)?;
+        let meta = FileMeta {
+            seq: field(64)? as i64,
+            vid: field(72)? as i64,
+            key_version: field(80)? as u32,
+            locale,
+            token,
+        };
+        let dead = field(88)? as usize;
+        let frozen = FrozenGrams { bytes, sections, docs, dead, max_len, slot_bits, meta };
+        if frozen.u32s(BY_LEN_STARTS).last().is_none_or(|&n| n as usize != frozen.u32s(BY_LEN_KEYS).len()) {
+            return Err("by-length directory disagrees".into());
+        }
+        Ok(frozen)
+    }
+
+    /// What the file reflects.
+    pub fn meta(&self) -> &FileMeta {
+        &self.meta
+    }
+
+    /// The number of keys in the file, dead ones included.
+    pub fn docs(&self) -> usize {
+        self.docs
+    }
+
+    /// The number of keys written dead.
+    pub(super) fn dead(&self) -> usize {
+        self.dead
+    }
+
+    /// The size of the file in bytes.
+    pub fn size(&self) -> usize {
+        (*self.bytes).as_ref().len()
+    }
+
+    fn section(&self, i: usize) -> &[u8] {
+        (*self.bytes).as_ref().get(self.sections[i].clone()).unwrap_or(&[])
+    }
+
+    fn u32s(&self, i: usize) -> &[u32] {
+        bytemuck::try_cast_slice(self.section(i)).unwrap_or(&[])
+    }
+
+    fn u64s(&self, i: usize) -> &[u64] {
+        bytemuck::try_cast_slice(self.section(i)).unwrap_or(&[])
+    }
+
+    /// The locale sets the records' set numbers refer to (as locale tags), or `None` if
+    /// the section does not parse.
+    pub fn sets(&self) -> Option<Vec<Vec<Locale>>> {
+        let b = self.section(SETS);
+        let mut at = 0usize;
+        let mut take = |n: usize| {
+            let s = b.get(at..at + n)?;
+            at += n;
+            Some(s)
+        };
+        let count = |s: &[u8]| -> Option<usize> { Some(u32::from_ne_bytes(s.try_into().ok()?) as usize) };
+        let locales: Vec<Locale> = (0..count(take(4)?)?)
+            .map(|_| {
+                let n = count(take(4)?)?;
+                Locale::parse(std::str::from_utf8(take(n)?).ok()?).ok()
+            })
+            .collect::<Option<_>>()?;
+        (0..count(take(4)?)?)
+            .map(|_| {
+                (0..count(take(4)?)?)
+                    .map(|_| locales.get(count(take(4)?)?).cloned())
+                    .collect::<Option<Vec<_>>>()
+            })
+            .collect()
+    }
+
+    /// The posting list of `gram`, fully sorted, with its directory.
+    pub(super) fn list(&self, gram: u64) -> Option<List<'_>> {
+        let slots = self.u64s(SLOTS);
+        let mask = (1usize << self.slot_bits) - 1;
+        let mut s = home(gram, self.slot_bits);
+        for _ in 0..=mask {
+            let slot = slots.get(s * 3..s * 3 + 3)?;
+            let (start, len) = ((slot[1] & 0xFFFF_FFFF) as usize, (slot[1] >> 32) as usize);
+            if len == 0 {
+                return None;
+            }
+            if slot[0] == gram {
+                let (ss, sl) = ((slot[2] & 0xFFFF_FFFF) as usize, (slot[2] >> 32) as usize);
+                let ids = self.u32s(IDS).get(start..start + len)?;
+                let lens: &[u16] = bytemuck::try_cast_slice(self.section(LENS)).ok()?;
+                let lens = lens.get(start..start + len)?;
+                let starts = self.u32s(STARTS).get(ss..ss + sl)?;
+                return Some(List { ids, lens, sorted: len, starts });
+            }
+            s = (s + 1) & mask;
+        }
+        None
+    }
+
+    /// The longest key length with a by-length list.
+    pub(super) fn max_len(&self) -> usize {
+        self.max_len
+    }
+
+    /// The keys of `len` characters.
+    pub(super) fn by_len(&self, len: usize) -> &[u32] {
+        let starts = self.u32s(BY_LEN_STARTS);
+        match (starts.get(len), starts.get(len + 1)) {
+            (Some(&a), Some(&b)) => self.u32s(BY_LEN_KEYS).get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// Key `d`: entry, locale set (the file's number), kinds, text and sketch; `None` if
+    /// its record does not hold.
+    pub(super) fn doc(&self, d: usize) -> Option<(EntryId, u32, KindSet, &str, CharSketch)> {
+        let r = self.section(RECORDS).get(d * RECORD..(d + 1) * RECORD)?;
+        let entry = i64::from_ne_bytes(r[0..8].try_into().ok()?);
+        let off = u32::from_ne_bytes(r[8..12].try_into().ok()?) as usize;
+        let len = u32::from_ne_bytes(r[12..16].try_into().ok()?) as usize;
+        let group = u32::from_ne_bytes(r[16..20].try_into().ok()?);
+        let kinds = KindSet(r[20]);
+        let key = std::str::from_utf8(self.section(KEYS).get(off..off + len)?).ok()?;
+        let sketch: [u8; SKETCH] =
+            self.section(SKETCHES).get(d * SKETCH..(d + 1) * SKETCH)?.try_into().ok()?;
+        Some((EntryId(entry), group, kinds, key, CharSketch::from_counts(sketch)))
+    }
+
+    /// The keys of `entry`.
+    pub(super) fn keys_of(&self, entry: EntryId) -> &[u32] {
+        let entries: &[i64] = bytemuck::try_cast_slice(self.section(ENTRIES)).unwrap_or(&[]);
+        let from = entries.partition_point(|&e| e < entry.0);
+        let to = entries.partition_point(|&e| e <= entry.0);
+        self.u32s(ENTRY_KEYS).get(from..to).unwrap_or(&[])
+    }
+}
+
+/// Appends `bytes` to `out`, padded to 8 bytes; returns its range before padding.
+fn push_section(out: &mut Vec<u8>, bytes: &[u8]) -> (u64, u64) {
+    let off = out.len();
+    out.extend_from_slice(bytes);
+    out.resize(out.len().next_multiple_of(8), 0);
+    (off as u64, bytes.len() as u64)
+}
+
+/// The bytes of the persisted form of `ix` (an index without a frozen part), whose set
+/// numbers are those of `sets`.
+///
+/// # Errors
+/// When `ix` has a frozen part (write the index built from the memory instead) or is too
+/// large for the format's 32-bit offsets.
+pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u8>, String> {
+    if ix.base.is_some() {
+        return Err("only an index built from the memory can be written".into());
+    }
+    let too_large = || "index too large for the file format".to_owned();
+    let mut records = Vec::with_capacity(ix.docs.len() * RECORD);
+    let mut sketches = Vec::with_capacity(ix.docs.len() * SKETCH);
+    let mut keys = Vec::new();
+    for doc in &ix.docs {
+        let off = u32::try_from(keys.len()).map_err(|_| too_large())?;
+        keys.extend_from_slice(doc.key.as_bytes());
+        records.extend_from_slice(&doc.entry.0.to_ne_bytes());
+        records.extend_from_slice(&off.to_ne_bytes());
+        records.extend_from_slice(&(doc.key.len() as u32).to_ne_bytes());
+        // Dead keys are written with no kinds: never offered.
+        records.extend_from_slice(&doc.group.to_ne_bytes());
+        records.push(if doc.alive { doc.kinds.0 } else { 0 });
+        records.extend_from_slice(&[0; 3]);
+        sketches.extend_from_slice(doc.sketch.counts());
+    }
+    let grams: BTreeMap<u64, &Posting> = ix.postings.iter().map(|(g, p)| (*g, p)).collect();
+    let slot_bits = (grams.len() * 2).next_power_of_two().trailing_zeros().max(1);
+    let mut slots = vec![0u64; (1usize << slot_bits) * 3];
+    let (mut ids, mut lens, mut starts): (Vec<u32>, Vec<u16>, Vec<u32>) = Default::default();
+    for (&gram, &posting) in &grams {
+        let mut p = Posting {
+            ids: posting.ids.clone(),
+            lens: posting.lens.clone(),
+            sorted: posting.sorted,
+            starts: Vec::new(),
+        };
+        if p.ids.len() > p.sorted || (p.ids.len() >= DIRECTORY_FROM && posting.starts.is_empty()) {
+            p.merge();
+        } else {
+            p.starts.clone_from(&posting.starts);
+        }
+        let start = u64::try_from(ids.len()).map_err(|_| too_large())?;
+        let ss = starts.len() as u64;
+        if start > u64::from(u32::MAX) || ss > u64::from(u32::MAX) {
+            return Err(too_large());
+        }
+        ids.extend_from_slice(&p.ids);
+        lens.extend_from_slice(&p.lens);
+        starts.extend_from_slice(&p.starts);
+        let mask = (1usize << slot_bits) - 1;
+        let mut s = home(gram, slot_bits);
+        while slots[s * 3 + 1] != 0 {
+            s = (s + 1) & mask;
+        }
+        if p.ids.is_empty() {
+            continue;
+        }
+        slots[s * 3] = gram;
+        slots[s * 3 + 1] = start | ((p.ids.len() as u64) << 32);
+        slots[s * 3 + 2] = ss | ((p.starts.len() as u64) << 32);
+    }
+    let max_len = ix.by_len.len().saturating_sub(1);
+    let mut by_len_starts = Vec::with_capacity(max_len + 2);
+    let mut by_len_keys = Vec::new();
+    for l in 0..=max_len {
+        by_len_starts.push(by_len_keys.len() as u32);
+        by_len_keys.extend_from_slice(ix.by_len.get(l).map_or(&[][..], Vec::as_slice));
+    }
+    by_len_starts.push(by_len_keys.len() as u32);
+    let mut pairs: Vec<(i64, u32)> =
+        ix.of_entry.iter().flat_map(|(e, ds)| ds.iter().map(move |&d| (e.0, d))).collect();
+    pairs.sort_unstable();
+    let entries: Vec<i64> = pairs.iter().map(|p| p.0).collect();
+    let entry_keys: Vec<u32> = pairs.iter().map(|p| p.1).collect();
+    let mut set_bytes = Vec::new();
+    let n = |v: usize| (v as u32).to_ne_bytes();
+    set_bytes.extend_from_slice(&n(sets.locales().len()));
+    for l in sets.locales() {
+        set_bytes.extend_from_slice(&n(l.as_str().len()));
+        set_bytes.extend_from_slice(l.as_str().as_bytes());
+    }
+    set_bytes.extend_from_slice(&n(sets.set_count()));
+    for s in 0..sets.set_count() {
+        let set = sets.set(s as u32);
+        set_bytes.extend_from_slice(&n(set.len()));
+        for &li in set {
+            set_bytes.extend_from_slice(&n(usize::from(li)));
+        }
+    }
+
+    let mut out = vec![0u8; TABLE_END + 16];
+    out.extend_from_slice(meta.locale.as_bytes());
+    out.extend_from_slice(meta.token.as_bytes());
+    out.resize(out.len().next_multiple_of(8), 0);
+    let head = out.len();
+    let parts: [&[u8]; SECTIONS] = [
+        &records,
+        &sketches,
+        &keys,
+        bytemuck::cast_slice(&slots),
+        bytemuck::cast_slice(&ids),
+        bytemuck::cast_slice(&lens),
+        bytemuck::cast_slice(&starts),
+        bytemuck::cast_slice(&by_len_starts),
+        bytemuck::cast_slice(&by_len_keys),
+        bytemuck::cast_slice(&entries),
+        bytemuck::cast_slice(&entry_keys),
+        &set_bytes,
+    ];
+    let table: Vec<(u64, u64)> = parts.iter().map(|p| push_section(&mut out, p)).collect();
+    out.extend_from_slice(MAGIC);
+    let total = out.len() as u64;
+    let put = |out: &mut Vec<u8>, at: usize, v: u64| out[at..at + 8].copy_from_slice(&v.to_ne_bytes());
+    out[..8].copy_from_slice(MAGIC);
+    out[8..12].copy_from_slice(&FORMAT.to_ne_bytes());
+    out[12..16].copy_from_slice(&ENDIAN.to_ne_bytes());
+    put(&mut out, 16, total);
+    put(&mut out, 32, head as u64);
+    put(&mut out, 40, ix.docs.len() as u64);
+    put(&mut out, 48, max_len as u64);
+    put(&mut out, 56, u64::from(slot_bits));
+    put(&mut out, 64, meta.seq as u64);
+    put(&mut out, 72, meta.vid as u64);
+    put(&mut out, 80, u64::from(meta.key_version));
+    put(&mut out, 88, ix.docs.iter().filter(|d| !d.alive).count() as u64);
+    for (i, (off, len)) in table.iter().enumerate() {
+        put(&mut out, FIXED + i * 16, *off);
+        put(&mut out, FIXED + i * 16 + 8, *len);
+    }
+    put(&mut out, TABLE_END, meta.locale.len() as u64);
+    put(&mut out, TABLE_END + 8, meta.token.len() as u64);
+    let sum = fnv(&out[32..head]);
+    put(&mut out, 24, sum);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::{normalize_text, Keys};
+    use crate::run::Run;
+    use crate::store::{CandidateQuery, CandidateSink};
+
+    /// File bytes aligned as a mapped file is.
+    struct Aligned(Vec<u64>, usize);
+
+    impl AsRef<[u8]> for Aligned {
+        fn as_ref(&self) -> &[u8] {
+            &bytemuck::cast_slice::<u64, u8>(&self.0)[..self.1]
+        }
+    }
+
+    fn bytes(b: &[u8]) -> Bytes {
+        let mut words = vec![0u64; b.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..b.len()].copy_from_slice(b);
+        Arc::new(Aligned(words, b.len()))
+    }
+
+    struct Collect(f64, usize, Vec<(EntryId, String)>);
+
+    impl CandidateSink for Collect {
+        fn offer(&mut self, id: EntryId, _kinds: KindSet, key: &str) -> f64 {
+            self.2.push((id, key.to_owned()));
+            self.0
+        }
+        fn cutoff(&self) -> f64 {
+            self.0
+        }
+        fn max_candidates(&self) -> usize {
+            self.1
+        }
+    }
+
+    fn meta() -> FileMeta {
+        FileMeta { seq: 7, vid: 42, key_version: 3, locale: "en".into(), token: "t0k3n".into() }
+    }
+
+    const WORDS: [&str; 12] =
+        ["open", "the", "file", "save", "all", "close", "window", "new", "tab", "print", "page", "Größe"];
+
+    fn text(i: usize) -> String {
+        (0..2 + i % 6).map(|k| WORDS[(i * 5 + k * 7 + i / 13) % WORDS.len()]).collect::<Vec<_>>().join(" ")
+    }
+
+    fn offers(ix: &GramIndex, accept: &dyn Fn(u32) -> bool) -> Vec<Vec<(EntryId, String)>> {
+        let en = Locale::parse("en").unwrap_or_else(|_| unreachable!());
+        let mut out = Vec::new();
+        for query in ["open the file tab", "save all new page print", "close window", "Größe der Seite", "x"]
+        {
+            for (cutoff, max) in [(0.3, usize::MAX), (0.5, 5), (0.7, 150)] {
+                let key = normalize_text(query);
+                let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
+                let mut sink = Collect(cutoff, max, Vec::new());
+                ix.offer(&q, accept, &mut sink);
+                out.push(sink.2);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_persisted_index_offers_what_the_built_one_does_also_after_writes() {
+        let mut built = GramIndex::new();
+        let mut sets = LocaleSets::new();
+        let en = sets.locale_id(&Locale::parse("en").unwrap_or_else(|_| unreachable!()));
+        let de = sets.locale_id(&Locale::parse("de").unwrap_or_else(|_| unreachable!()));
+        let groups = [sets.set_id(&[en, de]), sets.set_id(&[de, en])];
+        for i in 0..3000usize {
+            built.add(EntryId(i as i64 + 1), groups[i % 2], &Keys::of(&[Run::text(text(i))]));
+        }
+        built.remove(EntryId(17));
+        built.settle();
+        let file = built.to_file(&sets, &meta()).unwrap_or_default();
+        let frozen = FrozenGrams::open(bytes(&file)).unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!(frozen.meta(), &meta());
+        assert_eq!(frozen.docs(), 3000);
+        let names: Vec<Vec<String>> = frozen
+            .sets()
+            .unwrap_or_default()
+            .iter()
+            .map(|s| s.iter().map(|l| l.as_str().to_owned()).collect())
+            .collect();
+        assert_eq!(names, [["en", "de"], ["de", "en"]]);
+        let mut opened = GramIndex::with_base(frozen, vec![0, 1]);
+        assert_eq!(opened.len(), built.len());
+        let accept = |g: u32| g == 0;
+        assert_eq!(offers(&opened, &accept), offers(&built, &accept));
+        assert_eq!(offers(&opened, &|_| true), offers(&built, &|_| true));
+        // Writes after opening: the same as on the built index.
+        for ix in [&mut built, &mut opened] {
+            for i in 3000..3400usize {
+                ix.add(EntryId(i as i64 + 1), groups[i % 2], &Keys::of(&[Run::text(text(i * 3))]));
+            }
+            for e in [1, 2, 500, 3001, 3399] {
+                ix.remove(EntryId(e));
+            }
+            ix.settle();
+        }
+        assert_eq!(opened.len(), built.len());
+        assert_eq!(offers(&opened, &|_| true), offers(&built, &|_| true));
+        // An opened index is not written again.
+        assert!(opened.to_file(&sets, &meta()).is_err());
+    }
+
+    #[test]
+    fn torn_or_foreign_files_are_refused() {
+        let mut ix = GramIndex::new();
+        for i in 0..50usize {
+            ix.add(EntryId(i as i64 + 1), 0, &Keys::of(&[Run::text(text(i))]));
+        }
+        let file = ix.to_file(&LocaleSets::new(), &meta()).unwrap_or_default();
+        assert!(FrozenGrams::open(bytes(&file)).is_ok());
+        for cut in [0, 7, 100, file.len() / 2, file.len() - 1] {
+            assert!(FrozenGrams::open(bytes(&file[..cut])).is_err(), "cut at {cut}");
+        }
+        let mut flipped = file.clone();
+        flipped[70] ^= 1;
+        assert!(FrozenGrams::open(bytes(&flipped)).unwrap_err().contains("checksum"));
+        assert!(FrozenGrams::open(bytes(b"SQLite format 3\0 and more bytes than a header needs, surely"))
+            .is_err());
+    }
+
+    #[test]
+    fn damaged_sections_never_panic() {
+        let mut ix = GramIndex::new();
+        for i in 0..400usize {
+            ix.add(EntryId(i as i64 + 1), 0, &Keys::of(&[Run::text(text(i))]));
+        }
+        let file = ix.to_file(&LocaleSets::new(), &meta()).unwrap_or_default();
+        let frozen = FrozenGrams::open(bytes(&file)).unwrap_or_else(|e| unreachable!("{e}"));
+        let head = frozen.sections[RECORDS].start;
+        // Overwrite the keys and lists (not the header and directories, which opening
+        // checks) with noise: offers may be wrong, but must not panic.
+        let mut x = 1u32;
+        let mut noisy = file.clone();
+        let end = frozen.sections[STARTS].end;
+        for b in &mut noisy[head..end] {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            *b = (x >> 16) as u8;
+        }
+        let frozen = FrozenGrams::open(bytes(&noisy)).unwrap_or_else(|e| unreachable!("{e}"));
+        let opened = GramIndex::with_base(frozen, vec![0]);
+        let _ = offers(&opened, &|_| true);
+    }
+}
