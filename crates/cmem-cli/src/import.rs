@@ -241,5 +241,32 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     if p.read == 0 && p.problems > 0 {
         bail!("import: nothing imported, {} (listed above)", plural(p.problems, "problem"));
     }
+    if p.inserted > 0 {
+        persist_index(&memory, args.from.as_ref(), &bar);
+    }
     Ok(())
+}
+
+/// Brings the memory's candidate index up to date for the import's source locale (every
+/// source locale when none was given), so the next process finds it persisted instead of
+/// building it on its first lookup. A failure here loses nothing: the next lookup builds.
+fn persist_index(memory: &cmem::Memory, from: Option<&cmem::Locale>, bar: &ProgressBar) {
+    let sources: Vec<cmem::Locale> = match from {
+        Some(l) => vec![l.clone()],
+        None => {
+            let mut s: Vec<cmem::Locale> = memory
+                .store()
+                .stats()
+                .map(|st| st.pairs.into_iter().map(|p| p.source).collect())
+                .unwrap_or_default();
+            s.sort();
+            s.dedup();
+            s
+        }
+    };
+    for source in sources {
+        if let Err(e) = memory.store().warm(&source) {
+            say(bar, &format!("cmem: warning: the candidate index was not brought up to date: {e}"));
+        }
+    }
 }

@@ -158,10 +158,11 @@ pub fn run(args: &LookupArgs, memory_flag: Option<&Path>, quiet: bool, color: bo
         let rec = query_recognizer(&args.recognize, &memory, quiet)?;
         return run_batch(args, batch, memory.store(), rec.as_ref(), quiet);
     }
-    // One lookup: SQL candidates (FTS5 trigrams, then the length pre-filter) instead of
-    // building the in-process index over the whole locale first (seconds and hundreds of
-    // MB on a large memory). The SQL path offers every key of the length window, so its
-    // list is the exhaustive one (DESIGN.md §36). Batch mode builds the index once.
+    // One lookup: the persisted candidate index, opened in place, when the memory has a
+    // usable one (written by import and by any process that built the index); without
+    // one, SQL candidates (FTS5 trigrams, then the length pre-filter) instead of building
+    // the index over the whole locale first (seconds and hundreds of MB on a large
+    // memory).
     let memory = memory::open_existing_with(&path, OpenOptions::new().sql_candidates(true))?;
     let rec = query_recognizer(&args.recognize, &memory, quiet)?;
     let runs = match (&args.runs, &args.text) {

@@ -89,6 +89,34 @@ impl CandidateIndex {
         }
     }
 
+    /// Records entry `id` (its locale set) and adds the keys of its variants in locale
+    /// `li` to that locale's index only: an index opened at an older state catching up.
+    pub fn add_to(&mut self, li: u16, id: EntryId, variants: &[(Locale, Keys)]) {
+        let locales: Vec<u16> = variants.iter().map(|(l, _)| self.sets.locale_id(l)).collect();
+        let set = self.set_locales(id, &locales);
+        if let Some(index) = self.indexes.get_mut(&li) {
+            for (vl, (_, keys)) in locales.iter().zip(variants) {
+                if *vl == li {
+                    index.add(id, set, keys);
+                }
+            }
+        }
+    }
+
+    /// Forgets entry `id` in the index of locale `li` only.
+    pub fn remove_from(&mut self, li: u16, id: EntryId) {
+        if let Some(index) = self.indexes.get_mut(&li) {
+            index.remove(id);
+        }
+    }
+
+    /// The numbers of the loaded indexes.
+    pub fn loaded(&self) -> Vec<u16> {
+        let mut ids: Vec<u16> = self.indexes.keys().copied().collect();
+        ids.sort_unstable();
+        ids
+    }
+
     /// Settles every index after a batch of [`add`](Self::add)s (see
     /// [`GramIndex::settle`]).
     pub fn settle(&mut self) {

@@ -4,7 +4,8 @@
 //!
 //! Migrations 1–5 follow the design note: 1 the tables, 2 the trigram index for fuzzy
 //! candidates, 3 the word index for concordance search, 4 `tm_entries.point`,
-//! 5 `tm_entries.unit` and its index. A migration, once released, is never edited;
+//! 5 `tm_entries.unit` and its index; beyond it, 6 `tm_entries.approvals` and 7 the
+//! change log with its triggers and the memory token. A migration, once released, is never edited;
 //! a change is a new migration.
 
 use std::fmt::Write as _;
@@ -15,6 +16,10 @@ pub const META_TABLE: &str = "tm_meta";
 pub const META_SCHEMA_VERSION: &str = "schema_version";
 /// The key under which [`META_TABLE`] holds [`KEY_VERSION`](crate::KEY_VERSION).
 pub const META_KEY_VERSION: &str = "key_version";
+/// The key under which [`META_TABLE`] holds the memory's token (see [`Step::MemoryToken`]).
+pub const META_MEMORY_TOKEN: &str = "memory_token";
+/// The log of changed entries (see [`Step::ChangeLog`]).
+pub const CHANGES_TABLE: &str = "tm_changes";
 /// The FTS5 table of trigrams over the three keys (SQLite).
 pub const TRIGRAM_TABLE: &str = "tm_variant_trigram";
 /// The FTS5 table of words over `text` (SQLite).
@@ -134,6 +139,22 @@ pub enum Step {
         /// The indexed columns.
         columns: &'static [&'static str],
     },
+    /// A log of changed entries for in-process indexes: a row in `log` (its `entry_id`)
+    /// each time a row of `table` is deleted or one of `columns` updated. Inserts are
+    /// not logged (entries are numbered upwards and never reused, so what is new is
+    /// found by number).
+    ChangeLog {
+        /// The log table (created by an earlier step).
+        log: &'static str,
+        /// The watched table.
+        table: &'static str,
+        /// The watched columns.
+        columns: &'static [&'static str],
+    },
+    /// A random token naming this memory in [`META_TABLE`] under [`META_MEMORY_TOKEN`]:
+    /// files kept beside a memory (a persisted index) are used only with the memory
+    /// holding their token.
+    MemoryToken,
     /// The word index for concordance search over `column` of `table`: an FTS5 table
     /// `name` (external content, `unicode61 remove_diacritics 2`, BM25) in SQLite; a
     /// generated `search_tsv` column with a GIN index in PostgreSQL.
@@ -207,6 +228,13 @@ pub const TM_VARIANTS: Table = Table {
         Column { not_null: false, ..col("general_key", ColumnType::Text) },
         col("text", ColumnType::Text),
     ],
+};
+
+/// The change log: entries whose variants were deleted or re-keyed, by a number that
+/// only grows (never reused).
+pub const TM_CHANGES: Table = Table {
+    name: CHANGES_TABLE,
+    columns: &[col("seq", ColumnType::Id), col("entry_id", ColumnType::Integer)],
 };
 
 /// Origins: the write events of an entry, oldest first by `seq`.
@@ -339,10 +367,24 @@ pub const MIGRATIONS: &[Migration] = &[
             column: with_default(col("approvals", ColumnType::Integer), "1"),
         }],
     },
+    Migration {
+        version: 7,
+        description:
+            "tm_changes: deleted and re-keyed entries, so in-process indexes catch up; the memory token",
+        steps: &[
+            Step::CreateTable(&TM_CHANGES),
+            Step::ChangeLog {
+                log: CHANGES_TABLE,
+                table: "tm_variants",
+                columns: &["locale", "plain", "struct_key", "general_key"],
+            },
+            Step::MemoryToken,
+        ],
+    },
 ];
 
 /// The schema version this program writes: the last migration's number.
-pub const SCHEMA_VERSION: u32 = 6;
+pub const SCHEMA_VERSION: u32 = 7;
 
 fn column_sql(c: &Column, dialect: Dialect) -> String {
     let ty = match (c.ty, dialect) {
@@ -413,6 +455,42 @@ impl Step {
                     v
                 }
             },
+            Step::ChangeLog { log, table, columns } => {
+                let cols = columns.join(", ");
+                match dialect {
+                    Dialect::Sqlite => vec![
+                        format!(
+                            "CREATE TRIGGER {table}_deleted AFTER DELETE ON {table} BEGIN \
+                             INSERT INTO {log} (entry_id) VALUES (OLD.entry_id); END"
+                        ),
+                        format!(
+                            "CREATE TRIGGER {table}_changed AFTER UPDATE OF {cols} ON {table} BEGIN \
+                             INSERT INTO {log} (entry_id) VALUES (OLD.entry_id); END"
+                        ),
+                    ],
+                    Dialect::Postgres => vec![
+                        format!(
+                            "CREATE FUNCTION {log}_note() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+                             INSERT INTO {log} (entry_id) VALUES (OLD.entry_id); RETURN NULL; END $$"
+                        ),
+                        format!(
+                            "CREATE TRIGGER {table}_deleted AFTER DELETE ON {table} FOR EACH ROW \
+                             EXECUTE FUNCTION {log}_note()"
+                        ),
+                        format!(
+                            "CREATE TRIGGER {table}_changed AFTER UPDATE OF {cols} ON {table} FOR EACH ROW \
+                             EXECUTE FUNCTION {log}_note()"
+                        ),
+                    ],
+                }
+            }
+            Step::MemoryToken => {
+                let token = match dialect {
+                    Dialect::Sqlite => "lower(hex(randomblob(16)))",
+                    Dialect::Postgres => "md5(random()::text || clock_timestamp()::text)",
+                };
+                vec![format!("INSERT INTO {META_TABLE} (key, value) VALUES ('{META_MEMORY_TOKEN}', {token})")]
+            }
             Step::WordIndex { name, table, column } => match dialect {
                 Dialect::Sqlite => vec![format!(
                     "CREATE VIRTUAL TABLE {name} USING fts5({column}, content='{table}', content_rowid='id', \
@@ -483,11 +561,21 @@ mod tests {
         let mut out = Vec::new();
         let mut cur = String::new();
         let mut quoted = false;
+        let mut dollar = false;
+        let mut prev = ' ';
         for c in body.chars() {
             if c == '\'' {
                 quoted = !quoted;
             }
-            if c == ';' && !quoted {
+            if c == '$' && prev == '$' {
+                dollar = !dollar;
+            }
+            prev = c;
+            // A trigger's body holds statements of its own, up to its END.
+            let in_trigger = cur.trim_start().starts_with("CREATE TRIGGER")
+                && cur.contains(" BEGIN ")
+                && !cur.trim_end().ends_with("END");
+            if c == ';' && !quoted && !dollar && !in_trigger {
                 out.push(cur.trim().to_owned());
                 cur.clear();
             } else {
@@ -530,9 +618,17 @@ mod tests {
             let open = s.matches('(').count();
             assert_eq!(open, s.matches(')').count(), "unbalanced parentheses: {s}");
             assert!(
-                ["CREATE TABLE ", "CREATE INDEX ", "ALTER TABLE ", "CREATE EXTENSION "]
-                    .iter()
-                    .any(|p| s.starts_with(p)),
+                [
+                    "CREATE TABLE ",
+                    "CREATE INDEX ",
+                    "ALTER TABLE ",
+                    "CREATE EXTENSION ",
+                    "CREATE FUNCTION ",
+                    "CREATE TRIGGER ",
+                    "INSERT INTO tm_meta "
+                ]
+                .iter()
+                .any(|p| s.starts_with(p)),
                 "unexpected statement: {s}"
             );
             for sqlite_only in ["AUTOINCREMENT", "VIRTUAL", "fts5", "INTEGER PRIMARY KEY", "rowid"] {

@@ -37,16 +37,18 @@
 //! # Ok::<(), cmem_core::Error>(())
 //! ```
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 mod cache;
 mod error;
 mod lock;
+mod mapped;
 mod migrate;
 mod open;
 mod options;
 mod session;
 mod store;
 
+pub use cache::IndexInfo;
 pub use options::{SqliteOptions, WaitHook};
 pub use store::SqliteStore;

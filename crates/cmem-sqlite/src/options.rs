@@ -13,6 +13,17 @@ pub struct SqliteOptions {
     /// come from SQL: the FTS5 trigram table first (best first, so the cut-off rises),
     /// then the length pre-filter for completeness.
     pub gram_index: bool,
+    /// Keep the in-process index of each locale in a file beside the database
+    /// (`<db>-gix-<locale>`), so a new process opens it in place instead of building it
+    /// from the tables; it records the state of the memory it reflects and catches up
+    /// with what was written since from the change log (or is rebuilt when far behind,
+    /// damaged, or of another memory). Written after a build (not when read-only).
+    /// Default true; ignored for an in-memory database.
+    pub persist_index: bool,
+    /// Build a locale's in-process index from the tables when it has no usable file.
+    /// Default true. When false, such a lookup takes its candidates from SQL instead: a
+    /// one-shot process that would spend longer building the index than looking up.
+    pub build_index: bool,
     /// Behave as if FTS5's trigram tokenizer were missing: SQL candidates use the length
     /// pre-filter alone. For testing the fallback path. Default false.
     pub force_no_trigram: bool,
@@ -42,6 +53,8 @@ impl Default for SqliteOptions {
     fn default() -> Self {
         SqliteOptions {
             gram_index: true,
+            persist_index: true,
+            build_index: true,
             force_no_trigram: false,
             busy_timeout: Duration::from_secs(5),
             write_wait: Duration::from_secs(60),
@@ -59,6 +72,20 @@ impl SqliteOptions {
     #[must_use]
     pub fn gram_index(mut self, on: bool) -> Self {
         self.gram_index = on;
+        self
+    }
+
+    /// Sets [`persist_index`](Self::persist_index).
+    #[must_use]
+    pub fn persist_index(mut self, on: bool) -> Self {
+        self.persist_index = on;
+        self
+    }
+
+    /// Sets [`build_index`](Self::build_index).
+    #[must_use]
+    pub fn build_index(mut self, on: bool) -> Self {
+        self.build_index = on;
         self
     }
 

@@ -18,7 +18,7 @@ use cmem_core::{
 };
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
-use crate::cache::{Cache, CachedKeys, KEYS_OF_V};
+use crate::cache::{Cache, CachedKeys, IndexInfo, Loaded, Persist, KEYS_OF_V};
 use crate::error::{corrupt, Context};
 use crate::lock::Immediate;
 use crate::migrate::{self, INSERT_TRIGRAM};
@@ -195,6 +195,15 @@ impl SqliteStore {
         self.trigram
     }
 
+    /// The in-process candidate indexes loaded so far: per locale, how many keys were
+    /// read in place from the persisted file and how many were added since.
+    ///
+    /// # Errors
+    /// A poisoned lock.
+    pub fn index_info(&self) -> Result<Vec<IndexInfo>> {
+        Ok(self.cache_read()?.info())
+    }
+
     /// The options the store was opened with.
     pub fn options(&self) -> &SqliteOptions {
         &self.options
@@ -266,17 +275,22 @@ impl SqliteStore {
         self.cache.write().map_err(|_| self.poisoned("cache"))
     }
 
-    /// Loads the entry locales, and the index of every locale matching `source`, when
-    /// missing or stale (see [`Cache::load`]).
-    fn ensure_cache(&self, source: &Locale) -> Result<()> {
+    /// Loads the index of every locale matching `source` when missing, and catches up
+    /// with other connections' writes (see [`Cache::load`]); false when a locale has no
+    /// usable index file and [`build_index`](SqliteOptions::build_index) is off.
+    fn ensure_cache(&self, source: &Locale) -> Result<bool> {
         let conn = self.conn()?;
         let p = &self.path;
         let dv: i64 =
             conn.query_row("PRAGMA data_version", [], |r| r.get(0)).ctx(p, "reading data_version")?;
         if self.cache_read()?.is_current(dv, source) {
-            return Ok(());
+            return Ok(true);
         }
-        self.cache_write()?.load(&conn, p, dv, source)
+        let persist = (self.options.persist_index && self.path != ":memory:")
+            .then(|| Persist { db: std::path::PathBuf::from(&self.path), write: !self.options.read_only });
+        let loaded =
+            self.cache_write()?.load(&conn, p, dv, source, persist.as_ref(), self.options.build_index)?;
+        Ok(loaded == Loaded::Ready)
     }
 
     /// [`ContentMemory::exact`] on `conn`.
@@ -752,7 +766,9 @@ impl ContentMemory for SqliteStore {
         if !self.options.gram_index {
             return self.sql_candidates(q, sink);
         }
-        self.ensure_cache(q.source)?;
+        if !self.ensure_cache(q.source)? {
+            return self.sql_candidates(q, sink);
+        }
         self.cache_read()?.offer(q, sink);
         Ok(())
     }

@@ -683,17 +683,24 @@ fn sql_candidates_are_a_superset_of_what_reaches_the_cutoff() {
 
 // ---- the shared conformance suite, on every configuration of the store ----
 
-/// A file-backed store that removes its directory when dropped.
+/// A file-backed store that removes its directory when dropped. With `reopen`, every
+/// candidate query is answered by a store opened for it (another process, as a one-shot
+/// `cmem lookup` is): through the persisted index, caught up with the writes since.
 struct FileStore {
     store: SqliteStore,
-    _dir: TempDir,
+    reopen: Option<SqliteOptions>,
+    dir: TempDir,
 }
 
 impl FileStore {
     fn new(options: SqliteOptions) -> FileStore {
         let dir = TempDir::new("conformance");
         let store = SqliteStore::open_with(dir.path("c.db"), options).unwrap();
-        FileStore { store, _dir: dir }
+        FileStore { store, reopen: None, dir }
+    }
+
+    fn reopening(options: SqliteOptions) -> FileStore {
+        FileStore { reopen: Some(options.clone()), ..FileStore::new(options) }
     }
 }
 
@@ -717,7 +724,12 @@ impl ContentMemory for FileStore {
         self.store.exact(q)
     }
     fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> cmem_core::Result<()> {
-        self.store.candidates(q, sink)
+        match &self.reopen {
+            Some(options) => {
+                SqliteStore::open_with(self.dir.path("c.db"), options.clone())?.candidates(q, sink)
+            }
+            None => self.store.candidates(q, sink),
+        }
     }
     fn search(&self, q: &SearchQuery) -> cmem_core::Result<Vec<cmem_core::SearchHit>> {
         self.store.search(q)
@@ -737,6 +749,116 @@ impl ContentMemory for FileStore {
     fn set_meta(&self, key: &str, value: &str) -> cmem_core::Result<()> {
         self.store.set_meta(key, value)
     }
+}
+
+mod conformance_persisted_index {
+    use super::*;
+    cmem_conformance::conformance_suite!(|| Box::new(FileStore::reopening(
+        SqliteOptions::default().check_on_write(false)
+    )));
+}
+
+fn index_file(db: &Path, tag: &str) -> PathBuf {
+    db.with_file_name(format!("{}-gix-{tag}", db.file_name().unwrap().to_string_lossy()))
+}
+
+fn persisted(store: &SqliteStore) -> Vec<(String, usize, usize)> {
+    store
+        .index_info()
+        .unwrap()
+        .into_iter()
+        .map(|i| (i.locale.as_str().to_owned(), i.persisted, i.added))
+        .collect()
+}
+
+#[test]
+fn a_new_process_opens_the_persisted_index_and_catches_up() {
+    let dir = TempDir::new("persisted");
+    let path = dir.path("p.db");
+    let entries = sample_entries();
+    let writer = SqliteStore::open(&path).unwrap();
+    writer.write(&entries).unwrap();
+    let queries: Vec<String> = sample_queries().into_iter().step_by(7).collect();
+    // The reference: an in-memory store with the same writes.
+    let mem = MemStore::new();
+    mem.write(&entries).unwrap();
+    let check = |store: &SqliteStore, mem: &MemStore| {
+        for q in &queries {
+            assert_eq!(summarize(store, q, &opts()), summarize(mem, q, &opts()), "query {q:?}");
+        }
+    };
+    // No file yet: the first lookup builds the index and writes it.
+    assert!(!index_file(&path, "en").exists());
+    writer.warm(&loc("en")).unwrap();
+    assert!(index_file(&path, "en").exists());
+    // Keys: a source with codes has a plain and a structural one.
+    let keys = persisted(&writer)[0].2;
+    assert!(keys >= entries.len());
+    assert_eq!(persisted(&writer), [("en".to_owned(), 0, keys)]);
+    // A new process reads it in place.
+    let reader = SqliteStore::open(&path).unwrap();
+    check(&reader, &mem);
+    assert_eq!(persisted(&reader), [("en".to_owned(), keys, 0)]);
+    // Writes, deletes after the file was written, then a new process: caught up from
+    // the change log, never the stale file alone.
+    let more =
+        [pair("Open the file quickly now", "Datei jetzt schnell öffnen"), pair("Close it", "Schließen")];
+    writer.write(&more).unwrap();
+    mem.write(&more).unwrap();
+    for id in [1, 5, 40] {
+        assert!(writer.delete(EntryId(id)).unwrap());
+        assert!(mem.delete(EntryId(id)).unwrap());
+    }
+    let late = SqliteStore::open(&path).unwrap();
+    check(&late, &mem);
+    assert_eq!(persisted(&late), [("en".to_owned(), keys, 2)]);
+    assert!(summarize(&late, "Open the file quickly now", &opts()).iter().any(|m| m.1 == "1.000000"));
+    // The long-lived reader catches up too.
+    check(&reader, &mem);
+    // A one-shot process that may not build: uses the file.
+    let oneshot = SqliteStore::open_with(&path, SqliteOptions::default().build_index(false)).unwrap();
+    check(&oneshot, &mem);
+    assert_eq!(persisted(&oneshot).len(), 1);
+}
+
+#[test]
+fn torn_stale_or_foreign_index_files_are_rebuilt() {
+    let dir = TempDir::new("torn");
+    let path = dir.path("t.db");
+    let entries = sample_entries();
+    let store = SqliteStore::open(&path).unwrap();
+    store.write(&entries).unwrap();
+    store.warm(&loc("en")).unwrap();
+    let file = index_file(&path, "en");
+    let whole = std::fs::read(&file).unwrap();
+    let mem = MemStore::new();
+    mem.write(&entries).unwrap();
+    let q = &sample_queries()[3];
+    // Torn (cut short): not used, and rebuilt whole.
+    std::fs::write(&file, &whole[..whole.len() / 2]).unwrap();
+    let s = SqliteStore::open(&path).unwrap();
+    assert_eq!(summarize(&s, q, &opts()), summarize(&mem, q, &opts()));
+    assert_eq!(persisted(&s)[0].1, 0, "a torn file was used");
+    assert_eq!(std::fs::read(&file).unwrap().len(), whole.len());
+    // Another memory's file under this memory's name: not used.
+    let other = dir.path("o.db");
+    let o = SqliteStore::open(&other).unwrap();
+    o.write(&entries[..50]).unwrap();
+    o.warm(&loc("en")).unwrap();
+    std::fs::copy(index_file(&other, "en"), &file).unwrap();
+    let s = SqliteStore::open(&path).unwrap();
+    assert_eq!(summarize(&s, q, &opts()), summarize(&mem, q, &opts()));
+    assert_eq!(persisted(&s)[0].1, 0, "a foreign file was used");
+    // No file and no building allowed: SQL candidates, the same best match.
+    std::fs::remove_file(&file).unwrap();
+    let s = SqliteStore::open_with(&path, SqliteOptions::default().build_index(false)).unwrap();
+    assert_eq!(summarize(&s, q, &opts()).first(), summarize(&mem, q, &opts()).first());
+    assert!(persisted(&s).is_empty());
+    assert!(!file.exists());
+    // Read-only: reads a file, never writes one.
+    let s = SqliteStore::open_with(&path, SqliteOptions::default().read_only(true)).unwrap();
+    assert_eq!(summarize(&s, q, &opts()), summarize(&mem, q, &opts()));
+    assert!(!file.exists());
 }
 
 mod conformance_file {

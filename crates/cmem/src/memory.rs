@@ -29,9 +29,11 @@ pub struct OpenOptions {
     pub create: bool,
     /// Open for reading only: writes fail (default false).
     pub read_only: bool,
-    /// Take fuzzy candidates from the database's own indexes instead of the in-process
-    /// candidate index (default false). A short-lived process making one lookup saves
-    /// building the index; long-lived ones should leave it off.
+    /// Never build the in-process candidate index (default false): a short-lived process
+    /// making one lookup. A SQLite memory's persisted index is still opened in place
+    /// when there is a usable one (milliseconds); without one, and on PostgreSQL,
+    /// candidates come from the database's own indexes. Long-lived processes should
+    /// leave it off.
     pub sql_candidates: bool,
     /// How long a write waits for another writer before it fails (`None`: the store's
     /// default, 60 s for SQLite).
@@ -448,7 +450,7 @@ fn open_sqlite(
     let mut sqlite = SqliteOptions::default()
         .read_only(options.read_only)
         .create(options.create && !options.read_only)
-        .gram_index(!options.sql_candidates);
+        .build_index(!options.sql_candidates);
     if let Some(wait) = options.write_wait {
         sqlite = sqlite.write_wait(wait);
     }

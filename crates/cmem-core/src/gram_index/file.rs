@@ -65,8 +65,9 @@ const SETS: usize = 11;
 pub struct FileMeta {
     /// The last change-log number the index reflects.
     pub seq: i64,
-    /// The last variant row the index reflects.
-    pub vid: i64,
+    /// The highest entry number the index reflects (entries are numbered upwards and
+    /// never reused: higher ones were written since).
+    pub eid: i64,
     /// The key version of the keys indexed.
     pub key_version: u32,
     /// The variant locale whose keys are indexed.
@@ -179,7 +180,7 @@ impl FrozenGrams {
         let token = text(at + tag_len..at + tag_len + token_len)?;
         let meta = FileMeta {
             seq: field(64)? as i64,
-            vid: field(72)? as i64,
+            eid: field(72)? as i64,
             key_version: field(80)? as u32,
             locale,
             token,
@@ -443,7 +444,7 @@ pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u
     put(&mut out, 48, max_len as u64);
     put(&mut out, 56, u64::from(slot_bits));
     put(&mut out, 64, meta.seq as u64);
-    put(&mut out, 72, meta.vid as u64);
+    put(&mut out, 72, meta.eid as u64);
     put(&mut out, 80, u64::from(meta.key_version));
     put(&mut out, 88, ix.docs.iter().filter(|d| !d.alive).count() as u64);
     for (i, (off, len)) in table.iter().enumerate() {
@@ -495,7 +496,7 @@ mod tests {
     }
 
     fn meta() -> FileMeta {
-        FileMeta { seq: 7, vid: 42, key_version: 3, locale: "en".into(), token: "t0k3n".into() }
+        FileMeta { seq: 7, eid: 42, key_version: 3, locale: "en".into(), token: "t0k3n".into() }
     }
 
     const WORDS: [&str; 12] =
