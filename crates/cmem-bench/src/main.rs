@@ -294,9 +294,7 @@ fn build_store(name: &str, db: Option<&PathBuf>, pg_url: Option<&str>) -> Result
                 Some(p) => p.clone(),
                 None => std::env::temp_dir().join(format!("cmem-bench-{}.db", std::process::id())),
             };
-            for suffix in ["", "-wal", "-shm"] {
-                let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-            }
+            remove_db_files(&path);
             let store = cmem_sqlite::SqliteStore::open(&path)?;
             Ok((Box::new(store), Some((path, db.is_none())), None))
         }
@@ -457,12 +455,13 @@ fn main() -> Result<()> {
         bail!("{} returned scores disagree with the recomputed similarity", inconsistent.len());
     }
 
-    // One-shot against batch: the same file, candidates from SQL instead of the index.
+    // One-shot against batch: the same file opened as a one-shot `cmem lookup` opens it
+    // (the persisted index read in place, never built; SQL candidates without one).
     let mut paths = None;
     if let (true, Some((path, _))) = (args.compare_paths, &db_file) {
         let sql = cmem_sqlite::SqliteStore::open_with(
             path,
-            cmem_sqlite::SqliteOptions::default().gram_index(false).read_only(true),
+            cmem_sqlite::SqliteOptions::default().build_index(false).read_only(true),
         )?;
         // Evenly spaced over the query files, so every file is represented.
         let wanted = args.compare_queries.unwrap_or(queries.len()).clamp(1, queries.len().max(1));
@@ -548,11 +547,25 @@ fn main() -> Result<()> {
         bench_db.finish()?;
     }
     if let Some((path, true)) = db_file {
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-        }
+        remove_db_files(&path);
     }
     Ok(())
+}
+
+/// Removes a SQLite memory and the files beside it: WAL, shared memory and persisted
+/// candidate indexes (`<db>-gix-<locale>`).
+fn remove_db_files(path: &std::path::Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return };
+    let prefix = format!("{}-gix-", name.to_string_lossy());
+    let dir = if dir.as_os_str().is_empty() { std::path::Path::new(".") } else { dir };
+    for f in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if f.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = std::fs::remove_file(f.path());
+        }
+    }
 }
 
 fn print_table(r: &Report) {

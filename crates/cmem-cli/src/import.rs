@@ -253,16 +253,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
 fn persist_index(memory: &cmem::Memory, from: Option<&cmem::Locale>, bar: &ProgressBar) {
     let sources: Vec<cmem::Locale> = match from {
         Some(l) => vec![l.clone()],
-        None => {
-            let mut s: Vec<cmem::Locale> = memory
-                .store()
-                .stats()
-                .map(|st| st.pairs.into_iter().map(|p| p.source).collect())
-                .unwrap_or_default();
-            s.sort();
-            s.dedup();
-            s
-        }
+        None => memory.store().source_locales().unwrap_or_default(),
     };
     for source in sources {
         if let Err(e) = memory.store().warm(&source) {

@@ -299,6 +299,15 @@ const IDX_ORIGIN_ENTRY: Index = Index {
     kind: IndexKind::Ordered,
     partial: None,
 };
+/// The locales of first variants (entry sources): which source locales a memory holds,
+/// read in a few index probes.
+const IDX_SOURCE_LOCALE: Index = Index {
+    name: "tm_variants_source_locale",
+    table: "tm_variants",
+    columns: &["locale"],
+    kind: IndexKind::Ordered,
+    partial: Some("ord = 0"),
+};
 const IDX_UNIT: Index = Index {
     name: "tm_entries_unit",
     table: "tm_entries",
@@ -369,8 +378,8 @@ pub const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 7,
-        description:
-            "tm_changes: deleted and re-keyed entries, so in-process indexes catch up; the memory token",
+        description: "tm_changes: deleted and re-keyed entries, so in-process indexes catch up; the memory \
+                      token; an index of source locales",
         steps: &[
             Step::CreateTable(&TM_CHANGES),
             Step::ChangeLog {
@@ -379,6 +388,7 @@ pub const MIGRATIONS: &[Migration] = &[
                 columns: &["locale", "plain", "struct_key", "general_key"],
             },
             Step::MemoryToken,
+            Step::CreateIndex(&IDX_SOURCE_LOCALE),
         ],
     },
 ];

@@ -372,6 +372,18 @@ pub trait ContentMemory: Send + Sync {
         Ok(())
     }
 
+    /// The locales some entry has as its source (first variant), sorted: what a server
+    /// warms. By default from [`stats`](Self::stats); stores answer faster where they can.
+    ///
+    /// # Errors
+    /// A store failure.
+    fn source_locales(&self) -> Result<Vec<Locale>> {
+        let mut sources: Vec<Locale> = self.stats()?.pairs.into_iter().map(|p| p.source).collect();
+        sources.sort();
+        sources.dedup();
+        Ok(sources)
+    }
+
     /// A named value about the memory (not about an entry), when set.
     ///
     /// # Errors
@@ -430,6 +442,9 @@ macro_rules! forward_store {
             }
             fn warm(&self, source: &Locale) -> Result<()> {
                 (**self).warm(source)
+            }
+            fn source_locales(&self) -> Result<Vec<Locale>> {
+                (**self).source_locales()
             }
             fn meta(&self, key: &str) -> Result<Option<String>> {
                 (**self).meta(key)

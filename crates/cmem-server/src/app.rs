@@ -12,7 +12,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use cmem::{Locale, Memory, Recognizer};
+use cmem::{Memory, Recognizer};
 use serde_json::json;
 use tokio::net::TcpListener;
 
@@ -46,10 +46,7 @@ impl App {
     /// A store failure, or a recorded rule set this program does not know.
     pub fn new(memory: Memory, config: ServerConfig) -> Result<App, ServerError> {
         let (recognizer, _) = memory.query_recognizer(None)?;
-        let mut sources: Vec<Locale> = memory.store().stats()?.pairs.into_iter().map(|p| p.source).collect();
-        sources.sort();
-        sources.dedup();
-        for source in &sources {
+        for source in &memory.store().source_locales()? {
             memory.store().warm(source)?;
         }
         let limiter = config.rate_limit.map(Limiter::new);

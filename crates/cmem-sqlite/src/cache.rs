@@ -350,7 +350,7 @@ fn read_mark(conn: &Connection, p: &str) -> Result<Mark> {
 
 /// The entries written, deleted or re-keyed since `mark`, each with its variants now
 /// (none: deleted), by entry number.
-fn changes(conn: &Connection, p: &str, mark: Mark) -> Result<Vec<(EntryId, Vec<(Locale, Keys)>)>> {
+fn changes(conn: &Connection, p: &str, mark: Mark) -> Result<Vec<(EntryId, CachedKeys)>> {
     let mut stmt = conn
         .prepare_cached(&format!(
             "SELECT c.id, v.locale, {KEYS_OF_V} FROM \
@@ -359,7 +359,7 @@ fn changes(conn: &Connection, p: &str, mark: Mark) -> Result<Vec<(EntryId, Vec<(
         ))
         .ctx(p, "reading the change log")?;
     let mut rows = stmt.query(params![mark.eid, mark.seq]).ctx(p, "reading the change log")?;
-    let mut out: Vec<(EntryId, Vec<(Locale, Keys)>)> = Vec::new();
+    let mut out: Vec<(EntryId, CachedKeys)> = Vec::new();
     while let Some(r) = rows.next().ctx(p, "reading the change log")? {
         let id = EntryId(r.get(0).ctx(p, "reading the change log")?);
         if out.last().is_none_or(|(last, _)| *last != id) {
@@ -380,20 +380,37 @@ fn changes(conn: &Connection, p: &str, mark: Mark) -> Result<Vec<(EntryId, Vec<(
     Ok(out)
 }
 
-/// Interns every variant locale of the memory: one index probe per locale (a loose scan
-/// of the locale index), not a read of every row.
-fn load_locale_names(conn: &Connection, p: &str, index: &mut CandidateIndex) -> Result<()> {
+/// The distinct variant locales (of first variants only, with `sources`), sorted: one
+/// index probe per locale (a loose scan of the locale index), not a read of every row.
+fn distinct_locales(conn: &Connection, p: &str, sources: bool) -> Result<Vec<Locale>> {
+    let only = if sources { " AND ord = 0" } else { "" };
     let mut stmt = conn
-        .prepare_cached(
-            "WITH RECURSIVE l(tag) AS (SELECT MIN(locale) FROM tm_variants UNION ALL \
-             SELECT (SELECT MIN(locale) FROM tm_variants WHERE locale > l.tag) FROM l WHERE l.tag IS NOT NULL) \
-             SELECT tag FROM l WHERE tag IS NOT NULL",
-        )
+        .prepare_cached(&format!(
+            "WITH RECURSIVE l(tag) AS (SELECT MIN(locale) FROM tm_variants WHERE locale IS NOT NULL{only} \
+             UNION ALL SELECT (SELECT MIN(locale) FROM tm_variants WHERE locale > l.tag{only}) \
+             FROM l WHERE l.tag IS NOT NULL) SELECT tag FROM l WHERE tag IS NOT NULL"
+        ))
         .ctx(p, "listing variant locales")?;
     let mut rows = stmt.query([]).ctx(p, "listing variant locales")?;
+    let mut out = Vec::new();
     while let Some(r) = rows.next().ctx(p, "listing variant locales")? {
         let tag: String = r.get(0).ctx(p, "listing variant locales")?;
-        let locale = Locale::parse(&tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
+        out.push(Locale::parse(&tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?);
+    }
+    Ok(out)
+}
+
+/// The locales of the memory's first variants (see
+/// [`ContentMemory::source_locales`](cmem_core::ContentMemory::source_locales)), sorted.
+pub(crate) fn source_locales(conn: &Connection, p: &str) -> Result<Vec<Locale>> {
+    let mut out = distinct_locales(conn, p, true)?;
+    out.sort();
+    Ok(out)
+}
+
+/// Interns every variant locale of the memory.
+fn load_locale_names(conn: &Connection, p: &str, index: &mut CandidateIndex) -> Result<()> {
+    for locale in distinct_locales(conn, p, false)? {
         index.locale_id(&locale);
     }
     Ok(())

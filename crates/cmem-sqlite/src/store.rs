@@ -865,6 +865,10 @@ impl ContentMemory for SqliteStore {
         Ok(())
     }
 
+    fn source_locales(&self) -> Result<Vec<Locale>> {
+        self.with_reader(|conn| crate::cache::source_locales(conn, &self.path))
+    }
+
     fn meta(&self, key: &str) -> Result<Option<String>> {
         let sql = format!("SELECT value FROM {META_TABLE} WHERE key = ?1");
         self.with_reader(|conn| {

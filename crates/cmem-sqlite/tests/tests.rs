@@ -1209,3 +1209,23 @@ fn two_new_stores_opened_at_once_migrate_once() {
     });
     assert_eq!(SqliteStore::open(&path).unwrap().stats().unwrap().entries, 2);
 }
+
+#[test]
+fn source_locales_are_the_first_variants_locales() {
+    let store = SqliteStore::open_in_memory().unwrap();
+    assert!(store.source_locales().unwrap().is_empty());
+    store.write(&[pair("Hello", "Hallo")]).unwrap();
+    store
+        .write(&[NewEntry::pair(
+            Variant::new(loc("fr-CA"), runs("Bonjour")),
+            Variant::new(loc("en"), runs("Hi")),
+        )])
+        .unwrap();
+    let got: Vec<String> = store.source_locales().unwrap().iter().map(|l| l.as_str().to_owned()).collect();
+    assert_eq!(got, ["en", "fr-CA"]);
+    // The same as what the pair counts say.
+    let mut from_stats: Vec<Locale> = store.stats().unwrap().pairs.into_iter().map(|p| p.source).collect();
+    from_stats.sort();
+    from_stats.dedup();
+    assert_eq!(store.source_locales().unwrap(), from_stats);
+}
