@@ -134,6 +134,13 @@ impl Server {
                 }
                 req.send(body.unwrap_or("")).unwrap()
             }
+            "PUT" => {
+                let mut req = self.agent.put(&url).header("Content-Type", "application/json");
+                if let Some(a) = &auth {
+                    req = req.header("Authorization", a);
+                }
+                req.send(body.unwrap_or("")).unwrap()
+            }
             "DELETE" => {
                 let mut req = self.agent.delete(&url);
                 if let Some(a) = &auth {
@@ -415,6 +422,86 @@ fn writes_need_a_write_token_and_lookups_see_them() {
     assert_eq!(v["details"]["index"], 1);
     let (_, stats) = s.get_json("/v1/stats", None);
     assert_eq!(stats["entries"].as_u64().unwrap(), before);
+}
+
+#[test]
+fn entries_are_replaced_in_place() {
+    let s = Server::start(ServerConfig::new());
+    let entry = |source: &str, target: &str| {
+        json!({"variants": [
+            {"locale": "en", "runs": [{"text": source}]},
+            {"locale": "de", "runs": [{"text": target}]},
+        ]})
+    };
+    let (_, v) = s.post("/v1/entries", Some(&s.write), &entry("Quarterly zebra report", "Zebrabericht"));
+    let id = v["entries"][0]["id"].as_i64().unwrap();
+    let (_, v) = s.post("/v1/entries", Some(&s.write), &entry("Monthly giraffe digest", "Giraffenübersicht"));
+    let other = v["entries"][0]["id"].as_i64().unwrap();
+    let (_, stats) = s.get_json("/v1/stats", None);
+    let before = stats["entries"].as_u64().unwrap();
+    let path = format!("/v1/entries/{id}");
+    let new = entry("Yearly okapi summary", "Jährliche Okapi-Zusammenfassung").to_string();
+
+    // Writes only, with a write token.
+    let (status, v) = s.send("PUT", &path, None, Some(&new));
+    assert_eq!(status, 401, "{v}");
+    let (status, v) = s.send("PUT", &path, Some(&s.read), Some(&new));
+    assert_eq!(status, 403, "{v}");
+    assert_error(&v, "forbidden");
+
+    // Bad bodies and ids: located errors, nothing changed.
+    let lonely = json!({"variants": [{"locale": "en", "runs": [{"text": "alone"}]}]}).to_string();
+    let mut wrong_id = entry("Yearly okapi summary", "x");
+    wrong_id["id"] = json!(other);
+    for (body, status, code) in [
+        ("{\"variants\": [", 400, "invalid_json"),
+        (lonely.as_str(), 422, "invalid_entry"),
+        ("{\"variants\": [], \"colour\": 1}", 422, "invalid_entry"),
+        (&wrong_id.to_string(), 422, "invalid_entry"),
+        // Equal to another entry: the two cannot be merged under one id.
+        (&entry("Monthly giraffe digest", "Giraffenübersicht").to_string(), 422, "invalid_entry"),
+    ] {
+        let (got, v) = s.send("PUT", &path, Some(&s.write), Some(body));
+        assert_eq!(got, status, "{body}: {v}");
+        assert_error(&v, code);
+    }
+    let (status, v) = s.send("PUT", "/v1/entries/abc", Some(&s.write), Some(&new));
+    assert_eq!(status, 400, "{v}");
+    let (status, v) =
+        s.send("PUT", &format!("/v1/entries/{}", id.max(other) + 1000), Some(&s.write), Some(&new));
+    assert_eq!(status, 404, "{v}");
+    assert_error(&v, "not_found");
+    let (_, got) = s.get_json(&path, None);
+    assert_eq!(got["variants"][1]["runs"][0]["text"], "Zebrabericht", "{got}");
+
+    // An entry read, edited and sent back: the same id, the new text only.
+    let mut edited = got.clone();
+    edited["variants"] = entry("Yearly okapi summary", "Jährliche Okapi-Zusammenfassung")["variants"].clone();
+    edited["metadata"] = json!([["note", "edited"]]);
+    let (status, v) = s.send("PUT", &path, Some(&s.write), Some(&edited.to_string()));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["id"], id);
+    assert_eq!(v["variants"][1]["runs"][0]["text"], "Jährliche Okapi-Zusammenfassung");
+    assert_eq!(v["metadata"], json!([["note", "edited"]]));
+    let (_, got) = s.get_json(&path, None);
+    assert_eq!(got, v);
+    let (_, stats) = s.get_json("/v1/stats", None);
+    assert_eq!(stats["entries"].as_u64().unwrap(), before, "a replace adds no entry");
+    let lookup = |text: &str| {
+        s.post(
+            "/v1/lookup",
+            None,
+            &json!({"text": text, "source_locale": "en", "target_locale": "de", "threshold": 50}),
+        )
+        .1
+    };
+    let found = lookup("Yearly okapi summaries");
+    assert_eq!(found["matches"][0]["entry_id"], id, "{found}");
+    let old = lookup("Quarterly zebra report");
+    assert!(
+        old["matches"].as_array().unwrap().iter().all(|m| m["entry_id"] != id),
+        "the old text is still found: {old}"
+    );
 }
 
 #[test]
