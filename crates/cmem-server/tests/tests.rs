@@ -624,6 +624,7 @@ fn operations_routes_and_the_openapi_document() {
                 (status, serde_json::from_str(&body).unwrap_or(Value::Null))
             }
             "post" => s.post(&concrete, Some(&s.write), &json!({})),
+            "put" => s.send("PUT", &concrete, Some(&s.write), Some("{}")),
             "delete" => s.send("DELETE", &concrete, Some(&s.write), None),
             _ => unreachable!(),
         };
