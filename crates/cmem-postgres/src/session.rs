@@ -398,6 +398,26 @@ impl<'a> PgSession<'a> {
         Ok(())
     }
 
+    /// Runs `step` (`what`, for messages) in a savepoint: a step that fails leaves the
+    /// session as it was before it.
+    fn in_savepoint<T>(&mut self, what: &str, step: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        let p = self.store.name().to_owned();
+        self.conn.batch_execute("SAVEPOINT cmem_batch").ctx_with(&p, || format!("starting {what}"))?;
+        match step(self) {
+            Ok(done) => {
+                self.conn
+                    .batch_execute("RELEASE SAVEPOINT cmem_batch")
+                    .ctx_with(&p, || format!("ending {what}"))?;
+                Ok(done)
+            }
+            Err(err) => {
+                let _ =
+                    self.conn.batch_execute("ROLLBACK TO SAVEPOINT cmem_batch; RELEASE SAVEPOINT cmem_batch");
+                Err(err)
+            }
+        }
+    }
+
     /// Deletes an entry (its variants and origins go with it); false when there was none.
     pub(crate) fn delete(&mut self, id: EntryId) -> Result<bool> {
         let n = self
@@ -419,17 +439,7 @@ impl WriteSession for PgSession<'_> {
                 Error::new(err.kind(), format!("entry {} of the batch: {}", i + 1, err.message()))
             })?;
         }
-        let p = self.store.name().to_owned();
-        self.conn.batch_execute("SAVEPOINT cmem_batch").ctx(&p, "starting a batch")?;
-        let (outcomes, mut added) = match self.write_batch(entries) {
-            Ok(done) => done,
-            Err(err) => {
-                let _ =
-                    self.conn.batch_execute("ROLLBACK TO SAVEPOINT cmem_batch; RELEASE SAVEPOINT cmem_batch");
-                return Err(err);
-            }
-        };
-        self.conn.batch_execute("RELEASE SAVEPOINT cmem_batch").ctx(&p, "ending a batch")?;
+        let (outcomes, mut added) = self.in_savepoint("a batch", |s| s.write_batch(entries))?;
         if self.keep_added {
             self.added.append(&mut added);
         } else {
@@ -440,18 +450,9 @@ impl WriteSession for PgSession<'_> {
 
     fn replace(&mut self, id: EntryId, entry: &NewEntry) -> Result<bool> {
         entry.validate()?;
-        let p = self.store.name().to_owned();
-        self.conn.batch_execute("SAVEPOINT cmem_batch").ctx(&p, "starting a replace")?;
-        let keys = match self.replace_in(id, entry) {
-            Ok(keys) => keys,
-            Err(err) => {
-                let _ =
-                    self.conn.batch_execute("ROLLBACK TO SAVEPOINT cmem_batch; RELEASE SAVEPOINT cmem_batch");
-                return Err(err);
-            }
+        let Some(keys) = self.in_savepoint("a replace", |s| s.replace_in(id, entry))? else {
+            return Ok(false);
         };
-        self.conn.batch_execute("RELEASE SAVEPOINT cmem_batch").ctx(&p, "ending a replace")?;
-        let Some(keys) = keys else { return Ok(false) };
         // The index forgets the old keys before it learns the new (see `Cache::apply`),
         // and keys of `id` this session added before are stale too.
         self.added.retain(|(x, _)| *x != id);
