@@ -1059,6 +1059,28 @@ impl Browser {
         self.press("Enter", 13, "\r", 0);
     }
 
+    /// Ctrl+A: selects all of the focused field's text.
+    fn select_all(&mut self) {
+        for kind in ["keyDown", "keyUp"] {
+            self.call(
+                "Input.dispatchKeyEvent",
+                json!({"type": kind, "key": "a", "code": "KeyA", "windowsVirtualKeyCode": 65, "modifiers": 2,
+                       "commands": if kind == "keyDown" { json!(["selectAll"]) } else { json!([]) }}),
+            );
+        }
+    }
+
+    /// Presses Tab (or Shift+Tab) until `control` has the focus, 40 times at most.
+    fn tab_to(&mut self, control: &str, shift: bool) {
+        for _ in 0..40 {
+            if self.focused() == control {
+                return;
+            }
+            self.tab(shift);
+        }
+        panic!("Tab never reached {control}");
+    }
+
     /// Types `text` a key at a time.
     fn type_text(&mut self, text: &str) {
         for c in text.chars() {
@@ -1147,12 +1169,44 @@ fn the_web_page_works_with_the_keyboard_alone() {
     assert_eq!(back, expected, "the order Shift+Tab visits the controls in");
 
     // Enter in a field of the search form searches; the hits land in a live region.
-    while b.focused() != "search-words" {
-        b.tab(false);
-    }
+    b.tab_to("search-words", false);
     b.type_text("directory");
     b.enter();
     b.wait_for("document.querySelector('#search-results mark') !== null");
     assert_eq!(b.read("document.getElementById('search-results').getAttribute('aria-live')"), "polite");
     assert_eq!(b.read("document.querySelector('#search-results mark').textContent"), "directory");
+
+    // A match's target edited with the keyboard: look up, Tab to its Edit button, Enter,
+    // type the new text and a write token, Enter saves it (PUT), the answer announced.
+    let (_, v) = s.post(
+        "/v1/entries",
+        Some(&s.write),
+        &json!({"variants": [
+            {"locale": "en", "runs": [{"text": "Quarterly zebra report"}]},
+            {"locale": "de", "runs": [{"text": "Zebrabericht"}]},
+        ]}),
+    );
+    let id = v["entries"][0]["id"].as_i64().unwrap();
+    b.tab_to("lookup-text", true);
+    b.select_all();
+    b.type_text("Quarterly zebra report");
+    b.enter();
+    b.wait_for("/Zebrabericht/.test(document.getElementById('lookup-results').textContent)");
+    b.tab_to("button:Edit target", false);
+    b.enter();
+    b.wait_for(&format!("document.activeElement.id === 'edit-target-{id}'"));
+    b.select_all();
+    b.type_text("Vierteljährlicher Zebrabericht");
+    b.tab(false);
+    assert_eq!(b.focused(), format!("edit-token-{id}"));
+    b.type_text(&s.write);
+    b.enter();
+    b.wait_for("/Saved entry/.test(document.querySelector('.edit-status').textContent)");
+    assert_eq!(b.read("document.querySelector('.edit-status').getAttribute('aria-live')"), "polite");
+    let (_, entry) = s.get_json(&format!("/v1/entries/{id}"), None);
+    assert_eq!(entry["variants"][1]["runs"], json!([{"text": "Vierteljährlicher Zebrabericht"}]), "{entry}");
+    assert_eq!(
+        b.read("document.querySelector('#lookup-results .target').textContent"),
+        "Vierteljährlicher Zebrabericht"
+    );
 }
