@@ -193,6 +193,14 @@ fn weblate_unit_url(source: &str, target: &str, text: &str) -> String {
     format!("/tmserver/{}/{}/unit/{}", quote(&code(source)), quote(&code(target)), quote(&text))
 }
 
+/// An English → German entry as `POST /v1/entries` takes it.
+fn en_de(source: &str, target: &str) -> Value {
+    json!({"variants": [
+        {"locale": "en", "runs": [{"text": source}]},
+        {"locale": "de", "runs": [{"text": target}]},
+    ]})
+}
+
 fn assert_error(value: &Value, code: &str) {
     assert_eq!(value["error"], code, "{value}");
     assert!(value["message"].as_str().is_some_and(|m| !m.is_empty()), "{value}");
@@ -427,12 +435,7 @@ fn writes_need_a_write_token_and_lookups_see_them() {
 #[test]
 fn entries_are_replaced_in_place() {
     let s = Server::start(ServerConfig::new());
-    let entry = |source: &str, target: &str| {
-        json!({"variants": [
-            {"locale": "en", "runs": [{"text": source}]},
-            {"locale": "de", "runs": [{"text": target}]},
-        ]})
-    };
+    let entry = en_de;
     let (_, v) = s.post("/v1/entries", Some(&s.write), &entry("Quarterly zebra report", "Zebrabericht"));
     let id = v["entries"][0]["id"].as_i64().unwrap();
     let (_, v) = s.post("/v1/entries", Some(&s.write), &entry("Monthly giraffe digest", "Giraffenübersicht"));
@@ -907,10 +910,7 @@ fn the_web_page_looks_up_and_searches_in_a_browser() {
     let (status, _) = s.post(
         "/v1/entries",
         Some(&s.write),
-        &json!({"variants": [
-            {"locale": "en", "runs": [{"text": "Zebra <img src=x onerror=alert(1)> label"}]},
-            {"locale": "de", "runs": [{"text": "Zebra <b>Etikett</b>"}]},
-        ]}),
+        &en_de("Zebra <img src=x onerror=alert(1)> label", "Zebra <b>Etikett</b>"),
     );
     assert_eq!(status, 201);
     let url = format!("{}/?q={}&from=en&to=de", s.base, quote("Zebra <img src=x onerror=alert(1)> label"));
@@ -1178,14 +1178,7 @@ fn the_web_page_works_with_the_keyboard_alone() {
 
     // A match's target edited with the keyboard: look up, Tab to its Edit button, Enter,
     // type the new text and a write token, Enter saves it (PUT), the answer announced.
-    let (_, v) = s.post(
-        "/v1/entries",
-        Some(&s.write),
-        &json!({"variants": [
-            {"locale": "en", "runs": [{"text": "Quarterly zebra report"}]},
-            {"locale": "de", "runs": [{"text": "Zebrabericht"}]},
-        ]}),
-    );
+    let (_, v) = s.post("/v1/entries", Some(&s.write), &en_de("Quarterly zebra report", "Zebrabericht"));
     let id = v["entries"][0]["id"].as_i64().unwrap();
     b.tab_to("lookup-text", true);
     b.select_all();
