@@ -77,6 +77,7 @@ macro_rules! conformance_suite {
             prior_version_fingerprint_gate,
             provider_prior_version,
             delete_removes_from_every_tier,
+            replace_keeps_the_id,
             get_and_entries_paging,
             stats,
             concordance_search,

@@ -975,6 +975,131 @@ pub fn delete_removes_from_every_tier(make: Make<'_>) -> Outcome {
     Ok(())
 }
 
+/// `replace` keeps the id and swaps the entry's content at once: every tier, search,
+/// version chain and count sees the new text and never the old; origins are kept and
+/// extended, approvals are the replacement's; a missing id answers false; a replace
+/// that fails (an invalid entry, one equal to another entry) leaves the old entry; in a
+/// session it behaves as a write does (visible at commit, gone with a dropped session,
+/// seen by the session's own deduplication).
+///
+/// # Errors
+/// What the store got wrong.
+pub fn replace_keeps_the_id(make: Make<'_>) -> Outcome {
+    let store = make();
+    let mut old = pair("Open the {1}file{/1}", "{1}Datei{/1} öffnen")?;
+    old.unit = "u1".into();
+    old.approvals = 4;
+    old.origins = vec![origin("p1", "f1", "2024-01-01T00:00:00Z")];
+    let other = pair("Close the window", "Fenster schließen")?;
+    let ids = write_each(&*store, &[old.clone(), other.clone()])?;
+    let (id, other_id) = (ids[0], ids[1]);
+    let before = store.stats()?;
+
+    let mut new = pair("Save the document", "Dokument speichern")?;
+    new.unit = "u1".into();
+    new.project_id = "p2".into();
+    new.origins = vec![origin("p2", "", "2024-05-01T00:00:00Z"), old.origins[0].clone()];
+    new.metadata = vec![("note".into(), "edited".into())];
+    ensure!(store.replace(id, &new)?, "replace answers true for an existing entry");
+    let got = store.get(id)?.ok_or_else(|| Failure::new(format!("entry {id} is gone after a replace")))?;
+    ensure_eq!(got.variants, new.variants, "the replaced variants");
+    ensure_eq!((got.unit.as_str(), got.project_id.as_str()), ("u1", "p2"), "unit and project");
+    ensure_eq!(got.metadata, new.metadata, "metadata");
+    ensure_eq!(
+        got.origins,
+        vec![old.origins[0].clone(), new.origins[0].clone()],
+        "origins: the stored ones kept, the new one appended once"
+    );
+    ensure_eq!(got.approvals(), 1, "approvals are the replacement's (0 read as 1)");
+    let after = store.stats()?;
+    ensure_eq!((after.entries, after.variants), (before.entries, before.variants), "counts after a replace");
+    let all: Vec<EntryId> = store.entries(None, 10)?.into_iter().map(|e| e.id).collect();
+    ensure_eq!(all, vec![id, other_id], "entries after a replace");
+
+    // The old text is gone from every tier; the new one is found, under the same id.
+    for q in ["Open the {1}file{/1}", "Open the file", "Open the {1}files{/1}"] {
+        let got = find(&*store, q, opts().threshold(0.0))?;
+        ensure!(
+            got.iter().all(|m| m.entry.id != id || m.entry.variants == new.variants),
+            "after the replace, {q:?} still finds the old text:\n{}",
+            crate::fixture::describe(&got)
+        );
+    }
+    check("Save the document", &find(&*store, "Save the document", opts())?, &[want(id, 1.0, SE)])?;
+    let fuzzy = find(&*store, "Save the documents", opts())?;
+    ensure!(
+        fuzzy.first().is_some_and(|m| m.entry.id == id && m.match_type == GF),
+        "a fuzzy lookup of the new text finds entry {id}:\n{}",
+        crate::fixture::describe(&fuzzy)
+    );
+    ensure!(store.search(&SearchQuery::new("file", locale("en")?))?.is_empty(), "search for the old text");
+    let hits: Vec<EntryId> =
+        store.search(&SearchQuery::new("document", locale("en")?))?.into_iter().map(|h| h.entry.id).collect();
+    ensure_eq!(hits, vec![id], "search for the new text");
+    let versions: Vec<EntryId> =
+        reader(&*store)?.versions(&VersionQuery::new("u1"), None)?.into_iter().map(|v| v.entry.id).collect();
+    ensure_eq!(versions, vec![id], "the unit's versions after a replace");
+
+    // A missing id changes nothing.
+    let missing = EntryId(other_id.0.max(id.0) + 100);
+    ensure!(!store.replace(missing, &new)?, "replace of an unknown id answers false");
+    ensure!(store.get(missing)?.is_none(), "replace of an unknown id creates nothing");
+
+    // A failed replace leaves the entry as it was.
+    let lonely =
+        NewEntry { variants: vec![Variant::new(locale("en")?, runs("Lonely")?)], ..NewEntry::default() };
+    for (what, bad) in [("an invalid entry", lonely), ("an entry equal to another", other.clone())] {
+        match store.replace(id, &bad) {
+            Err(e) => ensure_eq!(e.kind(), ErrorKind::InvalidEntry, "the error kind of a replace by {what}"),
+            Ok(done) => return Err(Failure::new(format!("a replace by {what} succeeded ({done})"))),
+        }
+        let kept = store
+            .get(id)?
+            .ok_or_else(|| Failure::new(format!("entry {id} is gone after a failed replace")))?;
+        ensure_eq!(kept, got, "entry {id} after a failed replace by {what}");
+        check("Save the document", &find(&*store, "Save the document", opts())?, &[want(id, 1.0, SE)])?;
+        ensure!(
+            find(&*store, "Close the window", opts())?.iter().all(|m| m.entry.id == other_id),
+            "the other entry"
+        );
+    }
+    ensure_eq!(store.stats()?.entries, before.entries, "entries after failed replaces");
+
+    // The same content with other metadata is a replace of the entry by itself.
+    let mut same = new.clone();
+    same.metadata.clear();
+    ensure!(store.replace(id, &same)?, "a replace that keeps the identity");
+    ensure!(store.get(id)?.is_some_and(|e| e.metadata.is_empty()), "metadata cleared by a replace");
+
+    // In a session: nothing before the commit, nothing after a drop.
+    {
+        let mut session = store.begin()?;
+        ensure!(session.replace(id, &pair("Print the page", "Seite drucken")?)?, "a replace in a session");
+    }
+    check("Save the document", &find(&*store, "Save the document", opts())?, &[want(id, 1.0, SE)])?;
+    ensure!(find(&*store, "Print the page", opts())?.is_empty(), "a dropped session's replace is seen");
+    // The session's deduplication sees its own replaces: the new text is entry `id`,
+    // the old one no entry's; and an entry it wrote can be replaced before the commit.
+    let mut session = store.begin()?;
+    ensure!(session.replace(id, &pair("Print the page", "Seite drucken")?)?, "a replace in a session");
+    let out = session.write(&[pair("Print the page", "Seite drucken")?, same.clone()])?;
+    let [WriteOutcome::Deduplicated(d), WriteOutcome::Inserted(fresh)] = out.as_slice() else {
+        return Err(Failure::new(format!("writes after a replace in a session: {out:?}")));
+    };
+    ensure_eq!(*d, id, "the replaced text deduplicates into entry {id}");
+    ensure!(
+        session.replace(*fresh, &pair("Undo the last change", "Letzte Änderung rückgängig machen")?)?,
+        "a replace of the session's own"
+    );
+    session.commit()?;
+    check("Print the page", &find(&*store, "Print the page", opts())?, &[want(id, 1.0, SE)])?;
+    check("Undo the last change", &find(&*store, "Undo the last change", opts())?, &[want(*fresh, 1.0, SE)])?;
+    ensure!(find(&*store, "Save the document", opts())?.is_empty(), "a text both replaced and rewritten");
+    ensure_eq!(store.get(id)?.map(|e| e.approvals()), Some(2), "approvals of the replaced entry re-approved");
+    ensure_eq!(store.stats()?.entries, before.entries + 1, "entries after the session");
+    Ok(())
+}
+
 /// docs/matching.md §3: `get` returns every field as written; `entries` pages in id order.
 ///
 /// # Errors

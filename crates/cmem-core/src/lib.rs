@@ -71,8 +71,8 @@ pub use query::{prepare_query, QueryText};
 pub use recognize::{Recognizer, RuleRole};
 pub use run::{is_entity_type, Choice, Code, Run};
 pub use store::{
-    CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,
-    WaitHook, WriteSession,
+    replace_conflict, replaced_entry, CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount,
+    SearchHit, SearchQuery, Stats, WaitHook, WriteSession,
 };
 pub use trigram::build_trigram_query;
 pub use version::{prior_version_for, PriorVersion, Version, VersionQuery, VersionReader, VersionRequest};

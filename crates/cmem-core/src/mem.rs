@@ -4,7 +4,7 @@
 //! Fuzzy candidates come from the shared [`CandidateIndex`]: a trigram index per locale
 //! with a count filter and length bounds, the same one the SQLite store uses.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::candidate_index::CandidateIndex;
@@ -13,7 +13,8 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::key::{normalize_text, KeyKind, Keys};
 use crate::locale::Locale;
 use crate::store::{
-    CandidateQuery, CandidateSink, ContentMemory, ExactQuery, SearchHit, SearchQuery, Stats, WriteSession,
+    replace_conflict, replaced_entry, CandidateQuery, CandidateSink, ContentMemory, ExactQuery, SearchHit,
+    SearchQuery, Stats, WriteSession,
 };
 use crate::version::{select_versions, Version, VersionQuery, VersionReader};
 
@@ -108,7 +109,23 @@ impl Inner {
         }
         self.next_id += 1;
         let id = EntryId(self.next_id);
-        let entry = new.clone().into_entry(id);
+        self.index(new.clone().into_entry(id), hash);
+        WriteOutcome::Inserted(id)
+    }
+
+    /// Replaces entry `id` by what [`replaced_entry`] makes of it and `new` (the caller
+    /// checked that no other entry has `new`'s identity); false when there is none.
+    fn replace(&mut self, id: EntryId, new: &NewEntry) -> bool {
+        let Some(existing) = self.entries.get(&id) else { return false };
+        let entry = replaced_entry(existing, new);
+        self.remove(id);
+        self.index(entry, new.identity_hash());
+        true
+    }
+
+    /// Stores `entry`, whose identity hashes to `hash`, in every index.
+    fn index(&mut self, entry: Entry, hash: u64) {
+        let id = entry.id;
         let variants: Vec<(Locale, Keys)> =
             entry.variants.iter().map(|v| (v.locale.clone(), v.keys())).collect();
         for (locale, keys) in &variants {
@@ -126,7 +143,6 @@ impl Inner {
         }
         self.by_identity.entry(hash).or_default().push(id);
         self.entries.insert(id, entry);
-        WriteOutcome::Inserted(id)
     }
 
     fn remove(&mut self, id: EntryId) -> bool {
@@ -168,6 +184,9 @@ impl ContentMemory for MemStore {
             _writer: writer,
             staged: Vec::new(),
             pending: HashMap::new(),
+            pending_hash: HashMap::new(),
+            shadowed: HashSet::new(),
+            first_id: next_id,
             next_id,
         }))
     }
@@ -278,49 +297,115 @@ impl VersionReader for MemStore {
     }
 }
 
-/// A [`WriteSession`] of the in-memory store: it stages the entries and applies them
-/// under the store's write lock at commit, so readers never see part of it. It holds the
-/// store's writer lock throughout, so the committed entries cannot change under it and
-/// the outcomes it predicts are the ones applying gives.
+/// A [`WriteSession`] of the in-memory store: it stages the writes and replacements and
+/// applies them under the store's write lock at commit, so readers never see part of it.
+/// It holds the store's writer lock throughout, so the committed entries cannot change
+/// under it and the outcomes it predicts are the ones applying gives.
 struct MemSession<'a> {
     store: &'a MemStore,
     _writer: MutexGuard<'a, ()>,
-    /// Every entry written, in order: replayed at commit.
-    staged: Vec<NewEntry>,
-    /// The session's new entries by identity hash, for deduplication among them.
+    /// Every write and replacement, in order: replayed at commit.
+    staged: Vec<Staged>,
+    /// The identities the session gave entries (its new ones, and the ones it
+    /// replaced) by identity hash, for deduplication against them.
     pending: HashMap<u64, Vec<Entry>>,
+    /// The bucket of `pending` each such entry is in.
+    pending_hash: HashMap<EntryId, u64>,
+    /// Committed entries the session replaced: their stored identity no longer counts.
+    shadowed: HashSet<EntryId>,
+    /// The store's last id when the session began: ids above it are the session's.
+    first_id: i64,
     /// The last id handed out (the store's own at the start).
     next_id: i64,
+}
+
+/// One step of a [`MemSession`], replayed at commit.
+enum Staged {
+    Write(NewEntry),
+    Replace(EntryId, NewEntry),
+}
+
+impl MemSession<'_> {
+    /// The entry equal in identity to `new` as the session sees the store: committed
+    /// entries it did not replace, then the ones it gave an identity.
+    fn same_as(&self, inner: &Inner, new: &NewEntry, hash: u64) -> Option<EntryId> {
+        let committed = inner.by_identity.get(&hash).and_then(|ids| {
+            ids.iter().copied().find(|id| {
+                !self.shadowed.contains(id) && inner.entries.get(id).is_some_and(|e| new.same_identity(e))
+            })
+        });
+        committed.or_else(|| {
+            self.pending.get(&hash).and_then(|es| es.iter().find(|e| new.same_identity(e))).map(|e| e.id)
+        })
+    }
+
+    /// Files `entry` under its identity among the session's.
+    fn remember(&mut self, entry: Entry, hash: u64) {
+        self.pending_hash.insert(entry.id, hash);
+        self.pending.entry(hash).or_default().push(entry);
+    }
 }
 
 impl WriteSession for MemSession<'_> {
     fn write(&mut self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
         validate_batch(entries)?;
-        let inner = self.store.read()?;
+        let store = self.store;
+        let inner = store.read()?;
         let mut outcomes = Vec::with_capacity(entries.len());
         for new in entries {
             let hash = new.identity_hash();
-            let pending = self.pending.get(&hash).and_then(|es| es.iter().find(|e| new.same_identity(e)));
-            let outcome = match (inner.same_as(new, hash), pending) {
-                (Some(id), _) => WriteOutcome::Deduplicated(id),
-                (None, Some(e)) => WriteOutcome::Deduplicated(e.id),
-                (None, None) => {
+            let outcome = match self.same_as(&inner, new, hash) {
+                Some(id) => WriteOutcome::Deduplicated(id),
+                None => {
                     self.next_id += 1;
                     let id = EntryId(self.next_id);
-                    self.pending.entry(hash).or_default().push(new.clone().into_entry(id));
+                    self.remember(new.clone().into_entry(id), hash);
                     WriteOutcome::Inserted(id)
                 }
             };
             outcomes.push(outcome);
         }
-        self.staged.extend_from_slice(entries);
+        self.staged.extend(entries.iter().cloned().map(Staged::Write));
         Ok(outcomes)
+    }
+
+    fn replace(&mut self, id: EntryId, entry: &NewEntry) -> Result<bool> {
+        entry.validate()?;
+        let store = self.store;
+        let inner = store.read()?;
+        let committed = inner.entries.contains_key(&id);
+        let own = self.first_id < id.0 && id.0 <= self.next_id;
+        if !(committed || own) {
+            return Ok(false);
+        }
+        let hash = entry.identity_hash();
+        if let Some(other) = self.same_as(&inner, entry, hash).filter(|other| *other != id) {
+            return Err(replace_conflict(id, other));
+        }
+        if let Some(old) = self.pending_hash.remove(&id) {
+            if let Some(bucket) = self.pending.get_mut(&old) {
+                bucket.retain(|e| e.id != id);
+            }
+        }
+        if committed {
+            self.shadowed.insert(id);
+        }
+        self.remember(entry.clone().into_entry(id), hash);
+        self.staged.push(Staged::Replace(id, entry.clone()));
+        Ok(true)
     }
 
     fn commit(self: Box<Self>) -> Result<()> {
         let mut inner = self.store.write_lock()?;
-        for new in &self.staged {
-            inner.insert(new);
+        for step in &self.staged {
+            match step {
+                Staged::Write(new) => {
+                    inner.insert(new);
+                }
+                Staged::Replace(id, new) => {
+                    inner.replace(*id, new);
+                }
+            }
         }
         inner.candidates.settle();
         Ok(())

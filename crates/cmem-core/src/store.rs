@@ -199,11 +199,48 @@ pub trait WriteSession {
     /// batch is then in the session, and the session may go on or be dropped.
     fn write(&mut self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>>;
 
+    /// Replaces entry `id` in the session with `entry`, keeping its id: what
+    /// [`replaced_entry`] makes of the two, visible only once the session commits.
+    /// Answers false, changing nothing, when the store holds no entry `id` (committed,
+    /// or written earlier in the session).
+    ///
+    /// Every reader sees the entry as it was or as replaced, never a mix: the old text
+    /// leaves every key, index and search as the new one enters them, at commit.
+    ///
+    /// # Errors
+    /// An invalid entry (see [`NewEntry::validate`]);
+    /// [`ErrorKind::InvalidEntry`](crate::ErrorKind::InvalidEntry) when the replacement
+    /// would equal another entry in locales, runs, point and unit (deduplication would
+    /// merge the two, and the id could not be kept); a store failure. The session is
+    /// then as it was before the call: the entry `id` unchanged.
+    fn replace(&mut self, id: EntryId, entry: &NewEntry) -> Result<bool>;
+
     /// Makes everything written through the session visible at once, durably.
     ///
     /// # Errors
     /// A store failure (a full disk, a lost file); nothing of the session is then stored.
     fn commit(self: Box<Self>) -> Result<()>;
+}
+
+/// What replacing `existing` with `new` stores (docs/matching.md §3 keeps origins as the
+/// entry's history): the id of `existing`; the variants, point, unit, project, metadata
+/// and approvals of `new` (0 read as 1, as in a write); the origins of `existing`
+/// followed by those of `new` it does not have yet. A replace is a correction, not an
+/// approval: its approvals are what `new` states (a client that read the entry and sends
+/// it back edited keeps the count it read), and no origin is ever lost by one.
+pub fn replaced_entry(existing: &Entry, new: &NewEntry) -> Entry {
+    let mut origins = existing.origins.clone();
+    crate::entry::merge_origins(&mut origins, &new.origins);
+    let mut entry = new.clone().into_entry(existing.id);
+    entry.origins = origins;
+    entry
+}
+
+/// The error for a replacement of entry `id` that would equal entry `other`.
+pub fn replace_conflict(id: EntryId, other: EntryId) -> crate::Error {
+    crate::Error::invalid_entry(format!(
+        "entry {id} cannot be replaced by an entry equal to entry {other} (same locales, runs, point and unit)"
+    ))
 }
 
 impl Stats {
@@ -315,6 +352,43 @@ pub trait ContentMemory: Send + Sync {
     /// ```
     fn begin(&self) -> Result<Box<dyn WriteSession + '_>>;
 
+    /// Replaces entry `id` with `entry` in one transaction, keeping its id; false when
+    /// there is no entry `id`. See [`WriteSession::replace`]; this default runs it in a
+    /// session of its own, so it is atomic in every store. A store may do it more
+    /// cheaply, with the same outcome.
+    ///
+    /// # Errors
+    /// As [`WriteSession::replace`], or [`begin`](ContentMemory::begin)'s; the entry is
+    /// then unchanged.
+    ///
+    /// # Examples
+    /// ```
+    /// use cmem_core::{ContentMemory, Locale, MemStore, NewEntry, Run, Variant};
+    ///
+    /// let store = MemStore::new();
+    /// let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
+    /// let entry = |source: &str, target: &str| {
+    ///     NewEntry::pair(
+    ///         Variant::new(en.clone(), vec![Run::text(source)]),
+    ///         Variant::new(de.clone(), vec![Run::text(target)]),
+    ///     )
+    /// };
+    /// let id = store.write(&[entry("Open", "Ofen")])?[0].id();
+    /// assert!(store.replace(id, &entry("Open", "Öffnen"))?);
+    /// let stored = store.get(id)?.ok_or("the entry is gone")?;
+    /// assert_eq!(stored.variants[1].runs, vec![Run::text("Öffnen")]);
+    /// assert_eq!(store.stats()?.entries, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn replace(&self, id: EntryId, entry: &NewEntry) -> Result<bool> {
+        let mut session = self.begin()?;
+        let replaced = session.replace(id, entry)?;
+        if replaced {
+            session.commit()?;
+        }
+        Ok(replaced)
+    }
+
     /// One entry by id.
     ///
     /// # Errors
@@ -415,6 +489,9 @@ macro_rules! forward_store {
             }
             fn begin(&self) -> Result<Box<dyn WriteSession + '_>> {
                 (**self).begin()
+            }
+            fn replace(&self, id: EntryId, entry: &NewEntry) -> Result<bool> {
+                (**self).replace(id, entry)
             }
             fn get(&self, id: EntryId) -> Result<Option<Entry>> {
                 (**self).get(id)

@@ -55,8 +55,9 @@ impl Cache {
         self.index.clear();
     }
 
-    /// Files the entries a write transaction that moved the counter from `before` to
-    /// `after` inserted, and forgets the ones it deleted, when the cache was at `before`;
+    /// Forgets the entries a write transaction that moved the counter from `before` to
+    /// `after` deleted or replaced, then files the ones it inserted (a replaced entry's
+    /// new keys among them), when the cache was at `before`;
     /// otherwise another writer came between, and the cache stays stale (reloaded on
     /// the next lookup).
     pub(crate) fn apply(
@@ -69,13 +70,14 @@ impl Cache {
         if self.changes != Some(before) {
             return;
         }
+        // Forgotten first: a replaced entry is in both lists, its new keys in `added`.
+        for id in removed {
+            self.index.remove(*id);
+        }
         for (id, keys) in added {
             self.index.add(*id, keys);
         }
         self.index.settle();
-        for id in removed {
-            self.index.remove(*id);
-        }
         self.changes = Some(after);
     }
 

@@ -14,7 +14,8 @@ use std::collections::HashMap;
 use cmem_core::run::runs_to_json;
 use cmem_core::schema::{stored_keys, META_TABLE};
 use cmem_core::{
-    merge_origins, Entry, EntryId, Error, ErrorKind, NewEntry, Origin, Result, WriteOutcome, WriteSession,
+    merge_origins, replace_conflict, replaced_entry, Entry, EntryId, Error, ErrorKind, NewEntry, Origin,
+    Result, WriteOutcome, WriteSession,
 };
 use postgres::Statement;
 
@@ -284,11 +285,73 @@ impl<'a> PgSession<'a> {
         self.conn
             .execute(&self.stmts.entries, &[&ids, &projects, &hashes, &metadata, &points, &units, &approvals])
             .ctx(&p, "writing entries")?;
-        let mut added = Vec::with_capacity(fresh.len());
+        let added = self.insert_variants(fresh)?;
+        self.insert_fresh_origins(fresh)?;
+        Ok(added)
+    }
+
+    /// Replaces entry `id` in the open savepoint (see [`WriteSession::replace`]); `None`
+    /// when there is no entry `id`, else the new keys for the cache.
+    fn replace_in(&mut self, id: EntryId, new: &NewEntry) -> Result<Option<CachedKeys>> {
+        let p = self.store.name().to_owned();
+        let Some(existing) = self.store.load_entry(&mut *self.conn, id)? else { return Ok(None) };
+        let hash = new.identity_hash() as i64;
+        let others: Vec<i64> = self
+            .conn
+            .query(&self.stmts.same, &[&vec![hash]])
+            .ctx(&p, "finding duplicates")?
+            .iter()
+            .map(|r| r.try_get(1))
+            .collect::<std::result::Result<_, _>>()
+            .ctx(&p, "finding duplicates")?;
+        for other in others.into_iter().filter(|o| *o != id.0) {
+            if let Some(e) = self.store.load_entry(&mut *self.conn, EntryId(other))? {
+                if new.same_identity(&e) {
+                    return Err(replace_conflict(id, e.id));
+                }
+            }
+        }
+        let entry = replaced_entry(&existing, new);
+        let metadata = serde_json::to_string(&entry.metadata).map_err(|err| {
+            Error::with_source(
+                ErrorKind::InvalidEntry,
+                format!("entry {id}: metadata cannot be serialized"),
+                err,
+            )
+        })?;
+        self.conn
+            .execute(
+                "UPDATE tm_entries SET project_id = $2, identity = $3::bigint, metadata = $4::text::jsonb, \
+                 point = $5, unit = $6, approvals = $7::bigint WHERE id = $1",
+                &[
+                    &id.0,
+                    &entry.project_id,
+                    &hash,
+                    &metadata,
+                    &entry.point.as_str(),
+                    &entry.unit,
+                    &i64::from(entry.approvals()),
+                ],
+            )
+            .ctx_with(&p, || format!("replacing entry {id}"))?;
+        self.conn
+            .execute("DELETE FROM tm_variants WHERE entry_id = $1", &[&id.0])
+            .ctx_with(&p, || format!("replacing the variants of entry {id}"))?;
+        let keys = self.insert_variants(std::slice::from_ref(&entry))?.pop().map(|(_, keys)| keys);
+        let kept = existing.origins.len();
+        self.insert_origins(id, kept, &entry.origins[kept..])?;
+        Ok(Some(keys.unwrap_or_default()))
+    }
+
+    /// Inserts the variants of `entries` (their ids final): one statement; returns their
+    /// keys for the cache.
+    fn insert_variants(&mut self, entries: &[Entry]) -> Result<Vec<Added>> {
+        let p = self.store.name().to_owned();
+        let mut added = Vec::with_capacity(entries.len());
         let (mut v_entry, mut v_ord, mut v_locale, mut v_runs) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let (mut v_plain, mut v_struct, mut v_general) = (Vec::new(), Vec::new(), Vec::new());
-        for e in fresh {
+        for e in entries {
             let mut cached: CachedKeys = Vec::with_capacity(e.variants.len());
             for (ord, v) in e.variants.iter().enumerate() {
                 let k = v.keys();
@@ -310,6 +373,12 @@ impl<'a> PgSession<'a> {
                 &[&v_entry, &v_ord, &v_locale, &v_runs, &v_plain, &v_struct, &v_general],
             )
             .ctx(&p, "writing variants")?;
+        Ok(added)
+    }
+
+    /// Inserts the origins of new entries (their ids final): one statement.
+    fn insert_fresh_origins(&mut self, fresh: &[Entry]) -> Result<()> {
+        let p = self.store.name().to_owned();
         let (mut o_entry, mut o_seq, mut o_project, mut o_context, mut o_created) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for e in fresh {
@@ -326,7 +395,27 @@ impl<'a> PgSession<'a> {
                 .execute(&self.stmts.origins, &[&o_entry, &o_seq, &o_project, &o_context, &o_created])
                 .ctx(&p, "writing origins")?;
         }
-        Ok(added)
+        Ok(())
+    }
+
+    /// Runs `step` (`what`, for messages) in a savepoint: a step that fails leaves the
+    /// session as it was before it.
+    fn in_savepoint<T>(&mut self, what: &str, step: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        let p = self.store.name().to_owned();
+        self.conn.batch_execute("SAVEPOINT cmem_batch").ctx_with(&p, || format!("starting {what}"))?;
+        match step(self) {
+            Ok(done) => {
+                self.conn
+                    .batch_execute("RELEASE SAVEPOINT cmem_batch")
+                    .ctx_with(&p, || format!("ending {what}"))?;
+                Ok(done)
+            }
+            Err(err) => {
+                let _ =
+                    self.conn.batch_execute("ROLLBACK TO SAVEPOINT cmem_batch; RELEASE SAVEPOINT cmem_batch");
+                Err(err)
+            }
+        }
     }
 
     /// Deletes an entry (its variants and origins go with it); false when there was none.
@@ -336,6 +425,7 @@ impl<'a> PgSession<'a> {
             .execute("DELETE FROM tm_entries WHERE id = $1", &[&id.0])
             .ctx_with(self.store.name(), || format!("deleting entry {id}"))?;
         if n > 0 {
+            self.added.retain(|(x, _)| *x != id);
             self.removed.push(id);
         }
         Ok(n > 0)
@@ -349,23 +439,28 @@ impl WriteSession for PgSession<'_> {
                 Error::new(err.kind(), format!("entry {} of the batch: {}", i + 1, err.message()))
             })?;
         }
-        let p = self.store.name().to_owned();
-        self.conn.batch_execute("SAVEPOINT cmem_batch").ctx(&p, "starting a batch")?;
-        let (outcomes, mut added) = match self.write_batch(entries) {
-            Ok(done) => done,
-            Err(err) => {
-                let _ =
-                    self.conn.batch_execute("ROLLBACK TO SAVEPOINT cmem_batch; RELEASE SAVEPOINT cmem_batch");
-                return Err(err);
-            }
-        };
-        self.conn.batch_execute("RELEASE SAVEPOINT cmem_batch").ctx(&p, "ending a batch")?;
+        let (outcomes, mut added) = self.in_savepoint("a batch", |s| s.write_batch(entries))?;
         if self.keep_added {
             self.added.append(&mut added);
         } else {
             drop(added);
         }
         Ok(outcomes)
+    }
+
+    fn replace(&mut self, id: EntryId, entry: &NewEntry) -> Result<bool> {
+        entry.validate()?;
+        let Some(keys) = self.in_savepoint("a replace", |s| s.replace_in(id, entry))? else {
+            return Ok(false);
+        };
+        // The index forgets the old keys before it learns the new (see `Cache::apply`),
+        // and keys of `id` this session added before are stale too.
+        self.added.retain(|(x, _)| *x != id);
+        self.removed.push(id);
+        if self.keep_added {
+            self.added.push((id, keys));
+        }
+        Ok(true)
     }
 
     fn commit(mut self: Box<Self>) -> Result<()> {

@@ -77,6 +77,16 @@ fn another_stores_write_is_seen_by_the_next_lookup() {
     // The writer's own index follows its writes without a reload.
     assert!(best(&a, "Print the pages").is_none());
     assert_eq!(best(&a, "Close the windows now").unwrap().0, "Fenster jetzt schließen");
+    // A replace by another store: the old text gone, the new one found under the same id.
+    let id = a.write(&[pair("Save the document", "Dokument sichern")]).unwrap()[0].id();
+    assert_eq!(best(&b, "Save the documents").unwrap().0, "Dokument sichern");
+    assert!(a.replace(id, &pair("Save the document", "Dokument speichern")).unwrap());
+    assert_eq!(best(&b, "Save the documents").unwrap().0, "Dokument speichern");
+    assert_eq!(best(&a, "Save the documents").unwrap().0, "Dokument speichern");
+    assert!(a.replace(id, &pair("Rename the folder", "Ordner umbenennen")).unwrap());
+    assert!(best(&b, "Save the documents").is_none(), "a replaced text by another store");
+    assert!(best(&a, "Save the documents").is_none(), "a replaced text in the writer's own index");
+    assert_eq!(best(&b, "Rename the folders").unwrap().0, "Ordner umbenennen");
 }
 
 #[test]

@@ -74,7 +74,10 @@ impl App {
             .route("/v1/lookup/batch", post(native::lookup_batch))
             .route("/v1/search", get(native::search))
             .route("/v1/entries", post(native::add_entries))
-            .route("/v1/entries/{id}", get(native::get_entry).delete(native::delete_entry))
+            .route(
+                "/v1/entries/{id}",
+                get(native::get_entry).put(native::replace_entry).delete(native::delete_entry),
+            )
             .route("/v1/stats", get(native::stats))
             .route("/v1/versions", get(native::versions))
             .route("/v1/imports", post(job::start).get(job::list))

@@ -19,7 +19,7 @@
 //! ```
 //!
 //! Routes: `/v1/lookup`, `/v1/lookup/batch`, `/v1/search`, `/v1/entries`,
-//! `/v1/entries/{id}`, `/v1/stats`, `/tmserver/…` and `/api/v1/…` (amaGama),
+//! `/v1/entries/{id}` (get, replace with `PUT`, delete), `/v1/stats`, `/tmserver/…` and `/api/v1/…` (amaGama),
 //! `/v1/versions`, `/healthz`, `/readyz`, `/metrics` (Prometheus),
 //! `/openapi.json` ([`openapi::openapi`]).
 

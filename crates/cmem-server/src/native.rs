@@ -359,6 +359,45 @@ pub(crate) async fn delete_entry(
     }
 }
 
+/// `PUT /v1/entries/{id}`: replaces the entry, keeping its id, in one transaction
+/// (`ContentMemory::replace`); `200` with the entry as stored, `404` when there is none.
+/// The body is an entry as `POST /v1/entries` takes it; it may also carry the `id` a
+/// `GET` answered with, which must then be the path's.
+pub(crate) async fn replace_entry(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Result<Json<Value>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    app.authorize(&headers, Scope::Write).await?;
+    let id = entry_id(&id)?;
+    let Json(mut body) = body.map_err(json_error)?;
+    if let Some(given) = body.as_object_mut().and_then(|fields| fields.remove("id")) {
+        if given.as_i64() != Some(id.0) {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_entry",
+                format!("the body's id {given} is not the path's {}", id.0),
+            )
+            .in_field("id"));
+        }
+    }
+    let entry: NewEntry = serde_json::from_value(body).map_err(|e| {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_entry", format!("entry: {e}"))
+    })?;
+    entry.validate()?;
+    let stored = app
+        .blocking(move |app| {
+            let store = app.memory.store();
+            Ok(if store.replace(id, &entry)? { store.get(id)? } else { None })
+        })
+        .await?;
+    match stored {
+        Some(e) => Ok(Json(to_value(e))),
+        None => Err(ApiError::not_found(format!("no entry {}", id.0))),
+    }
+}
+
 /// `POST /v1/entries`: one entry or an array of them, written in one transaction
 /// (all or none); `201` with each one's id and whether it was new.
 pub(crate) async fn add_entries(

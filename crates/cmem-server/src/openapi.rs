@@ -23,6 +23,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/search"),
     ("post", "/v1/entries"),
     ("get", "/v1/entries/{id}"),
+    ("put", "/v1/entries/{id}"),
     ("delete", "/v1/entries/{id}"),
     ("get", "/v1/stats"),
     ("get", "/v1/versions"),
@@ -211,6 +212,17 @@ pub fn openapi() -> Value {
             "/v1/entries/{id}": {
                 "get": { "summary": "one entry", "tags": ["entries"], "security": read, "parameters": [id.clone()],
                          "responses": ok("the entry", json!({ "type": "object" })) },
+                "put": {
+                    "summary": "replace one entry's variants, point, unit and metadata at once, keeping its id",
+                    "description": "One transaction: lookups see the old text or the new, never both. Origins \
+                        are kept and the body's new ones appended; approvals are the body's. The body may carry \
+                        the id a GET answered with, which must then be the path's. 404 when there is no such \
+                        entry; 422 when the body is not a valid entry or would equal another entry.",
+                    "tags": ["entries"], "security": write, "parameters": [id.clone()],
+                    "requestBody": { "required": true, "content": { "application/json": { "schema": {
+                        "$ref": "#/components/schemas/NewEntry" } } } },
+                    "responses": ok("the entry as stored", json!({ "type": "object" })),
+                },
                 "delete": { "summary": "delete one entry", "tags": ["entries"], "security": write, "parameters": [id],
                             "responses": { "204": { "description": "deleted" },
                                            "default": { "$ref": "#/components/responses/Error" } } },

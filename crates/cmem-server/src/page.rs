@@ -1,7 +1,8 @@
 //! The web page: `/` (HTML), `/page.js` and `/page.css`, embedded in the binary so
 //! nothing needs building or installing to use it. It looks segments up (score, match
-//! type, the words that differ from the query, the adapted target, origins), searches
-//! the memory with the hits marked, and imports a file with a progress bar; plain form
+//! type, the words that differ from the query, the adapted target, origins), edits a
+//! match's plain-text target (`PUT /v1/entries/{id}` with a write token), searches the
+//! memory with the hits marked, and imports a file with a progress bar; plain form
 //! controls, so it works with the keyboard alone.
 
 use axum::http::{header, HeaderValue};

@@ -134,6 +134,13 @@ impl Server {
                 }
                 req.send(body.unwrap_or("")).unwrap()
             }
+            "PUT" => {
+                let mut req = self.agent.put(&url).header("Content-Type", "application/json");
+                if let Some(a) = &auth {
+                    req = req.header("Authorization", a);
+                }
+                req.send(body.unwrap_or("")).unwrap()
+            }
             "DELETE" => {
                 let mut req = self.agent.delete(&url);
                 if let Some(a) = &auth {
@@ -184,6 +191,14 @@ fn weblate_unit_url(source: &str, target: &str, text: &str) -> String {
     let code = |c: &str| c.replace('-', "_").to_lowercase();
     let text: String = text.chars().take(500).collect::<String>().replace('\r', " ");
     format!("/tmserver/{}/{}/unit/{}", quote(&code(source)), quote(&code(target)), quote(&text))
+}
+
+/// An English → German entry as `POST /v1/entries` takes it.
+fn en_de(source: &str, target: &str) -> Value {
+    json!({"variants": [
+        {"locale": "en", "runs": [{"text": source}]},
+        {"locale": "de", "runs": [{"text": target}]},
+    ]})
 }
 
 fn assert_error(value: &Value, code: &str) {
@@ -418,6 +433,81 @@ fn writes_need_a_write_token_and_lookups_see_them() {
 }
 
 #[test]
+fn entries_are_replaced_in_place() {
+    let s = Server::start(ServerConfig::new());
+    let entry = en_de;
+    let (_, v) = s.post("/v1/entries", Some(&s.write), &entry("Quarterly zebra report", "Zebrabericht"));
+    let id = v["entries"][0]["id"].as_i64().unwrap();
+    let (_, v) = s.post("/v1/entries", Some(&s.write), &entry("Monthly giraffe digest", "Giraffenübersicht"));
+    let other = v["entries"][0]["id"].as_i64().unwrap();
+    let (_, stats) = s.get_json("/v1/stats", None);
+    let before = stats["entries"].as_u64().unwrap();
+    let path = format!("/v1/entries/{id}");
+    let new = entry("Yearly okapi summary", "Jährliche Okapi-Zusammenfassung").to_string();
+
+    // Writes only, with a write token.
+    let (status, v) = s.send("PUT", &path, None, Some(&new));
+    assert_eq!(status, 401, "{v}");
+    let (status, v) = s.send("PUT", &path, Some(&s.read), Some(&new));
+    assert_eq!(status, 403, "{v}");
+    assert_error(&v, "forbidden");
+
+    // Bad bodies and ids: located errors, nothing changed.
+    let lonely = json!({"variants": [{"locale": "en", "runs": [{"text": "alone"}]}]}).to_string();
+    let mut wrong_id = entry("Yearly okapi summary", "x");
+    wrong_id["id"] = json!(other);
+    for (body, status, code) in [
+        ("{\"variants\": [", 400, "invalid_json"),
+        (lonely.as_str(), 422, "invalid_entry"),
+        ("{\"variants\": [], \"colour\": 1}", 422, "invalid_entry"),
+        (&wrong_id.to_string(), 422, "invalid_entry"),
+        // Equal to another entry: the two cannot be merged under one id.
+        (&entry("Monthly giraffe digest", "Giraffenübersicht").to_string(), 422, "invalid_entry"),
+    ] {
+        let (got, v) = s.send("PUT", &path, Some(&s.write), Some(body));
+        assert_eq!(got, status, "{body}: {v}");
+        assert_error(&v, code);
+    }
+    let (status, v) = s.send("PUT", "/v1/entries/abc", Some(&s.write), Some(&new));
+    assert_eq!(status, 400, "{v}");
+    let (status, v) =
+        s.send("PUT", &format!("/v1/entries/{}", id.max(other) + 1000), Some(&s.write), Some(&new));
+    assert_eq!(status, 404, "{v}");
+    assert_error(&v, "not_found");
+    let (_, got) = s.get_json(&path, None);
+    assert_eq!(got["variants"][1]["runs"][0]["text"], "Zebrabericht", "{got}");
+
+    // An entry read, edited and sent back: the same id, the new text only.
+    let mut edited = got.clone();
+    edited["variants"] = entry("Yearly okapi summary", "Jährliche Okapi-Zusammenfassung")["variants"].clone();
+    edited["metadata"] = json!([["note", "edited"]]);
+    let (status, v) = s.send("PUT", &path, Some(&s.write), Some(&edited.to_string()));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["id"], id);
+    assert_eq!(v["variants"][1]["runs"][0]["text"], "Jährliche Okapi-Zusammenfassung");
+    assert_eq!(v["metadata"], json!([["note", "edited"]]));
+    let (_, got) = s.get_json(&path, None);
+    assert_eq!(got, v);
+    let (_, stats) = s.get_json("/v1/stats", None);
+    assert_eq!(stats["entries"].as_u64().unwrap(), before, "a replace adds no entry");
+    let lookup = |text: &str| {
+        s.post(
+            "/v1/lookup",
+            None,
+            &json!({"text": text, "source_locale": "en", "target_locale": "de", "threshold": 50}),
+        )
+        .1
+    };
+    let found = lookup("Yearly okapi summaries");
+    assert_eq!(found["matches"][0]["entry_id"], id, "{found}");
+    let old = lookup("Quarterly zebra report");
+    assert!(
+        old["matches"].as_array().unwrap().iter().all(|m| m["entry_id"] != id),
+        "the old text is still found: {old}"
+    );
+}
+
+#[test]
 fn weblate_requests_get_amagama_answers() {
     let s = Server::start(ServerConfig::new());
     // What Weblate asks first: the languages, with the trailing slash.
@@ -537,6 +627,7 @@ fn operations_routes_and_the_openapi_document() {
                 (status, serde_json::from_str(&body).unwrap_or(Value::Null))
             }
             "post" => s.post(&concrete, Some(&s.write), &json!({})),
+            "put" => s.send("PUT", &concrete, Some(&s.write), Some("{}")),
             "delete" => s.send("DELETE", &concrete, Some(&s.write), None),
             _ => unreachable!(),
         };
@@ -819,10 +910,7 @@ fn the_web_page_looks_up_and_searches_in_a_browser() {
     let (status, _) = s.post(
         "/v1/entries",
         Some(&s.write),
-        &json!({"variants": [
-            {"locale": "en", "runs": [{"text": "Zebra <img src=x onerror=alert(1)> label"}]},
-            {"locale": "de", "runs": [{"text": "Zebra <b>Etikett</b>"}]},
-        ]}),
+        &en_de("Zebra <img src=x onerror=alert(1)> label", "Zebra <b>Etikett</b>"),
     );
     assert_eq!(status, 201);
     let url = format!("{}/?q={}&from=en&to=de", s.base, quote("Zebra <img src=x onerror=alert(1)> label"));
@@ -837,4 +925,281 @@ fn the_web_page_looks_up_and_searches_in_a_browser() {
     browse(profile.path(), &url, &[&format!("--screenshot={}", shot.display())]);
     let png = std::fs::read(&shot).unwrap();
     assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "{} bytes", png.len());
+}
+
+/// Headless Chromium driven over the DevTools protocol on a pipe
+/// (`--remote-debugging-pipe`: commands in on descriptor 3, answers out on 4, each a
+/// JSON message ended by a NUL byte), attached to its one page. Key presses go in as
+/// `Input.dispatchKeyEvent`, as a keyboard's would; scripts only read the page.
+struct Browser {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    output: std::sync::mpsc::Receiver<Value>,
+    next: u64,
+    session: String,
+    _profile: tempfile::TempDir,
+}
+
+impl Browser {
+    fn start() -> Browser {
+        let profile = tempfile::tempdir().unwrap();
+        // The shell hands Chromium its two pipe ends as descriptors 3 and 4.
+        let mut child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(r#"exec "$0" "$@" 3<&0 4>&1 0</dev/null 1>/dev/null"#)
+            .arg(chromium())
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--no-first-run",
+            ])
+            .args(["--remote-debugging-pipe", "--window-size=1200,1100"])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run {} through sh: {e}", chromium()));
+        let input = child.stdin.take().unwrap();
+        let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let (send, output) = std::sync::mpsc::channel();
+        std::thread::spawn(move || loop {
+            let mut message = Vec::new();
+            match std::io::BufRead::read_until(&mut stdout, 0, &mut message) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    message.pop();
+                    if let Ok(v) = serde_json::from_slice::<Value>(&message) {
+                        if send.send(v).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        let mut browser =
+            Browser { child, input, output, next: 0, session: String::new(), _profile: profile };
+        let targets = browser.call("Target.getTargets", json!({}));
+        let page = targets["targetInfos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["type"] == "page")
+            .unwrap_or_else(|| panic!("no page among {targets}"))["targetId"]
+            .clone();
+        let attached = browser.call("Target.attachToTarget", json!({"targetId": page, "flatten": true}));
+        browser.session = attached["sessionId"].as_str().unwrap().to_owned();
+        // Focus behaves as in a window that has it, though no window is shown.
+        browser.call("Emulation.setFocusEmulationEnabled", json!({"enabled": true}));
+        browser
+    }
+
+    /// Sends a command (to the page once attached) and waits for its answer.
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = self.next;
+        let mut message = json!({"id": id, "method": method, "params": params});
+        if !self.session.is_empty() {
+            message["sessionId"] = json!(self.session);
+        }
+        let mut bytes = serde_json::to_vec(&message).unwrap();
+        bytes.push(0);
+        std::io::Write::write_all(&mut self.input, &bytes).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let answer =
+                self.output.recv_timeout(left).unwrap_or_else(|e| panic!("{method}: no answer: {e}"));
+            if answer["id"] == id {
+                assert!(answer.get("error").is_none(), "{method}: {answer}");
+                return answer["result"].clone();
+            }
+        }
+    }
+
+    /// The value of a script that reads the page.
+    fn read(&mut self, expression: &str) -> Value {
+        let got = self.call("Runtime.evaluate", json!({"expression": expression, "returnByValue": true}));
+        assert!(got.get("exceptionDetails").is_none(), "{expression}: {got}");
+        got["result"]["value"].clone()
+    }
+
+    /// Waits up to 10 s for `expression` to read true.
+    fn wait_for(&mut self, expression: &str) {
+        let started = Instant::now();
+        while self.read(expression) != json!(true) {
+            assert!(started.elapsed() < Duration::from_secs(10), "still not true after 10 s: {expression}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Presses and releases a key: `key` as the DOM names it, its Windows key code, the
+    /// text it types (if any) and the modifiers held (8: Shift).
+    fn press(&mut self, key: &str, code: i64, text: &str, modifiers: i64) {
+        let mut down =
+            json!({"type": "keyDown", "key": key, "windowsVirtualKeyCode": code, "modifiers": modifiers});
+        if !text.is_empty() {
+            down["text"] = json!(text);
+        }
+        self.call("Input.dispatchKeyEvent", down);
+        self.call(
+            "Input.dispatchKeyEvent",
+            json!({"type": "keyUp", "key": key, "windowsVirtualKeyCode": code, "modifiers": modifiers}),
+        );
+    }
+
+    fn tab(&mut self, shift: bool) {
+        self.press("Tab", 9, "", if shift { 8 } else { 0 });
+    }
+
+    fn enter(&mut self) {
+        self.press("Enter", 13, "\r", 0);
+    }
+
+    /// Ctrl+A: selects all of the focused field's text.
+    fn select_all(&mut self) {
+        for kind in ["keyDown", "keyUp"] {
+            self.call(
+                "Input.dispatchKeyEvent",
+                json!({"type": kind, "key": "a", "code": "KeyA", "windowsVirtualKeyCode": 65, "modifiers": 2,
+                       "commands": if kind == "keyDown" { json!(["selectAll"]) } else { json!([]) }}),
+            );
+        }
+    }
+
+    /// Presses Tab (or Shift+Tab) until `control` has the focus, 40 times at most.
+    fn tab_to(&mut self, control: &str, shift: bool) {
+        for _ in 0..40 {
+            if self.focused() == control {
+                return;
+            }
+            self.tab(shift);
+        }
+        panic!("Tab never reached {control}");
+    }
+
+    /// Types `text` a key at a time.
+    fn type_text(&mut self, text: &str) {
+        for c in text.chars() {
+            let key = c.to_string();
+            let code = if c.is_ascii_alphanumeric() { i64::from(c.to_ascii_uppercase() as u8) } else { 0 };
+            self.press(&key, code, &key, 0);
+        }
+    }
+
+    /// The focused control, named as [`TABBABLE`] names them.
+    fn focused(&mut self) -> String {
+        self.read(&format!("({NAME})(document.activeElement)")).as_str().unwrap_or("").to_owned()
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A script naming a control: its id, or its tag and text.
+const NAME: &str = "(e) => e ? (e.id || `${e.tagName.toLowerCase()}:${e.textContent.trim()}`) : ''";
+
+/// A script listing the page's controls, which Tab should all reach, in document order
+/// (no control may set a positive `tabindex`, so that is the order expected; one that
+/// takes itself out of the order with `tabindex="-1"` is still listed, and missed).
+const TABBABLE: &str = "JSON.stringify(Array.from(document.querySelectorAll(\
+     'a[href], button, input, select, textarea, [tabindex]:not([tabindex=\"-1\"])')).filter((e) => \
+     !e.disabled && !e.hidden && e.getClientRects().length > 0).map(NAME))";
+
+/// A script: does the focused control show a visible focus ring (`:focus-visible`, an
+/// outline at least 2 px wide)?
+const FOCUS_SHOWN: &str = "(() => { const e = document.activeElement, s = getComputedStyle(e); \
+     return e.matches(':focus-visible') && s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2; })()";
+
+#[test]
+fn the_web_page_works_with_the_keyboard_alone() {
+    let s = Server::start(ServerConfig::new());
+    let mut b = Browser::start();
+    b.call("Page.navigate", json!({"url": format!("{}/", s.base)}));
+    b.wait_for(
+        "document.readyState === 'complete' && /entries/.test(document.getElementById('memory').textContent)",
+    );
+
+    // The page opens with the segment field focused: type a query, Enter looks it up,
+    // and the matches land in a live region, so a screen reader announces them.
+    assert_eq!(b.focused(), "lookup-text");
+    b.type_text("failed to remove directory %d");
+    b.enter();
+    b.wait_for("document.querySelector('#lookup-results .match') !== null");
+    let results = b.read(
+        "(() => { const r = document.getElementById('lookup-results'); \
+         return [r.getAttribute('aria-live'), r.textContent]; })()",
+    );
+    assert_eq!(results[0], "polite", "{results}");
+    assert!(results[1].as_str().unwrap().contains("konnte Verzeichnis %d nicht entfernen"), "{results}");
+    assert_eq!(b.read("document.getElementById('lookup-text').value"), "failed to remove directory %d");
+
+    // Tab reaches every control once, in document order, each with a visible focus
+    // ring; Shift+Tab walks back the same way.
+    let tabbable = b.read(&TABBABLE.replace("NAME", NAME));
+    let expected: Vec<String> = serde_json::from_str(tabbable.as_str().unwrap()).unwrap();
+    for control in
+        ["lookup-text", "lookup-threshold", "button:Look up", "search-words", "import-file", "button:Import"]
+    {
+        assert!(expected.iter().any(|e| e == control), "{control} is not tabbable: {expected:?}");
+    }
+    assert_eq!(expected[0], "lookup-text", "{expected:?}");
+    let mut forward = vec![b.focused()];
+    assert_eq!(b.read(FOCUS_SHOWN), true, "no visible focus on {}", forward[0]);
+    for _ in 1..expected.len() {
+        b.tab(false);
+        let now = b.focused();
+        assert_eq!(b.read(FOCUS_SHOWN), true, "no visible focus on {now}");
+        forward.push(now);
+    }
+    assert_eq!(forward, expected, "the order Tab visits the controls in");
+    let mut back = vec![b.focused()];
+    for _ in 1..expected.len() {
+        b.tab(true);
+        back.push(b.focused());
+    }
+    back.reverse();
+    assert_eq!(back, expected, "the order Shift+Tab visits the controls in");
+
+    // Enter in a field of the search form searches; the hits land in a live region.
+    b.tab_to("search-words", false);
+    b.type_text("directory");
+    b.enter();
+    b.wait_for("document.querySelector('#search-results mark') !== null");
+    assert_eq!(b.read("document.getElementById('search-results').getAttribute('aria-live')"), "polite");
+    assert_eq!(b.read("document.querySelector('#search-results mark').textContent"), "directory");
+
+    // A match's target edited with the keyboard: look up, Tab to its Edit button, Enter,
+    // type the new text and a write token, Enter saves it (PUT), the answer announced.
+    let (_, v) = s.post("/v1/entries", Some(&s.write), &en_de("Quarterly zebra report", "Zebrabericht"));
+    let id = v["entries"][0]["id"].as_i64().unwrap();
+    b.tab_to("lookup-text", true);
+    b.select_all();
+    b.type_text("Quarterly zebra report");
+    b.enter();
+    b.wait_for("/Zebrabericht/.test(document.getElementById('lookup-results').textContent)");
+    b.tab_to("button:Edit target", false);
+    b.enter();
+    b.wait_for(&format!("document.activeElement.id === 'edit-target-{id}'"));
+    b.select_all();
+    b.type_text("Vierteljährlicher Zebrabericht");
+    b.tab(false);
+    assert_eq!(b.focused(), format!("edit-token-{id}"));
+    b.type_text(&s.write);
+    b.enter();
+    b.wait_for("/Saved entry/.test(document.querySelector('.edit-status').textContent)");
+    assert_eq!(b.read("document.querySelector('.edit-status').getAttribute('aria-live')"), "polite");
+    let (_, entry) = s.get_json(&format!("/v1/entries/{id}"), None);
+    assert_eq!(entry["variants"][1]["runs"], json!([{"text": "Vierteljährlicher Zebrabericht"}]), "{entry}");
+    assert_eq!(
+        b.read("document.querySelector('#lookup-results .target').textContent"),
+        "Vierteljährlicher Zebrabericht"
+    );
 }

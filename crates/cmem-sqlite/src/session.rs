@@ -9,12 +9,14 @@
 use std::ops::Deref;
 use std::sync::MutexGuard;
 
-use cmem_core::{EntryId, Error, ErrorKind, NewEntry, Result, WriteOutcome, WriteSession};
-use rusqlite::{Connection, OpenFlags};
+use cmem_core::{
+    replace_conflict, replaced_entry, EntryId, Error, ErrorKind, NewEntry, Result, WriteOutcome, WriteSession,
+};
+use rusqlite::{params, Connection, OpenFlags};
 
 use crate::cache::CachedKeys;
 use crate::error::Context;
-use crate::lock::{begin_immediate, roll_back};
+use crate::lock::{begin_immediate, roll_back, Immediate};
 use crate::store::SqliteStore;
 
 impl SqliteStore {
@@ -55,12 +57,15 @@ pub(crate) struct SqliteSession<'a> {
     /// at commit. Kept for the main connection only: a commit on another connection
     /// changes `PRAGMA data_version`, and the index is then reloaded from the table.
     added: Vec<(EntryId, CachedKeys)>,
+    /// Entries the session replaced, whose old keys the index forgets at commit (before
+    /// it learns `added`); kept for the main connection only, as `added` is.
+    removed: Vec<EntryId>,
 }
 
 impl<'a> SqliteSession<'a> {
     pub(crate) fn begin(store: &'a SqliteStore, conn: Held<'a>) -> Result<SqliteSession<'a>> {
         begin_immediate(&conn, store.path(), store.options())?;
-        Ok(SqliteSession { store, conn, added: Vec::new() })
+        Ok(SqliteSession { store, conn, added: Vec::new(), removed: Vec::new() })
     }
 }
 
@@ -91,11 +96,34 @@ impl WriteSession for SqliteSession<'_> {
         Ok(outcomes)
     }
 
+    fn replace(&mut self, id: EntryId, entry: &NewEntry) -> Result<bool> {
+        let p = self.store.path();
+        entry.validate()?;
+        self.conn.execute_batch("SAVEPOINT cmem_batch").ctx(p, "starting a replace")?;
+        let keys = match self.store.replace_on(&self.conn, id, entry) {
+            Ok(keys) => keys,
+            Err(err) => {
+                let _ = self.conn.execute_batch("ROLLBACK TO cmem_batch; RELEASE cmem_batch");
+                return Err(err);
+            }
+        };
+        self.conn.execute_batch("RELEASE cmem_batch").ctx(p, "ending a replace")?;
+        let Some(keys) = keys else { return Ok(false) };
+        if matches!(self.conn, Held::Main(_)) {
+            // The index learns the new keys after forgetting the old: any keys of `id`
+            // this session added before are stale too.
+            self.added.retain(|(x, _)| *x != id);
+            self.removed.push(id);
+            self.added.push((id, keys));
+        }
+        Ok(true)
+    }
+
     fn commit(self: Box<Self>) -> Result<()> {
         let p = self.store.path();
         self.conn.execute_batch("COMMIT").ctx(p, "committing the session")?;
-        if !self.added.is_empty() {
-            self.store.learn(&self.added)?;
+        if !self.added.is_empty() || !self.removed.is_empty() {
+            self.store.learn(&self.removed, &self.added)?;
         }
         Ok(())
     }
@@ -127,14 +155,85 @@ impl SqliteStore {
         Ok(conn)
     }
 
-    /// Files committed entries in the candidate cache.
-    pub(crate) fn learn(&self, added: &[(EntryId, CachedKeys)]) -> Result<()> {
+    /// Tells the candidate cache of committed changes: the entries `removed` forgotten
+    /// first, then the entries `added` filed.
+    pub(crate) fn learn(&self, removed: &[EntryId], added: &[(EntryId, CachedKeys)]) -> Result<()> {
         let mut cache = self.cache_write()?;
+        for id in removed {
+            cache.remove(*id);
+        }
         for (id, keys) in added {
             cache.add(*id, keys);
         }
         cache.settle();
         Ok(())
+    }
+
+    /// [`ContentMemory::replace`](cmem_core::ContentMemory::replace) on the store's own
+    /// connection, in one transaction: the candidate index then learns the change
+    /// in place, where a session on a connection of its own would have it reloaded.
+    pub(crate) fn replace_now(&self, id: EntryId, entry: &NewEntry) -> Result<bool> {
+        entry.validate()?;
+        self.refuse_read_only()?;
+        let conn = self.conn()?;
+        let tx = Immediate::begin(&conn, &self.path, &self.options)?;
+        let Some(keys) = self.replace_on(&tx, id, entry)? else { return Ok(false) };
+        tx.commit(&self.path, || format!("committing the replace of entry {id}"))?;
+        self.learn(&[id], &[(id, keys)])?;
+        Ok(true)
+    }
+
+    /// Replaces entry `id` inside the transaction open on `tx` (see
+    /// [`WriteSession::replace`]); `None` when there is no entry `id`, else the new keys
+    /// for the cache.
+    pub(crate) fn replace_on(
+        &self,
+        tx: &Connection,
+        id: EntryId,
+        new: &NewEntry,
+    ) -> Result<Option<CachedKeys>> {
+        let p = &self.path;
+        let Some(existing) = self.load_entry(tx, id)? else { return Ok(None) };
+        let hash = new.identity_hash() as i64;
+        let same: Vec<i64> = {
+            let mut stmt = tx
+                .prepare_cached("SELECT id FROM tm_entries WHERE identity = ?1 AND id <> ?2")
+                .ctx(p, "finding duplicates")?;
+            let rows = stmt.query_map([hash, id.0], |r| r.get(0)).ctx(p, "finding duplicates")?;
+            rows.collect::<rusqlite::Result<_>>().ctx(p, "finding duplicates")?
+        };
+        for other in same {
+            if let Some(e) = self.load_entry(tx, EntryId(other))? {
+                if new.same_identity(&e) {
+                    return Err(replace_conflict(id, e.id));
+                }
+            }
+        }
+        let entry = replaced_entry(&existing, new);
+        let metadata = serde_json::to_string(&entry.metadata).map_err(|e| {
+            Error::with_source(ErrorKind::InvalidEntry, "entry metadata cannot be serialized", e)
+        })?;
+        tx.prepare_cached(
+            "UPDATE tm_entries SET project_id = ?2, identity = ?3, metadata = ?4, point = ?5, unit = ?6, \
+             approvals = ?7 WHERE id = ?1",
+        )
+        .and_then(|mut s| {
+            s.execute(params![
+                id.0,
+                entry.project_id,
+                hash,
+                metadata,
+                entry.point.as_str(),
+                entry.unit,
+                i64::from(entry.approvals())
+            ])
+        })
+        .ctx_with(p, || format!("replacing entry {id}"))?;
+        self.delete_variants(tx, id)?;
+        let keys = self.insert_variants(tx, id, &entry.variants)?;
+        let kept = existing.origins.len();
+        self.insert_origins(tx, id, kept, &entry.origins[kept..])?;
+        Ok(Some(keys))
     }
 
     pub(crate) fn refuse_read_only(&self) -> Result<()> {

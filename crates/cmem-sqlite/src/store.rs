@@ -339,7 +339,7 @@ impl SqliteStore {
         Ok(out)
     }
 
-    fn load_entry(&self, conn: &Connection, id: EntryId) -> Result<Option<Entry>> {
+    pub(crate) fn load_entry(&self, conn: &Connection, id: EntryId) -> Result<Option<Entry>> {
         let p = &self.path;
         let reading = || format!("reading entry {id}");
         let head: Option<(String, String, String, String, i64)> = conn
@@ -395,7 +395,7 @@ impl SqliteStore {
         }))
     }
 
-    fn insert_origins(
+    pub(crate) fn insert_origins(
         &self,
         tx: &Connection,
         id: EntryId,
@@ -471,7 +471,21 @@ impl SqliteStore {
         })
         .ctx(p, "writing an entry")?;
         let id = EntryId(tx.last_insert_rowid());
-        let mut cached: CachedKeys = Vec::with_capacity(new.variants.len());
+        let cached = self.insert_variants(tx, id, &new.variants)?;
+        self.insert_origins(tx, id, 0, &new.origins)?;
+        Ok((WriteOutcome::Inserted(id), Some(cached)))
+    }
+
+    /// Writes the variants of entry `id`, with their trigram and search index rows;
+    /// returns their keys for the cache.
+    pub(crate) fn insert_variants(
+        &self,
+        tx: &Connection,
+        id: EntryId,
+        variants: &[Variant],
+    ) -> Result<CachedKeys> {
+        let p = &self.path;
+        let mut cached: CachedKeys = Vec::with_capacity(variants.len());
         {
             let mut var = tx
                 .prepare_cached(
@@ -483,7 +497,7 @@ impl SqliteStore {
             let mut search = tx
                 .prepare_cached("INSERT INTO tm_variant_search (rowid, text) VALUES (?1, ?2)")
                 .ctx(p, "writing the search index")?;
-            for (ord, v) in new.variants.iter().enumerate() {
+            for (ord, v) in variants.iter().enumerate() {
                 let k = v.keys();
                 let (s, g) = stored_keys(&k);
                 var.execute(params![
@@ -502,8 +516,33 @@ impl SqliteStore {
                 cached.push((v.locale.clone(), k));
             }
         }
-        self.insert_origins(tx, id, 0, &new.origins)?;
-        Ok((WriteOutcome::Inserted(id), Some(cached)))
+        Ok(cached)
+    }
+
+    /// Deletes the variants of entry `id` with their trigram and search index rows.
+    pub(crate) fn delete_variants(&self, tx: &Connection, id: EntryId) -> Result<()> {
+        let p = &self.path;
+        let variants: Vec<(i64, String)> = {
+            let mut stmt = tx
+                .prepare_cached("SELECT id, text FROM tm_variants WHERE entry_id = ?1")
+                .ctx(p, "deleting")?;
+            let rows = stmt.query_map([id.0], |r| Ok((r.get(0)?, r.get(1)?))).ctx(p, "deleting")?;
+            rows.collect::<rusqlite::Result<_>>().ctx(p, "deleting")?
+        };
+        for (vid, text) in &variants {
+            tx.prepare_cached("DELETE FROM tm_variant_trigram WHERE rowid = ?1")
+                .and_then(|mut s| s.execute([vid]))
+                .ctx_with(p, || format!("deleting entry {id} from the trigram index"))?;
+            tx.prepare_cached(
+                "INSERT INTO tm_variant_search (tm_variant_search, rowid, text) VALUES ('delete', ?1, ?2)",
+            )
+            .and_then(|mut s| s.execute(params![vid, text]))
+            .ctx_with(p, || format!("deleting entry {id} from the search index"))?;
+        }
+        tx.prepare_cached("DELETE FROM tm_variants WHERE entry_id = ?1")
+            .and_then(|mut s| s.execute([id.0]))
+            .ctx_with(p, || format!("deleting entry {id}"))?;
+        Ok(())
     }
 
     /// Candidates from SQL: FTS5 trigram hits best first (when available), then every
@@ -640,8 +679,12 @@ impl ContentMemory for SqliteStore {
             outcomes.push(outcome);
         }
         tx.commit(&self.path, || format!("committing a batch of {} entries", entries.len()))?;
-        self.learn(&added)?;
+        self.learn(&[], &added)?;
         Ok(outcomes)
+    }
+
+    fn replace(&self, id: EntryId, entry: &NewEntry) -> Result<bool> {
+        self.replace_now(id, entry)
     }
 
     fn get(&self, id: EntryId) -> Result<Option<Entry>> {
@@ -653,28 +696,8 @@ impl ContentMemory for SqliteStore {
         self.refuse_read_only()?;
         let conn = self.conn()?;
         let tx = Immediate::begin(&conn, p, &self.options)?;
-        let variants: Vec<(i64, String)> = {
-            let mut stmt = tx
-                .prepare_cached("SELECT id, text FROM tm_variants WHERE entry_id = ?1")
-                .ctx(p, "deleting")?;
-            let rows = stmt.query_map([id.0], |r| Ok((r.get(0)?, r.get(1)?))).ctx(p, "deleting")?;
-            rows.collect::<rusqlite::Result<_>>().ctx(p, "deleting")?
-        };
-        for (vid, text) in &variants {
-            tx.prepare_cached("DELETE FROM tm_variant_trigram WHERE rowid = ?1")
-                .and_then(|mut s| s.execute([vid]))
-                .ctx_with(p, || format!("deleting entry {id} from the trigram index"))?;
-            tx.prepare_cached(
-                "INSERT INTO tm_variant_search (tm_variant_search, rowid, text) VALUES ('delete', ?1, ?2)",
-            )
-            .and_then(|mut s| s.execute(params![vid, text]))
-            .ctx_with(p, || format!("deleting entry {id} from the search index"))?;
-        }
-        for sql in [
-            "DELETE FROM tm_origins WHERE entry_id = ?1",
-            "DELETE FROM tm_variants WHERE entry_id = ?1",
-            "DELETE FROM tm_entries WHERE id = ?1",
-        ] {
+        self.delete_variants(&tx, id)?;
+        for sql in ["DELETE FROM tm_origins WHERE entry_id = ?1", "DELETE FROM tm_entries WHERE id = ?1"] {
             tx.prepare_cached(sql)
                 .and_then(|mut s| s.execute([id.0]))
                 .ctx_with(p, || format!("deleting entry {id}"))?;

@@ -278,6 +278,19 @@ fn cache_follows_writes_deletes_and_other_connections() {
     let other = SqliteStore::open(&path).unwrap();
     other.write(&[pair("Open the filer", "Dateier öffnen")]).unwrap();
     assert_eq!(summarize(&store, q, &opts()).len(), 2);
+    // A replace, by this store and by another connection: the old keys leave the cache.
+    assert!(store.replace(EntryId(2), &pair("Close the window", "Fenster schließen")).unwrap());
+    assert_eq!(summarize(&store, q, &opts()).iter().map(|m| m.0).collect::<Vec<_>>(), vec![3]);
+    assert_eq!(
+        summarize(&store, "Close the windows", &opts()).iter().map(|m| m.0).collect::<Vec<_>>(),
+        vec![2]
+    );
+    assert!(other.replace(EntryId(3), &pair("Print the page", "Seite drucken")).unwrap());
+    assert!(summarize(&store, q, &opts()).is_empty());
+    assert_eq!(
+        summarize(&store, "Print the pages", &opts()).iter().map(|m| m.0).collect::<Vec<_>>(),
+        vec![3]
+    );
 }
 
 #[test]

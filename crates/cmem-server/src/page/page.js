@@ -65,9 +65,57 @@ async function lookup(text, from, to, threshold) {
           el("dt", {}, "Query → source"), el("dd", {}, diff(answer.query.text, m.source.text)),
           el("dt", {}, "Target"), el("dd", { class: "target" }, m.target.text),
           el("dt", {}, "Use"), el("dd", { class: "adapted" }, m.adapted_target.text),
-          el("dt", {}, "Origins"), el("dd", {}, origins.length ? origins.join("; ") : `${m.approvals} approval(s)`)));
+          el("dt", {}, "Origins"), el("dd", {}, origins.length ? origins.join("; ") : `${m.approvals} approval(s)`)),
+        ...(m.target.runs.every(isText) ? [editButton(m)] : []));
     }));
   } catch (e) { showError(results, e); }
+}
+
+// Only a target of plain text is edited here: one with inline codes would lose them in a
+// text box (the API takes its runs).
+const isText = (run) => Object.keys(run).length === 1 && typeof run.text === "string";
+
+function editButton(m) {
+  const button = el("button", { type: "button", class: "edit" }, "Edit target");
+  button.addEventListener("click", () => button.replaceWith(editForm(m, button)));
+  return button;
+}
+
+// Replaces the match's target: the entry is read, its target variant's text swapped, and
+// the whole entry sent back (PUT keeps its id; a write token is needed).
+function editForm(m, button) {
+  const id = m.entry_id;
+  const text = el("textarea", { id: `edit-target-${id}`, rows: "2", required: "" });
+  text.value = m.target.text;
+  const token = el("input", { id: `edit-token-${id}`, type: "password", size: "40", autocomplete: "off", required: "" });
+  token.value = $("import-token").value;
+  const status = el("div", { class: "edit-status", "aria-live": "polite" });
+  const cancel = el("button", { type: "button" }, "Cancel");
+  const form = el("form", { class: "edit-form" },
+    el("label", { for: text.id }, `New target of entry ${id}`), text,
+    el("div", { class: "row" },
+      el("label", {}, "Write token ", token), el("button", { type: "submit" }, "Save"), cancel),
+    status);
+  cancel.addEventListener("click", () => { form.replaceWith(button); button.focus(); });
+  text.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); }
+  });
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const headers = { Authorization: `Bearer ${token.value}`, "Content-Type": "application/json" };
+    status.textContent = "Saving…";
+    try {
+      const entry = await api(`/v1/entries/${id}`, { headers });
+      const variant = entry.variants.find((v) => v.locale === m.target.locale);
+      if (!variant) throw new Error(`entry ${id} has no ${m.target.locale} variant any more`);
+      variant.runs = [{ text: text.value }];
+      await api(`/v1/entries/${id}`, { method: "PUT", headers, body: JSON.stringify(entry) });
+      form.closest(".match").querySelector(".target").textContent = text.value;
+      status.textContent = `Saved entry ${id}.`;
+    } catch (err) { status.textContent = ""; showError(status, err); }
+  });
+  queueMicrotask(() => text.focus());
+  return form;
 }
 
 // A search snippet marks hits as [word]: shown as <mark>.
