@@ -41,7 +41,11 @@ pub mod notation;
 pub mod point;
 pub mod provider;
 pub mod query;
+#[cfg(feature = "recognize")]
 pub mod recognize;
+#[cfg(not(feature = "recognize"))]
+#[doc(hidden)]
+pub mod recognize_off;
 pub mod repair;
 pub mod run;
 pub mod schema;
@@ -68,7 +72,14 @@ pub use notation::{parse_notation, to_notation, Segment};
 pub use point::{nearer_answer, point_distance, Point};
 pub use provider::Provider;
 pub use query::{prepare_query, QueryText};
+#[cfg(feature = "recognize")]
 pub use recognize::{Recognizer, RuleRole};
+/// Inline-code recognition; without the `recognize` feature, a stand-in whose
+/// [`Recognizer`] cannot be made and whose [`Recognizer::from_names`] says so.
+#[cfg(not(feature = "recognize"))]
+pub use recognize_off as recognize;
+#[cfg(not(feature = "recognize"))]
+pub use recognize_off::{Recognizer, RuleRole};
 pub use run::{is_entity_type, Choice, Code, Run};
 pub use store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount, SearchHit, SearchQuery, Stats,

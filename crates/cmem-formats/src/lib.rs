@@ -54,6 +54,7 @@ pub mod ingest;
 pub mod inline;
 pub mod item;
 pub mod jsonl;
+#[cfg(feature = "gzip")]
 pub mod kmb;
 pub mod output;
 pub mod po;
@@ -78,6 +79,7 @@ pub use ingest::{BoxedInput, Ingest, IngestOptions, IngestStatus, Input};
 pub use inline::Level;
 pub use item::{collect_items, Item};
 pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};
+#[cfg(feature = "gzip")]
 pub use kmb::{KmbReader, KmbWriter};
 pub use output::OutputFile;
 pub use po::{analyze_po, recycle_po, PoOptions, PoReader, PoTally, PoWriter};

@@ -173,10 +173,11 @@ impl Memory {
     }
 
     /// The recognizer plain text gets in this memory: the rule set recorded by its
-    /// imports, else the default rule sets.
+    /// imports, else the default rule sets (none without the `recognize` feature).
     ///
     /// # Errors
-    /// A store failure, or a recorded rule set this program does not know.
+    /// A store failure, or a recorded rule set this program does not know
+    /// ([`ErrorKind::Unsupported`] for any rule set without the `recognize` feature).
     pub fn recognizer(&self) -> Result<Option<&Recognizer>> {
         if let Some(r) = self.recognizer.get() {
             return Ok(r.as_ref());
@@ -399,7 +400,7 @@ impl Memory {
                 Ok((chosen, warning))
             }
             None => match recorded.as_deref() {
-                None => Ok((Some(Recognizer::default()), None)),
+                None => Ok((default_recognizer(), None)),
                 Some("none") => Ok((None, None)),
                 Some(names) => Ok((Some(Recognizer::from_names(names)?), None)),
             },
@@ -414,6 +415,18 @@ pub fn rule_set_name(recognizer: Option<&Recognizer>) -> String {
         None => "none".to_owned(),
         Some(r) => r.rule_names().join(","),
     }
+}
+
+/// The recognizer of a memory that recorded none: every built-in rule set.
+#[cfg(feature = "recognize")]
+fn default_recognizer() -> Option<Recognizer> {
+    Some(Recognizer::default())
+}
+
+/// Without the `recognize` feature plain text stays text, and imports record `none`.
+#[cfg(not(feature = "recognize"))]
+fn default_recognizer() -> Option<Recognizer> {
+    None
 }
 
 fn open_store(address: &Address, options: &OpenOptions) -> Result<Box<dyn ContentMemory>> {

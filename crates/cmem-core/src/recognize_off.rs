@@ -1,0 +1,76 @@
+//! Inline-code recognition in a build without the `recognize` feature (the `regex`
+//! dependency): the same names as the full module, so code that only passes a recognizer
+//! along compiles unchanged, but no [`Recognizer`] can be made. Asking for one by its rule
+//! names ([`Recognizer::from_names`], as a memory's recorded rule set is read) fails with
+//! [`ErrorKind::Unsupported`] and says which feature to turn on; plain text stays text.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::run::Run;
+
+/// What a user rule's matches become.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RuleRole {
+    /// A standalone code.
+    Placeholder,
+    /// The opening half of a paired code.
+    Open,
+    /// The closing half of a paired code.
+    Close,
+}
+
+/// A recognizer, which this build cannot make: it has no value, so every
+/// `Option<Recognizer>` is `None` and every method is unreachable.
+#[derive(Debug, Clone)]
+pub enum Recognizer {}
+
+impl Recognizer {
+    /// Always fails: this build has no recognizer.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Unsupported`], naming the rule sets asked for and the feature.
+    pub fn from_names(names: &str) -> Result<Self> {
+        Err(Error::new(
+            ErrorKind::Unsupported,
+            format!(
+                "recognizer rules {names:?}: inline-code recognition needs the `recognize` feature of cmem \
+                 (or cmem-core)"
+            ),
+        ))
+    }
+
+    /// Unreachable: no recognizer exists in this build.
+    ///
+    /// # Errors
+    /// None: there is no recognizer to add a rule to.
+    pub fn add_rule(&mut self, _name: &str, _pattern: &str, _role: RuleRole) -> Result<()> {
+        match *self {}
+    }
+
+    /// Unreachable: no recognizer exists in this build.
+    pub fn rule_names(&self) -> Vec<&str> {
+        match *self {}
+    }
+
+    /// Unreachable: no recognizer exists in this build.
+    pub fn recognize(&self, _text: &str) -> Vec<Run> {
+        match *self {}
+    }
+
+    /// Unreachable: no recognizer exists in this build.
+    pub fn recognize_pair(&self, _source: &str, _target: &str) -> (Vec<Run>, Vec<Run>) {
+        match *self {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn asking_for_rules_names_the_feature() {
+        let err = Recognizer::from_names("printf").unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Unsupported);
+        assert!(err.to_string().contains("`recognize` feature"), "{err}");
+    }
+}
