@@ -30,8 +30,10 @@
 //! in; without it the system's libsqlite3 is linked), `postgres` (PostgreSQL memories),
 //! `gzip` (`.gz` inputs and the `.kmb` bundle, which is gzip inside) and `recognize`
 //! (inline codes recognized in plain text, the `regex` dependency). A build without one
-//! still compiles the same code; what needs the missing feature fails with an
-//! [`ErrorKind::Unsupported`] error (or the formats' `Unsupported` kind) that names it.
+//! still compiles the same code; what needs the missing feature fails at run time with
+//! an error that names it: [`ErrorKind::Unsupported`] for a memory whose imports
+//! recorded a recognizer rule set, the formats' `Unsupported` kind for a `.kmb` file,
+//! and a read error for a gzip stream.
 //!
 //! # Stability
 //!
