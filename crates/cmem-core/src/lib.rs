@@ -106,7 +106,7 @@ pub use recognize::{Recognizer, RuleRole};
 #[cfg(not(feature = "recognize"))]
 pub use recognize_off as recognize;
 #[cfg(not(feature = "recognize"))]
-pub use recognize_off::{Recognizer, RuleRole};
+pub use recognize_off::Recognizer;
 pub use run::{is_entity_type, Choice, Code, Run};
 pub use store::{ContentMemory, PairCount, SearchHit, SearchQuery, Stats, WaitHook};
 pub use version::{PriorVersion, Version, VersionQuery, VersionRequest};

@@ -1,23 +1,14 @@
 //! Inline-code recognition in a build without the `recognize` feature (the `regex`
-//! dependency): the same names as the full module, so code that only passes a recognizer
-//! along compiles unchanged, but no [`Recognizer`] can be made. Asking for one by its rule
-//! names ([`Recognizer::from_names`], as a memory's recorded rule set is read) fails with
-//! [`ErrorKind::Unsupported`] and says which feature to turn on; plain text stays text.
+//! dependency): the [`Recognizer`] type, so code that only passes a recognizer along
+//! (an options field, a query's recognizer) compiles unchanged, but no value of it can
+//! be made, and plain text stays text. Asking for a recognizer by its rule names
+//! ([`Recognizer::from_names`], as a memory's recorded rule set is read) fails with
+//! [`ErrorKind::Unsupported`], naming the feature to turn on. User rules (`add_rule`,
+//! `RuleRole`) exist only with the feature: code that writes rules uses recognition
+//! itself, and fails to compile where it does so.
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::run::Run;
-
-/// What a user rule's matches become.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum RuleRole {
-    /// A standalone code.
-    Placeholder,
-    /// The opening half of a paired code.
-    Open,
-    /// The closing half of a paired code.
-    Close,
-}
 
 /// A recognizer, which this build cannot make: it has no value, so every
 /// `Option<Recognizer>` is `None` and every method is unreachable.
@@ -37,14 +28,6 @@ impl Recognizer {
                  (or cmem-core)"
             ),
         ))
-    }
-
-    /// Unreachable: no recognizer exists in this build.
-    ///
-    /// # Errors
-    /// None: there is no recognizer to add a rule to.
-    pub fn add_rule(&mut self, _name: &str, _pattern: &str, _role: RuleRole) -> Result<()> {
-        match *self {}
     }
 
     /// Unreachable: no recognizer exists in this build.
