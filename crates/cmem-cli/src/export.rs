@@ -103,7 +103,7 @@ fn format_for(path: &Path, flag: Option<FileFormat>) -> Result<FileFormat> {
 
 /// The PO arm without its locale pair, which `run` refused before opening anything.
 fn unreachable_pair() -> Result<u64, FormatError> {
-    Err(FormatError::new(Format::Po, cmem_formats::ErrorKind::InvalidLocale, "give --from and --to"))
+    Err(FormatError::new(Format::Po, cmem_formats::FormatErrorKind::InvalidLocale, "give --from and --to"))
 }
 
 /// Drives an export into a writer and finishes it.

@@ -143,7 +143,10 @@ fn write_match(out: &mut dyn Write, m: &Match, color: bool, spaces: bool) -> io:
 }
 
 fn options(args: &LookupArgs) -> LookupOptions {
-    LookupOptions::default().threshold(args.threshold / 100.0).limit(args.limit).point(args.point.clone())
+    LookupOptions::default()
+        .threshold(args.threshold / 100.0)
+        .limit(args.limit)
+        .maybe_point(args.point.clone())
 }
 
 /// Runs `cmem lookup`.

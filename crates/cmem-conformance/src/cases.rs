@@ -420,7 +420,7 @@ fn check_lookup(
         options = options.limit(l);
     }
     if let Some(p) = &q.point {
-        options = options.point(Some(point(p)?));
+        options = options.point(point(p)?);
     }
     let sl = pick(&q.source_locale, &file.source_locale, "query source locale")?;
     let tl = pick(&q.target_locale, &file.target_locale, "query target locale")?;

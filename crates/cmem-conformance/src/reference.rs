@@ -271,7 +271,7 @@ mod tests {
             entry(2, "Close", "Schließen", "web"),
             entry(3, "Closed", "G", ""),
         ];
-        let with_point = LookupOptions::default().point(Some(Point::parse("web/eu").unwrap()));
+        let with_point = LookupOptions::default().point(Point::parse("web/eu").unwrap());
         assert_eq!(
             run(&entries, "Close", with_point),
             vec![

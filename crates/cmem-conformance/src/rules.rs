@@ -500,7 +500,7 @@ pub fn ambiguity_settled_by_the_point(make: Make<'_>) -> Outcome {
     // winner says, so it keeps 1.0 too.
     check(
         "caller web/eu/docs",
-        &find(&*store, "Close", opts().point(Some(point("web/eu/docs")?)))?,
+        &find(&*store, "Close", opts().point(point("web/eu/docs")?))?,
         &[
             want(ids[0], 1.0, SE).target("Schließen"),
             want(ids[3], 1.0, SE).target("Schließen"),
@@ -510,7 +510,7 @@ pub fn ambiguity_settled_by_the_point(make: Make<'_>) -> Outcome {
     )?;
     check(
         "caller app",
-        &find(&*store, "Close", opts().point(Some(point("app")?)))?,
+        &find(&*store, "Close", opts().point(point("app")?))?,
         &[
             want(ids[1], 1.0, SE),
             want(ids[0], SCORE_NEAR_EXACT, SE),
@@ -537,13 +537,13 @@ pub fn point_tie_goes_to_the_smaller_target(make: Make<'_>) -> Outcome {
     // "apfel" (upper case before lower case: not a locale's collation).
     check(
         "tie",
-        &find(&*store, "Close", opts().point(Some(point("shop")?)))?,
+        &find(&*store, "Close", opts().point(point("shop")?))?,
         &[want(ids[2], 1.0, SE), want(ids[0], SCORE_NEAR_EXACT, SE), want(ids[1], SCORE_NEAR_EXACT, SE)],
     )?;
     // The root is a point too: 1 away from each.
     check(
         "root caller",
-        &find(&*store, "Close", opts().point(Some(point("")?)))?,
+        &find(&*store, "Close", opts().point(point("")?))?,
         &[want(ids[2], 1.0, SE), want(ids[0], SCORE_NEAR_EXACT, SE), want(ids[1], SCORE_NEAR_EXACT, SE)],
     )?;
     Ok(())
@@ -899,7 +899,7 @@ impl ContentMemory for NoVersions {
 }
 
 /// docs/matching.md §6: `Provider` answers lookups and prior versions over the store, and nothing
-/// for a store without a version reader.
+/// for a store without a version reader, which `supports_versions` tells apart.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -919,6 +919,11 @@ pub fn provider_prior_version(make: Make<'_>) -> Outcome {
     version_fixture(&hidden)?;
     let req = VersionRequest::new("u1", "f3", locale("en")?, locale("de")?);
     ensure_eq!(Provider::new(&hidden).prior_version(&req)?.map(|p| p.entry_id), None, "no version reader");
+    ensure_eq!(
+        (provider.supports_versions(), Provider::new(&hidden).supports_versions()),
+        (true, false),
+        "supports_versions tells a store without chains apart"
+    );
     Ok(())
 }
 
@@ -1519,7 +1524,7 @@ pub fn fuzzy_candidates_are_complete(make: Make<'_>) -> Outcome {
         // The lookup's own verification budget is lifted, so every position is exact and
         // what is checked is the store's candidate contract; the default options are
         // checked below for the best match.
-        let options = opts().threshold(threshold).limit(limit).point(caller.clone()).exhaustive();
+        let options = opts().threshold(threshold).limit(limit).maybe_point(caller.clone()).exhaustive();
         let (sl, tl) = (["en", "en", "en-US"][rng.below(3)], ["de", "de", "de-AT"][rng.below(3)]);
         let req = LookupRequest::new(runs(&query)?, locale(sl)?, locale(tl)?).options(options);
         let got = cmem_core::lookup(&*store, &req)?;
@@ -1563,12 +1568,12 @@ pub fn fuzzy_candidates_are_complete(make: Make<'_>) -> Outcome {
             return Err(Failure::new(msg));
         }
         compared += want.len();
-        let defaults = LookupOptions::default().threshold(threshold).point(caller.clone());
+        let defaults = LookupOptions::default().threshold(threshold).maybe_point(caller.clone());
         let best = cmem_core::lookup(&*store, &req.clone().options(defaults))?;
         let best = best.first().map(|m| (m.entry.id, m.match_type, m.ambiguous, format!("{:.6}", m.score)));
         let want_best = crate::reference::reference_lookup(
             &stored,
-            &req.clone().options(opts().threshold(threshold).point(caller.clone()).limit(1)),
+            &req.clone().options(opts().threshold(threshold).maybe_point(caller.clone()).limit(1)),
         )
         .first()
         .map(|w| (w.id, w.match_type, w.ambiguous, format!("{:.6}", w.score)));

@@ -131,7 +131,7 @@ fn main() -> cmem_core::Result<()> {
     )?;
     show("ambiguous: two answers, no point", &store, &en_de(vec![Run::text("Sign in")]))?;
     let mut at_app = en_de(vec![Run::text("Sign in")]);
-    at_app.options = LookupOptions::default().point(Some(Point::parse("app/ios")?));
+    at_app.options = LookupOptions::default().point(Point::parse("app/ios")?);
     show("settled by the caller's point app/ios", &store, &at_app)?;
 
     let provider = Provider::new(&store);

@@ -26,54 +26,99 @@
 #![forbid(unsafe_code)]
 
 pub mod adapt;
-pub mod candidate_index;
 pub mod diff;
-pub mod distance;
 pub mod entry;
 pub mod error;
-pub mod gram_index;
 pub mod key;
 pub mod locale;
-pub mod locale_set;
 pub mod lookup;
 pub mod mem;
 pub mod notation;
 pub mod point;
 pub mod provider;
 pub mod query;
+#[cfg(feature = "recognize")]
 pub mod recognize;
+#[cfg(not(feature = "recognize"))]
+#[doc(hidden)]
+pub mod recognize_off;
 pub mod repair;
 pub mod run;
-pub mod schema;
 pub mod store;
-pub mod trigram;
 pub mod version;
 pub mod view;
 
+// The machinery under the stores: public for the store crates, listed in `imp`, not
+// part of the surface users read first and free to change between minor versions.
+#[doc(hidden)]
+pub mod candidate_index;
+#[doc(hidden)]
+pub mod distance;
+#[doc(hidden)]
+pub mod gram_index;
+#[doc(hidden)]
+pub mod locale_set;
+#[doc(hidden)]
+pub mod schema;
+#[doc(hidden)]
+pub mod trigram;
+
+/// For store implementers: the pieces a [`ContentMemory`] is built from — the schema
+/// (one declaration, two SQL dialects), the matching keys as stored, trigram queries and
+/// bounds, edit distance, the in-process candidate and gram indexes, locale sets, and the
+/// query and sink types of [`ContentMemory::exact`] and [`ContentMemory::candidates`].
+///
+/// Users of a memory need none of it. Unlike the rest of the crate, these items may
+/// change between minor versions.
+pub mod imp {
+    #[doc(inline)]
+    pub use crate::{candidate_index, distance, gram_index, locale_set, schema, trigram};
+
+    pub use crate::candidate_index::CandidateIndex;
+    pub use crate::gram_index::GramIndex;
+    pub use crate::key::{KeyKind, Keys, KindSet, KEY_VERSION};
+    pub use crate::locale_set::{LocaleSets, PairFilter};
+    pub use crate::store::{CandidateQuery, CandidateSink, ExactQuery, WriteSession};
+    pub use crate::trigram::build_trigram_query;
+    pub use crate::version::{prior_version_for, VersionReader};
+}
+
 pub use adapt::{CodeAdaptation, EntityAdaptation};
-pub use candidate_index::CandidateIndex;
 pub use entry::{merge_origins, Entry, EntryId, Metadata, NewEntry, Origin, Variant, WriteOutcome};
 pub use error::{Error, ErrorKind, Result, StoreError};
-pub use gram_index::GramIndex;
-pub use key::{
-    flatten_runs, generalized_text, normalize_text, structural_text, KeyKind, Keys, KindSet, KEY_VERSION,
-};
+pub use key::{flatten_runs, generalized_text, normalize_text, structural_text};
 pub use locale::Locale;
-pub use locale_set::{LocaleSets, PairFilter};
 pub use lookup::{
     lookup, LookupOptions, LookupRequest, Match, MatchType, Penalty, PenaltyKind, SCORE_NEAR_EXACT,
 };
 pub use mem::MemStore;
-pub use notation::{parse_notation, to_notation, Segment};
+/// A run sequence shown in, and parsed from, the run notation (`notation::Segment`; named
+/// apart from the XLIFF segment of the formats crate).
+pub use notation::Segment as Notation;
+pub use notation::{parse_notation, to_notation};
 pub use point::{nearer_answer, point_distance, Point};
 pub use provider::Provider;
 pub use query::{prepare_query, QueryText};
+#[cfg(feature = "recognize")]
 pub use recognize::{Recognizer, RuleRole};
+/// Inline-code recognition; without the `recognize` feature, a stand-in whose
+/// [`Recognizer`] cannot be made and whose [`Recognizer::from_names`] says so.
+#[cfg(not(feature = "recognize"))]
+pub use recognize_off as recognize;
+#[cfg(not(feature = "recognize"))]
+pub use recognize_off::Recognizer;
 pub use run::{is_entity_type, Choice, Code, Run};
-pub use store::{
-    replace_conflict, replaced_entry, CandidateQuery, CandidateSink, ContentMemory, ExactQuery, PairCount,
-    SearchHit, SearchQuery, Stats, WaitHook, WriteSession,
-};
-pub use trigram::build_trigram_query;
-pub use version::{prior_version_for, PriorVersion, Version, VersionQuery, VersionReader, VersionRequest};
+pub use store::{ContentMemory, PairCount, SearchHit, SearchQuery, Stats, WaitHook};
+pub use version::{PriorVersion, Version, VersionQuery, VersionRequest};
+// Shared by the stores' replace (implementer items).
+#[doc(hidden)]
+pub use store::{replace_conflict, replaced_entry};
 pub use view::{MatchView, SegmentView};
+
+// The implementer items under their old root names, for the store crates; documented in
+// `imp`.
+#[doc(hidden)]
+pub use imp::{
+    build_trigram_query, prior_version_for, CandidateIndex, CandidateQuery, CandidateSink, ExactQuery,
+    GramIndex, KeyKind, Keys, KindSet, LocaleSets, PairFilter, VersionReader, WriteSession, KEY_VERSION,
+};

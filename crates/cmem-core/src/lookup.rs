@@ -148,7 +148,14 @@ impl LookupOptions {
 
     /// Sets the caller's point.
     #[must_use]
-    pub fn point(mut self, point: Option<Point>) -> Self {
+    pub fn point(mut self, point: Point) -> Self {
+        self.point = Some(point);
+        self
+    }
+
+    /// Sets the caller's point or, with `None`, none: for a point passed along as given.
+    #[must_use]
+    pub fn maybe_point(mut self, point: Option<Point>) -> Self {
         self.point = point;
         self
     }
@@ -206,6 +213,25 @@ impl LookupRequest {
     /// A lookup with default options.
     pub fn new(source: Vec<Run>, source_locale: Locale, target_locale: Locale) -> Self {
         LookupRequest { source, source_locale, target_locale, options: LookupOptions::default() }
+    }
+
+    /// A lookup from locale `from` to `to` given as tags (`"en"`, `"de-AT"`), with default
+    /// options.
+    ///
+    /// ```
+    /// use cmem_core::{LookupRequest, Run};
+    ///
+    /// let req = LookupRequest::from_tags(vec![Run::text("Save")], "en", "de-AT")?;
+    /// assert_eq!(req.target_locale.as_str(), "de-AT");
+    /// assert!(LookupRequest::from_tags(vec![Run::text("Save")], "en", "not a tag").is_err());
+    /// # Ok::<(), cmem_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidLocale`](crate::ErrorKind::InvalidLocale) for a tag that is
+    /// not BCP 47, naming it.
+    pub fn from_tags(source: Vec<Run>, from: &str, to: &str) -> Result<Self> {
+        Ok(LookupRequest::new(source, Locale::parse(from)?, Locale::parse(to)?))
     }
 
     /// Replaces the options.

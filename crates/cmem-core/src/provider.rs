@@ -50,8 +50,45 @@ impl<S: ContentMemory> Provider<S> {
         lookup(&self.store, req)
     }
 
-    /// The prior answer of a block, gated by its context fingerprint; nothing when the
-    /// store has no [`VersionReader`](crate::VersionReader).
+    /// Whether the store keeps version chains (has a
+    /// [`VersionReader`](crate::VersionReader)). [`prior_version`](Self::prior_version)
+    /// answers nothing both for a block with no prior version and for a store without
+    /// chains; this tells the two apart.
+    ///
+    /// ```
+    /// use cmem_core::{MemStore, Provider};
+    ///
+    /// assert!(Provider::new(MemStore::new()).supports_versions());
+    /// ```
+    pub fn supports_versions(&self) -> bool {
+        self.store.version_reader().is_some()
+    }
+
+    /// The prior answer of a block, gated by its context fingerprint: `None` when the
+    /// block has no prior version approved in the same context, and also when the store
+    /// keeps no version chains, which [`supports_versions`](Self::supports_versions)
+    /// tells apart. (A producer asking for context gets "nothing to reuse" either way;
+    /// an empty answer, not an error, keeps it working over any store.)
+    ///
+    /// ```
+    /// use cmem_core::{ContentMemory, Locale, MemStore, NewEntry, Origin, Provider, Run, Variant, VersionRequest};
+    ///
+    /// let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
+    /// let provider = Provider::new(MemStore::new());
+    /// provider.store().write(&[NewEntry {
+    ///     unit: "home.title".into(),
+    ///     origins: vec![Origin { context_fingerprint: "ctx-1".into(), ..Origin::default() }],
+    ///     ..NewEntry::pair(
+    ///         Variant::new(en.clone(), vec![Run::text("Welcome")]),
+    ///         Variant::new(de.clone(), vec![Run::text("Willkommen")]),
+    ///     )
+    /// }])?;
+    /// let same = VersionRequest::new("home.title", "ctx-1", en.clone(), de.clone());
+    /// assert_eq!(provider.prior_version(&same)?.map(|p| p.target), Some("Willkommen".to_owned()));
+    /// let other = VersionRequest::new("home.title", "ctx-2", en, de);
+    /// assert!(provider.prior_version(&other)?.is_none());
+    /// # Ok::<(), cmem_core::Error>(())
+    /// ```
     ///
     /// # Errors
     /// An empty unit, or a store failure.

@@ -282,7 +282,7 @@ pub(crate) fn analyze_counted(
     store: &dyn ContentMemory,
     options: &AnalyzeOptions,
 ) -> Result<(Analysis, Vec<Counted>), FormatError> {
-    let lookup_options = options.lookup.clone().threshold(0.5).limit(1).point(options.point.clone());
+    let lookup_options = options.lookup.clone().threshold(0.5).limit(1).maybe_point(options.point.clone());
     let mut seen: HashSet<String> = HashSet::new();
     let mut skipped = 0;
     // (segment, words, first occurrence, key)
@@ -364,7 +364,7 @@ pub(crate) fn analyze_segments(
     options: &AnalyzeOptions,
     error: &dyn Fn(u64, String) -> FormatError,
 ) -> Result<(Analysis, Vec<Counted>), FormatError> {
-    let lookup_options = options.lookup.clone().threshold(0.5).limit(1).point(options.point.clone());
+    let lookup_options = options.lookup.clone().threshold(0.5).limit(1).maybe_point(options.point.clone());
     let mut seen: HashSet<String> = HashSet::new();
     let mut counted = Vec::with_capacity(segments.len());
     let mut queries = Vec::new();

@@ -28,6 +28,7 @@ use cmem_core::{ContentMemory, Entry, EntryId, Locale, NewEntry, WriteOutcome, W
 use crate::error::{ErrorKind, Format, FormatError};
 use crate::item::Item;
 use crate::jsonl::{JsonlReader, JsonlWriter};
+#[cfg(feature = "gzip")]
 use crate::kmb::{KmbReader, KmbWriter};
 use crate::tmx::TmxReader;
 use crate::tmx::TmxWriter;
@@ -44,14 +45,27 @@ pub fn open_input(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
 /// `input`, decompressed when it starts with gzip's magic bytes (`1f 8b`).
 ///
 /// # Errors
-/// The input cannot be read.
+/// The input cannot be read, or it is gzip and this build lacks the `gzip` feature.
 pub(crate) fn gunzipped(mut input: impl BufRead + Send + 'static) -> io::Result<Box<dyn BufRead + Send>> {
     if input.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
-        let gz = flate2::bufread::MultiGzDecoder::new(input);
-        Ok(Box::new(BufReader::with_capacity(64 * 1024, gz)))
+        gunzip(input)
     } else {
         Ok(Box::new(input))
     }
+}
+
+#[cfg(feature = "gzip")]
+fn gunzip(input: impl BufRead + Send + 'static) -> io::Result<Box<dyn BufRead + Send>> {
+    let gz = flate2::bufread::MultiGzDecoder::new(input);
+    Ok(Box::new(BufReader::with_capacity(64 * 1024, gz)))
+}
+
+#[cfg(not(feature = "gzip"))]
+fn gunzip(_: impl BufRead + Send + 'static) -> io::Result<Box<dyn BufRead + Send>> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "the input is gzip-compressed; reading it needs the `gzip` feature of cmem (or cmem-formats)",
+    ))
 }
 
 /// The format of a file by its name: `.tmx`, `.kmb`, `.jsonl` / `.ndjson` / `.json`,
@@ -93,6 +107,7 @@ impl<R: Read> ItemSource for TmxReader<R> {
     }
 }
 
+#[cfg(feature = "gzip")]
 impl<R: Read> ItemSource for KmbReader<R> {
     fn bytes_read(&self) -> u64 {
         KmbReader::bytes_read(self)
@@ -273,6 +288,7 @@ impl<W: Write> EntrySink for TmxWriter<W> {
     }
 }
 
+#[cfg(feature = "gzip")]
 impl<W: Write> EntrySink for KmbWriter<W> {
     fn write_entry(&mut self, entry: &NewEntry) -> Result<(), FormatError> {
         KmbWriter::write_entry(self, entry)

@@ -35,6 +35,7 @@ use crate::error::{ErrorKind, Format, FormatError};
 use crate::import::{format_of, gunzipped, ItemSource};
 use crate::item::Item;
 use crate::jsonl::{JsonlOptions, JsonlReader, RunsHook};
+#[cfg(feature = "gzip")]
 use crate::kmb::KmbReader;
 use crate::po::{PoOptions, PoReader};
 use crate::tmx::{TmxOptions, TmxReader};
@@ -189,6 +190,7 @@ fn counted(reader: BoxedInput, bytes: &Arc<AtomicU64>) -> io::Result<BoxedInput>
 enum Reader<'h> {
     // Boxed: the TMX reader is large, and there is one reader at a time.
     Tmx(Box<TmxReader<BoxedInput>>),
+    #[cfg(feature = "gzip")]
     Kmb(KmbReader<BoxedInput>),
     Jsonl(JsonlReader<'h, BoxedInput>),
     Po(PoReader),
@@ -200,6 +202,7 @@ impl Reader<'_> {
     fn next(&mut self) -> Option<Result<Item, FormatError>> {
         match self {
             Reader::Tmx(r) => r.next(),
+            #[cfg(feature = "gzip")]
             Reader::Kmb(r) => r.next(),
             Reader::Jsonl(r) => r.next(),
             Reader::Po(r) => r.next(),
@@ -301,7 +304,15 @@ impl<'h> Ingest<'h> {
             }
         };
         Some(match input.format {
+            #[cfg(feature = "gzip")]
             Format::Kmb => KmbReader::new(reader, &name).map(Reader::Kmb),
+            // A bundle is gzip-compressed (docs/kmb.md).
+            #[cfg(not(feature = "gzip"))]
+            Format::Kmb => Err(FormatError::new(
+                Format::Kmb,
+                ErrorKind::Unsupported,
+                format!("{name}: reading a .kmb bundle needs the `gzip` feature of cmem (or cmem-formats)"),
+            )),
             Format::Jsonl => {
                 let mut options = JsonlOptions::default();
                 options.source_locale.clone_from(&self.options.source_locale);

@@ -408,7 +408,7 @@ pub fn recycle_document(
         .clone()
         .threshold(options.fuzzy_threshold.min(options.fill_threshold))
         .limit(options.max_candidates.saturating_add(1).max(1))
-        .point(options.point.clone());
+        .maybe_point(options.point.clone());
     let mut report = RecycleReport { segments: doc.segments().len(), ..RecycleReport::default() };
     let v1 = doc.version() == XliffVersion::V1;
     let todo: Vec<usize> = (0..doc.segments().len())

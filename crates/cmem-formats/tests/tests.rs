@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use cmem_core::NewEntry;
 use cmem_formats::{
-    collect_items, ErrorKind, FormatError, Item, Level, TmxOptions, TmxReader, TmxWriteOptions, TmxWriter,
+    collect_items, FormatError, FormatErrorKind as ErrorKind, Item, Level, TmxOptions, TmxReader,
+    TmxWriteOptions, TmxWriter,
 };
 use serde::Serialize;
 

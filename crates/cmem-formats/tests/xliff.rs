@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use cmem_core::{ContentMemory, Locale, MemStore, NewEntry, Run, Variant};
 use cmem_formats::{
-    analyze_document, count_words, recycle_document, recycle_file, AnalyzeOptions, Band, ErrorKind,
-    RecycleOptions, XliffDocument, XliffVersion,
+    analyze_document, count_words, recycle_document, recycle_file, AnalyzeOptions, Band,
+    FormatErrorKind as ErrorKind, RecycleOptions, XliffDocument, XliffVersion,
 };
 
 fn testdata() -> PathBuf {

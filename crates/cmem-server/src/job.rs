@@ -15,7 +15,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cmem::formats::{
-    import, ErrorKind, Format, FormatError, ImportOptions, Ingest, IngestOptions, Input, Progress,
+    import, Format, FormatError, FormatErrorKind, ImportOptions, Ingest, IngestOptions, Input, Progress,
 };
 use cmem::Locale;
 use http_body_util::BodyExt;
@@ -263,7 +263,7 @@ fn run(
 /// nobody's business), gzip decompressed when it starts with gzip's magic bytes.
 fn upload_input(file: &tempfile::NamedTempFile, format: Format, name: &str) -> Result<Input, FormatError> {
     let io_error = |e: std::io::Error| {
-        FormatError::new(Format::Store, ErrorKind::Io, format!("{name}: cannot read the upload: {e}"))
+        FormatError::new(Format::Store, FormatErrorKind::Io, format!("{name}: cannot read the upload: {e}"))
     };
     let mut f = file.reopen().map_err(io_error)?;
     let mut magic = [0u8; 2];

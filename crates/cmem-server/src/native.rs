@@ -110,7 +110,7 @@ fn target(
         .in_field("limit"));
     }
     let point = point.map(Point::parse).transpose().map_err(field("point"))?;
-    let options = LookupOptions::default().threshold(threshold / 100.0).limit(limit).point(point);
+    let options = LookupOptions::default().threshold(threshold / 100.0).limit(limit).maybe_point(point);
     Ok(Target { source, target, options })
 }
 

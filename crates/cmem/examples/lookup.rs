@@ -8,7 +8,7 @@
 //! placeholder differs from the stored one, one whose markup differs, and one written in
 //! the run notation; the adapted target carries the query's codes.
 
-use cmem::{prepare_query, Locale, LookupRequest, MatchView, Memory, OpenOptions, QueryText};
+use cmem::{prepare_query, LookupRequest, MatchView, Memory, OpenOptions, QueryText};
 
 const MEMORY: &str = r#"{"source":"Could not open file %s","target":"Datei %s konnte nicht geöffnet werden","source_locale":"en","target_locale":"de"}
 {"source":"Click <b>here</b> to continue","target":"Klicken Sie <b>hier</b>, um fortzufahren","source_locale":"en","target_locale":"de"}
@@ -30,8 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // A query in the run notation, and the match as clients see it (JSON).
     let runs = prepare_query(QueryText::Notation("Click {1}here{/1} to go on"), None)?;
-    let req = LookupRequest::new(runs, Locale::parse("en")?, Locale::parse("de")?);
-    if let Some(m) = memory.lookup(&req)?.first() {
+    if let Some(m) = memory.lookup(&LookupRequest::from_tags(runs, "en", "de")?)?.first() {
         let view = MatchView::of(m);
         println!(
             "{:>5.1}%  {}  tier {}  approvals {}",

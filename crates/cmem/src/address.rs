@@ -22,6 +22,16 @@ pub enum Address {
 impl Address {
     /// Parses an address.
     ///
+    /// ```
+    /// use cmem::Address;
+    ///
+    /// assert_eq!(Address::parse("memory:")?, Address::InMemory);
+    /// assert_eq!(Address::parse("sqlite:tm.db")?.path(), Some(std::path::Path::new("tm.db")));
+    /// let pg = Address::parse("postgres://ann:secret@db/tm")?;
+    /// assert_eq!(pg.to_string(), "postgres://ann:***@db/tm");
+    /// # Ok::<(), cmem::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`ErrorKind::Store`] for an empty address or `sqlite:` without a path.
     pub fn parse(text: &str) -> Result<Address> {

@@ -1,30 +1,46 @@
 //! cmem, a content (translation) memory: the crate front ends and programs depend on.
 //!
 //! Open a memory by address with [`Memory::open`] — a file path or `sqlite:PATH` (the
-//! embedded default, feature `sqlite`), `memory:` (a private in-memory memory) — and use
-//! it: [`Memory::lookup`], and every operation of the store trait through
-//! [`Memory::store`]. Files go in and out through [`formats`] ([`formats::Ingest`] reads
-//! any supported input, [`formats::import()`] stores it all or nothing). A match is shown
-//! to clients as a [`MatchView`], the same JSON everywhere.
+//! embedded default), `postgres://…` (a shared memory), `memory:` (a private in-memory
+//! memory) — and call its verbs: [`import_file`](Memory::import_file),
+//! [`lookup_text`](Memory::lookup_text) and [`lookup`](Memory::lookup),
+//! [`search`](Memory::search), [`versions`](Memory::versions),
+//! [`write`](Memory::write), [`stats`](Memory::stats),
+//! [`recycle_file`](Memory::recycle_file). A [`Match`] renders itself
+//! ([`Match::adapted_text`], [`Match::source_text`]) and serializes with serde; clients
+//! that want one JSON shape everywhere take its [`MatchView`]. Files in every supported
+//! format go in and out through [`formats`].
 //!
 //! ```
-//! use cmem::{Locale, LookupRequest, Memory, OpenOptions, QueryText, Recognizer};
-//! use cmem::formats::{import, Format, ImportOptions, Ingest, IngestOptions, Input};
+//! use cmem::{Memory, OpenOptions};
 //!
 //! let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
-//! let rec = Recognizer::default();
-//! let hook = |s: &str, t: &str| rec.recognize_pair(s, t);
 //! let file = r#"{"source":"Open %s","target":"%s öffnen","source_locale":"en","target_locale":"de"}"#;
-//! let input = Input::from_reader("ui.jsonl", Format::Jsonl, file.as_bytes());
-//! import(memory.store(), Ingest::new(vec![input], IngestOptions::default(), Some(&hook)),
-//!        &ImportOptions::default(), &mut |_| {})?;
+//! memory.import_reader("ui.jsonl", file.as_bytes())?;
 //!
-//! let query = cmem::prepare_query(QueryText::Plain("Open %d"), Some(&rec))?;
-//! let req = LookupRequest::new(query, Locale::parse("en")?, Locale::parse("de")?);
-//! let best = &memory.lookup(&req)?[0];
-//! assert_eq!(cmem::MatchView::of(best).adapted_target.text, "%d öffnen");
+//! let best = &memory.lookup_text("Open %d", "en", "de")?[0];
+//! assert_eq!(best.adapted_text(), "%d öffnen");
+//! assert_eq!(cmem::MatchView::of(best).percent, 100.0);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Features
+//!
+//! All on by default: `sqlite` (SQLite memories) with `bundled-sqlite` (SQLite compiled
+//! in; without it the system's libsqlite3 is linked), `postgres` (PostgreSQL memories),
+//! `gzip` (`.gz` inputs and the `.kmb` bundle, which is gzip inside) and `recognize`
+//! (inline codes recognized in plain text, the `regex` dependency). A build without one
+//! still compiles the same code; what needs the missing feature fails at run time with
+//! an error that names it: [`ErrorKind::Unsupported`] for a memory whose imports
+//! recorded a recognizer rule set, the formats' `Unsupported` kind for a `.kmb` file,
+//! and a read error for a gzip stream.
+//!
+//! # Stability
+//!
+//! The items of this crate, and the model, lookup and views they re-export, are the
+//! stable surface. Store implementers build on [`cmem_core::ContentMemory`] and the
+//! machinery listed in `cmem_core::imp` (schema, keys as stored, trigram, distance,
+//! candidate indexes), which may change between minor versions.
 
 #![forbid(unsafe_code)]
 
@@ -38,8 +54,9 @@ pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
 
 pub use cmem_core::{
     lookup, prepare_query, ContentMemory, Entry, EntryId, Error, ErrorKind, Locale, LookupOptions,
-    LookupRequest, Match, MatchType, MatchView, NewEntry, Point, QueryText, Recognizer, Result, Run,
-    SearchHit, SearchQuery, SegmentView, Stats, Variant, VersionQuery, WaitHook, WriteOutcome,
+    LookupRequest, Match, MatchType, MatchView, NewEntry, Notation, Origin, Point, PriorVersion, Provider,
+    QueryText, Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, Stats, Variant, Version,
+    VersionQuery, VersionRequest, WaitHook, WriteOutcome,
 };
 /// File formats: readers, writers, import and export, recycle and analyze.
 pub use cmem_formats as formats;

@@ -6,8 +6,9 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use cmem_core::{
-    lookup, prepare_query, ContentMemory, Error, ErrorKind, Locale, LookupOptions, LookupRequest, Match,
-    MemStore, QueryText, Recognizer, Result, SearchHit, SearchQuery, Stats, Version, VersionQuery, WaitHook,
+    lookup, prepare_query, ContentMemory, Entry, EntryId, Error, ErrorKind, Locale, LookupOptions,
+    LookupRequest, Match, MemStore, NewEntry, QueryText, Recognizer, Result, SearchHit, SearchQuery, Stats,
+    Version, VersionQuery, WaitHook, WriteOutcome,
 };
 use cmem_formats::{
     import, FormatError, ImportOptions, ImportReport, Ingest, IngestOptions, Input, Progress, RecycleOptions,
@@ -21,6 +22,13 @@ use crate::address::Address;
 pub const RECOGNIZER_META: &str = "recognizer";
 
 /// How [`Memory::open_with`] opens a memory.
+///
+/// ```
+/// use cmem::OpenOptions;
+///
+/// let options = OpenOptions::new().create(true).sql_candidates(true);
+/// assert!(options.create && options.sql_candidates && !options.read_only);
+/// ```
 #[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct OpenOptions {
@@ -128,6 +136,21 @@ impl fmt::Debug for Memory {
 impl Memory {
     /// Opens the existing memory at `address` for reading and writing.
     ///
+    /// ```
+    /// use cmem::{Memory, OpenOptions};
+    ///
+    /// let path = std::env::temp_dir().join(format!("cmem-doc-open-{}.db", std::process::id()));
+    /// assert!(Memory::open(path.to_str().unwrap_or_default()).is_err()); // no memory there yet
+    /// let created = Memory::open_with(path.to_str().unwrap_or_default(), &OpenOptions::new().create(true))?;
+    /// drop(created);
+    /// let memory = Memory::open(path.to_str().unwrap_or_default())?;
+    /// assert_eq!(memory.address().path(), Some(path.as_path()));
+    /// assert_eq!(memory.stats()?.entries, 0);
+    /// # drop(memory);
+    /// # for suffix in ["", "-wal", "-shm"] { let _ = std::fs::remove_file(format!("{}{suffix}", path.display())); }
+    /// # Ok::<(), cmem::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// As [`open_with`](Self::open_with).
     pub fn open(address: &str) -> Result<Memory> {
@@ -135,6 +158,18 @@ impl Memory {
     }
 
     /// Opens the memory at `address` (a path, `sqlite:PATH`, `memory:`, `postgres://…`).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use cmem::{ErrorKind, Memory, OpenOptions};
+    ///
+    /// let options = OpenOptions::new().create(true).write_wait(Duration::from_secs(5));
+    /// let memory = Memory::open_with("memory:", &options)?;
+    /// assert_eq!(memory.address().to_string(), "memory:");
+    /// // A private in-memory memory is always new: opening one without `create` is an error.
+    /// assert_eq!(Memory::open("memory:").unwrap_err().kind(), ErrorKind::Store);
+    /// # Ok::<(), cmem::Error>(())
+    /// ```
     ///
     /// # Errors
     /// A missing memory (unless `create`), a directory, a file that is not a memory or
@@ -147,6 +182,17 @@ impl Memory {
     }
 
     /// A memory over a store the caller opened.
+    ///
+    /// ```
+    /// use cmem::{Address, ContentMemory, Memory};
+    /// use cmem_core::MemStore;
+    ///
+    /// let memory = Memory::from_store(Box::new(MemStore::new()), Address::parse("memory:")?);
+    /// assert_eq!(memory.store().stats()?.entries, 0);
+    /// let store: Box<dyn ContentMemory> = memory.into_store();
+    /// assert_eq!(store.stats()?.entries, 0);
+    /// # Ok::<(), cmem::Error>(())
+    /// ```
     pub fn from_store(store: Box<dyn ContentMemory>, address: Address) -> Memory {
         Memory { store, address, recognizer: OnceLock::new() }
     }
@@ -166,6 +212,48 @@ impl Memory {
         self.store
     }
 
+    /// Stores `entries` in one transaction: each is a new entry or, equal to a stored
+    /// one, extends its origins, as its [`WriteOutcome`] says.
+    ///
+    /// ```
+    /// use cmem::{Locale, Memory, NewEntry, OpenOptions, Run, Variant};
+    ///
+    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
+    /// let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
+    /// let pair = NewEntry::pair(
+    ///     Variant::new(en, vec![Run::text("Print")]),
+    ///     Variant::new(de, vec![Run::text("Drucken")]),
+    /// );
+    /// let id = memory.write(&[pair])?[0].id();
+    /// assert_eq!(memory.get(id)?.map(|e| e.variants.len()), Some(2));
+    /// assert!(memory.delete(id)?);
+    /// assert!(memory.get(id)?.is_none());
+    /// # Ok::<(), cmem::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// An invalid entry ([`NewEntry::validate`]), a read-only memory, or a store
+    /// failure; nothing of the batch is then stored.
+    pub fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
+        self.store.write(entries)
+    }
+
+    /// The entry `id`, if the memory holds it.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub fn get(&self, id: EntryId) -> Result<Option<Entry>> {
+        self.store.get(id)
+    }
+
+    /// Deletes entry `id`; false when there was none.
+    ///
+    /// # Errors
+    /// A read-only memory, or a store failure.
+    pub fn delete(&self, id: EntryId) -> Result<bool> {
+        self.store.delete(id)
+    }
+
     /// Looks `req` up ([`cmem_core::lookup()`]).
     ///
     /// # Errors
@@ -175,10 +263,21 @@ impl Memory {
     }
 
     /// The recognizer plain text gets in this memory: the rule set recorded by its
-    /// imports, else the default rule sets.
+    /// imports, else the default rule sets (none without the `recognize` feature).
+    ///
+    /// ```
+    /// use cmem::{Memory, OpenOptions};
+    ///
+    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
+    /// // A new memory recognizes plain text with every built-in rule set.
+    /// let rec = memory.recognizer()?.expect("the default rule sets");
+    /// assert!(rec.rule_names().contains(&"printf"));
+    /// # Ok::<(), cmem::Error>(())
+    /// ```
     ///
     /// # Errors
-    /// A store failure, or a recorded rule set this program does not know.
+    /// A store failure, or a recorded rule set this program does not know
+    /// ([`ErrorKind::Unsupported`] for any rule set without the `recognize` feature).
     pub fn recognizer(&self) -> Result<Option<&Recognizer>> {
         if let Some(r) = self.recognizer.get() {
             return Ok(r.as_ref());
@@ -209,6 +308,18 @@ impl Memory {
 
     /// [`lookup_text`](Self::lookup_text) with options.
     ///
+    /// ```
+    /// use cmem::{LookupOptions, Memory, OpenOptions};
+    ///
+    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
+    /// let file = r#"{"source":"Save the file","target":"Datei speichern","source_locale":"en","target_locale":"de"}"#;
+    /// memory.import_reader("ui.jsonl", file.as_bytes())?;
+    /// let strict = LookupOptions::default().threshold(0.99);
+    /// assert!(memory.lookup_text_with("Save the files", "en", "de", strict)?.is_empty());
+    /// assert_eq!(memory.lookup_text("Save the files", "en", "de")?.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// As [`lookup_text`](Self::lookup_text).
     pub fn lookup_text_with(
@@ -226,6 +337,17 @@ impl Memory {
     /// Concordance search: entries whose text in `locale` holds all of `words`, best
     /// first, at most `limit`.
     ///
+    /// ```
+    /// use cmem::{Memory, OpenOptions};
+    ///
+    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
+    /// let file = r#"{"source":"Open the file","target":"Datei öffnen","source_locale":"en","target_locale":"de"}"#;
+    /// memory.import_reader("ui.jsonl", file.as_bytes())?;
+    /// let hits = memory.search("file", "en", 10)?;
+    /// assert_eq!(hits[0].snippet, "Open the [file]");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// An invalid locale tag, or a store failure.
     pub fn search(&self, words: &str, locale: &str, limit: usize) -> Result<Vec<SearchHit>> {
@@ -235,6 +357,21 @@ impl Memory {
     }
 
     /// The prior answers of content block `unit`, newest first.
+    ///
+    /// ```
+    /// use cmem::{Locale, Memory, NewEntry, OpenOptions, Run, Variant};
+    ///
+    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
+    /// let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
+    /// let version = |source: &str, target: &str| NewEntry {
+    ///     unit: "home.title".into(),
+    ///     ..NewEntry::pair(Variant::new(en.clone(), vec![Run::text(source)]), Variant::new(de.clone(), vec![Run::text(target)]))
+    /// };
+    /// memory.write(&[version("Welcome", "Willkommen")])?;
+    /// memory.write(&[version("Welcome back", "Willkommen zurück")])?;
+    /// assert_eq!(memory.versions("home.title")?.len(), 2);
+    /// # Ok::<(), cmem::Error>(())
+    /// ```
     ///
     /// # Errors
     /// An empty unit, a store without version chains, or a store failure.
@@ -247,6 +384,17 @@ impl Memory {
     }
 
     /// What the memory holds.
+    ///
+    /// ```
+    /// use cmem::{Memory, OpenOptions};
+    ///
+    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
+    /// let file = r#"{"source":"Print","target":"Drucken","source_locale":"en","target_locale":"de"}"#;
+    /// memory.import_reader("ui.jsonl", file.as_bytes())?;
+    /// let stats = memory.stats()?;
+    /// assert_eq!((stats.entries, stats.pairs[0].source.as_str()), (1, "en"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// A store failure.
@@ -302,7 +450,7 @@ impl Memory {
         let format = cmem_formats::format_of(Path::new(name)).ok_or_else(|| {
             FormatError::new(
                 cmem_formats::Format::Store,
-                cmem_formats::ErrorKind::Unsupported,
+                cmem_formats::FormatErrorKind::Unsupported,
                 format!("{name}: unknown format; name it with a known extension"),
             )
         })?;
@@ -311,6 +459,22 @@ impl Memory {
     }
 
     /// Imports `inputs` as one import with every option, reporting progress.
+    ///
+    /// ```
+    /// use cmem::formats::{Format, ImportOptions, IngestOptions, Input};
+    /// use cmem::{Locale, Memory, OpenOptions};
+    ///
+    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
+    /// let file = r#"{"source":"Print","target":"Drucken"}"#;
+    /// let input = Input::from_reader("ui.jsonl", Format::Jsonl, file.as_bytes());
+    /// let locales = IngestOptions::default()
+    ///     .source_locale(Some(Locale::parse("en")?))
+    ///     .target_locale(Some(Locale::parse("de")?));
+    /// let mut batches = 0;
+    /// let report = memory.import_inputs(vec![input], locales, &ImportOptions::default(), &mut |_| batches += 1)?;
+    /// assert_eq!((report.progress.inserted, batches > 0), (1, true));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// As [`import_file`](Self::import_file).
@@ -335,6 +499,26 @@ impl Memory {
     /// segments are recognized with `options.recognizer`, or, when it is `None`, as the
     /// memory's imports were ([`recognizer`](Self::recognizer)), so a document matches the
     /// memory it is recycled from.
+    ///
+    /// ```
+    /// use cmem::formats::RecycleOptions;
+    /// use cmem::{Memory, OpenOptions};
+    ///
+    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
+    /// let tm = r#"{"source":"Hello","target":"Hallo","source_locale":"en","target_locale":"de"}"#;
+    /// memory.import_reader("ui.jsonl", tm.as_bytes())?;
+    /// let dir = std::env::temp_dir();
+    /// let (doc, out) = (dir.join(format!("cmem-doc-{}.xlf", std::process::id())), dir.join(format!("cmem-doc-{}-de.xlf", std::process::id())));
+    /// std::fs::write(&doc, r#"<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+    /// <file original="ui" source-language="en" target-language="de" datatype="plaintext"><body>
+    /// <trans-unit id="1"><source>Hello</source></trans-unit></body></file></xliff>"#)?;
+    /// let report = memory.recycle_file(&doc, &out, &RecycleOptions::default());
+    /// let written = std::fs::read_to_string(&out);
+    /// # let _ = (std::fs::remove_file(&doc), std::fs::remove_file(&out));
+    /// assert_eq!(report?.filled, 1);
+    /// assert!(written?.contains("Hallo"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// As [`cmem_formats::recycle_file`].
@@ -363,6 +547,21 @@ impl Memory {
     /// Records `recognizer` as the rule set of the memory's imports when none is
     /// recorded yet. Returns the rule set recorded before when it differs (the caller
     /// warns: queries of one memory should be recognized as its imports were).
+    ///
+    /// ```
+    /// use cmem::{Memory, OpenOptions, Recognizer};
+    ///
+    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
+    /// let printf = Recognizer::from_names("printf")?;
+    /// assert_eq!(memory.record_rule_set(Some(&printf))?, None);
+    /// assert_eq!(memory.recorded_rule_set()?.as_deref(), Some("printf"));
+    /// // Another rule set is not recorded over it; the caller is told what was.
+    /// assert_eq!(memory.record_rule_set(None)?.as_deref(), Some("printf"));
+    /// // A query recognized differently gets a warning.
+    /// let (chosen, warning) = memory.query_recognizer(Some(None))?;
+    /// assert!(chosen.is_none() && warning.is_some());
+    /// # Ok::<(), cmem::Error>(())
+    /// ```
     ///
     /// # Errors
     /// A store failure.
@@ -401,7 +600,7 @@ impl Memory {
                 Ok((chosen, warning))
             }
             None => match recorded.as_deref() {
-                None => Ok((Some(Recognizer::default()), None)),
+                None => Ok((default_recognizer(), None)),
                 Some("none") => Ok((None, None)),
                 Some(names) => Ok((Some(Recognizer::from_names(names)?), None)),
             },
@@ -411,11 +610,31 @@ impl Memory {
 
 /// The name under which a recognizer's rule set is recorded: its rule names joined by
 /// commas, or `none` for no recognition.
+///
+/// ```
+/// use cmem::{rule_set_name, Recognizer};
+///
+/// assert_eq!(rule_set_name(Some(&Recognizer::from_names("html, printf")?)), "printf,html");
+/// assert_eq!(rule_set_name(None), "none");
+/// # Ok::<(), cmem::Error>(())
+/// ```
 pub fn rule_set_name(recognizer: Option<&Recognizer>) -> String {
     match recognizer {
         None => "none".to_owned(),
         Some(r) => r.rule_names().join(","),
     }
+}
+
+/// The recognizer of a memory that recorded none: every built-in rule set.
+#[cfg(feature = "recognize")]
+fn default_recognizer() -> Option<Recognizer> {
+    Some(Recognizer::default())
+}
+
+/// Without the `recognize` feature plain text stays text, and imports record `none`.
+#[cfg(not(feature = "recognize"))]
+fn default_recognizer() -> Option<Recognizer> {
+    None
 }
 
 fn open_store(address: &Address, options: &OpenOptions) -> Result<Box<dyn ContentMemory>> {

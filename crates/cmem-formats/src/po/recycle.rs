@@ -128,7 +128,7 @@ fn recycle_catalog(
         .clone()
         .threshold(options.fuzzy_threshold.min(options.fill_threshold))
         .limit(1)
-        .point(options.point.clone());
+        .maybe_point(options.point.clone());
     let hook = hook_of(options.recognizer.as_ref());
     let mut runner = MessageRunner::new(hook.as_ref().map(|f| f as &dyn Fn(&str, &str) -> Pair), true);
     let mut report = RecycleReport::default();

@@ -45,10 +45,10 @@
 //! # Safety
 //!
 //! No DTD is processed: a `DOCTYPE` is skipped, custom entities are never expanded
-//! (a reference to one is an [`ErrorKind::Xml`](crate::ErrorKind::Xml) error), so entity-expansion bombs
+//! (a reference to one is an [`ErrorKind::Xml`](crate::error::ErrorKind::Xml) error), so entity-expansion bombs
 //! cannot grow. Element nesting deeper than [`TmxOptions::max_depth`] and a `tu`
 //! larger than [`TmxOptions::max_tu_bytes`] are
-//! [`ErrorKind::Limit`](crate::ErrorKind::Limit) errors.
+//! [`ErrorKind::Limit`](crate::error::ErrorKind::Limit) errors.
 //!
 //! # Files
 //!
