@@ -314,7 +314,7 @@ fn rewrite(runs: Vec<Run>, f: &mut dyn FnMut(Run) -> Option<Run>) -> Vec<Run> {
 }
 
 /// Joins adjacent text runs.
-fn merge_text(runs: &mut Vec<Run>) {
+pub(crate) fn merge_text(runs: &mut Vec<Run>) {
     let mut out: Vec<Run> = Vec::with_capacity(runs.len());
     for run in runs.drain(..) {
         match (out.last_mut(), run) {
