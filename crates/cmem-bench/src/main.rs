@@ -123,6 +123,12 @@ struct Args {
     /// With `--quality`: print up to K queries where the two stores differ in correctness.
     #[arg(long, default_value_t = 0)]
     examples: usize,
+    /// With `--quality`: print up to K best matches of the recognized store, at ≥ 0.95 or
+    /// with a source that differs from the query only in punctuation or white space, whose
+    /// adapted target is not the shipped one (query, stored source and target, adapted,
+    /// shipped, repairs).
+    #[arg(long, default_value_t = 0)]
+    misses: usize,
     /// With `--store sqlite`: also run the queries through the SQL candidate path (a
     /// one-shot `cmem lookup`) and count the lists that differ from the index's.
     #[arg(long)]
@@ -314,7 +320,14 @@ fn main() -> Result<()> {
     }
     if args.quality {
         let references = args.references.as_ref().context("--quality needs --references")?;
-        return quality::run(&args.memory, args.entries, &args.queries[0], references, args.examples);
+        return quality::run(
+            &args.memory,
+            args.entries,
+            &args.queries[0],
+            references,
+            args.examples,
+            args.misses,
+        );
     }
     let from = Locale::parse(&args.from)?;
     let to = Locale::parse(&args.to)?;

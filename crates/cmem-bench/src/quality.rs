@@ -109,6 +109,7 @@ pub fn run(
     queries_path: &Path,
     references_path: &Path,
     mut examples: usize,
+    mut misses: usize,
 ) -> Result<()> {
     let rec = Recognizer::default();
     let en = Locale::parse("en")?;
@@ -198,6 +199,17 @@ pub fn run(
             }
             if best.score >= 1.0 && text_runs(best.source()) != text_runs(&runs_of(k, &rec, query)) {
                 arm.false_exact += 1;
+            }
+            let punct = stored != query && bare(&stored) == bare(query);
+            if k == 1 && misses > 0 && got != *want && (punct || best.score >= 0.95) {
+                misses -= 1;
+                println!(
+                    "miss      {} {:.3}\nquery     {query:?}\nsource    {stored:?}\ntarget    {:?}\nadapted   {got:?}\nshipped   {want:?}\nrepairs   {:?}\n",
+                    if punct { "punctuation/white space" } else { "≥ 0.95" },
+                    best.score,
+                    render(best.target()),
+                    best.repairs
+                );
             }
             answers.push((got.clone(), best.score, got == *want));
             let codes_ok = code_texts(&rec, &got) == want_codes;

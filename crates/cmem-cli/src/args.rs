@@ -448,12 +448,28 @@ other matches at or above --fuzzy-threshold are added as candidates (1.2 <alt-tr
 2.x <mtc:match>). Exact fills are marked translated, the others for review
 (--review-exact marks every fill for review). Every other byte is copied.
 
+A segment whose best matches are ambiguous (equally good, with differing answers, and no
+--point to settle them) is not filled: its answers become candidates. With
+--fill-ambiguous dominant it is filled with the answer approved at least twice and at
+least twice as often as every other, marked for review (1.2 needs-review-translation,
+2.x subState cmem:needs-review-ambiguous, PO #, fuzzy).
+
 The languages come from the document unless --from/--to are given. The output may be
 the input: it is written under a temporary name and renamed when complete, and on an
 error nothing is written. A summary goes to stderr; with --json (and -o FILE) the report
 goes to stdout as JSON: {\"input\", \"output\", \"micros\", \"segments\", \"filled\",
-\"filled_exact\", \"with_candidates\", \"untouched\", \"skipped\", \"codes_dropped\",
+\"filled_exact\", \"filled_ambiguous\", \"with_candidates\", \"untouched\", \"skipped\", \"codes_dropped\",
 \"candidate_codes_dropped\"}. Exit status 0 also when nothing was filled.";
+
+/// When `recycle` fills an ambiguous segment, for `--fill-ambiguous`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FillAmbiguousArg {
+    /// Never: the answers become candidates.
+    Never,
+    /// When one answer was approved at least twice, and twice as often as any other;
+    /// marked for review.
+    Dominant,
+}
 
 /// `cmem recycle`.
 #[derive(Debug, Args)]
@@ -489,6 +505,10 @@ pub struct RecycleArgs {
     /// Mark exact fills for review too.
     #[arg(long)]
     pub review_exact: bool,
+    /// Whether a segment whose best matches are ambiguous (differing answers, no
+    /// point) is filled.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "never")]
+    pub fill_ambiguous: FillAmbiguousArg,
     /// Print the report as JSON on stdout instead of the summary (needs -o FILE).
     #[arg(long)]
     pub json: bool,

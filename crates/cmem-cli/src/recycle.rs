@@ -7,10 +7,12 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
-use cmem_formats::{recycle, recycle_po, Format, FormatError, OutputFile, RecycleOptions, RecycleReport};
+use cmem_formats::{
+    recycle, recycle_po, FillAmbiguous, Format, FormatError, OutputFile, RecycleOptions, RecycleReport,
+};
 use serde_json::Value;
 
-use crate::args::RecycleArgs;
+use crate::args::{FillAmbiguousArg, RecycleArgs};
 use crate::import::located;
 use crate::memory;
 use crate::output::{count, duration, plural, stop_on_signals, Stdout};
@@ -28,7 +30,10 @@ fn options(args: &RecycleArgs, memory: &cmem::Memory, quiet: bool) -> Result<Rec
     o.target_locale.clone_from(&args.to);
     o.overwrite = args.overwrite;
     o.review_exact = args.review_exact;
-    Ok(o)
+    Ok(o.fill_ambiguous(match args.fill_ambiguous {
+        FillAmbiguousArg::Never => FillAmbiguous::Never,
+        FillAmbiguousArg::Dominant => FillAmbiguous::Dominant,
+    }))
 }
 
 /// `path` for messages: `<stdin>`/`<stdout>` for `-`.
@@ -149,6 +154,16 @@ fn summary(r: &RecycleReport, input: &str, output: &str, took: &str) -> String {
         n(r.untouched),
         n(r.skipped),
     );
+    if r.filled_ambiguous > 0 {
+        line.push_str(&format!(
+            "; {} the dominant of ambiguous answers (marked for review)",
+            if r.filled_ambiguous == 1 {
+                "1 fill is".to_owned()
+            } else {
+                format!("{} fills are", n(r.filled_ambiguous))
+            }
+        ));
+    }
     if r.codes_dropped > 0 {
         line.push_str(&format!(
             "; {} of the fills without a counterpart in the source left out (those fills are marked for review)",
@@ -179,6 +194,14 @@ mod tests {
             "recycled - into b.xlf: 1,200 segments, 1,001 filled (0 exact), 0 with candidates, 1 untouched, 0 skipped \
              in 1.5 s; 2 inline codes of the fills without a counterpart in the source left out (those fills are \
              marked for review)"
+        );
+        r.filled_ambiguous = 3;
+        r.codes_dropped = 0;
+        assert!(
+            summary(&r, "-", "b.xlf", "1.5 s")
+                .ends_with("; 3 fills are the dominant of ambiguous answers (marked for review)"),
+            "{}",
+            summary(&r, "-", "b.xlf", "1.5 s")
         );
         assert_eq!(name(Path::new("-"), "<stdin>"), "<stdin>");
         assert_eq!(

@@ -927,6 +927,39 @@ fn recycle_xliff12_fills_exact_targets_and_adds_candidates() {
 }
 
 #[test]
+fn recycle_fills_an_ambiguous_segment_only_with_a_dominant_answer() {
+    let d = Dir::new();
+    // "Step" approved as "Schritt" in two imports, as "Schwellenwert" in one.
+    std::fs::write(d.path("a.jsonl"), "{\"source\": \"Step\", \"target\": \"Schritt\"}\n").unwrap();
+    std::fs::write(d.path("b.jsonl"), "{\"source\": \"Step\", \"target\": \"Schwellenwert\"}\n").unwrap();
+    for file in ["a.jsonl", "a.jsonl", "b.jsonl"] {
+        d.ok(&["import", "-q", "--from", "en", "--to", "de", file]);
+    }
+    std::fs::write(
+        d.path("in.xlf"),
+        "<xliff version=\"1.2\"><file source-language=\"en\" target-language=\"de\" datatype=\"x\" original=\"o\"><body>\n\
+<trans-unit id=\"1\"><source>Step</source></trans-unit>\n</body></file></xliff>",
+    )
+    .unwrap();
+    let r = d.ok(&["recycle", "in.xlf", "-o", "never.xlf"]);
+    assert!(r.stderr().contains("0 filled (0 exact), 1 with candidates"), "{}", r.stderr());
+    let r = d.ok(&["recycle", "in.xlf", "-o", "dominant.xlf", "--fill-ambiguous", "dominant"]);
+    assert!(
+        r.stderr().contains("1 filled (0 exact)")
+            && r.stderr().ends_with("; 1 fill is the dominant of ambiguous answers (marked for review)\n"),
+        "{}",
+        r.stderr()
+    );
+    let out = std::fs::read_to_string(d.path("dominant.xlf")).unwrap();
+    assert!(
+        out.contains(r#"<target xml:lang="de" state="needs-review-translation" state-qualifier="leveraged-tm">Schritt</target>"#),
+        "{out}"
+    );
+    let r = d.run(&["recycle", "in.xlf", "-o", "x.xlf", "--fill-ambiguous", "always"]);
+    assert_eq!(r.code(), 2, "{}", r.stderr());
+}
+
+#[test]
 fn recycle_xliff2_with_json_report_and_in_place() {
     let d = Dir::with_en_fr();
     std::fs::copy(testdata("xliff2/oasis-xliff22__everything-core.xlf"), d.path("doc.xlf")).unwrap();

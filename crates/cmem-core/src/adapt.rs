@@ -175,6 +175,10 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
         }
     }
 
+    // The stored source's data of each code, to see what the translator changed in it.
+    let s_data: HashMap<(CodeRole, &str), &str> =
+        s_codes.iter().map(|c| ((c.role, c.code.id.as_str()), c.code.data.as_str())).collect();
+
     // Rewrite the target's codes; note which stored ids were found. A code the query
     // does not have is dropped.
     let mut found_codes: HashSet<(CodeRole, String)> = HashSet::new();
@@ -192,11 +196,15 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
         }
         let Some(replacement) = code_map.get(&(role, code.id.as_str())) else { return Some(run) };
         found_codes.insert((role, code.id.clone()));
-        replacement.map(|q| match role {
-            CodeRole::Ph => Run::Ph(q.clone()),
-            CodeRole::PcOpen => Run::PcOpen(q.clone()),
-            CodeRole::PcClose => Run::PcClose(q.clone()),
-            CodeRole::Sub => Run::Sub(q.clone()),
+        let stored = s_data.get(&(role, code.id.as_str())).copied();
+        replacement.map(|q| {
+            let q = localized_code(q, stored, &code.data);
+            match role {
+                CodeRole::Ph => Run::Ph(q),
+                CodeRole::PcOpen => Run::PcOpen(q),
+                CodeRole::PcClose => Run::PcClose(q),
+                CodeRole::Sub => Run::Sub(q),
+            }
         })
     });
 
@@ -245,6 +253,44 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
     Adapted { target, entities, codes: code_adaptations }
 }
 
+/// The query's code `q` as the target should carry it. Where the translator changed the
+/// stored code's data in one place (a link's `en-US/` became `de/`), the same change is
+/// made in the query's data when the stored source's text of that place occurs in it
+/// exactly once; a code the query left as it was keeps the target's data. Anything else
+/// takes the query's data as it is.
+fn localized_code(q: &Code, stored_source: Option<&str>, stored_target: &str) -> Code {
+    let mut out = q.clone();
+    let Some(source) = stored_source else { return out };
+    if source == stored_target {
+        return out;
+    }
+    if q.data == source {
+        stored_target.clone_into(&mut out.data);
+        return out;
+    }
+    // The one place where source and target data differ: what is left once their
+    // common start and end are taken off (char boundaries of both).
+    let prefix = source
+        .char_indices()
+        .zip(stored_target.chars())
+        .find(|((_, a), b)| a != b)
+        .map_or(source.len().min(stored_target.len()), |((i, _), _)| i);
+    let (s_rest, t_rest) = (&source[prefix..], &stored_target[prefix..]);
+    let suffix = s_rest
+        .chars()
+        .rev()
+        .zip(t_rest.chars().rev())
+        .take_while(|(a, b)| a == b)
+        .map(|(a, _)| a.len_utf8())
+        .sum::<usize>();
+    let from = &s_rest[..s_rest.len() - suffix];
+    let to = &t_rest[..t_rest.len() - suffix];
+    if !from.is_empty() && q.data.matches(from).count() == 1 {
+        out.data = q.data.replacen(from, to, 1);
+    }
+    out
+}
+
 /// Maps every run through `f` (dropping those it returns `None` for), descending into
 /// choice forms first, and joins the text runs left adjacent.
 fn rewrite(runs: Vec<Run>, f: &mut dyn FnMut(Run) -> Option<Run>) -> Vec<Run> {
@@ -268,7 +314,7 @@ fn rewrite(runs: Vec<Run>, f: &mut dyn FnMut(Run) -> Option<Run>) -> Vec<Run> {
 }
 
 /// Joins adjacent text runs.
-fn merge_text(runs: &mut Vec<Run>) {
+pub(crate) fn merge_text(runs: &mut Vec<Run>) {
     let mut out: Vec<Run> = Vec::with_capacity(runs.len());
     for run in runs.drain(..) {
         match (out.last_mut(), run) {
@@ -348,6 +394,26 @@ mod tests {
         assert_eq!(a.target, vec![b("5", "<i>"), Run::text("Hier"), eb("5", "</i>"), Run::text(" klicken")]);
         assert_eq!(a.codes.len(), 2);
         assert!(a.complete());
+    }
+
+    #[test]
+    fn a_code_the_translator_localized_keeps_its_change() {
+        let link = |href: &str| format!("<a href=\"{href}/text/help.html\">");
+        let src = vec![b("1", &link("en-US")), Run::text("Help"), eb("1", "</a>")];
+        let tgt = vec![b("1", &link("de")), Run::text("Hilfe"), eb("1", "</a>")];
+        // The query's link points elsewhere: the target's `de` is carried into it.
+        let q = vec![b("1", "<a href=\"en-US/text/index.html\">"), Run::text("Help"), eb("1", "</a>")];
+        let a = adapt(&q, &src, &tgt, true);
+        assert_eq!(a.target[0], b("1", "<a href=\"de/text/index.html\">"));
+        // The query's link is the stored source's: the target keeps its own.
+        let a = adapt(&src, &src, &tgt, true);
+        assert_eq!(a.target, tgt);
+        // The changed part is not in the query's data once: the query's data as it is.
+        let q = vec![b("1", "<a href=\"fr/text/index.html\">"), Run::text("Help"), eb("1", "</a>")];
+        let a = adapt(&q, &src, &tgt, true);
+        assert_eq!(a.target[0], b("1", "<a href=\"fr/text/index.html\">"));
+        let q = vec![b("1", "<a href=\"en-US/en-US.html\">"), Run::text("Help"), eb("1", "</a>")];
+        assert_eq!(adapt(&q, &src, &tgt, true).target[0], q[0]);
     }
 
     #[test]

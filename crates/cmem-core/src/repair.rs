@@ -6,8 +6,9 @@
 //! What counts as mechanical: with the white space at both ends trimmed, the final
 //! punctuation (`.` `:` `…` `?` `!` `;` and their full-width forms) removed, every number
 //! replaced by one placeholder and inner white space collapsed, the query and the stored
-//! source are equal. Anything else is an edit a translator must judge, and nothing is
-//! repaired.
+//! source are equal. Two more changes leave the words alone: brackets of another kind,
+//! and a pair of brackets or quotes put around the whole text or one code (below). Anything
+//! else is an edit a translator must judge, and nothing is repaired.
 //!
 //! - **White space**: the query's leading and trailing white space (a final newline, say)
 //!   replaces the stored source's where the target has the source's, or is added where
@@ -16,6 +17,13 @@
 //!   target ends with the stored source's (French targets take a no-break space before
 //!   `:` and a narrow one before `;` `!` `?`, unless the stored target spaced its own
 //!   mark otherwise); where neither the source nor the target had any, it is added.
+//!   `...` and `…` are one mark written two ways: between them the target keeps its own.
+//! - **Brackets**: when every `(` of the stored source became `[` in the query (and so
+//!   for `)` `{` `}` `<` `>`), the target's are changed alike where it has as many.
+//! - **A pair around**: brackets or quotes the query puts around the whole text
+//!   (`<no change>`) go around the whole target; around one code (`Copy '%s'`), around
+//!   the target's one copy of that code. Around a word or a few words nothing is placed:
+//!   which words of the target correspond is the translator's choice.
 //! - **Mnemonics**: keyboard mnemonics (`&Open`, `_Save`, `~Heading`) do not count as
 //!   differences. A query without one takes the target's one mark out; a query whose
 //!   mnemonic is written with another mark (`~` became `_`) has the target's rewritten
@@ -264,8 +272,16 @@ fn trailing_space(text: &str) -> &str {
 /// [module docs](self). Returns what was changed, or could not be.
 pub fn repair(query: &[Run], source: &[Run], target: &mut Vec<Run>, target_locale: &Locale) -> Vec<Repair> {
     let (q, s) = (skeleton(query), skeleton(source));
-    if q == s || core_of(&q) != core_of(&s) {
+    if q == s {
         return Vec::new();
+    }
+    if core_of(&q) != core_of(&s) {
+        // Two changes that leave the words alone but not the core: brackets of another
+        // kind, and a pair of brackets or quotes put around the text or a code.
+        if let Some(r) = repair_brackets(&q, &s, target) {
+            return r;
+        }
+        return repair_wrap(&q, &s, query, target).into_iter().collect();
     }
     let mut out = Vec::new();
     // Numbers first: they sit inside the text, the ends are changed after.
@@ -326,7 +342,8 @@ pub fn repair(query: &[Run], source: &[Run], target: &mut Vec<Run>, target_local
         }
     }
     let (qp, sp) = (final_marks(&q), final_marks(&s));
-    if qp != sp {
+    // `...` and `…` are one mark written two ways: the target keeps its own.
+    if qp.replace("...", "…") != sp.replace("...", "…") {
         let applied = repair_final_mark(target, sp, qp, target_locale);
         out.push(Repair { kind: RepairKind::Punctuation, from: sp.to_owned(), to: qp.to_owned(), applied });
     }
@@ -344,6 +361,149 @@ pub fn repair(query: &[Run], source: &[Run], target: &mut Vec<Run>, target_local
         }
     }
     out
+}
+
+/// Brackets a repair may change into one another.
+const BRACKETS: &[char] = &['(', ')', '[', ']', '{', '}', '<', '>'];
+
+/// Pairs of marks a repair may put around the text or a code.
+const PAIRS: &[(char, char)] = &[
+    ('(', ')'),
+    ('[', ']'),
+    ('{', '}'),
+    ('<', '>'),
+    ('"', '"'),
+    ('\'', '\''),
+    ('“', '”'),
+    ('‘', '’'),
+    ('„', '“'),
+    ('«', '»'),
+    ('»', '«'),
+];
+
+/// Brackets of another kind: the query is the stored source with some bracket characters
+/// replaced one for one, every occurrence of each (`(Page %3)` → `[Page %3]`). The
+/// target's are replaced where it has exactly as many of each as the source. `None`
+/// when the difference is anything else.
+fn repair_brackets(q: &str, s: &str, target: &mut [Run]) -> Option<Vec<Repair>> {
+    let (qc, sc): (Vec<char>, Vec<char>) = (q.chars().collect(), s.chars().collect());
+    if qc.len() != sc.len() {
+        return None;
+    }
+    let mut swaps: Vec<(char, char)> = Vec::new();
+    for (a, b) in sc.iter().zip(&qc) {
+        if a == b {
+            continue;
+        }
+        if !BRACKETS.contains(a) || !BRACKETS.contains(b) {
+            return None;
+        }
+        match swaps.iter().find(|(from, _)| from == a) {
+            Some((_, to)) if to != b => return None,
+            Some(_) => {}
+            None => swaps.push((*a, *b)),
+        }
+    }
+    // Every occurrence of a replaced bracket is replaced, so the change is the kind of
+    // bracket, not a choice among several.
+    if swaps.iter().any(|(from, to)| sc.iter().zip(&qc).any(|(a, b)| a == from && b != to)) {
+        return None;
+    }
+    let count = |t: &[Run], c: char| -> usize {
+        t.iter().map(|r| if let Run::Text(x) = r { x.matches(c).count() } else { 0 }).sum()
+    };
+    let applied =
+        swaps.iter().all(|(from, _)| count(target, *from) == sc.iter().filter(|c| *c == from).count());
+    if applied {
+        for t in texts(target) {
+            *t = t.chars().map(|c| swaps.iter().find(|(f, _)| *f == c).map_or(c, |(_, to)| *to)).collect();
+        }
+    }
+    Some(
+        swaps
+            .iter()
+            .map(|(from, to)| Repair {
+                kind: RepairKind::Punctuation,
+                from: from.to_string(),
+                to: to.to_string(),
+                applied,
+            })
+            .collect(),
+    )
+}
+
+/// A pair of brackets or quotes put around the whole text (`no change` → `<no change>`)
+/// or around one code (`Copy %s` → `Copy '%s'`): the same pair goes around the whole
+/// target, or around the target's one copy of the query's code. `None` when the query
+/// differs from the stored source in any other way.
+fn repair_wrap(q: &str, s: &str, query: &[Run], target: &mut Vec<Run>) -> Option<Repair> {
+    let (qc, sc): (Vec<char>, Vec<char>) = (q.chars().collect(), s.chars().collect());
+    if qc.len() != sc.len() + 2 {
+        return None;
+    }
+    let i = (0..sc.len()).find(|&k| qc[k] != sc[k]).unwrap_or(sc.len());
+    let j = (i..sc.len()).find(|&k| qc[k + 1] != sc[k]).unwrap_or(sc.len());
+    let (open, close) = (qc[i], qc[j + 1]);
+    if !PAIRS.contains(&(open, close)) || qc[j + 2..] != sc[j..] {
+        return None;
+    }
+    let inner = &sc[i..j];
+    let lead = sc.iter().take_while(|c| c.is_whitespace()).count();
+    let trail = sc.iter().rev().take_while(|c| c.is_whitespace()).count();
+    let whole = i == lead && j == sc.len() - trail && !inner.is_empty();
+    let code = inner == ['\u{FFFC}'];
+    if !whole && !code {
+        return None;
+    }
+    let applied = if whole {
+        wrap_whole(target, open, close)
+    } else {
+        // The query's code at that place: the k-th code of its runs.
+        let k = sc[..i].iter().filter(|c| **c == '\u{FFFC}').count();
+        let mut codes = Vec::new();
+        crate::run::walk_runs(query, &mut |r| {
+            if r.code().is_some() {
+                codes.push(r);
+            }
+        });
+        codes.get(k).is_some_and(|c| wrap_code(target, c, open, close))
+    };
+    Some(Repair { kind: RepairKind::Punctuation, from: String::new(), to: format!("{open}{close}"), applied })
+}
+
+/// Puts `open` and `close` around the target, inside its white space at the ends.
+fn wrap_whole(target: &mut Vec<Run>, open: char, close: char) -> bool {
+    match target.first_mut() {
+        Some(Run::Text(t)) => {
+            let at = leading_space(t).len();
+            t.insert(at, open);
+        }
+        Some(_) => target.insert(0, Run::text(open.to_string())),
+        None => return false,
+    }
+    match target.last_mut() {
+        Some(Run::Text(t)) => {
+            let at = t.trim_end().len();
+            t.insert(at, close);
+        }
+        _ => target.push(Run::text(close.to_string())),
+    }
+    true
+}
+
+/// Puts `open` and `close` around the target's one copy of `code` (among its top-level
+/// runs; none inside choices). False when it has none or several.
+fn wrap_code(target: &mut Vec<Run>, code: &Run, open: char, close: char) -> bool {
+    let mut found = 0;
+    crate::run::walk_runs(target, &mut |r| found += usize::from(r == code));
+    let Some(at) = target.iter().position(|r| r == code) else { return false };
+    if found != 1 {
+        return false;
+    }
+    target.insert(at + 1, Run::text(close.to_string()));
+    target.insert(at, Run::text(open.to_string()));
+    crate::adapt::merge_text(target);
+    true
 }
 
 /// The text runs of `target`, in order, as mutable strings.
@@ -566,6 +726,64 @@ mod tests {
         assert!(r.is_empty());
         // Identical: nothing.
         assert!(run("Same", "Same", "Gleich", &de()).1.is_empty());
+    }
+
+    #[test]
+    fn an_ellipsis_written_the_other_way_is_the_same_mark() {
+        let (text, r) = run("Delete User...", "Delete User…", "Benutzer löschen …", &de());
+        assert_eq!(text, "Benutzer löschen …");
+        assert!(r.is_empty());
+        assert_eq!(run("Save As…", "Save As...", "Speichern unter...", &de()).0, "Speichern unter...");
+        // A real change of the mark still is one.
+        assert_eq!(run("Save As:", "Save As...", "Speichern unter...", &de()).0, "Speichern unter:");
+    }
+
+    #[test]
+    fn brackets_of_another_kind() {
+        let (text, r) =
+            run("Page %1 of %2 [Page %3]", "Page %1 of %2 (Page %3)", "Seite %1 von %2 (Seite %3)", &de());
+        assert_eq!(text, "Seite %1 von %2 [Seite %3]");
+        assert_eq!((r.len(), r[0].kind, r[0].applied), (2, RepairKind::Punctuation, true));
+        // The target has another number of them: which one corresponds is not mechanical.
+        let (text, r) = run("Size [cm]", "Size (cm)", "Größe (in cm) (metrisch)", &de());
+        assert_eq!(text, "Größe (in cm) (metrisch)");
+        assert!(!r[0].applied);
+        // Only some of the source's brackets changed: not a change of kind.
+        assert!(run("(a) [b]", "(a) (b)", "(x) (y)", &de()).1.is_empty());
+        // Brackets for other marks, or with a changed word: nothing.
+        assert!(run("Size: cm", "Size (cm", "Größe (cm", &de()).1.is_empty());
+        assert!(run("Page [one]", "Page (two)", "Seite (zwei)", &de()).1.is_empty());
+    }
+
+    #[test]
+    fn a_pair_around_the_text_or_a_code() {
+        assert_eq!(run("<no change>", "no change", "Keine Änderung", &de()).0, "<Keine Änderung>");
+        assert_eq!(run("(optional)\n", "optional\n", "optional\n", &de()).0, "(optional)\n");
+        let code = Run::Ph(Code::new("1").data("%(title)s"));
+        let mut target = vec![code.clone(), Run::text(" kopieren")];
+        let r = repair(
+            &[Run::text("Copy '"), code.clone(), Run::text("'")],
+            &[Run::text("Copy "), code.clone()],
+            &mut target,
+            &de(),
+        );
+        assert!(r[0].applied);
+        assert_eq!(target, vec![Run::text("'"), code.clone(), Run::text("' kopieren")]);
+        // Around part of a word or a few words: the translator's choice.
+        assert!(run("Operator(s)", "Operators", "Operatoren", &de()).1.is_empty());
+        assert!(run("Open (the) file", "Open the file", "Datei öffnen", &de()).1.is_empty());
+        // Marks that are no pair: nothing.
+        assert!(run("(no change(", "no change", "Keine Änderung", &de()).1.is_empty());
+        // The code twice in the target: not placed.
+        let mut target = vec![code.clone(), Run::text(" / "), code.clone()];
+        let r = repair(
+            &[Run::text("Copy \""), code.clone(), Run::text("\"")],
+            &[Run::text("Copy "), code.clone()],
+            &mut target,
+            &de(),
+        );
+        assert!(!r[0].applied);
+        assert_eq!(target.len(), 3);
     }
 
     #[test]

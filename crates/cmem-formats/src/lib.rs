@@ -86,7 +86,7 @@ pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};
 pub use kmb::{KmbReader, KmbWriter};
 pub use output::OutputFile;
 pub use po::{analyze_po, recycle_po, PoOptions, PoReader, PoTally, PoWriter};
-pub use recycle::{recycle, recycle_document, recycle_file, RecycleOptions, RecycleReport};
+pub use recycle::{recycle, recycle_document, recycle_file, FillAmbiguous, RecycleOptions, RecycleReport};
 pub use tmx::{TmxHeader, TmxOptions, TmxReader, TmxWriteOptions, TmxWriter};
 pub use weblate::{WeblateOptions, WeblateReader, WeblateWriter};
 /// One segment of an XLIFF document (`xliff::Segment`; named apart from the core's

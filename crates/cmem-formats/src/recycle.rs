@@ -16,16 +16,18 @@
 //! | fill | XLIFF 1.2 `target` | XLIFF 2 `segment` |
 //! |---|---|---|
 //! | exact, unambiguous, fully adapted, every code placed | `state="translated" state-qualifier="exact-match"` | `state="translated"` (any `subState` removed) |
+//! | an ambiguous best match whose answer dominates, with [`FillAmbiguous::Dominant`] | `state="needs-review-translation" state-qualifier="leveraged-tm"` | `state="translated" subState="cmem:needs-review-ambiguous"` |
 //! | anything else | `state="needs-review-translation" state-qualifier="fuzzy-match"` | `state="translated" subState="cmem:needs-review"` |
+//!
+//! An ambiguous best match (equal scores, differing answers, no point) fills nothing by
+//! default; its answers are written as candidates.
 //!
 //! XLIFF 2 has no state that asks for review, so the review request is the `subState`
 //! (a `prefix:value` whose prefix names the tool that defines it). In a segmented 1.2
 //! unit the `target`'s state covers all its segments: it asks for review when any fill
 //! does, and an exact fill leaves a state the target already has. A 2.x document
 //! without `trgLang` gets one with its first target. With
-//! [`RecycleOptions::review_exact`] exact fills are marked for review too. An
-//! ambiguous exact match (two stored answers, no point) scores below 1.0, so it never
-//! fills at a fill threshold of 1.0 and is never marked exact.
+//! [`RecycleOptions::review_exact`] exact fills are marked for review too.
 //!
 //! [`recycle_file`] writes its output as an [`OutputFile`](crate::output::OutputFile):
 //! a temporary file in the output's directory renamed into place, so an error never
@@ -70,6 +72,53 @@ use serde::Serialize;
 use crate::error::{ErrorKind, Format, FormatError};
 use crate::xliff::{Candidate, XliffDocument, XliffVersion};
 
+/// Whether a segment whose best matches are ambiguous (equally good, with differing
+/// answers, and no point to settle them) is filled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum FillAmbiguous {
+    /// Never: the answers become candidates, for a person to choose (the default).
+    #[default]
+    Never,
+    /// When one answer dominates by evidence: approved at least twice, and at least
+    /// twice as often as every other answer among the best matches (approvals of equal
+    /// answers counted together). The fill is always marked for review, never exact.
+    Dominant,
+}
+
+/// The most best matches the lookup returns when [`FillAmbiguous::Dominant`] must see
+/// every ambiguous answer; a list that is full of ambiguous matches is not settled.
+const AMBIGUOUS_LIMIT: usize = 16;
+
+/// The match to fill an ambiguous segment with: the first match of the answer that
+/// dominates by evidence (see [`FillAmbiguous::Dominant`]), `None` when no answer does,
+/// when the best match is not ambiguous, or when `matches` (at most `limit` long) may
+/// have left ambiguous answers out.
+pub(crate) fn dominant_answer(matches: &[Match], limit: usize) -> Option<usize> {
+    let (first, last) = (matches.first()?, matches.last()?);
+    // Ambiguous matches share one score; a full list ending at that score may have cut
+    // some off.
+    if !first.ambiguous || (matches.len() >= limit && last.score >= first.score) {
+        return None;
+    }
+    let ambiguous: Vec<usize> = (0..matches.len()).filter(|&i| matches[i].ambiguous).collect();
+    // (answer, approvals, first match) per distinct adapted target, in list order.
+    let mut answers: Vec<(String, u64, usize)> = Vec::new();
+    for &i in &ambiguous {
+        let answer = runs_to_json(&matches[i].adapted_target);
+        let approvals = u64::from(matches[i].entry.approvals());
+        match answers.iter_mut().find(|(a, _, _)| *a == answer) {
+            Some(found) => found.1 += approvals,
+            None => answers.push((answer, approvals, i)),
+        }
+    }
+    let (best, rest) = answers.iter().enumerate().max_by_key(|(k, a)| (a.1, std::cmp::Reverse(*k)))?;
+    let dominates = answers.len() > 1
+        && rest.1 >= 2
+        && answers.iter().enumerate().all(|(k, a)| k == best || a.1.saturating_mul(2) <= rest.1);
+    dominates.then_some(rest.2)
+}
+
 /// Recycle options.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -102,6 +151,27 @@ pub struct RecycleOptions {
     /// (what `cmem import` does). What such a segment receives is plain text again: the
     /// codes' native text, since the document has no elements for them. Default: none.
     pub recognizer: Option<cmem_core::recognize::Recognizer>,
+    /// Whether a segment whose best matches are ambiguous is filled; default
+    /// [`FillAmbiguous::Never`].
+    pub fill_ambiguous: FillAmbiguous,
+}
+
+impl RecycleOptions {
+    /// Sets [`fill_ambiguous`](Self::fill_ambiguous).
+    #[must_use]
+    pub fn fill_ambiguous(mut self, how: FillAmbiguous) -> Self {
+        self.fill_ambiguous = how;
+        self
+    }
+
+    /// The lookup limit recycle asks for: one fill and the candidates, or enough to see
+    /// every ambiguous answer when those may fill.
+    pub(crate) fn lookup_limit(&self, fills_and_candidates: usize) -> usize {
+        match self.fill_ambiguous {
+            FillAmbiguous::Never => fills_and_candidates.max(1),
+            FillAmbiguous::Dominant => fills_and_candidates.max(AMBIGUOUS_LIMIT),
+        }
+    }
 }
 
 impl Default for RecycleOptions {
@@ -119,6 +189,7 @@ impl Default for RecycleOptions {
             threads: default_threads(),
             lookup: LookupOptions::default(),
             recognizer: None,
+            fill_ambiguous: FillAmbiguous::Never,
         }
     }
 }
@@ -133,6 +204,9 @@ pub struct RecycleReport {
     pub filled: usize,
     /// Of those, exact fills (not marked for review).
     pub filled_exact: usize,
+    /// Of those, fills with an ambiguous answer that dominates by evidence
+    /// ([`FillAmbiguous::Dominant`]; marked for review).
+    pub filled_ambiguous: usize,
     /// Segments not filled that got candidates.
     pub with_candidates: usize,
     /// Segments looked up with no match at or above the fuzzy threshold.
@@ -156,6 +230,9 @@ impl std::fmt::Display for RecycleReport {
             "{} segments: {} filled ({} exact), {} with candidates, {} untouched, {} skipped",
             self.segments, self.filled, self.filled_exact, self.with_candidates, self.untouched, self.skipped
         )?;
+        if self.filled_ambiguous > 0 {
+            write!(f, "; {} of the fills chose the dominant of ambiguous answers", self.filled_ambiguous)?;
+        }
         if self.codes_dropped > 0 {
             write!(f, "; {} inline codes of fills without a counterpart left out", self.codes_dropped)?;
         }
@@ -407,8 +484,9 @@ pub fn recycle_document(
         .lookup
         .clone()
         .threshold(options.fuzzy_threshold.min(options.fill_threshold))
-        .limit(options.max_candidates.saturating_add(1).max(1))
+        .limit(options.lookup_limit(options.max_candidates.saturating_add(1)))
         .maybe_point(options.point.clone());
+    let limit = lookup_options.limit;
     let mut report = RecycleReport { segments: doc.segments().len(), ..RecycleReport::default() };
     let v1 = doc.version() == XliffVersion::V1;
     let todo: Vec<usize> = (0..doc.segments().len())
@@ -448,9 +526,17 @@ pub fn recycle_document(
             report.skipped += 1;
             continue;
         };
-        let mut rest: &[Match] = matches;
+        let mut rest: Vec<&Match> = matches.iter().collect();
         let mut filled = false;
-        if let Some(best) = matches.first().filter(|m| m.score >= options.fill_threshold) {
+        // The match that fills: the best unless it is ambiguous; then the answer that
+        // dominates by evidence, when the options allow it.
+        let fill = match matches.first().filter(|m| m.score >= options.fill_threshold) {
+            Some(best) if !best.ambiguous => Some(0),
+            Some(_) if options.fill_ambiguous == FillAmbiguous::Dominant => dominant_answer(matches, limit),
+            _ => None,
+        };
+        if let Some(pick) = fill {
+            let best = &matches[pick];
             let exact = best.match_type.is_exact()
                 && !best.ambiguous
                 && best.score >= 1.0
@@ -461,11 +547,13 @@ pub fn recycle_document(
             let written = doc.render(index, &target);
             let dropped = written.dropped;
             let exact = exact && dropped == 0;
-            let (state, qualifier) = match (v1, exact) {
-                (true, true) => ("translated", Some("exact-match")),
-                (true, false) => ("needs-review-translation", Some("fuzzy-match")),
-                (false, true) => ("translated", None),
-                (false, false) => ("translated", Some("cmem:needs-review")),
+            let (state, qualifier) = match (v1, exact, best.ambiguous) {
+                (true, true, _) => ("translated", Some("exact-match")),
+                (true, false, true) => ("needs-review-translation", Some("leveraged-tm")),
+                (true, false, false) => ("needs-review-translation", Some("fuzzy-match")),
+                (false, true, _) => ("translated", None),
+                (false, false, true) => ("translated", Some("cmem:needs-review-ambiguous")),
+                (false, false, false) => ("translated", Some("cmem:needs-review")),
             };
             doc.set_written_target(index, written, state, qualifier);
             report.codes_dropped += dropped;
@@ -473,8 +561,11 @@ pub fn recycle_document(
             if exact {
                 report.filled_exact += 1;
             }
+            if best.ambiguous {
+                report.filled_ambiguous += 1;
+            }
             filled = true;
-            rest = &matches[1..];
+            rest.remove(pick);
         }
         let candidates: Vec<Candidate> = rest
             .iter()

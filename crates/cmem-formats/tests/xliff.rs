@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use cmem_core::{ContentMemory, Locale, MemStore, NewEntry, Run, Variant};
 use cmem_formats::{
-    analyze_document, count_words, recycle_document, recycle_file, AnalyzeOptions, Band,
+    analyze_document, count_words, recycle_document, recycle_file, AnalyzeOptions, Band, FillAmbiguous,
     FormatErrorKind as ErrorKind, RecycleOptions, XliffDocument, XliffVersion,
 };
 
@@ -779,18 +779,89 @@ fn ambiguous_exact_matches_are_not_filled_at_1() {
     assert_eq!((report.filled, report.with_candidates), (0, 1), "{report}");
     let out = String::from_utf8(doc.to_bytes()).unwrap();
     assert_eq!(out.matches("<alt-trans match-quality=\"99\"").count(), 2, "{out}");
-    // At 0.95 the first answer fills, marked for review, the other is a candidate.
+    // At 0.95 neither fills either: ambiguous answers are for a person to choose.
     let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "a.xlf").unwrap();
     let report = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
-    assert_eq!((report.filled, report.filled_exact), (1, 0), "{report}");
+    assert_eq!((report.filled, report.with_candidates), (0, 1), "{report}");
     let out = String::from_utf8(doc.to_bytes()).unwrap();
-    assert!(out.contains("state=\"needs-review-translation\""), "{out}");
-    assert_eq!(out.matches("<alt-trans").count(), 1, "{out}");
+    assert!(!out.contains("state="), "{out}");
+    assert_eq!(out.matches("<alt-trans").count(), 2, "{out}");
+    // Nor with `Dominant`: one approval each, neither dominates.
+    let options = RecycleOptions::default().fill_ambiguous(FillAmbiguous::Dominant);
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "a.xlf").unwrap();
+    let report = recycle_document(&mut doc, &store, &options).unwrap();
+    assert_eq!((report.filled, report.filled_ambiguous), (0, 0), "{report}");
     // A point settles it? Without points on the entries, no: still ambiguous. The analysis
     // counts it in 95-99, not 100.
     let doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "a.xlf").unwrap();
     let a = analyze_document(&doc, &store, &AnalyzeOptions::default()).unwrap();
     assert_eq!(a.band(Band::Fuzzy95).unwrap().segments, 1);
+}
+
+/// "Step" approved as "Schritt" `schritt` times and as "Schwellenwert" once.
+fn step_store(schritt: usize) -> MemStore {
+    let mut pairs = vec![("Step", "Schwellenwert")];
+    pairs.extend(std::iter::repeat_n(("Step", "Schritt"), schritt));
+    en_de_store(&pairs)
+}
+
+#[test]
+fn a_dominant_ambiguous_answer_fills_for_review_in_xliff12() {
+    let xlf = "<xliff version=\"1.2\"><file source-language=\"en\" target-language=\"de\" datatype=\"x\" original=\"o\"><body>\n\
+<trans-unit id=\"1\"><source>Step</source></trans-unit>\n</body></file></xliff>";
+    let dominant = RecycleOptions::default().fill_ambiguous(FillAmbiguous::Dominant);
+    let recycled = |store: &MemStore, options: &RecycleOptions| {
+        let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "a.xlf").unwrap();
+        let report = recycle_document(&mut doc, store, options).unwrap();
+        (report, String::from_utf8(doc.to_bytes()).unwrap())
+    };
+    // Twice against once: it dominates, fills, and asks for review; the other answer
+    // stays a candidate.
+    let (report, out) = recycled(&step_store(2), &dominant);
+    assert_eq!((report.filled, report.filled_exact, report.filled_ambiguous), (1, 0, 1), "{report}");
+    assert!(
+        out.contains("<target xml:lang=\"de\" state=\"needs-review-translation\" state-qualifier=\"leveraged-tm\">Schritt</target>"),
+        "{out}"
+    );
+    assert!(!out.contains("exact-match") && !out.contains("match-quality=\"100\""), "{out}");
+    assert_eq!(out.matches("<alt-trans").count(), 1, "{out}");
+    assert!(out.contains("Schwellenwert"), "{out}");
+    // The default never fills it.
+    let (report, out) = recycled(&step_store(2), &RecycleOptions::default());
+    assert_eq!(report.filled, 0, "{report}");
+    assert!(!out.contains("state="), "{out}");
+    // Three against two: not twice as often.
+    let store = en_de_store(&[
+        ("Step", "Schwellenwert"),
+        ("Step", "Schwellenwert"),
+        ("Step", "Schritt"),
+        ("Step", "Schritt"),
+        ("Step", "Schritt"),
+    ]);
+    assert_eq!(recycled(&store, &dominant).0.filled, 0);
+    // Below the fill threshold nothing fills, dominant or not.
+    let mut high = dominant.clone();
+    high.fill_threshold = 1.0;
+    assert_eq!(recycled(&step_store(5), &high).0.filled, 0);
+}
+
+#[test]
+fn a_dominant_ambiguous_answer_fills_for_review_in_xliff2() {
+    let xlf = "<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\" trgLang=\"de\"><file id=\"f\"><unit id=\"u\"><segment id=\"s\"><source>Step</source></segment></unit></file></xliff>";
+    let options = RecycleOptions::default().fill_ambiguous(FillAmbiguous::Dominant);
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "a.xlf").unwrap();
+    let report = recycle_document(&mut doc, &step_store(3), &options).unwrap();
+    assert_eq!((report.filled, report.filled_exact, report.filled_ambiguous), (1, 0, 1), "{report}");
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert!(out.contains("state=\"translated\" subState=\"cmem:needs-review-ambiguous\""), "{out}");
+    assert!(out.contains("<target>Schritt</target>"), "{out}");
+    assert!(!out.contains("similarity=\"100\""), "{out}");
+    let again = XliffDocument::parse(out.into_bytes(), "a.xlf").unwrap();
+    assert_eq!(again.segments()[0].state.as_deref(), Some("translated"));
+    // The default leaves it to a person.
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "a.xlf").unwrap();
+    let report = recycle_document(&mut doc, &step_store(3), &RecycleOptions::default()).unwrap();
+    assert_eq!((report.filled, report.with_candidates), (0, 1), "{report}");
 }
 
 #[test]

@@ -9,6 +9,8 @@
 //! |---|---|---|
 //! | at or above the fill threshold, unambiguous, fully adapted | its adapted target | none (with [`RecycleOptions::review_exact`]: as below) |
 //! | otherwise at or above the fuzzy threshold | its adapted target | `#, fuzzy` and a translator comment `# cmem: 87% match (PROJECT)`, as msgmerge and translate-toolkit's `pretranslate` leave fuzzy matches |
+//! | ambiguous (differing answers, no point), one answer dominating by evidence, with [`FillAmbiguous::Dominant`] | that answer | `#, fuzzy` and `# cmem: 99% match, the dominant of ambiguous answers (PROJECT)` |
+//! | ambiguous otherwise | left empty | |
 //! | none | left empty | |
 //!
 //! A plural message is looked up by its plural source and filled form by form when the
@@ -34,7 +36,9 @@ use super::write::{nplurals_of, plural_forms, po_language};
 use crate::analyze::{Analysis, AnalyzeOptions};
 use crate::error::{ErrorKind, Format, FormatError};
 use crate::jsonl::surface_text;
-use crate::recycle::{has_text, lookup_all, Query, RecycleOptions, RecycleReport, Shared};
+use crate::recycle::{
+    dominant_answer, has_text, lookup_all, FillAmbiguous, Query, RecycleOptions, RecycleReport, Shared,
+};
 
 /// The report of [`recycle_po`]: [`RecycleReport`] with PO meanings. `segments`
 /// counts messages (not the header, not obsolete ones); `filled` the fills without a
@@ -127,8 +131,9 @@ fn recycle_catalog(
         .lookup
         .clone()
         .threshold(options.fuzzy_threshold.min(options.fill_threshold))
-        .limit(1)
+        .limit(options.lookup_limit(1))
         .maybe_point(options.point.clone());
+    let limit = lookup_options.limit;
     let hook = hook_of(options.recognizer.as_ref());
     let mut runner = MessageRunner::new(hook.as_ref().map(|f| f as &dyn Fn(&str, &str) -> Pair), true);
     let mut report = RecycleReport::default();
@@ -158,7 +163,14 @@ fn recycle_catalog(
             report.skipped += 1;
             continue;
         };
-        let Some(best) = matches.first().filter(|b| b.score >= options.fuzzy_threshold) else {
+        // An ambiguous best match fills only with the answer that dominates by evidence,
+        // when the options allow it.
+        let pick = match matches.first().filter(|b| b.score >= options.fuzzy_threshold) {
+            Some(best) if !best.ambiguous => Some(0),
+            Some(_) if options.fill_ambiguous == FillAmbiguous::Dominant => dominant_answer(matches, limit),
+            _ => None,
+        };
+        let Some(best) = pick.and_then(|i| matches.get(i)) else {
             report.untouched += 1;
             continue;
         };
@@ -197,7 +209,8 @@ fn recycle_catalog(
         if !clean {
             let origin =
                 if best.project_id.is_empty() { options.origin.as_str() } else { best.project_id.as_str() };
-            let comment = format!("# cmem: {}% match ({origin}){nl}", percent(best.score));
+            let why = if best.ambiguous { ", the dominant of ambiguous answers" } else { "" };
+            let comment = format!("# cmem: {}% match{why} ({origin}){nl}", percent(best.score));
             let already = m.has_flag("fuzzy");
             edits.push(Edit { range: m.start..m.start, text: comment });
             match (&m.flags_span, already) {
@@ -233,6 +246,9 @@ fn recycle_catalog(
             }
         } else if best.score >= options.fill_threshold {
             report.filled += 1;
+            if best.ambiguous {
+                report.filled_ambiguous += 1;
+            }
         } else {
             report.with_candidates += 1;
         }
@@ -418,4 +434,54 @@ pub(crate) fn analyze_po_counted(
             FormatError::new(Format::Store, ErrorKind::Store, message).in_file(name).at_line(line)
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use cmem_core::{MemStore, NewEntry, Variant};
+
+    use super::*;
+
+    /// "Step" approved as "Schritt" `schritt` times and as "Schwellenwert" once.
+    fn step_store(schritt: usize) -> MemStore {
+        let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+        let pair = |t: &str| {
+            NewEntry::pair(
+                Variant::new(en.clone(), vec![Run::text("Step")]),
+                Variant::new(de.clone(), vec![Run::text(t)]),
+            )
+        };
+        let mut entries = vec![pair("Schwellenwert")];
+        entries.extend((0..schritt).map(|_| pair("Schritt")));
+        let store = MemStore::new();
+        store.write(&entries).unwrap();
+        store
+    }
+
+    fn recycled(store: &MemStore, options: &RecycleOptions) -> (RecycleReport, String) {
+        let po = "msgid \"\"\nmsgstr \"Language: de\\n\"\n\n#, c-format\nmsgid \"Step\"\nmsgstr \"\"\n";
+        let mut out = Vec::new();
+        let report = recycle_po(po.as_bytes(), "de.po", &mut out, store, options).unwrap();
+        (report, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn a_dominant_ambiguous_answer_fills_as_fuzzy() {
+        let dominant = RecycleOptions::default().fill_ambiguous(FillAmbiguous::Dominant);
+        let (report, out) = recycled(&step_store(2), &dominant);
+        assert_eq!((report.filled, report.filled_exact, report.filled_ambiguous), (1, 0, 1), "{report}");
+        assert!(
+            out.ends_with(
+                "# cmem: 99% match, the dominant of ambiguous answers (cmem)\n#, fuzzy, c-format\nmsgid \"Step\"\nmsgstr \"Schritt\"\n"
+            ),
+            "{out}"
+        );
+        // Not dominant (once each way is not twice), or the default: left empty.
+        let (report, out) = recycled(&step_store(1), &dominant);
+        assert_eq!((report.filled, report.untouched), (0, 1), "{report}");
+        assert!(out.ends_with("msgstr \"\"\n"), "{out}");
+        let (report, out) = recycled(&step_store(2), &RecycleOptions::default());
+        assert_eq!((report.filled, report.untouched), (0, 1), "{report}");
+        assert!(!out.contains("fuzzy"), "{out}");
+    }
 }
