@@ -32,7 +32,7 @@ impl CandidateSink for CountingSink<'_> {
         &mut self,
         id: EntryId,
         kinds: KindSet,
-        key: &str,
+        key: cmem_core::store::KeyText<'_>,
         len: usize,
         sketch: &CharSketch,
     ) -> f64 {

@@ -62,6 +62,9 @@ pub enum Command {
     /// List the prior answers of a content block (its version chain), newest first.
     #[command(after_help = VERSIONS_HELP)]
     Versions(VersionsArgs),
+    /// Build the memory's candidate index and keep it beside the memory (SQLite), so the
+    /// next process starts at once; import does it too.
+    Index(IndexArgs),
     /// What the memory holds: entries, variants, locale pairs, size.
     #[command(after_help = STATS_HELP)]
     Stats(StatsArgs),
@@ -401,6 +404,15 @@ const STATS_HELP: &str = "\
 Examples:
   cmem stats
   cmem --memory team.db stats --json";
+
+/// `cmem index`.
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// Only the index of this source locale (default: every source locale the memory
+    /// holds).
+    #[arg(long, value_name = "LOCALE")]
+    pub from: Option<Locale>,
+}
 
 /// `cmem stats`.
 #[derive(Debug, Args)]

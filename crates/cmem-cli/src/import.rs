@@ -22,7 +22,7 @@ use cmem_formats::{
 };
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::args::{FileFormat, ImportArgs};
+use crate::args::{FileFormat, ImportArgs, IndexArgs};
 use crate::memory;
 use crate::output::{count, duration, plural, stop_on_signals};
 use crate::query::recognizer;
@@ -242,22 +242,50 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         bail!("import: nothing imported, {} (listed above)", plural(p.problems, "problem"));
     }
     if p.inserted > 0 {
-        persist_index(&memory, args.from.as_ref(), &bar);
+        if let Err(e) = persist_index(&memory, args.from.as_ref()) {
+            // Nothing is lost: the next lookup builds the index.
+            say(&bar, &format!("cmem: warning: the candidate index was not brought up to date: {e}"));
+        }
     }
     Ok(())
 }
 
-/// Brings the memory's candidate index up to date for the import's source locale (every
-/// source locale when none was given), so the next process finds it persisted instead of
-/// building it on its first lookup. A failure here loses nothing: the next lookup builds.
-fn persist_index(memory: &cmem::Memory, from: Option<&cmem::Locale>, bar: &ProgressBar) {
+/// Brings the memory's candidate index up to date for source locale `from` (every
+/// source locale when none is given), so the next process finds it persisted instead of
+/// building it on its first lookup; returns the locales indexed.
+fn persist_index(memory: &cmem::Memory, from: Option<&cmem::Locale>) -> cmem::Result<Vec<cmem::Locale>> {
     let sources: Vec<cmem::Locale> = match from {
         Some(l) => vec![l.clone()],
-        None => memory.store().source_locales().unwrap_or_default(),
+        None => memory.store().source_locales()?,
     };
-    for source in sources {
-        if let Err(e) = memory.store().warm(&source) {
-            say(bar, &format!("cmem: warning: the candidate index was not brought up to date: {e}"));
-        }
+    for source in &sources {
+        memory.store().warm(source)?;
     }
+    Ok(sources)
+}
+
+/// Runs `cmem index`.
+///
+/// # Errors
+/// A missing memory, or a store failure.
+pub fn index(args: &IndexArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<()> {
+    let started = Instant::now();
+    let path = memory::resolve(memory_flag);
+    if !path.exists()
+        && cmem::Address::parse(&path.to_string_lossy()).is_ok_and(|a| matches!(a, cmem::Address::Sqlite(_)))
+    {
+        bail!("index: no memory at {}", path.display());
+    }
+    let memory = memory::open_for_write(&path, OpenOptions::new())?;
+    let sources = persist_index(&memory, args.from.as_ref()).map_err(|e| anyhow!("index: {e}"))?;
+    if !quiet {
+        let names: Vec<&str> = sources.iter().map(cmem::Locale::as_str).collect();
+        eprintln!(
+            "indexed {} for lookups from {} in {}",
+            path.display(),
+            if names.is_empty() { "no locale (the memory is empty)".to_owned() } else { names.join(", ") },
+            duration(started.elapsed())
+        );
+    }
+    Ok(())
 }

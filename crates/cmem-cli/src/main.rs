@@ -55,6 +55,7 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::Search(a) => search::run(a, memory, cli.quiet, cli.color.enabled()),
         Command::Keys(a) => keys::run(a).map(|()| Outcome::Success),
         Command::Versions(a) => info::versions(a, memory).map(|()| Outcome::Success),
+        Command::Index(a) => import::index(a, memory, cli.quiet).map(|()| Outcome::Success),
         Command::Stats(a) => info::stats(a, memory).map(|()| Outcome::Success),
         Command::Schema(a) => info::schema(a).map(|()| Outcome::Success),
         Command::Recycle(a) => recycle::run(a, memory, cli.quiet).map(|()| Outcome::Success),

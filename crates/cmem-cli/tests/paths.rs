@@ -1,7 +1,8 @@
-//! Every path a lookup can take gives the same list: one-shot `cmem lookup` (candidates
-//! from SQL), `cmem lookup --batch` (the in-process trigram index) and `cmem recycle`
-//! (the index, its candidates written into the document), for real queries on 3,003
-//! real entries: enough that a query shares grams with more keys than the index offers.
+//! Every path a lookup can take gives the same list: one-shot `cmem lookup` (the
+//! persisted candidate index import wrote, opened in place), `cmem lookup --batch` (the
+//! index built in the process) and `cmem recycle` (its candidates written into the
+//! document), for real queries on 3,003 real entries: enough that a query shares grams
+//! with more keys than the index offers.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -128,6 +129,15 @@ fn one_shot_batch_and_recycle_give_the_same_list() {
     }
     std::fs::write(dir.0.join("memory.jsonl"), memory).unwrap();
     dir.run(&["import", "-q", "--from", "en", "--to", "de", "memory.jsonl"]);
+    // Import left the index beside the memory; `cmem index` writes it again when gone.
+    let index_file = dir.0.join("cmem.db-gix-en");
+    assert!(index_file.exists(), "import wrote no candidate index");
+    std::fs::remove_file(&index_file).unwrap();
+    let out =
+        Command::new(CMEM).args(["index"]).current_dir(&dir.0).env_remove("CMEM_MEMORY").output().unwrap();
+    assert!(out.status.success(), "cmem index: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("for lookups from en"));
+    assert!(index_file.exists(), "cmem index wrote no candidate index");
     let queries_file = testdata("corpus/queries-sample.jsonl");
     let queries: Vec<String> = std::fs::read_to_string(&queries_file)
         .unwrap()
@@ -175,8 +185,8 @@ fn one_shot_batch_and_recycle_give_the_same_list() {
             .map(|m| ((m.1 * 100.0 + 1e-9).floor() as u8, m.2.clone()))
             .collect();
         assert_eq!(recycled[i], candidates, "query {i} {q:?}: recycle against batch");
-        // A one-shot lookup starts a process and reads the length window from SQL: every
-        // other query keeps the test quick.
+        // A one-shot lookup starts a process and opens the persisted index: every other
+        // query keeps the test quick.
         if i % 2 == 0 {
             let one_shot = lookup(&["--", q]);
             let one_shot: Value = serde_json::from_str(&one_shot).unwrap();

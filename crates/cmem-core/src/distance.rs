@@ -282,6 +282,13 @@ impl Pattern {
         self.similarity_with(text, text_len, Some(sketch), min_similarity)
     }
 
+    /// True when a text of `text_len` characters with `sketch` cannot reach
+    /// `min_similarity`: its sketch is further from this pattern's than the similarity
+    /// allows (see [`CharSketch`]).
+    pub fn sketch_rules_out(&self, text_len: usize, sketch: &CharSketch, min_similarity: f64) -> bool {
+        self.sketch.min_distance(sketch) > max_distance_for(min_similarity, self.len, text_len)
+    }
+
     /// The similarity with `text` when at least `min_similarity`, ruled out first by its
     /// sketch when one is given.
     fn similarity_with(

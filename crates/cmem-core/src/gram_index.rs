@@ -20,7 +20,7 @@ use rustc_hash::FxHashMap;
 use crate::distance::CharSketch;
 use crate::entry::EntryId;
 use crate::key::{Keys, KindSet};
-use crate::store::{CandidateQuery, CandidateSink};
+use crate::store::{CandidateQuery, CandidateSink, KeyText};
 use crate::trigram::{length_bounds, padded_grams, similarity_bound};
 
 mod file;
@@ -597,7 +597,7 @@ impl GramIndex {
                     entry: doc.entry,
                     group: doc.group,
                     kinds: doc.kinds,
-                    key: &doc.key,
+                    key: KeyText::Text(&doc.key),
                     len,
                     sketch: doc.sketch,
                 })
@@ -607,9 +607,21 @@ impl GramIndex {
                 if base.dead.get(d as usize).copied().unwrap_or(true) {
                     return None;
                 }
-                let (entry, group, kinds, key, sketch) = base.grams.doc(d as usize)?;
-                let group = base.group_map.get(group as usize).copied().unwrap_or(u32::MAX);
-                Some(DocView { entry, group, kinds, key, len: key.chars().count(), sketch })
+                let doc = base.grams.doc(d as usize)?;
+                let group = base.group_map.get(doc.group as usize).copied().unwrap_or(u32::MAX);
+                // A length saturated at u16::MAX is counted (giant keys only).
+                let len = match doc.len {
+                    u16::MAX => std::str::from_utf8(doc.key).ok()?.chars().count(),
+                    l => usize::from(l),
+                };
+                Some(DocView {
+                    entry: doc.entry,
+                    group,
+                    kinds: doc.kinds,
+                    key: KeyText::Utf8(doc.key),
+                    len,
+                    sketch: doc.sketch,
+                })
             }
         }
     }
@@ -702,7 +714,7 @@ struct DocView<'a> {
     entry: EntryId,
     group: u32,
     kinds: KindSet,
-    key: &'a str,
+    key: KeyText<'a>,
     len: usize,
     sketch: CharSketch,
 }

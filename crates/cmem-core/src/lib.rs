@@ -78,7 +78,7 @@ pub mod imp {
     pub use crate::gram_index::GramIndex;
     pub use crate::key::{KeyKind, Keys, KindSet, KEY_VERSION};
     pub use crate::locale_set::{LocaleSets, PairFilter};
-    pub use crate::store::{CandidateQuery, CandidateSink, ExactQuery, WriteSession};
+    pub use crate::store::{CandidateQuery, CandidateSink, ExactQuery, KeyText, WriteSession};
     pub use crate::trigram::build_trigram_query;
     pub use crate::version::{prior_version_for, VersionReader};
 }

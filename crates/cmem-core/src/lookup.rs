@@ -16,7 +16,7 @@ use crate::key::{flatten_runs, normalize_text, KeyKind, Keys, KindSet};
 use crate::locale::Locale;
 use crate::point::{nearer_answer, Point};
 use crate::run::{runs_to_json, Run};
-use crate::store::{CandidateQuery, CandidateSink, ContentMemory, ExactQuery};
+use crate::store::{CandidateQuery, CandidateSink, ContentMemory, ExactQuery, KeyText};
 
 /// The score of a match equal in text but not in inline-code structure (the
 /// tag-mismatch penalty), of an ambiguous exact match, and the cap of fuzzy scores.
@@ -787,12 +787,16 @@ impl CandidateSink for Sink<'_> {
         &mut self,
         id: EntryId,
         kinds: KindSet,
-        key: &str,
+        key: KeyText<'_>,
         len: usize,
         sketch: &CharSketch,
     ) -> f64 {
         self.score(id, kinds, |pattern, cutoff| {
-            pattern.similarity_at_least_sketched(key, len, sketch, cutoff)
+            // Ruled out by the sketch, the key's text is never read.
+            if pattern.sketch_rules_out(len, sketch, cutoff) {
+                return None;
+            }
+            pattern.similarity_at_least(key.get()?, len, cutoff)
         })
     }
 

@@ -36,6 +36,33 @@ pub struct CandidateQuery<'a> {
     pub target: &'a Locale,
 }
 
+/// A stored key as an index hands it to a [`CandidateSink`]: its text, or its bytes
+/// (a persisted index) checked as UTF-8 only when the sink reads them. A sink that rules
+/// the key out by its sketch and length never touches the text.
+#[derive(Debug, Clone, Copy)]
+pub enum KeyText<'a> {
+    /// Text.
+    Text(&'a str),
+    /// UTF-8 bytes, not yet checked.
+    Utf8(&'a [u8]),
+}
+
+impl<'a> KeyText<'a> {
+    /// The text; `None` when the bytes are not UTF-8 (a damaged index).
+    pub fn get(self) -> Option<&'a str> {
+        match self {
+            KeyText::Text(t) => Some(t),
+            KeyText::Utf8(b) => std::str::from_utf8(b).ok(),
+        }
+    }
+}
+
+impl<'a> From<&'a str> for KeyText<'a> {
+    fn from(text: &'a str) -> Self {
+        KeyText::Text(text)
+    }
+}
+
 /// Receives fuzzy candidates from a store and scores them.
 pub trait CandidateSink {
     /// Offers the stored key `key`, which stands for the `kinds` of a source variant of
@@ -45,17 +72,21 @@ pub trait CandidateSink {
     /// [`offer`](CandidateSink::offer) with what a store's index keeps beside the key:
     /// its length in characters (the sink need not count it) and its
     /// [`CharSketch`](crate::distance::CharSketch) (the sink may rule the key out by it
-    /// without comparing the texts).
+    /// without reading the text at all). A key whose text does not read (a damaged
+    /// index) is passed over.
     fn offer_sketched(
         &mut self,
         id: EntryId,
         kinds: KindSet,
-        key: &str,
+        key: KeyText<'_>,
         len: usize,
         sketch: &crate::distance::CharSketch,
     ) -> f64 {
         let _ = (len, sketch);
-        self.offer(id, kinds, key)
+        match key.get() {
+            Some(key) => self.offer(id, kinds, key),
+            None => self.cutoff(),
+        }
     }
 
     /// The cut-off: the lowest similarity that can still change the result. It only

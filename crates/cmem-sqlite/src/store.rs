@@ -560,7 +560,7 @@ impl SqliteStore {
                     // The sketch rules most keys out before a distance is computed, as
                     // for the index's keys (one pass over the key to make).
                     let sketch = cmem_core::distance::CharSketch::of(key);
-                    sink.offer_sketched(id, kinds, key, key.chars().count(), &sketch);
+                    sink.offer_sketched(id, kinds, key.into(), key.chars().count(), &sketch);
                 }
             }
             Ok(())

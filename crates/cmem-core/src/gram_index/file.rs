@@ -4,12 +4,11 @@
 //! Layout (all numbers in the writing machine's byte order, recorded in the header; a file
 //! of the other order is refused): a fixed header with the file's length, a checksum of the
 //! header, the watermark of the memory's changes it reflects, the locale it indexes and a
-//! token tying it to one memory; then twelve sections, each aligned to 8 bytes:
+//! token tying it to one memory; then eleven sections, each aligned to 8 bytes:
 //!
 //! | section | content |
 //! |---|---|
-//! | records | per key: entry (i64), key offset and length in the key text (u32, u32), locale set (u32), kinds (u8), 3 spare bytes |
-//! | sketches | per key: its 32-byte character sketch |
+//! | records | per key, one 64-byte line: entry (i64), key offset and length in the key text (u32, u32), locale set (u32), kinds (u8), a spare byte, length in characters (u16, saturating), the 32-byte character sketch, 8 spare bytes |
 //! | keys | the keys' text, one after the other |
 //! | slots | open-addressed gram table: gram (u64), list start and length (u32, u32), directory start and length (u32, u32) |
 //! | ids, lens | the posting lists, each sorted by (key length, key number): key numbers (u32) and lengths (u16) |
@@ -38,27 +37,28 @@ use crate::locale_set::LocaleSets;
 use super::{GramIndex, List, Posting, DIRECTORY_FROM};
 
 const MAGIC: &[u8; 8] = b"CMEMGIX\x01";
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 const ENDIAN: u32 = 0x0A0B_0C0D;
-const SECTIONS: usize = 12;
+const SECTIONS: usize = 11;
 const FIXED: usize = 96;
 const TABLE_END: usize = FIXED + SECTIONS * 16;
-const RECORD: usize = 24;
+/// A record is one cache line: an offer reads the entry, set, kinds, length and sketch
+/// together, and the key's text only when the sketch does not rule it out.
+const RECORD: usize = 64;
 const SKETCH: usize = 32;
 
 /// Section numbers.
 const RECORDS: usize = 0;
-const SKETCHES: usize = 1;
-const KEYS: usize = 2;
-const SLOTS: usize = 3;
-const IDS: usize = 4;
-const LENS: usize = 5;
-const STARTS: usize = 6;
-const BY_LEN_STARTS: usize = 7;
-const BY_LEN_KEYS: usize = 8;
-const ENTRIES: usize = 9;
-const ENTRY_KEYS: usize = 10;
-const SETS: usize = 11;
+const KEYS: usize = 1;
+const SLOTS: usize = 2;
+const IDS: usize = 3;
+const LENS: usize = 4;
+const STARTS: usize = 5;
+const BY_LEN_STARTS: usize = 6;
+const BY_LEN_KEYS: usize = 7;
+const ENTRIES: usize = 8;
+const ENTRY_KEYS: usize = 9;
+const SETS: usize = 10;
 
 /// What a persisted index reflects and where it belongs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,7 +162,6 @@ impl FrozenGrams {
         let slots = 1usize.checked_shl(slot_bits).unwrap_or(0);
         if slot_bits > 40
             || size(RECORDS) != docs * RECORD
-            || size(SKETCHES) != docs * SKETCH
             || size(SLOTS) != slots * 24
             || size(IDS) != size(LENS) * 2
             || size(BY_LEN_STARTS) != (max_len + 2) * 4
@@ -289,19 +288,25 @@ impl FrozenGrams {
         }
     }
 
-    /// Key `d`: entry, locale set (the file's number), kinds, text and sketch; `None` if
-    /// its record does not hold.
-    pub(super) fn doc(&self, d: usize) -> Option<(EntryId, u32, KindSet, &str, CharSketch)> {
+    /// Key `d` as its record has it; `None` if the record does not hold.
+    pub(super) fn doc(&self, d: usize) -> Option<FrozenDoc<'_>> {
         let r = self.section(RECORDS).get(d * RECORD..(d + 1) * RECORD)?;
         let entry = i64::from_ne_bytes(r[0..8].try_into().ok()?);
         let off = u32::from_ne_bytes(r[8..12].try_into().ok()?) as usize;
-        let len = u32::from_ne_bytes(r[12..16].try_into().ok()?) as usize;
+        let bytes = u32::from_ne_bytes(r[12..16].try_into().ok()?) as usize;
         let group = u32::from_ne_bytes(r[16..20].try_into().ok()?);
         let kinds = KindSet(r[20]);
-        let key = std::str::from_utf8(self.section(KEYS).get(off..off + len)?).ok()?;
-        let sketch: [u8; SKETCH] =
-            self.section(SKETCHES).get(d * SKETCH..(d + 1) * SKETCH)?.try_into().ok()?;
-        Some((EntryId(entry), group, kinds, key, CharSketch::from_counts(sketch)))
+        let len = u16::from_ne_bytes(r[22..24].try_into().ok()?);
+        let sketch: [u8; SKETCH] = r[24..24 + SKETCH].try_into().ok()?;
+        let key = self.section(KEYS).get(off..off.checked_add(bytes)?)?;
+        Some(FrozenDoc {
+            entry: EntryId(entry),
+            group,
+            kinds,
+            len,
+            key,
+            sketch: CharSketch::from_counts(sketch),
+        })
     }
 
     /// The keys of `entry`.
@@ -311,6 +316,19 @@ impl FrozenGrams {
         let to = entries.partition_point(|&e| e <= entry.0);
         self.u32s(ENTRY_KEYS).get(from..to).unwrap_or(&[])
     }
+}
+
+/// A persisted key as its record has it.
+pub(super) struct FrozenDoc<'a> {
+    pub(super) entry: EntryId,
+    /// The file's locale-set number.
+    pub(super) group: u32,
+    pub(super) kinds: KindSet,
+    /// Length in characters, saturating at `u16::MAX`.
+    pub(super) len: u16,
+    /// The key's UTF-8 bytes (checked when read).
+    pub(super) key: &'a [u8],
+    pub(super) sketch: CharSketch,
 }
 
 /// Appends `bytes` to `out`, padded to 8 bytes; returns its range before padding.
@@ -333,7 +351,6 @@ pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u
     }
     let too_large = || "index too large for the file format".to_owned();
     let mut records = Vec::with_capacity(ix.docs.len() * RECORD);
-    let mut sketches = Vec::with_capacity(ix.docs.len() * SKETCH);
     let mut keys = Vec::new();
     for doc in &ix.docs {
         let off = u32::try_from(keys.len()).map_err(|_| too_large())?;
@@ -344,8 +361,10 @@ pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u
         // Dead keys are written with no kinds: never offered.
         records.extend_from_slice(&doc.group.to_ne_bytes());
         records.push(if doc.alive { doc.kinds.0 } else { 0 });
-        records.extend_from_slice(&[0; 3]);
-        sketches.extend_from_slice(doc.sketch.counts());
+        records.push(0);
+        records.extend_from_slice(&doc.len.to_ne_bytes());
+        records.extend_from_slice(doc.sketch.counts());
+        records.extend_from_slice(&[0; 8]);
     }
     let grams: BTreeMap<u64, &Posting> = ix.postings.iter().map(|(g, p)| (*g, p)).collect();
     let slot_bits = (grams.len() * 2).next_power_of_two().trailing_zeros().max(1);
@@ -419,7 +438,6 @@ pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u
     let head = out.len();
     let parts: [&[u8]; SECTIONS] = [
         &records,
-        &sketches,
         &keys,
         bytemuck::cast_slice(&slots),
         bytemuck::cast_slice(&ids),
