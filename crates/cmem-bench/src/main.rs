@@ -7,8 +7,8 @@
 //! at the top), build time and peak memory, as a table or as one JSON object. Every
 //! answer is checked: a returned score that disagrees with the recomputed similarity
 //! fails the run. With `--store sqlite --compare-paths`, it also runs the queries through
-//! the store's SQL candidate path (what a one-shot `cmem lookup` uses) and counts the
-//! lists that differ from the in-process index's. With `--store postgres`, it imports
+//! the memory opened as a one-shot `cmem lookup` opens it (the persisted candidate index
+//! read in place) and counts the lists that differ from the in-process index's. With `--store postgres`, it imports
 //! into a fresh database (on the server `--pg-url` or `CMEM_PG_URL` names, else on a
 //! throwaway cluster it starts and removes) and, after the usual passes, runs some of
 //! the queries again with the candidates taken from the database rather than the
@@ -129,12 +129,12 @@ struct Args {
     /// shipped, repairs).
     #[arg(long, default_value_t = 0)]
     misses: usize,
-    /// With `--store sqlite`: also run the queries through the SQL candidate path (a
-    /// one-shot `cmem lookup`) and count the lists that differ from the index's.
+    /// With `--store sqlite`: also run the queries through the memory opened as a one-shot
+    /// `cmem lookup` opens it (the persisted index, never built) and count the lists that
+    /// differ from the in-process index's.
     #[arg(long)]
     compare_paths: bool,
-    /// With `--compare-paths`: compare about N queries, evenly spaced (a SQL lookup reads
-    /// the whole length window, so each takes far longer than an indexed one).
+    /// With `--compare-paths`: compare about N queries, evenly spaced (default: all).
     #[arg(long)]
     compare_queries: Option<usize>,
 }
@@ -172,7 +172,7 @@ struct Report {
     paths_compared: Option<usize>,
     /// With `--compare-paths`: queries whose lists differ between the paths.
     paths_differing: Option<usize>,
-    /// With `--compare-paths`: median latency of the SQL candidate path (one-shot).
+    /// With `--compare-paths`: median latency of the one-shot path.
     one_shot_p50_us: Option<f64>,
     /// With `--compare-paths`: median latency of the index path in the same pass.
     batch_p50_us: Option<f64>,
@@ -608,7 +608,7 @@ fn print_table(r: &Report) {
         println!("one-shot vs batch  {d} of {n} lists differ");
     }
     if let (Some(one), Some(batch)) = (r.one_shot_p50_us, r.batch_p50_us) {
-        println!("  their p50        {one:.0} µs (SQL candidates) / {batch:.0} µs (index)");
+        println!("  their p50        {one:.0} µs (one-shot, persisted index) / {batch:.0} µs (index built in the process)");
     }
     if let (Some(n), Some(r1), Some(p50)) = (r.db_side_queries, r.db_side_recall_at_1, r.db_side_p50_us) {
         println!("database-side      recall@1 {r1:.4}, p50 {p50:.0} µs over {n} queries");
