@@ -1164,7 +1164,16 @@ pub fn get_and_entries_paging(make: Make<'_>) -> Outcome {
     sorted.sort();
     ensure_eq!(paged, sorted, "all entries, paged by 10, in id order");
     ensure!(store.entries(None, 0)?.is_empty(), "limit 0 answers nothing");
-    ensure!(store.get(EntryId(sorted.last().map_or(0, |i| i.0) + 1000))?.is_none(), "get of an unknown id");
+    let unknown = EntryId(sorted.last().map_or(0, |i| i.0) + 1000);
+    ensure!(store.get(unknown)?.is_none(), "get of an unknown id");
+    // Several at once: in the order asked, unknown ids as nothing, repeats repeated.
+    let asked = [ids[3], unknown, id, ids[3], ids[20]];
+    let many = store.get_many(&asked)?;
+    ensure_eq!(many.len(), asked.len(), "get_many answers one per id asked");
+    for (want, got) in asked.iter().zip(&many) {
+        ensure_eq!(got, &store.get(*want)?, "get_many of {want} as get");
+    }
+    ensure!(store.get_many(&[])?.is_empty(), "get_many of nothing");
     Ok(())
 }
 

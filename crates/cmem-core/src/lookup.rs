@@ -452,13 +452,30 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
     out.truncate(opts.limit);
     // Past the limit, candidates tied with the last one taken are still read: which of
     // them make the list is decided by evidence, which needs their entries.
+    // The entries the loop below reads when none is passed over, asked for at once (one
+    // round trip for a store across a network); any further one is read on its own.
+    let mut wanted = Vec::new();
+    let mut last_taken = f64::INFINITY;
+    for &(id, score, _) in &fuzzy {
+        if out.len() + wanted.len() >= opts.limit && score + 1e-12 < last_taken {
+            break;
+        }
+        last_taken = score;
+        wanted.push(id);
+    }
+    let mut fetched: HashMap<EntryId, Option<Entry>> =
+        wanted.iter().copied().zip(store.get_many(&wanted)?).collect();
     let mut last_taken = f64::INFINITY;
     for (id, score, kind) in fuzzy {
         if out.len() >= opts.limit && score + 1e-12 < last_taken {
             break;
         }
         last_taken = score;
-        let Some(entry) = store.get(id)? else { continue };
+        let entry = match fetched.remove(&id) {
+            Some(entry) => entry,
+            None => store.get(id)?,
+        };
+        let Some(entry) = entry else { continue };
         let (Some(si), Some(ti)) = (entry.variant_index(src), entry.variant_index(tgt)) else {
             continue;
         };

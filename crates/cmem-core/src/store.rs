@@ -426,6 +426,16 @@ pub trait ContentMemory: Send + Sync {
     /// A store failure.
     fn get(&self, id: EntryId) -> Result<Option<Entry>>;
 
+    /// Several entries by id, in the order asked (`None` where there is none): what a
+    /// lookup reads for the matches it returns. By default one [`get`](Self::get) each;
+    /// a store across a network reads them in one round trip.
+    ///
+    /// # Errors
+    /// A store failure.
+    fn get_many(&self, ids: &[EntryId]) -> Result<Vec<Option<Entry>>> {
+        ids.iter().map(|&id| self.get(id)).collect()
+    }
+
     /// Deletes an entry; false when there was none.
     ///
     /// # Errors
@@ -526,6 +536,9 @@ macro_rules! forward_store {
             }
             fn get(&self, id: EntryId) -> Result<Option<Entry>> {
                 (**self).get(id)
+            }
+            fn get_many(&self, ids: &[EntryId]) -> Result<Vec<Option<Entry>>> {
+                (**self).get_many(ids)
             }
             fn delete(&self, id: EntryId) -> Result<bool> {
                 (**self).delete(id)

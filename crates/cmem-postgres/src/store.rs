@@ -287,73 +287,35 @@ impl ContentMemory for PgStore {
     }
 
     fn entries(&self, after: Option<EntryId>, limit: usize) -> Result<Vec<Entry>> {
-        // Three range queries per page rather than three per entry: export reads it all.
+        // Three queries per page rather than three per entry: export reads it all.
         let p = &self.name;
         let mut client = self.client()?;
         // One snapshot for the page's three reads, so a concurrent delete cannot split an
         // entry.
         let mut tx = snapshot(&mut client, p, "listing entries")?;
-        let mut out: Vec<Entry> = Vec::new();
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        for r in tx
-            .query(
-                "SELECT id, project_id, metadata::text, point, unit, approvals FROM tm_entries WHERE id > $1 \
-                 ORDER BY id LIMIT $2",
-                &[&after.map_or(i64::MIN, |a| a.0), &limit],
-            )
-            .ctx(p, "listing entries")?
-        {
-            let id = EntryId(r.try_get(0).ctx(p, "listing entries")?);
-            let metadata: &str = r.try_get(2).ctx(p, "listing entries")?;
-            let point: &str = r.try_get(3).ctx(p, "listing entries")?;
-            out.push(Entry {
-                id,
-                variants: Vec::new(),
-                point: parse_point(p, id, point)?,
-                unit: r.try_get(4).ctx(p, "listing entries")?,
-                project_id: r.try_get(1).ctx(p, "listing entries")?,
-                origins: Vec::new(),
-                metadata: parse_metadata(p, id, metadata)?,
-                approvals: approvals_of(r.try_get(5).ctx(p, "listing entries")?),
-            });
-        }
-        let (Some(first), Some(last)) = (out.first().map(|e| e.id.0), out.last().map(|e| e.id.0)) else {
-            return Ok(out);
-        };
-        let index: std::collections::HashMap<i64, usize> =
-            out.iter().enumerate().map(|(i, e)| (e.id.0, i)).collect();
-        for r in tx
-            .query(
-                "SELECT entry_id, locale, runs::text FROM tm_variants WHERE entry_id BETWEEN $1 AND $2 \
-                 ORDER BY entry_id, ord",
-                &[&first, &last],
-            )
-            .ctx(p, "listing variants")?
-        {
-            let id: i64 = r.try_get(0).ctx(p, "listing variants")?;
-            let Some(&i) = index.get(&id) else { continue };
-            let tag: &str = r.try_get(1).ctx(p, "listing variants")?;
-            let json: &str = r.try_get(2).ctx(p, "listing variants")?;
-            out[i].variants.push(parse_variant(p, EntryId(id), tag, json)?);
-        }
-        for r in tx
-            .query(
-                "SELECT entry_id, project_id, context_fingerprint, created_at FROM tm_origins \
-                 WHERE entry_id BETWEEN $1 AND $2 ORDER BY entry_id, seq",
-                &[&first, &last],
-            )
-            .ctx(p, "listing origins")?
-        {
-            let id: i64 = r.try_get(0).ctx(p, "listing origins")?;
-            let Some(&i) = index.get(&id) else { continue };
-            out[i].origins.push(Origin {
-                project_id: r.try_get(1).ctx(p, "listing origins")?,
-                context_fingerprint: r.try_get(2).ctx(p, "listing origins")?,
-                created_at: r.try_get(3).ctx(p, "listing origins")?,
-            });
-        }
+        let out = read_entries(
+            &mut tx,
+            p,
+            "WHERE id > $1 ORDER BY id LIMIT $2",
+            &[&after.map_or(i64::MIN, |a| a.0), &limit],
+        )?;
         tx.commit().ctx(p, "listing entries")?;
         Ok(out)
+    }
+
+    fn get_many(&self, ids: &[EntryId]) -> Result<Vec<Option<Entry>>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let p = &self.name;
+        let mut client = self.client()?;
+        let mut tx = snapshot(&mut client, p, "reading entries")?;
+        let wanted: Vec<i64> = ids.iter().map(|id| id.0).collect();
+        let found = read_entries(&mut tx, p, "WHERE id = ANY($1)", &[&wanted])?;
+        tx.commit().ctx(p, "reading entries")?;
+        let by_id: std::collections::HashMap<EntryId, Entry> = found.into_iter().map(|e| (e.id, e)).collect();
+        Ok(ids.iter().map(|id| by_id.get(id).cloned()).collect())
     }
 
     fn exact(&self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
@@ -375,29 +337,27 @@ impl ContentMemory for PgStore {
                  WHERE general_key IS NULL AND struct_key IS NULL AND plain = $1) s ORDER BY entry_id"
             }
         };
-        let mut client = self.client()?;
-        let rows = client.query(sql, &[&q.key]).ctx(p, "exact lookup")?;
-        let mut out: Vec<Entry> = Vec::new();
-        // Rows come by entry: an entry loaded once is decided, kept or not.
-        let mut loaded: Option<i64> = None;
+        let rows = self.client()?.query(sql, &[&q.key]).ctx(p, "exact lookup")?;
+        // Rows come by entry; the entries with a variant in the source locale are read at
+        // once (one round trip, not three per entry).
+        let mut ids: Vec<EntryId> = Vec::new();
         for r in rows {
-            let id: i64 = r.try_get(0).ctx(p, "exact lookup")?;
-            if loaded == Some(id) {
+            let id = EntryId(r.try_get(0).ctx(p, "exact lookup")?);
+            if ids.last() == Some(&id) {
                 continue;
             }
             let tag: &str = r.try_get(1).ctx(p, "exact lookup")?;
             let locale = Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
-            if !locale.matches(q.source) {
-                continue;
-            }
-            loaded = Some(id);
-            if let Some(e) = self.load_entry(&mut *client, EntryId(id))? {
-                if e.variant_index(q.target).is_some() {
-                    out.push(e);
-                }
+            if locale.matches(q.source) {
+                ids.push(id);
             }
         }
-        Ok(out)
+        Ok(self
+            .get_many(&ids)?
+            .into_iter()
+            .flatten()
+            .filter(|e| e.variant_index(q.target).is_some())
+            .collect())
     }
 
     fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
@@ -559,4 +519,75 @@ fn parse_variant(p: &str, id: EntryId, tag: &str, json: &str) -> Result<Variant>
 /// A stored approval count as the model's (a damaged negative count reads as 1).
 fn approvals_of(n: i64) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX).max(1)
+}
+
+/// The entries whose heads `filter` (a `WHERE …` clause over `tm_entries`, with `params`)
+/// selects, in the order it gives, with their variants and origins: three queries in all,
+/// on `tx` (one snapshot, so a concurrent delete cannot split an entry).
+fn read_entries(
+    tx: &mut postgres::Transaction<'_>,
+    p: &str,
+    filter: &str,
+    params: &[&(dyn postgres::types::ToSql + Sync)],
+) -> Result<Vec<Entry>> {
+    let mut out: Vec<Entry> = Vec::new();
+    for r in tx
+        .query(
+            &format!(
+                "SELECT id, project_id, metadata::text, point, unit, approvals FROM tm_entries {filter}"
+            ),
+            params,
+        )
+        .ctx(p, "listing entries")?
+    {
+        let id = EntryId(r.try_get(0).ctx(p, "listing entries")?);
+        let metadata: &str = r.try_get(2).ctx(p, "listing entries")?;
+        let point: &str = r.try_get(3).ctx(p, "listing entries")?;
+        out.push(Entry {
+            id,
+            variants: Vec::new(),
+            point: parse_point(p, id, point)?,
+            unit: r.try_get(4).ctx(p, "listing entries")?,
+            project_id: r.try_get(1).ctx(p, "listing entries")?,
+            origins: Vec::new(),
+            metadata: parse_metadata(p, id, metadata)?,
+            approvals: approvals_of(r.try_get(5).ctx(p, "listing entries")?),
+        });
+    }
+    if out.is_empty() {
+        return Ok(out);
+    }
+    let ids: Vec<i64> = out.iter().map(|e| e.id.0).collect();
+    let index: std::collections::HashMap<i64, usize> =
+        ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    for r in tx
+        .query(
+            "SELECT entry_id, locale, runs::text FROM tm_variants WHERE entry_id = ANY($1) ORDER BY entry_id, ord",
+            &[&ids],
+        )
+        .ctx(p, "listing variants")?
+    {
+        let id: i64 = r.try_get(0).ctx(p, "listing variants")?;
+        let Some(&i) = index.get(&id) else { continue };
+        let tag: &str = r.try_get(1).ctx(p, "listing variants")?;
+        let json: &str = r.try_get(2).ctx(p, "listing variants")?;
+        out[i].variants.push(parse_variant(p, EntryId(id), tag, json)?);
+    }
+    for r in tx
+        .query(
+            "SELECT entry_id, project_id, context_fingerprint, created_at FROM tm_origins \
+             WHERE entry_id = ANY($1) ORDER BY entry_id, seq",
+            &[&ids],
+        )
+        .ctx(p, "listing origins")?
+    {
+        let id: i64 = r.try_get(0).ctx(p, "listing origins")?;
+        let Some(&i) = index.get(&id) else { continue };
+        out[i].origins.push(Origin {
+            project_id: r.try_get(1).ctx(p, "listing origins")?,
+            context_fingerprint: r.try_get(2).ctx(p, "listing origins")?,
+            created_at: r.try_get(3).ctx(p, "listing origins")?,
+        });
+    }
+    Ok(out)
 }
