@@ -19,9 +19,10 @@ use std::collections::HashMap;
 use crate::entry::EntryId;
 use crate::gram_index::{FrozenGrams, GramIndex};
 use crate::key::Keys;
+use crate::key::KindSet;
 use crate::locale::Locale;
 use crate::locale_set::LocaleSets;
-use crate::store::{CandidateQuery, CandidateSink};
+use crate::store::{CandidateQuery, CandidateSink, ExactQuery};
 
 /// Per-locale trigram indexes, locale sets and the locale set of each entry.
 #[derive(Debug, Default)]
@@ -162,6 +163,37 @@ impl CandidateIndex {
         Ok(())
     }
 
+    /// The entries with a variant in a locale matching `q.source` whose `q.kind` key is
+    /// `q.key` exactly and another variant in `q.target` (prefix rule), in id order: the
+    /// exact tier answered from the index (a store across a network saves its queries).
+    /// The index of every locale matching the source must be loaded.
+    pub fn exact(&self, q: &ExactQuery<'_>) -> Vec<EntryId> {
+        /// Keeps the offered keys equal to the query's; at cut-off 1, only keys of the
+        /// query's length sharing every gram are offered.
+        struct Equal<'k> {
+            key: &'k str,
+            found: Vec<EntryId>,
+        }
+        impl CandidateSink for Equal<'_> {
+            fn offer(&mut self, id: EntryId, _kinds: KindSet, key: &str) -> f64 {
+                if key == self.key {
+                    self.found.push(id);
+                }
+                1.0
+            }
+            fn cutoff(&self) -> f64 {
+                1.0
+            }
+        }
+        let kinds = KindSet::default().with(q.kind);
+        let cq = CandidateQuery { key: q.key, kinds, source: q.source, target: q.target };
+        let mut sink = Equal { key: q.key, found: Vec::new() };
+        self.offer(&cq, &mut sink);
+        sink.found.sort_unstable();
+        sink.found.dedup();
+        sink.found
+    }
+
     /// The index of interned locale `li`, when loaded.
     pub fn index(&self, li: u16) -> Option<&GramIndex> {
         self.indexes.get(&li)
@@ -295,6 +327,35 @@ mod tests {
         ix.offer(&q, &mut sink);
         sink.0.dedup();
         assert_eq!(sink.0, vec![EntryId(1)]);
+    }
+
+    #[test]
+    fn exact_keys_are_found_by_kind_and_locale_pair() {
+        use crate::key::KeyKind;
+        use crate::run::Code;
+        let loc = |s: &str| Locale::parse(s).unwrap();
+        let mut ix = CandidateIndex::new();
+        let coded = |t: &str| Keys::of(&[Run::text(t), Run::Ph(Code::new("1").equiv("%s").data("%s"))]);
+        ix.add(EntryId(3), &[(loc("en-US"), keys("open the file")), (loc("de"), keys("Datei öffnen"))]);
+        ix.add(EntryId(1), &[(loc("en"), keys("open the file")), (loc("de"), keys("Datei öffnen"))]);
+        ix.add(EntryId(2), &[(loc("en"), keys("open the file")), (loc("fr"), keys("ouvrir"))]);
+        ix.add(EntryId(4), &[(loc("en"), keys("open the files")), (loc("de"), keys("Dateien öffnen"))]);
+        ix.add(EntryId(5), &[(loc("en"), coded("open ")), (loc("de"), coded("öffnen "))]);
+        ix.settle();
+        let (en, de) = (loc("en"), loc("de"));
+        let q = |kind, key| ExactQuery { kind, key, source: &en, target: &de };
+        // Both source locales by the prefix rule, the French-only entry left out, the
+        // longer key never.
+        assert_eq!(ix.exact(&q(KeyKind::Plain, "open the file")), vec![EntryId(1), EntryId(3)]);
+        assert!(ix.exact(&q(KeyKind::Plain, "open the fil")).is_empty());
+        // A key stands for its kinds only.
+        let k = coded("open ");
+        assert_ne!(k.plain, k.structural);
+        assert_eq!(ix.exact(&q(KeyKind::Structural, &k.structural)), vec![EntryId(5)]);
+        assert!(ix.exact(&q(KeyKind::Structural, &k.plain)).is_empty());
+        assert_eq!(ix.exact(&q(KeyKind::Plain, &k.plain)), vec![EntryId(5)]);
+        ix.remove(EntryId(1));
+        assert_eq!(ix.exact(&q(KeyKind::Plain, "open the file")), vec![EntryId(3)]);
     }
 
     #[test]

@@ -86,6 +86,11 @@ impl Cache {
         self.index.offer(q, sink);
     }
 
+    /// The entries of an exact-key hit (see [`CandidateIndex::exact`]).
+    pub(crate) fn exact(&self, q: &cmem_core::store::ExactQuery<'_>) -> Vec<EntryId> {
+        self.index.exact(q)
+    }
+
     /// Loads, in one repeatable-read transaction on `client`, the locales of every entry
     /// when the cache is stale, and the index of every locale matching `source` that is
     /// not loaded yet.

@@ -319,6 +319,18 @@ impl ContentMemory for PgStore {
     }
 
     fn exact(&self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
+        if self.options.gram_index {
+            // The in-process index holds every key: no query to find the entries, one
+            // round trip to read them.
+            self.ensure_cache(q.source)?;
+            let ids = self.cache_read()?.exact(q);
+            return Ok(self
+                .get_many(&ids)?
+                .into_iter()
+                .flatten()
+                .filter(|e| e.variant_index(q.target).is_some())
+                .collect());
+        }
         let p = &self.name;
         // NULL keys stand for the key before them (`stored_keys`): each arm uses an index.
         let sql = match q.kind {
