@@ -194,8 +194,10 @@ struct Report {
     size_bytes: Option<u64>,
     /// Resident memory once the corpus and queries are loaded, before the store.
     rss_before_build_mb: f64,
-    /// Resident memory after the build and the exhaustive reference's keys.
+    /// Resident memory right after the build (before the exhaustive reference).
     rss_after_build_mb: f64,
+    /// What the exhaustive reference's keys added to the resident memory.
+    rss_reference_mb: f64,
     /// Resident memory after every pass.
     rss_after_lookups_mb: f64,
     peak_rss_mb: f64,
@@ -459,6 +461,7 @@ fn main() -> Result<()> {
         store.write(&entries)?;
         build_s += started.elapsed().as_secs_f64();
     }
+    let rss_after_build_mb = status_mb("VmRSS");
     // The reference scores the entries a lookup into `to` may return: an entry of
     // another pair is no answer, however near its source.
     let answering: Vec<bool> = targets.iter().map(|t| t.matches(&to)).collect();
@@ -470,7 +473,7 @@ fn main() -> Result<()> {
     let answering_entries = source_keys.len();
     let exhaustive = Exhaustive::new(&source_keys);
     drop(source_keys);
-    let rss_after_build_mb = status_mb("VmRSS");
+    let rss_reference_mb = status_mb("VmRSS") - rss_after_build_mb;
     let counting = counting::Counting {
         inner: store.as_ref(),
         offered: 0.into(),
@@ -647,6 +650,7 @@ fn main() -> Result<()> {
         size_bytes,
         rss_before_build_mb,
         rss_after_build_mb,
+        rss_reference_mb,
         rss_after_lookups_mb,
         peak_rss_mb: status_mb("VmHWM"),
         paths_compared: paths.map(|p| p.0),
@@ -709,8 +713,9 @@ fn print_table(r: &Report) {
         println!("size on disk       {:.1} MB", s as f64 / 1e6);
     }
     println!(
-        "RSS                {:.0} MB before the build, {:.0} MB after it, {:.0} MB after the lookups",
-        r.rss_before_build_mb, r.rss_after_build_mb, r.rss_after_lookups_mb
+        "RSS                {:.0} MB before the build, {:.0} MB after it, {:.0} MB after the lookups \
+         ({:.0} MB of them the exhaustive reference)",
+        r.rss_before_build_mb, r.rss_after_build_mb, r.rss_after_lookups_mb, r.rss_reference_mb
     );
     println!("peak RSS           {:.0} MB", r.peak_rss_mb);
     if let (Some(n), Some(d)) = (r.paths_compared, r.paths_differing) {
