@@ -264,7 +264,7 @@ fn db_files(db: &Path) -> Result<Vec<PathBuf>> {
 
 /// The memory to measure: `--memory`, then every `--also-memory`, then the copies of
 /// `--synthesize`; and the target locale of each pair (the first is `to`). Lines that
-/// name their target locale (a `--write-corpus` file) go to that pair.
+/// name their target locale (a `--write-corpus` file) go to that pair, in file order.
 fn load_lines(args: &Args, to: &Locale) -> Result<(Vec<synth::SynthLine>, Vec<Locale>)> {
     let mut files = vec![(to.clone(), args.memory.clone())];
     for spec in &args.also_memory {
@@ -274,7 +274,7 @@ fn load_lines(args: &Args, to: &Locale) -> Result<(Vec<synth::SynthLine>, Vec<Lo
         files.push((locale, PathBuf::from(path)));
     }
     let mut targets = vec![to.clone()];
-    let mut bases = vec![Vec::new()];
+    let mut originals = Vec::new();
     for (locale, path) in files {
         for m in corpus::load_memory(&path, args.entries)? {
             let target = match &m.target_locale {
@@ -287,14 +287,13 @@ fn load_lines(args: &Args, to: &Locale) -> Result<(Vec<synth::SynthLine>, Vec<Lo
                 Some(p) => p,
                 None => {
                     targets.push(target);
-                    bases.push(Vec::new());
                     targets.len() - 1
                 }
             };
-            bases[pair].push(m);
+            originals.push(synth::SynthLine { pair, source: m.source, target: m.target, edit: None });
         }
     }
-    let lines = synth::synthesize(&bases, args.synthesize.unwrap_or(0))?;
+    let lines = synth::synthesize(originals, args.synthesize.unwrap_or(0))?;
     Ok((lines, targets))
 }
 

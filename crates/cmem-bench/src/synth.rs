@@ -9,8 +9,7 @@
 //! source and the copy's round, so the memory is the same on every run and machine
 //! (no random generator, no hasher whose output may change between Rust releases).
 //!
-//! Copies are made in rounds over the originals, pair by pair in the order given: the
-//! first round copies each original once, the next (only if still short) once more with
+//! Copies are made in rounds over the originals, in the order given: the first round copies each original once, the next (only if still short) once more with
 //! another seed. A copy whose source already exists in its pair is replaced by another
 //! edit of the same original (a few attempts), else left out, so every source of a pair
 //! stays distinct.
@@ -22,12 +21,10 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use crate::corpus::MemoryLine;
-
 /// One entry of the synthesized memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SynthLine {
-    /// Index of its language pair (of the bases given to [`synthesize`]).
+    /// Index of its language pair (the caller's numbering).
     pub pair: usize,
     /// Source text.
     pub source: String,
@@ -127,38 +124,34 @@ fn identity(pair: usize, source: &str) -> u64 {
 /// Attempts per original and round before a copy is left out.
 const ATTEMPTS: u64 = 4;
 
-/// The originals of every pair (`bases[p]`, sources distinct within each), then copies
+/// The `originals` (sources distinct within each pair), in their order, then copies
 /// with one edit each until there are at least `total` entries. Fewer than `total` is an
-/// error: the bases cannot yield that many distinct sources.
+/// error: the originals cannot yield that many distinct sources.
 ///
 /// # Errors
 ///
 /// When a whole round of copies adds no entry before `total` is reached.
-pub fn synthesize(bases: &[Vec<MemoryLine>], total: usize) -> Result<Vec<SynthLine>> {
-    let mut out: Vec<SynthLine> = Vec::with_capacity(total.max(bases.iter().map(Vec::len).sum()));
-    let mut seen = HashSet::with_capacity(out.capacity());
-    for (pair, lines) in bases.iter().enumerate() {
-        for m in lines {
-            seen.insert(identity(pair, &m.source));
-            out.push(SynthLine { pair, source: m.source.clone(), target: m.target.clone(), edit: None });
-        }
-    }
+pub fn synthesize(originals: Vec<SynthLine>, total: usize) -> Result<Vec<SynthLine>> {
+    let n = originals.len();
+    let mut out = originals;
+    out.reserve(total.saturating_sub(n));
+    let mut seen: HashSet<u64> = out.iter().map(|l| identity(l.pair, &l.source)).collect();
     let mut round: u64 = 1;
     while out.len() < total {
         let before = out.len();
-        'pairs: for (pair, lines) in bases.iter().enumerate() {
-            for m in lines {
-                if out.len() >= total {
-                    break 'pairs;
-                }
-                for attempt in 0..ATTEMPTS {
-                    let Some((e, source)) = edit(&m.source, round * ATTEMPTS + attempt) else {
-                        break;
-                    };
-                    if seen.insert(identity(pair, &source)) {
-                        out.push(SynthLine { pair, source, target: m.target.clone(), edit: Some(e) });
-                        break;
-                    }
+        for i in 0..n {
+            if out.len() >= total {
+                break;
+            }
+            let pair = out[i].pair;
+            for attempt in 0..ATTEMPTS {
+                let Some((e, source)) = edit(&out[i].source, round * ATTEMPTS + attempt) else {
+                    break;
+                };
+                if seen.insert(identity(pair, &source)) {
+                    let target = out[i].target.clone();
+                    out.push(SynthLine { pair, source, target, edit: Some(e) });
+                    break;
                 }
             }
         }
@@ -203,24 +196,20 @@ pub fn write_jsonl(path: &Path, lines: &[SynthLine], from: &str, targets: &[Stri
 mod tests {
     use super::*;
 
-    fn line(source: &str, target: &str) -> MemoryLine {
-        MemoryLine { source: source.into(), target: target.into(), target_locale: None }
+    fn line(pair: usize, source: &str, target: &str) -> SynthLine {
+        SynthLine { pair, source: source.into(), target: target.into(), edit: None }
     }
 
-    fn bases() -> Vec<Vec<MemoryLine>> {
+    fn bases() -> Vec<SynthLine> {
         vec![
-            vec![
-                line("Could not open file %s", "Datei %s konnte nicht geöffnet werden"),
-                line("Check", "Aktivieren"),
-                line("Save the document as", "Dokument speichern unter"),
-                line("Open", "Öffnen"),
-                line("Open Open", "Öffnen Öffnen"),
-                line("", "leer"),
-            ],
-            vec![
-                line("Could not open file %s", "Impossible d'ouvrir le fichier %s"),
-                line("Close", "Fermer"),
-            ],
+            line(0, "Could not open file %s", "Datei %s konnte nicht geöffnet werden"),
+            line(0, "Check", "Aktivieren"),
+            line(0, "Save the document as", "Dokument speichern unter"),
+            line(0, "Open", "Öffnen"),
+            line(0, "Open Open", "Öffnen Öffnen"),
+            line(0, "", "leer"),
+            line(1, "Could not open file %s", "Impossible d'ouvrir le fichier %s"),
+            line(1, "Close", "Fermer"),
         ]
     }
 
@@ -253,34 +242,34 @@ mod tests {
 
     #[test]
     fn the_same_memory_twice() {
-        let a = synthesize(&bases(), 30).unwrap();
-        let b = synthesize(&bases(), 30).unwrap();
+        let a = synthesize(bases(), 30).unwrap();
+        let b = synthesize(bases(), 30).unwrap();
         assert_eq!(a, b);
-        let c = synthesize(&bases(), 31).unwrap();
+        let c = synthesize(bases(), 31).unwrap();
         assert_eq!(a[..], c[..30], "a larger memory starts with the smaller one");
     }
 
     #[test]
     fn the_count_asked_for_with_distinct_sources_per_pair() {
         for total in [8, 9, 20, 30] {
-            let lines = synthesize(&bases(), total).unwrap();
+            let lines = synthesize(bases(), total).unwrap();
             assert_eq!(lines.len(), total);
             let distinct: HashSet<(usize, &str)> =
                 lines.iter().map(|l| (l.pair, l.source.as_str())).collect();
             assert_eq!(distinct.len(), total, "sources repeat within a pair at {total}");
         }
         // Fewer than the originals asks for no copies and drops no original.
-        assert_eq!(synthesize(&bases(), 3).unwrap().len(), 8);
+        assert_eq!(synthesize(bases(), 3).unwrap().len(), 8);
     }
 
     #[test]
     fn every_copy_is_one_edit_from_its_original() {
         let bases = bases();
-        let lines = synthesize(&bases, 30).unwrap();
+        let lines = synthesize(bases.clone(), 30).unwrap();
         let mut copies = 0;
         for l in &lines[8..] {
             let e = l.edit.unwrap();
-            let original = bases[l.pair].iter().find(|m| m.target == l.target).unwrap();
+            let original = bases.iter().find(|m| m.pair == l.pair && m.target == l.target).unwrap();
             assert!(one_edit(&original.source, &l.source), "{:?} → {:?} ({e})", original.source, l.source);
             assert_ne!(original.source, l.source);
             copies += 1;
@@ -288,7 +277,9 @@ mod tests {
         assert_eq!(copies, 22);
         // The empty source has no copy, and the first round copies in base order.
         assert!(lines.iter().all(|l| !l.source.is_empty() || l.edit.is_none()));
-        assert_eq!(lines[8].target, bases[0][0].target);
+        assert_eq!(lines[8].target, bases[0].target);
+        // Originals keep their order.
+        assert_eq!(lines[..8], bases[..]);
     }
 
     #[test]
@@ -304,8 +295,8 @@ mod tests {
 
     #[test]
     fn an_exhausted_memory_is_an_error() {
-        let tiny = vec![vec![line("Open", "Öffnen")]];
-        let err = synthesize(&tiny, 1_000).unwrap_err().to_string();
+        let tiny = vec![line(0, "Open", "Öffnen")];
+        let err = synthesize(tiny, 1_000).unwrap_err().to_string();
         assert!(err.contains("yield only"), "{err}");
     }
 
@@ -313,7 +304,7 @@ mod tests {
     fn written_lines_name_their_pair() {
         let dir = std::env::temp_dir().join(format!("cmem-bench-synth-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let lines = synthesize(&bases(), 12).unwrap();
+        let lines = synthesize(bases(), 12).unwrap();
         for name in ["m.jsonl", "m.jsonl.gz"] {
             let path = dir.join(name);
             write_jsonl(&path, &lines, "en", &["de".into(), "fr".into()]).unwrap();
