@@ -56,10 +56,15 @@ impl fmt::Display for Edit {
 }
 
 impl Edit {
-    /// Every edit that changes `words` and leaves a non-empty text, in a fixed order.
+    /// Every edit that changes `words` and leaves a text that is not blank (an importer
+    /// refuses a segment of white space alone), in a fixed order; none for a blank text.
     fn all(words: &[&str]) -> Vec<Edit> {
-        let nonempty = words.iter().filter(|w| !w.is_empty()).count();
+        let content = |w: &str| !w.trim().is_empty();
+        let with_content = words.iter().filter(|w| content(w)).count();
         let mut out = Vec::new();
+        if with_content == 0 {
+            return out;
+        }
         for (i, w) in words.iter().enumerate() {
             if w.is_empty() {
                 continue;
@@ -67,7 +72,7 @@ impl Edit {
             if words.get(i + 1).is_some_and(|next| !next.is_empty() && next != w) {
                 out.push(Edit::Swap(i));
             }
-            if nonempty >= 2 {
+            if with_content > usize::from(content(w)) {
                 out.push(Edit::Drop(i));
             }
             out.push(Edit::Duplicate(i));
@@ -103,7 +108,7 @@ fn hash(seed: u64, bytes: &[u8]) -> u64 {
 }
 
 /// The edit chosen for `source` under `seed`, with the edited text; `None` when no edit
-/// applies (an empty source).
+/// applies (a blank source).
 pub fn edit(source: &str, seed: u64) -> Option<(Edit, String)> {
     let words: Vec<&str> = source.split(' ').collect();
     let edits = Edit::all(&words);
@@ -208,6 +213,8 @@ mod tests {
             line(0, "Open", "Öffnen"),
             line(0, "Open Open", "Öffnen Öffnen"),
             line(0, "", "leer"),
+            line(0, " output: \n", " Ausgabe: \n"),
+            line(0, "\n", "\n"),
             line(1, "Could not open file %s", "Impossible d'ouvrir le fichier %s"),
             line(1, "Close", "Fermer"),
         ]
@@ -251,7 +258,7 @@ mod tests {
 
     #[test]
     fn the_count_asked_for_with_distinct_sources_per_pair() {
-        for total in [8, 9, 20, 30] {
+        for total in [10, 11, 20, 30] {
             let lines = synthesize(bases(), total).unwrap();
             assert_eq!(lines.len(), total);
             let distinct: HashSet<(usize, &str)> =
@@ -259,7 +266,7 @@ mod tests {
             assert_eq!(distinct.len(), total, "sources repeat within a pair at {total}");
         }
         // Fewer than the originals asks for no copies and drops no original.
-        assert_eq!(synthesize(bases(), 3).unwrap().len(), 8);
+        assert_eq!(synthesize(bases(), 3).unwrap().len(), 10);
     }
 
     #[test]
@@ -267,19 +274,24 @@ mod tests {
         let bases = bases();
         let lines = synthesize(bases.clone(), 30).unwrap();
         let mut copies = 0;
-        for l in &lines[8..] {
+        for l in &lines[10..] {
             let e = l.edit.unwrap();
             let original = bases.iter().find(|m| m.pair == l.pair && m.target == l.target).unwrap();
             assert!(one_edit(&original.source, &l.source), "{:?} → {:?} ({e})", original.source, l.source);
             assert_ne!(original.source, l.source);
             copies += 1;
         }
-        assert_eq!(copies, 22);
-        // The empty source has no copy, and the first round copies in base order.
-        assert!(lines.iter().all(|l| !l.source.is_empty() || l.edit.is_none()));
-        assert_eq!(lines[8].target, bases[0].target);
+        assert_eq!(copies, 20);
+        // Blank sources have no copy, no copy is blank, and the first round copies in
+        // base order.
+        assert!(lines.iter().all(|l| !l.source.trim().is_empty() || l.edit.is_none()));
+        for seed in 0..50 {
+            assert!(edit(" output: \n", seed).is_some_and(|(_, s)| !s.trim().is_empty()));
+        }
+        assert_eq!(edit("\n", 0), None);
+        assert_eq!(lines[10].target, bases[0].target);
         // Originals keep their order.
-        assert_eq!(lines[..8], bases[..]);
+        assert_eq!(lines[..10], bases[..]);
     }
 
     #[test]
@@ -310,10 +322,10 @@ mod tests {
             write_jsonl(&path, &lines, "en", &["de".into(), "fr".into()]).unwrap();
             let back: Vec<serde_json::Value> = crate::corpus::read_jsonl(&path).unwrap();
             assert_eq!(back.len(), 12);
-            assert_eq!(back[6]["target_locale"], "fr");
-            assert_eq!(back[6]["source"], "Could not open file %s");
-            assert_eq!(back[8]["source_locale"], "en");
-            assert_eq!(back[8]["target_locale"], "de");
+            assert_eq!(back[8]["target_locale"], "fr");
+            assert_eq!(back[8]["source"], "Could not open file %s");
+            assert_eq!(back[10]["source_locale"], "en");
+            assert_eq!(back[10]["target_locale"], "de");
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
