@@ -16,6 +16,10 @@ pub struct MemoryLine {
     pub source: String,
     /// Translation.
     pub target: String,
+    /// The target locale, in a memory of several pairs (what `--write-corpus` writes);
+    /// absent, the benchmark's `--to`.
+    #[serde(default)]
+    pub target_locale: Option<String>,
 }
 
 /// One query line.
@@ -38,7 +42,7 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead>> {
     }
 }
 
-/// The first `limit` lines with distinct sources.
+/// The first `limit` lines with distinct sources (within each target locale).
 pub fn load_memory(path: &Path, limit: Option<usize>) -> Result<Vec<MemoryLine>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
@@ -49,7 +53,7 @@ pub fn load_memory(path: &Path, limit: Option<usize>) -> Result<Vec<MemoryLine>>
         }
         let m: MemoryLine =
             serde_json::from_str(&line).with_context(|| format!("{}: line {}", path.display(), i + 1))?;
-        if seen.insert(m.source.clone()) {
+        if seen.insert((m.target_locale.clone(), m.source.clone())) {
             out.push(m);
             if limit.is_some_and(|l| out.len() >= l) {
                 break;

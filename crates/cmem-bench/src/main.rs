@@ -14,6 +14,14 @@
 //! the queries again with the candidates taken from the database rather than the
 //! in-process index (`PgOptions::gram_index(false)`).
 //!
+//! With `--also-memory` it loads memories of other language pairs beside `--memory` (their
+//! entries share the source index but answer no lookup into `--to`), and with
+//! `--synthesize N` it adds copies of every entry with one word-level edit each until the
+//! memory holds N entries (the million-entry benchmark); `--write-corpus` writes that
+//! memory as JSON Lines for `cmem import` instead of measuring. Beside build time, size on
+//! disk (every file of the database) and peak memory, it reports the resident memory
+//! before the build, after it and after the lookups.
+//!
 //! ```text
 //! cargo run --release -p cmem-bench -- --memory en-de.jsonl.gz --entries 100000 \
 //!     --queries queries_sample.jsonl queries_versioned.jsonl [--store memory] [--json]
@@ -22,11 +30,14 @@
 //! cargo run --release -p cmem-bench -- --memory en-de.jsonl.gz --store postgres \
 //!     --queries queries_sample.jsonl queries_versioned.jsonl [--pg-url postgres://…] \
 //!     [--db-side-queries 200]
+//! cargo run --release -p cmem-bench -- --memory en-de.jsonl.gz --also-memory fr=en-fr.jsonl.gz \
+//!     --synthesize 1000000 --queries queries_sample.jsonl queries_versioned.jsonl \
+//!     [--store sqlite] [--write-corpus million.jsonl.gz]
 //! cargo run --release -p cmem-bench -- --quality --memory en-de.jsonl.gz \
 //!     --queries queries_versioned.jsonl --references versioned_references.jsonl
 //! ```
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -44,6 +55,7 @@ mod counting;
 mod lists;
 mod pg;
 mod quality;
+mod synth;
 
 /// Measure lookup latency and recall on a real memory.
 #[derive(Parser, Debug)]
@@ -52,11 +64,24 @@ struct Args {
     /// The memory: JSON Lines with `source` and `target` per line (gzip or not).
     #[arg(long)]
     memory: PathBuf,
-    /// Keep the first N distinct sources.
+    /// Keep the first N distinct sources (of each memory file).
     #[arg(long)]
     entries: Option<usize>,
+    /// Another memory from `--from` into another target locale, as `LOCALE=PATH`
+    /// (`fr=en-fr.jsonl.gz`): its entries share the source index with `--memory`'s, as in
+    /// a multilingual memory, but answer no lookup into `--to`.
+    #[arg(long, num_args = 1..)]
+    also_memory: Vec<String>,
+    /// Add copies of the entries, each with one word-level edit, until the memory holds
+    /// N entries (the million-entry benchmark: `--synthesize 1000000`).
+    #[arg(long)]
+    synthesize: Option<usize>,
+    /// Write the memory (after `--synthesize`) to this JSON Lines file (gzip if it ends
+    /// in `.gz`), with the locales of each line, for `cmem import`; then stop.
+    #[arg(long)]
+    write_corpus: Option<PathBuf>,
     /// Query files: JSON Lines with `query` per line.
-    #[arg(long, num_args = 1.., required = true)]
+    #[arg(long, num_args = 1.., required_unless_present = "write_corpus")]
     queries: Vec<PathBuf>,
     /// Exact-hit query files, measured separately (latency of a limit-1 lookup).
     #[arg(long, num_args = 1..)]
@@ -143,6 +168,8 @@ struct Args {
 struct Report {
     store: String,
     entries: usize,
+    /// Entries from `--from` into `--to`: those a lookup may return.
+    answering_entries: usize,
     queries: usize,
     threshold: f64,
     p50_us: f64,
@@ -166,7 +193,19 @@ struct Report {
     exact_p50_us: Option<f64>,
     build_s: f64,
     import_rate_per_s: f64,
+    /// The first lookup's latency (it may load or build the candidate index).
+    first_lookup_ms: f64,
+    /// SQLite: every file named after the database (WAL and index files included),
+    /// after the lookups; other stores: what their statistics report.
     size_bytes: Option<u64>,
+    /// Resident memory once the corpus and queries are loaded, before the store.
+    rss_before_build_mb: f64,
+    /// Resident memory right after the build (before the exhaustive reference).
+    rss_after_build_mb: f64,
+    /// What the exhaustive reference's keys added to the resident memory.
+    rss_reference_mb: f64,
+    /// Resident memory after every pass.
+    rss_after_lookups_mb: f64,
     peak_rss_mb: f64,
     /// With `--compare-paths`: queries run through both candidate paths.
     paths_compared: Option<usize>,
@@ -198,15 +237,70 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[i.min(sorted.len() - 1)]
 }
 
-fn peak_rss_mb() -> f64 {
+/// A memory figure of this process in MB: `VmHWM` (peak resident) or `VmRSS` (resident
+/// now) of `/proc/self/status`; 0 where that file does not exist.
+fn status_mb(field: &str) -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
+                .find(|l| l.strip_prefix(field).is_some_and(|r| r.starts_with(':')))
                 .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<f64>().ok()))
         })
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// Every file in the directory of `db` whose name starts with its name: the database,
+/// its WAL and shared-memory files and any index file a store keeps beside it.
+fn db_files(db: &Path) -> Result<Vec<PathBuf>> {
+    let dir = match db.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = db.file_name().with_context(|| format!("{} names no file", db.display()))?.to_string_lossy();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).with_context(|| format!("read {}", dir.display()))? {
+        let e = e?;
+        if e.file_name().to_string_lossy().starts_with(&*name) && e.file_type()?.is_file() {
+            out.push(e.path());
+        }
+    }
+    Ok(out)
+}
+
+/// The memory to measure: `--memory`, then every `--also-memory`, then the copies of
+/// `--synthesize`; and the target locale of each pair (the first is `to`). Lines that
+/// name their target locale (a `--write-corpus` file) go to that pair, in file order.
+fn load_lines(args: &Args, to: &Locale) -> Result<(Vec<synth::SynthLine>, Vec<Locale>)> {
+    let mut files = vec![(to.clone(), args.memory.clone())];
+    for spec in &args.also_memory {
+        let (locale, path) =
+            spec.split_once('=').with_context(|| format!("--also-memory {spec:?}: expected LOCALE=PATH"))?;
+        let locale = Locale::parse(locale).with_context(|| format!("--also-memory {spec:?}"))?;
+        files.push((locale, PathBuf::from(path)));
+    }
+    let mut targets = vec![to.clone()];
+    let mut originals = Vec::new();
+    for (locale, path) in files {
+        for m in corpus::load_memory(&path, args.entries)? {
+            let target = match &m.target_locale {
+                Some(t) => {
+                    Locale::parse(t).with_context(|| format!("{}: target_locale {t:?}", path.display()))?
+                }
+                None => locale.clone(),
+            };
+            let pair = match targets.iter().position(|t| *t == target) {
+                Some(p) => p,
+                None => {
+                    targets.push(target);
+                    targets.len() - 1
+                }
+            };
+            originals.push(synth::SynthLine { pair, source: m.source, target: m.target, edit: None });
+        }
+    }
+    let lines = synth::synthesize(originals, args.synthesize.unwrap_or(0))?;
+    Ok((lines, targets))
 }
 
 /// The exhaustive reference: the answer `lookup` gives, computed by scoring every entry:
@@ -320,18 +414,18 @@ fn main() -> Result<()> {
     }
     if args.quality {
         let references = args.references.as_ref().context("--quality needs --references")?;
-        return quality::run(
-            &args.memory,
-            args.entries,
-            &args.queries[0],
-            references,
-            args.examples,
-            args.misses,
-        );
+        let queries = args.queries.first().context("--quality needs --queries")?;
+        return quality::run(&args.memory, args.entries, queries, references, args.examples, args.misses);
     }
     let from = Locale::parse(&args.from)?;
     let to = Locale::parse(&args.to)?;
-    let memory = corpus::load_memory(&args.memory, args.entries)?;
+    let (memory, targets) = load_lines(&args, &to)?;
+    if let Some(path) = &args.write_corpus {
+        let names: Vec<String> = targets.iter().map(|t| t.as_str().to_owned()).collect();
+        synth::write_jsonl(path, &memory, from.as_str(), &names)?;
+        eprintln!("cmem-bench: wrote {} entries to {}", memory.len(), path.display());
+        return Ok(());
+    }
     let mut queries = Vec::new();
     for q in &args.queries {
         queries.extend(corpus::load_queries(q)?);
@@ -351,24 +445,38 @@ fn main() -> Result<()> {
     if args.knn && args.store != "postgres" {
         bail!("--knn measures PostgreSQL's pg_trgm: give --store postgres");
     }
+    let rss_before_build_mb = status_mb("VmRSS");
     let (store, db_file, bench_db) = build_store(&args.store, args.db.as_ref(), pg_url.as_deref())?;
-    let entries: Vec<NewEntry> = memory
-        .iter()
-        .map(|m| {
-            NewEntry::pair(
-                Variant::new(from.clone(), vec![Run::text(&m.source)]),
-                Variant::new(to.clone(), vec![Run::text(&m.target)]),
-            )
-        })
-        .collect();
-    let started = Instant::now();
-    for batch in entries.chunks(10_000) {
-        store.write(batch)?;
+    // Entries are made a batch at a time, outside the clock, so the process never holds
+    // the whole memory twice over.
+    let mut build_s = 0.0;
+    for batch in memory.chunks(10_000) {
+        let entries: Vec<NewEntry> = batch
+            .iter()
+            .map(|m| {
+                NewEntry::pair(
+                    Variant::new(from.clone(), vec![Run::text(&m.source)]),
+                    Variant::new(targets[m.pair].clone(), vec![Run::text(&m.target)]),
+                )
+            })
+            .collect();
+        let started = Instant::now();
+        store.write(&entries)?;
+        build_s += started.elapsed().as_secs_f64();
     }
-    let build_s = started.elapsed().as_secs_f64();
-    let size_bytes = store.stats()?.size_bytes;
-    let source_keys: Vec<Keys> = entries.iter().map(|e| e.variants[0].keys()).collect();
+    let rss_after_build_mb = status_mb("VmRSS");
+    // The reference scores the entries a lookup into `to` may return: an entry of
+    // another pair is no answer, however near its source.
+    let answering: Vec<bool> = targets.iter().map(|t| t.matches(&to)).collect();
+    let source_keys: Vec<Keys> = memory
+        .iter()
+        .filter(|m| answering[m.pair])
+        .map(|m| Variant::new(from.clone(), vec![Run::text(&m.source)]).keys())
+        .collect();
+    let answering_entries = source_keys.len();
     let exhaustive = Exhaustive::new(&source_keys);
+    drop(source_keys);
+    let rss_reference_mb = status_mb("VmRSS") - rss_after_build_mb;
     let counting = counting::Counting {
         inner: store.as_ref(),
         offered: 0.into(),
@@ -503,13 +611,26 @@ fn main() -> Result<()> {
             Some(pg::knn_pass(&bench_db.url, &queries, &tops, args.db_side_queries, &from, args.threshold)?);
     }
 
+    let rss_after_lookups_mb = status_mb("VmRSS");
+    let size_bytes = match &db_file {
+        Some((path, _)) => {
+            let mut sum = 0;
+            for f in db_files(path)? {
+                sum += std::fs::metadata(&f).with_context(|| format!("size of {}", f.display()))?.len();
+            }
+            Some(sum)
+        }
+        None => store.stats()?.size_bytes,
+    };
+    let first_lookup_ms = lat.first().map_or(0.0, |us| us / 1e3);
     lat.sort_by(f64::total_cmp);
     ex_lat.sort_by(f64::total_cmp);
     exact_lat.sort_by(f64::total_cmp);
     let n = queries.len().max(1) as f64;
     let report = Report {
         store: args.store.clone(),
-        entries: entries.len(),
+        entries: memory.len(),
+        answering_entries,
         queries: queries.len(),
         threshold: args.threshold,
         p50_us: percentile(&lat, 0.50),
@@ -528,9 +649,14 @@ fn main() -> Result<()> {
         exact_queries: exact_queries.len(),
         exact_p50_us: (!exact_lat.is_empty()).then(|| percentile(&exact_lat, 0.50)),
         build_s,
-        import_rate_per_s: entries.len() as f64 / build_s.max(1e-9),
+        import_rate_per_s: memory.len() as f64 / build_s.max(1e-9),
+        first_lookup_ms,
         size_bytes,
-        peak_rss_mb: peak_rss_mb(),
+        rss_before_build_mb,
+        rss_after_build_mb,
+        rss_reference_mb,
+        rss_after_lookups_mb,
+        peak_rss_mb: status_mb("VmHWM"),
         paths_compared: paths.map(|p| p.0),
         paths_differing: paths.map(|p| p.1),
         one_shot_p50_us: paths.map(|p| p.2 .0),
@@ -583,7 +709,7 @@ fn remove_db_files(path: &std::path::Path) {
 
 fn print_table(r: &Report) {
     println!("store              {}", r.store);
-    println!("entries            {}", r.entries);
+    println!("entries            {} ({} into the lookups' target locale)", r.entries, r.answering_entries);
     println!("queries            {} (threshold {:.2})", r.queries, r.threshold);
     println!("lookup p50/p95/p99 {:.0} / {:.0} / {:.0} µs", r.p50_us, r.p95_us, r.p99_us);
     println!(
@@ -600,9 +726,15 @@ fn print_table(r: &Report) {
         println!("exact p50          {:.1} µs over {} queries", e, r.exact_queries);
     }
     println!("build              {:.2} s ({:.0} entries/s)", r.build_s, r.import_rate_per_s);
+    println!("first lookup       {:.1} ms", r.first_lookup_ms);
     if let Some(s) = r.size_bytes {
         println!("size on disk       {:.1} MB", s as f64 / 1e6);
     }
+    println!(
+        "RSS                {:.0} MB before the build, {:.0} MB after it, {:.0} MB after the lookups \
+         ({:.0} MB of them the exhaustive reference)",
+        r.rss_before_build_mb, r.rss_after_build_mb, r.rss_after_lookups_mb, r.rss_reference_mb
+    );
     println!("peak RSS           {:.0} MB", r.peak_rss_mb);
     if let (Some(n), Some(d)) = (r.paths_compared, r.paths_differing) {
         println!("one-shot vs batch  {d} of {n} lists differ");
