@@ -110,6 +110,10 @@ impl PgStore {
             .max_size(options.pool_size.max(1))
             .min_idle(Some(0))
             .connection_timeout(options.connect_timeout)
+            // Checking a connection on every checkout is a round trip per store call (a
+            // lookup makes several); a broken connection fails its statement instead, and
+            // the pool drops it (`has_broken`).
+            .test_on_check_out(false)
             .build_unchecked(PostgresConnectionManager::new(config, NoTls));
         Ok(PgStore { name, pool, cache: RwLock::new(Cache::default()), options })
     }
