@@ -59,8 +59,11 @@ fn strays(d: &Dir, memory: &str) -> Vec<String> {
     v
 }
 
+/// A file that belongs beside a memory: its WAL and shared memory, and its persisted
+/// candidate indexes (`-gix-<locale>`, never a temporary one left behind).
 fn companion(name: &str, memory: &str) -> bool {
     ["-wal", "-shm"].iter().any(|s| name == format!("{memory}{s}"))
+        || (name.starts_with(&format!("{memory}-gix-")) && !name.contains(".tmp-"))
 }
 
 /// Writes `n` JSON Lines entries, distinct by `tag`, to `path`.
@@ -485,6 +488,7 @@ fn reads_work_in_a_read_only_directory_and_change_nothing() {
     std::fs::set_permissions(d.path("ro/m.db"), std::fs::Permissions::from_mode(0o644)).unwrap();
     std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o555)).unwrap();
     let before = std::fs::read(d.path("ro/m.db")).unwrap();
+    let index_before = std::fs::read(d.path("ro/m.db-gix-en")).unwrap();
     for args in [
         &["--memory", "ro/m.db", "stats"][..],
         &[
@@ -504,8 +508,14 @@ fn reads_work_in_a_read_only_directory_and_change_nothing() {
         assert_eq!(code(&out), Some(0), "{args:?}: {}", stderr(&out));
     }
     assert_eq!(std::fs::read(d.path("ro/m.db")).unwrap(), before);
-    let names: Vec<_> = std::fs::read_dir(&sub).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(names.len(), 1, "{names:?}");
+    // The memory and the candidate index its import wrote, neither changed by the reads.
+    let mut names: Vec<_> = std::fs::read_dir(&sub)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["m.db", "m.db-gix-en"]);
+    assert_eq!(std::fs::read(d.path("ro/m.db-gix-en")).unwrap(), index_before);
     // Writing is refused with a clear message.
     let out =
         as_nobody(&d, &["--memory", "ro/m.db", "import", "-q", "--from", "en", "--to", "de", "base.jsonl"]);
