@@ -1242,3 +1242,22 @@ fn source_locales_are_the_first_variants_locales() {
     from_stats.dedup();
     assert_eq!(store.source_locales().unwrap(), from_stats);
 }
+
+#[test]
+fn temporary_index_files_a_killed_writer_left_are_removed() {
+    let dir = TempDir::new("stale-tmp");
+    let path = dir.path("s.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store.write(&sample_entries()[..50]).unwrap();
+    // One left by a writer killed an hour ago, one being written right now.
+    let stale = dir.path("s.db-gix-en.tmp-999999-1");
+    let fresh = dir.path("s.db-gix-en.tmp-999999-2");
+    std::fs::write(&stale, b"half an index").unwrap();
+    std::fs::write(&fresh, b"half an index").unwrap();
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options().write(true).open(&stale).unwrap().set_modified(hour_ago).unwrap();
+    store.warm(&loc("en")).unwrap();
+    assert!(index_file(&path, "en").exists());
+    assert!(!stale.exists(), "a stale temporary index file was left");
+    assert!(fresh.exists(), "a temporary index file still being written was removed");
+}
