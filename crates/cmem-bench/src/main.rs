@@ -39,7 +39,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
@@ -94,6 +94,11 @@ struct Args {
     /// with the server programs installed here).
     #[arg(long)]
     pg_url: Option<String>,
+    /// With `--store postgres`: how stale the in-process index may be about other
+    /// processes' writes, in milliseconds (`PgOptions::freshness`; default 0: the change
+    /// counter is read on every store call).
+    #[arg(long, default_value_t = 0)]
+    pg_freshness_ms: u64,
     /// With `--store postgres`: run about N queries, evenly spaced, a second time with
     /// database-side candidates (`gram_index(false)`; each reads the whole length window
     /// from the database, so far slower than the index).
@@ -386,7 +391,7 @@ type DbFile = Option<(PathBuf, bool)>;
 type Built = (Box<dyn ContentMemory>, DbFile, Option<pg::BenchDb>);
 
 /// A store to measure, and where it keeps its data.
-fn build_store(name: &str, db: Option<&PathBuf>, pg_url: Option<&str>) -> Result<Built> {
+fn build_store(name: &str, db: Option<&PathBuf>, pg_url: Option<&str>, freshness: Duration) -> Result<Built> {
     match name {
         "memory" => Ok((Box::new(MemStore::new()), None, None)),
         "sqlite" => {
@@ -400,7 +405,7 @@ fn build_store(name: &str, db: Option<&PathBuf>, pg_url: Option<&str>) -> Result
         }
         "postgres" => {
             let bench_db = pg::BenchDb::create(pg_url)?;
-            let store = bench_db.open(cmem_postgres::PgOptions::default())?;
+            let store = bench_db.open(cmem_postgres::PgOptions::default().freshness(freshness))?;
             Ok((Box::new(store), None, Some(bench_db)))
         }
         other => bail!("unknown store {other:?} (expected: memory, sqlite, postgres)"),
@@ -446,7 +451,12 @@ fn main() -> Result<()> {
         bail!("--knn measures PostgreSQL's pg_trgm: give --store postgres");
     }
     let rss_before_build_mb = status_mb("VmRSS");
-    let (store, db_file, bench_db) = build_store(&args.store, args.db.as_ref(), pg_url.as_deref())?;
+    let (store, db_file, bench_db) = build_store(
+        &args.store,
+        args.db.as_ref(),
+        pg_url.as_deref(),
+        Duration::from_millis(args.pg_freshness_ms),
+    )?;
     // Entries are made a batch at a time, outside the clock, so the process never holds
     // the whole memory twice over.
     let mut build_s = 0.0;

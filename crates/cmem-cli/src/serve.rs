@@ -80,8 +80,13 @@ pub fn open_existing_for_write(path: &Path) -> Result<Memory> {
             );
         }
     }
-    Memory::open_with(&address, &OpenOptions::new()).map_err(|e| anyhow!("{e}"))
+    // A server on PostgreSQL sees other processes' writes within 100 ms rather than
+    // asking the database on every store call (a round trip each; docs/operators.md).
+    Memory::open_with(&address, &OpenOptions::new().freshness(SERVER_FRESHNESS)).map_err(|e| anyhow!("{e}"))
 }
+
+/// How stale a served PostgreSQL memory's index may be about other processes' writes.
+const SERVER_FRESHNESS: Duration = Duration::from_millis(100);
 
 /// Runs `cmem serve`.
 ///

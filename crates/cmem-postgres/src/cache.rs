@@ -44,6 +44,12 @@ impl Cache {
         self.changes == Some(changes) && self.index.missing(source).is_empty()
     }
 
+    /// True when the cache is loaded and holds the index of every locale matching
+    /// `source`, at whatever change counter.
+    pub(crate) fn has(&self, source: &Locale) -> bool {
+        self.changes.is_some() && self.index.missing(source).is_empty()
+    }
+
     /// True when the cache was loaded at change counter `changes`.
     pub(crate) fn is_at(&self, changes: i64) -> bool {
         self.changes == Some(changes)

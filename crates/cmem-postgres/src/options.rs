@@ -31,6 +31,13 @@ pub struct PgOptions {
     pub connect_timeout: Duration,
     /// The most connections the store keeps open at once (default 8).
     pub pool_size: u32,
+    /// How stale the in-process index may be about other processes' writes: a store call
+    /// reads the change counter (a round trip) only when it last did longer ago than
+    /// this. Default zero: every call reads it, so a lookup sees every write committed
+    /// before it began. A server may allow 50–100 ms and save the round trip on most
+    /// lookups (a lookup makes up to four store calls); the store's own writes are seen
+    /// at once either way.
+    pub freshness: Duration,
 }
 
 impl Default for PgOptions {
@@ -44,6 +51,7 @@ impl Default for PgOptions {
             on_wait: None,
             connect_timeout: Duration::from_secs(10),
             pool_size: 8,
+            freshness: Duration::ZERO,
         }
     }
 }
@@ -59,6 +67,7 @@ impl fmt::Debug for PgOptions {
             .field("on_wait", &self.on_wait.as_ref().map(|_| ".."))
             .field("connect_timeout", &self.connect_timeout)
             .field("pool_size", &self.pool_size)
+            .field("freshness", &self.freshness)
             .finish()
     }
 }
@@ -110,6 +119,13 @@ impl PgOptions {
     #[must_use]
     pub fn connect_timeout(mut self, wait: Duration) -> Self {
         self.connect_timeout = wait;
+        self
+    }
+
+    /// Sets [`freshness`](Self::freshness).
+    #[must_use]
+    pub fn freshness(mut self, stale_at_most: Duration) -> Self {
+        self.freshness = stale_at_most;
         self
     }
 

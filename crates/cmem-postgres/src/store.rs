@@ -41,6 +41,8 @@ pub struct PgStore {
     pool: r2d2::Pool<Manager>,
     cache: RwLock<Cache>,
     options: PgOptions,
+    /// When the change counter was last read (see [`PgOptions::freshness`]).
+    checked: std::sync::Mutex<Option<std::time::Instant>>,
 }
 
 /// SQL for "the locale in column `col` matches `$n` by the prefix rule" (tags are stored
@@ -115,7 +117,7 @@ impl PgStore {
             // the pool drops it (`has_broken`).
             .test_on_check_out(false)
             .build_unchecked(PostgresConnectionManager::new(config, NoTls));
-        Ok(PgStore { name, pool, cache: RwLock::new(Cache::default()), options })
+        Ok(PgStore { name, pool, cache: RwLock::new(Cache::default()), options, checked: Default::default() })
     }
 
     /// The address this store opened, its password left out.
@@ -156,8 +158,21 @@ impl PgStore {
 
     /// Loads the candidate index for `source` when missing or stale.
     fn ensure_cache(&self, source: &Locale) -> Result<()> {
+        let fresh = !self.options.freshness.is_zero()
+            && self
+                .checked
+                .lock()
+                .ok()
+                .and_then(|c| *c)
+                .is_some_and(|t| t.elapsed() < self.options.freshness);
+        if fresh && self.cache_read()?.has(source) {
+            return Ok(());
+        }
         let mut client = self.client()?;
         let changes = read_changes(&mut *client, &self.name)?;
+        if let Ok(mut checked) = self.checked.lock() {
+            *checked = Some(std::time::Instant::now());
+        }
         if self.cache_read()?.is_current(changes, source) {
             return Ok(());
         }

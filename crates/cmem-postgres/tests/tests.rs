@@ -90,6 +90,24 @@ fn another_stores_write_is_seen_by_the_next_lookup() {
 }
 
 #[test]
+fn with_a_freshness_another_stores_write_is_seen_within_it() {
+    let url = fresh_url();
+    let a = PgStore::open(&url).unwrap();
+    let fresh = Duration::from_millis(300);
+    let b = PgStore::open_with(&url, PgOptions::default().freshness(fresh)).unwrap();
+    a.write(&[pair("Open the file", "Datei öffnen")]).unwrap();
+    assert_eq!(best(&b, "Open the files").unwrap().0, "Datei öffnen");
+    a.write(&[pair("Close the window now", "Fenster jetzt schließen")]).unwrap();
+    // Within the freshness b may answer from its index as it was; past it, it has read
+    // the counter again and sees the write.
+    std::thread::sleep(fresh + Duration::from_millis(50));
+    assert_eq!(best(&b, "Close the windows now").unwrap().0, "Fenster jetzt schließen");
+    // Its own writes are seen at once.
+    b.write(&[pair("Print the page", "Seite drucken")]).unwrap();
+    assert_eq!(best(&b, "Print the pages").unwrap().0, "Seite drucken");
+}
+
+#[test]
 fn a_reader_sees_an_import_whole_or_not_at_all() {
     let url = fresh_url();
     let writer = PgStore::open(&url).unwrap();

@@ -48,6 +48,10 @@ pub struct OpenOptions {
     pub write_wait: Option<Duration>,
     /// Told about a long wait for another writer; may give up.
     pub on_wait: Option<WaitHook>,
+    /// How stale a PostgreSQL memory's in-process index may be about other processes'
+    /// writes (`None`: zero, every store call checks; see
+    /// `cmem_postgres::PgOptions::freshness`). SQLite checks at no cost and ignores it.
+    pub freshness: Option<Duration>,
 }
 
 impl fmt::Debug for OpenOptions {
@@ -58,6 +62,7 @@ impl fmt::Debug for OpenOptions {
             .field("sql_candidates", &self.sql_candidates)
             .field("write_wait", &self.write_wait)
             .field("on_wait", &self.on_wait.as_ref().map(|_| ".."))
+            .field("freshness", &self.freshness)
             .finish()
     }
 }
@@ -100,6 +105,13 @@ impl OpenOptions {
     #[must_use]
     pub fn on_wait(mut self, hook: WaitHook) -> Self {
         self.on_wait = Some(hook);
+        self
+    }
+
+    /// Sets [`freshness`](Self::freshness).
+    #[must_use]
+    pub fn freshness(mut self, stale_at_most: Duration) -> Self {
+        self.freshness = Some(stale_at_most);
         self
     }
 }
@@ -695,6 +707,9 @@ fn open_postgres(url: &str, _: &Address, options: &OpenOptions) -> Result<Box<dy
         .create(options.create && !options.read_only)
         .read_only(options.read_only)
         .gram_index(!options.sql_candidates);
+    if let Some(fresh) = options.freshness {
+        pg = pg.freshness(fresh);
+    }
     if let Some(wait) = options.write_wait {
         pg = pg.write_wait(wait);
     }
