@@ -45,6 +45,8 @@ pub mod recognize_off;
 pub mod repair;
 pub mod run;
 pub mod store;
+#[doc(hidden)]
+pub mod stored;
 pub mod version;
 pub mod view;
 
@@ -72,7 +74,7 @@ pub mod trigram;
 /// change between minor versions.
 pub mod imp {
     #[doc(inline)]
-    pub use crate::{candidate_index, distance, gram_index, locale_set, schema, trigram};
+    pub use crate::{candidate_index, distance, gram_index, locale_set, schema, stored, trigram};
 
     pub use crate::candidate_index::CandidateIndex;
     pub use crate::gram_index::GramIndex;

@@ -4,16 +4,16 @@
 use std::collections::BTreeMap;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use cmem_core::run::runs_from_json;
 use cmem_core::schema::META_TABLE;
 use cmem_core::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, SearchHit, SearchQuery, Stats,
 };
+use cmem_core::stored;
 use cmem_core::trigram::length_bounds;
 use cmem_core::version::{select_versions, Version, VersionQuery, VersionReader};
 use cmem_core::{
-    normalize_text, Entry, EntryId, Error, ErrorKind, KeyKind, Keys, Locale, Metadata, NewEntry, Origin,
-    Point, Result, Variant, WriteOutcome, WriteSession,
+    normalize_text, Entry, EntryId, Error, ErrorKind, KeyKind, Keys, Locale, NewEntry, Origin, Result,
+    WriteOutcome, WriteSession,
 };
 use postgres::{GenericClient, NoTls};
 use r2d2_postgres::PostgresConnectionManager;
@@ -27,6 +27,8 @@ use crate::session::PgSession;
 pub(crate) type Manager = PostgresConnectionManager<NoTls>;
 pub(crate) type Pooled = r2d2::PooledConnection<Manager>;
 
+/// How this store names itself in the errors of a damaged row (see [`stored`]).
+const STORE: &str = "postgres";
 /// A [`ContentMemory`] in one PostgreSQL database (15 or newer, with `pg_trgm`): tables
 /// `tm_entries`, `tm_variants`, `tm_origins` and `tm_meta` from
 /// [`cmem_core::schema`]'s PostgreSQL dialect, migrated on open; `pg_trgm` GIN indexes
@@ -202,7 +204,7 @@ impl PgStore {
         {
             let tag: &str = r.try_get(0).ctx_with(p, reading)?;
             let json: &str = r.try_get(1).ctx_with(p, reading)?;
-            variants.push(parse_variant(p, id, tag, json)?);
+            variants.push(stored::variant(STORE, p, id, tag, json)?);
         }
         let mut origins = Vec::new();
         for r in client
@@ -220,13 +222,13 @@ impl PgStore {
         }
         Ok(Some(Entry {
             id,
-            approvals: approvals_of(approvals),
+            approvals: stored::approvals(approvals),
             variants,
-            point: parse_point(p, id, &point)?,
+            point: stored::point(STORE, p, id, &point)?,
             unit,
             project_id,
             origins,
-            metadata: parse_metadata(p, id, &metadata)?,
+            metadata: stored::metadata(STORE, p, id, &metadata)?,
         }))
     }
 
@@ -362,9 +364,9 @@ impl ContentMemory for PgStore {
                 id,
                 variants: variants
                     .iter()
-                    .map(|(tag, runs)| parse_variant(p, id, tag, runs))
+                    .map(|(tag, runs)| stored::variant(STORE, p, id, tag, runs))
                     .collect::<Result<_>>()?,
-                point: parse_point(p, id, point)?,
+                point: stored::point(STORE, p, id, point)?,
                 unit: r.try_get(4).ctx_with(p, reading)?,
                 project_id: r.try_get(1).ctx_with(p, reading)?,
                 origins: origins
@@ -375,8 +377,8 @@ impl ContentMemory for PgStore {
                         created_at,
                     })
                     .collect(),
-                metadata: parse_metadata(p, id, metadata)?,
-                approvals: approvals_of(r.try_get(5).ctx_with(p, reading)?),
+                metadata: stored::metadata(STORE, p, id, metadata)?,
+                approvals: stored::approvals(r.try_get(5).ctx_with(p, reading)?),
             };
             by_id.insert(id, entry);
         }
@@ -574,30 +576,6 @@ impl VersionReader for PgStore {
     }
 }
 
-/// Entry `id`'s stored metadata, parsed.
-fn parse_metadata(p: &str, id: EntryId, metadata: &str) -> Result<Metadata> {
-    serde_json::from_str(metadata)
-        .map_err(|e| corrupt(p, format!("entry {id}: unreadable metadata {metadata:?}"), e))
-}
-
-/// Entry `id`'s stored point, parsed.
-fn parse_point(p: &str, id: EntryId, point: &str) -> Result<Point> {
-    Point::parse(point).map_err(|e| corrupt(p, format!("entry {id}: stored point"), e))
-}
-
-/// A variant of entry `id` from its stored locale tag and runs.
-fn parse_variant(p: &str, id: EntryId, tag: &str, json: &str) -> Result<Variant> {
-    let locale =
-        Locale::parse(tag).map_err(|e| corrupt(p, format!("entry {id}: stored locale {tag:?}"), e))?;
-    let runs = runs_from_json(json).map_err(|e| corrupt(p, format!("entry {id}: stored runs"), e))?;
-    Ok(Variant::new(locale, runs))
-}
-
-/// A stored approval count as the model's (a damaged negative count reads as 1).
-fn approvals_of(n: i64) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX).max(1)
-}
-
 /// The entries whose heads `filter` (a `WHERE …` clause over `tm_entries`, with `params`)
 /// selects, in the order it gives, with their variants and origins: three queries in all,
 /// on `tx` (one snapshot, so a concurrent delete cannot split an entry).
@@ -623,12 +601,12 @@ fn read_entries(
         out.push(Entry {
             id,
             variants: Vec::new(),
-            point: parse_point(p, id, point)?,
+            point: stored::point(STORE, p, id, point)?,
             unit: r.try_get(4).ctx(p, "listing entries")?,
             project_id: r.try_get(1).ctx(p, "listing entries")?,
             origins: Vec::new(),
-            metadata: parse_metadata(p, id, metadata)?,
-            approvals: approvals_of(r.try_get(5).ctx(p, "listing entries")?),
+            metadata: stored::metadata(STORE, p, id, metadata)?,
+            approvals: stored::approvals(r.try_get(5).ctx(p, "listing entries")?),
         });
     }
     if out.is_empty() {
@@ -648,7 +626,7 @@ fn read_entries(
         let Some(&i) = index.get(&id) else { continue };
         let tag: &str = r.try_get(1).ctx(p, "listing variants")?;
         let json: &str = r.try_get(2).ctx(p, "listing variants")?;
-        out[i].variants.push(parse_variant(p, EntryId(id), tag, json)?);
+        out[i].variants.push(stored::variant(STORE, p, EntryId(id), tag, json)?);
     }
     for r in tx
         .query(

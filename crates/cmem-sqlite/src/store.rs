@@ -5,16 +5,17 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use cmem_core::run::{runs_from_json, runs_to_json};
+use cmem_core::run::runs_to_json;
 use cmem_core::schema::{stored_keys, META_TABLE, SCHEMA_VERSION};
 use cmem_core::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, SearchHit, SearchQuery, Stats,
 };
+use cmem_core::stored;
 use cmem_core::trigram::length_bounds;
 use cmem_core::version::{select_versions, Version, VersionQuery, VersionReader};
 use cmem_core::{
     build_trigram_query, merge_origins, normalize_text, Entry, EntryId, Error, ErrorKind, KeyKind, Keys,
-    Locale, Metadata, NewEntry, Origin, Point, Result, Variant, WriteOutcome, WriteSession,
+    Locale, NewEntry, Origin, Result, Variant, WriteOutcome, WriteSession,
 };
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
@@ -25,6 +26,8 @@ use crate::migrate::{self, INSERT_TRIGRAM};
 use crate::open::{check_file, open_read_only, quick_check, trigram_available};
 use crate::options::SqliteOptions;
 
+/// How this store names itself in the errors of a damaged row (see [`stored`]).
+const STORE: &str = "sqlite";
 /// A [`ContentMemory`] in one SQLite database: tables `tm_entries`, `tm_variants`,
 /// `tm_origins`, FTS5 tables `tm_variant_trigram` and `tm_variant_search`, migrated to
 /// [`SCHEMA_VERSION`] on open. Safe to share between threads: one connection behind a
@@ -352,8 +355,8 @@ impl SqliteStore {
             })
             .ctx_with(p, reading)?;
         let Some((project_id, metadata, point, unit, approvals)) = head else { return Ok(None) };
-        let metadata = parse_metadata(p, id, &metadata)?;
-        let point = parse_point(p, id, &point)?;
+        let metadata = stored::metadata(STORE, p, id, &metadata)?;
+        let point = stored::point(STORE, p, id, &point)?;
         let mut variants = Vec::new();
         {
             let mut stmt = conn
@@ -363,7 +366,7 @@ impl SqliteStore {
             while let Some(r) = rows.next().ctx_with(p, reading)? {
                 let tag: String = r.get(0).ctx_with(p, reading)?;
                 let json: String = r.get(1).ctx_with(p, reading)?;
-                variants.push(parse_variant(p, id, &tag, &json)?);
+                variants.push(stored::variant(STORE, p, id, &tag, &json)?);
             }
         }
         let mut origins = Vec::new();
@@ -391,7 +394,7 @@ impl SqliteStore {
             project_id,
             origins,
             metadata,
-            approvals: approvals_of(approvals),
+            approvals: stored::approvals(approvals),
         }))
     }
 
@@ -623,30 +626,6 @@ fn enable_wal(conn: &Connection, path: &str, options: &SqliteOptions) -> Result<
     }
 }
 
-/// A stored approval count as the model's (a damaged negative count reads as 1).
-fn approvals_of(n: i64) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX).max(1)
-}
-
-/// Entry `id`'s stored metadata, parsed.
-fn parse_metadata(p: &str, id: EntryId, metadata: &str) -> Result<Metadata> {
-    serde_json::from_str(metadata)
-        .map_err(|e| corrupt(p, format!("entry {id}: unreadable metadata {metadata:?}"), e))
-}
-
-/// Entry `id`'s stored point, parsed.
-fn parse_point(p: &str, id: EntryId, point: &str) -> Result<Point> {
-    Point::parse(point).map_err(|e| corrupt(p, format!("entry {id}: stored point"), e))
-}
-
-/// A variant of entry `id` from its stored locale tag and runs.
-fn parse_variant(p: &str, id: EntryId, tag: &str, json: &str) -> Result<Variant> {
-    let locale =
-        Locale::parse(tag).map_err(|e| corrupt(p, format!("entry {id}: stored locale {tag:?}"), e))?;
-    let runs = runs_from_json(json).map_err(|e| corrupt(p, format!("entry {id}: stored runs"), e))?;
-    Ok(Variant::new(locale, runs))
-}
-
 /// Validates a batch, naming the offending entry.
 pub(crate) fn validate_batch(entries: &[NewEntry]) -> Result<()> {
     for (i, e) in entries.iter().enumerate() {
@@ -730,12 +709,12 @@ impl ContentMemory for SqliteStore {
                 out.push(Entry {
                     id,
                     variants: Vec::new(),
-                    point: parse_point(p, id, &point)?,
+                    point: stored::point(STORE, p, id, &point)?,
                     unit: r.get(4).ctx(p, "listing entries")?,
                     project_id: r.get(1).ctx(p, "listing entries")?,
                     origins: Vec::new(),
-                    metadata: parse_metadata(p, id, &metadata)?,
-                    approvals: approvals_of(r.get(5).ctx(p, "listing entries")?),
+                    metadata: stored::metadata(STORE, p, id, &metadata)?,
+                    approvals: stored::approvals(r.get(5).ctx(p, "listing entries")?),
                 });
             }
         }
@@ -757,7 +736,7 @@ impl ContentMemory for SqliteStore {
                 let Some(&i) = index.get(&id) else { continue };
                 let tag: String = r.get(1).ctx(p, "listing variants")?;
                 let json: String = r.get(2).ctx(p, "listing variants")?;
-                out[i].variants.push(parse_variant(p, EntryId(id), &tag, &json)?);
+                out[i].variants.push(stored::variant(STORE, p, EntryId(id), &tag, &json)?);
             }
         }
         {
