@@ -45,7 +45,7 @@ pub fn variant(kind: &str, name: &str, id: EntryId, tag: &str, runs: &str) -> Re
 
 /// A stored approval count as the model's (a damaged negative count reads as 1).
 pub fn approvals(n: i64) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX).max(1)
+    u32::try_from(n.max(1)).unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]
@@ -62,6 +62,6 @@ mod tests {
         assert!(variant("sqlite", "m.db", EntryId(2), "de", "[{").is_err());
         let v = variant("sqlite", "m.db", EntryId(2), "de", r#"[{"text":"Hallo"}]"#).unwrap();
         assert_eq!(v.locale.as_str(), "de");
-        assert_eq!((approvals(0), approvals(4), approvals(i64::MAX)), (1, 4, u32::MAX));
+        assert_eq!((approvals(-3), approvals(0), approvals(4), approvals(i64::MAX)), (1, 1, 4, u32::MAX));
     }
 }
