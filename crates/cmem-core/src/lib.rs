@@ -25,6 +25,25 @@
 
 #![forbid(unsafe_code)]
 
+/// Implements `pub fn FIELD(self, value) -> Self` for each listed field of an options
+/// type, so callers chain `X::default().a(1).b(true)`; for the workspace's options types.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! setters {
+    ($ty:ident { $($field:ident : $fty:ty),* $(,)? }) => {
+        impl $ty {
+            $(
+                #[doc = concat!("Sets [`", stringify!($field), "`](Self::", stringify!($field), ").")]
+                #[must_use]
+                pub fn $field(mut self, value: $fty) -> Self {
+                    self.$field = value;
+                    self
+                }
+            )*
+        }
+    };
+}
+
 pub mod adapt;
 pub mod diff;
 pub mod entry;

@@ -18,21 +18,7 @@ use crate::tmx::TmxWriteOptions;
 use crate::weblate::WeblateOptions;
 use crate::xliff_in::XliffInOptions;
 
-/// Implements `pub fn FIELD(self, value) -> Self` for each listed field.
-macro_rules! setters {
-    ($ty:ident { $($field:ident : $fty:ty),* $(,)? }) => {
-        impl $ty {
-            $(
-                #[doc = concat!("Sets [`", stringify!($field), "`](Self::", stringify!($field), ").")]
-                #[must_use]
-                pub fn $field(mut self, value: $fty) -> Self {
-                    self.$field = value;
-                    self
-                }
-            )*
-        }
-    };
-}
+use cmem_core::setters;
 
 setters!(ImportOptions { batch_size: usize, strict: bool, max_problems_kept: usize });
 

@@ -73,59 +73,10 @@ impl fmt::Debug for PgOptions {
 }
 
 impl PgOptions {
-    /// Sets [`create`](Self::create).
-    #[must_use]
-    pub fn create(mut self, on: bool) -> Self {
-        self.create = on;
-        self
-    }
-
-    /// Sets [`read_only`](Self::read_only).
-    #[must_use]
-    pub fn read_only(mut self, on: bool) -> Self {
-        self.read_only = on;
-        self
-    }
-
-    /// Sets [`gram_index`](Self::gram_index).
-    #[must_use]
-    pub fn gram_index(mut self, on: bool) -> Self {
-        self.gram_index = on;
-        self
-    }
-
-    /// Sets [`trigram_first`](Self::trigram_first).
-    #[must_use]
-    pub fn trigram_first(mut self, on: bool) -> Self {
-        self.trigram_first = on;
-        self
-    }
-
-    /// Sets [`write_wait`](Self::write_wait).
-    #[must_use]
-    pub fn write_wait(mut self, wait: Duration) -> Self {
-        self.write_wait = wait;
-        self
-    }
-
     /// Sets [`on_wait`](Self::on_wait).
     #[must_use]
     pub fn on_wait(mut self, hook: WaitHook) -> Self {
         self.on_wait = Some(hook);
-        self
-    }
-
-    /// Sets [`connect_timeout`](Self::connect_timeout).
-    #[must_use]
-    pub fn connect_timeout(mut self, wait: Duration) -> Self {
-        self.connect_timeout = wait;
-        self
-    }
-
-    /// Sets [`freshness`](Self::freshness).
-    #[must_use]
-    pub fn freshness(mut self, stale_at_most: Duration) -> Self {
-        self.freshness = stale_at_most;
         self
     }
 
@@ -136,3 +87,13 @@ impl PgOptions {
         self
     }
 }
+
+cmem_core::setters!(PgOptions {
+    create: bool,
+    read_only: bool,
+    gram_index: bool,
+    trigram_first: bool,
+    write_wait: Duration,
+    connect_timeout: Duration,
+    freshness: Duration,
+});

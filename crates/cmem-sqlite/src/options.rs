@@ -68,80 +68,23 @@ impl Default for SqliteOptions {
 }
 
 impl SqliteOptions {
-    /// Sets [`gram_index`](Self::gram_index).
-    #[must_use]
-    pub fn gram_index(mut self, on: bool) -> Self {
-        self.gram_index = on;
-        self
-    }
-
-    /// Sets [`persist_index`](Self::persist_index).
-    #[must_use]
-    pub fn persist_index(mut self, on: bool) -> Self {
-        self.persist_index = on;
-        self
-    }
-
-    /// Sets [`build_index`](Self::build_index).
-    #[must_use]
-    pub fn build_index(mut self, on: bool) -> Self {
-        self.build_index = on;
-        self
-    }
-
-    /// Sets [`force_no_trigram`](Self::force_no_trigram).
-    #[must_use]
-    pub fn force_no_trigram(mut self, on: bool) -> Self {
-        self.force_no_trigram = on;
-        self
-    }
-
-    /// Sets [`cache_kib`](Self::cache_kib).
-    #[must_use]
-    pub fn cache_kib(mut self, kib: u32) -> Self {
-        self.cache_kib = kib;
-        self
-    }
-
-    /// Sets [`read_only`](Self::read_only).
-    #[must_use]
-    pub fn read_only(mut self, on: bool) -> Self {
-        self.read_only = on;
-        self
-    }
-
-    /// Sets [`busy_timeout`](Self::busy_timeout).
-    #[must_use]
-    pub fn busy_timeout(mut self, timeout: Duration) -> Self {
-        self.busy_timeout = timeout;
-        self
-    }
-
-    /// Sets [`write_wait`](Self::write_wait).
-    #[must_use]
-    pub fn write_wait(mut self, wait: Duration) -> Self {
-        self.write_wait = wait;
-        self
-    }
-
     /// Sets [`on_wait`](Self::on_wait).
     #[must_use]
     pub fn on_wait(mut self, hook: WaitHook) -> Self {
         self.on_wait = Some(hook);
         self
     }
-
-    /// Sets [`create`](Self::create).
-    #[must_use]
-    pub fn create(mut self, on: bool) -> Self {
-        self.create = on;
-        self
-    }
-
-    /// Sets [`check_on_write`](Self::check_on_write).
-    #[must_use]
-    pub fn check_on_write(mut self, on: bool) -> Self {
-        self.check_on_write = on;
-        self
-    }
 }
+
+cmem_core::setters!(SqliteOptions {
+    gram_index: bool,
+    persist_index: bool,
+    build_index: bool,
+    force_no_trigram: bool,
+    cache_kib: u32,
+    read_only: bool,
+    busy_timeout: Duration,
+    write_wait: Duration,
+    create: bool,
+    check_on_write: bool,
+});
