@@ -157,11 +157,21 @@ pub struct RecycleOptions {
 }
 
 impl RecycleOptions {
-    /// Sets [`fill_ambiguous`](Self::fill_ambiguous).
-    #[must_use]
-    pub fn fill_ambiguous(mut self, how: FillAmbiguous) -> Self {
-        self.fill_ambiguous = how;
-        self
+    /// Refuses thresholds outside 0–1 (a percentage given as a fraction's place, say),
+    /// naming the `format` being recycled.
+    pub(crate) fn check_thresholds(&self, format: Format) -> Result<(), FormatError> {
+        let bad = |t: f64| !(0.0..=1.0).contains(&t);
+        if bad(self.fuzzy_threshold) || bad(self.fill_threshold) {
+            return Err(FormatError::new(
+                format,
+                ErrorKind::InvalidField,
+                format!(
+                    "thresholds must be within 0–1 (fuzzy {}, fill {})",
+                    self.fuzzy_threshold, self.fill_threshold
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// The lookup limit recycle asks for: one fill and the candidates, or enough to see
@@ -469,17 +479,7 @@ pub fn recycle_document(
     store: &dyn ContentMemory,
     options: &RecycleOptions,
 ) -> Result<RecycleReport, FormatError> {
-    let bad = |t: f64| !(0.0..=1.0).contains(&t);
-    if bad(options.fuzzy_threshold) || bad(options.fill_threshold) {
-        return Err(FormatError::new(
-            Format::Xliff,
-            ErrorKind::InvalidField,
-            format!(
-                "thresholds must be within 0–1 (fuzzy {}, fill {})",
-                options.fuzzy_threshold, options.fill_threshold
-            ),
-        ));
-    }
+    options.check_thresholds(Format::Xliff)?;
     let lookup_options = options
         .lookup
         .clone()

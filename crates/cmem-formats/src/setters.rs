@@ -12,7 +12,7 @@ use crate::inline::Level;
 use crate::jsonl::JsonlMode;
 use crate::jsonl::JsonlOptions;
 use crate::po::PoOptions;
-use crate::recycle::RecycleOptions;
+use crate::recycle::{FillAmbiguous, RecycleOptions};
 use crate::tmx::TmxOptions;
 use crate::tmx::TmxWriteOptions;
 use crate::weblate::WeblateOptions;
@@ -49,6 +49,7 @@ setters!(RecycleOptions {
     threads: usize,
     lookup: LookupOptions,
     recognizer: Option<cmem_core::recognize::Recognizer>,
+    fill_ambiguous: FillAmbiguous,
 });
 
 setters!(AnalyzeOptions {

@@ -111,17 +111,7 @@ fn recycle_catalog(
     store: &dyn ContentMemory,
     options: &RecycleOptions,
 ) -> Result<(String, RecycleReport), FormatError> {
-    let bad = |t: f64| !(0.0..=1.0).contains(&t);
-    if bad(options.fuzzy_threshold) || bad(options.fill_threshold) {
-        return Err(FormatError::new(
-            Format::Po,
-            ErrorKind::InvalidField,
-            format!(
-                "thresholds must be within 0–1 (fuzzy {}, fill {})",
-                options.fuzzy_threshold, options.fill_threshold
-            ),
-        ));
-    }
+    options.check_thresholds(Format::Po)?;
     let (src, trg) = locales(catalog, options.source_locale.as_ref(), options.target_locale.as_ref())?;
     let header = header_of(catalog);
     let header_message = catalog.messages.iter().find(|m| m.is_header());
