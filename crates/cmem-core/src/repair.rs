@@ -6,9 +6,10 @@
 //! What counts as mechanical: with the white space at both ends trimmed, the final
 //! punctuation (`.` `:` `…` `?` `!` `;` and their full-width forms) removed, every number
 //! replaced by one placeholder and inner white space collapsed, the query and the stored
-//! source are equal. Two more changes leave the words alone: brackets of another kind,
-//! and a pair of brackets or quotes put around the whole text or one code (below). Anything
-//! else is an edit a translator must judge, and nothing is repaired.
+//! source are equal. Three more changes leave the words alone: brackets of another kind,
+//! a pair of brackets or quotes put around the whole text or one code, and marks or white
+//! space changed between the same words and codes (below). Anything else is an edit a
+//! translator must judge, and nothing is repaired.
 //!
 //! - **White space**: the query's leading and trailing white space (a final newline, say)
 //!   replaces the stored source's where the target has the source's, or is added where
@@ -24,6 +25,17 @@
 //!   (`<no change>`) go around the whole target; around one code (`Copy '%s'`), around
 //!   the target's one copy of that code. Around a word or a few words nothing is placed:
 //!   which words of the target correspond is the translator's choice.
+//! - **Marks between the words**: when the query has the stored source's letters, digits
+//!   and codes in the same order and only the marks or white space between some of them
+//!   changed (`Center\nHeidelberg` → `Center, Heidelberg`, `(FALSE;TRUE)` →
+//!   `(FALSE();TRUE())`, `macro:///` → `macro://./`), each changed stretch is looked for in
+//!   the target together with the fewest neighbouring characters that make it occur
+//!   exactly once in the source and exactly once in the target, and changed there alike.
+//!   The neighbours taken are marks, digits and white space, never letters (a name the
+//!   target copied may stand elsewhere in its word order). All or nothing: if one
+//!   stretch cannot be placed, nothing is changed. A mark new between two letters
+//!   (`Strikethrough` → `Strike-through`) or a hyphen or apostrophe that comes or goes
+//!   there (`E-mail` → `Email`) is spelling, which the target does its own way.
 //! - **Mnemonics**: keyboard mnemonics (`&Open`, `_Save`, `~Heading`) do not count as
 //!   differences. A query without one takes the target's one mark out; a query whose
 //!   mnemonic is written with another mark (`~` became `_`) has the target's rewritten
@@ -281,7 +293,10 @@ pub fn repair(query: &[Run], source: &[Run], target: &mut Vec<Run>, target_local
         if let Some(r) = repair_brackets(&q, &s, target) {
             return r;
         }
-        return repair_wrap(&q, &s, query, target).into_iter().collect();
+        if let Some(r) = repair_wrap(&q, &s, query, target) {
+            return vec![r];
+        }
+        return repair_inner(&q, &s, target);
     }
     let mut out = Vec::new();
     // Numbers first: they sit inside the text, the ends are changed after.
@@ -469,6 +484,146 @@ fn repair_wrap(q: &str, s: &str, query: &[Run], target: &mut Vec<Run>) -> Option
         codes.get(k).is_some_and(|c| wrap_code(target, c, open, close))
     };
     Some(Repair { kind: RepairKind::Punctuation, from: String::new(), to: format!("{open}{close}"), applied })
+}
+
+/// The longest window, in characters, [`repair_inner`] looks at around a changed gap.
+const WINDOW: usize = 24;
+
+/// Marks or white space changed inside the text, words and codes left alone
+/// (`Center\nHeidelberg` → `Center, Heidelberg`, `FALSE;TRUE` → `FALSE();TRUE()`,
+/// `macro:///` → `macro://./`): each changed gap between letters, digits and codes is
+/// found in the target by its text together with the fewest neighbouring characters that
+/// make it occur exactly once in the stored source and exactly once in the target's text,
+/// and is changed there alike. A window grows over marks, digits and white space, never
+/// letters: a word the target copied (a name) may stand elsewhere in its word order. All or nothing: when one gap cannot be placed nothing is
+/// changed and the repairs say so; a gap that is new (a word split, which the translator
+/// judges) is no repair at all.
+fn repair_inner(q: &str, s: &str, target: &mut [Run]) -> Vec<Repair> {
+    let kept = |c: char| c.is_alphanumeric() || c == '\u{FFFC}';
+    // The gaps between consecutive kept characters (and before the first, after the
+    // last), as byte ranges.
+    let gaps = |t: &str| -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        for (i, c) in t.char_indices() {
+            if kept(c) {
+                out.push((start, i));
+                start = i + c.len_utf8();
+            }
+        }
+        out.push((start, t.len()));
+        out
+    };
+    let skeleton_of = |t: &str| t.chars().filter(|c| kept(*c)).collect::<String>();
+    if skeleton_of(q) != skeleton_of(s) {
+        return Vec::new();
+    }
+    let (qg, sg) = (gaps(q), gaps(s));
+    // A mark new where the source had none has nothing to be placed by: between two
+    // letters it splits a word (`Strikethrough` → `Strike-through`, `Operators` →
+    // `Operator(s)`), a change of wording; at the ends the rules above apply.
+    if sg.iter().zip(&qg).any(|((sa, sb), (qa, qb))| sa == sb && qa != qb) {
+        return Vec::new();
+    }
+    // A hyphen or apostrophe that comes or goes between two letters is spelling
+    // (`E-mail` → `Email`, `re-usable` → `reusable`): the target spells its own word.
+    let joiner = |t: &str| t.chars().all(|c| matches!(c, '-' | '\u{2010}' | '\'' | '\u{2019}'));
+    let between_letters = |t: &str, a: usize, b: usize| {
+        t[..a].chars().next_back().is_some_and(char::is_alphabetic)
+            && t[b..].chars().next().is_some_and(char::is_alphabetic)
+    };
+    if sg.iter().zip(&qg).any(|(&(sa, sb), &(qa, qb))| {
+        s[sa..sb] != q[qa..qb] && between_letters(s, sa, sb) && (joiner(&s[sa..sb]) || joiner(&q[qa..qb]))
+    }) {
+        return Vec::new();
+    }
+    let changed: Vec<(usize, usize, &str)> = sg
+        .iter()
+        .zip(&qg)
+        .filter(|((sa, sb), (qa, qb))| s[*sa..*sb] != q[*qa..*qb])
+        .map(|((sa, sb), (qa, qb))| (*sa, *sb, &q[*qa..*qb]))
+        .collect();
+    let report = |applied: bool| -> Vec<Repair> {
+        changed
+            .iter()
+            .map(|&(a, b, to)| {
+                let from = &s[a..b];
+                let space = from.chars().chain(to.chars()).all(char::is_whitespace);
+                Repair {
+                    kind: if space { RepairKind::Whitespace } else { RepairKind::Punctuation },
+                    from: from.to_owned(),
+                    to: to.to_owned(),
+                    applied,
+                }
+            })
+            .collect()
+    };
+    let runs: Vec<String> = texts(target).into_iter().map(|t| t.clone()).collect();
+    // Where each change goes: (run, byte start, byte end in that run, replacement).
+    let mut edits: Vec<(usize, usize, usize, String)> = Vec::new();
+    for &(a, b, to) in &changed {
+        let Some(edit) = place_gap(s, a, b, to, &runs) else {
+            return report(false);
+        };
+        edits.push(edit);
+    }
+    // Windows may not overlap in the target.
+    edits.sort_by_key(|e| (e.0, e.1));
+    if edits.windows(2).any(|w| w[0].0 == w[1].0 && w[0].2 > w[1].1) {
+        return report(false);
+    }
+    let mut all = texts(target);
+    for (r, a, b, to) in edits.into_iter().rev() {
+        if let Some(t) = all.get_mut(r) {
+            t.replace_range(a..b, &to);
+        }
+    }
+    report(true)
+}
+
+/// The place in the target's text runs of the gap `a..b` of the stored source `s`
+/// (changed to `to`): the narrowest window around it that occurs once in `s` and once in
+/// the target, grown a character at a time on the left, then the right. Returns the run,
+/// the byte range of the gap inside it and the text that replaces it.
+fn place_gap(
+    s: &str,
+    a: usize,
+    b: usize,
+    to: &str,
+    runs: &[String],
+) -> Option<(usize, usize, usize, String)> {
+    let before: Vec<(usize, char)> = s[..a].char_indices().rev().take(WINDOW).collect();
+    let after: Vec<(usize, char)> = s[b..].char_indices().take(WINDOW).map(|(i, c)| (b + i, c)).collect();
+    let (mut left, mut right) = (0, 0);
+    loop {
+        let start = if left == 0 { a } else { before[left - 1].0 };
+        let end = if right == 0 { b } else { after[right - 1].0 + after[right - 1].1.len_utf8() };
+        let window = &s[start..end];
+        if !window.contains('\u{FFFC}') && s.matches(window).count() == 1 {
+            let mut found =
+                runs.iter().enumerate().flat_map(|(r, t)| t.match_indices(window).map(move |(i, _)| (r, i)));
+            match (found.next(), found.next()) {
+                (Some((r, i)), None) => {
+                    let at = i + (a - start);
+                    return Some((r, at, at + (b - a), to.to_owned()));
+                }
+                (None, _) => return None,
+                _ => {}
+            }
+        }
+        // Grow on the side that has room, alternately, over marks, digits and white space
+        // only: a letter could belong to a word the target copied (a name) but placed
+        // elsewhere in its own word order.
+        let grows = |c: char| c != '\u{FFFC}' && !c.is_alphabetic();
+        let can_left = left < before.len() && grows(before[left].1);
+        let can_right = right < after.len() && grows(after[right].1);
+        match (can_left, can_right) {
+            (true, true) if left <= right => left += 1,
+            (_, true) => right += 1,
+            (true, false) => left += 1,
+            (false, false) => return None,
+        }
+    }
 }
 
 /// Puts `open` and `close` around the target, inside its white space at the ends.
@@ -692,6 +847,70 @@ mod tests {
     }
 
     #[test]
+    fn marks_between_the_words() {
+        // A line break that became a comma, where the target broke the line alike.
+        assert_eq!(
+            run(
+                "Sample Conference Center, Heidelberg, Germany",
+                "Sample Conference Center\nHeidelberg, Germany",
+                "Beispiel-Konferenzzentrum\nHeidelberg, Deutschland",
+                &de()
+            )
+            .0,
+            "Beispiel-Konferenzzentrum, Heidelberg, Deutschland"
+        );
+        // Brackets added after words the target translated: placed by the marks around.
+        let (text, r) = run(
+            "=OR(FALSE();TRUE()) returns TRUE.",
+            "=OR(FALSE;TRUE) returns TRUE.",
+            "=ODER(FALSCH;WAHR) ergibt WAHR.",
+            &de(),
+        );
+        assert_eq!(text, "=ODER(FALSCH();WAHR()) ergibt WAHR.");
+        assert_eq!(r.len(), 2);
+        assert!(r.iter().all(|r| r.applied && r.kind == RepairKind::Punctuation));
+        // A path the target copied: the window grows until it is found once.
+        assert_eq!(
+            run(
+                "{file} macro://./[Library.Module]",
+                "{file} macro:///[Library.Module]",
+                "{Datei} macro:///[Bibliothek.Modul]",
+                &de()
+            )
+            .0,
+            "{Datei} macro://./[Bibliothek.Modul]"
+        );
+        // A mark new between two letters is a change of wording, a hyphen gone is spelling:
+        // nothing is done.
+        assert!(run("Email preview", "E-mail preview", "E-Mail-Vorschau", &de()).1.is_empty());
+        // A word the target copied does not anchor a mark: its place differs.
+        let (text, r) = run(
+            "By default, gettext wraps lines.",
+            "By default gettext wraps lines.",
+            "Standardmäßig bricht gettext Zeilen um.",
+            &de(),
+        );
+        assert_eq!(text, "Standardmäßig bricht gettext Zeilen um.");
+        assert!(r.iter().all(|r| !r.applied));
+        let (text, r) = run("Strike-through", "Strikethrough", "Durchgestrichen", &de());
+        assert_eq!(text, "Durchgestrichen");
+        assert!(r.is_empty());
+        // All or nothing: the second comma has no unique place in the target.
+        let (text, r) = run("a; b; c", "a, b, c", "x, y, z", &de());
+        assert_eq!(text, "x, y, z");
+        assert!(!r.is_empty() && r.iter().all(|r| !r.applied));
+        // Numbers anchor the place: each comma after a number the target copied.
+        assert_eq!(
+            run("Item 1; item 2", "Item 1, item 2", "Eintrag 1, Eintrag 2", &de()).0,
+            "Eintrag 1; Eintrag 2"
+        );
+        // A word that changed is not mechanical: nothing is touched.
+        let (text, r) = run("Open, file", "Close; file", "Schließen; Datei", &de());
+        assert_eq!(text, "Schließen; Datei");
+        assert!(r.is_empty());
+    }
+
+    #[test]
     fn mnemonics_and_line_breaks() {
         assert_eq!(
             run("Previous translation", "&Previous translation", "&Vorherige Übersetzung", &de()).0,
@@ -749,9 +968,13 @@ mod tests {
         assert_eq!(text, "Größe (in cm) (metrisch)");
         assert!(!r[0].applied);
         // Only some of the source's brackets changed: not a change of kind.
-        assert!(run("(a) [b]", "(a) (b)", "(x) (y)", &de()).1.is_empty());
-        // Brackets for other marks, or with a changed word: nothing.
-        assert!(run("Size: cm", "Size (cm", "Größe (cm", &de()).1.is_empty());
+        // Each change then stands alone, and the last `)` has no single place.
+        let (text, r) = run("(a) [b]", "(a) (b)", "(x) (y)", &de());
+        assert_eq!(text, "(x) (y)");
+        assert!(r.iter().all(|r| !r.applied));
+        // With a changed word: nothing.
+        // Another mark between the same words is placed like any other.
+        assert_eq!(run("Size: cm", "Size (cm", "Größe (cm", &de()).0, "Größe: cm");
         assert!(run("Page [one]", "Page (two)", "Seite (zwei)", &de()).1.is_empty());
     }
 
@@ -771,7 +994,9 @@ mod tests {
         assert_eq!(target, vec![Run::text("'"), code.clone(), Run::text("' kopieren")]);
         // Around part of a word or a few words: the translator's choice.
         assert!(run("Operator(s)", "Operators", "Operatoren", &de()).1.is_empty());
-        assert!(run("Open (the) file", "Open the file", "Datei öffnen", &de()).1.is_empty());
+        let (text, r) = run("Open (the) file", "Open the file", "Datei öffnen", &de());
+        assert_eq!(text, "Datei öffnen");
+        assert!(r.iter().all(|r| !r.applied));
         // Marks that are no pair: nothing.
         assert!(run("(no change(", "no change", "Keine Änderung", &de()).1.is_empty());
         // The code twice in the target: not placed.
