@@ -1777,7 +1777,7 @@ pub fn evidence_orders_equal_scores(make: Make<'_>) -> Outcome {
 }
 
 /// A fuzzy match whose source differs from the query only mechanically (final
-/// punctuation, numbers) has the same change made in its adapted target, listed as a
+/// punctuation, numbers, marks between the same words) has the same change made in its adapted target, listed as a
 /// repair; the score is unchanged.
 ///
 /// # Errors
@@ -1787,6 +1787,10 @@ pub fn mechanical_repairs(make: Make<'_>) -> Outcome {
     store.write(&[
         pair("Access was blocked", "Zugriff gesperrt")?,
         pair("Version 4.2 is out", "Version 4.2 ist da")?,
+        pair(
+            "Sample Conference Center\nHeidelberg, Germany",
+            "Beispiel-Konferenzzentrum\nHeidelberg, Deutschland",
+        )?,
     ])?;
     let get = |q: &str| -> Result<Vec<cmem_core::Match>, Failure> {
         Ok(cmem_core::lookup(&*store, &LookupRequest::new(runs(q)?, locale("en")?, locale("de")?))?)
@@ -1799,6 +1803,13 @@ pub fn mechanical_repairs(make: Make<'_>) -> Outcome {
     let got = get("Version 24.2 is out")?;
     let m = got.first().ok_or_else(|| Failure::new("no match for a changed number"))?;
     ensure_eq!(m.adapted_text(), "Version 24.2 ist da", "the number carried over");
+    let got = get("Sample Conference Center, Heidelberg, Germany")?;
+    let m = got.first().ok_or_else(|| Failure::new("no match for a line break that became a comma"))?;
+    ensure_eq!(
+        m.adapted_text(),
+        "Beispiel-Konferenzzentrum, Heidelberg, Deutschland",
+        "the comma placed where the target broke the line"
+    );
     Ok(())
 }
 
