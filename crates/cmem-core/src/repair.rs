@@ -559,10 +559,18 @@ fn repair_inner(q: &str, s: &str, target: &mut [Run]) -> Vec<Repair> {
             .collect()
     };
     let runs: Vec<String> = texts(target).into_iter().map(|t| t.clone()).collect();
+    // Every text of the target, inside plural and select forms too: a window must be
+    // unique among them all.
+    let mut all: Vec<String> = Vec::new();
+    crate::run::walk_runs(target, &mut |r| {
+        if let Run::Text(t) = r {
+            all.push(t.clone());
+        }
+    });
     // Where each change goes: (run, byte start, byte end in that run, replacement).
     let mut edits: Vec<(usize, usize, usize, String)> = Vec::new();
     for &(a, b, to) in &changed {
-        let Some(edit) = place_gap(s, a, b, to, &runs) else {
+        let Some(edit) = place_gap(s, a, b, to, &runs, &all) else {
             return report(false);
         };
         edits.push(edit);
@@ -591,7 +599,9 @@ fn place_gap(
     b: usize,
     to: &str,
     runs: &[String],
+    all: &[String],
 ) -> Option<(usize, usize, usize, String)> {
+    let everywhere = |w: &str| all.iter().map(|t| occurrences(t, w).count()).sum::<usize>();
     let before: Vec<(usize, char)> = s[..a].char_indices().rev().take(WINDOW).collect();
     let after: Vec<(usize, char)> = s[b..].char_indices().take(WINDOW).map(|(i, c)| (b + i, c)).collect();
     let (mut left, mut right) = (0, 0);
@@ -599,11 +609,12 @@ fn place_gap(
         let start = if left == 0 { a } else { before[left - 1].0 };
         let end = if right == 0 { b } else { after[right - 1].0 + after[right - 1].1.len_utf8() };
         let window = &s[start..end];
-        if !window.contains('\u{FFFC}') && s.matches(window).count() == 1 {
+        if !window.contains('\u{FFFC}') && occurrences(s, window).count() == 1 {
             let mut found =
-                runs.iter().enumerate().flat_map(|(r, t)| t.match_indices(window).map(move |(i, _)| (r, i)));
+                runs.iter().enumerate().flat_map(|(r, t)| occurrences(t, window).map(move |i| (r, i)));
             match (found.next(), found.next()) {
-                (Some((r, i)), None) => {
+                // Once among the top-level runs, and not again inside a choice form.
+                (Some((r, i)), None) if everywhere(window) == 1 => {
                     let at = i + (a - start);
                     return Some((r, at, at + (b - a), to.to_owned()));
                 }
@@ -624,6 +635,12 @@ fn place_gap(
             (false, false) => return None,
         }
     }
+}
+
+/// The byte offsets where `needle` starts in `hay`, overlapping ones too (`//` is twice
+/// in `///`).
+fn occurrences<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
+    hay.char_indices().map(|(i, _)| i).filter(move |&i| hay[i..].starts_with(needle))
 }
 
 /// Puts `open` and `close` around the target, inside its white space at the ends.
@@ -869,6 +886,10 @@ mod tests {
         assert_eq!(text, "=ODER(FALSCH();WAHR()) ergibt WAHR.");
         assert_eq!(r.len(), 2);
         assert!(r.iter().all(|r| r.applied && r.kind == RepairKind::Punctuation));
+        // Overlapping copies count: `//` is not once in `///`.
+        let (text, r) = run("a//.b", "a//b", "x///y", &de());
+        assert_eq!(text, "x///y");
+        assert!(r.iter().all(|r| !r.applied));
         // A path the target copied: the window grows until it is found once.
         assert_eq!(
             run(
