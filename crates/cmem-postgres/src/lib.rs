@@ -39,6 +39,7 @@
 
 mod address;
 mod cache;
+mod conn;
 mod error;
 mod migrate;
 mod options;

@@ -210,7 +210,7 @@ impl<'a> PgSession<'a> {
         let mut pending = Vec::with_capacity(batch.len());
         'entries: for (i, (new, h)) in batch.iter().zip(&hashes).enumerate() {
             for &id in stored.get(h).map(Vec::as_slice).unwrap_or(&[]) {
-                let Some(existing) = self.store.load_entry(&mut *self.conn, id)? else { continue };
+                let Some(existing) = self.store.load_entry(self.conn.client(), id)? else { continue };
                 if new.same_identity(&existing) {
                     let before = existing.origins.len();
                     let mut origins = existing.origins;
@@ -294,7 +294,7 @@ impl<'a> PgSession<'a> {
     /// when there is no entry `id`, else the new keys for the cache.
     fn replace_in(&mut self, id: EntryId, new: &NewEntry) -> Result<Option<CachedKeys>> {
         let p = self.store.name().to_owned();
-        let Some(existing) = self.store.load_entry(&mut *self.conn, id)? else { return Ok(None) };
+        let Some(existing) = self.store.load_entry(self.conn.client(), id)? else { return Ok(None) };
         let hash = new.identity_hash() as i64;
         let others: Vec<i64> = self
             .conn
@@ -305,7 +305,7 @@ impl<'a> PgSession<'a> {
             .collect::<std::result::Result<_, _>>()
             .ctx(&p, "finding duplicates")?;
         for other in others.into_iter().filter(|o| *o != id.0) {
-            if let Some(e) = self.store.load_entry(&mut *self.conn, EntryId(other))? {
+            if let Some(e) = self.store.load_entry(self.conn.client(), EntryId(other))? {
                 if new.same_identity(&e) {
                     return Err(replace_conflict(id, e.id));
                 }
