@@ -334,21 +334,26 @@ impl PgStore {
         let lo = i32::try_from(lo).unwrap_or(i32::MAX);
         let hi = i32::try_from(hi).unwrap_or(i32::MAX);
         if !self.options.exhaustive_window && self.word_step_pays(&mut client)? {
-            let stmt = client
-                .prepared(
-                    &WORD_STEP,
-                    &[Type::TEXT, Type::TEXT, Type::INT4, Type::INT4, Type::TEXT, Type::INT8],
-                )
-                .ctx(p, "fuzzy candidates (words)")?;
-            for row in client
-                .query(&stmt, &[&src, &tgt, &lo, &hi, &q.key, &WORD_ROWS])
-                .ctx(p, "fuzzy candidates (words)")?
-            {
-                offer(&row, sink)?;
+            let types = [Type::TEXT, Type::TEXT, Type::INT4, Type::INT4, Type::TEXT, Type::INT8];
+            for (sql, what) in [
+                (&*PAIR_STEP, "fuzzy candidates (word pairs)"),
+                (&*RARE_STEP, "fuzzy candidates (rare words)"),
+            ] {
+                // Whole words first; their prefixes (a plural, another ending) only when no
+                // candidate near the query was found: reading prefixes costs several times
+                // as much.
+                let best = sink.tie_cutoff();
+                if best >= RARE_BELOW && best <= 1.0 {
+                    break;
+                }
+                let stmt = client.prepared(sql, &types).ctx(p, what)?;
+                for row in client.query(&stmt, &[&src, &tgt, &lo, &hi, &q.key, &WORD_ROWS]).ctx(p, what)? {
+                    offer(&row, sink)?;
+                }
             }
             // Something reached the cut-off (here or in the exact tier): done. Else the
-            // query shares no two rare words with its match (a one-word query with the
-            // word edited, say), and only the window can find it.
+            // query's match shares none of its rare words (a word edited in a short
+            // query, say), or it has none, and only the window finds it.
             if sink.tie_cutoff() <= 1.0 {
                 return Ok(());
             }
@@ -382,6 +387,9 @@ static WINDOW: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     )
 });
 
+/// The best score found under which the word step reads word prefixes too.
+const RARE_BELOW: f64 = 0.9;
+
 /// How many keys the word step offers at most, most `pg_trgm`-similar first.
 const WORD_ROWS: i64 = 100;
 
@@ -398,7 +406,14 @@ const WORD_ROWS: i64 = 100;
 /// sentence), while the match a translator wants keeps most of the query's words; why
 /// the rarest: a pair of common words ("is", "a") matches thousands of rows. Words are
 /// quoted as `tsquery` input wants (`'`, `''` and `\\` inside).
-static WORD_STEP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+fn word_step(pairs: bool) -> String {
+    let terms = if pairs {
+        "CASE WHEN (SELECT count(*) FROM lx) < 2 THEN (SELECT string_agg(quoted, ' | ') FROM lx) \
+         ELSE (SELECT string_agg('(' || a.quoted || ' & ' || b.quoted || ')', ' | ') FROM lx a JOIN lx b \
+         ON a.r < b.r AND a.r <= 2 AND b.r <= 4) END"
+    } else {
+        "SELECT string_agg(quoted, ' | ') FROM lx WHERE r <= 2"
+    };
     format!(
         "WITH lx AS (SELECT l.lexeme, \
          '''' || replace(replace(l.lexeme, '\\', '\\\\'), '''', '''''') || '''' AS quoted, \
@@ -408,15 +423,19 @@ static WORD_STEP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
          unnest(st.most_common_elems::text::text[], st.most_common_elem_freqs) AS s(elem, freq) \
          WHERE st.schemaname = current_schema() AND st.tablename = 'tm_variants' \
          AND st.attname = 'search_tsv') c ON c.elem = l.lexeme), \
-         tq AS (SELECT (CASE WHEN (SELECT count(*) FROM lx) < 2 THEN (SELECT string_agg(quoted, ' | ') FROM lx) \
-         ELSE (SELECT string_agg('(' || a.quoted || ' & ' || b.quoted || ')', ' | ') FROM lx a JOIN lx b \
-         ON a.r < b.r AND a.r <= 2 AND b.r <= 4) END)::tsquery AS q) \
+         tq AS (SELECT ({terms})::tsquery AS q) \
          SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v, tq \
          WHERE v.search_tsv @@ tq.q AND {} AND {IN_WINDOW} AND {HAS_TARGET} \
          ORDER BY similarity(v.plain, $5) DESC, v.entry_id LIMIT $6",
         locale_match("v.locale", 1)
     )
-});
+}
+
+/// [`word_step`]: pairs of rare words.
+static PAIR_STEP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| word_step(true));
+
+/// [`word_step`]: either of the two rarest words.
+static RARE_STEP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| word_step(false));
 
 impl ContentMemory for PgStore {
     fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
