@@ -15,22 +15,26 @@ pub struct PgOptions {
     /// Open for reading only: writes fail, and nothing is migrated (default false).
     pub read_only: bool,
     /// Serve fuzzy candidates from the in-process candidate index (default true); when
-    /// false, from the database: the keys that share two of the query's rarest words,
-    /// most similar first, found through the word index, and only when none of them
-    /// reaches the threshold every key in the length window the cut-off allows. On the
-    /// full en-de memory that finds the exhaustive best for 99 % of queries or more
-    /// (see [`exhaustive_window`](Self::exhaustive_window) for all of them, and
-    /// [`trigram_first`](Self::trigram_first)).
+    /// false, from the database: the keys sharing two of the query's rarest words, then
+    /// (unless one scored 0.9) either of its two rarest words, most similar first,
+    /// through the word index; only when none of them reaches the threshold, every key
+    /// in the length window the cut-off allows. That is approximate: on the full en-de
+    /// memory the best match is missed for about 2 % of queries, mostly one a little
+    /// better than the one found, whose words differ from the query's (a plural, an
+    /// edited word of a short query). [`exhaustive_window`](Self::exhaustive_window)
+    /// gives them all; see also [`words_from_bytes`](Self::words_from_bytes) and
+    /// [`trigram_first`](Self::trigram_first).
     pub gram_index: bool,
-    /// Without the in-process index: skip the word step and offer every key in the
+    /// Without the in-process index: skip the word steps and offer every key in the
     /// length window the cut-off allows, a superset of what can reach it, so lists equal
     /// the other stores' (default false: on the full en-de memory the window is tens of
     /// thousands of rows, 0.2–0.3 s a lookup, against a few milliseconds).
     pub exhaustive_window: bool,
     /// Without the in-process index: the size of the variants table (bytes, as
-    /// `pg_relation_size` gives it) from which the word step is taken; below it, every
-    /// key in the length window is offered, which is exact and cheap on a small memory
-    /// (default 8 MiB, some 30,000 variants). Zero: the word step on any memory.
+    /// `pg_relation_size` gives it, read at most once a minute) from which the word
+    /// steps are taken; below it, every key in the length window is offered, which is
+    /// exact and cheap on a small memory (default 8 MiB, some 20,000 variants). Zero:
+    /// the word steps on any memory.
     pub words_from_bytes: u64,
     /// Without the in-process index: offer `pg_trgm` similarity hits (`%` on the three
     /// keys) before the length window, to raise the cut-off early (default false: on the

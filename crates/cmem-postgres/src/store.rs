@@ -291,13 +291,15 @@ impl PgStore {
         Ok(bytes >= wanted)
     }
 
-    /// Candidates from SQL. By default the word step ([`WORD_STEP`]): the keys sharing
-    /// two of the query's rarest words, most `pg_trgm`-similar first; only when that
-    /// finds nothing at or above the cut-off, every key in the length window the cut-off
-    /// allows. With [`PgOptions::exhaustive_window`], the window alone: a superset of
-    /// what can reach the cut-off. With [`PgOptions::trigram_first`], `pg_trgm`
-    /// similarity hits first, best first (up to 200), to raise the cut-off and narrow
-    /// the window.
+    /// Candidates from SQL. By default, on a memory of [`PgOptions::words_from_bytes`]
+    /// or more, the word steps ([`word_step`]): the keys sharing two of the query's
+    /// rarest words, then, unless one of those scored [`RARE_BELOW`] or more, the keys
+    /// sharing either of its two rarest words, each most `pg_trgm`-similar first; only
+    /// when neither finds anything at or above the cut-off, every key in the length
+    /// window the cut-off allows. With [`PgOptions::exhaustive_window`] (and on a
+    /// smaller memory), the window alone: a superset of what can reach the cut-off.
+    /// With [`PgOptions::trigram_first`], `pg_trgm` similarity hits first, best first
+    /// (up to 200), to raise the cut-off and narrow the window.
     fn sql_candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
         let p = &self.name;
         let mut client = self.client()?;
@@ -335,15 +337,17 @@ impl PgStore {
         let hi = i32::try_from(hi).unwrap_or(i32::MAX);
         if !self.options.exhaustive_window && self.word_step_pays(&mut client)? {
             let types = [Type::TEXT, Type::TEXT, Type::INT4, Type::INT4, Type::TEXT, Type::INT8];
-            for (sql, what) in [
-                (&*PAIR_STEP, "fuzzy candidates (word pairs)"),
-                (&*RARE_STEP, "fuzzy candidates (rare words)"),
+            for (step, sql, what) in [
+                (0, &*PAIR_STEP, "fuzzy candidates (word pairs)"),
+                (1, &*RARE_STEP, "fuzzy candidates (rare words)"),
+                (2, &*WIDE_STEP, "fuzzy candidates (more words)"),
             ] {
-                // Whole words first; their prefixes (a plural, another ending) only when no
-                // candidate near the query was found: reading prefixes costs several times
-                // as much.
+                // Pairs first (they read the fewest rows); either of the two rarest words
+                // when nothing near the query was found; any of the four rarest when
+                // nothing at all was.
                 let best = sink.tie_cutoff();
-                if best >= RARE_BELOW && best <= 1.0 {
+                let found = best <= 1.0;
+                if (step == 1 && found && best >= RARE_BELOW) || (step == 2 && found) {
                     break;
                 }
                 let stmt = client.prepared(sql, &types).ctx(p, what)?;
@@ -351,12 +355,7 @@ impl PgStore {
                     offer(&row, sink)?;
                 }
             }
-            // Something reached the cut-off (here or in the exact tier): done. Else the
-            // query's match shares none of its rare words (a word edited in a short
-            // query, say), or it has none, and only the window finds it.
-            if sink.tie_cutoff() <= 1.0 {
-                return Ok(());
-            }
+            return Ok(());
         }
         let stmt = client
             .prepared(&WINDOW, &[Type::TEXT, Type::TEXT, Type::INT4, Type::INT4])
@@ -393,26 +392,29 @@ const RARE_BELOW: f64 = 0.9;
 /// How many keys the word step offers at most, most `pg_trgm`-similar first.
 const WORD_ROWS: i64 = 100;
 
-/// The word step of database-side candidates (parameters as [`WINDOW`]'s, then `$5` the
-/// query key and `$6` how many rows): the keys in the window that contain two of the
-/// query's four rarest words, one of them among its two rarest, most `pg_trgm`-similar
-/// to the query first (a query of one word: that word).
+/// A word step of database-side candidates (parameters as [`WINDOW`]'s, then `$5` the
+/// query key and `$6` how many rows): the keys in the window that contain, with `pairs`,
+/// two of the query's four rarest words, one of them among its two rarest (a query of
+/// one word: that word), else either of its two rarest words; most `pg_trgm`-similar to
+/// the query first.
 ///
 /// Found through the word index (`search_tsv`, GIN), whose posting lists of rare words
 /// are short, so few rows are read. How rare a word is comes from the planner's
 /// statistics of that column (its most common words and their shares; a word not among
-/// them is rarer than all), longer words first among equals. Why pairs: a key sharing
-/// one rare word with the query is often far from it (the same name in another
-/// sentence), while the match a translator wants keeps most of the query's words; why
-/// the rarest: a pair of common words ("is", "a") matches thousands of rows. Words are
-/// quoted as `tsquery` input wants (`'`, `''` and `\\` inside).
-fn word_step(pairs: bool) -> String {
+/// them is rarer than all), longer words first among equals. Why pairs first: a key
+/// sharing one rare word with the query is often far from it (the same name in another
+/// sentence), while the match a translator wants keeps most of the query's words, and
+/// pairs read a fifth of the rows. Why the rarest: a pair of common words ("is", "a")
+/// matches thousands of rows. Words are quoted as `tsquery` input wants (`'` doubled,
+/// `\` escaped).
+fn word_step(pairs: bool, rarest: u8) -> String {
     let terms = if pairs {
         "CASE WHEN (SELECT count(*) FROM lx) < 2 THEN (SELECT string_agg(quoted, ' | ') FROM lx) \
          ELSE (SELECT string_agg('(' || a.quoted || ' & ' || b.quoted || ')', ' | ') FROM lx a JOIN lx b \
          ON a.r < b.r AND a.r <= 2 AND b.r <= 4) END"
+            .to_owned()
     } else {
-        "SELECT string_agg(quoted, ' | ') FROM lx WHERE r <= 2"
+        format!("SELECT string_agg(quoted, ' | ') FROM lx WHERE r <= {rarest}")
     };
     format!(
         "WITH lx AS (SELECT l.lexeme, \
@@ -432,10 +434,13 @@ fn word_step(pairs: bool) -> String {
 }
 
 /// [`word_step`]: pairs of rare words.
-static PAIR_STEP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| word_step(true));
+static PAIR_STEP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| word_step(true, 4));
 
 /// [`word_step`]: either of the two rarest words.
-static RARE_STEP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| word_step(false));
+static RARE_STEP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| word_step(false, 2));
+
+/// [`word_step`]: any of the four rarest words.
+static WIDE_STEP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| word_step(false, 4));
 
 impl ContentMemory for PgStore {
     fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {

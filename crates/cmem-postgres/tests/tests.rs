@@ -78,38 +78,39 @@ fn scores(store: &dyn ContentMemory, query: &str) -> Vec<(String, f64)> {
 }
 
 #[test]
-fn the_word_step_finds_keys_sharing_rare_words_and_falls_back_to_the_window() {
+fn the_word_steps_find_keys_sharing_rare_words_and_no_others() {
     let url = fresh_url();
-    // The word step on this small memory, as on a large one.
+    // The word steps on this small memory, as on a large one.
     let words = PgStore::open_with(&url, PgOptions::default().gram_index(false).words_from_bytes(0)).unwrap();
     words
         .write(&[
             pair("KTorrent is playing a video.", "KTorrent spielt ein Video ab."),
             pair("Playing a movie", "Film wird abgespielt"),
+            pair("Edit screenshot", "Bildschirmfoto bearbeiten"),
             pair("Close", "Schließen"),
             pair("Closed", "Geschlossen"),
             pair("It's the user's file", "Das ist die Datei des Benutzers"),
             pair("C:\\temp is full", "C:\\temp ist voll"),
         ])
         .unwrap();
-    let window =
-        PgStore::open_with(&url, PgOptions::default().gram_index(false).exhaustive_window(true)).unwrap();
-    // Two rare words in common: found by the words, as the window finds it.
+    let window = PgStore::open_with(&url, PgOptions::default().gram_index(false).exhaustive_window(true)).unwrap();
+    // Rare words in common: found by the words, as the window finds it.
     let got = scores(&words, "KTorrent is playing a.");
     assert_eq!(got.first().map(|g| g.0.as_str()), Some("KTorrent spielt ein Video ab."));
     assert_eq!(got, scores(&window, "KTorrent is playing a."));
+    // One of two words in common: the rare-word step.
+    assert_eq!(best(&words, "Custom screenshot").unwrap().0, "Bildschirmfoto bearbeiten");
     // Quotes and backslashes in the words are quoted for the word index.
     assert_eq!(best(&words, "It's the users file").unwrap().0, "Das ist die Datei des Benutzers");
     assert_eq!(best(&words, "C:\\temp is fulll").unwrap().0, "C:\\temp ist voll");
-    // No word in common and no exact hit: the window finds the edited word.
-    assert_eq!(best(&words, "Closes").unwrap().0, "Schließen");
-    assert_eq!(scores(&words, "Closes"), scores(&window, "Closes"));
-    // What the word step gives up: with an exact hit found, the edited word's entry is
-    // not looked for in the window.
+    // What the word steps give up: a match that shares no word with the query, found
+    // only by the window.
+    assert_eq!(best(&window, "Closes").unwrap().0, "Schließen");
+    assert_eq!(best(&words, "Closes"), None);
     let exact = scores(&words, "Close");
     assert_eq!(exact.len(), 1, "{exact:?}");
     assert_eq!(scores(&window, "Close").len(), 2);
-    // Punctuation alone has no word: the window.
+    // Punctuation alone has no word.
     assert!(scores(&words, "...").is_empty());
 }
 
