@@ -12,10 +12,9 @@
 //!   exactly as everywhere else. Every write transaction bumps a change counter in the
 //!   meta table; a lookup reads it first and reloads the index when any writer anywhere
 //!   committed since. Without the index ([`PgOptions::gram_index`] off): the keys
-//!   sharing the query's rarest words, through the word index, and the length window
-//!   the cut-off allows only when they find nothing (approximate; the window alone with
-//!   [`PgOptions::exhaustive_window`]), optionally after `pg_trgm` similarity hits
-//!   ([`PgOptions::trigram_first`]).
+//!   sharing the query's rarest words, through the word index (approximate), or with
+//!   [`PgOptions::exhaustive_window`] every key in the length window the cut-off
+//!   allows, optionally after `pg_trgm` similarity hits ([`PgOptions::trigram_first`]).
 //! - Writes are one transaction per batch, or per
 //!   [`WriteSession`](cmem_core::WriteSession) (an import); writers take turns on the
 //!   counter's row lock, waiting at most [`PgOptions::write_wait`]. Readers see an

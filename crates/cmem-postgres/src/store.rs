@@ -293,13 +293,14 @@ impl PgStore {
 
     /// Candidates from SQL. By default, on a memory of [`PgOptions::words_from_bytes`]
     /// or more, the word steps ([`word_step`]): the keys sharing two of the query's
-    /// rarest words, then, unless one of those scored [`RARE_BELOW`] or more, the keys
-    /// sharing either of its two rarest words, each most `pg_trgm`-similar first; only
-    /// when neither finds anything at or above the cut-off, every key in the length
-    /// window the cut-off allows. With [`PgOptions::exhaustive_window`] (and on a
-    /// smaller memory), the window alone: a superset of what can reach the cut-off.
-    /// With [`PgOptions::trigram_first`], `pg_trgm` similarity hits first, best first
-    /// (up to 200), to raise the cut-off and narrow the window.
+    /// rarest words; unless one of those scored [`RARE_BELOW`] or more, the keys sharing
+    /// either of its two rarest words; when still nothing reached the cut-off, any of its
+    /// four rarest; each step most `pg_trgm`-similar first. Approximate: a match that
+    /// shares none of those words with the query is not offered. With
+    /// [`PgOptions::exhaustive_window`] (and on a smaller memory), every key in the
+    /// length window the cut-off allows: a superset of what can reach it. With
+    /// [`PgOptions::trigram_first`], `pg_trgm` similarity hits before the window, best
+    /// first (up to 200), to raise the cut-off and narrow it.
     fn sql_candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
         let p = &self.name;
         let mut client = self.client()?;

@@ -93,7 +93,8 @@ fn the_word_steps_find_keys_sharing_rare_words_and_no_others() {
             pair("C:\\temp is full", "C:\\temp ist voll"),
         ])
         .unwrap();
-    let window = PgStore::open_with(&url, PgOptions::default().gram_index(false).exhaustive_window(true)).unwrap();
+    let window =
+        PgStore::open_with(&url, PgOptions::default().gram_index(false).exhaustive_window(true)).unwrap();
     // Rare words in common: found by the words, as the window finds it.
     let got = scores(&words, "KTorrent is playing a.");
     assert_eq!(got.first().map(|g| g.0.as_str()), Some("KTorrent spielt ein Video ab."));
