@@ -797,3 +797,18 @@ fn read_entries(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prepared_statements_name_the_schemas_tables() {
+        // Written out, not formatted, so they can be prepared by their text.
+        assert!(READ_CHANGES.contains(&format!("FROM {META_TABLE} ")), "{READ_CHANGES}");
+        assert!(WORD_STEP_TABLES.iter().all(|t| PAIR_STEP.contains(t) && RARE_STEP.contains(t)));
+    }
+
+    /// What the word steps read: the variants, their word column and its statistics.
+    const WORD_STEP_TABLES: [&str; 3] = ["tm_variants", "search_tsv", "pg_stats"];
+}
