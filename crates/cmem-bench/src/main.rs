@@ -224,6 +224,10 @@ struct Report {
     db_side_queries: Option<usize>,
     /// With `--store postgres`: recall@1 of those queries with database-side candidates.
     db_side_recall_at_1: Option<f64>,
+    /// With `--store postgres`: recall@5 of those queries with database-side candidates.
+    db_side_recall_at_5: Option<f64>,
+    /// With `--store postgres`: how many of those queries missed the exhaustive best.
+    db_side_misses: Option<usize>,
     /// With `--store postgres`: their median latency with database-side candidates.
     db_side_p50_us: Option<f64>,
     /// With `--knn`: recall@1 of the `pg_trgm` nearest-neighbour recipe.
@@ -673,6 +677,8 @@ fn main() -> Result<()> {
         batch_p50_us: paths.map(|p| p.2 .1),
         db_side_queries: db_side.as_ref().map(|d| d.queries),
         db_side_recall_at_1: db_side.as_ref().map(|d| d.recall_at_1),
+        db_side_recall_at_5: db_side.as_ref().map(|d| d.recall_at_5),
+        db_side_misses: db_side.as_ref().map(|d| d.misses),
         db_side_p50_us: db_side.as_ref().map(|d| d.p50_us),
         knn_recall_at_1: knn.as_ref().map(|k| k.recall_at_1),
         knn_p50_us: knn.as_ref().map(|k| k.p50_us),
@@ -753,7 +759,11 @@ fn print_table(r: &Report) {
         println!("  their p50        {one:.0} µs (one-shot, persisted index) / {batch:.0} µs (index built in the process)");
     }
     if let (Some(n), Some(r1), Some(p50)) = (r.db_side_queries, r.db_side_recall_at_1, r.db_side_p50_us) {
-        println!("database-side      recall@1 {r1:.4}, p50 {p50:.0} µs over {n} queries");
+        println!(
+            "database-side      recall@1 {r1:.4} ({} misses), recall@5 {:.4}, p50 {p50:.0} µs over {n} queries",
+            r.db_side_misses.unwrap_or(0),
+            r.db_side_recall_at_5.unwrap_or(0.0)
+        );
     }
     if let (Some(r1), Some(p50), Some(ix)) = (r.knn_recall_at_1, r.knn_p50_us, r.knn_index_s) {
         println!(

@@ -80,6 +80,10 @@ pub struct DbSidePass {
     pub queries: usize,
     /// Share whose best equals the exhaustive best.
     pub recall_at_1: f64,
+    /// Share whose first five equal the exhaustive first five.
+    pub recall_at_5: f64,
+    /// Queries whose best is not the exhaustive best.
+    pub misses: usize,
     /// Median lookup latency, in microseconds.
     pub p50_us: f64,
 }
@@ -111,6 +115,8 @@ pub fn db_side_pass(
     Ok(DbSidePass {
         queries: lat.len(),
         recall_at_1: tally.share(tally.top1),
+        recall_at_5: tally.share(tally.top5),
+        misses: tally.misses(),
         p50_us: crate::percentile(&lat, 0.5),
     })
 }

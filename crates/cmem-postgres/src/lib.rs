@@ -11,14 +11,16 @@
 //!   ([`cmem_core::CandidateIndex`], the same as the other stores'), so lookups rank
 //!   exactly as everywhere else. Every write transaction bumps a change counter in the
 //!   meta table; a lookup reads it first and reloads the index when any writer anywhere
-//!   committed since. Without the index ([`PgOptions::gram_index`] off): every key in
-//!   the length window the cut-off allows, optionally after `pg_trgm` similarity hits
-//!   ([`PgOptions::trigram_first`]).
+//!   committed since. Without the index ([`PgOptions::gram_index`] off): the keys
+//!   sharing the query's rarest words, through the word index (approximate), or with
+//!   [`PgOptions::exhaustive_window`] every key in the length window the cut-off
+//!   allows, optionally after `pg_trgm` similarity hits ([`PgOptions::trigram_first`]).
 //! - Writes are one transaction per batch, or per
 //!   [`WriteSession`](cmem_core::WriteSession) (an import); writers take turns on the
 //!   counter's row lock, waiting at most [`PgOptions::write_wait`]. Readers see an
 //!   import whole once it commits and nothing of it before.
-//! - Connections from an `r2d2` pool of the blocking `postgres` client; no TLS.
+//! - Connections from an `r2d2` pool of the blocking `postgres` client, each with the
+//!   statements a lookup runs prepared once; no TLS.
 //!
 //! ```no_run
 //! use cmem_core::{lookup, ContentMemory, Locale, LookupRequest, NewEntry, Run, Variant};
@@ -39,6 +41,7 @@
 
 mod address;
 mod cache;
+mod conn;
 mod error;
 mod migrate;
 mod options;

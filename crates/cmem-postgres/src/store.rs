@@ -15,17 +15,26 @@ use cmem_core::{
     normalize_text, Entry, EntryId, Error, ErrorKind, KeyKind, Keys, Locale, NewEntry, Origin, Result,
     WriteOutcome, WriteSession,
 };
+use postgres::types::Type;
 use postgres::{GenericClient, NoTls};
-use r2d2_postgres::PostgresConnectionManager;
 
 use crate::cache::{Cache, KEYS_OF_V};
+use crate::conn::{Conn, Manager};
 use crate::error::{corrupt, store_error, Context};
 use crate::migrate::{self, META_CHANGES};
 use crate::options::PgOptions;
 use crate::session::PgSession;
 
-pub(crate) type Manager = PostgresConnectionManager<NoTls>;
 pub(crate) type Pooled = r2d2::PooledConnection<Manager>;
+
+/// The entries of ids `$1`, each with its variants and origins aggregated as JSON: what
+/// a lookup reads (see [`PgStore::get_many`]).
+const GET_MANY: &str = "SELECT e.id, e.project_id, e.metadata::text, e.point, e.unit, e.approvals, \
+     COALESCE((SELECT json_agg(json_build_array(v.locale, v.runs::text) ORDER BY v.ord) \
+     FROM tm_variants v WHERE v.entry_id = e.id), '[]')::text, \
+     COALESCE((SELECT json_agg(json_build_array(o.project_id, o.context_fingerprint, o.created_at) \
+     ORDER BY o.seq) FROM tm_origins o WHERE o.entry_id = e.id), '[]')::text \
+     FROM tm_entries e WHERE e.id = ANY($1)";
 
 /// How this store names itself in the errors of a damaged row (see [`stored`]).
 const STORE: &str = "postgres";
@@ -45,7 +54,13 @@ pub struct PgStore {
     options: PgOptions,
     /// When the change counter was last read (see [`PgOptions::freshness`]).
     checked: std::sync::Mutex<Option<std::time::Instant>>,
+    /// The size of the variants table and when it was read (see
+    /// [`PgOptions::words_from_bytes`]).
+    table_bytes: std::sync::Mutex<Option<(std::time::Instant, i64)>>,
 }
+
+/// How long the size of the variants table is taken as read.
+const TABLE_BYTES_FOR: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// SQL for "the locale in column `col` matches `$n` by the prefix rule" (tags are stored
 /// canonically).
@@ -68,15 +83,27 @@ pub(crate) fn snapshot<'c>(
         .ctx(name, what)
 }
 
-/// The change counter (see [`META_CHANGES`]).
+/// The statement that reads the change counter (see [`META_CHANGES`]).
+const READ_CHANGES: &str = "SELECT value::bigint FROM tm_meta WHERE key = $1";
+
+/// The change counter (see [`META_CHANGES`]), inside a transaction (a candidate index
+/// load reads it with the keys).
 pub(crate) fn read_changes<C: GenericClient>(client: &mut C, name: &str) -> Result<i64> {
     let row = client
-        // Typed up front: one round trip per lookup, not a prepare and an execute.
-        .query_typed_opt(
-            &format!("SELECT value::bigint FROM {META_TABLE} WHERE key = $1"),
-            &[(&META_CHANGES, postgres::types::Type::TEXT)],
-        )
+        .query_typed_opt(READ_CHANGES, &[(&META_CHANGES, Type::TEXT)])
         .ctx(name, "reading the change counter")?;
+    changes_of(row, name)
+}
+
+/// The change counter on a pooled connection, by the statement it keeps prepared: one
+/// round trip, planned once per connection.
+pub(crate) fn read_changes_prepared(conn: &mut Conn, name: &str) -> Result<i64> {
+    let stmt = conn.prepared(READ_CHANGES, &[Type::TEXT]).ctx(name, "reading the change counter")?;
+    let row = conn.query_opt(&stmt, &[&META_CHANGES]).ctx(name, "reading the change counter")?;
+    changes_of(row, name)
+}
+
+fn changes_of(row: Option<postgres::Row>, name: &str) -> Result<i64> {
     match row {
         Some(r) => r.try_get(0).ctx(name, "reading the change counter"),
         None => Err(store_error(name, format!("{META_TABLE} has no {META_CHANGES} counter"))),
@@ -118,8 +145,15 @@ impl PgStore {
             // lookup makes several); a broken connection fails its statement instead, and
             // the pool drops it (`has_broken`).
             .test_on_check_out(false)
-            .build_unchecked(PostgresConnectionManager::new(config, NoTls));
-        Ok(PgStore { name, pool, cache: RwLock::new(Cache::default()), options, checked: Default::default() })
+            .build_unchecked(Manager::new(config));
+        Ok(PgStore {
+            name,
+            pool,
+            cache: RwLock::new(Cache::default()),
+            options,
+            checked: Default::default(),
+            table_bytes: Default::default(),
+        })
     }
 
     /// The address this store opened, its password left out.
@@ -171,14 +205,14 @@ impl PgStore {
             return Ok(());
         }
         let mut client = self.client()?;
-        let changes = read_changes(&mut *client, &self.name)?;
+        let changes = read_changes_prepared(&mut client, &self.name)?;
         if let Ok(mut checked) = self.checked.lock() {
             *checked = Some(std::time::Instant::now());
         }
         if self.cache_read()?.is_current(changes, source) {
             return Ok(());
         }
-        self.cache_write()?.load(&mut client, &self.name, source)
+        self.cache_write()?.load(client.client(), &self.name, source)
     }
 
     /// One entry by id, on `client`.
@@ -232,17 +266,44 @@ impl PgStore {
         }))
     }
 
-    /// Candidates from SQL: every key in the length window the cut-off allows, so the
-    /// offers are a superset of what can reach it; with
-    /// [`PgOptions::trigram_first`], `pg_trgm` similarity hits first, best first (up to
-    /// 200), to raise the cut-off and narrow the window.
+    /// Whether the variants table is large enough for the word step
+    /// ([`PgOptions::words_from_bytes`]); its size is read at most once a minute.
+    fn word_step_pays(&self, client: &mut Conn) -> Result<bool> {
+        let wanted = i64::try_from(self.options.words_from_bytes).unwrap_or(i64::MAX);
+        if wanted == 0 {
+            return Ok(true);
+        }
+        let known =
+            self.table_bytes.lock().ok().and_then(|t| *t).filter(|(at, _)| at.elapsed() < TABLE_BYTES_FOR);
+        let bytes = match known {
+            Some((_, bytes)) => bytes,
+            None => {
+                let bytes: i64 = client
+                    .query_one("SELECT pg_relation_size('tm_variants')", &[])
+                    .and_then(|r| r.try_get(0))
+                    .ctx(&self.name, "reading the size of the memory")?;
+                if let Ok(mut t) = self.table_bytes.lock() {
+                    *t = Some((std::time::Instant::now(), bytes));
+                }
+                bytes
+            }
+        };
+        Ok(bytes >= wanted)
+    }
+
+    /// Candidates from SQL. By default, on a memory of [`PgOptions::words_from_bytes`]
+    /// or more, the word steps ([`word_step`]): the keys sharing two of the query's
+    /// rarest words; unless one of those scored [`RARE_BELOW`] or more, the keys sharing
+    /// either of its two rarest words; when still nothing reached the cut-off, any of its
+    /// four rarest; each step most `pg_trgm`-similar first. Approximate: a match that
+    /// shares none of those words with the query is not offered. With
+    /// [`PgOptions::exhaustive_window`] (and on a smaller memory), every key in the
+    /// length window the cut-off allows: a superset of what can reach it. With
+    /// [`PgOptions::trigram_first`], `pg_trgm` similarity hits before the window, best
+    /// first (up to 200), to raise the cut-off and narrow it.
     fn sql_candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
         let p = &self.name;
         let mut client = self.client()?;
-        let has_target = format!(
-            "EXISTS (SELECT 1 FROM tm_variants t WHERE t.entry_id = v.entry_id AND t.id <> v.id AND {})",
-            locale_match("t.locale", 2)
-        );
         let src = q.source.as_str();
         let tgt = q.target.as_str();
         let offer = |row: &postgres::Row, sink: &mut dyn CandidateSink| -> Result<()> {
@@ -262,10 +323,11 @@ impl PgStore {
         if self.options.trigram_first && q.key.chars().count() >= 3 {
             let sql = format!(
                 "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v \
-                 WHERE (v.plain % $3 OR v.struct_key % $3 OR v.general_key % $3) AND {} AND {has_target} \
+                 WHERE (v.plain % $3 OR v.struct_key % $3 OR v.general_key % $3) AND {} AND {} \
                  ORDER BY GREATEST(similarity(v.plain, $3), similarity(v.struct_key, $3), \
                  similarity(v.general_key, $3)) DESC, v.entry_id LIMIT 200",
-                locale_match("v.locale", 1)
+                locale_match("v.locale", 1),
+                HAS_TARGET
             );
             for row in client.query(&sql, &[&src, &tgt, &q.key]).ctx(p, "fuzzy candidates (trigram)")? {
                 offer(&row, sink)?;
@@ -274,18 +336,112 @@ impl PgStore {
         let (lo, hi) = length_bounds(q.key.chars().count(), sink.cutoff());
         let lo = i32::try_from(lo).unwrap_or(i32::MAX);
         let hi = i32::try_from(hi).unwrap_or(i32::MAX);
-        let sql = format!(
-            "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v \
-             WHERE {} AND (char_length(v.plain) BETWEEN $3 AND $4 OR char_length(v.struct_key) BETWEEN $3 AND $4 \
-             OR char_length(v.general_key) BETWEEN $3 AND $4) AND {has_target}",
-            locale_match("v.locale", 1)
-        );
-        for row in client.query(&sql, &[&src, &tgt, &lo, &hi]).ctx(p, "fuzzy candidates (length)")? {
+        if !self.options.exhaustive_window && self.word_step_pays(&mut client)? {
+            let types = [Type::TEXT, Type::TEXT, Type::INT4, Type::INT4, Type::TEXT, Type::INT8];
+            for (step, sql, what) in [
+                (0, &*PAIR_STEP, "fuzzy candidates (word pairs)"),
+                (1, &*RARE_STEP, "fuzzy candidates (rare words)"),
+                (2, &*WIDE_STEP, "fuzzy candidates (more words)"),
+            ] {
+                // Pairs first (they read the fewest rows); either of the two rarest words
+                // when nothing near the query was found; any of the four rarest when
+                // nothing at all was.
+                let best = sink.tie_cutoff();
+                let found = best <= 1.0;
+                if (step == 1 && found && best >= RARE_BELOW) || (step == 2 && found) {
+                    break;
+                }
+                let stmt = client.prepared(sql, &types).ctx(p, what)?;
+                for row in client.query(&stmt, &[&src, &tgt, &lo, &hi, &q.key, &WORD_ROWS]).ctx(p, what)? {
+                    offer(&row, sink)?;
+                }
+            }
+            return Ok(());
+        }
+        let stmt = client
+            .prepared(&WINDOW, &[Type::TEXT, Type::TEXT, Type::INT4, Type::INT4])
+            .ctx(p, "fuzzy candidates (length)")?;
+        for row in client.query(&stmt, &[&src, &tgt, &lo, &hi]).ctx(p, "fuzzy candidates (length)")? {
             offer(&row, sink)?;
         }
         Ok(())
     }
 }
+
+/// SQL for "the variant `v` has a variant `t` in the target locale `$2`".
+const HAS_TARGET: &str =
+    "EXISTS (SELECT 1 FROM tm_variants t WHERE t.entry_id = v.entry_id AND t.id <> v.id \
+     AND (t.locale = $2 OR t.locale LIKE $2 || '-%' OR $2 LIKE t.locale || '-%'))";
+
+/// SQL for "a key of `v` is in the length window [`$3`, `$4`]".
+const IN_WINDOW: &str =
+    "(char_length(v.plain) BETWEEN $3 AND $4 OR char_length(v.struct_key) BETWEEN $3 AND $4 \
+     OR char_length(v.general_key) BETWEEN $3 AND $4)";
+
+/// Every key in the length window (`$1` source and `$2` target locale, `$3` and `$4`
+/// the window).
+static WINDOW: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v WHERE {} AND {IN_WINDOW} AND {HAS_TARGET}",
+        locale_match("v.locale", 1)
+    )
+});
+
+/// The best score found under which the word step reads word prefixes too.
+const RARE_BELOW: f64 = 0.9;
+
+/// How many keys the word step offers at most, most `pg_trgm`-similar first.
+const WORD_ROWS: i64 = 100;
+
+/// A word step of database-side candidates (parameters as [`WINDOW`]'s, then `$5` the
+/// query key and `$6` how many rows): the keys in the window that contain, with `pairs`,
+/// two of the query's four rarest words, one of them among its two rarest (a query of
+/// one word: that word), else either of its two rarest words; most `pg_trgm`-similar to
+/// the query first.
+///
+/// Found through the word index (`search_tsv`, GIN), whose posting lists of rare words
+/// are short, so few rows are read. How rare a word is comes from the planner's
+/// statistics of that column (its most common words and their shares; a word not among
+/// them is rarer than all), longer words first among equals. Why pairs first: a key
+/// sharing one rare word with the query is often far from it (the same name in another
+/// sentence), while the match a translator wants keeps most of the query's words, and
+/// pairs read a fifth of the rows. Why the rarest: a pair of common words ("is", "a")
+/// matches thousands of rows. Words are quoted as `tsquery` input wants (`'` doubled,
+/// `\` escaped).
+fn word_step(pairs: bool, rarest: u8) -> String {
+    let terms = if pairs {
+        "CASE WHEN (SELECT count(*) FROM lx) < 2 THEN (SELECT string_agg(quoted, ' | ') FROM lx) \
+         ELSE (SELECT string_agg('(' || a.quoted || ' & ' || b.quoted || ')', ' | ') FROM lx a JOIN lx b \
+         ON a.r < b.r AND a.r <= 2 AND b.r <= 4) END"
+            .to_owned()
+    } else {
+        format!("SELECT string_agg(quoted, ' | ') FROM lx WHERE r <= {rarest}")
+    };
+    format!(
+        "WITH lx AS (SELECT l.lexeme, \
+         '''' || replace(replace(l.lexeme, '\\', '\\\\'), '''', '''''') || '''' AS quoted, \
+         row_number() OVER (ORDER BY c.freq NULLS FIRST, length(l.lexeme) DESC, l.lexeme) AS r \
+         FROM unnest(to_tsvector('simple', $5)) l \
+         LEFT JOIN (SELECT s.elem, s.freq FROM pg_stats st, \
+         unnest(st.most_common_elems::text::text[], st.most_common_elem_freqs) AS s(elem, freq) \
+         WHERE st.schemaname = current_schema() AND st.tablename = 'tm_variants' \
+         AND st.attname = 'search_tsv') c ON c.elem = l.lexeme), \
+         tq AS (SELECT ({terms})::tsquery AS q) \
+         SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v, tq \
+         WHERE v.search_tsv @@ tq.q AND {} AND {IN_WINDOW} AND {HAS_TARGET} \
+         ORDER BY similarity(v.plain, $5) DESC, v.entry_id LIMIT $6",
+        locale_match("v.locale", 1)
+    )
+}
+
+/// [`word_step`]: pairs of rare words.
+static PAIR_STEP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| word_step(true, 4));
+
+/// [`word_step`]: either of the two rarest words.
+static RARE_STEP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| word_step(false, 2));
+
+/// [`word_step`]: any of the four rarest words.
+static WIDE_STEP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| word_step(false, 4));
 
 impl ContentMemory for PgStore {
     fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
@@ -301,7 +457,7 @@ impl ContentMemory for PgStore {
 
     fn get(&self, id: EntryId) -> Result<Option<Entry>> {
         let mut client = self.client()?;
-        self.load_entry(&mut *client, id)
+        self.load_entry(client.client(), id)
     }
 
     fn delete(&self, id: EntryId) -> Result<bool> {
@@ -333,23 +489,15 @@ impl ContentMemory for PgStore {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        // One statement (one snapshot, so a concurrent delete cannot split an entry), its
-        // parameter typed up front: one round trip, where a lookup spent three per entry.
+        // One statement (one snapshot, so a concurrent delete cannot split an entry),
+        // prepared once per connection: one round trip, where a lookup spent three per
+        // entry, and no planning.
         let p = &self.name;
         let reading = || "reading entries".to_owned();
         let wanted: Vec<i64> = ids.iter().map(|id| id.0).collect();
-        let rows = self
-            .client()?
-            .query_typed(
-                "SELECT e.id, e.project_id, e.metadata::text, e.point, e.unit, e.approvals, \
-                 COALESCE((SELECT json_agg(json_build_array(v.locale, v.runs::text) ORDER BY v.ord) \
-                 FROM tm_variants v WHERE v.entry_id = e.id), '[]')::text, \
-                 COALESCE((SELECT json_agg(json_build_array(o.project_id, o.context_fingerprint, o.created_at) \
-                 ORDER BY o.seq) FROM tm_origins o WHERE o.entry_id = e.id), '[]')::text \
-                 FROM tm_entries e WHERE e.id = ANY($1)",
-                &[(&wanted, postgres::types::Type::INT8_ARRAY)],
-            )
-            .ctx_with(p, reading)?;
+        let mut conn = self.client()?;
+        let stmt = conn.prepared(GET_MANY, &[Type::INT8_ARRAY]).ctx_with(p, reading)?;
+        let rows = conn.query(&stmt, &[&wanted]).ctx_with(p, reading)?;
         let mut by_id = std::collections::HashMap::with_capacity(rows.len());
         for r in rows {
             let id = EntryId(r.try_get(0).ctx_with(p, reading)?);
@@ -416,7 +564,10 @@ impl ContentMemory for PgStore {
                  WHERE general_key IS NULL AND struct_key IS NULL AND plain = $1) s ORDER BY entry_id"
             }
         };
-        let rows = self.client()?.query(sql, &[&q.key]).ctx(p, "exact lookup")?;
+        let mut conn = self.client()?;
+        let stmt = conn.prepared(sql, &[Type::TEXT]).ctx(p, "exact lookup")?;
+        let rows = conn.query(&stmt, &[&q.key]).ctx(p, "exact lookup")?;
+        drop(conn);
         // Rows come by entry; the entries with a variant in the source locale are read at
         // once (one round trip, not three per entry).
         let mut ids: Vec<EntryId> = Vec::new();
@@ -482,7 +633,7 @@ impl ContentMemory for PgStore {
             let id: i64 = r.try_get(0).ctx(p, "search")?;
             let score: f64 = r.try_get(1).ctx(p, "search")?;
             let snippet: String = r.try_get(2).ctx(p, "search")?;
-            if let Some(entry) = self.load_entry(&mut *client, EntryId(id))? {
+            if let Some(entry) = self.load_entry(client.client(), EntryId(id))? {
                 out.push(SearchHit { entry, score, snippet });
             }
         }
@@ -568,7 +719,7 @@ impl VersionReader for PgStore {
         let mut entries = Vec::with_capacity(rows.len());
         for r in rows {
             let id: i64 = r.try_get(0).ctx(&self.name, "reading versions")?;
-            if let Some(e) = self.load_entry(&mut *client, EntryId(id))? {
+            if let Some(e) = self.load_entry(client.client(), EntryId(id))? {
                 entries.push(e);
             }
         }
@@ -645,4 +796,19 @@ fn read_entries(
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prepared_statements_name_the_schemas_tables() {
+        // Written out, not formatted, so they can be prepared by their text.
+        assert!(READ_CHANGES.contains(&format!("FROM {META_TABLE} ")), "{READ_CHANGES}");
+        assert!(WORD_STEP_TABLES.iter().all(|t| PAIR_STEP.contains(t) && RARE_STEP.contains(t)));
+    }
+
+    /// What the word steps read: the variants, their word column and its statistics.
+    const WORD_STEP_TABLES: [&str; 3] = ["tm_variants", "search_tsv", "pg_stats"];
 }

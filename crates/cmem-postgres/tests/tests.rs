@@ -60,6 +60,61 @@ mod conformance_sql_trigram_first {
     )));
 }
 
+mod conformance_sql_exhaustive_window {
+    use super::*;
+    cmem_conformance::conformance_suite!(sql_candidates: || Box::new(fresh(
+        PgOptions::default().gram_index(false).exhaustive_window(true)
+    )));
+}
+
+/// The scores of a lookup of `query`, best first.
+fn scores(store: &dyn ContentMemory, query: &str) -> Vec<(String, f64)> {
+    let req = LookupRequest::new(vec![Run::text(query)], loc("en"), loc("de"));
+    lookup(store, &req)
+        .unwrap()
+        .into_iter()
+        .map(|m| (cmem_core::run::plain_text(&m.entry.variants[1].runs), (m.score * 1e4).round() / 1e4))
+        .collect()
+}
+
+#[test]
+fn the_word_steps_find_keys_sharing_rare_words_and_no_others() {
+    let url = fresh_url();
+    // The word steps on this small memory, as on a large one.
+    let words = PgStore::open_with(&url, PgOptions::default().gram_index(false).words_from_bytes(0)).unwrap();
+    words
+        .write(&[
+            pair("KTorrent is playing a video.", "KTorrent spielt ein Video ab."),
+            pair("Playing a movie", "Film wird abgespielt"),
+            pair("Edit screenshot", "Bildschirmfoto bearbeiten"),
+            pair("Close", "Schließen"),
+            pair("Closed", "Geschlossen"),
+            pair("It's the user's file", "Das ist die Datei des Benutzers"),
+            pair("C:\\temp is full", "C:\\temp ist voll"),
+        ])
+        .unwrap();
+    let window =
+        PgStore::open_with(&url, PgOptions::default().gram_index(false).exhaustive_window(true)).unwrap();
+    // Rare words in common: found by the words, as the window finds it.
+    let got = scores(&words, "KTorrent is playing a.");
+    assert_eq!(got.first().map(|g| g.0.as_str()), Some("KTorrent spielt ein Video ab."));
+    assert_eq!(got, scores(&window, "KTorrent is playing a."));
+    // One of two words in common: the rare-word step.
+    assert_eq!(best(&words, "Custom screenshot").unwrap().0, "Bildschirmfoto bearbeiten");
+    // Quotes and backslashes in the words are quoted for the word index.
+    assert_eq!(best(&words, "It's the users file").unwrap().0, "Das ist die Datei des Benutzers");
+    assert_eq!(best(&words, "C:\\temp is fulll").unwrap().0, "C:\\temp ist voll");
+    // What the word steps give up: a match that shares no word with the query, found
+    // only by the window.
+    assert_eq!(best(&window, "Closes").unwrap().0, "Schließen");
+    assert_eq!(best(&words, "Closes"), None);
+    let exact = scores(&words, "Close");
+    assert_eq!(exact.len(), 1, "{exact:?}");
+    assert_eq!(scores(&window, "Close").len(), 2);
+    // Punctuation alone has no word.
+    assert!(scores(&words, "...").is_empty());
+}
+
 #[test]
 fn another_stores_write_is_seen_by_the_next_lookup() {
     let url = fresh_url();
