@@ -368,7 +368,7 @@ struct Scratch {
     links: Vec<u32>,
     /// The cells of a ranking, kept between queries with their capacity.
     cells: Cells,
-    /// The keys of the best cells, to sort (and, past them, to heap).
+    /// The keys of one round of the walk's cells, to sort.
     ranked: Vec<Ranked>,
     /// The keys offered by one walk.
     marked: Vec<u32>,
