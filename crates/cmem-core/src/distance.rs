@@ -162,6 +162,27 @@ impl Pattern {
     /// The distance to `text` (of `text_len` characters) when it is at most `max`, else
     /// `None`, stopping as soon as that is certain.
     pub fn distance_within(&self, text: &str, text_len: usize, max: usize) -> Option<usize> {
+        self.distance_bounded::<false>(text, text_len, max)
+    }
+
+    /// [`distance_within`](Pattern::distance_within), stopping also once the diagonal
+    /// that ends in the last cell exceeds `max`.
+    ///
+    /// Along a diagonal of the distance table the values never fall (each step adds 0
+    /// or 1), so a cell on the last cell's diagonal whose value exceeds `max` proves the
+    /// distance does too. The cell of each text column is read from the vertical deltas
+    /// with two population counts per word. A text far from the pattern is given up
+    /// about halfway instead of at its end; the result is the same.
+    pub fn distance_within_diagonal(&self, text: &str, text_len: usize, max: usize) -> Option<usize> {
+        self.distance_bounded::<true>(text, text_len, max)
+    }
+
+    fn distance_bounded<const DIAGONAL: bool>(
+        &self,
+        text: &str,
+        text_len: usize,
+        max: usize,
+    ) -> Option<usize> {
         let m = self.len;
         if m.abs_diff(text_len) > max {
             return None;
@@ -173,14 +194,16 @@ impl Pattern {
             return Some(m);
         }
         if self.words == 1 {
-            return self.single_word(text, text_len, max);
+            return self.single_word::<DIAGONAL>(text, text_len, max);
         }
-        self.blocks(text, text_len, max)
+        self.blocks::<DIAGONAL>(text, text_len, max)
     }
 
-    fn single_word(&self, text: &str, n: usize, max: usize) -> Option<usize> {
+    fn single_word<const DIAGONAL: bool>(&self, text: &str, n: usize, max: usize) -> Option<usize> {
         let m = self.len;
         let last = 1u64 << (m - 1);
+        // After text column `j` (from 1), the last cell's diagonal is at row `j + m − n`.
+        let shift = m as isize - n as isize;
         let mut vp: u64 = !0;
         let mut vn: u64 = 0;
         let mut dist = m;
@@ -203,25 +226,38 @@ impl Pattern {
             hn <<= 1;
             vp = hn | !(d0 | hp);
             vn = hp & d0;
+            if DIAGONAL {
+                let row = (j + 1) as isize + shift;
+                if (1..=m as isize).contains(&row) {
+                    // Rows 1..=row: the low `row` bits; the value is the column's number
+                    // plus the vertical deltas up to the row.
+                    let below = if row >= 64 { !0 } else { (1u64 << row) - 1 };
+                    let value = (j + 1 + (vp & below).count_ones() as usize)
+                        .saturating_sub((vn & below).count_ones() as usize);
+                    if value > max {
+                        return None;
+                    }
+                }
+            }
         }
         (dist <= max).then_some(dist)
     }
 
-    fn blocks(&self, text: &str, n: usize, max: usize) -> Option<usize> {
+    fn blocks<const DIAGONAL: bool>(&self, text: &str, n: usize, max: usize) -> Option<usize> {
         // Patterns of up to 256 characters (most) keep their state in registers or on the
         // stack, in a loop the compiler unrolls.
         match self.words {
-            2 => self.blocks_in::<2>(text, n, max, &mut [!0; 2], &mut [0; 2]),
-            3 => self.blocks_in::<3>(text, n, max, &mut [!0; 3], &mut [0; 3]),
-            4 => self.blocks_in::<4>(text, n, max, &mut [!0; 4], &mut [0; 4]),
-            words => self.blocks_in::<0>(text, n, max, &mut vec![!0; words], &mut vec![0; words]),
+            2 => self.blocks_in::<2, DIAGONAL>(text, n, max, &mut [!0; 2], &mut [0; 2]),
+            3 => self.blocks_in::<3, DIAGONAL>(text, n, max, &mut [!0; 3], &mut [0; 3]),
+            4 => self.blocks_in::<4, DIAGONAL>(text, n, max, &mut [!0; 4], &mut [0; 4]),
+            words => self.blocks_in::<0, DIAGONAL>(text, n, max, &mut vec![!0; words], &mut vec![0; words]),
         }
     }
 
     /// [`blocks`](Pattern::blocks) with its vertical deltas, one word per block, in `vp`
     /// (all ones) and `vn` (all zeros); `WORDS` is their number when known at compile
     /// time, else 0.
-    fn blocks_in<const WORDS: usize>(
+    fn blocks_in<const WORDS: usize, const DIAGONAL: bool>(
         &self,
         text: &str,
         n: usize,
@@ -233,6 +269,7 @@ impl Pattern {
         let words = if WORDS == 0 { self.words } else { WORDS };
         let last = 1u64 << ((m - 1) % 64);
         let mut dist = m;
+        let shift = m as isize - n as isize;
         for (j, c) in text.chars().enumerate() {
             let mut hp_carry = 1u64;
             let mut hn_carry = 0u64;
@@ -260,6 +297,28 @@ impl Pattern {
             let remaining = n - j - 1;
             if dist > max.saturating_add(remaining) {
                 return None;
+            }
+            if DIAGONAL {
+                let row = (j + 1) as isize + shift;
+                if (1..=m as isize).contains(&row) {
+                    // See `single_word`: the deltas of the full words above the row's,
+                    // then the low bits of its own.
+                    let row = row as usize;
+                    let (full, rest) = (row / 64, row % 64);
+                    let (mut up, mut down) = (0usize, 0usize);
+                    for w in 0..full {
+                        up += vp[w].count_ones() as usize;
+                        down += vn[w].count_ones() as usize;
+                    }
+                    if rest > 0 {
+                        let below = (1u64 << rest) - 1;
+                        up += (vp[full] & below).count_ones() as usize;
+                        down += (vn[full] & below).count_ones() as usize;
+                    }
+                    if (j + 1 + up).saturating_sub(down) > max {
+                        return None;
+                    }
+                }
             }
         }
         (dist <= max).then_some(dist)
@@ -299,12 +358,14 @@ impl Pattern {
         min_similarity: f64,
     ) -> Option<f64> {
         let max = max_distance_for(min_similarity, self.len, text_len);
-        if sketch.is_some_and(|s| self.sketch.min_distance(s) > max) {
-            return None;
-        }
-        self.distance_within(text, text_len, max)
-            .map(|d| similarity_from(d, self.len, text_len))
-            .filter(|s| *s + 1e-12 >= min_similarity)
+        let distance = match sketch {
+            Some(s) if self.sketch.min_distance(s) > max => return None,
+            // The index's path (DESIGN.md §78); the benchmark's exhaustive reference
+            // takes the other, as it defines the comparison.
+            Some(_) => self.distance_within_diagonal(text, text_len, max),
+            None => self.distance_within(text, text_len, max),
+        };
+        distance.map(|d| similarity_from(d, self.len, text_len)).filter(|s| *s + 1e-12 >= min_similarity)
     }
 }
 
@@ -355,6 +416,24 @@ mod tests {
         // Saturation: 300 counts as 255, so the bound is 155 where the distance is 200.
         assert_eq!(s(&"a".repeat(300)).min_distance(&s(&"a".repeat(100))), 155);
         assert_eq!(s("日本語").min_distance(&s("日本")), 1);
+    }
+
+    #[test]
+    fn the_diagonal_gives_up_on_far_texts_early_and_agrees_on_near_ones() {
+        // Far apart from the first characters on: the diagonal exceeds 2 long before the
+        // end, where the last row's count alone could not tell.
+        let p = Pattern::new("abcdefghijklmnopqrst");
+        assert_eq!(p.distance_within_diagonal("zyxwvutsrqponmlkjihg", 20, 2), None);
+        assert_eq!(p.distance_within_diagonal("abcdefghijklmnopqrsX", 20, 2), Some(1));
+        assert_eq!(p.distance_within_diagonal("abcdefghijklmnopqrs", 19, 1), Some(1));
+        assert_eq!(p.distance_within_diagonal("Xabcdefghijklmnopqrst", 21, 1), Some(1));
+        let long: String = "abcdefghij".repeat(20);
+        let p = Pattern::new(&long);
+        let mut near = long.clone();
+        near.insert(100, 'X');
+        assert_eq!(p.distance_within_diagonal(&near, 201, 3), Some(1));
+        let far: String = "zyxwvutsrq".repeat(20);
+        assert_eq!(p.distance_within_diagonal(&far, 200, 50), None);
     }
 
     #[test]
@@ -426,14 +505,18 @@ mod tests {
             let n = b.chars().count();
             for max in [d.saturating_sub(slack), d.saturating_sub(1), d, d + slack] {
                 prop_assert_eq!(p.distance_within(&b, n, max), (d <= max).then_some(d), "max {}", max);
+                prop_assert_eq!(p.distance_within_diagonal(&b, n, max), (d <= max).then_some(d), "max {}", max);
             }
         }
 
         #[test]
         fn cutoff_agrees(a in small_alphabet(), b in small_alphabet(), max in 0usize..40) {
             let d = levenshtein_reference(&a, &b);
-            let got = Pattern::new(&a).distance_within(&b, b.chars().count(), max);
+            let p = Pattern::new(&a);
+            let got = p.distance_within(&b, b.chars().count(), max);
             prop_assert_eq!(got, (d <= max).then_some(d));
+            let got = p.distance_within_diagonal(&b, b.chars().count(), max);
+            prop_assert_eq!(got, (d <= max).then_some(d), "diagonal, max {}", max);
         }
     }
 }

@@ -366,6 +366,12 @@ struct Scratch {
     offered: Vec<bool>,
     /// Per key ranked: the next key of its (length, count) cell.
     links: Vec<u32>,
+    /// The cells of a ranking, kept between queries with their capacity.
+    cells: Cells,
+    /// The keys of one round of the walk's cells, to sort.
+    ranked: Vec<Ranked>,
+    /// The keys offered by one walk.
+    marked: Vec<u32>,
 }
 
 thread_local! {
@@ -375,6 +381,9 @@ thread_local! {
             touched: Vec::new(),
             offered: Vec::new(),
             links: Vec::new(),
+            cells: Cells { head: Vec::new(), held: Vec::new(), by_bound: Vec::new(), rows: Vec::new(), reaching: 0 },
+            ranked: Vec::new(),
+            marked: Vec::new(),
         })
     };
 }
@@ -626,6 +635,24 @@ impl GramIndex {
         }
     }
 
+    /// Reads the records of keys `ds` and the first byte of their texts ahead of their
+    /// offers: the loads of different keys do not wait for each other, so their cache
+    /// misses overlap instead of coming one after another as the offers come.
+    fn touch(&self, ds: impl Iterator<Item = u32>) {
+        let base_len = self.base_len();
+        let mut sum = 0usize;
+        for d in ds {
+            sum = sum.wrapping_add(match (d as usize).checked_sub(base_len) {
+                Some(i) => self
+                    .docs
+                    .get(i)
+                    .map_or(0, |doc| doc.key.as_bytes().first().map_or(0, |&b| usize::from(b))),
+                None => self.base.as_ref().map_or(0, |b| b.grams.touch(d as usize)),
+            });
+        }
+        std::hint::black_box(sum);
+    }
+
     /// Offers `sink` every live key whose similarity with `q.key` can reach the sink's
     /// cut-off, for entries whose locale set `accept` takes (the contract of
     /// [`ContentMemory::candidates`](crate::ContentMemory::candidates)).
@@ -656,7 +683,7 @@ impl GramIndex {
         let docs = self.doc_count();
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
-            let Scratch { counts, touched, offered, links } = &mut *scratch;
+            let Scratch { counts, touched, offered, links, cells, ranked, marked } = &mut *scratch;
             if counts.len() < docs {
                 counts.resize(docs, 0);
                 offered.resize(docs, false);
@@ -672,7 +699,7 @@ impl GramIndex {
                 grams: grams.len(),
                 max_candidates: sink.max_candidates(),
                 offered,
-                marked: Vec::new(),
+                marked: std::mem::take(marked),
                 margin: true,
                 margin_stopped: false,
             };
@@ -681,8 +708,8 @@ impl GramIndex {
                 let left = lists.len() - walk.scan(&lists, &mut tally, sink);
                 let seen = tally.seen;
                 let candidates = &touched[..seen];
-                let cells = walk.rank(candidates, counts, left, links, sink.cutoff());
-                walk.offer_ranked(&cells, candidates, links, sink);
+                walk.rank(candidates, counts, left, links, sink.cutoff(), cells);
+                walk.offer_ranked(cells, candidates, links, ranked, sink);
                 if left == 0 {
                     walk.offer_unshared(candidates, counts, sink);
                 }
@@ -695,7 +722,7 @@ impl GramIndex {
                 walk.margin = false;
                 walk.margin_stopped = false;
             }
-            walk.finish();
+            *marked = walk.finish();
         });
     }
 }
@@ -722,6 +749,9 @@ struct DocView<'a> {
 /// Slack for float rounding when a bound is compared with a cut-off: a key whose bound
 /// equals the cut-off is always offered.
 const EPS: f64 = 1e-9;
+
+/// How many keys the walk reads ahead of their offers (see [`GramIndex::touch`]).
+const TOUCH_AHEAD: usize = 8;
 
 /// How many keys sharing the most grams are offered halfway through the scan.
 const EARLY: usize = 48;
@@ -759,6 +789,7 @@ struct Walk<'a> {
 }
 
 /// The keys that can reach the cut-off after a scan, filed by (length, count) cell.
+/// Kept in the per-thread scratch, so a query allocates none of it.
 struct Cells {
     /// Per cell: the position in the candidates of its first key ([`END`]: none).
     head: Vec<u32>,
@@ -766,14 +797,17 @@ struct Cells {
     held: Vec<u32>,
     /// The occupied cells, best bound first.
     by_bound: Vec<(f64, usize)>,
+    /// Per length from the window's start: the least count that can reach, and the
+    /// cell of count 0 (see [`Walk::rank`]).
+    rows: Vec<(usize, usize)>,
     /// How many keys were filed.
     reaching: usize,
 }
 
 impl Cells {
-    /// The keys of `cells`, each with its cell's bound, in no particular order.
-    fn keys(&self, cells: &[(f64, usize)], candidates: &[(u32, u16)], links: &[u32]) -> Vec<Ranked> {
-        let mut keys = Vec::new();
+    /// Appends to `keys` the keys of `cells`, each with its cell's bound, in no
+    /// particular order.
+    fn keys(&self, cells: &[(f64, usize)], candidates: &[(u32, u16)], links: &[u32], keys: &mut Vec<Ranked>) {
         for &(bound, cell) in cells {
             let mut i = self.head[cell];
             while i != END {
@@ -781,7 +815,6 @@ impl Cells {
                 i = links[i as usize];
             }
         }
-        keys
     }
 }
 
@@ -914,12 +947,14 @@ impl Walk<'_> {
         left: usize,
         links: &mut Vec<u32>,
         cutoff: f64,
-    ) -> Cells {
+        cells: &mut Cells,
+    ) {
         let g = self.grams;
         let (lo, hi) = self.window(cutoff);
+        let Cells { head, held, by_bound, rows, reaching } = cells;
         // Per length from `lo`: the least count (`usize::MAX`: none reaches), and the
         // cell of count 0 (wrapping), so a count `c` from the least on is cell `base + c`.
-        let mut rows: Vec<(usize, usize)> = Vec::with_capacity(hi.saturating_sub(lo) + 1);
+        rows.clear();
         let mut cell_count = 0usize;
         for len in lo..=hi {
             let least = self.least_count(len, left, cutoff);
@@ -929,18 +964,14 @@ impl Walk<'_> {
         }
         // Each key that can reach joins its cell's list (`links`, by position in
         // `candidates`, newest first); `held` counts each cell's keys.
-        let mut head = vec![END; cell_count];
-        let mut held = vec![0u32; cell_count];
+        head.clear();
+        head.resize(cell_count, END);
+        held.clear();
+        held.resize(cell_count, 0);
         links.clear();
         links.resize(candidates.len(), END);
-        let reaching = file_in_cells(
-            candidates,
-            counts,
-            g,
-            (lo, &rows),
-            CellLists { head: &mut head, held: &mut held, links },
-        );
-        let mut by_bound: Vec<(f64, usize)> = Vec::new();
+        *reaching = file_in_cells(candidates, counts, g, (lo, rows), CellLists { head, held, links });
+        by_bound.clear();
         for (&(need, base), len) in rows.iter().zip(lo..=hi) {
             if need == usize::MAX {
                 continue;
@@ -953,7 +984,6 @@ impl Walk<'_> {
             }
         }
         by_bound.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
-        Cells { head, held, by_bound, reaching }
     }
 
     /// Offers the filed keys best bound first (ties: lower key number first) until the
@@ -963,40 +993,42 @@ impl Walk<'_> {
         cells: &Cells,
         candidates: &[(u32, u16)],
         links: &[u32],
+        ranked: &mut Vec<Ranked>,
         sink: &mut dyn CandidateSink,
     ) {
         // The walk usually stops long before the end: only the keys whose bound is among
-        // the best few (what may still be offered, and 64 more) are sorted; the rest is
-        // ordered only if the walk gets that far.
-        let take = self.max_candidates.saturating_sub(self.marked.len()).saturating_add(64);
-        let mut least = f64::NEG_INFINITY;
-        let mut taken = 0usize;
-        for &(bound, cell) in &cells.by_bound {
-            if taken >= take {
-                break;
+        // the best few (what may still be offered, and 64 more) are sorted; the cells
+        // after them are ordered a growing round at a time, only if the walk gets there.
+        // Rounds end between bounds, so this is the order of one sort of every key.
+        let mut take = self.max_candidates.saturating_sub(self.marked.len()).saturating_add(64);
+        let mut from = 0;
+        while from < cells.by_bound.len() {
+            let rest = &cells.by_bound[from..];
+            let mut least = f64::NEG_INFINITY;
+            let mut taken = 0usize;
+            for &(bound, cell) in rest {
+                if taken >= take {
+                    break;
+                }
+                taken += cells.held[cell] as usize;
+                least = bound;
             }
-            taken += cells.held[cell] as usize;
-            least = bound;
-        }
-        let split = cells.by_bound.partition_point(|&(bound, _)| bound >= least);
-        let mut ranked = cells.keys(&cells.by_bound[..split], candidates, links);
-        let kept = ranked.len();
-        ranked.sort_unstable_by(|a, b| b.cmp(a));
-        for Ranked(bound, d) in ranked {
-            if !self.may_offer(bound, sink) {
-                return;
-            }
-            self.offer(d, sink);
-        }
-        if kept < cells.reaching {
-            let mut heap =
-                std::collections::BinaryHeap::from(cells.keys(&cells.by_bound[split..], candidates, links));
-            while let Some(Ranked(bound, d)) = heap.pop() {
+            let split = rest.partition_point(|&(bound, _)| bound >= least);
+            ranked.clear();
+            cells.keys(&rest[..split], candidates, links, ranked);
+            ranked.sort_unstable_by(|a, b| b.cmp(a));
+            for (i, &Ranked(bound, d)) in ranked.iter().enumerate() {
+                if i % TOUCH_AHEAD == 0 {
+                    let next = ranked.get(i..).unwrap_or(&[]).iter().take(TOUCH_AHEAD);
+                    self.ix.touch(next.map(|r| r.1));
+                }
                 if !self.may_offer(bound, sink) {
                     return;
                 }
                 self.offer(d, sink);
             }
+            from += split.max(1);
+            take = take.saturating_mul(4);
         }
     }
 
@@ -1027,11 +1059,15 @@ impl Walk<'_> {
         }
     }
 
-    /// Clears the marks of the keys offered.
-    fn finish(self) {
-        for d in self.marked {
+    /// Clears the marks of the keys offered; returns the emptied list of them, to keep
+    /// its capacity for the next walk.
+    fn finish(self) -> Vec<u32> {
+        let mut marked = self.marked;
+        for &d in &marked {
             self.offered[d as usize] = false;
         }
+        marked.clear();
+        marked
     }
 }
 
