@@ -254,6 +254,11 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
 /// source locale when none is given), so the next process finds it persisted instead of
 /// building it on its first lookup; returns the locales indexed.
 fn persist_index(memory: &cmem::Memory, from: Option<&cmem::Locale>) -> cmem::Result<Vec<cmem::Locale>> {
+    if !memory.store().index_persists() {
+        // A store whose index lives only in the process (PostgreSQL) would build it here
+        // to throw it away: every later process builds its own.
+        return Ok(Vec::new());
+    }
     let sources: Vec<cmem::Locale> = match from {
         Some(l) => vec![l.clone()],
         None => memory.store().source_locales()?,
@@ -277,6 +282,15 @@ pub fn index(args: &IndexArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
         bail!("index: no memory at {}", path.display());
     }
     let memory = memory::open_for_write(&path, OpenOptions::new())?;
+    if !memory.store().index_persists() {
+        if !quiet {
+            eprintln!(
+                "index: nothing to write: {} keeps no index file (each process that looks up builds its own)",
+                path.display()
+            );
+        }
+        return Ok(());
+    }
     let sources = persist_index(&memory, args.from.as_ref()).map_err(|e| anyhow!("index: {e}"))?;
     if !quiet {
         let names: Vec<&str> = sources.iter().map(cmem::Locale::as_str).collect();

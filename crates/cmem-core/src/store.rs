@@ -487,6 +487,13 @@ pub trait ContentMemory: Send + Sync {
         Ok(())
     }
 
+    /// Whether [`warm`](Self::warm) leaves an index that later processes open instead of
+    /// building their own (a file beside the memory, say). False by default: then a
+    /// process that will not look anything up, such as an import, has no reason to warm.
+    fn index_persists(&self) -> bool {
+        false
+    }
+
     /// The locales some entry has as its source (first variant), sorted: what a server
     /// warms. By default from [`stats`](Self::stats); stores answer faster where they can.
     ///
@@ -563,6 +570,9 @@ macro_rules! forward_store {
             }
             fn warm(&self, source: &Locale) -> Result<()> {
                 (**self).warm(source)
+            }
+            fn index_persists(&self) -> bool {
+                (**self).index_persists()
             }
             fn source_locales(&self) -> Result<Vec<Locale>> {
                 (**self).source_locales()

@@ -867,6 +867,10 @@ impl ContentMemory for SqliteStore {
         Ok(())
     }
 
+    fn index_persists(&self) -> bool {
+        self.options.gram_index && self.options.persist_index && !self.options.read_only
+    }
+
     fn source_locales(&self) -> Result<Vec<Locale>> {
         self.with_reader(|conn| crate::cache::source_locales(conn, &self.path))
     }

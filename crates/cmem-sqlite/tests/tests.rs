@@ -800,6 +800,15 @@ fn a_new_process_opens_the_persisted_index_and_catches_up() {
             assert_eq!(summarize(store, q, &opts()), summarize(mem, q, &opts()), "query {q:?}");
         }
     };
+    // A writer's warm leaves a file later processes open; a read-only open or one told
+    // not to persist leaves nothing (an import then has no reason to warm).
+    assert!(writer.index_persists());
+    assert!(!SqliteStore::open_with(&path, SqliteOptions::default().read_only(true))
+        .unwrap()
+        .index_persists());
+    assert!(!SqliteStore::open_with(&path, SqliteOptions::default().persist_index(false))
+        .unwrap()
+        .index_persists());
     // No file yet: the first lookup builds the index and writes it.
     assert!(!index_file(&path, "en").exists());
     writer.warm(&loc("en")).unwrap();
