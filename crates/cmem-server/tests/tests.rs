@@ -92,7 +92,12 @@ impl Server {
                 .unwrap();
             });
         });
-        let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+        // A new connection per request: a kept one the server has just closed (after an
+        // answer to a request whose body it did not read) fails the next request under
+        // load with "peer disconnected", where a browser would retry; these tests are
+        // about the routes, not about connection reuse.
+        let agent: ureq::Agent =
+            ureq::Agent::config_builder().http_status_as_error(false).max_idle_connections(0).build().into();
         Server {
             base,
             agent,
