@@ -518,31 +518,28 @@ fn repair_inner(q: &str, s: &str, target: &mut [Run]) -> Vec<Repair> {
     if skeleton_of(q) != skeleton_of(s) {
         return Vec::new();
     }
+    // The gaps that changed: (source start, source end, what the query has there).
     let (qg, sg) = (gaps(q), gaps(s));
-    // A mark new where the source had none has nothing to be placed by: between two
-    // letters it splits a word (`Strikethrough` → `Strike-through`, `Operators` →
-    // `Operator(s)`), a change of wording; at the ends the rules above apply.
-    if sg.iter().zip(&qg).any(|((sa, sb), (qa, qb))| sa == sb && qa != qb) {
-        return Vec::new();
-    }
-    // A hyphen or apostrophe that comes or goes between two letters is spelling
-    // (`E-mail` → `Email`, `re-usable` → `reusable`): the target spells its own word.
-    let joiner = |t: &str| t.chars().all(|c| matches!(c, '-' | '\u{2010}' | '\'' | '\u{2019}'));
-    let between_letters = |t: &str, a: usize, b: usize| {
-        t[..a].chars().next_back().is_some_and(char::is_alphabetic)
-            && t[b..].chars().next().is_some_and(char::is_alphabetic)
-    };
-    if sg.iter().zip(&qg).any(|(&(sa, sb), &(qa, qb))| {
-        s[sa..sb] != q[qa..qb] && between_letters(s, sa, sb) && (joiner(&s[sa..sb]) || joiner(&q[qa..qb]))
-    }) {
-        return Vec::new();
-    }
     let changed: Vec<(usize, usize, &str)> = sg
         .iter()
         .zip(&qg)
         .filter(|((sa, sb), (qa, qb))| s[*sa..*sb] != q[*qa..*qb])
         .map(|((sa, sb), (qa, qb))| (*sa, *sb, &q[*qa..*qb]))
         .collect();
+    // A hyphen or apostrophe that comes or goes between two letters is spelling
+    // (`E-mail` → `Email`, `re-usable` → `reusable`): the target spells its own word.
+    let joiner = |t: &str| t.chars().all(|c| matches!(c, '-' | '\u{2010}' | '\'' | '\u{2019}'));
+    let between_letters = |a: usize, b: usize| {
+        s[..a].chars().next_back().is_some_and(char::is_alphabetic)
+            && s[b..].chars().next().is_some_and(char::is_alphabetic)
+    };
+    // A mark new where the source had none has nothing to be placed by: between two
+    // letters it splits a word (`Strikethrough` → `Strike-through`, `Operators` →
+    // `Operator(s)`), a change of wording; at the ends the rules above apply.
+    if changed.iter().any(|&(a, b, to)| a == b || (between_letters(a, b) && (joiner(&s[a..b]) || joiner(to))))
+    {
+        return Vec::new();
+    }
     let report = |applied: bool| -> Vec<Repair> {
         changed
             .iter()
@@ -558,32 +555,36 @@ fn repair_inner(q: &str, s: &str, target: &mut [Run]) -> Vec<Repair> {
             })
             .collect()
     };
-    let runs: Vec<String> = texts(target).into_iter().map(|t| t.clone()).collect();
-    // Every text of the target, inside plural and select forms too: a window must be
-    // unique among them all.
-    let mut all: Vec<String> = Vec::new();
-    crate::run::walk_runs(target, &mut |r| {
-        if let Run::Text(t) = r {
-            all.push(t.clone());
+    // Where each change goes: (run, byte start, byte end in that run, replacement). A
+    // window must be unique among every text of the target, plural and select forms too.
+    let mut edits: Vec<(usize, usize, usize, &str)> = Vec::new();
+    {
+        let runs: Vec<&str> = target
+            .iter()
+            .filter_map(|r| if let Run::Text(t) = r { Some(t.as_str()) } else { None })
+            .collect();
+        let mut all: Vec<&str> = Vec::new();
+        crate::run::walk_runs(target, &mut |r| {
+            if let Run::Text(t) = r {
+                all.push(t);
+            }
+        });
+        for &(a, b, to) in &changed {
+            let Some((r, at, end)) = place_gap(s, a, b, &runs, &all) else {
+                return report(false);
+            };
+            edits.push((r, at, end, to));
         }
-    });
-    // Where each change goes: (run, byte start, byte end in that run, replacement).
-    let mut edits: Vec<(usize, usize, usize, String)> = Vec::new();
-    for &(a, b, to) in &changed {
-        let Some(edit) = place_gap(s, a, b, to, &runs, &all) else {
-            return report(false);
-        };
-        edits.push(edit);
     }
     // Windows may not overlap in the target.
     edits.sort_by_key(|e| (e.0, e.1));
     if edits.windows(2).any(|w| w[0].0 == w[1].0 && w[0].2 > w[1].1) {
         return report(false);
     }
-    let mut all = texts(target);
+    let mut texts = texts(target);
     for (r, a, b, to) in edits.into_iter().rev() {
-        if let Some(t) = all.get_mut(r) {
-            t.replace_range(a..b, &to);
+        if let Some(t) = texts.get_mut(r) {
+            t.replace_range(a..b, to);
         }
     }
     report(true)
@@ -591,17 +592,9 @@ fn repair_inner(q: &str, s: &str, target: &mut [Run]) -> Vec<Repair> {
 
 /// The place in the target's text runs of the gap `a..b` of the stored source `s`
 /// (changed to `to`): the narrowest window around it that occurs once in `s` and once in
-/// the target, grown a character at a time on the left, then the right. Returns the run,
-/// the byte range of the gap inside it and the text that replaces it.
-fn place_gap(
-    s: &str,
-    a: usize,
-    b: usize,
-    to: &str,
-    runs: &[String],
-    all: &[String],
-) -> Option<(usize, usize, usize, String)> {
-    let everywhere = |w: &str| all.iter().map(|t| occurrences(t, w).count()).sum::<usize>();
+/// the target, grown a character at a time on the left, then the right. Returns the run
+/// and the byte range of the gap inside it.
+fn place_gap(s: &str, a: usize, b: usize, runs: &[&str], all: &[&str]) -> Option<(usize, usize, usize)> {
     let before: Vec<(usize, char)> = s[..a].char_indices().rev().take(WINDOW).collect();
     let after: Vec<(usize, char)> = s[b..].char_indices().take(WINDOW).map(|(i, c)| (b + i, c)).collect();
     let (mut left, mut right) = (0, 0);
@@ -610,15 +603,18 @@ fn place_gap(
         let end = if right == 0 { b } else { after[right - 1].0 + after[right - 1].1.len_utf8() };
         let window = &s[start..end];
         if !window.contains('\u{FFFC}') && occurrences(s, window).count() == 1 {
-            let mut found =
-                runs.iter().enumerate().flat_map(|(r, t)| occurrences(t, window).map(move |i| (r, i)));
-            match (found.next(), found.next()) {
-                // Once among the top-level runs, and not again inside a choice form.
-                (Some((r, i)), None) if everywhere(window) == 1 => {
+            match all.iter().map(|t| occurrences(t, window).count()).sum::<usize>() {
+                0 => return None,
+                // Once in the whole target: placed if that once is a top-level run (a
+                // choice form's text is not changed).
+                1 => {
+                    let (r, i) = runs
+                        .iter()
+                        .enumerate()
+                        .find_map(|(r, t)| occurrences(t, window).next().map(|i| (r, i)))?;
                     let at = i + (a - start);
-                    return Some((r, at, at + (b - a), to.to_owned()));
+                    return Some((r, at, at + (b - a)));
                 }
-                (None, _) => return None,
                 _ => {}
             }
         }
