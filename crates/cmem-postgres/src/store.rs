@@ -327,7 +327,7 @@ impl PgStore {
                  ORDER BY GREATEST(similarity(v.plain, $3), similarity(v.struct_key, $3), \
                  similarity(v.general_key, $3)) DESC, v.entry_id LIMIT 200",
                 locale_match("v.locale", 1),
-                HAS_TARGET
+                has_target()
             );
             for row in client.query(&sql, &[&src, &tgt, &q.key]).ctx(p, "fuzzy candidates (trigram)")? {
                 offer(&row, sink)?;
@@ -369,9 +369,12 @@ impl PgStore {
 }
 
 /// SQL for "the variant `v` has a variant `t` in the target locale `$2`".
-const HAS_TARGET: &str =
-    "EXISTS (SELECT 1 FROM tm_variants t WHERE t.entry_id = v.entry_id AND t.id <> v.id \
-     AND (t.locale = $2 OR t.locale LIKE $2 || '-%' OR $2 LIKE t.locale || '-%'))";
+fn has_target() -> String {
+    format!(
+        "EXISTS (SELECT 1 FROM tm_variants t WHERE t.entry_id = v.entry_id AND t.id <> v.id AND {})",
+        locale_match("t.locale", 2)
+    )
+}
 
 /// SQL for "a key of `v` is in the length window [`$3`, `$4`]".
 const IN_WINDOW: &str =
@@ -382,12 +385,13 @@ const IN_WINDOW: &str =
 /// the window).
 static WINDOW: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
-        "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v WHERE {} AND {IN_WINDOW} AND {HAS_TARGET}",
-        locale_match("v.locale", 1)
+        "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v WHERE {} AND {IN_WINDOW} AND {}",
+        locale_match("v.locale", 1),
+        has_target()
     )
 });
 
-/// The best score found under which the word step reads word prefixes too.
+/// The best score found under which the step of either rarest word runs after the pairs.
 const RARE_BELOW: f64 = 0.9;
 
 /// How many keys the word step offers at most, most `pg_trgm`-similar first.
@@ -428,9 +432,10 @@ fn word_step(pairs: bool, rarest: u8) -> String {
          AND st.attname = 'search_tsv') c ON c.elem = l.lexeme), \
          tq AS (SELECT ({terms})::tsquery AS q) \
          SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v, tq \
-         WHERE v.search_tsv @@ tq.q AND {} AND {IN_WINDOW} AND {HAS_TARGET} \
+         WHERE v.search_tsv @@ tq.q AND {} AND {IN_WINDOW} AND {} \
          ORDER BY similarity(v.plain, $5) DESC, v.entry_id LIMIT $6",
-        locale_match("v.locale", 1)
+        locale_match("v.locale", 1),
+        has_target()
     )
 }
 
