@@ -115,6 +115,24 @@ pub struct Pattern {
     other: HashMap<char, Vec<u64>>,
 }
 
+/// The value of the distance table at text column `col` (from 1) and pattern row `row`
+/// (from 1), from that column's vertical deltas (`vp` up, `vn` down, one bit per row, 64
+/// rows a word): the column's number plus the deltas of rows 1..=`row`.
+fn cell(col: usize, row: usize, vp: &[u64], vn: &[u64]) -> usize {
+    let (full, rest) = (row / 64, row % 64);
+    let (mut up, mut down) = (0usize, 0usize);
+    for w in 0..full {
+        up += vp[w].count_ones() as usize;
+        down += vn[w].count_ones() as usize;
+    }
+    if rest > 0 {
+        let below = (1u64 << rest) - 1;
+        up += (vp[full] & below).count_ones() as usize;
+        down += (vn[full] & below).count_ones() as usize;
+    }
+    (col + up).saturating_sub(down)
+}
+
 impl Pattern {
     /// Prepares `pattern`.
     pub fn new(pattern: &str) -> Pattern {
@@ -228,15 +246,8 @@ impl Pattern {
             vn = hp & d0;
             if DIAGONAL {
                 let row = (j + 1) as isize + shift;
-                if (1..=m as isize).contains(&row) {
-                    // Rows 1..=row: the low `row` bits; the value is the column's number
-                    // plus the vertical deltas up to the row.
-                    let below = if row >= 64 { !0 } else { (1u64 << row) - 1 };
-                    let value = (j + 1 + (vp & below).count_ones() as usize)
-                        .saturating_sub((vn & below).count_ones() as usize);
-                    if value > max {
-                        return None;
-                    }
+                if (1..=m as isize).contains(&row) && cell(j + 1, row as usize, &[vp], &[vn]) > max {
+                    return None;
                 }
             }
         }
@@ -300,24 +311,8 @@ impl Pattern {
             }
             if DIAGONAL {
                 let row = (j + 1) as isize + shift;
-                if (1..=m as isize).contains(&row) {
-                    // See `single_word`: the deltas of the full words above the row's,
-                    // then the low bits of its own.
-                    let row = row as usize;
-                    let (full, rest) = (row / 64, row % 64);
-                    let (mut up, mut down) = (0usize, 0usize);
-                    for w in 0..full {
-                        up += vp[w].count_ones() as usize;
-                        down += vn[w].count_ones() as usize;
-                    }
-                    if rest > 0 {
-                        let below = (1u64 << rest) - 1;
-                        up += (vp[full] & below).count_ones() as usize;
-                        down += (vn[full] & below).count_ones() as usize;
-                    }
-                    if (j + 1 + up).saturating_sub(down) > max {
-                        return None;
-                    }
+                if (1..=m as isize).contains(&row) && cell(j + 1, row as usize, vp, vn) > max {
+                    return None;
                 }
             }
         }
