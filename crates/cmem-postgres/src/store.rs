@@ -1,7 +1,7 @@
 //! [`PgStore`]: the [`ContentMemory`] over one PostgreSQL database, shared by every
 //! process and machine that opens it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use cmem_core::schema::META_TABLE;
@@ -29,12 +29,53 @@ pub(crate) type Pooled = r2d2::PooledConnection<Manager>;
 
 /// The entries of ids `$1`, each with its variants and origins aggregated as JSON: what
 /// a lookup reads (see [`PgStore::get_many`]).
-const GET_MANY: &str = "SELECT e.id, e.project_id, e.metadata::text, e.point, e.unit, e.approvals, \
+pub(crate) const GET_MANY: &str =
+    "SELECT e.id, e.project_id, e.metadata::text, e.point, e.unit, e.approvals, \
      COALESCE((SELECT json_agg(json_build_array(v.locale, v.runs::text) ORDER BY v.ord) \
      FROM tm_variants v WHERE v.entry_id = e.id), '[]')::text, \
      COALESCE((SELECT json_agg(json_build_array(o.project_id, o.context_fingerprint, o.created_at) \
      ORDER BY o.seq) FROM tm_origins o WHERE o.entry_id = e.id), '[]')::text \
      FROM tm_entries e WHERE e.id = ANY($1)";
+
+/// The entries of [`GET_MANY`]'s rows, by id.
+///
+/// # Errors
+/// A row that does not read, or a stored value that does not parse.
+pub(crate) fn entries_of_rows(rows: Vec<postgres::Row>, p: &str) -> Result<HashMap<EntryId, Entry>> {
+    let reading = || "reading entries".to_owned();
+    let mut by_id = HashMap::with_capacity(rows.len());
+    for r in rows {
+        let id = EntryId(r.try_get(0).ctx_with(p, reading)?);
+        let metadata: &str = r.try_get(2).ctx_with(p, reading)?;
+        let point: &str = r.try_get(3).ctx_with(p, reading)?;
+        let variants: Vec<(String, String)> = serde_json::from_str(r.try_get(6).ctx_with(p, reading)?)
+            .map_err(|e| corrupt(p, format!("entry {id}: stored variants"), e))?;
+        let origins: Vec<(String, String, String)> = serde_json::from_str(r.try_get(7).ctx_with(p, reading)?)
+            .map_err(|e| corrupt(p, format!("entry {id}: stored origins"), e))?;
+        let entry = Entry {
+            id,
+            variants: variants
+                .iter()
+                .map(|(tag, runs)| stored::variant(STORE, p, id, tag, runs))
+                .collect::<Result<_>>()?,
+            point: stored::point(STORE, p, id, point)?,
+            unit: r.try_get(4).ctx_with(p, reading)?,
+            project_id: r.try_get(1).ctx_with(p, reading)?,
+            origins: origins
+                .into_iter()
+                .map(|(project_id, context_fingerprint, created_at)| Origin {
+                    project_id,
+                    context_fingerprint,
+                    created_at,
+                })
+                .collect(),
+            metadata: stored::metadata(STORE, p, id, metadata)?,
+            approvals: stored::approvals(r.try_get(5).ctx_with(p, reading)?),
+        };
+        by_id.insert(id, entry);
+    }
+    Ok(by_id)
+}
 
 /// How this store names itself in the errors of a damaged row (see [`stored`]).
 const STORE: &str = "postgres";
@@ -503,38 +544,7 @@ impl ContentMemory for PgStore {
         let mut conn = self.client()?;
         let stmt = conn.prepared(GET_MANY, &[Type::INT8_ARRAY]).ctx_with(p, reading)?;
         let rows = conn.query(&stmt, &[&wanted]).ctx_with(p, reading)?;
-        let mut by_id = std::collections::HashMap::with_capacity(rows.len());
-        for r in rows {
-            let id = EntryId(r.try_get(0).ctx_with(p, reading)?);
-            let metadata: &str = r.try_get(2).ctx_with(p, reading)?;
-            let point: &str = r.try_get(3).ctx_with(p, reading)?;
-            let variants: Vec<(String, String)> = serde_json::from_str(r.try_get(6).ctx_with(p, reading)?)
-                .map_err(|e| corrupt(p, format!("entry {id}: stored variants"), e))?;
-            let origins: Vec<(String, String, String)> =
-                serde_json::from_str(r.try_get(7).ctx_with(p, reading)?)
-                    .map_err(|e| corrupt(p, format!("entry {id}: stored origins"), e))?;
-            let entry = Entry {
-                id,
-                variants: variants
-                    .iter()
-                    .map(|(tag, runs)| stored::variant(STORE, p, id, tag, runs))
-                    .collect::<Result<_>>()?,
-                point: stored::point(STORE, p, id, point)?,
-                unit: r.try_get(4).ctx_with(p, reading)?,
-                project_id: r.try_get(1).ctx_with(p, reading)?,
-                origins: origins
-                    .into_iter()
-                    .map(|(project_id, context_fingerprint, created_at)| Origin {
-                        project_id,
-                        context_fingerprint,
-                        created_at,
-                    })
-                    .collect(),
-                metadata: stored::metadata(STORE, p, id, metadata)?,
-                approvals: stored::approvals(r.try_get(5).ctx_with(p, reading)?),
-            };
-            by_id.insert(id, entry);
-        }
+        let by_id = entries_of_rows(rows, p)?;
         Ok(ids.iter().map(|id| by_id.get(id).cloned()).collect())
     }
 

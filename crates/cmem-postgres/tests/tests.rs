@@ -323,6 +323,8 @@ fn a_batch_deduplicates_within_itself_and_against_the_stored() {
     let entry = store.get(id).unwrap().unwrap();
     let projects: Vec<&str> = entry.origins.iter().map(|o| o.project_id.as_str()).collect();
     assert_eq!(projects, vec!["p1", "p2", "p3"]);
+    // Two approvals from the first batch, two more for the same entry from the second.
+    assert_eq!(entry.approvals(), 4);
     assert_eq!(store.stats().unwrap().entries, 2);
 }
 
