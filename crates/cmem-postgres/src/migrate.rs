@@ -156,12 +156,22 @@ pub(crate) fn migrate(client: &mut Client, name: &str, options: &PgOptions) -> R
             Ok(())
         })?;
     }
-    client
-        .execute(
-            &format!("INSERT INTO {META_TABLE} (key, value) VALUES ($1, '0') ON CONFLICT (key) DO NOTHING"),
-            &[&META_CHANGES],
-        )
-        .ctx(name, "recording the change counter")?;
+    // Read first: an insert that meets the counter's row waits for the writer that has
+    // it locked, so an open during an import waited for the import to commit.
+    let has_counter = client
+        .query_opt(&format!("SELECT 1 FROM {META_TABLE} WHERE key = $1"), &[&META_CHANGES])
+        .ctx(name, "reading the change counter")?
+        .is_some();
+    if !has_counter {
+        client
+            .execute(
+                &format!(
+                    "INSERT INTO {META_TABLE} (key, value) VALUES ($1, '0') ON CONFLICT (key) DO NOTHING"
+                ),
+                &[&META_CHANGES],
+            )
+            .ctx(name, "recording the change counter")?;
+    }
     if meta_u32(client, name, META_KEY_VERSION)? != Some(KEY_VERSION) {
         locked(client, name, |client| rekey(client, name))?;
     }
