@@ -66,6 +66,43 @@ fn take_turn(store: &PgStore, conn: &mut Pooled) -> Result<i64> {
 /// An inserted entry and its keys, for the candidate index.
 type Added = (EntryId, CachedKeys);
 
+/// The variants a session's first batch must carry for the session to build the
+/// variants' search indexes at its end instead of filling them row by row, when the
+/// memory has no variant yet (see [`Bulk`]).
+const BULK_FROM: usize = 1_000;
+
+/// The indexes of `tm_variants` a write session does not read itself: all but the
+/// primary key, unique and constraint indexes, and those leading with `entry_id` (which
+/// deduplication and deletes read). Name (as the search path resolves it) and
+/// definition.
+const DEFERRABLE_INDEXES: &str = "SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid) \
+     FROM pg_index i WHERE i.indrelid = 'tm_variants'::regclass AND NOT i.indisunique \
+     AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid) \
+     AND i.indkey[0] <> (SELECT a.attnum FROM pg_attribute a \
+     WHERE a.attrelid = i.indrelid AND a.attname = 'entry_id') ORDER BY i.indexrelid";
+
+/// Whether a session fills the variants' search indexes as it goes or builds them at
+/// its end.
+///
+/// Why: PostgreSQL builds these indexes over the full en-de memory's 585,000 variants
+/// in about half the time that inserting the rows into them costs (its own advice for
+/// loading a database: create indexes after the data; DESIGN.md §87). A session whose first batch is large and finds the
+/// memory without variants drops those indexes inside its transaction and creates them
+/// again before it commits. Everything stays in the one transaction: a session that
+/// rolls back or dies gets its indexes back with the rollback, and other readers never
+/// see the memory without them. They wait instead: dropping an index locks its table,
+/// so a reader of this (empty) memory waits for the first import to commit, and then
+/// sees it whole. A writer that may not drop them (not the tables' owner) keeps them.
+#[derive(Debug)]
+enum Bulk {
+    /// No large batch yet.
+    Undecided,
+    /// The indexes are filled as rows come.
+    No,
+    /// These index definitions are created again at commit.
+    Deferred(Vec<String>),
+}
+
 /// The statements a session runs per entry, prepared once per session.
 struct Statements {
     same: Statement,
@@ -96,6 +133,7 @@ pub(crate) struct PgSession<'a> {
     removed: Vec<EntryId>,
     /// Whether the session wrote variants (so the word index has pending entries).
     wrote_variants: bool,
+    bulk: Bulk,
     open: bool,
 }
 
@@ -169,6 +207,7 @@ impl<'a> PgSession<'a> {
                 keep_added: store.cache_write().map(|c| c.is_at(after - 1)).unwrap_or(false),
                 removed: Vec::new(),
                 wrote_variants: false,
+                bulk: Bulk::Undecided,
                 open: true,
             }),
             Err(e) => {
@@ -474,6 +513,46 @@ impl<'a> PgSession<'a> {
         }
     }
 
+    /// Drops the indexes [`DEFERRABLE_INDEXES`] names, in a savepoint, when the memory has
+    /// no variant yet (see [`Bulk`]); a writer that may not drop them keeps them.
+    fn defer_indexes(&mut self) -> Result<Bulk> {
+        let p = self.store.name().to_owned();
+        let empty: bool = self
+            .conn
+            .query_one("SELECT NOT EXISTS (SELECT 1 FROM tm_variants)", &[])
+            .and_then(|r| r.try_get(0))
+            .ctx(&p, "starting an import")?;
+        if !empty {
+            return Ok(Bulk::No);
+        }
+        self.conn.batch_execute("SAVEPOINT cmem_bulk").ctx(&p, "starting an import")?;
+        let conn = &mut self.conn;
+        let dropped = (|| {
+            let mut names = Vec::new();
+            let mut defs = Vec::new();
+            for r in conn.query(DEFERRABLE_INDEXES, &[])? {
+                names.push(r.try_get::<_, String>(0)?);
+                defs.push(r.try_get::<_, String>(1)?);
+            }
+            if !names.is_empty() {
+                conn.batch_execute(&format!("DROP INDEX {}", names.join(", ")))?;
+            }
+            Ok::<_, postgres::Error>(defs)
+        })();
+        match dropped {
+            Ok(defs) => {
+                self.conn.batch_execute("RELEASE SAVEPOINT cmem_bulk").ctx(&p, "starting an import")?;
+                Ok(Bulk::Deferred(defs))
+            }
+            Err(_) => {
+                self.conn
+                    .batch_execute("ROLLBACK TO SAVEPOINT cmem_bulk; RELEASE SAVEPOINT cmem_bulk")
+                    .ctx(&p, "starting an import")?;
+                Ok(Bulk::No)
+            }
+        }
+    }
+
     /// Deletes an entry (its variants and origins go with it); false when there was none.
     pub(crate) fn delete(&mut self, id: EntryId) -> Result<bool> {
         let n = self
@@ -494,6 +573,13 @@ impl WriteSession for PgSession<'_> {
             e.validate().map_err(|err| {
                 Error::new(err.kind(), format!("entry {} of the batch: {}", i + 1, err.message()))
             })?;
+        }
+        if matches!(self.bulk, Bulk::Undecided) {
+            // Decided outside the batch's savepoint: a batch that fails must not bring
+            // back the indexes this session will create at its end.
+            if entries.iter().map(|e| e.variants.len()).sum::<usize>() >= BULK_FROM {
+                self.bulk = self.defer_indexes()?;
+            }
         }
         let (outcomes, mut added) = self.in_savepoint("a batch", |s| s.write_batch(entries))?;
         if self.keep_added {
@@ -521,9 +607,18 @@ impl WriteSession for PgSession<'_> {
 
     fn commit(mut self: Box<Self>) -> Result<()> {
         let p = self.store.name().to_owned();
+        let rebuilt = matches!(&self.bulk, Bulk::Deferred(defs) if !defs.is_empty());
+        if let Bulk::Deferred(defs) = &self.bulk {
+            if !defs.is_empty() {
+                // The session is still open: a failure here rolls the whole import back.
+                self.conn
+                    .batch_execute(&format!("SET LOCAL maintenance_work_mem = '256MB'; {}", defs.join("; ")))
+                    .ctx(&p, "building the search indexes")?;
+            }
+        }
         self.open = false;
         self.conn.batch_execute("COMMIT").ctx(&p, "committing")?;
-        if self.wrote_variants {
+        if self.wrote_variants && !rebuilt {
             // New words wait in the word index's pending list (up to 64 MB of it, see
             // `begin`), which every query of that index reads whole: 65 ms a
             // database-side lookup after the full import instead of 1 ms. Merged now

@@ -353,3 +353,91 @@ fn a_waiting_writer_is_told_and_may_give_up() {
     b.write(&[pair("x y z", "x y z")]).unwrap();
     assert_eq!(b.stats().unwrap().entries, 1);
 }
+
+/// The definitions of the variants table's indexes, sorted.
+fn variant_indexes(url: &str) -> Vec<String> {
+    let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    let rows = client.query("SELECT indexdef FROM pg_indexes WHERE tablename = 'tm_variants'", &[]).unwrap();
+    let mut defs: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+    defs.sort();
+    defs
+}
+
+/// `n` distinct pairs, one batch of a first import.
+fn segments(tag: &str, n: usize) -> Vec<NewEntry> {
+    (0..n).map(|i| pair(&format!("{tag} segment number {i}"), &format!("{tag} Segment Nummer {i}"))).collect()
+}
+
+#[test]
+fn a_first_import_builds_the_search_indexes_at_its_end_and_a_reader_waits_for_it() {
+    let url = fresh_url();
+    let writer = PgStore::open(&url).unwrap();
+    let reader = PgStore::open_with(&url, PgOptions::default().gram_index(false)).unwrap();
+    let before = variant_indexes(&url);
+    assert!(before.iter().any(|d| d.contains("gin_trgm_ops")), "{before:?}");
+    let committing = AtomicBool::new(false);
+    let (found, waited, entries) = std::thread::scope(|s| {
+        let mut session = writer.begin().unwrap();
+        // Large enough a first batch: the session defers the search indexes, which locks
+        // the variants table until it commits.
+        session.write(&segments("First", 600)).unwrap();
+        let r = s.spawn(|| {
+            let found = best(&reader, "First segment number 12");
+            (found, committing.load(Ordering::SeqCst), reader.stats().unwrap().entries)
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        session.write(&segments("Second", 10)).unwrap();
+        committing.store(true, Ordering::SeqCst);
+        session.commit().unwrap();
+        r.join().unwrap()
+    });
+    assert!(waited, "a reader of the empty memory waits for its first import");
+    assert_eq!(found.unwrap().0, "First Segment Nummer 12", "and sees it whole");
+    assert_eq!(entries, 610);
+    assert_eq!(variant_indexes(&url), before, "the same indexes, defined as before");
+    // Every retrieval path reads them.
+    assert_eq!(best(&reader, "First segment number 12").unwrap().0, "First Segment Nummer 12");
+    assert_eq!(best(&writer, "Second segment number 7").unwrap().0, "Second Segment Nummer 7");
+    let hits = reader.search(&SearchQuery::new("Second segment", loc("en"))).unwrap();
+    assert_eq!(hits.len(), 10);
+}
+
+#[test]
+fn a_first_import_that_rolls_back_leaves_the_indexes_as_they_were() {
+    let url = fresh_url();
+    let store = PgStore::open(&url).unwrap();
+    let before = variant_indexes(&url);
+    let mut session = store.begin().unwrap();
+    session.write(&segments("Lost", 600)).unwrap();
+    drop(session);
+    assert_eq!(variant_indexes(&url), before);
+    assert_eq!(store.stats().unwrap().entries, 0);
+    // The next import into the still empty memory defers them again, and commits them.
+    let mut session = store.begin().unwrap();
+    session.write(&segments("Kept", 600)).unwrap();
+    session.commit().unwrap();
+    assert_eq!(variant_indexes(&url), before);
+    assert_eq!(store.stats().unwrap().entries, 600);
+}
+
+#[test]
+fn an_import_into_a_memory_with_entries_keeps_its_indexes_filled_as_it_goes() {
+    let url = fresh_url();
+    let store = PgStore::open(&url).unwrap();
+    store.write(&[pair("Seed entry one", "Eintrag eins")]).unwrap();
+    let before = variant_indexes(&url);
+    let mut session = store.begin().unwrap();
+    session.write(&segments("More", 600)).unwrap();
+    // A reader opened during the import, of a memory with entries, waits for nothing.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader_url = url.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(PgStore::open_with(&reader_url, PgOptions::default().gram_index(false)));
+    });
+    let reader = rx.recv_timeout(Duration::from_secs(30)).expect("an open waited for the import").unwrap();
+    assert_eq!(reader.stats().unwrap().entries, 1);
+    assert_eq!(best(&reader, "Seed entry one").unwrap().0, "Eintrag eins");
+    session.commit().unwrap();
+    assert_eq!(variant_indexes(&url), before);
+    assert_eq!(reader.stats().unwrap().entries, 601);
+}
