@@ -68,6 +68,11 @@ impl ContentMemory for Counting<'_> {
     fn get_many(&self, ids: &[EntryId]) -> Result<Vec<Option<Entry>>> {
         self.inner.get_many(ids)
     }
+    // Forwarded too: a store across a network checks its index is current once per
+    // lookup in it, not once per call.
+    fn read_scope(&self, source: &cmem_core::Locale) -> Result<cmem_core::ReadScope<'_>> {
+        self.inner.read_scope(source)
+    }
     fn delete(&self, id: EntryId) -> Result<bool> {
         self.inner.delete(id)
     }

@@ -99,7 +99,7 @@ pub mod imp {
     pub use crate::gram_index::GramIndex;
     pub use crate::key::{KeyKind, Keys, KindSet, KEY_VERSION};
     pub use crate::locale_set::{LocaleSets, PairFilter};
-    pub use crate::store::{CandidateQuery, CandidateSink, ExactQuery, KeyText, WriteSession};
+    pub use crate::store::{CandidateQuery, CandidateSink, ExactQuery, KeyText, ReadScope, WriteSession};
     pub use crate::trigram::build_trigram_query;
     pub use crate::version::{prior_version_for, VersionReader};
 }
@@ -141,5 +141,6 @@ pub use view::{MatchView, SegmentView};
 #[doc(hidden)]
 pub use imp::{
     build_trigram_query, prior_version_for, CandidateIndex, CandidateQuery, CandidateSink, ExactQuery,
-    GramIndex, KeyKind, Keys, KindSet, LocaleSets, PairFilter, VersionReader, WriteSession, KEY_VERSION,
+    GramIndex, KeyKind, Keys, KindSet, LocaleSets, PairFilter, ReadScope, VersionReader, WriteSession,
+    KEY_VERSION,
 };

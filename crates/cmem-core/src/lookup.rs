@@ -413,6 +413,9 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
     let src = &req.source_locale;
     let tgt = &req.target_locale;
 
+    // Every store call below reads the memory as the scope found it.
+    let _scope = store.read_scope(src)?;
+
     // Tiers 1–3.
     let mut exact: Vec<Match> = Vec::new();
     let mut seen: HashSet<EntryId> = HashSet::new();

@@ -494,6 +494,23 @@ pub trait ContentMemory: Send + Sync {
         false
     }
 
+    /// Begins the reads of one lookup: [`lookup`](crate::lookup()) calls it once, before
+    /// its [`exact`](Self::exact) and [`candidates`](Self::candidates) calls, which it
+    /// makes while the returned scope lives.
+    ///
+    /// A store whose candidate index follows other processes' writes checks here, once
+    /// per lookup, that the index is current, and answers the lookup's calls from it
+    /// without checking again: for a store across a network one round trip per lookup
+    /// instead of one per call. Calls outside a scope check for themselves. By default
+    /// there is nothing to check and the scope does nothing.
+    ///
+    /// # Errors
+    /// A store failure.
+    fn read_scope(&self, source: &Locale) -> Result<ReadScope<'_>> {
+        let _ = source;
+        Ok(ReadScope::none())
+    }
+
     /// The locales some entry has as its source (first variant), sorted: what a server
     /// warms. By default from [`stats`](Self::stats); stores answer faster where they can.
     ///
@@ -574,6 +591,9 @@ macro_rules! forward_store {
             fn index_persists(&self) -> bool {
                 (**self).index_persists()
             }
+            fn read_scope(&self, source: &Locale) -> Result<ReadScope<'_>> {
+                (**self).read_scope(source)
+            }
             fn source_locales(&self) -> Result<Vec<Locale>> {
                 (**self).source_locales()
             }
@@ -588,6 +608,39 @@ macro_rules! forward_store {
 }
 
 forward_store!(&T, Box<T>, std::sync::Arc<T>);
+
+/// One lookup's reads (see [`ContentMemory::read_scope`]): what the store set up for them
+/// ends when the scope is dropped.
+#[must_use = "the lookup's reads happen while the scope lives"]
+pub struct ReadScope<'a> {
+    end: Option<Box<dyn FnOnce() + 'a>>,
+}
+
+impl<'a> ReadScope<'a> {
+    /// A scope that sets nothing up.
+    pub fn none() -> ReadScope<'a> {
+        ReadScope { end: None }
+    }
+
+    /// A scope that runs `end` when dropped.
+    pub fn new(end: impl FnOnce() + 'a) -> ReadScope<'a> {
+        ReadScope { end: Some(Box::new(end)) }
+    }
+}
+
+impl Drop for ReadScope<'_> {
+    fn drop(&mut self) {
+        if let Some(end) = self.end.take() {
+            end();
+        }
+    }
+}
+
+impl std::fmt::Debug for ReadScope<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadScope").field("ends", &self.end.is_some()).finish()
+    }
+}
 
 /// Told about a long wait for another writer (every store's writes, and the front ends
 /// that open them, share this one type): called about every quarter second while a write

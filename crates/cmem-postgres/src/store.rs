@@ -6,7 +6,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use cmem_core::schema::META_TABLE;
 use cmem_core::store::{
-    CandidateQuery, CandidateSink, ContentMemory, ExactQuery, SearchHit, SearchQuery, Stats,
+    CandidateQuery, CandidateSink, ContentMemory, ExactQuery, ReadScope, SearchHit, SearchQuery, Stats,
 };
 use cmem_core::stored;
 use cmem_core::trigram::length_bounds;
@@ -98,6 +98,20 @@ pub struct PgStore {
     /// The size of the variants table and when it was read (see
     /// [`PgOptions::words_from_bytes`]).
     table_bytes: std::sync::Mutex<Option<(std::time::Instant, i64)>>,
+    /// Tells this store apart in [`SCOPED`].
+    scope_id: u64,
+    /// How many times the change counter was read for the candidate index.
+    change_checks: std::sync::atomic::AtomicU64,
+}
+
+/// Numbers the stores of this process for [`SCOPED`].
+static NEXT_SCOPE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+thread_local! {
+    /// The stores inside whose [`ContentMemory::read_scope`] this thread is: their
+    /// candidate index was found current when the scope began, and the scope's calls
+    /// read it without asking the database again.
+    static SCOPED: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// How long the size of the variants table is taken as read.
@@ -194,7 +208,16 @@ impl PgStore {
             options,
             checked: Default::default(),
             table_bytes: Default::default(),
+            scope_id: NEXT_SCOPE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            change_checks: Default::default(),
         })
+    }
+
+    /// How many times the candidate index asked the database whether another writer
+    /// had written (tests count round trips with it).
+    #[cfg(feature = "testing")]
+    pub fn change_checks(&self) -> u64 {
+        self.change_checks.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The address this store opened, its password left out.
@@ -233,8 +256,18 @@ impl PgStore {
         Ok(())
     }
 
-    /// Loads the candidate index for `source` when missing or stale.
+    /// Loads the candidate index for `source` when missing or stale; inside a
+    /// [`read_scope`](ContentMemory::read_scope) of this store, only when missing.
     fn ensure_cache(&self, source: &Locale) -> Result<()> {
+        let scoped = SCOPED.with(|s| s.borrow().contains(&self.scope_id));
+        if scoped && self.cache_read()?.has(source) {
+            return Ok(());
+        }
+        self.refresh_cache(source)
+    }
+
+    /// Loads the candidate index for `source` when missing or stale.
+    fn refresh_cache(&self, source: &Locale) -> Result<()> {
         let fresh = !self.options.freshness.is_zero()
             && self
                 .checked
@@ -246,6 +279,7 @@ impl PgStore {
             return Ok(());
         }
         let mut client = self.client()?;
+        self.change_checks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let changes = read_changes_prepared(&mut client, &self.name)?;
         if let Ok(mut checked) = self.checked.lock() {
             *checked = Some(std::time::Instant::now());
@@ -603,6 +637,24 @@ impl ContentMemory for PgStore {
             .flatten()
             .filter(|e| e.variant_index(q.target).is_some())
             .collect())
+    }
+
+    fn read_scope(&self, source: &Locale) -> Result<ReadScope<'_>> {
+        if !self.options.gram_index {
+            // Database-side candidates read the database on every call anyway.
+            return Ok(ReadScope::none());
+        }
+        self.refresh_cache(source)?;
+        let id = self.scope_id;
+        SCOPED.with(|s| s.borrow_mut().push(id));
+        Ok(ReadScope::new(move || {
+            SCOPED.with(|s| {
+                let mut s = s.borrow_mut();
+                if let Some(at) = s.iter().rposition(|x| *x == id) {
+                    s.remove(at);
+                }
+            });
+        }))
     }
 
     fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {

@@ -441,3 +441,32 @@ fn an_import_into_a_memory_with_entries_keeps_its_indexes_filled_as_it_goes() {
     assert_eq!(variant_indexes(&url), before);
     assert_eq!(reader.stats().unwrap().entries, 601);
 }
+
+#[test]
+fn a_lookup_asks_once_whether_another_writer_wrote() {
+    let url = fresh_url();
+    let a = PgStore::open(&url).unwrap();
+    let b = PgStore::open(&url).unwrap();
+    a.write(&[pair("Open the file", "Datei öffnen"), pair("Open the folder", "Ordner öffnen")]).unwrap();
+    assert_eq!(best(&b, "Open the files").unwrap().0, "Datei öffnen");
+    // Three exact tiers and up to three candidate calls, one check.
+    let before = b.change_checks();
+    assert_eq!(best(&b, "Open the folders").unwrap().0, "Ordner öffnen");
+    assert_eq!(b.change_checks(), before + 1);
+    assert_eq!(best(&b, "Open the folder").unwrap().0, "Ordner öffnen");
+    assert_eq!(b.change_checks(), before + 2);
+    // The one check still sees another store's write.
+    a.write(&[pair("Open the window", "Fenster öffnen")]).unwrap();
+    assert_eq!(best(&b, "Open the windows").unwrap().0, "Fenster öffnen");
+    // A call outside a lookup checks for itself.
+    let hits = b
+        .exact(&cmem_core::ExactQuery {
+            kind: cmem_core::KeyKind::Plain,
+            key: "Open the window",
+            source: &loc("en"),
+            target: &loc("de"),
+        })
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(b.change_checks(), before + 4);
+}
