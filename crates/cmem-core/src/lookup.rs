@@ -410,11 +410,29 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
     if opts.limit == 0 {
         return Ok(Vec::new());
     }
+    // Every store call of a try reads the memory as its scope found it; a scope whose
+    // reads did not hold (another writer came between) is tried again in a new one.
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let mut scope = store.read_scope(&req.source_locale)?;
+        let out = lookup_in_scope(store, req, &keys, &asked)?;
+        if scope.confirm()? || tries == 3 {
+            return Ok(out);
+        }
+    }
+}
+
+/// One try of [`lookup`]: its store calls, scoring and ranking.
+fn lookup_in_scope(
+    store: &dyn ContentMemory,
+    req: &LookupRequest,
+    keys: &Keys,
+    asked: &Asked<'_>,
+) -> Result<Vec<Match>> {
+    let opts = &req.options;
     let src = &req.source_locale;
     let tgt = &req.target_locale;
-
-    // Every store call below reads the memory as the scope found it.
-    let _scope = store.read_scope(src)?;
 
     // Tiers 1–3.
     let mut exact: Vec<Match> = Vec::new();
@@ -425,7 +443,7 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
             if seen.contains(&entry.id) {
                 continue;
             }
-            if let Some(m) = exact_match(entry, &keys, &asked) {
+            if let Some(m) = exact_match(entry, keys, asked) {
                 seen.insert(m.entry.id);
                 exact.push(m);
             }
@@ -487,9 +505,9 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
         }
         // A key of this entry may have been passed over once the cut-off rose above it
         // while another of its keys was already in; score all three now that it is here.
-        let (score, kind) = rescore(&keys, &entry.variants[si].keys(), score, kind);
+        let (score, kind) = rescore(keys, &entry.variants[si].keys(), score, kind);
         let adapted = adapt(&req.source, &entry.variants[si].runs, &entry.variants[ti].runs, false);
-        out.push(new_match(entry, si, ti, score, MatchType::fuzzy(kind), adapted, &asked));
+        out.push(new_match(entry, si, ti, score, MatchType::fuzzy(kind), adapted, asked));
     }
     out.sort_by(Match::rank);
     out.truncate(opts.limit);

@@ -498,11 +498,13 @@ pub trait ContentMemory: Send + Sync {
     /// its [`exact`](Self::exact) and [`candidates`](Self::candidates) calls, which it
     /// makes while the returned scope lives.
     ///
-    /// A store whose candidate index follows other processes' writes checks here, once
-    /// per lookup, that the index is current, and answers the lookup's calls from it
-    /// without checking again: for a store across a network one round trip per lookup
-    /// instead of one per call. Calls outside a scope check for themselves. By default
-    /// there is nothing to check and the scope does nothing.
+    /// A store whose candidate index follows other processes' writes checks once per
+    /// lookup that the index is current, here or in the scope's
+    /// [`confirm`](ReadScope::confirm) after the lookup's reads, and answers the
+    /// lookup's calls from the index without checking again: for a store across a
+    /// network at most one round trip per lookup for the check instead of one per call.
+    /// Calls outside a scope check for themselves. By default there is nothing to check
+    /// and the scope does nothing.
     ///
     /// # Errors
     /// A store failure.
@@ -614,17 +616,43 @@ forward_store!(&T, Box<T>, std::sync::Arc<T>);
 #[must_use = "the lookup's reads happen while the scope lives"]
 pub struct ReadScope<'a> {
     end: Option<Box<dyn FnOnce() + 'a>>,
+    confirm: Option<ConfirmFn<'a>>,
 }
 
+type ConfirmFn<'a> = Box<dyn FnMut() -> Result<bool> + 'a>;
+
 impl<'a> ReadScope<'a> {
-    /// A scope that sets nothing up.
+    /// A scope that sets nothing up and always holds.
     pub fn none() -> ReadScope<'a> {
-        ReadScope { end: None }
+        ReadScope { end: None, confirm: None }
     }
 
     /// A scope that runs `end` when dropped.
     pub fn new(end: impl FnOnce() + 'a) -> ReadScope<'a> {
-        ReadScope { end: Some(Box::new(end)) }
+        ReadScope { end: Some(Box::new(end)), confirm: None }
+    }
+
+    /// The scope with a check, run once its reads are done, of whether they saw the
+    /// memory as it was when the scope began, committed writes included: a store may
+    /// then begin a scope without asking the memory anything and learn from the reads
+    /// themselves whether another writer came between (see [`confirm`](Self::confirm)).
+    pub fn confirmed_by(mut self, check: impl FnMut() -> Result<bool> + 'a) -> ReadScope<'a> {
+        self.confirm = Some(Box::new(check));
+        self
+    }
+
+    /// Whether the scope's reads hold. When they do not, [`lookup`](crate::lookup())
+    /// drops the scope and reads again in a new one, which the store must begin from a
+    /// checked state (a scope after a failed check that fails again is taken as it is,
+    /// after three tries).
+    ///
+    /// # Errors
+    /// A store failure.
+    pub fn confirm(&mut self) -> Result<bool> {
+        match &mut self.confirm {
+            Some(check) => check(),
+            None => Ok(true),
+        }
     }
 }
 
@@ -638,7 +666,10 @@ impl Drop for ReadScope<'_> {
 
 impl std::fmt::Debug for ReadScope<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ReadScope").field("ends", &self.end.is_some()).finish()
+        f.debug_struct("ReadScope")
+            .field("ends", &self.end.is_some())
+            .field("confirms", &self.confirm.is_some())
+            .finish()
     }
 }
 

@@ -50,6 +50,11 @@ impl Cache {
         self.changes.is_some() && self.index.missing(source).is_empty()
     }
 
+    /// The change counter the cache was loaded at; `None` = not loaded.
+    pub(crate) fn changes(&self) -> Option<i64> {
+        self.changes
+    }
+
     /// True when the cache was loaded at change counter `changes`.
     pub(crate) fn is_at(&self, changes: i64) -> bool {
         self.changes == Some(changes)

@@ -10,8 +10,9 @@
 //! - Fuzzy candidates from an in-process trigram-count index
 //!   ([`cmem_core::CandidateIndex`], the same as the other stores'), so lookups rank
 //!   exactly as everywhere else. Every write transaction bumps a change counter in the
-//!   meta table; a lookup reads it first and reloads the index when any writer anywhere
-//!   committed since. Without the index ([`PgOptions::gram_index`] off): the keys
+//!   meta table; a lookup reads it with its entries (or alone, when it reads none) and,
+//!   when any writer anywhere committed since the index was loaded, reloads the index
+//!   and looks up again. Without the index ([`PgOptions::gram_index`] off): the keys
 //!   sharing the query's rarest words, through the word index (approximate), or with
 //!   [`PgOptions::exhaustive_window`] every key in the length window the cut-off
 //!   allows, optionally after `pg_trgm` similarity hits ([`PgOptions::trigram_first`]).
@@ -45,6 +46,7 @@ mod conn;
 mod error;
 mod migrate;
 mod options;
+mod scope;
 mod session;
 mod store;
 #[cfg(feature = "testing")]

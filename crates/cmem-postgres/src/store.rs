@@ -27,14 +27,16 @@ use crate::session::PgSession;
 
 pub(crate) type Pooled = r2d2::PooledConnection<Manager>;
 
-/// The entries of ids `$1`, each with its variants and origins aggregated as JSON: what
-/// a lookup reads (see [`PgStore::get_many`]).
+/// The entries of ids `$1`, each with its variants and origins aggregated as JSON, and
+/// the change counter of the same snapshot (see [`crate::scope`]): what a lookup reads
+/// (see [`PgStore::get_many`]).
 pub(crate) const GET_MANY: &str =
     "SELECT e.id, e.project_id, e.metadata::text, e.point, e.unit, e.approvals, \
      COALESCE((SELECT json_agg(json_build_array(v.locale, v.runs::text) ORDER BY v.ord) \
      FROM tm_variants v WHERE v.entry_id = e.id), '[]')::text, \
      COALESCE((SELECT json_agg(json_build_array(o.project_id, o.context_fingerprint, o.created_at) \
-     ORDER BY o.seq) FROM tm_origins o WHERE o.entry_id = e.id), '[]')::text \
+     ORDER BY o.seq) FROM tm_origins o WHERE o.entry_id = e.id), '[]')::text, \
+     (SELECT value::bigint FROM tm_meta WHERE key = 'changes') \
      FROM tm_entries e WHERE e.id = ANY($1)";
 
 /// The entries of [`GET_MANY`]'s rows, by id.
@@ -98,21 +100,16 @@ pub struct PgStore {
     /// The size of the variants table and when it was read (see
     /// [`PgOptions::words_from_bytes`]).
     table_bytes: std::sync::Mutex<Option<(std::time::Instant, i64)>>,
-    /// Tells this store apart in [`SCOPED`].
+    /// Tells this store apart in this thread's [read scopes](crate::scope).
     scope_id: u64,
+    /// A read scope found the index stale: the next one reads the counter first.
+    stale: std::sync::atomic::AtomicBool,
     /// How many times the change counter was read for the candidate index.
     change_checks: std::sync::atomic::AtomicU64,
 }
 
-/// Numbers the stores of this process for [`SCOPED`].
+/// Numbers the stores of this process for the [read scopes](crate::scope).
 static NEXT_SCOPE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-thread_local! {
-    /// The stores inside whose [`ContentMemory::read_scope`] this thread is: their
-    /// candidate index was found current when the scope began, and the scope's calls
-    /// read it without asking the database again.
-    static SCOPED: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
-}
 
 /// How long the size of the variants table is taken as read.
 const TABLE_BYTES_FOR: std::time::Duration = std::time::Duration::from_secs(60);
@@ -210,6 +207,7 @@ impl PgStore {
             table_bytes: Default::default(),
             scope_id: NEXT_SCOPE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             change_checks: Default::default(),
+            stale: Default::default(),
         })
     }
 
@@ -259,8 +257,7 @@ impl PgStore {
     /// Loads the candidate index for `source` when missing or stale; inside a
     /// [`read_scope`](ContentMemory::read_scope) of this store, only when missing.
     fn ensure_cache(&self, source: &Locale) -> Result<()> {
-        let scoped = SCOPED.with(|s| s.borrow().contains(&self.scope_id));
-        if scoped && self.cache_read()?.has(source) {
+        if crate::scope::inside(self.scope_id) && self.cache_read()?.has(source) {
             return Ok(());
         }
         self.refresh_cache(source)
@@ -268,26 +265,61 @@ impl PgStore {
 
     /// Loads the candidate index for `source` when missing or stale.
     fn refresh_cache(&self, source: &Locale) -> Result<()> {
-        let fresh = !self.options.freshness.is_zero()
-            && self
-                .checked
-                .lock()
-                .ok()
-                .and_then(|c| *c)
-                .is_some_and(|t| t.elapsed() < self.options.freshness);
-        if fresh && self.cache_read()?.has(source) {
+        if self.is_fresh() && self.cache_read()?.has(source) {
             return Ok(());
         }
+        self.reload_if_changed(source)
+    }
+
+    /// Reads the change counter and reloads the candidate index for `source` when it
+    /// was loaded at another or lacks the locale.
+    fn reload_if_changed(&self, source: &Locale) -> Result<()> {
         let mut client = self.client()?;
         self.change_checks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let changes = read_changes_prepared(&mut client, &self.name)?;
-        if let Ok(mut checked) = self.checked.lock() {
-            *checked = Some(std::time::Instant::now());
-        }
+        self.mark_checked();
         if self.cache_read()?.is_current(changes, source) {
             return Ok(());
         }
         self.cache_write()?.load(client.client(), &self.name, source)
+    }
+
+    /// The end of a read scope of this store (see [`crate::scope`]): whether its reads
+    /// hold; when not, the next scope reads the counter first.
+    fn confirm_scope(&self) -> Result<bool> {
+        let at = match crate::scope::verdict(self.scope_id) {
+            crate::scope::Verdict::Holds => return Ok(true),
+            crate::scope::Verdict::Changed => {
+                self.stale.store(true, std::sync::atomic::Ordering::Relaxed);
+                return Ok(false);
+            }
+            crate::scope::Verdict::Check(at) => at,
+        };
+        if self.is_fresh() {
+            return Ok(true);
+        }
+        let mut client = self.client()?;
+        self.change_checks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let changes = read_changes_prepared(&mut client, &self.name)?;
+        if Some(changes) == at {
+            self.mark_checked();
+            return Ok(true);
+        }
+        self.stale.store(true, std::sync::atomic::Ordering::Relaxed);
+        Ok(false)
+    }
+
+    /// Whether the change counter was read within [`PgOptions::freshness`].
+    fn is_fresh(&self) -> bool {
+        !self.options.freshness.is_zero()
+            && self.checked.lock().ok().and_then(|c| *c).is_some_and(|t| t.elapsed() < self.options.freshness)
+    }
+
+    /// Notes that the change counter was just read.
+    fn mark_checked(&self) {
+        if let Ok(mut checked) = self.checked.lock() {
+            *checked = Some(std::time::Instant::now());
+        }
     }
 
     /// One entry by id, on `client`.
@@ -578,6 +610,9 @@ impl ContentMemory for PgStore {
         let mut conn = self.client()?;
         let stmt = conn.prepared(GET_MANY, &[Type::INT8_ARRAY]).ctx_with(p, reading)?;
         let rows = conn.query(&stmt, &[&wanted]).ctx_with(p, reading)?;
+        if let Some(r) = rows.first() {
+            crate::scope::saw(self.scope_id, r.try_get(8).ctx_with(p, reading)?);
+        }
         let by_id = entries_of_rows(rows, p)?;
         Ok(ids.iter().map(|id| by_id.get(id).cloned()).collect())
     }
@@ -644,17 +679,18 @@ impl ContentMemory for PgStore {
             // Database-side candidates read the database on every call anyway.
             return Ok(ReadScope::none());
         }
-        self.refresh_cache(source)?;
+        // Optimistic when the index is loaded and no scope found it stale: the entry
+        // reads tell at the end whether a writer came between (see `crate::scope`).
+        let stale = self.stale.swap(false, std::sync::atomic::Ordering::Relaxed);
+        let optimistic = !stale && self.cache_read()?.has(source);
+        if stale {
+            self.reload_if_changed(source)?;
+        } else if !optimistic {
+            self.refresh_cache(source)?;
+        }
         let id = self.scope_id;
-        SCOPED.with(|s| s.borrow_mut().push(id));
-        Ok(ReadScope::new(move || {
-            SCOPED.with(|s| {
-                let mut s = s.borrow_mut();
-                if let Some(at) = s.iter().rposition(|x| *x == id) {
-                    s.remove(at);
-                }
-            });
-        }))
+        crate::scope::enter(id, self.cache_read()?.changes(), !optimistic);
+        Ok(ReadScope::new(move || crate::scope::leave(id)).confirmed_by(move || self.confirm_scope()))
     }
 
     fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
@@ -873,6 +909,7 @@ mod tests {
     fn the_prepared_statements_name_the_schemas_tables() {
         // Written out, not formatted, so they can be prepared by their text.
         assert!(READ_CHANGES.contains(&format!("FROM {META_TABLE} ")), "{READ_CHANGES}");
+        assert!(GET_MANY.contains(&format!("FROM {META_TABLE} WHERE key = '{META_CHANGES}'")), "{GET_MANY}");
         assert!(WORD_STEP_TABLES.iter().all(|t| PAIR_STEP.contains(t) && RARE_STEP.contains(t)));
     }
 

@@ -1,0 +1,127 @@
+//! The read scopes of this thread's lookups (see [`ContentMemory::read_scope`]): which
+//! stores' candidate indexes a lookup reads as they are, and what change counter the
+//! lookup's entry reads saw.
+//!
+//! How a lookup learns of other writers in one round trip or none: its scope begins
+//! without asking the database (when the index is loaded and no earlier scope found it
+//! stale); the statement that reads the lookup's entries returns the change counter of
+//! its own snapshot beside them; when the scope ends, that counter is compared with the
+//! one the index was loaded at. Equal: no writer committed between the load and the
+//! entry read, which came after the lookup began, so the lookup saw every write committed
+//! before it began. Different: the lookup is tried again, in a scope that reads the
+//! counter (and reloads the index) first. A lookup that read no entry reads the counter
+//! alone when its scope ends.
+//!
+//! [`ContentMemory::read_scope`]: cmem_core::ContentMemory::read_scope
+
+use std::cell::RefCell;
+
+/// One open scope of one store.
+#[derive(Debug)]
+struct Scope {
+    store: u64,
+    /// The change counter of the index when the scope began.
+    at: Option<i64>,
+    /// The scope began by reading the counter: its reads hold without a check.
+    checked: bool,
+    /// The counter the scope's entry reads saw, and whether they saw different ones.
+    seen: Option<i64>,
+    differs: bool,
+}
+
+thread_local! {
+    static SCOPES: RefCell<Vec<Scope>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Opens a scope of `store`, whose index is at change counter `at`.
+pub(crate) fn enter(store: u64, at: Option<i64>, checked: bool) {
+    SCOPES.with(|s| s.borrow_mut().push(Scope { store, at, checked, seen: None, differs: false }));
+}
+
+/// Closes the innermost scope of `store`.
+pub(crate) fn leave(store: u64) {
+    SCOPES.with(|s| {
+        let mut s = s.borrow_mut();
+        if let Some(i) = s.iter().rposition(|x| x.store == store) {
+            s.remove(i);
+        }
+    });
+}
+
+/// Whether this thread is inside a scope of `store`.
+pub(crate) fn inside(store: u64) -> bool {
+    SCOPES.with(|s| s.borrow().iter().any(|x| x.store == store))
+}
+
+/// Records that a read inside the scope of `store` saw change counter `changes`.
+pub(crate) fn saw(store: u64, changes: i64) {
+    SCOPES.with(|s| {
+        if let Some(x) = s.borrow_mut().iter_mut().rev().find(|x| x.store == store) {
+            match x.seen {
+                None => x.seen = Some(changes),
+                Some(c) if c != changes => x.differs = true,
+                Some(_) => {}
+            }
+        }
+    });
+}
+
+/// What the innermost scope of `store` needs at its end.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Its reads hold.
+    Holds,
+    /// Its reads saw another counter: try again.
+    Changed,
+    /// It read no entry: read the counter and compare it with this one.
+    Check(Option<i64>),
+}
+
+/// The verdict on the innermost scope of `store` (`Holds` when there is none).
+pub(crate) fn verdict(store: u64) -> Verdict {
+    SCOPES.with(|s| {
+        let s = s.borrow();
+        let Some(x) = s.iter().rev().find(|x| x.store == store) else { return Verdict::Holds };
+        if x.checked {
+            return Verdict::Holds;
+        }
+        match x.seen {
+            _ if x.differs => Verdict::Changed,
+            Some(c) if Some(c) == x.at => Verdict::Holds,
+            Some(_) => Verdict::Changed,
+            None => Verdict::Check(x.at),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scope_holds_when_its_reads_saw_the_index_counter() {
+        enter(7, Some(3), false);
+        assert_eq!(verdict(7), Verdict::Check(Some(3)));
+        saw(7, 3);
+        assert_eq!(verdict(7), Verdict::Holds);
+        saw(7, 4);
+        assert_eq!(verdict(7), Verdict::Changed, "two reads saw two counters");
+        leave(7);
+        assert!(!inside(7));
+        assert_eq!(verdict(7), Verdict::Holds, "no scope");
+    }
+
+    #[test]
+    fn a_checked_scope_holds_and_scopes_of_other_stores_are_apart() {
+        enter(1, Some(5), true);
+        enter(2, Some(5), false);
+        saw(2, 6);
+        saw(1, 6);
+        assert_eq!(verdict(1), Verdict::Holds);
+        assert_eq!(verdict(2), Verdict::Changed);
+        leave(2);
+        assert!(inside(1) && !inside(2));
+        leave(1);
+        assert!(!inside(1));
+    }
+}
