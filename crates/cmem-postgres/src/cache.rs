@@ -1,15 +1,19 @@
 //! The in-process candidate index of the PostgreSQL store: core's lazy
 //! [`CandidateIndex`], loaded from `tm_variants` per source locale on first use, kept in
-//! step with this store's own writes, and reloaded when another connection, process or
-//! machine has written.
+//! step with this store's own writes, and caught up from the change log when another
+//! connection, process or machine has written.
 //!
 //! How it learns of other writers: every write transaction bumps the change counter in
 //! the meta table (see [`META_CHANGES`](crate::migrate::META_CHANGES)); a lookup reads it
-//! first (one indexed row) and reloads the index when it differs from the value the index
-//! was loaded at. A load reads the counter and the keys in one repeatable-read
-//! transaction, so the index is exactly the memory at that counter. A lookup therefore
-//! sees every write committed before it began.
+//! with its entries (see [`crate::scope`]) and brings the index up to date when it
+//! differs from the value the index was loaded at. The new entries (ids past the highest
+//! the index saw) and the deleted or re-keyed ones (`tm_changes`, filled by triggers)
+//! are read and applied; more than [`CATCH_UP_MOST`] of them, and the index is loaded
+//! again whole. Either read happens in one repeatable-read transaction with the counter,
+//! so the index is exactly the memory at that counter. A lookup therefore sees every
+//! write committed before it began.
 
+use cmem_core::schema::CHANGES_TABLE;
 use cmem_core::store::{CandidateQuery, CandidateSink};
 use cmem_core::{CandidateIndex, EntryId, GramIndex, Keys, Locale, Result};
 use postgres::Client;
@@ -23,17 +27,32 @@ pub(crate) const KEYS_OF_V: &str =
 /// The keys of a written entry's variants, for [`Cache::add`].
 pub(crate) type CachedKeys = Vec<(Locale, Keys)>;
 
+/// Where the change log stood when the cache was loaded or last caught up: the last
+/// log number and the highest entry id (writers take turns, so both grow in commit
+/// order).
+#[derive(Debug, Clone, Copy)]
+struct Mark {
+    seq: i64,
+    eid: i64,
+}
+
+/// The most changes a stale cache takes from the log; past it, it is reloaded whole.
+const CATCH_UP_MOST: i64 = 20_000;
+
 /// The candidate index and the change counter it reflects.
 #[derive(Debug)]
 pub(crate) struct Cache {
     /// The change counter when the cache was loaded; `None` = not loaded.
     changes: Option<i64>,
+    mark: Option<Mark>,
     index: CandidateIndex,
+    /// How many times the cache was loaded whole.
+    loads: u64,
 }
 
 impl Default for Cache {
     fn default() -> Self {
-        Cache { changes: None, index: CandidateIndex::lazy() }
+        Cache { changes: None, mark: None, index: CandidateIndex::lazy(), loads: 0 }
     }
 }
 
@@ -63,7 +82,13 @@ impl Cache {
     /// Marks the cache stale: the next lookup reloads it.
     pub(crate) fn forget(&mut self) {
         self.changes = None;
+        self.mark = None;
         self.index.clear();
+    }
+
+    /// How many times the cache was loaded whole.
+    pub(crate) fn loads(&self) -> u64 {
+        self.loads
     }
 
     /// Forgets the entries a write transaction that moved the counter from `before` to
@@ -112,9 +137,17 @@ impl Cache {
         let mut tx = crate::store::snapshot(client, name, "loading keys")?;
         let changes = crate::store::read_changes(&mut tx, name)?;
         if self.changes != Some(changes) {
-            self.index.clear();
-            self.changes = None;
-            load_locales(&mut self.index, &mut tx, name)?;
+            let caught_up = match (self.changes, self.mark) {
+                (Some(_), Some(mark)) => self.catch_up(&mut tx, name, mark)?,
+                _ => false,
+            };
+            if !caught_up {
+                self.index.clear();
+                self.changes = None;
+                load_locales(&mut self.index, &mut tx, name)?;
+                self.loads += 1;
+            }
+            self.mark = Some(read_mark(&mut tx, name)?);
             self.changes = Some(changes);
         }
         for li in self.index.missing(source) {
@@ -144,6 +177,77 @@ impl Cache {
         tx.commit().ctx(name, "loading keys")?;
         Ok(())
     }
+}
+
+impl Cache {
+    /// Takes the entries written, deleted or re-keyed since `mark` from the change log;
+    /// false (nothing done) when they are too many, and the cache is reloaded instead.
+    fn catch_up(&mut self, tx: &mut postgres::Transaction<'_>, name: &str, mark: Mark) -> Result<bool> {
+        let what = "reading the change log";
+        let behind: i64 = tx
+            .query_one(
+                &format!(
+                    "SELECT (SELECT count(*) FROM tm_entries WHERE id > $1) + \
+                     (SELECT count(*) FROM {CHANGES_TABLE} WHERE seq > $2)"
+                ),
+                &[&mark.eid, &mark.seq],
+            )
+            .and_then(|r| r.try_get(0))
+            .ctx(name, what)?;
+        if behind > CATCH_UP_MOST {
+            return Ok(false);
+        }
+        let rows = tx
+            .query(
+                &format!(
+                    "SELECT c.id, v.locale, {KEYS_OF_V} FROM \
+                     (SELECT id FROM tm_entries WHERE id > $1 UNION SELECT entry_id FROM {CHANGES_TABLE} \
+                     WHERE seq > $2) AS c LEFT JOIN tm_variants v ON v.entry_id = c.id ORDER BY c.id, v.ord"
+                ),
+                &[&mark.eid, &mark.seq],
+            )
+            .ctx(name, what)?;
+        // Each changed entry with its variants now (none: deleted), by entry number.
+        let mut changed: Vec<(EntryId, CachedKeys)> = Vec::new();
+        for r in rows {
+            let id = EntryId(r.try_get(0).ctx(name, what)?);
+            if changed.last().is_none_or(|(last, _)| *last != id) {
+                changed.push((id, Vec::new()));
+            }
+            let Some(tag) = r.try_get::<_, Option<&str>>(1).ctx(name, what)? else { continue };
+            let locale =
+                Locale::parse(tag).map_err(|e| corrupt(name, format!("stored locale {tag:?}"), e))?;
+            let keys = Keys {
+                plain: r.try_get(2).ctx(name, what)?,
+                structural: r.try_get(3).ctx(name, what)?,
+                generalized: r.try_get(4).ctx(name, what)?,
+            };
+            if let Some((_, variants)) = changed.last_mut() {
+                variants.push((locale, keys));
+            }
+        }
+        for (id, variants) in &changed {
+            self.index.remove(*id);
+            if !variants.is_empty() {
+                self.index.add(*id, variants);
+            }
+        }
+        self.index.settle();
+        Ok(true)
+    }
+}
+
+/// Where the change log stands in `tx`'s snapshot.
+fn read_mark(tx: &mut postgres::Transaction<'_>, name: &str) -> Result<Mark> {
+    tx.query_one(
+        &format!(
+            "SELECT (SELECT COALESCE(MAX(seq), 0) FROM {CHANGES_TABLE}), \
+             (SELECT COALESCE(MAX(id), 0) FROM tm_entries)"
+        ),
+        &[],
+    )
+    .and_then(|r| Ok(Mark { seq: r.try_get(0)?, eid: r.try_get(1)? }))
+    .ctx(name, "reading the change log")
 }
 
 /// Reads the variant locales of every entry.

@@ -218,6 +218,13 @@ impl PgStore {
         self.change_checks.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// How many times the candidate index was loaded whole (tests tell a reload from a
+    /// catch-up with it).
+    #[cfg(feature = "testing")]
+    pub fn index_loads(&self) -> u64 {
+        self.cache_read().map(|c| c.loads()).unwrap_or(0)
+    }
+
     /// The address this store opened, its password left out.
     pub fn name(&self) -> &str {
         &self.name

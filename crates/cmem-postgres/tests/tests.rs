@@ -142,6 +142,8 @@ fn another_stores_write_is_seen_by_the_next_lookup() {
     assert!(best(&b, "Save the documents").is_none(), "a replaced text by another store");
     assert!(best(&a, "Save the documents").is_none(), "a replaced text in the writer's own index");
     assert_eq!(best(&b, "Rename the folders").unwrap().0, "Ordner umbenennen");
+    // b loaded its index once and took every later change from the change log.
+    assert_eq!(b.index_loads(), 1);
 }
 
 #[test]
