@@ -482,3 +482,31 @@ fn a_lookup_learns_of_other_writers_from_its_entry_read_or_one_check() {
     assert_eq!(hits.len(), 1);
     assert_eq!(b.change_checks(), checks + 1);
 }
+
+#[test]
+fn a_first_import_by_a_writer_that_does_not_own_the_tables_fills_the_indexes_as_it_goes() {
+    let url = fresh_url();
+    drop(PgStore::open(&url).unwrap());
+    let before = variant_indexes(&url);
+    // A role that may read and write the tables but owns none of them (the throwaway
+    // cluster trusts local connections, so it needs no password).
+    let role = format!("cmem_writer_{}", std::process::id());
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    admin
+        .batch_execute(&format!(
+            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{role}') THEN \
+             CREATE ROLE {role} LOGIN; END IF; END $$; \
+             GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}; \
+             GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {role}"
+        ))
+        .unwrap();
+    let (head, rest) = url.split_once("://").unwrap();
+    let (_, place) = rest.split_once('@').unwrap();
+    let writer = PgStore::open(&format!("{head}://{role}@{place}")).unwrap();
+    let mut session = writer.begin().unwrap();
+    session.write(&segments("Granted", 600)).unwrap();
+    session.commit().unwrap();
+    assert_eq!(writer.stats().unwrap().entries, 600);
+    assert_eq!(best(&writer, "Granted segment number 5").unwrap().0, "Granted Segment Nummer 5");
+    assert_eq!(variant_indexes(&url), before);
+}
