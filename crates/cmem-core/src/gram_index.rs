@@ -87,26 +87,30 @@ struct SameText {
     /// Per added key that is in the lists: the keys of its chain, itself included
     /// (0 for keys in a chain).
     weight: Vec<u32>,
-    /// One bit per added key: it heads a chain (its weight is over 1). A query tests
-    /// this for every key it ranks; at a million keys the bits fit a core's cache where
-    /// the chains do not.
-    heads: Vec<u64>,
+    /// One bit per added key: a key follows it in its chain (for a key in the lists: it
+    /// heads a chain, its weight is over 1). A query tests this for every key it ranks
+    /// and every key of a chain; at a million keys the bits fit a core's cache where the
+    /// chains do not, so only a link that exists costs a load.
+    more: Vec<u64>,
     /// Keys in chains (not in the lists).
     chained: usize,
 }
 
 impl SameText {
-    /// Whether added key `i` heads a chain.
-    fn heads(&self, i: usize) -> bool {
-        self.heads.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    /// Whether a key follows added key `i` in its chain.
+    fn more(&self, i: usize) -> bool {
+        self.more.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
     }
 
-    /// Records that added key `i` heads a chain.
-    fn set_head(&mut self, i: usize) {
-        if self.heads.len() <= i / 64 {
-            self.heads.resize(i / 64 + 1, 0);
+    /// Links added key `i` to key `d`, the next of its chain.
+    fn link(&mut self, i: usize, d: u32) {
+        if let Some(next) = self.next.get_mut(i) {
+            *next = d;
+            if self.more.len() <= i / 64 {
+                self.more.resize(i / 64 + 1, 0);
+            }
+            self.more[i / 64] |= 1 << (i % 64);
         }
-        self.heads[i / 64] |= 1 << (i % 64);
     }
 }
 
@@ -542,16 +546,13 @@ impl GramIndex {
         match first {
             Some((first, last)) => {
                 // Same grams as `first`: chained to it, not listed.
-                if let Some(next) =
-                    (last as usize).checked_sub(base_len).and_then(|i| self.same.next.get_mut(i))
-                {
-                    *next = d;
+                if let Some(i) = (last as usize).checked_sub(base_len) {
+                    self.same.link(i, d);
                 }
-                if let Some(i) = (first as usize).checked_sub(base_len) {
-                    if let Some(w) = self.same.weight.get_mut(i) {
-                        *w += 1;
-                    }
-                    self.same.set_head(i);
+                if let Some(w) =
+                    (first as usize).checked_sub(base_len).and_then(|i| self.same.weight.get_mut(i))
+                {
+                    *w += 1;
                 }
                 self.same.by_hash.insert(hash, (first, d));
                 self.same.weight.push(0);
@@ -654,9 +655,8 @@ impl GramIndex {
             let f2 = first2 as usize;
             match self.same.by_hash.get(&hash).copied() {
                 Some((first, last)) if self.docs[first as usize].key == other.docs[f2].key => {
-                    self.same.next[last as usize] = first2 + offset;
+                    self.same.link(last as usize, first2 + offset);
                     self.same.weight[first as usize] += std::mem::take(&mut other.same.weight[f2]);
-                    self.same.set_head(first as usize);
                     let mut m = f2;
                     while m != END as usize {
                         other.same.first[m] = first;
@@ -673,9 +673,9 @@ impl GramIndex {
             }
         }
         self.same.next.extend(other.same.next.iter().map(|&n| if n == END { END } else { n + offset }));
-        for (i, &w) in other.same.weight.iter().enumerate() {
-            if w > 1 {
-                self.same.set_head(offset as usize + i);
+        for (i, &n) in other.same.next.iter().enumerate() {
+            if n != END {
+                self.same.link(offset as usize + i, n + offset);
             }
         }
         self.same.weight.extend_from_slice(&other.same.weight);
@@ -811,7 +811,7 @@ impl GramIndex {
     /// text (1 for a key of the persisted part, whose lists hold every key).
     fn weight(&self, d: u32) -> usize {
         match (d as usize).checked_sub(self.base_len()) {
-            Some(i) if self.same.heads(i) => self.same.weight.get(i).map_or(1, |&w| w as usize),
+            Some(i) if self.same.more(i) => self.same.weight.get(i).map_or(1, |&w| w as usize),
             _ => 1,
         }
     }
@@ -819,15 +819,12 @@ impl GramIndex {
     /// The keys after listed key `d` in its chain of keys of the same text, in order.
     fn chain(&self, d: u32) -> impl Iterator<Item = u32> + '_ {
         let base_len = self.base_len();
+        // The bit first: a key with no next costs no load of the chains.
         let next = move |d: u32| {
-            (d as usize)
-                .checked_sub(base_len)
-                .and_then(|i| self.same.next.get(i))
-                .copied()
-                .filter(|&n| n != END)
+            let i = (d as usize).checked_sub(base_len).filter(|&i| self.same.more(i))?;
+            self.same.next.get(i).copied().filter(|&n| n != END)
         };
-        let heads = (d as usize).checked_sub(base_len).is_some_and(|i| self.same.heads(i));
-        std::iter::successors(if heads { next(d) } else { None }, move |&n| next(n))
+        std::iter::successors(next(d), move |&n| next(n))
     }
 
     /// The key standing for `d` in the lists: the first of its chain, or itself.
