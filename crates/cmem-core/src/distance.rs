@@ -118,6 +118,7 @@ pub struct Pattern {
 /// The value of the distance table at text column `col` (from 1) and pattern row `row`
 /// (from 1), from that column's vertical deltas (`vp` up, `vn` down, one bit per row, 64
 /// rows a word): the column's number plus the deltas of rows 1..=`row`.
+#[inline]
 fn cell(col: usize, row: usize, vp: &[u64], vn: &[u64]) -> usize {
     let (full, rest) = (row / 64, row % 64);
     let (mut up, mut down) = (0usize, 0usize);

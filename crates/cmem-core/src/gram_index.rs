@@ -60,6 +60,66 @@ pub struct GramIndex {
     of_entry: HashMap<EntryId, Vec<u32>>,
     /// Grams whose unsorted tail outgrew what [`settle`](GramIndex::settle) leaves.
     unsettled: Vec<u64>,
+    /// Keys of the same text (see [`SameText`]).
+    same: SameText,
+}
+
+/// Keys whose text another key added before has: only the first key of a text (its
+/// *first*) is in the posting lists, and the others follow it in a chain.
+///
+/// Why: a multilingual memory holds the same source once per language pair (273,515 of
+/// the benchmark's 281,839 en-de sources are en-fr sources too, and the million-entry
+/// memory's copies repeat across the pairs), and every repeat cost a posting in each of
+/// its grams' lists, a count and a filing per query. Keys of one text have the same grams, so at every step of a scan
+/// they have the same count and bound: the walk files the first and, when it ranks its
+/// cell, puts the whole chain in, each key under its own number. The order of the offers
+/// is therefore the one the full lists gave, and a persisted index, whose lists hold
+/// every key, offers the same.
+#[derive(Debug, Default)]
+struct SameText {
+    /// Hash of a key's text → its first key and the last of its chain. A hash shared
+    /// by two texts keeps the first; the other text's keys then stay in the lists.
+    by_hash: FxHashMap<u64, (u32, u32)>,
+    /// Per added key: the next key of its text ([`END`]: none).
+    next: Vec<u32>,
+    /// Per added key: the first of its chain when it is in one, else [`END`].
+    first: Vec<u32>,
+    /// Per added key that is in the lists: the keys of its chain, itself included
+    /// (0 for keys in a chain).
+    weight: Vec<u32>,
+    /// One bit per added key: a key follows it in its chain (for a key in the lists: it
+    /// heads a chain, its weight is over 1). A query tests this for every key it ranks
+    /// and every key of a chain; at a million keys the bits fit a core's cache where the
+    /// chains do not, so only a link that exists costs a load.
+    more: Vec<u64>,
+    /// Keys in chains (not in the lists).
+    chained: usize,
+}
+
+impl SameText {
+    /// Whether a key follows added key `i` in its chain.
+    fn more(&self, i: usize) -> bool {
+        self.more.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    /// Links added key `i` to key `d`, the next of its chain.
+    fn link(&mut self, i: usize, d: u32) {
+        if let Some(next) = self.next.get_mut(i) {
+            *next = d;
+            if self.more.len() <= i / 64 {
+                self.more.resize(i / 64 + 1, 0);
+            }
+            self.more[i / 64] |= 1 << (i % 64);
+        }
+    }
+}
+
+/// The hash [`SameText`] files a key's text under.
+fn text_hash(key: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    key.hash(&mut h);
+    h.finish()
 }
 
 /// The persisted part of an index and what changed since it was written.
@@ -99,6 +159,10 @@ struct Posting {
     /// in the sorted part, for lengths up to [`DIRECTORY_LENGTHS`] (a window is two reads
     /// instead of a binary search that misses the cache at every step of a long list).
     starts: Vec<u32>,
+    /// The keys holding the gram: those listed and the keys chained to them (see
+    /// [`SameText`]). A query reads its grams in this order, rarest first, as it would
+    /// read lists holding every key.
+    keys: usize,
 }
 
 /// Lists at least this long get a directory of length starts.
@@ -117,6 +181,7 @@ impl Posting {
     fn push(&mut self, d: u32, len: u16) -> bool {
         self.ids.push(d);
         self.lens.push(len);
+        self.keys += 1;
         let outgrown = self.ids.len() - self.sorted == settled_tail(self.sorted) + 1;
         self.merge_if_long();
         outgrown && self.ids.len() > self.sorted
@@ -257,8 +322,10 @@ impl Tally<'_> {
     /// The `how_many` keys seen that share the most grams (ties: lower key number first),
     /// best first; at least that many must have been seen. A histogram of the counts
     /// gives the least count among them, so only keys at or above it are ordered.
+    /// Keys of the same text as a key seen (see [`SameText`]) rank each under its own
+    /// number.
     #[inline(never)]
-    fn most_shared(&self, how_many: usize) -> Vec<u32> {
+    fn most_shared(&self, ix: &GramIndex, how_many: usize) -> Vec<u32> {
         let seen = &self.touched[..self.seen];
         let mut histogram = [0usize; 256];
         for &(d, _) in seen {
@@ -276,6 +343,14 @@ impl Tally<'_> {
         // Counts order as shared grams do (a saturated count is the most).
         let mut best: Vec<(u8, u32)> =
             seen.iter().map(|&(d, _)| (self.counts[d as usize], d)).filter(|&(c, _)| c >= least).collect();
+        // Chains only add keys at their first's count, so the least count over the keys
+        // listed is at most the least among every key's best: expanding these is enough.
+        if ix.same.chained > 0 {
+            for i in 0..best.len() {
+                let (c, d) = best[i];
+                best.extend(ix.chain(d).map(|m| (c, m)));
+            }
+        }
         let order = |a: &(u8, u32), b: &(u8, u32)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
         best.select_nth_unstable_by(how_many - 1, order);
         best.truncate(how_many);
@@ -458,9 +533,44 @@ impl GramIndex {
         let d = self.doc_count() as u32;
         let len = key.chars().count();
         let short = u16::try_from(len).unwrap_or(u16::MAX);
-        for g in padded_grams(key) {
-            if self.postings.entry(g).or_default().push(d, short) {
-                self.unsettled.push(g);
+        let base_len = self.base_len();
+        let hash = text_hash(key);
+        let first = self.same.by_hash.get(&hash).copied().filter(|&(first, _)| {
+            (first as usize)
+                .checked_sub(base_len)
+                .and_then(|i| self.docs.get(i))
+                .is_some_and(|doc| &*doc.key == key)
+        });
+        self.same.next.push(END);
+        self.same.first.push(first.map_or(END, |(f, _)| f));
+        match first {
+            Some((first, last)) => {
+                // Same grams as `first`: chained to it, not listed.
+                if let Some(i) = (last as usize).checked_sub(base_len) {
+                    self.same.link(i, d);
+                }
+                if let Some(w) =
+                    (first as usize).checked_sub(base_len).and_then(|i| self.same.weight.get_mut(i))
+                {
+                    *w += 1;
+                }
+                self.same.by_hash.insert(hash, (first, d));
+                self.same.weight.push(0);
+                self.same.chained += 1;
+                for g in padded_grams(key) {
+                    if let Some(posting) = self.postings.get_mut(&g) {
+                        posting.keys += 1;
+                    }
+                }
+            }
+            None => {
+                self.same.by_hash.entry(hash).or_insert((d, d));
+                self.same.weight.push(1);
+                for g in padded_grams(key) {
+                    if self.postings.entry(g).or_default().push(d, short) {
+                        self.unsettled.push(g);
+                    }
+                }
             }
         }
         if self.by_len.len() <= len {
@@ -531,12 +641,55 @@ impl GramIndex {
     }
 
     /// Adds the keys of `other` after this index's own, numbered on from them.
-    fn append(&mut self, other: GramIndex) {
+    fn append(&mut self, mut other: GramIndex) {
         let offset = self.docs.len() as u32;
+        // A text both parts hold: `other`'s chain goes on after this one's, and its first
+        // key leaves the lists.
+        let mut joined = vec![false; other.docs.len()];
+        for f in &mut other.same.first {
+            if *f != END {
+                *f += offset;
+            }
+        }
+        for (hash, (first2, last2)) in std::mem::take(&mut other.same.by_hash) {
+            let f2 = first2 as usize;
+            match self.same.by_hash.get(&hash).copied() {
+                Some((first, last)) if self.docs[first as usize].key == other.docs[f2].key => {
+                    self.same.link(last as usize, first2 + offset);
+                    self.same.weight[first as usize] += std::mem::take(&mut other.same.weight[f2]);
+                    let mut m = f2;
+                    while m != END as usize {
+                        other.same.first[m] = first;
+                        m = other.same.next[m] as usize;
+                    }
+                    self.same.by_hash.insert(hash, (first, last2 + offset));
+                    self.same.chained += 1;
+                    joined[f2] = true;
+                }
+                Some(_) => {}
+                None => {
+                    self.same.by_hash.insert(hash, (first2 + offset, last2 + offset));
+                }
+            }
+        }
+        self.same.next.extend(other.same.next.iter().map(|&n| if n == END { END } else { n + offset }));
+        for (i, &n) in other.same.next.iter().enumerate() {
+            if n != END {
+                self.same.link(offset as usize + i, n + offset);
+            }
+        }
+        self.same.weight.extend_from_slice(&other.same.weight);
+        self.same.first.extend_from_slice(&other.same.first);
+        self.same.chained += other.same.chained;
         for (gram, posting) in other.postings {
             let target = self.postings.entry(gram).or_default();
-            target.ids.extend(posting.ids.iter().map(|d| d + offset));
-            target.lens.extend_from_slice(&posting.lens);
+            target.keys += posting.keys;
+            for (&d, &len) in posting.ids.iter().zip(&posting.lens) {
+                if !joined[d as usize] {
+                    target.ids.push(d + offset);
+                    target.lens.push(len);
+                }
+            }
             target.merge_if_long();
         }
         if self.by_len.len() < other.by_len.len() {
@@ -572,8 +725,9 @@ impl GramIndex {
     /// The lists of `gram`: the persisted one and the one of keys added since.
     fn lists(&self, gram: u64) -> Lists<'_> {
         let base = self.base.as_ref().and_then(|b| b.grams.list(gram));
-        let added = self.postings.get(&gram).map(Posting::view);
-        let size = base.map_or(0, |l| l.ids.len()) + added.map_or(0, |l| l.ids.len());
+        let posting = self.postings.get(&gram);
+        let added = posting.map(Posting::view);
+        let size = base.map_or(0, |l| l.ids.len()) + posting.map_or(0, |p| p.keys);
         Lists { base, added, size }
     }
 
@@ -651,6 +805,36 @@ impl GramIndex {
             });
         }
         std::hint::black_box(sum);
+    }
+
+    /// The keys key `d` stands for in the lists: itself and its chain of keys of the same
+    /// text (1 for a key of the persisted part, whose lists hold every key).
+    fn weight(&self, d: u32) -> usize {
+        match (d as usize).checked_sub(self.base_len()) {
+            Some(i) if self.same.more(i) => self.same.weight.get(i).map_or(1, |&w| w as usize),
+            _ => 1,
+        }
+    }
+
+    /// The keys after listed key `d` in its chain of keys of the same text, in order.
+    fn chain(&self, d: u32) -> impl Iterator<Item = u32> + '_ {
+        let base_len = self.base_len();
+        // The bit first: a key with no next costs no load of the chains.
+        let next = move |d: u32| {
+            let i = (d as usize).checked_sub(base_len).filter(|&i| self.same.more(i))?;
+            self.same.next.get(i).copied().filter(|&n| n != END)
+        };
+        std::iter::successors(next(d), move |&n| next(n))
+    }
+
+    /// The key standing for `d` in the lists: the first of its chain, or itself.
+    fn listed(&self, d: u32) -> u32 {
+        (d as usize)
+            .checked_sub(self.base_len())
+            .and_then(|i| self.same.first.get(i))
+            .copied()
+            .filter(|&f| f != END)
+            .unwrap_or(d)
     }
 
     /// Offers `sink` every live key whose similarity with `q.key` can reach the sink's
@@ -807,11 +991,24 @@ struct Cells {
 impl Cells {
     /// Appends to `keys` the keys of `cells`, each with its cell's bound, in no
     /// particular order.
-    fn keys(&self, cells: &[(f64, usize)], candidates: &[(u32, u16)], links: &[u32], keys: &mut Vec<Ranked>) {
+    /// A key filed stands for its chain of keys of the same text too (see [`SameText`]).
+    fn keys(
+        &self,
+        ix: &GramIndex,
+        cells: &[(f64, usize)],
+        candidates: &[(u32, u16)],
+        links: &[u32],
+        keys: &mut Vec<Ranked>,
+    ) {
+        let chains = ix.same.chained > 0;
         for &(bound, cell) in cells {
             let mut i = self.head[cell];
             while i != END {
-                keys.push(Ranked(bound, candidates[i as usize].0));
+                let d = candidates[i as usize].0;
+                keys.push(Ranked(bound, d));
+                if chains {
+                    keys.extend(ix.chain(d).map(|m| Ranked(bound, m)));
+                }
                 i = links[i as usize];
             }
         }
@@ -873,6 +1070,11 @@ impl Walk<'_> {
         let mut scanned = 0;
         let mut read = 0usize;
         let scan_limit = sink.scan_limit();
+        // Keys seen, a chain of keys of the same text counting each of its keys (see
+        // [`SameText`]); summed only as far as the tests below need.
+        let mut keys_seen = 0usize;
+        let mut weighed = 0usize;
+        let enough = self.max_candidates.max(EARLY + 1);
         for (i, list) in lists.iter().enumerate() {
             let left = lists.len() - i;
             let (lo, hi) = self.window(sink.cutoff());
@@ -880,7 +1082,7 @@ impl Walk<'_> {
             if !self.can_reach(left, lo, hi, cutoff) {
                 break;
             }
-            if self.margin && tally.seen >= self.max_candidates && self.qlen >= MARGIN_FROM {
+            if self.margin && keys_seen >= self.max_candidates && self.qlen >= MARGIN_FROM {
                 // The margin never passes over a key that could tie with the best found.
                 let stop_under = (cutoff + MARGIN).min(sink.tie_cutoff().max(cutoff));
                 if !self.can_reach(left, lo, hi, stop_under) {
@@ -902,9 +1104,17 @@ impl Walk<'_> {
                 tally.count(tail, tail_lens, Some((lo, hi)));
             }
             scanned = i + 1;
-            if scanned == lists.len().div_ceil(2) && tally.seen > EARLY {
+            if self.ix.same.chained == 0 {
+                keys_seen = tally.seen;
+            } else {
+                while weighed < tally.seen && keys_seen < enough {
+                    keys_seen += self.ix.weight(tally.touched[weighed].0);
+                    weighed += 1;
+                }
+            }
+            if scanned == lists.len().div_ceil(2) && keys_seen > EARLY {
                 // Halfway: offer the keys that share the most grams so far.
-                for d in tally.most_shared(EARLY) {
+                for d in tally.most_shared(self.ix, EARLY) {
                     if self.full() {
                         break;
                     }
@@ -1015,7 +1225,7 @@ impl Walk<'_> {
             }
             let split = rest.partition_point(|&(bound, _)| bound >= least);
             ranked.clear();
-            cells.keys(&rest[..split], candidates, links, ranked);
+            cells.keys(self.ix, &rest[..split], candidates, links, ranked);
             ranked.sort_unstable_by(|a, b| b.cmp(a));
             for (i, &Ranked(bound, d)) in ranked.iter().enumerate() {
                 if i % TOUCH_AHEAD == 0 {
@@ -1039,6 +1249,7 @@ impl Walk<'_> {
         if self.full() && sink.tie_cutoff() > 1.0 {
             return;
         }
+        // A key chained to one seen was seen: its first's mark is read.
         for &(d, _) in candidates {
             counts[d as usize] = 1;
         }
@@ -1049,7 +1260,7 @@ impl Walk<'_> {
                 if !self.may_offer(bound, sink) {
                     break;
                 }
-                if counts.get(d as usize) == Some(&0) {
+                if counts.get(self.ix.listed(d) as usize) == Some(&0) {
                     self.offer(d, sink);
                 }
             }
@@ -1308,7 +1519,8 @@ mod tests {
         for i in 0..3000usize {
             let text: Vec<&str> =
                 (0..2 + i % 5).map(|k| words[(i * 3 + k * 7 + i / 13) % words.len()]).collect();
-            ix.add(EntryId(i as i64 + 1), 0, &Keys::of(&[Run::text(text.join(" "))]));
+            // Numbered, so every key has a text of its own and is listed.
+            ix.add(EntryId(i as i64 + 1), 0, &Keys::of(&[Run::text(format!("{} {i}", text.join(" ")))]));
         }
         let en = Locale::parse("en").unwrap();
         let offers = |ix: &GramIndex| {

@@ -834,7 +834,9 @@ impl CandidateSink for Sink<'_> {
             if pattern.sketch_rules_out(len, sketch, cutoff) {
                 return None;
             }
-            pattern.similarity_at_least(key.get()?, len, cutoff)
+            // The index's path: the diagonal cut-off gives a far key up early (DESIGN.md
+            // §78); the sketch test it repeats costs a few instructions.
+            pattern.similarity_at_least_sketched(key.get()?, len, sketch, cutoff)
         })
     }
 

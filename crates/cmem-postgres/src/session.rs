@@ -86,9 +86,9 @@ const DEFERRABLE_INDEXES: &str = "SELECT i.indexrelid::regclass::text, pg_get_in
 ///
 /// Why: PostgreSQL builds these indexes over the full en-de memory's 585,000 variants
 /// in about half the time that inserting the rows into them costs (its own advice for
-/// loading a database: create indexes after the data; DESIGN.md §87). A session whose first batch is large and finds the
-/// memory without variants drops those indexes inside its transaction and creates them
-/// again before it commits. Everything stays in the one transaction: a session that
+/// loading a database: create indexes after the data; DESIGN.md §85). A session whose
+/// first batch is large and finds the memory without variants drops those indexes
+/// inside its transaction and creates them again before it commits. Everything stays in the one transaction: a session that
 /// rolls back or dies gets its indexes back with the rollback, and other readers never
 /// see the memory without them. They wait instead: dropping an index locks its table,
 /// so a reader of this (empty) memory waits for the first import to commit, and then

@@ -384,7 +384,21 @@ pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u
             lens: posting.lens.clone(),
             sorted: posting.sorted,
             starts: Vec::new(),
+            keys: posting.keys,
         };
+        if ix.same.chained > 0 {
+            // The file's lists hold every key: a key of the same text as one listed
+            // (chained in memory) joins its lists, in (length, number) order.
+            for (&d, &len) in posting.ids.iter().zip(&posting.lens) {
+                for m in ix.chain(d) {
+                    p.ids.push(m);
+                    p.lens.push(len);
+                }
+            }
+            if p.ids.len() > posting.ids.len() {
+                p.sorted = 0;
+            }
+        }
         if p.ids.len() > p.sorted || (p.ids.len() >= DIRECTORY_FROM && posting.starts.is_empty()) {
             p.merge();
         } else {
@@ -590,6 +604,45 @@ mod tests {
         assert_eq!(offers(&opened, &|_| true), offers(&built, &|_| true));
         // An opened index is not written again.
         assert!(opened.to_file(&sets, &meta()).is_err());
+    }
+
+    #[test]
+    fn keys_of_one_text_are_offered_as_lists_of_every_key_offer_them() {
+        // Few texts, each many times over (two locale sets, as a multilingual memory has
+        // them), built in parts whose chains are joined: chained keys must be offered in
+        // the order of the file's lists, which hold every key, under limits and ties.
+        let mut sets = LocaleSets::new();
+        let en = sets.locale_id(&Locale::parse("en").unwrap_or_else(|_| unreachable!()));
+        let de = sets.locale_id(&Locale::parse("de").unwrap_or_else(|_| unreachable!()));
+        let groups = [sets.set_id(&[en, de]), sets.set_id(&[de, en])];
+        let variants: Vec<(EntryId, u32, Keys)> = (0..2400usize)
+            .map(|i| (EntryId(i as i64 + 1), groups[i % 2], Keys::of(&[Run::text(text(i % 700))])))
+            .collect();
+        for chunk in [2400, 500] {
+            let mut built = GramIndex::build_in_parts(&variants, chunk);
+            assert!(built.same.chained > 1000, "chunk {chunk}: {} chained", built.same.chained);
+            // A removed first key keeps its chain offered.
+            built.remove(EntryId(1));
+            built.remove(EntryId(702));
+            let file = built.to_file(&sets, &meta()).unwrap_or_default();
+            let frozen = FrozenGrams::open(bytes(&file)).unwrap_or_else(|e| unreachable!("{e}"));
+            let opened = GramIndex::with_base(frozen, vec![0, 1]);
+            assert_eq!(opened.len(), built.len());
+            let accepts: [&dyn Fn(u32) -> bool; 2] = [&|g| g == 0, &|_| true];
+            for accept in accepts {
+                assert_eq!(offers(&opened, accept), offers(&built, accept), "chunk {chunk}");
+                // Keys sharing no gram with the query, reached by length: a chained key
+                // of a text seen is not among them.
+                let en = Locale::parse("en").unwrap_or_else(|_| unreachable!());
+                let unshared = |ix: &GramIndex| {
+                    let q = CandidateQuery { key: "filez", kinds: KindSet::ALL, source: &en, target: &en };
+                    let mut sink = Collect(0.0, 400, Vec::new());
+                    ix.offer(&q, accept, &mut sink);
+                    sink.2
+                };
+                assert_eq!(unshared(&opened), unshared(&built), "chunk {chunk}");
+            }
+        }
     }
 
     #[test]
