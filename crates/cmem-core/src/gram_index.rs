@@ -70,9 +70,10 @@ pub struct GramIndex {
 /// Why: a multilingual memory holds the same source once per language pair (273,515 of
 /// the benchmark's 281,839 en-de sources are en-fr sources too, and the million-entry
 /// memory's copies repeat across the pairs), and every repeat cost a posting in each of
-/// its grams' lists, a count and a filing per query. Keys of one text have the same grams, so at every step of a scan
-/// they have the same count and bound: the walk files the first and, when it ranks its
-/// cell, puts the whole chain in, each key under its own number. The order of the offers
+/// its grams' lists, a count and a filing per query. Keys of one text have the same
+/// grams, so at every step of a scan they have the same count and bound: the walk files
+/// the first and, when it ranks its cell, puts the whole chain in, each key under its
+/// own number. The order of the offers
 /// is therefore the one the full lists gave, and a persisted index, whose lists hold
 /// every key, offers the same.
 #[derive(Debug, Default)]
