@@ -15,6 +15,9 @@
 //! [`ContentMemory::read_scope`]: cmem_core::ContentMemory::read_scope
 
 use std::cell::RefCell;
+use std::collections::HashMap;
+
+use cmem_core::{Entry, EntryId};
 
 /// One open scope of one store.
 #[derive(Debug)]
@@ -27,6 +30,9 @@ struct Scope {
     /// The counter the scope's entry reads saw, and whether they saw different ones.
     seen: Option<i64>,
     differs: bool,
+    /// The entries the scope read: its three exact tiers usually find the same entries,
+    /// and a lookup reads each of them once.
+    read: HashMap<EntryId, Entry>,
 }
 
 thread_local! {
@@ -35,7 +41,9 @@ thread_local! {
 
 /// Opens a scope of `store`, whose index is at change counter `at`.
 pub(crate) fn enter(store: u64, at: Option<i64>, checked: bool) {
-    SCOPES.with(|s| s.borrow_mut().push(Scope { store, at, checked, seen: None, differs: false }));
+    SCOPES.with(|s| {
+        s.borrow_mut().push(Scope { store, at, checked, seen: None, differs: false, read: HashMap::new() })
+    });
 }
 
 /// Closes the innermost scope of `store`.
@@ -62,6 +70,37 @@ pub(crate) fn saw(store: u64, changes: i64) {
                 Some(c) if c != changes => x.differs = true,
                 Some(_) => {}
             }
+        }
+    });
+}
+
+/// The entries of `ids` the innermost scope of `store` has read, and the ids it has
+/// not (all of them outside a scope).
+pub(crate) fn recall(store: u64, ids: &[EntryId]) -> (HashMap<EntryId, Entry>, Vec<EntryId>) {
+    SCOPES.with(|s| {
+        let s = s.borrow();
+        let Some(x) = s.iter().rev().find(|x| x.store == store) else {
+            return (HashMap::new(), ids.to_vec());
+        };
+        let mut found = HashMap::new();
+        let mut missing = Vec::new();
+        for id in ids {
+            match x.read.get(id) {
+                Some(e) => {
+                    found.insert(*id, e.clone());
+                }
+                None => missing.push(*id),
+            }
+        }
+        (found, missing)
+    })
+}
+
+/// Keeps `entries`, read inside the innermost scope of `store`, for its later reads.
+pub(crate) fn remember(store: u64, entries: &HashMap<EntryId, Entry>) {
+    SCOPES.with(|s| {
+        if let Some(x) = s.borrow_mut().iter_mut().rev().find(|x| x.store == store) {
+            x.read.extend(entries.iter().map(|(id, e)| (*id, e.clone())));
         }
     });
 }
@@ -95,6 +134,7 @@ pub(crate) fn verdict(store: u64) -> Verdict {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -106,8 +146,18 @@ mod tests {
         assert_eq!(verdict(7), Verdict::Holds);
         saw(7, 4);
         assert_eq!(verdict(7), Verdict::Changed, "two reads saw two counters");
+        let en = cmem_core::Locale::parse("en").unwrap();
+        let entry = cmem_core::NewEntry::pair(
+            cmem_core::Variant::new(en.clone(), vec![cmem_core::Run::text("a")]),
+            cmem_core::Variant::new(en, vec![cmem_core::Run::text("b")]),
+        )
+        .into_entry(EntryId(4));
+        remember(7, &HashMap::from([(EntryId(4), entry)]));
+        let (found, missing) = recall(7, &[EntryId(4), EntryId(5)]);
+        assert_eq!((found.keys().collect::<Vec<_>>(), missing), (vec![&EntryId(4)], vec![EntryId(5)]));
         leave(7);
         assert!(!inside(7));
+        assert_eq!(recall(7, &[EntryId(4)]).1, vec![EntryId(4)], "forgotten with the scope");
         assert_eq!(verdict(7), Verdict::Holds, "no scope");
     }
 

@@ -613,14 +613,20 @@ impl ContentMemory for PgStore {
         // entry, and no planning.
         let p = &self.name;
         let reading = || "reading entries".to_owned();
-        let wanted: Vec<i64> = ids.iter().map(|id| id.0).collect();
-        let mut conn = self.client()?;
-        let stmt = conn.prepared(GET_MANY, &[Type::INT8_ARRAY]).ctx_with(p, reading)?;
-        let rows = conn.query(&stmt, &[&wanted]).ctx_with(p, reading)?;
-        if let Some(r) = rows.first() {
-            crate::scope::saw(self.scope_id, r.try_get(8).ctx_with(p, reading)?);
+        // Inside a lookup, an entry its scope read already is not asked for again.
+        let (mut by_id, missing) = crate::scope::recall(self.scope_id, ids);
+        if !missing.is_empty() {
+            let wanted: Vec<i64> = missing.iter().map(|id| id.0).collect();
+            let mut conn = self.client()?;
+            let stmt = conn.prepared(GET_MANY, &[Type::INT8_ARRAY]).ctx_with(p, reading)?;
+            let rows = conn.query(&stmt, &[&wanted]).ctx_with(p, reading)?;
+            if let Some(r) = rows.first() {
+                crate::scope::saw(self.scope_id, r.try_get(8).ctx_with(p, reading)?);
+            }
+            let fetched = entries_of_rows(rows, p)?;
+            crate::scope::remember(self.scope_id, &fetched);
+            by_id.extend(fetched);
         }
-        let by_id = entries_of_rows(rows, p)?;
         Ok(ids.iter().map(|id| by_id.get(id).cloned()).collect())
     }
 
