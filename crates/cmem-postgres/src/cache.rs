@@ -162,11 +162,7 @@ impl Cache {
                 .ctx(name, "loading keys")?;
             let mut variants = Vec::with_capacity(rows.len());
             for r in rows {
-                let keys = Keys {
-                    plain: r.try_get(1).ctx(name, "loading keys")?,
-                    structural: r.try_get(2).ctx(name, "loading keys")?,
-                    generalized: r.try_get(3).ctx(name, "loading keys")?,
-                };
+                let keys = keys_at(&r, 1).ctx(name, "loading keys")?;
                 let id = EntryId(r.try_get(0).ctx(name, "loading keys")?);
                 // Every variant's entry had its locales loaded first.
                 let set = self.index.set_of(id).unwrap_or(u32::MAX);
@@ -217,11 +213,7 @@ impl Cache {
             let Some(tag) = r.try_get::<_, Option<&str>>(1).ctx(name, what)? else { continue };
             let locale =
                 Locale::parse(tag).map_err(|e| corrupt(name, format!("stored locale {tag:?}"), e))?;
-            let keys = Keys {
-                plain: r.try_get(2).ctx(name, what)?,
-                structural: r.try_get(3).ctx(name, what)?,
-                generalized: r.try_get(4).ctx(name, what)?,
-            };
+            let keys = keys_at(&r, 2).ctx(name, what)?;
             if let Some((_, variants)) = changed.last_mut() {
                 variants.push((locale, keys));
             }
@@ -235,6 +227,15 @@ impl Cache {
         self.index.settle();
         Ok(true)
     }
+}
+
+/// The three keys of [`KEYS_OF_V`] in a row, from column `first` on.
+fn keys_at(r: &postgres::Row, first: usize) -> std::result::Result<Keys, postgres::Error> {
+    Ok(Keys {
+        plain: r.try_get(first)?,
+        structural: r.try_get(first + 1)?,
+        generalized: r.try_get(first + 2)?,
+    })
 }
 
 /// Where the change log stands in `tx`'s snapshot.

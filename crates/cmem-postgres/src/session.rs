@@ -88,9 +88,9 @@ const DEFERRABLE_INDEXES: &str = "SELECT i.indexrelid::regclass::text, pg_get_in
 /// in about half the time that inserting the rows into them costs (its own advice for
 /// loading a database: create indexes after the data; DESIGN.md §85). A session whose
 /// first batch is large and finds the memory without variants drops those indexes
-/// inside its transaction and creates them again before it commits. Everything stays in the one transaction: a session that
-/// rolls back or dies gets its indexes back with the rollback, and other readers never
-/// see the memory without them. They wait instead: dropping an index locks its table,
+/// inside its transaction and creates them again before it commits. Everything stays
+/// in the one transaction: a session that rolls back or dies gets its indexes back with
+/// the rollback, and other readers never see the memory without them. They wait instead: dropping an index locks its table,
 /// so a reader of this (empty) memory waits for the first import to commit, and then
 /// sees it whole. A writer that may not drop them (not the tables' owner) keeps them.
 #[derive(Debug)]
@@ -109,7 +109,6 @@ struct Statements {
     reserve: Statement,
     entries: Statement,
     variants: Statement,
-    origin: Statement,
     approve: Statement,
     origins: Statement,
     get_many: Statement,
@@ -187,12 +186,6 @@ impl<'a> PgSession<'a> {
                     )
                     .ctx(p, "preparing")?,
                 get_many: conn.prepare(crate::store::GET_MANY).ctx(p, "preparing")?,
-                origin: conn
-                    .prepare(
-                        "INSERT INTO tm_origins (entry_id, seq, project_id, context_fingerprint, created_at) \
-                         VALUES ($1, $2, $3, $4, $5)",
-                    )
-                    .ctx(p, "preparing")?,
             };
             Ok::<_, Error>((after, stmts))
         })();
@@ -215,18 +208,6 @@ impl<'a> PgSession<'a> {
                 Err(e)
             }
         }
-    }
-
-    fn insert_origins(&mut self, id: EntryId, first_seq: usize, origins: &[Origin]) -> Result<()> {
-        for (i, o) in origins.iter().enumerate() {
-            self.conn
-                .execute(
-                    &self.stmts.origin,
-                    &[&id.0, &((first_seq + i) as i64), &o.project_id, &o.context_fingerprint, &o.created_at],
-                )
-                .ctx_with(self.store.name(), || format!("writing an origin of entry {id}"))?;
-        }
-        Ok(())
     }
 
     /// Writes a batch (validated) in the open savepoint; returns the outcomes and the
@@ -343,18 +324,9 @@ impl<'a> PgSession<'a> {
             let counts: Vec<i64> = approved.values().copied().collect();
             self.conn.execute(&self.stmts.approve, &[&ids, &counts]).ctx(&p, "counting approvals")?;
         }
-        if !origins.is_empty() {
-            let ids: Vec<i64> = origins.iter().map(|(id, _, _)| id.0).collect();
-            let seqs: Vec<i64> = origins.iter().map(|(_, seq, _)| *seq as i64).collect();
-            let projects: Vec<&str> = origins.iter().map(|(_, _, o)| o.project_id.as_str()).collect();
-            let contexts: Vec<&str> =
-                origins.iter().map(|(_, _, o)| o.context_fingerprint.as_str()).collect();
-            let created: Vec<&str> = origins.iter().map(|(_, _, o)| o.created_at.as_str()).collect();
-            self.conn
-                .execute(&self.stmts.origins, &[&ids, &seqs, &projects, &contexts, &created])
-                .ctx(&p, "writing origins")?;
-        }
-        Ok(())
+        let rows: Vec<(EntryId, usize, &Origin)> =
+            origins.iter().map(|(id, seq, o)| (*id, *seq, o)).collect();
+        self.write_origins(&rows)
     }
 
     /// Inserts new entries with their reserved ids: one statement per table.
@@ -433,7 +405,9 @@ impl<'a> PgSession<'a> {
             .ctx_with(&p, || format!("replacing the variants of entry {id}"))?;
         let keys = self.insert_variants(std::slice::from_ref(&entry))?.pop().map(|(_, keys)| keys);
         let kept = existing.origins.len();
-        self.insert_origins(id, kept, &entry.origins[kept..])?;
+        let added: Vec<(EntryId, usize, &Origin)> =
+            entry.origins[kept..].iter().enumerate().map(|(k, o)| (id, kept + k, o)).collect();
+        self.write_origins(&added)?;
         Ok(Some(keys.unwrap_or_default()))
     }
 
@@ -473,23 +447,24 @@ impl<'a> PgSession<'a> {
 
     /// Inserts the origins of new entries (their ids final): one statement.
     fn insert_fresh_origins(&mut self, fresh: &[Entry]) -> Result<()> {
-        let p = self.store.name().to_owned();
-        let (mut o_entry, mut o_seq, mut o_project, mut o_context, mut o_created) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for e in fresh {
-            for (seq, o) in e.origins.iter().enumerate() {
-                o_entry.push(e.id.0);
-                o_seq.push(seq as i64);
-                o_project.push(o.project_id.as_str());
-                o_context.push(o.context_fingerprint.as_str());
-                o_created.push(o.created_at.as_str());
-            }
+        let rows: Vec<(EntryId, usize, &Origin)> =
+            fresh.iter().flat_map(|e| e.origins.iter().enumerate().map(|(seq, o)| (e.id, seq, o))).collect();
+        self.write_origins(&rows)
+    }
+
+    /// Inserts origin rows (entry, sequence number, origin): one statement.
+    fn write_origins(&mut self, rows: &[(EntryId, usize, &Origin)]) -> Result<()> {
+        if rows.is_empty() {
+            return Ok(());
         }
-        if !o_entry.is_empty() {
-            self.conn
-                .execute(&self.stmts.origins, &[&o_entry, &o_seq, &o_project, &o_context, &o_created])
-                .ctx(&p, "writing origins")?;
-        }
+        let ids: Vec<i64> = rows.iter().map(|(id, _, _)| id.0).collect();
+        let seqs: Vec<i64> = rows.iter().map(|(_, seq, _)| *seq as i64).collect();
+        let projects: Vec<&str> = rows.iter().map(|(_, _, o)| o.project_id.as_str()).collect();
+        let contexts: Vec<&str> = rows.iter().map(|(_, _, o)| o.context_fingerprint.as_str()).collect();
+        let created: Vec<&str> = rows.iter().map(|(_, _, o)| o.created_at.as_str()).collect();
+        self.conn
+            .execute(&self.stmts.origins, &[&ids, &seqs, &projects, &contexts, &created])
+            .ctx(self.store.name(), "writing origins")?;
         Ok(())
     }
 
@@ -607,15 +582,16 @@ impl WriteSession for PgSession<'_> {
 
     fn commit(mut self: Box<Self>) -> Result<()> {
         let p = self.store.name().to_owned();
-        let rebuilt = matches!(&self.bulk, Bulk::Deferred(defs) if !defs.is_empty());
-        if let Bulk::Deferred(defs) = &self.bulk {
-            if !defs.is_empty() {
+        let rebuilt = match &self.bulk {
+            Bulk::Deferred(defs) if !defs.is_empty() => {
                 // The session is still open: a failure here rolls the whole import back.
                 self.conn
                     .batch_execute(&format!("SET LOCAL maintenance_work_mem = '256MB'; {}", defs.join("; ")))
                     .ctx(&p, "building the search indexes")?;
+                true
             }
-        }
+            _ => false,
+        };
         self.open = false;
         self.conn.batch_execute("COMMIT").ctx(&p, "committing")?;
         if self.wrote_variants && !rebuilt {

@@ -282,8 +282,7 @@ impl PgStore {
     /// was loaded at another or lacks the locale.
     fn reload_if_changed(&self, source: &Locale) -> Result<()> {
         let mut client = self.client()?;
-        self.change_checks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let changes = read_changes_prepared(&mut client, &self.name)?;
+        let changes = self.read_counter(&mut client)?;
         self.mark_checked();
         if self.cache_read()?.is_current(changes, source) {
             return Ok(());
@@ -305,15 +304,20 @@ impl PgStore {
         if self.is_fresh() {
             return Ok(true);
         }
-        let mut client = self.client()?;
-        self.change_checks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let changes = read_changes_prepared(&mut client, &self.name)?;
+        let changes = self.read_counter(&mut self.client()?)?;
         if Some(changes) == at {
             self.mark_checked();
             return Ok(true);
         }
         self.stale.store(true, std::sync::atomic::Ordering::Relaxed);
         Ok(false)
+    }
+
+    /// Reads the change counter for the candidate index (counted, see
+    /// `change_checks`).
+    fn read_counter(&self, client: &mut Pooled) -> Result<i64> {
+        self.change_checks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        read_changes_prepared(client, &self.name)
     }
 
     /// Whether the change counter was read within [`PgOptions::freshness`].
