@@ -10,7 +10,8 @@
 //! the memory opened as a one-shot `cmem lookup` opens it (the persisted candidate index
 //! read in place) and counts the lists that differ from the in-process index's. With `--store postgres`, it imports
 //! into a fresh database (on the server `--pg-url` or `CMEM_PG_URL` names, else on a
-//! throwaway cluster it starts and removes) and, after the usual passes, runs some of
+//! throwaway cluster it starts and removes), lets it settle as a running server's would
+//! (`VACUUM (ANALYZE)`, `CHECKPOINT`, untimed) and, after the usual passes, runs some of
 //! the queries again with the candidates taken from the database rather than the
 //! in-process index (`PgOptions::gram_index(false)`).
 //!
@@ -198,6 +199,9 @@ struct Report {
     exact_p50_us: Option<f64>,
     build_s: f64,
     import_rate_per_s: f64,
+    /// With `--store postgres`: seconds the database took to settle after the build,
+    /// outside the clock (see `pg::BenchDb::settle`).
+    settle_s: Option<f64>,
     /// The first lookup's latency (it may load or build the candidate index).
     first_lookup_ms: f64,
     /// SQLite: every file named after the database (WAL and index files included),
@@ -479,6 +483,10 @@ fn main() -> Result<()> {
         build_s += started.elapsed().as_secs_f64();
     }
     let rss_after_build_mb = status_mb("VmRSS");
+    let settle_s = match &bench_db {
+        Some(db) => Some(db.settle()?.as_secs_f64()),
+        None => None,
+    };
     // The reference scores the entries a lookup into `to` may return: an entry of
     // another pair is no answer, however near its source.
     let answering: Vec<bool> = targets.iter().map(|t| t.matches(&to)).collect();
@@ -664,6 +672,7 @@ fn main() -> Result<()> {
         exact_p50_us: (!exact_lat.is_empty()).then(|| percentile(&exact_lat, 0.50)),
         build_s,
         import_rate_per_s: memory.len() as f64 / build_s.max(1e-9),
+        settle_s,
         first_lookup_ms,
         size_bytes,
         rss_before_build_mb,
@@ -742,6 +751,9 @@ fn print_table(r: &Report) {
         println!("exact p50          {:.1} µs over {} queries", e, r.exact_queries);
     }
     println!("build              {:.2} s ({:.0} entries/s)", r.build_s, r.import_rate_per_s);
+    if let Some(s) = r.settle_s {
+        println!("settle             {s:.1} s (VACUUM (ANALYZE) and CHECKPOINT after the build, untimed)");
+    }
     println!("first lookup       {:.1} ms", r.first_lookup_ms);
     if let Some(s) = r.size_bytes {
         println!("size on disk       {:.1} MB", s as f64 / 1e6);

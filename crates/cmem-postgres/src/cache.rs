@@ -87,6 +87,7 @@ impl Cache {
     }
 
     /// How many times the cache was loaded whole.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
     pub(crate) fn loads(&self) -> u64 {
         self.loads
     }

@@ -10,7 +10,8 @@
 //! - Fuzzy candidates from an in-process trigram-count index
 //!   ([`cmem_core::CandidateIndex`], the same as the other stores'), so lookups rank
 //!   exactly as everywhere else. Every write transaction bumps a change counter in the
-//!   meta table; a lookup reads it with its entries (or alone, when it reads none) and,
+//!   meta table; a lookup reads it with its entries (or, when it reads none, from a read
+//!   a thread of the store made while the lookup walked the index) and,
 //!   when any writer anywhere committed since the index was loaded, reloads the index
 //!   and looks up again. Without the index ([`PgOptions::gram_index`] off): the keys
 //!   sharing the query's rarest words, through the word index (approximate), or with
@@ -41,6 +42,7 @@
 #![forbid(unsafe_code)]
 
 mod address;
+mod ahead;
 mod cache;
 mod conn;
 mod error;

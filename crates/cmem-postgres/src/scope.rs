@@ -9,8 +9,9 @@
 //! one the index was loaded at. Equal: no writer committed between the load and the
 //! entry read, which came after the lookup began, so the lookup saw every write committed
 //! before it began. Different: the lookup is tried again, in a scope that reads the
-//! counter (and reloads the index) first. A lookup that read no entry reads the counter
-//! alone when its scope ends.
+//! counter (and reloads the index) first. A lookup that read no entry takes the counter
+//! read ahead for it since its scope began (see [`crate::ahead`]), or reads it alone when
+//! its scope ends.
 //!
 //! [`ContentMemory::read_scope`]: cmem_core::ContentMemory::read_scope
 
@@ -18,6 +19,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use cmem_core::{Entry, EntryId};
+
+use crate::ahead::Ticket;
 
 /// One open scope of one store.
 #[derive(Debug)]
@@ -27,6 +30,8 @@ struct Scope {
     at: Option<i64>,
     /// The scope began by reading the counter: its reads hold without a check.
     checked: bool,
+    /// The counter read asked ahead when the scope began.
+    ahead: Option<Ticket>,
     /// The counter the scope's entry reads saw, and whether they saw different ones.
     seen: Option<i64>,
     differs: bool,
@@ -39,10 +44,19 @@ thread_local! {
     static SCOPES: RefCell<Vec<Scope>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Opens a scope of `store`, whose index is at change counter `at`.
-pub(crate) fn enter(store: u64, at: Option<i64>, checked: bool) {
+/// Opens a scope of `store`, whose index is at change counter `at`, with the counter
+/// read asked `ahead` for it.
+pub(crate) fn enter(store: u64, at: Option<i64>, checked: bool, ahead: Option<Ticket>) {
     SCOPES.with(|s| {
-        s.borrow_mut().push(Scope { store, at, checked, seen: None, differs: false, read: HashMap::new() })
+        s.borrow_mut().push(Scope {
+            store,
+            at,
+            checked,
+            ahead,
+            seen: None,
+            differs: false,
+            read: HashMap::new(),
+        })
     });
 }
 
@@ -112,8 +126,9 @@ pub(crate) enum Verdict {
     Holds,
     /// Its reads saw another counter: try again.
     Changed,
-    /// It read no entry: read the counter and compare it with this one.
-    Check(Option<i64>),
+    /// It read no entry: compare the counter with `at`, as the read asked `ahead`
+    /// answers or as read now.
+    Check { at: Option<i64>, ahead: Option<Ticket> },
 }
 
 /// The verdict on the innermost scope of `store` (`Holds` when there is none).
@@ -128,7 +143,7 @@ pub(crate) fn verdict(store: u64) -> Verdict {
             _ if x.differs => Verdict::Changed,
             Some(c) if Some(c) == x.at => Verdict::Holds,
             Some(_) => Verdict::Changed,
-            None => Verdict::Check(x.at),
+            None => Verdict::Check { at: x.at, ahead: x.ahead },
         }
     })
 }
@@ -140,8 +155,8 @@ mod tests {
 
     #[test]
     fn a_scope_holds_when_its_reads_saw_the_index_counter() {
-        enter(7, Some(3), false);
-        assert_eq!(verdict(7), Verdict::Check(Some(3)));
+        enter(7, Some(3), false, Some(2));
+        assert_eq!(verdict(7), Verdict::Check { at: Some(3), ahead: Some(2) });
         saw(7, 3);
         assert_eq!(verdict(7), Verdict::Holds);
         saw(7, 4);
@@ -163,8 +178,8 @@ mod tests {
 
     #[test]
     fn a_checked_scope_holds_and_scopes_of_other_stores_are_apart() {
-        enter(1, Some(5), true);
-        enter(2, Some(5), false);
+        enter(1, Some(5), true, None);
+        enter(2, Some(5), false, None);
         saw(2, 6);
         saw(1, 6);
         assert_eq!(verdict(1), Verdict::Holds);

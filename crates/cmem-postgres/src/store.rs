@@ -106,6 +106,8 @@ pub struct PgStore {
     stale: std::sync::atomic::AtomicBool,
     /// How many times the change counter was read for the candidate index.
     change_checks: std::sync::atomic::AtomicU64,
+    /// Reads the change counter while lookups walk the index.
+    ahead: crate::ahead::CounterAhead,
 }
 
 /// Numbers the stores of this process for the [read scopes](crate::scope).
@@ -208,14 +210,22 @@ impl PgStore {
             scope_id: NEXT_SCOPE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             change_checks: Default::default(),
             stale: Default::default(),
+            ahead: crate::ahead::CounterAhead::new(),
         })
     }
 
     /// How many times the candidate index asked the database whether another writer
-    /// had written (tests count round trips with it).
+    /// had written, on a lookup's path (tests count round trips with it).
     #[cfg(feature = "testing")]
     pub fn change_checks(&self) -> u64 {
         self.change_checks.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// How many times the change counter was read ahead for lookups, off their path
+    /// (see [`change_checks`](Self::change_checks) for the reads on it).
+    #[cfg(feature = "testing")]
+    pub fn counter_reads_ahead(&self) -> u64 {
+        self.ahead.reads()
     }
 
     /// How many times the candidate index was loaded whole (tests tell a reload from a
@@ -293,18 +303,21 @@ impl PgStore {
     /// The end of a read scope of this store (see [`crate::scope`]): whether its reads
     /// hold; when not, the next scope reads the counter first.
     fn confirm_scope(&self) -> Result<bool> {
-        let at = match crate::scope::verdict(self.scope_id) {
+        let (at, ahead) = match crate::scope::verdict(self.scope_id) {
             crate::scope::Verdict::Holds => return Ok(true),
             crate::scope::Verdict::Changed => {
                 self.stale.store(true, std::sync::atomic::Ordering::Relaxed);
                 return Ok(false);
             }
-            crate::scope::Verdict::Check(at) => at,
+            crate::scope::Verdict::Check { at, ahead } => (at, ahead),
         };
         if self.is_fresh() {
             return Ok(true);
         }
-        let changes = self.read_counter(&mut self.client()?)?;
+        let changes = match ahead.and_then(|t| self.ahead.answer(t)) {
+            Some(changes) => changes,
+            None => self.read_counter(&mut self.client()?)?,
+        };
         if Some(changes) == at {
             self.mark_checked();
             return Ok(true);
@@ -705,8 +718,12 @@ impl ContentMemory for PgStore {
         } else if !optimistic {
             self.refresh_cache(source)?;
         }
+        // A lookup that reads no entry learns the counter from a read made while it walks
+        // the index (see `crate::ahead`).
+        let ahead =
+            if optimistic && !self.is_fresh() { self.ahead.ask(&self.pool, &self.name) } else { None };
         let id = self.scope_id;
-        crate::scope::enter(id, self.cache_read()?.changes(), !optimistic);
+        crate::scope::enter(id, self.cache_read()?.changes(), !optimistic, ahead);
         Ok(ReadScope::new(move || crate::scope::leave(id)).confirmed_by(move || self.confirm_scope()))
     }
 

@@ -452,14 +452,23 @@ fn a_lookup_learns_of_other_writers_from_its_entry_read_or_one_check() {
     a.write(&[pair("Open the file", "Datei öffnen"), pair("Open the folder", "Ordner öffnen")]).unwrap();
     assert_eq!(best(&b, "Open the files").unwrap().0, "Datei öffnen");
     // Three exact tiers and up to three candidate calls: the counter comes with the
-    // entries, no round trip of its own.
+    // entries, no round trip of its own on the lookup's path.
     let before = b.change_checks();
     assert_eq!(best(&b, "Open the folders").unwrap().0, "Ordner öffnen");
     assert_eq!(best(&b, "Open the folder").unwrap().0, "Ordner öffnen");
     assert_eq!(b.change_checks(), before);
-    // A lookup that reads no entry asks once.
+    // A lookup that reads no entry takes the counter read ahead while it walked.
+    let ahead = b.counter_reads_ahead();
     assert!(best(&b, "Something else entirely").is_none());
-    assert_eq!(b.change_checks(), before + 1);
+    assert_eq!(b.change_checks(), before);
+    assert!(b.counter_reads_ahead() > ahead);
+    // One that reads the counter ahead sees a write committed before it began by a
+    // store that was never looked up in.
+    a.write(&[pair("Something else entirely", "Etwas ganz anderes")]).unwrap();
+    assert_eq!(best(&b, "Something else entirely!").unwrap().0, "Etwas ganz anderes");
+    a.write(&[pair("Nothing like it", "Nichts dergleichen")]).unwrap();
+    assert!(best(&b, "A query with no match at all").is_none());
+    assert_eq!(best(&b, "Nothing like it!").unwrap().0, "Nichts dergleichen");
     // Another store's writes are seen by the next lookup, with or without a stale match.
     a.write(&[pair("Open the window", "Fenster öffnen")]).unwrap();
     assert_eq!(best(&b, "Open the windows").unwrap().0, "Fenster öffnen");

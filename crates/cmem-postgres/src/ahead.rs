@@ -1,0 +1,144 @@
+//! The change counter read ahead: a lookup asks for it when its scope begins, a thread
+//! of the store reads it while the lookup walks its in-process index, and a lookup that
+//! reads no entry (and so learns no counter from its entry read, see [`crate::scope`])
+//! takes the answer when its scope ends instead of waiting a round trip then.
+//!
+//! Why this is as strict as a read at the end: an answer serves the requests made before
+//! its statement was sent, so its snapshot was taken after each of their lookups began
+//! and holds every write committed before them. Requests that arrive while a read is
+//! under way are served together by the next read: many lookups at once cost one read.
+//!
+//! The thread starts at the first request and stops with the store. When it cannot
+//! answer (no connection, a failed statement), the lookup reads the counter itself and
+//! meets the error there, with its context.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+use crate::conn::Manager;
+
+/// A request's number: answered by the first read sent after it was made.
+pub(crate) type Ticket = u64;
+
+#[derive(Debug, Default)]
+struct State {
+    /// The last request's number.
+    asked: Ticket,
+    /// The last request the latest read answers.
+    answered: Ticket,
+    /// The latest read's counter; `None` when it failed.
+    value: Option<i64>,
+    closing: bool,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    state: Mutex<State>,
+    /// Wakes the thread: a request, or the store closing.
+    asked: Condvar,
+    /// Wakes the lookups waiting for an answer.
+    answered: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while the lock is held cannot leave the numbers half-written.
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// The read-ahead thread of one store, started on the first request.
+#[derive(Debug)]
+pub(crate) struct CounterAhead {
+    shared: Arc<Shared>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    /// Reads made (tests count round trips with it).
+    reads: Arc<AtomicU64>,
+}
+
+impl CounterAhead {
+    pub(crate) fn new() -> CounterAhead {
+        CounterAhead { shared: Arc::default(), thread: Mutex::new(None), reads: Arc::default() }
+    }
+
+    /// How many reads the thread made.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
+    pub(crate) fn reads(&self) -> u64 {
+        self.reads.load(Ordering::Relaxed)
+    }
+
+    /// Asks for the counter as of now; `None` when the thread cannot be started (the
+    /// lookup then reads the counter itself at its end).
+    pub(crate) fn ask(&self, pool: &r2d2::Pool<Manager>, name: &str) -> Option<Ticket> {
+        let mut thread = self.thread.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if thread.is_none() {
+            let (shared, reads, pool, name) =
+                (Arc::clone(&self.shared), Arc::clone(&self.reads), pool.clone(), name.to_owned());
+            let spawned = std::thread::Builder::new()
+                .name("cmem-pg-counter".into())
+                .spawn(move || serve(&shared, &reads, &pool, &name))
+                .ok()?;
+            *thread = Some(spawned);
+        }
+        drop(thread);
+        let mut state = self.shared.lock();
+        state.asked += 1;
+        let ticket = state.asked;
+        drop(state);
+        self.shared.asked.notify_one();
+        Some(ticket)
+    }
+
+    /// The counter answering `ticket`, waiting for it; `None` when the read failed (or
+    /// the store is closing).
+    pub(crate) fn answer(&self, ticket: Ticket) -> Option<i64> {
+        let mut state = self.shared.lock();
+        while state.answered < ticket && !state.closing {
+            state = self.shared.answered.wait(state).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        // A later read answers an earlier request too (its snapshot is later still).
+        if state.answered >= ticket {
+            state.value
+        } else {
+            None
+        }
+    }
+}
+
+impl Drop for CounterAhead {
+    fn drop(&mut self) {
+        self.shared.lock().closing = true;
+        self.shared.asked.notify_all();
+        self.shared.answered.notify_all();
+        let thread = self.thread.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        if let Some(t) = thread {
+            // A read under way ends within the connect timeout; its answer is dropped.
+            let _ = t.join();
+        }
+    }
+}
+
+/// The thread: waits for requests and answers all that are waiting with one read.
+fn serve(shared: &Shared, reads: &AtomicU64, pool: &r2d2::Pool<Manager>, name: &str) {
+    loop {
+        let mut state = shared.lock();
+        while state.asked == state.answered && !state.closing {
+            state = shared.asked.wait(state).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        if state.closing {
+            return;
+        }
+        // Every request up to here was made before the statement below is sent.
+        let serving = state.asked;
+        drop(state);
+        reads.fetch_add(1, Ordering::Relaxed);
+        let value =
+            pool.get().ok().and_then(|mut conn| crate::store::read_changes_prepared(&mut conn, name).ok());
+        let mut state = shared.lock();
+        state.answered = serving;
+        state.value = value;
+        drop(state);
+        shared.answered.notify_all();
+    }
+}
