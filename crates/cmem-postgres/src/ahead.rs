@@ -55,11 +55,27 @@ pub(crate) struct CounterAhead {
     thread: Mutex<Option<JoinHandle<()>>>,
     /// Reads made (tests count round trips with it).
     reads: Arc<AtomicU64>,
+    /// The thread's name (`cmem-pg-` and the store's number: at most 15 bytes, as
+    /// Linux keeps them).
+    thread_name: String,
 }
 
 impl CounterAhead {
-    pub(crate) fn new() -> CounterAhead {
-        CounterAhead { shared: Arc::default(), thread: Mutex::new(None), reads: Arc::default() }
+    /// The read-ahead of store number `store` (not started yet).
+    pub(crate) fn new(store: u64) -> CounterAhead {
+        CounterAhead {
+            shared: Arc::default(),
+            thread: Mutex::new(None),
+            reads: Arc::default(),
+            thread_name: format!("cmem-pg-{store}"),
+        }
+    }
+
+    /// The name of the thread, once started.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
+    pub(crate) fn thread_name(&self) -> Option<&str> {
+        let started = self.thread.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_some();
+        started.then_some(self.thread_name.as_str())
     }
 
     /// How many reads the thread made.
@@ -76,7 +92,7 @@ impl CounterAhead {
             let (shared, reads, pool, name) =
                 (Arc::clone(&self.shared), Arc::clone(&self.reads), pool.clone(), name.to_owned());
             let spawned = std::thread::Builder::new()
-                .name("cmem-pg-counter".into())
+                .name(self.thread_name.clone())
                 .spawn(move || serve(&shared, &reads, &pool, &name))
                 .ok()?;
             *thread = Some(spawned);

@@ -200,6 +200,7 @@ impl PgStore {
             // the pool drops it (`has_broken`).
             .test_on_check_out(false)
             .build_unchecked(Manager::new(config));
+        let scope_id = NEXT_SCOPE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(PgStore {
             name,
             pool,
@@ -207,10 +208,10 @@ impl PgStore {
             options,
             checked: Default::default(),
             table_bytes: Default::default(),
-            scope_id: NEXT_SCOPE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            scope_id,
             change_checks: Default::default(),
             stale: Default::default(),
-            ahead: crate::ahead::CounterAhead::new(),
+            ahead: crate::ahead::CounterAhead::new(scope_id),
         })
     }
 
@@ -226,6 +227,13 @@ impl PgStore {
     #[cfg(feature = "testing")]
     pub fn counter_reads_ahead(&self) -> u64 {
         self.ahead.reads()
+    }
+
+    /// The name of the thread that reads the change counter ahead for lookups, once
+    /// the first lookup started it.
+    #[cfg(feature = "testing")]
+    pub fn counter_thread(&self) -> Option<String> {
+        self.ahead.thread_name().map(str::to_owned)
     }
 
     /// How many times the candidate index was loaded whole (tests tell a reload from a

@@ -519,3 +519,42 @@ fn a_first_import_by_a_writer_that_does_not_own_the_tables_fills_the_indexes_as_
     assert_eq!(best(&writer, "Granted segment number 5").unwrap().0, "Granted Segment Nummer 5");
     assert_eq!(variant_indexes(&url), before);
 }
+
+/// Threads of this process named `name`.
+fn threads_named(name: &str) -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .map(|d| {
+            d.flatten()
+                .filter(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == name))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_store_reads_the_counter_ahead_on_one_thread_that_ends_with_it() {
+    if !std::path::Path::new("/proc/self/task").exists() {
+        eprintln!("skipped: no /proc to count threads in");
+        return;
+    }
+    let url = fresh_url();
+    let writer = PgStore::open(&url).unwrap();
+    writer.write(&[pair("Open the file", "Datei öffnen")]).unwrap();
+    let reader = PgStore::open(&url).unwrap();
+    assert_eq!(reader.counter_thread(), None, "no thread before the first lookup");
+    for q in ["Nothing here", "Nor here", "Open the files"] {
+        let _ = best(&reader, q);
+    }
+    let name = reader.counter_thread().unwrap();
+    assert_eq!(threads_named(&name), 1, "one thread however many lookups");
+    // Lookups on several threads at once share it, and each sees the write made before it.
+    writer.write(&[pair("Close the file", "Datei schließen")]).unwrap();
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| assert_eq!(best(&reader, "Close the files").unwrap().0, "Datei schließen"));
+        }
+    });
+    assert_eq!(threads_named(&name), 1);
+    drop(reader);
+    assert_eq!(threads_named(&name), 0, "the thread ends with its store");
+}
