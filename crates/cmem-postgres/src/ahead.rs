@@ -16,8 +16,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use crate::conn::Manager;
-
 /// A request's number: answered by the first read sent after it was made.
 pub(crate) type Ticket = u64;
 
@@ -30,6 +28,8 @@ struct State {
     /// The latest read's counter; `None` when it failed.
     value: Option<i64>,
     closing: bool,
+    /// The thread has ended (with the store, or by a panic): nobody answers.
+    ended: bool,
 }
 
 #[derive(Debug, Default)]
@@ -84,21 +84,27 @@ impl CounterAhead {
         self.reads.load(Ordering::Relaxed)
     }
 
-    /// Asks for the counter as of now; `None` when the thread cannot be started (the
-    /// lookup then reads the counter itself at its end).
-    pub(crate) fn ask(&self, pool: &r2d2::Pool<Manager>, name: &str) -> Option<Ticket> {
+    /// Asks for the counter as of now; `None` when no thread can answer (the lookup then
+    /// reads the counter itself at its end). `start` makes the thread's read on the
+    /// first request.
+    pub(crate) fn ask<R>(&self, start: impl FnOnce() -> R) -> Option<Ticket>
+    where
+        R: FnMut() -> Option<i64> + Send + 'static,
+    {
         let mut thread = self.thread.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if thread.is_none() {
-            let (shared, reads, pool, name) =
-                (Arc::clone(&self.shared), Arc::clone(&self.reads), pool.clone(), name.to_owned());
+            let (shared, reads, read) = (Arc::clone(&self.shared), Arc::clone(&self.reads), start());
             let spawned = std::thread::Builder::new()
                 .name(self.thread_name.clone())
-                .spawn(move || serve(&shared, &reads, &pool, &name))
+                .spawn(move || serve(&shared, &reads, read))
                 .ok()?;
             *thread = Some(spawned);
         }
         drop(thread);
         let mut state = self.shared.lock();
+        if state.ended {
+            return None;
+        }
         state.asked += 1;
         let ticket = state.asked;
         drop(state);
@@ -110,7 +116,7 @@ impl CounterAhead {
     /// the store is closing).
     pub(crate) fn answer(&self, ticket: Ticket) -> Option<i64> {
         let mut state = self.shared.lock();
-        while state.answered < ticket && !state.closing {
+        while state.answered < ticket && !state.closing && !state.ended {
             state = self.shared.answered.wait(state).unwrap_or_else(std::sync::PoisonError::into_inner);
         }
         // A later read answers an earlier request too (its snapshot is later still).
@@ -135,8 +141,19 @@ impl Drop for CounterAhead {
     }
 }
 
+/// Tells the waiting lookups when the thread ends, however it ends.
+struct Ended<'a>(&'a Shared);
+
+impl Drop for Ended<'_> {
+    fn drop(&mut self) {
+        self.0.lock().ended = true;
+        self.0.answered.notify_all();
+    }
+}
+
 /// The thread: waits for requests and answers all that are waiting with one read.
-fn serve(shared: &Shared, reads: &AtomicU64, pool: &r2d2::Pool<Manager>, name: &str) {
+fn serve(shared: &Shared, reads: &AtomicU64, mut read: impl FnMut() -> Option<i64>) {
+    let _ended = Ended(shared);
     loop {
         let mut state = shared.lock();
         while state.asked == state.answered && !state.closing {
@@ -149,12 +166,62 @@ fn serve(shared: &Shared, reads: &AtomicU64, pool: &r2d2::Pool<Manager>, name: &
         let serving = state.asked;
         drop(state);
         reads.fetch_add(1, Ordering::Relaxed);
-        let value =
-            pool.get().ok().and_then(|mut conn| crate::store::read_changes_prepared(&mut conn, name).ok());
+        let value = read();
         let mut state = shared.lock();
         state.answered = serving;
         state.value = value;
         drop(state);
         shared.answered.notify_all();
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicI64;
+    use std::time::Duration;
+
+    #[test]
+    fn an_answer_comes_from_a_read_sent_after_the_request() {
+        // The "database": a counter that writers bump, read slowly so that requests
+        // keep arriving while a read is under way.
+        let db = Arc::new(AtomicI64::new(0));
+        let ahead = CounterAhead::new(u64::MAX);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..25 {
+                        // A write committed before the lookup began...
+                        let written = db.fetch_add(1, Ordering::SeqCst) + 1;
+                        let db = Arc::clone(&db);
+                        let ticket = ahead
+                            .ask(move || {
+                                move || {
+                                    let v = db.load(Ordering::SeqCst);
+                                    std::thread::sleep(Duration::from_millis(2));
+                                    Some(v)
+                                }
+                            })
+                            .unwrap();
+                        // ...is in the counter the lookup is answered with.
+                        assert!(ahead.answer(ticket).unwrap() >= written);
+                    }
+                });
+            }
+        });
+        // Requests made while a read was under way were served together.
+        assert!(ahead.reads() < 100, "{} reads for 100 requests", ahead.reads());
+    }
+
+    #[test]
+    fn a_failed_read_answers_none_and_an_ended_thread_answers_nobody() {
+        let ahead = CounterAhead::new(u64::MAX - 1);
+        let ticket = ahead.ask(|| || None).unwrap();
+        assert_eq!(ahead.answer(ticket), None);
+        let ended = CounterAhead::new(u64::MAX - 2);
+        let ticket = ended.ask(|| || -> Option<i64> { panic!("the read panics") }).unwrap();
+        assert_eq!(ended.answer(ticket), None, "a waiter is not left waiting");
+        assert_eq!(ended.ask(|| || Some(1)), None, "nobody answers once the thread ended");
     }
 }

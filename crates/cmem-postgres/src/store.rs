@@ -728,8 +728,14 @@ impl ContentMemory for PgStore {
         }
         // A lookup that reads no entry learns the counter from a read made while it walks
         // the index (see `crate::ahead`).
-        let ahead =
-            if optimistic && !self.is_fresh() { self.ahead.ask(&self.pool, &self.name) } else { None };
+        let ahead = if optimistic && !self.is_fresh() {
+            self.ahead.ask(|| {
+                let (pool, name) = (self.pool.clone(), self.name.clone());
+                move || pool.get().ok().and_then(|mut conn| read_changes_prepared(&mut conn, &name).ok())
+            })
+        } else {
+            None
+        };
         let id = self.scope_id;
         crate::scope::enter(id, self.cache_read()?.changes(), !optimistic, ahead);
         Ok(ReadScope::new(move || crate::scope::leave(id)).confirmed_by(move || self.confirm_scope()))
