@@ -328,9 +328,22 @@ impl Tally<'_> {
     #[inline(never)]
     fn most_shared(&self, ix: &GramIndex, how_many: usize) -> Vec<u32> {
         let seen = &self.touched[..self.seen];
+        // Four histograms in turn, summed after: most keys share one count or two, and
+        // the increments of one histogram's count would each wait for the last
+        // (DESIGN.md §90).
+        let mut parts = [[0u32; 256]; 4];
+        let mut quads = seen.chunks_exact(4);
+        for quad in &mut quads {
+            for (part, &(d, _)) in parts.iter_mut().zip(quad) {
+                part[usize::from(self.counts[d as usize])] += 1;
+            }
+        }
+        for &(d, _) in quads.remainder() {
+            parts[0][usize::from(self.counts[d as usize])] += 1;
+        }
         let mut histogram = [0usize; 256];
-        for &(d, _) in seen {
-            histogram[usize::from(self.counts[d as usize])] += 1;
+        for (c, total) in histogram.iter_mut().enumerate() {
+            *total = parts.iter().map(|part| part[c] as usize).sum();
         }
         let mut above = 0;
         let mut least = 0u8;
@@ -363,11 +376,15 @@ impl Tally<'_> {
 /// The end of a cell's list of keys.
 const END: u32 = u32::MAX;
 
-/// Where pass 1 files keys: per cell the first key's position and the number of keys, per
-/// key the next key's position.
+/// Where pass 1 files keys: per cell the first key's position, per key the next key's
+/// position.
+///
+/// No count of keys per cell is kept while filing: most keys of a query fall into a few
+/// cells (a count or two at lengths near the query's), so incrementing a per-cell count
+/// made each key wait for the last key's store to the same cell; the walk counts the
+/// keys of the cells it takes instead (DESIGN.md §89).
 struct CellLists<'a> {
     head: &'a mut [u32],
-    held: &'a mut [u32],
     links: &'a mut [u32],
 }
 
@@ -384,7 +401,7 @@ fn file_in_cells(
     (lo, rows): (usize, &[(usize, usize)]),
     lists: CellLists<'_>,
 ) -> usize {
-    let CellLists { head, held, links } = lists;
+    let CellLists { head, links } = lists;
     let mut filed = 0;
     for (i, &(d, len)) in candidates.iter().enumerate() {
         let count = std::mem::take(&mut counts[d as usize]);
@@ -401,7 +418,6 @@ fn file_in_cells(
         let cell = base.wrapping_add(c);
         links[i] = head[cell];
         head[cell] = i as u32;
-        held[cell] += 1;
         filed += 1;
     }
     filed
@@ -457,7 +473,7 @@ thread_local! {
             touched: Vec::new(),
             offered: Vec::new(),
             links: Vec::new(),
-            cells: Cells { head: Vec::new(), held: Vec::new(), by_bound: Vec::new(), rows: Vec::new(), reaching: 0 },
+            cells: Cells { head: Vec::new(), by_bound: Vec::new(), rows: Vec::new(), reaching: 0 },
             ranked: Vec::new(),
             marked: Vec::new(),
         })
@@ -978,8 +994,6 @@ struct Walk<'a> {
 struct Cells {
     /// Per cell: the position in the candidates of its first key ([`END`]: none).
     head: Vec<u32>,
-    /// Per cell: how many keys it holds.
-    held: Vec<u32>,
     /// The occupied cells, best bound first.
     by_bound: Vec<(f64, usize)>,
     /// Per length from the window's start: the least count that can reach, and the
@@ -1162,7 +1176,7 @@ impl Walk<'_> {
     ) {
         let g = self.grams;
         let (lo, hi) = self.window(cutoff);
-        let Cells { head, held, by_bound, rows, reaching } = cells;
+        let Cells { head, by_bound, rows, reaching } = cells;
         // Per length from `lo`: the least count (`usize::MAX`: none reaches), and the
         // cell of count 0 (wrapping), so a count `c` from the least on is cell `base + c`.
         rows.clear();
@@ -1174,14 +1188,12 @@ impl Walk<'_> {
             cell_count += least.map_or(0, |c| g + 1 - c);
         }
         // Each key that can reach joins its cell's list (`links`, by position in
-        // `candidates`, newest first); `held` counts each cell's keys.
+        // `candidates`, newest first).
         head.clear();
         head.resize(cell_count, END);
-        held.clear();
-        held.resize(cell_count, 0);
         links.clear();
         links.resize(candidates.len(), END);
-        *reaching = file_in_cells(candidates, counts, g, (lo, rows), CellLists { head, held, links });
+        *reaching = file_in_cells(candidates, counts, g, (lo, rows), CellLists { head, links });
         by_bound.clear();
         for (&(need, base), len) in rows.iter().zip(lo..=hi) {
             if need == usize::MAX {
@@ -1189,7 +1201,7 @@ impl Walk<'_> {
             }
             for c in need..=g {
                 let cell = base.wrapping_add(c);
-                if held[cell] > 0 {
+                if head[cell] != END {
                     by_bound.push((self.bound(len, (c + left).min(g)), cell));
                 }
             }
@@ -1214,19 +1226,20 @@ impl Walk<'_> {
         let mut take = self.max_candidates.saturating_sub(self.marked.len()).saturating_add(64);
         let mut from = 0;
         while from < cells.by_bound.len() {
+            // A round takes cells best bound first until it holds `take` keys, and then
+            // the cells of the same bound as its last.
             let rest = &cells.by_bound[from..];
             let mut least = f64::NEG_INFINITY;
-            let mut taken = 0usize;
-            for &(bound, cell) in rest {
-                if taken >= take {
+            let mut split = 0;
+            ranked.clear();
+            for (k, &(bound, _)) in rest.iter().enumerate() {
+                if ranked.len() >= take && bound < least {
                     break;
                 }
-                taken += cells.held[cell] as usize;
+                cells.keys(self.ix, &rest[k..=k], candidates, links, ranked);
                 least = bound;
+                split = k + 1;
             }
-            let split = rest.partition_point(|&(bound, _)| bound >= least);
-            ranked.clear();
-            cells.keys(self.ix, &rest[..split], candidates, links, ranked);
             ranked.sort_unstable_by(|a, b| b.cmp(a));
             for (i, &Ranked(bound, d)) in ranked.iter().enumerate() {
                 if i % TOUCH_AHEAD == 0 {
