@@ -25,7 +25,7 @@ use crate::trigram::{length_bounds, padded_grams, similarity_bound};
 
 mod file;
 
-pub use file::{Bytes, FileMeta, FrozenGrams};
+pub use file::{write_file, Bytes, FileMeta, FrozenGrams};
 
 /// One indexed key: everything an offer reads, on one cache line (64 bytes, aligned).
 #[derive(Debug)]

@@ -211,7 +211,7 @@ impl Cache {
                     {
                         // An index that cannot be written (a read-only directory, a full
                         // disk) is rebuilt by the next process: not an error of the lookup.
-                        let _ = crate::mapped::write_file(&path, &bytes);
+                        let _ = cmem_core::gram_index::write_file(&path, &bytes);
                     }
                 }
             }

@@ -25,7 +25,10 @@
 //! panic.
 
 use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Write;
 use std::ops::Range;
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::distance::CharSketch;
@@ -496,6 +499,59 @@ pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u
     let sum = fnv(&out[32..head]);
     put(&mut out, 24, sum);
     Ok(out)
+}
+
+/// A temporary index file older than this was left by a writer that died (a write takes
+/// seconds): the next writer removes it.
+const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Writes `bytes` (from [`write`]) as the file at `path`: to a temporary file beside
+/// it, synced, then renamed over it, so readers see the old file or the new one, whole.
+/// Temporary files of this index that writers killed mid-write left behind are removed
+/// first.
+///
+/// # Errors
+/// When the temporary file cannot be written, synced or renamed (it is removed then).
+pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    remove_stale_temporaries(path);
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(format!(".tmp-{}-{nanos}", std::process::id()));
+    let tmp = path.with_file_name(name);
+    let written = (|| {
+        let mut file = File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// Removes the temporary files of `path`'s index (`<name>.tmp-…`) not written to for
+/// [`STALE_TEMPORARY`]; anything that cannot be read or removed is left.
+fn remove_stale_temporaries(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return };
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let prefix = format!("{}.tmp-", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with(&prefix) {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_TEMPORARY);
+        if old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 #[cfg(test)]
