@@ -12,10 +12,21 @@
 //! again whole. Either read happens in one repeatable-read transaction with the counter,
 //! so the index is exactly the memory at that counter. A lookup therefore sees every
 //! write committed before it began.
+//!
+//! With [`PgOptions::index_dir`](crate::PgOptions::index_dir), an index built from the
+//! tables is also written to a file there (core's persisted form, named after the
+//! memory's token and the locale), and the next process opens that file and catches it
+//! up from the change log instead of building it: a restart takes a read of the file
+//! and the changes since, not a read of every key. A file of another memory or key
+//! version, a torn one, or one more changes behind than it is worth catching up, is
+//! built again and replaced.
 
-use cmem_core::schema::CHANGES_TABLE;
+use std::path::{Path, PathBuf};
+
+use cmem_core::gram_index::{FileMeta, FrozenGrams};
+use cmem_core::schema::{CHANGES_TABLE, META_MEMORY_TOKEN, META_TABLE};
 use cmem_core::store::{CandidateQuery, CandidateSink};
-use cmem_core::{CandidateIndex, EntryId, GramIndex, Keys, Locale, Result};
+use cmem_core::{CandidateIndex, EntryId, GramIndex, Keys, Locale, Result, KEY_VERSION};
 use postgres::Client;
 
 use crate::error::{corrupt, Context};
@@ -46,13 +57,25 @@ pub(crate) struct Cache {
     changes: Option<i64>,
     mark: Option<Mark>,
     index: CandidateIndex,
-    /// How many times the cache was loaded whole.
+    /// Whether the locale set of every entry was read (needed to build an index from
+    /// the tables, not to open a persisted one).
+    locales_loaded: bool,
+    /// How many times the cache was loaded whole from the tables.
     loads: u64,
+    /// How many locale indexes were opened from persisted files.
+    opened: u64,
 }
 
 impl Default for Cache {
     fn default() -> Self {
-        Cache { changes: None, mark: None, index: CandidateIndex::lazy(), loads: 0 }
+        Cache {
+            changes: None,
+            mark: None,
+            index: CandidateIndex::lazy(),
+            locales_loaded: false,
+            loads: 0,
+            opened: 0,
+        }
     }
 }
 
@@ -83,13 +106,20 @@ impl Cache {
     pub(crate) fn forget(&mut self) {
         self.changes = None;
         self.mark = None;
+        self.locales_loaded = false;
         self.index.clear();
     }
 
-    /// How many times the cache was loaded whole.
+    /// How many times the cache was loaded whole from the tables.
     #[cfg_attr(not(feature = "testing"), allow(dead_code))]
     pub(crate) fn loads(&self) -> u64 {
         self.loads
+    }
+
+    /// How many locale indexes were opened from persisted files.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
+    pub(crate) fn opened(&self) -> u64 {
+        self.opened
     }
 
     /// Forgets the entries a write transaction that moved the counter from `before` to
@@ -128,13 +158,24 @@ impl Cache {
         self.index.exact(q)
     }
 
-    /// Loads, in one repeatable-read transaction on `client`, the locales of every entry
-    /// when the cache is stale, and the index of every locale matching `source` that is
-    /// not loaded yet.
+    /// Loads, in one repeatable-read transaction on `client`, the index of every locale
+    /// matching `source` that is not loaded yet, after catching the loaded ones up (or
+    /// dropping them, when too far behind).
+    ///
+    /// A locale's index is opened from its file in `persist` when there is a usable one
+    /// (this memory's, these keys', not too far behind) and caught up from the change
+    /// log; otherwise it is built from the tables, and written there for the next
+    /// process.
     ///
     /// # Errors
     /// A store failure, or a stored locale that does not parse.
-    pub(crate) fn load(&mut self, client: &mut Client, name: &str, source: &Locale) -> Result<()> {
+    pub(crate) fn load(
+        &mut self,
+        client: &mut Client,
+        name: &str,
+        source: &Locale,
+        persist: Option<&Path>,
+    ) -> Result<()> {
         let mut tx = crate::store::snapshot(client, name, "loading keys")?;
         let changes = crate::store::read_changes(&mut tx, name)?;
         if self.changes != Some(changes) {
@@ -145,14 +186,37 @@ impl Cache {
             if !caught_up {
                 self.index.clear();
                 self.changes = None;
-                load_locales(&mut self.index, &mut tx, name)?;
-                self.loads += 1;
+                self.locales_loaded = false;
             }
             self.mark = Some(read_mark(&mut tx, name)?);
             self.changes = Some(changes);
         }
+        let now = self.mark.unwrap_or(Mark { seq: 0, eid: 0 });
+        load_locale_names(&mut self.index, &mut tx, name)?;
+        let token = match persist {
+            Some(_) => tx
+                .query_opt(&format!("SELECT value FROM {META_TABLE} WHERE key = $1"), &[&META_MEMORY_TOKEN])
+                .ctx(name, "reading the memory token")?
+                .map(|r| r.try_get::<_, String>(0))
+                .transpose()
+                .ctx(name, "reading the memory token")?,
+            None => None,
+        };
         for li in self.index.missing(source) {
             let Some(tag) = self.index.locale(li).map(|l| l.as_str().to_owned()) else { continue };
+            let file =
+                persist.zip(token.as_deref()).map(|(dir, token)| (index_file(dir, token, &tag), token));
+            if let Some((path, token)) = &file {
+                if self.open_file(&mut tx, name, li, path, &tag, token)? {
+                    self.opened += 1;
+                    continue;
+                }
+            }
+            if !self.locales_loaded {
+                load_locales(&mut self.index, &mut tx, name)?;
+                self.locales_loaded = true;
+                self.loads += 1;
+            }
             let rows = tx
                 .query(
                     &format!(
@@ -170,9 +234,64 @@ impl Cache {
                 variants.push((id, set, keys));
             }
             self.index.insert_index(li, GramIndex::build(&variants));
+            if let Some((path, token)) = file {
+                let meta = FileMeta {
+                    seq: now.seq,
+                    eid: now.eid,
+                    key_version: KEY_VERSION,
+                    locale: tag.clone(),
+                    token: token.to_owned(),
+                };
+                if let Some(bytes) =
+                    self.index.index(li).and_then(|ix| ix.to_file(self.index.sets(), &meta).ok())
+                {
+                    // An index that cannot be written (a read-only or missing directory, a
+                    // full disk) is built again by the next process: not an error of the
+                    // lookup.
+                    let _ = cmem_core::gram_index::write_file(&path, &bytes);
+                }
+            }
         }
         tx.commit().ctx(name, "loading keys")?;
         Ok(())
+    }
+
+    /// Opens the persisted index of locale `li` at `path` and catches it up from the
+    /// change log to `tx`'s snapshot; false when there is none, it does not belong to
+    /// this memory or these keys, it is damaged, or it is too far behind (then it is
+    /// built again).
+    fn open_file(
+        &mut self,
+        tx: &mut postgres::Transaction<'_>,
+        name: &str,
+        li: u16,
+        path: &Path,
+        tag: &str,
+        token: &str,
+    ) -> Result<bool> {
+        // Read whole rather than mapped: this crate has no `unsafe`, and a process that
+        // keeps an index keeps it resident anyway.
+        let Ok(bytes) = std::fs::read(path) else { return Ok(false) };
+        let Ok(frozen) = FrozenGrams::open(std::sync::Arc::new(bytes)) else { return Ok(false) };
+        let meta = frozen.meta().clone();
+        if meta.token != token || meta.key_version != KEY_VERSION || meta.locale != tag {
+            return Ok(false);
+        }
+        let mark = Mark { seq: meta.seq, eid: meta.eid };
+        if behind(tx, name, mark)? > CATCH_UP_MOST.max(frozen.docs() as i64 / 4) {
+            return Ok(false);
+        }
+        if self.index.insert_frozen(li, frozen).is_err() {
+            return Ok(false);
+        }
+        for (id, variants) in changed_since(tx, name, mark)? {
+            self.index.remove_from(li, id);
+            if !variants.is_empty() {
+                self.index.add_to(li, id, &variants);
+            }
+        }
+        self.index.settle();
+        Ok(true)
     }
 }
 
@@ -180,54 +299,99 @@ impl Cache {
     /// Takes the entries written, deleted or re-keyed since `mark` from the change log;
     /// false (nothing done) when they are too many, and the cache is reloaded instead.
     fn catch_up(&mut self, tx: &mut postgres::Transaction<'_>, name: &str, mark: Mark) -> Result<bool> {
-        let what = "reading the change log";
-        let behind: i64 = tx
-            .query_one(
-                &format!(
-                    "SELECT (SELECT count(*) FROM tm_entries WHERE id > $1) + \
-                     (SELECT count(*) FROM {CHANGES_TABLE} WHERE seq > $2)"
-                ),
-                &[&mark.eid, &mark.seq],
-            )
-            .and_then(|r| r.try_get(0))
-            .ctx(name, what)?;
-        if behind > CATCH_UP_MOST {
+        if behind(tx, name, mark)? > CATCH_UP_MOST {
             return Ok(false);
         }
-        let rows = tx
-            .query(
-                &format!(
-                    "SELECT c.id, v.locale, {KEYS_OF_V} FROM \
-                     (SELECT id FROM tm_entries WHERE id > $1 UNION SELECT entry_id FROM {CHANGES_TABLE} \
-                     WHERE seq > $2) AS c LEFT JOIN tm_variants v ON v.entry_id = c.id ORDER BY c.id, v.ord"
-                ),
-                &[&mark.eid, &mark.seq],
-            )
-            .ctx(name, what)?;
-        // Each changed entry with its variants now (none: deleted), by entry number.
-        let mut changed: Vec<(EntryId, CachedKeys)> = Vec::new();
-        for r in rows {
-            let id = EntryId(r.try_get(0).ctx(name, what)?);
-            if changed.last().is_none_or(|(last, _)| *last != id) {
-                changed.push((id, Vec::new()));
-            }
-            let Some(tag) = r.try_get::<_, Option<&str>>(1).ctx(name, what)? else { continue };
-            let locale =
-                Locale::parse(tag).map_err(|e| corrupt(name, format!("stored locale {tag:?}"), e))?;
-            let keys = keys_at(&r, 2).ctx(name, what)?;
-            if let Some((_, variants)) = changed.last_mut() {
-                variants.push((locale, keys));
-            }
-        }
-        for (id, variants) in &changed {
-            self.index.remove(*id);
+        for (id, variants) in changed_since(tx, name, mark)? {
+            self.index.remove(id);
             if !variants.is_empty() {
-                self.index.add(*id, variants);
+                self.index.add(id, &variants);
             }
         }
         self.index.settle();
         Ok(true)
     }
+}
+
+/// How many entries were written, deleted or re-keyed since `mark` (an entry may count
+/// twice).
+fn behind(tx: &mut postgres::Transaction<'_>, name: &str, mark: Mark) -> Result<i64> {
+    tx.query_one(
+        &format!(
+            "SELECT (SELECT count(*) FROM tm_entries WHERE id > $1) + \
+             (SELECT count(*) FROM {CHANGES_TABLE} WHERE seq > $2)"
+        ),
+        &[&mark.eid, &mark.seq],
+    )
+    .and_then(|r| r.try_get(0))
+    .ctx(name, "reading the change log")
+}
+
+/// The entries written, deleted or re-keyed since `mark`, each with its variants now
+/// (none: deleted), by entry number.
+fn changed_since(
+    tx: &mut postgres::Transaction<'_>,
+    name: &str,
+    mark: Mark,
+) -> Result<Vec<(EntryId, CachedKeys)>> {
+    let what = "reading the change log";
+    let rows = tx
+        .query(
+            &format!(
+                "SELECT c.id, v.locale, {KEYS_OF_V} FROM \
+                 (SELECT id FROM tm_entries WHERE id > $1 UNION SELECT entry_id FROM {CHANGES_TABLE} \
+                 WHERE seq > $2) AS c LEFT JOIN tm_variants v ON v.entry_id = c.id ORDER BY c.id, v.ord"
+            ),
+            &[&mark.eid, &mark.seq],
+        )
+        .ctx(name, what)?;
+    let mut changed: Vec<(EntryId, CachedKeys)> = Vec::new();
+    for r in rows {
+        let id = EntryId(r.try_get(0).ctx(name, what)?);
+        if changed.last().is_none_or(|(last, _)| *last != id) {
+            changed.push((id, Vec::new()));
+        }
+        let Some(tag) = r.try_get::<_, Option<&str>>(1).ctx(name, what)? else { continue };
+        let locale = Locale::parse(tag).map_err(|e| corrupt(name, format!("stored locale {tag:?}"), e))?;
+        let keys = keys_at(&r, 2).ctx(name, what)?;
+        if let Some((_, variants)) = changed.last_mut() {
+            variants.push((locale, keys));
+        }
+    }
+    Ok(changed)
+}
+
+/// The file of the persisted index of `locale` of the memory named by `token`, in
+/// `dir`.
+pub(crate) fn index_file(dir: &Path, token: &str, locale: &str) -> PathBuf {
+    // Tokens are hexadecimal and tags letters, digits and hyphens; anything else is
+    // left out of the name rather than trusted as a path.
+    let safe = |s: &str| s.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect::<String>();
+    dir.join(format!("cmem-{}-gix-{}", safe(token), safe(locale)))
+}
+
+/// Interns every variant locale of the memory, through the locale index (one probe per
+/// locale, not a read of every variant).
+fn load_locale_names(
+    index: &mut CandidateIndex,
+    tx: &mut postgres::Transaction<'_>,
+    name: &str,
+) -> Result<()> {
+    let what = "reading variant locales";
+    let rows = tx
+        .query(
+            "WITH RECURSIVE l(locale) AS (SELECT min(locale) FROM tm_variants UNION ALL \
+             SELECT (SELECT min(v.locale) FROM tm_variants v WHERE v.locale > l.locale) FROM l \
+             WHERE l.locale IS NOT NULL) SELECT locale FROM l WHERE locale IS NOT NULL",
+            &[],
+        )
+        .ctx(name, what)?;
+    for r in rows {
+        let tag: &str = r.try_get(0).ctx(name, what)?;
+        let locale = Locale::parse(tag).map_err(|e| corrupt(name, format!("stored locale {tag:?}"), e))?;
+        index.locale_id(&locale);
+    }
+    Ok(())
 }
 
 /// The three keys of [`KEYS_OF_V`] in a row, from column `first` on.

@@ -12,8 +12,10 @@
 //!   exactly as everywhere else. Every write transaction bumps a change counter in the
 //!   meta table; a lookup reads it with its entries (or, when it reads none, from a read
 //!   a thread of the store made while the lookup walked the index) and,
-//!   when any writer anywhere committed since the index was loaded, reloads the index
-//!   and looks up again. Without the index ([`PgOptions::gram_index`] off): the keys
+//!   when any writer anywhere committed since the index was loaded, catches the index
+//!   up from the change log and looks up again. With [`PgOptions::index_dir`] the index
+//!   is kept in a file between runs, so the next process reads it and the changes since
+//!   instead of building it. Without the index ([`PgOptions::gram_index`] off): the keys
 //!   sharing the query's rarest words, through the word index (approximate), or with
 //!   [`PgOptions::exhaustive_window`] every key in the length window the cut-off
 //!   allows, optionally after `pg_trgm` similarity hits ([`PgOptions::trigram_first`]).

@@ -1,6 +1,7 @@
 //! [`PgOptions`]: how a [`PgStore`](crate::PgStore) opens a memory.
 
 use std::fmt;
+use std::path::PathBuf;
 use std::time::Duration;
 
 pub use cmem_core::WaitHook;
@@ -58,6 +59,15 @@ pub struct PgOptions {
     /// lookups (a lookup makes up to four store calls); the store's own writes are seen
     /// at once either way.
     pub freshness: Duration,
+    /// Where the in-process candidate index is kept between runs (default none: every
+    /// process builds it from the tables, about 4 s on a 300,000-entry memory). With a
+    /// directory, a process that builds the index writes it there, one file per locale
+    /// named after the memory's token, and the next process opens the file and takes the
+    /// changes since from the change log instead. Files of other memories may share the
+    /// directory; a file that does not belong, is damaged or is too far behind is built
+    /// again and replaced. A directory that cannot be written only costs the next
+    /// process the build.
+    pub index_dir: Option<PathBuf>,
 }
 
 impl Default for PgOptions {
@@ -74,6 +84,7 @@ impl Default for PgOptions {
             connect_timeout: Duration::from_secs(10),
             pool_size: 8,
             freshness: Duration::ZERO,
+            index_dir: None,
         }
     }
 }
@@ -92,6 +103,7 @@ impl fmt::Debug for PgOptions {
             .field("connect_timeout", &self.connect_timeout)
             .field("pool_size", &self.pool_size)
             .field("freshness", &self.freshness)
+            .field("index_dir", &self.index_dir)
             .finish()
     }
 }
@@ -101,6 +113,13 @@ impl PgOptions {
     #[must_use]
     pub fn on_wait(mut self, hook: WaitHook) -> Self {
         self.on_wait = Some(hook);
+        self
+    }
+
+    /// Sets [`index_dir`](Self::index_dir).
+    #[must_use]
+    pub fn index_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.index_dir = Some(dir.into());
         self
     }
 

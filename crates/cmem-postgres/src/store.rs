@@ -243,6 +243,13 @@ impl PgStore {
         self.cache_read().map(|c| c.loads()).unwrap_or(0)
     }
 
+    /// How many locale indexes were opened from files in
+    /// [`PgOptions::index_dir`](crate::PgOptions::index_dir) rather than built.
+    #[cfg(feature = "testing")]
+    pub fn index_files_opened(&self) -> u64 {
+        self.cache_read().map(|c| c.opened()).unwrap_or(0)
+    }
+
     /// The address this store opened, its password left out.
     pub fn name(&self) -> &str {
         &self.name
@@ -305,7 +312,7 @@ impl PgStore {
         if self.cache_read()?.is_current(changes, source) {
             return Ok(());
         }
-        self.cache_write()?.load(client.client(), &self.name, source)
+        self.cache_write()?.load(client.client(), &self.name, source, self.options.index_dir.as_deref())
     }
 
     /// The end of a read scope of this store (see [`crate::scope`]): whether its reads

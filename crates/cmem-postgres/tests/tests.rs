@@ -48,6 +48,19 @@ mod conformance_gram_index {
     cmem_conformance::conformance_suite!(|| Box::new(fresh(PgOptions::default())));
 }
 
+mod conformance_persisted_index {
+    use super::*;
+    cmem_conformance::conformance_suite!(|| Box::new(fresh(
+        PgOptions::default().index_dir(index_dir("conformance"))
+    )));
+}
+
+/// A directory for persisted indexes under the system's temporary directory, new for
+/// each call (the same `name` in one run shares it).
+fn index_dir(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("cmem-pg-test-{}-{name}", std::process::id()))
+}
+
 mod conformance_sql_candidates {
     use super::*;
     cmem_conformance::conformance_suite!(sql_candidates: || Box::new(fresh(PgOptions::default().gram_index(false))));
@@ -557,4 +570,80 @@ fn a_store_reads_the_counter_ahead_on_one_thread_that_ends_with_it() {
     assert_eq!(threads_named(&name), 1);
     drop(reader);
     assert_eq!(threads_named(&name), 0, "the thread ends with its store");
+}
+
+#[test]
+fn a_persisted_index_is_opened_by_the_next_process_and_caught_up() {
+    let url = fresh_url();
+    let dir = index_dir(&format!("caught-up-{}", url.len() ^ url.bytes().map(usize::from).sum::<usize>()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let with_dir = || PgOptions::default().index_dir(&dir);
+    let a = PgStore::open_with(&url, with_dir()).unwrap();
+    a.write(&[
+        pair("Open the file", "Datei öffnen"),
+        pair("Close the window now", "Fenster jetzt schließen"),
+        pair("Save the document", "Dokument sichern"),
+    ])
+    .unwrap();
+    let doomed = a.write(&[pair("Print the page", "Seite drucken")]).unwrap()[0].id();
+    // The first lookup builds the index from the tables and writes it for the next.
+    assert_eq!(best(&a, "Open the files").unwrap().0, "Datei öffnen");
+    assert_eq!((a.index_loads(), a.index_files_opened()), (1, 0));
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "one file, the source locale's: {files:?}");
+    // Another process writes, deletes and replaces after the file was written.
+    let other = PgStore::open(&url).unwrap();
+    other.write(&[pair("Rename the folder", "Ordner umbenennen")]).unwrap();
+    assert!(other.delete(doomed).unwrap());
+    let saved = best_id(&other, "Save the documents");
+    assert!(other.replace(saved, &pair("Save the document", "Dokument speichern")).unwrap());
+    // The next process opens the file and takes those changes from the log.
+    let b = PgStore::open_with(&url, with_dir()).unwrap();
+    let queries = [
+        "Open the files",
+        "Rename the folders",
+        "Print the pages",
+        "Save the documents",
+        "Close the windows",
+    ];
+    let built = PgStore::open(&url).unwrap();
+    for q in queries {
+        assert_eq!(scores(&b, q), scores(&built, q), "{q}");
+    }
+    assert_eq!(best(&b, "Rename the folders").unwrap().0, "Ordner umbenennen");
+    assert!(best(&b, "Print the pages").is_none(), "deleted since the file was written");
+    assert_eq!(best(&b, "Save the documents").unwrap().0, "Dokument speichern");
+    assert_eq!((b.index_loads(), b.index_files_opened()), (0, 1));
+    // It keeps up with later writes as a built index does.
+    other.write(&[pair("Print the report", "Bericht drucken")]).unwrap();
+    assert_eq!(best(&b, "Print the reports").unwrap().0, "Bericht drucken");
+    // A torn file is not used: the index is built again, and the file replaced.
+    let bytes = std::fs::read(&files[0]).unwrap();
+    std::fs::write(&files[0], &bytes[..bytes.len() / 2]).unwrap();
+    let c = PgStore::open_with(&url, with_dir()).unwrap();
+    assert_eq!(scores(&c, "Print the reports"), scores(&built, "Print the reports"));
+    assert_eq!((c.index_loads(), c.index_files_opened()), (1, 0));
+    let d = PgStore::open_with(&url, with_dir()).unwrap();
+    assert_eq!(scores(&d, "Rename the folders"), scores(&built, "Rename the folders"));
+    assert_eq!((d.index_loads(), d.index_files_opened()), (0, 1));
+    // Another memory's file is never used, even under this memory's name.
+    let elsewhere = fresh_url();
+    let e = PgStore::open_with(&elsewhere, with_dir()).unwrap();
+    e.write(&[pair("Open the file", "Datei aufmachen")]).unwrap();
+    assert_eq!(best(&e, "Open the files").unwrap().0, "Datei aufmachen");
+    let mut theirs: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    theirs.retain(|p| p != &files[0]);
+    assert_eq!(theirs.len(), 1);
+    std::fs::copy(&theirs[0], &files[0]).unwrap();
+    let f = PgStore::open_with(&url, with_dir()).unwrap();
+    assert_eq!(best(&f, "Open the files").unwrap().0, "Datei öffnen");
+    assert_eq!((f.index_loads(), f.index_files_opened()), (1, 0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The entry of the best match of `query`.
+fn best_id(store: &dyn ContentMemory, query: &str) -> cmem_core::EntryId {
+    let req = LookupRequest::new(vec![Run::text(query)], loc("en"), loc("de"));
+    lookup(store, &req).unwrap().into_iter().next().unwrap().entry.id
 }
