@@ -55,6 +55,12 @@ pub struct ServeArgs {
     /// template, status, microseconds, client address).
     #[arg(long)]
     pub access_log: bool,
+    /// Where a PostgreSQL memory's candidate index is kept between runs: the next start
+    /// opens it and takes the changes since from the database instead of building it
+    /// (seconds on a large memory). Without it, every start builds the index. A SQLite
+    /// memory keeps its index beside the database and ignores this.
+    #[arg(long, value_name = "DIR")]
+    pub index_dir: Option<std::path::PathBuf>,
 }
 
 /// Parses a rate above zero.
@@ -69,7 +75,7 @@ fn positive(s: &str) -> Result<f64, String> {
 ///
 /// # Errors
 /// No memory there, or it cannot be opened.
-pub fn open_existing_for_write(path: &Path) -> Result<Memory> {
+pub fn open_existing_for_write(path: &Path, index_dir: Option<&Path>) -> Result<Memory> {
     let address = path.to_string_lossy().into_owned();
     if let Ok(Address::Sqlite(file)) = Address::parse(&address) {
         if !file.exists() {
@@ -82,7 +88,11 @@ pub fn open_existing_for_write(path: &Path) -> Result<Memory> {
     }
     // A server on PostgreSQL sees other processes' writes within 100 ms rather than
     // asking the database on every store call (a round trip each; docs/operators.md).
-    Memory::open_with(&address, &OpenOptions::new().freshness(SERVER_FRESHNESS)).map_err(|e| anyhow!("{e}"))
+    let mut options = OpenOptions::new().freshness(SERVER_FRESHNESS);
+    if let Some(dir) = index_dir {
+        options = options.index_dir(dir);
+    }
+    Memory::open_with(&address, &options).map_err(|e| anyhow!("{e}"))
 }
 
 /// How stale a served PostgreSQL memory's index may be about other processes' writes.
@@ -93,7 +103,7 @@ const SERVER_FRESHNESS: Duration = Duration::from_millis(100);
 /// # Errors
 /// A missing memory, the address cannot be bound, the store failed while starting.
 pub fn run(args: &ServeArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<()> {
-    let memory = open_existing_for_write(&memory::resolve(memory_flag))?;
+    let memory = open_existing_for_write(&memory::resolve(memory_flag), args.index_dir.as_deref())?;
     let address = memory.address().to_string();
     let config = ServerConfig::new()
         .listen(args.listen)

@@ -1,7 +1,7 @@
 //! [`Memory`]: a memory opened by address, whatever store holds it.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -52,6 +52,11 @@ pub struct OpenOptions {
     /// writes (`None`: zero, every store call checks; see
     /// `cmem_postgres::PgOptions::freshness`). SQLite checks at no cost and ignores it.
     pub freshness: Option<Duration>,
+    /// Where a PostgreSQL memory's in-process candidate index is kept between runs, so
+    /// the next process opens it and takes the changes since instead of building it
+    /// (`None`: built by every process; see `cmem_postgres::PgOptions::index_dir`). A
+    /// SQLite memory keeps its index file beside the database and ignores it.
+    pub index_dir: Option<PathBuf>,
 }
 
 impl fmt::Debug for OpenOptions {
@@ -63,6 +68,7 @@ impl fmt::Debug for OpenOptions {
             .field("write_wait", &self.write_wait)
             .field("on_wait", &self.on_wait.as_ref().map(|_| ".."))
             .field("freshness", &self.freshness)
+            .field("index_dir", &self.index_dir)
             .finish()
     }
 }
@@ -112,6 +118,13 @@ impl OpenOptions {
     #[must_use]
     pub fn freshness(mut self, stale_at_most: Duration) -> Self {
         self.freshness = Some(stale_at_most);
+        self
+    }
+
+    /// Sets [`index_dir`](Self::index_dir).
+    #[must_use]
+    pub fn index_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.index_dir = Some(dir.into());
         self
     }
 }
@@ -709,6 +722,9 @@ fn open_postgres(url: &str, _: &Address, options: &OpenOptions) -> Result<Box<dy
         .gram_index(!options.sql_candidates);
     if let Some(fresh) = options.freshness {
         pg = pg.freshness(fresh);
+    }
+    if let Some(dir) = &options.index_dir {
+        pg = pg.index_dir(dir.clone());
     }
     if let Some(wait) = options.write_wait {
         pg = pg.write_wait(wait);

@@ -40,3 +40,32 @@ fn a_postgres_address_hides_its_password_in_errors() {
     let msg = err.to_string();
     assert!(msg.contains("no_such_memory") && !msg.contains("pw-s3cret"), "{msg}");
 }
+
+#[test]
+fn a_postgres_memory_keeps_its_index_in_the_directory_asked() {
+    let url = TestServer::shared().unwrap().fresh_database().unwrap();
+    let dir = std::env::temp_dir().join(format!("cmem-facade-index-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+    let options = OpenOptions::new().create(true).index_dir(&dir);
+    let first = Memory::open_with(&url, &options).unwrap();
+    first
+        .store()
+        .write(&[NewEntry::pair(
+            Variant::new(en.clone(), vec![Run::text("Save the file")]),
+            Variant::new(de.clone(), vec![Run::text("Datei speichern")]),
+        )])
+        .unwrap();
+    let req = LookupRequest::new(vec![Run::text("Save the files")], en, de);
+    assert_eq!(first.lookup(&req).unwrap().len(), 1);
+    // The index built for the lookup was written for the next process...
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let written = std::fs::metadata(&files[0]).unwrap().modified().unwrap();
+    // ...which opens it rather than building and writing it again.
+    let next = Memory::open_with(&url, &options).unwrap();
+    assert_eq!(next.lookup(&req).unwrap().len(), 1);
+    assert_eq!(std::fs::metadata(&files[0]).unwrap().modified().unwrap(), written);
+    let _ = std::fs::remove_dir_all(&dir);
+}
