@@ -15,7 +15,9 @@ Exit status: 0 success; 1 `lookup` or `search` found nothing; 2 usage error;
 as it was).
 
 The memory is --memory PATH, else $CMEM_MEMORY, else ./cmem.db. `import` creates it;
-every other command needs it to exist.";
+every other command needs it to exist. A PostgreSQL memory's candidate index is kept
+between runs in $CMEM_INDEX_DIR when it is set, so the next command or server start
+reads it instead of building it.";
 
 /// cmem: a content (translation) memory on the command line.
 ///

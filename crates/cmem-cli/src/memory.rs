@@ -12,6 +12,22 @@ pub const MEMORY_ENV: &str = "CMEM_MEMORY";
 /// The memory used when neither `--memory` nor [`MEMORY_ENV`] names one.
 pub const DEFAULT_MEMORY: &str = "cmem.db";
 
+/// The environment variable naming where a PostgreSQL memory's candidate index is kept
+/// between runs (`cmem serve --index-dir` gives it for one server).
+pub const INDEX_DIR_ENV: &str = "CMEM_INDEX_DIR";
+
+/// `options` with the index directory of [`INDEX_DIR_ENV`] when it is set (not empty)
+/// and `options` names none.
+pub fn with_index_dir(options: OpenOptions) -> OpenOptions {
+    if options.index_dir.is_some() {
+        return options;
+    }
+    match std::env::var_os(INDEX_DIR_ENV) {
+        Some(dir) if !dir.is_empty() => options.index_dir(PathBuf::from(dir)),
+        _ => options,
+    }
+}
+
 /// The memory file: `--memory`, else `$CMEM_MEMORY` (when not empty), else `./cmem.db`.
 pub fn resolve(flag: Option<&Path>) -> PathBuf {
     if let Some(p) = flag {
@@ -35,7 +51,7 @@ fn address(path: &Path) -> String {
 /// The memory cannot be created or opened, is not a cmem memory, is damaged, or is of a
 /// newer schema.
 pub fn open_for_write(path: &Path, options: OpenOptions) -> Result<Memory> {
-    Memory::open_with(&address(path), &options.create(true)).map_err(|e| anyhow!("{e}"))
+    Memory::open_with(&address(path), &with_index_dir(options).create(true)).map_err(|e| anyhow!("{e}"))
 }
 
 /// Opens an existing memory read-only; a missing one is an error, never a new empty
@@ -61,7 +77,7 @@ pub fn open_existing_with(path: &Path, options: OpenOptions) -> Result<Memory> {
             );
         }
     }
-    Memory::open_with(&address, &options.read_only(true)).map_err(|e| {
+    Memory::open_with(&address, &with_index_dir(options).read_only(true)).map_err(|e| {
         // A read may not upgrade or re-key: name the command that does.
         if e.message().contains("open it once for writing") {
             anyhow!("{e} (any import does: `cmem import --format jsonl - < /dev/null`)")

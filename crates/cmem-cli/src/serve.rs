@@ -57,8 +57,9 @@ pub struct ServeArgs {
     pub access_log: bool,
     /// Where a PostgreSQL memory's candidate index is kept between runs: the next start
     /// opens it and takes the changes since from the database instead of building it
-    /// (seconds on a large memory). Without it, every start builds the index. A SQLite
-    /// memory keeps its index beside the database and ignores this.
+    /// (seconds on a large memory). Default: $CMEM_INDEX_DIR; without either, every start
+    /// builds the index. A SQLite memory keeps its index beside the database and ignores
+    /// this.
     #[arg(long, value_name = "DIR")]
     pub index_dir: Option<std::path::PathBuf>,
 }
@@ -92,7 +93,7 @@ pub fn open_existing_for_write(path: &Path, index_dir: Option<&Path>) -> Result<
     if let Some(dir) = index_dir {
         options = options.index_dir(dir);
     }
-    Memory::open_with(&address, &options).map_err(|e| anyhow!("{e}"))
+    Memory::open_with(&address, &memory::with_index_dir(options)).map_err(|e| anyhow!("{e}"))
 }
 
 /// How stale a served PostgreSQL memory's index may be about other processes' writes.

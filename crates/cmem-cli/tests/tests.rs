@@ -39,7 +39,7 @@ impl Dir {
     /// `cmem ARGS` in this directory, without `$CMEM_MEMORY`.
     fn cmd(&self, args: &[&str]) -> Command {
         let mut c = Command::new(CMEM);
-        c.args(args).current_dir(&self.0).env_remove("CMEM_MEMORY");
+        c.args(args).current_dir(&self.0).env_remove("CMEM_MEMORY").env_remove("CMEM_INDEX_DIR");
         c
     }
 
@@ -1414,4 +1414,41 @@ fn two_imports_creating_one_memory_at_once_both_succeed() {
         }
         assert_eq!(d.ok(&["stats", "--json"]).json_lines()[0]["entries"], 30_000, "round {round}");
     }
+}
+
+#[test]
+fn a_postgres_memorys_index_is_kept_in_cmem_index_dir() {
+    let url = cmem_postgres::testing::TestServer::shared().unwrap().fresh_database().unwrap();
+    let d = Dir::new();
+    d.ok(&["--memory", &url, "import", "-q", "--from", "en", "--to", "de", &td("cli/sample.jsonl")]);
+    let batch =
+        ["--memory", &url, "lookup", "--batch", &td("cli/queries.jsonl"), "--from", "en", "--to", "de"];
+    let with_dir = |d: &Dir| {
+        let mut c = d.cmd(&batch);
+        c.env("CMEM_INDEX_DIR", d.path("ix"));
+        Run(c.output().unwrap())
+    };
+    std::fs::create_dir_all(d.path("ix")).unwrap();
+    // The answers without their timings.
+    let answers = |r: &Run| -> Vec<Value> {
+        let mut lines = r.json_lines();
+        for l in &mut lines {
+            l.as_object_mut().unwrap().remove("micros");
+        }
+        lines
+    };
+    let built = answers(&d.ok(&batch));
+    assert_eq!(built.len(), 6);
+    assert_eq!(std::fs::read_dir(d.path("ix")).unwrap().count(), 0, "written only when asked");
+    // The first run with the directory builds the index and writes it there...
+    let first = with_dir(&d);
+    assert_eq!(first.code(), 0, "{}", first.stderr());
+    let files: Vec<_> = std::fs::read_dir(d.path("ix")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let written = std::fs::metadata(&files[0]).unwrap().modified().unwrap();
+    // ...and the next opens it (not written again), with the same answers.
+    let next = with_dir(&d);
+    assert_eq!(std::fs::metadata(&files[0]).unwrap().modified().unwrap(), written);
+    assert_eq!(answers(&first), built);
+    assert_eq!(answers(&next), built);
 }
