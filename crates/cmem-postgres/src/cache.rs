@@ -176,6 +176,22 @@ impl Cache {
         source: &Locale,
         persist: Option<&Path>,
     ) -> Result<()> {
+        let loaded = self.load_in(client, name, source, persist);
+        if loaded.is_err() {
+            // Half done (an index opened but not caught up, another caught up only in
+            // part): never answer from it; the next lookup loads again.
+            self.forget();
+        }
+        loaded
+    }
+
+    fn load_in(
+        &mut self,
+        client: &mut Client,
+        name: &str,
+        source: &Locale,
+        persist: Option<&Path>,
+    ) -> Result<()> {
         let mut tx = crate::store::snapshot(client, name, "loading keys")?;
         let changes = crate::store::read_changes(&mut tx, name)?;
         if self.changes != Some(changes) {
@@ -193,21 +209,26 @@ impl Cache {
         }
         let now = self.mark.unwrap_or(Mark { seq: 0, eid: 0 });
         load_locale_names(&mut self.index, &mut tx, name)?;
-        let token = match persist {
-            Some(_) => tx
-                .query_opt(&format!("SELECT value FROM {META_TABLE} WHERE key = $1"), &[&META_MEMORY_TOKEN])
-                .ctx(name, "reading the memory token")?
-                .map(|r| r.try_get::<_, String>(0))
-                .transpose()
-                .ctx(name, "reading the memory token")?,
+        let missing = self.index.missing(source);
+        let identity = match persist {
+            Some(_) if !missing.is_empty() => identity(&mut tx, name)?,
+            _ => None,
+        };
+        // Where the log stands in this snapshot (`self.mark` may be older: this store's
+        // own writes do not move it).
+        let snapshot = match identity {
+            Some(_) => Some(read_mark(&mut tx, name)?),
             None => None,
         };
-        for li in self.index.missing(source) {
+        let mut pending = Vec::new();
+        for li in missing {
             let Some(tag) = self.index.locale(li).map(|l| l.as_str().to_owned()) else { continue };
-            let file =
-                persist.zip(token.as_deref()).map(|(dir, token)| (index_file(dir, token, &tag), token));
-            if let Some((path, token)) = &file {
-                if self.open_file(&mut tx, name, li, path, &tag, token)? {
+            let file = persist
+                .zip(identity.as_ref())
+                .zip(snapshot)
+                .map(|((dir, id), snapshot)| (index_file(dir, &id.name, &tag), id, snapshot));
+            if let Some((path, id, snapshot)) = &file {
+                if self.open_file(&mut tx, name, (li, &tag), (path, id, *snapshot))? {
                     self.opened += 1;
                     continue;
                 }
@@ -234,25 +255,32 @@ impl Cache {
                 variants.push((id, set, keys));
             }
             self.index.insert_index(li, GramIndex::build(&variants));
-            if let Some((path, token)) = file {
+            if let Some((path, id, _)) = file {
+                let newest = entry_identity(&mut tx, name, now.eid)?;
                 let meta = FileMeta {
                     seq: now.seq,
                     eid: now.eid,
                     key_version: KEY_VERSION,
                     locale: tag.clone(),
-                    token: token.to_owned(),
+                    token: format!("{}-{newest}", id.check),
                 };
                 if let Some(bytes) =
                     self.index.index(li).and_then(|ix| ix.to_file(self.index.sets(), &meta).ok())
                 {
-                    // An index that cannot be written (a read-only or missing directory, a
-                    // full disk) is built again by the next process: not an error of the
-                    // lookup.
-                    let _ = cmem_core::gram_index::write_file(&path, &bytes);
+                    pending.push((path, bytes));
                 }
             }
         }
         tx.commit().ctx(name, "loading keys")?;
+        for (path, bytes) in pending {
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            // Written once the snapshot is released. An index that cannot be written (a
+            // read-only directory, a full disk) is built again by the next process: not
+            // an error of the lookup.
+            let _ = cmem_core::gram_index::write_file(&path, &bytes);
+        }
         Ok(())
     }
 
@@ -264,20 +292,32 @@ impl Cache {
         &mut self,
         tx: &mut postgres::Transaction<'_>,
         name: &str,
-        li: u16,
-        path: &Path,
-        tag: &str,
-        token: &str,
+        (li, tag): (u16, &str),
+        (path, id, snapshot): (&Path, &Identity, Mark),
     ) -> Result<bool> {
+        let check = &id.check;
         // Read whole rather than mapped: this crate has no `unsafe`, and a process that
         // keeps an index keeps it resident anyway.
         let Ok(bytes) = std::fs::read(path) else { return Ok(false) };
         let Ok(frozen) = FrozenGrams::open(std::sync::Arc::new(bytes)) else { return Ok(false) };
         let meta = frozen.meta().clone();
-        if meta.token != token || meta.key_version != KEY_VERSION || meta.locale != tag {
+        if meta.key_version != KEY_VERSION || meta.locale != tag {
+            return Ok(false);
+        }
+        // The file names the newest entry it knows by number and identity: in a database
+        // that went back to an earlier state and handed the number out again, it is
+        // another entry (or none), unless the log says it changed since.
+        let newest = entry_identity(tx, name, meta.eid)?;
+        if meta.token != format!("{check}-{newest}") && !logged_since(tx, name, meta.eid, meta.seq)? {
             return Ok(false);
         }
         let mark = Mark { seq: meta.seq, eid: meta.eid };
+        if mark.seq > snapshot.seq || mark.eid > snapshot.eid {
+            // Written from a later state than this snapshot's (a process that loaded
+            // after it began), or from a state the database no longer has: its content
+            // cannot be caught up from here.
+            return Ok(false);
+        }
         if behind(tx, name, mark)? > CATCH_UP_MOST.max(frozen.docs() as i64 / 4) {
             return Ok(false);
         }
@@ -361,13 +401,68 @@ fn changed_since(
     Ok(changed)
 }
 
-/// The file of the persisted index of `locale` of the memory named by `token`, in
-/// `dir`.
-pub(crate) fn index_file(dir: &Path, token: &str, locale: &str) -> PathBuf {
-    // Tokens are hexadecimal and tags letters, digits and hyphens; anything else is
-    // left out of the name rather than trusted as a path.
+/// Which memory a persisted index belongs to.
+#[derive(Debug)]
+struct Identity {
+    /// For the file's name: the memory's token, the cluster's system identifier and the
+    /// database's number. A copy of the database (`CREATE DATABASE … TEMPLATE`, a dump
+    /// restored elsewhere) carries the token but gets another number or cluster, so its
+    /// files are its own.
+    name: String,
+    /// For the file's header, with the identity of the newest entry the file knows: the
+    /// name and the cluster's timeline. A database restored to an earlier point in time
+    /// continues on a new timeline, so files written before the restore (which may know
+    /// entries it no longer has, under numbers it will hand out again) are refused.
+    check: String,
+}
+
+/// The identity of the memory in `tx`; `None` when it has no token.
+fn identity(tx: &mut postgres::Transaction<'_>, name: &str) -> Result<Option<Identity>> {
+    let what = "reading the memory's identity";
+    let row = tx
+        .query_opt(
+            &format!(
+                "SELECT m.value, s.system_identifier::text, d.oid::bigint, c.timeline_id::bigint \
+                 FROM {META_TABLE} m, pg_control_system() s, pg_control_checkpoint() c, pg_database d \
+                 WHERE m.key = $1 AND d.datname = current_database()"
+            ),
+            &[&META_MEMORY_TOKEN],
+        )
+        .ctx(name, what)?;
+    let Some(row) = row else { return Ok(None) };
+    let token: String = row.try_get(0).ctx(name, what)?;
+    let system: String = row.try_get(1).ctx(name, what)?;
+    let database: i64 = row.try_get(2).ctx(name, what)?;
+    let timeline: i64 = row.try_get(3).ctx(name, what)?;
+    let name = format!("{token}-{system}-{database}");
+    Ok(Some(Identity { check: format!("{name}-{timeline}"), name }))
+}
+
+/// The identity hash of entry `id` (0: no such entry), as a persisted index records the
+/// newest entry it knows.
+fn entry_identity(tx: &mut postgres::Transaction<'_>, name: &str, id: i64) -> Result<i64> {
+    let what = "reading the memory's identity";
+    let row = tx.query_opt("SELECT identity FROM tm_entries WHERE id = $1", &[&id]).ctx(name, what)?;
+    row.map_or(Ok(0), |r| r.try_get(0)).ctx(name, what)
+}
+
+/// Whether the change log has a deletion or re-keying of entry `id` after log number
+/// `seq`.
+fn logged_since(tx: &mut postgres::Transaction<'_>, name: &str, id: i64, seq: i64) -> Result<bool> {
+    tx.query_one(
+        &format!("SELECT EXISTS (SELECT 1 FROM {CHANGES_TABLE} WHERE seq > $2 AND entry_id = $1)"),
+        &[&id, &seq],
+    )
+    .and_then(|r| r.try_get(0))
+    .ctx(name, "reading the change log")
+}
+
+/// The file of the persisted index of `locale` of the memory `identity` names, in `dir`.
+fn index_file(dir: &Path, identity: &str, locale: &str) -> PathBuf {
+    // Tokens are hexadecimal, numbers digits and tags letters, digits and hyphens;
+    // anything else is left out of the name rather than trusted as a path.
     let safe = |s: &str| s.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect::<String>();
-    dir.join(format!("cmem-{}-gix-{}", safe(token), safe(locale)))
+    dir.join(format!("cmem-{}-gix-{}", safe(identity), safe(locale)))
 }
 
 /// Interns every variant locale of the memory, through the locale index (one probe per

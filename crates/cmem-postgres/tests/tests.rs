@@ -48,9 +48,75 @@ mod conformance_gram_index {
     cmem_conformance::conformance_suite!(|| Box::new(fresh(PgOptions::default())));
 }
 
+/// A store on a fresh database whose candidate queries are each answered by a store
+/// opened for it (another process, as a restarted server is), with `options`: through
+/// the index file the first one wrote, caught up with the writes since.
+struct Reopening {
+    store: PgStore,
+    url: String,
+    options: PgOptions,
+}
+
+impl Reopening {
+    fn new(options: PgOptions) -> Reopening {
+        let url = fresh_url();
+        Reopening { store: PgStore::open_with(&url, options.clone()).unwrap(), url, options }
+    }
+}
+
+impl ContentMemory for Reopening {
+    fn write(&self, entries: &[NewEntry]) -> cmem_core::Result<Vec<cmem_core::WriteOutcome>> {
+        self.store.write(entries)
+    }
+    fn begin(&self) -> cmem_core::Result<Box<dyn cmem_core::WriteSession + '_>> {
+        self.store.begin()
+    }
+    fn get(&self, id: cmem_core::EntryId) -> cmem_core::Result<Option<cmem_core::Entry>> {
+        self.store.get(id)
+    }
+    fn delete(&self, id: cmem_core::EntryId) -> cmem_core::Result<bool> {
+        self.store.delete(id)
+    }
+    fn entries(
+        &self,
+        after: Option<cmem_core::EntryId>,
+        limit: usize,
+    ) -> cmem_core::Result<Vec<cmem_core::Entry>> {
+        self.store.entries(after, limit)
+    }
+    fn exact(&self, q: &cmem_core::store::ExactQuery<'_>) -> cmem_core::Result<Vec<cmem_core::Entry>> {
+        self.store.exact(q)
+    }
+    fn candidates(
+        &self,
+        q: &cmem_core::store::CandidateQuery<'_>,
+        sink: &mut dyn cmem_core::store::CandidateSink,
+    ) -> cmem_core::Result<()> {
+        PgStore::open_with(&self.url, self.options.clone())?.candidates(q, sink)
+    }
+    fn search(&self, q: &cmem_core::SearchQuery) -> cmem_core::Result<Vec<cmem_core::SearchHit>> {
+        self.store.search(q)
+    }
+    fn stats(&self) -> cmem_core::Result<cmem_core::Stats> {
+        self.store.stats()
+    }
+    fn version_reader(&self) -> Option<&dyn cmem_core::VersionReader> {
+        self.store.version_reader()
+    }
+    fn warm(&self, source: &Locale) -> cmem_core::Result<()> {
+        self.store.warm(source)
+    }
+    fn meta(&self, key: &str) -> cmem_core::Result<Option<String>> {
+        self.store.meta(key)
+    }
+    fn set_meta(&self, key: &str, value: &str) -> cmem_core::Result<()> {
+        self.store.set_meta(key, value)
+    }
+}
+
 mod conformance_persisted_index {
     use super::*;
-    cmem_conformance::conformance_suite!(|| Box::new(fresh(
+    cmem_conformance::conformance_suite!(|| Box::new(Reopening::new(
         PgOptions::default().index_dir(index_dir("conformance"))
     )));
 }
@@ -646,4 +712,71 @@ fn a_persisted_index_is_opened_by_the_next_process_and_caught_up() {
 fn best_id(store: &dyn ContentMemory, query: &str) -> cmem_core::EntryId {
     let req = LookupRequest::new(vec![Run::text(query)], loc("en"), loc("de"));
     lookup(store, &req).unwrap().into_iter().next().unwrap().entry.id
+}
+
+#[test]
+fn a_copy_of_the_database_keeps_its_own_index_file() {
+    let server = TestServer::shared().unwrap();
+    let url = server.fresh_database().unwrap();
+    let dir = index_dir(&format!("copy-{}", url.bytes().map(usize::from).sum::<usize>()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let with_dir = || PgOptions::default().index_dir(&dir);
+    {
+        let a = PgStore::open_with(&url, with_dir()).unwrap();
+        a.write(&[pair("Open the file", "Datei öffnen")]).unwrap();
+        assert!(best(&a, "Open the files").is_some());
+    }
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "the directory is made when missing");
+    // A copy carries the memory's token, but not its future: entries written to it
+    // after the copy are numbered as the original's next ones are.
+    let db = url.rsplit('/').next().unwrap().split('?').next().unwrap().to_owned();
+    let copy = format!("{db}_copy");
+    let mut admin = postgres::Client::connect(&server.url_of("postgres"), postgres::NoTls).unwrap();
+    admin.batch_execute(&format!("CREATE DATABASE {copy} TEMPLATE {db}")).unwrap();
+    let copied = PgStore::open_with(&server.url_of(&copy), with_dir()).unwrap();
+    let original = PgStore::open_with(&url, with_dir()).unwrap();
+    original.write(&[pair("Close the window", "Fenster schließen")]).unwrap();
+    copied.write(&[pair("Print the page", "Seite drucken")]).unwrap();
+    assert_eq!(best(&copied, "Print the pages").unwrap().0, "Seite drucken");
+    assert!(best(&copied, "Close the windows").is_none());
+    assert_eq!((copied.index_loads(), copied.index_files_opened()), (1, 0));
+    assert_eq!(best(&original, "Close the windows").unwrap().0, "Fenster schließen");
+    assert!(best(&original, "Print the pages").is_none());
+    assert_eq!((original.index_loads(), original.index_files_opened()), (0, 1));
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2, "one file each");
+    drop((copied, original));
+    admin.batch_execute(&format!("DROP DATABASE {copy}")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_index_file_ahead_of_the_database_is_not_used() {
+    let url = fresh_url();
+    let dir = index_dir(&format!("ahead-{}", url.bytes().map(usize::from).sum::<usize>()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let with_dir = || PgOptions::default().index_dir(&dir);
+    let a = PgStore::open_with(&url, with_dir()).unwrap();
+    a.write(&[pair("Open the file", "Datei öffnen")]).unwrap();
+    let newest = a.write(&[pair("Print the page", "Seite drucken")]).unwrap()[0].id();
+    assert!(best(&a, "Print the pages").is_some());
+    drop(a);
+    // The database goes back to an earlier state (as a restore does): the newest entry
+    // and its log are gone, and its number will be handed out again.
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    client
+        .batch_execute(&format!(
+            "DELETE FROM tm_entries WHERE id = {0}; DELETE FROM tm_changes; \
+             SELECT setval(pg_get_serial_sequence('tm_entries', 'id'), {0} - 1)",
+            newest.0
+        ))
+        .unwrap();
+    let b = PgStore::open_with(&url, with_dir()).unwrap();
+    let again = b.write(&[pair("Close the window", "Fenster schließen")]).unwrap()[0].id();
+    assert_eq!(again, newest, "the number is reused");
+    assert!(best(&b, "Print the pages").is_none());
+    assert_eq!(best(&b, "Close the windows").unwrap().0, "Fenster schließen");
+    let c = PgStore::open_with(&url, with_dir()).unwrap();
+    assert!(best(&c, "Print the pages").is_none(), "a forgotten entry from a file ahead");
+    assert_eq!(best(&c, "Close the windows").unwrap().0, "Fenster schließen");
+    let _ = std::fs::remove_dir_all(&dir);
 }
