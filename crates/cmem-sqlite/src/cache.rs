@@ -163,6 +163,24 @@ impl Cache {
         persist: Option<&Persist>,
         build: bool,
     ) -> Result<Loaded> {
+        let loaded = self.load_in(conn, p, data_version, source, persist, build);
+        if loaded.is_err() {
+            // Half done (an index opened but not caught up, another caught up only in
+            // part): never answer from it; the next lookup loads again.
+            *self = Cache::default();
+        }
+        loaded
+    }
+
+    fn load_in(
+        &mut self,
+        conn: &Connection,
+        p: &str,
+        data_version: i64,
+        source: &Locale,
+        persist: Option<&Persist>,
+        build: bool,
+    ) -> Result<Loaded> {
         let tx = conn.unchecked_transaction().ctx(p, "reading the candidate index")?;
         let now = read_mark(&tx, p)?;
         if let Some(mark) = self.mark.filter(|m| *m != now) {
