@@ -29,10 +29,12 @@ pub mod cases;
 mod failure;
 pub mod fixture;
 pub mod reference;
+mod reopening;
 pub mod rules;
 
 pub use cmem_core;
 pub use failure::{Failure, Outcome};
+pub use reopening::{Reopen, Reopening};
 
 /// Expands to one `#[test]` per conformance rule, plus `match_cases`, for the store
 /// made by `$make` (an expression callable as `$make()` that returns a fresh, empty

@@ -843,6 +843,12 @@ impl ContentMemory for PgStore {
         Ok(())
     }
 
+    /// True with an [`index_dir`](PgOptions::index_dir): a warmed index is written
+    /// there for the next process.
+    fn index_persists(&self) -> bool {
+        self.options.gram_index && self.options.index_dir.is_some()
+    }
+
     fn meta(&self, key: &str) -> Result<Option<String>> {
         let mut client = self.client()?;
         let row = client

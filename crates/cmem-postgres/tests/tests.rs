@@ -49,74 +49,20 @@ mod conformance_gram_index {
 }
 
 /// A store on a fresh database whose candidate queries are each answered by a store
-/// opened for it (another process, as a restarted server is), with `options`: through
+/// opened for it with `options` (another process, as a restarted server is): through
 /// the index file the first one wrote, caught up with the writes since.
-struct Reopening {
-    store: PgStore,
-    url: String,
-    options: PgOptions,
-}
-
-impl Reopening {
-    fn new(options: PgOptions) -> Reopening {
-        let url = fresh_url();
-        Reopening { store: PgStore::open_with(&url, options.clone()).unwrap(), url, options }
-    }
-}
-
-impl ContentMemory for Reopening {
-    fn write(&self, entries: &[NewEntry]) -> cmem_core::Result<Vec<cmem_core::WriteOutcome>> {
-        self.store.write(entries)
-    }
-    fn begin(&self) -> cmem_core::Result<Box<dyn cmem_core::WriteSession + '_>> {
-        self.store.begin()
-    }
-    fn get(&self, id: cmem_core::EntryId) -> cmem_core::Result<Option<cmem_core::Entry>> {
-        self.store.get(id)
-    }
-    fn delete(&self, id: cmem_core::EntryId) -> cmem_core::Result<bool> {
-        self.store.delete(id)
-    }
-    fn entries(
-        &self,
-        after: Option<cmem_core::EntryId>,
-        limit: usize,
-    ) -> cmem_core::Result<Vec<cmem_core::Entry>> {
-        self.store.entries(after, limit)
-    }
-    fn exact(&self, q: &cmem_core::store::ExactQuery<'_>) -> cmem_core::Result<Vec<cmem_core::Entry>> {
-        self.store.exact(q)
-    }
-    fn candidates(
-        &self,
-        q: &cmem_core::store::CandidateQuery<'_>,
-        sink: &mut dyn cmem_core::store::CandidateSink,
-    ) -> cmem_core::Result<()> {
-        PgStore::open_with(&self.url, self.options.clone())?.candidates(q, sink)
-    }
-    fn search(&self, q: &cmem_core::SearchQuery) -> cmem_core::Result<Vec<cmem_core::SearchHit>> {
-        self.store.search(q)
-    }
-    fn stats(&self) -> cmem_core::Result<cmem_core::Stats> {
-        self.store.stats()
-    }
-    fn version_reader(&self) -> Option<&dyn cmem_core::VersionReader> {
-        self.store.version_reader()
-    }
-    fn warm(&self, source: &Locale) -> cmem_core::Result<()> {
-        self.store.warm(source)
-    }
-    fn meta(&self, key: &str) -> cmem_core::Result<Option<String>> {
-        self.store.meta(key)
-    }
-    fn set_meta(&self, key: &str, value: &str) -> cmem_core::Result<()> {
-        self.store.set_meta(key, value)
-    }
+fn reopening(options: PgOptions) -> cmem_conformance::Reopening {
+    let url = fresh_url();
+    let store = PgStore::open_with(&url, options.clone()).unwrap();
+    let again = move || -> cmem_core::Result<Box<dyn ContentMemory>> {
+        Ok(Box::new(PgStore::open_with(&url, options.clone())?))
+    };
+    cmem_conformance::Reopening::new(store, again, ())
 }
 
 mod conformance_persisted_index {
     use super::*;
-    cmem_conformance::conformance_suite!(|| Box::new(Reopening::new(
+    cmem_conformance::conformance_suite!(|| Box::new(reopening(
         PgOptions::default().index_dir(index_dir("conformance"))
     )));
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use cmem_conformance::Reopening;
 use cmem_core::run::runs_to_json;
 use cmem_core::store::{CandidateQuery, CandidateSink};
 use cmem_core::{
@@ -696,78 +697,28 @@ fn sql_candidates_are_a_superset_of_what_reaches_the_cutoff() {
 
 // ---- the shared conformance suite, on every configuration of the store ----
 
-/// A file-backed store that removes its directory when dropped. With `reopen`, every
-/// candidate query is answered by a store opened for it (another process, as a one-shot
-/// `cmem lookup` is): through the persisted index, caught up with the writes since.
-struct FileStore {
-    store: SqliteStore,
-    reopen: Option<SqliteOptions>,
-    dir: TempDir,
-}
-
-impl FileStore {
-    fn new(options: SqliteOptions) -> FileStore {
-        let dir = TempDir::new("conformance");
-        let store = SqliteStore::open_with(dir.path("c.db"), options).unwrap();
-        FileStore { store, reopen: None, dir }
+/// A store in a file of a new temporary directory (removed with the store); with
+/// `reopen`, every candidate query is answered by a store opened for it (another
+/// process, as a one-shot `cmem lookup` is): through the persisted index, caught up
+/// with the writes since.
+fn file_store(options: SqliteOptions, reopen: bool) -> Reopening {
+    let dir = TempDir::new("conformance");
+    let path = dir.path("c.db");
+    let store = SqliteStore::open_with(&path, options.clone()).unwrap();
+    if !reopen {
+        return Reopening::keeping(store, dir);
     }
-
-    fn reopening(options: SqliteOptions) -> FileStore {
-        FileStore { reopen: Some(options.clone()), ..FileStore::new(options) }
-    }
-}
-
-impl ContentMemory for FileStore {
-    fn write(&self, entries: &[NewEntry]) -> cmem_core::Result<Vec<WriteOutcome>> {
-        self.store.write(entries)
-    }
-    fn begin(&self) -> cmem_core::Result<Box<dyn cmem_core::WriteSession + '_>> {
-        self.store.begin()
-    }
-    fn get(&self, id: EntryId) -> cmem_core::Result<Option<cmem_core::Entry>> {
-        self.store.get(id)
-    }
-    fn delete(&self, id: EntryId) -> cmem_core::Result<bool> {
-        self.store.delete(id)
-    }
-    fn entries(&self, after: Option<EntryId>, limit: usize) -> cmem_core::Result<Vec<cmem_core::Entry>> {
-        self.store.entries(after, limit)
-    }
-    fn exact(&self, q: &ExactQuery<'_>) -> cmem_core::Result<Vec<cmem_core::Entry>> {
-        self.store.exact(q)
-    }
-    fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> cmem_core::Result<()> {
-        match &self.reopen {
-            Some(options) => {
-                SqliteStore::open_with(self.dir.path("c.db"), options.clone())?.candidates(q, sink)
-            }
-            None => self.store.candidates(q, sink),
-        }
-    }
-    fn search(&self, q: &SearchQuery) -> cmem_core::Result<Vec<cmem_core::SearchHit>> {
-        self.store.search(q)
-    }
-    fn stats(&self) -> cmem_core::Result<cmem_core::Stats> {
-        self.store.stats()
-    }
-    fn version_reader(&self) -> Option<&dyn cmem_core::VersionReader> {
-        self.store.version_reader()
-    }
-    fn warm(&self, source: &cmem_core::Locale) -> cmem_core::Result<()> {
-        self.store.warm(source)
-    }
-    fn meta(&self, key: &str) -> cmem_core::Result<Option<String>> {
-        self.store.meta(key)
-    }
-    fn set_meta(&self, key: &str, value: &str) -> cmem_core::Result<()> {
-        self.store.set_meta(key, value)
-    }
+    let again = move || -> cmem_core::Result<Box<dyn ContentMemory>> {
+        Ok(Box::new(SqliteStore::open_with(&path, options.clone())?))
+    };
+    Reopening::new(store, again, dir)
 }
 
 mod conformance_persisted_index {
     use super::*;
-    cmem_conformance::conformance_suite!(|| Box::new(FileStore::reopening(
-        SqliteOptions::default().check_on_write(false)
+    cmem_conformance::conformance_suite!(|| Box::new(file_store(
+        SqliteOptions::default().check_on_write(false),
+        true
     )));
 }
 
@@ -885,7 +836,7 @@ fn torn_stale_or_foreign_index_files_are_rebuilt() {
 
 mod conformance_file {
     use super::*;
-    cmem_conformance::conformance_suite!(|| Box::new(FileStore::new(SqliteOptions::default())));
+    cmem_conformance::conformance_suite!(|| Box::new(file_store(SqliteOptions::default(), false)));
 }
 
 mod conformance_in_memory {

@@ -1,0 +1,106 @@
+//! [`Reopening`]: a store whose candidate queries are each answered by a store opened
+//! for the query, as another process (a restarted server, a one-shot `cmem lookup`)
+//! opens the memory: through whatever index the first left behind, caught up with the
+//! writes since. Run through [`conformance_suite!`](crate::conformance_suite), it holds
+//! a persisted index to the same rules as one built in the process.
+
+use cmem_core::store::{CandidateQuery, CandidateSink, ExactQuery, ReadScope, WriteSession};
+use cmem_core::{
+    ContentMemory, Entry, EntryId, Locale, NewEntry, Result, SearchHit, SearchQuery, Stats, VersionReader,
+    WriteOutcome,
+};
+
+/// Opens another store on the same memory.
+pub type Reopen = Box<dyn Fn() -> Result<Box<dyn ContentMemory>> + Send + Sync>;
+
+/// A store under test, what it needs kept alive (a temporary directory, say) and,
+/// optionally, how candidate queries open a store of their own. Every other call goes
+/// to the store.
+pub struct Reopening {
+    store: Box<dyn ContentMemory>,
+    reopen: Option<Reopen>,
+    _keep: Box<dyn std::any::Any + Send + Sync>,
+}
+
+impl Reopening {
+    /// `store`, whose candidate queries are each answered by a store `reopen` opens;
+    /// `keep` lives as long as it does.
+    pub fn new(
+        store: impl ContentMemory + 'static,
+        reopen: impl Fn() -> Result<Box<dyn ContentMemory>> + Send + Sync + 'static,
+        keep: impl std::any::Any + Send + Sync,
+    ) -> Reopening {
+        Reopening { store: Box::new(store), reopen: Some(Box::new(reopen)), _keep: Box::new(keep) }
+    }
+
+    /// `store` answering everything itself, with `keep` living as long as it does.
+    pub fn keeping(store: impl ContentMemory + 'static, keep: impl std::any::Any + Send + Sync) -> Reopening {
+        Reopening { store: Box::new(store), reopen: None, _keep: Box::new(keep) }
+    }
+}
+
+impl std::fmt::Debug for Reopening {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reopening").field("reopens", &self.reopen.is_some()).finish_non_exhaustive()
+    }
+}
+
+impl ContentMemory for Reopening {
+    fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
+        self.store.write(entries)
+    }
+    fn begin(&self) -> Result<Box<dyn WriteSession + '_>> {
+        self.store.begin()
+    }
+    fn replace(&self, id: EntryId, entry: &NewEntry) -> Result<bool> {
+        self.store.replace(id, entry)
+    }
+    fn get(&self, id: EntryId) -> Result<Option<Entry>> {
+        self.store.get(id)
+    }
+    fn get_many(&self, ids: &[EntryId]) -> Result<Vec<Option<Entry>>> {
+        self.store.get_many(ids)
+    }
+    fn delete(&self, id: EntryId) -> Result<bool> {
+        self.store.delete(id)
+    }
+    fn entries(&self, after: Option<EntryId>, limit: usize) -> Result<Vec<Entry>> {
+        self.store.entries(after, limit)
+    }
+    fn exact(&self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
+        self.store.exact(q)
+    }
+    fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
+        match &self.reopen {
+            Some(reopen) => reopen()?.candidates(q, sink),
+            None => self.store.candidates(q, sink),
+        }
+    }
+    fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>> {
+        self.store.search(q)
+    }
+    fn stats(&self) -> Result<Stats> {
+        self.store.stats()
+    }
+    fn version_reader(&self) -> Option<&dyn VersionReader> {
+        self.store.version_reader()
+    }
+    fn warm(&self, source: &Locale) -> Result<()> {
+        self.store.warm(source)
+    }
+    fn index_persists(&self) -> bool {
+        self.store.index_persists()
+    }
+    fn read_scope(&self, source: &Locale) -> Result<ReadScope<'_>> {
+        self.store.read_scope(source)
+    }
+    fn source_locales(&self) -> Result<Vec<Locale>> {
+        self.store.source_locales()
+    }
+    fn meta(&self, key: &str) -> Result<Option<String>> {
+        self.store.meta(key)
+    }
+    fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.store.set_meta(key, value)
+    }
+}
