@@ -262,7 +262,7 @@ impl Cache {
                     eid: now.eid,
                     key_version: KEY_VERSION,
                     locale: tag.clone(),
-                    token: format!("{}-{newest}", id.check),
+                    token: format!("{}#{newest}", id.check),
                 };
                 if let Some(bytes) =
                     self.index.index(li).and_then(|ix| ix.to_file(self.index.sets(), &meta).ok())
@@ -301,21 +301,27 @@ impl Cache {
         let Ok(bytes) = std::fs::read(path) else { return Ok(false) };
         let Ok(frozen) = FrozenGrams::open(std::sync::Arc::new(bytes)) else { return Ok(false) };
         let meta = frozen.meta().clone();
-        if meta.key_version != KEY_VERSION || meta.locale != tag {
+        // The header's token: this memory's identity, then the newest entry the file
+        // knows.
+        let Some((memory, known)) = meta.token.rsplit_once('#') else { return Ok(false) };
+        if memory != check || meta.key_version != KEY_VERSION || meta.locale != tag {
+            return Ok(false);
+        }
+        let mark = Mark { seq: meta.seq, eid: meta.eid };
+        if mark.seq > snapshot.seq
+            || (mark.eid > snapshot.eid && !logged_since(tx, name, mark.eid, mark.seq)?)
+        {
+            // Written from a later state than this snapshot's (a process that loaded
+            // after it began), or from a state the database no longer has (the newest
+            // entry the file knows is gone, and not by a deletion the log holds): its
+            // content cannot be caught up from here.
             return Ok(false);
         }
         // The file names the newest entry it knows by number and identity: in a database
         // that went back to an earlier state and handed the number out again, it is
         // another entry (or none), unless the log says it changed since.
         let newest = entry_identity(tx, name, meta.eid)?;
-        if meta.token != format!("{check}-{newest}") && !logged_since(tx, name, meta.eid, meta.seq)? {
-            return Ok(false);
-        }
-        let mark = Mark { seq: meta.seq, eid: meta.eid };
-        if mark.seq > snapshot.seq || mark.eid > snapshot.eid {
-            // Written from a later state than this snapshot's (a process that loaded
-            // after it began), or from a state the database no longer has: its content
-            // cannot be caught up from here.
+        if known != newest.to_string() && !logged_since(tx, name, meta.eid, meta.seq)? {
             return Ok(false);
         }
         if behind(tx, name, mark)? > CATCH_UP_MOST.max(frozen.docs() as i64 / 4) {
@@ -416,26 +422,47 @@ struct Identity {
     check: String,
 }
 
-/// The identity of the memory in `tx`; `None` when it has no token.
+/// The identity of the memory in `tx`; `None` when it has no token, or when the
+/// server does not tell its system identifier or the database's number (a role or a
+/// managed service that withholds them): then no file is read or written, and every
+/// process builds its index, as without a directory. A server that withholds only the
+/// timeline (`pg_control_checkpoint` needs `wal_level=logical` on some managed
+/// services) gets files without that check.
+///
+/// Each of those reads runs in a savepoint of its own, so that its failure leaves the
+/// snapshot usable.
 fn identity(tx: &mut postgres::Transaction<'_>, name: &str) -> Result<Option<Identity>> {
     let what = "reading the memory's identity";
-    let row = tx
-        .query_opt(
-            &format!(
-                "SELECT m.value, s.system_identifier::text, d.oid::bigint, c.timeline_id::bigint \
-                 FROM {META_TABLE} m, pg_control_system() s, pg_control_checkpoint() c, pg_database d \
-                 WHERE m.key = $1 AND d.datname = current_database()"
-            ),
-            &[&META_MEMORY_TOKEN],
-        )
+    let token: Option<String> = tx
+        .query_opt(&format!("SELECT value FROM {META_TABLE} WHERE key = $1"), &[&META_MEMORY_TOKEN])
+        .ctx(name, what)?
+        .map(|r| r.try_get(0))
+        .transpose()
         .ctx(name, what)?;
-    let Some(row) = row else { return Ok(None) };
-    let token: String = row.try_get(0).ctx(name, what)?;
-    let system: String = row.try_get(1).ctx(name, what)?;
-    let database: i64 = row.try_get(2).ctx(name, what)?;
-    let timeline: i64 = row.try_get(3).ctx(name, what)?;
-    let name = format!("{token}-{system}-{database}");
-    Ok(Some(Identity { check: format!("{name}-{timeline}"), name }))
+    let Some(token) = token else { return Ok(None) };
+    let where_ = "SELECT s.system_identifier::text || '-' || d.oid::text FROM pg_control_system() s, \
+                  pg_database d WHERE d.datname = current_database()";
+    let Some(place) = optional_text(tx, where_) else { return Ok(None) };
+    let timeline = optional_text(tx, "SELECT timeline_id::text FROM pg_control_checkpoint()");
+    let name = format!("{token}-{place}");
+    Ok(Some(Identity { check: format!("{name}-{}", timeline.as_deref().unwrap_or("any")), name }))
+}
+
+/// The one text `sql` selects, read in a savepoint of `tx`; `None` when the statement
+/// fails (and is rolled back to the savepoint) or selects nothing.
+fn optional_text(tx: &mut postgres::Transaction<'_>, sql: &str) -> Option<String> {
+    let mut savepoint = tx.transaction().ok()?;
+    match savepoint.query_opt(sql, &[]) {
+        Ok(row) => {
+            let text = row.and_then(|r| r.try_get(0).ok());
+            savepoint.commit().ok()?;
+            text
+        }
+        Err(_) => {
+            let _ = savepoint.rollback();
+            None
+        }
+    }
 }
 
 /// The identity hash of entry `id` (0: no such entry), as a persisted index records the

@@ -696,7 +696,7 @@ fn a_copy_of_the_database_keeps_its_own_index_file() {
 }
 
 #[test]
-fn an_index_file_ahead_of_the_database_is_not_used() {
+fn an_index_file_of_a_later_state_is_not_used() {
     let url = fresh_url();
     let dir = index_dir(&format!("ahead-{}", url.bytes().map(usize::from).sum::<usize>()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -706,6 +706,8 @@ fn an_index_file_ahead_of_the_database_is_not_used() {
     let newest = a.write(&[pair("Print the page", "Seite drucken")]).unwrap()[0].id();
     assert!(best(&a, "Print the pages").is_some());
     drop(a);
+    let file = std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path();
+    let old = std::fs::read(&file).unwrap();
     // The database goes back to an earlier state (as a restore does): the newest entry
     // and its log are gone, and its number will be handed out again.
     let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
@@ -716,13 +718,45 @@ fn an_index_file_ahead_of_the_database_is_not_used() {
             newest.0
         ))
         .unwrap();
+    // Before the number is handed out again, the file is ahead of the database.
+    let behind = PgStore::open_with(&url, with_dir()).unwrap();
+    assert!(best(&behind, "Print the pages").is_none(), "a forgotten entry from a file ahead");
+    assert_eq!((behind.index_loads(), behind.index_files_opened()), (1, 0));
+    drop(behind);
+    // That store wrote a file of this state: put the old one back.
+    std::fs::write(&file, &old).unwrap();
     let b = PgStore::open_with(&url, with_dir()).unwrap();
     let again = b.write(&[pair("Close the window", "Fenster schließen")]).unwrap()[0].id();
     assert_eq!(again, newest, "the number is reused");
-    assert!(best(&b, "Print the pages").is_none());
+    // Now the old file is as far as the database, but its newest entry is another.
+    assert!(best(&b, "Print the pages").is_none(), "a forgotten entry from an earlier state");
     assert_eq!(best(&b, "Close the windows").unwrap().0, "Fenster schließen");
+    assert_eq!((b.index_loads(), b.index_files_opened()), (1, 0));
     let c = PgStore::open_with(&url, with_dir()).unwrap();
-    assert!(best(&c, "Print the pages").is_none(), "a forgotten entry from a file ahead");
+    assert!(best(&c, "Print the pages").is_none());
     assert_eq!(best(&c, "Close the windows").unwrap().0, "Fenster schließen");
+    assert_eq!((c.index_loads(), c.index_files_opened()), (0, 1), "the file b wrote");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_index_file_ahead_of_the_change_log_is_not_used() {
+    let url = fresh_url();
+    let dir = index_dir(&format!("log-{}", url.bytes().map(usize::from).sum::<usize>()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let with_dir = || PgOptions::default().index_dir(&dir);
+    let a = PgStore::open_with(&url, with_dir()).unwrap();
+    let first = a.write(&[pair("Open the file", "Datei öffnen")]).unwrap()[0].id();
+    a.write(&[pair("Print the page", "Seite drucken")]).unwrap();
+    assert!(a.delete(first).unwrap());
+    assert!(best(&a, "Print the pages").is_some());
+    drop(a);
+    // The log goes back (as a restore from before the deletion would take it), the
+    // entries stay: the file knows a change the database's log does not.
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    client.batch_execute("DELETE FROM tm_changes").unwrap();
+    let b = PgStore::open_with(&url, with_dir()).unwrap();
+    assert!(best(&b, "Print the pages").is_some());
+    assert_eq!((b.index_loads(), b.index_files_opened()), (1, 0));
     let _ = std::fs::remove_dir_all(&dir);
 }
