@@ -206,7 +206,7 @@ impl Cache {
             let Some(tag) = self.index.locale(li).map(|l| l.as_str().to_owned()) else { continue };
             let file = persist.zip(token.as_deref()).map(|(persist, token)| (persist.file(&tag), token));
             if let Some((path, token)) = &file {
-                if self.open_file(&tx, p, li, path, &tag, token)? {
+                if self.open_file(&tx, p, (li, &tag), (path, token, now))? {
                     continue;
                 }
             }
@@ -217,12 +217,13 @@ impl Cache {
             self.build(&tx, p, li, &tag)?;
             if let Some(((path, token), persist)) = file.zip(persist) {
                 if persist.write {
+                    let newest = entry_identity(&tx, p, now.eid)?;
                     let meta = FileMeta {
                         seq: now.seq,
                         eid: now.eid,
                         key_version: KEY_VERSION,
                         locale: tag.clone(),
-                        token: token.to_owned(),
+                        token: format!("{token}#{newest}"),
                     };
                     if let Some(bytes) =
                         self.index.index(li).and_then(|ix| ix.to_file(self.index.sets(), &meta).ok())
@@ -245,18 +246,39 @@ impl Cache {
         &mut self,
         tx: &Connection,
         p: &str,
-        li: u16,
-        path: &Path,
-        tag: &str,
-        token: &str,
+        (li, tag): (u16, &str),
+        (path, token, now): (&Path, &str, Mark),
     ) -> Result<bool> {
         let Ok(Some(bytes)) = crate::mapped::map(path) else { return Ok(false) };
         let Ok(frozen) = FrozenGrams::open(bytes) else { return Ok(false) };
         let meta = frozen.meta().clone();
-        if meta.token != token || meta.key_version != KEY_VERSION || meta.locale != tag {
+        // The header's token: the memory's, then the identity of the newest entry the
+        // file knows.
+        let Some((memory, known)) = meta.token.rsplit_once('#') else { return Ok(false) };
+        if memory != token || meta.key_version != KEY_VERSION || meta.locale != tag {
             return Ok(false);
         }
         let mark = Mark { seq: meta.seq, eid: meta.eid };
+        let newest_logged = || -> Result<bool> {
+            tx.query_row(
+                &format!("SELECT EXISTS (SELECT 1 FROM {CHANGES_TABLE} WHERE seq > ?2 AND entry_id = ?1)"),
+                params![mark.eid, mark.seq],
+                |r| r.get(0),
+            )
+            .ctx(p, "reading the change log")
+        };
+        if mark.seq > now.seq || (mark.eid > now.eid && !newest_logged()?) {
+            // Written from a state the database no longer has (a copy of an older
+            // database put in its place; the newest entry the file knows is gone, and not
+            // by a deletion the log holds): its content cannot be caught up from here.
+            return Ok(false);
+        }
+        // In a database that went back to an earlier state and handed the newest entry's
+        // number out again, that number is another entry now, unless the log says it
+        // changed since.
+        if known != entry_identity(tx, p, mark.eid)?.to_string() && !newest_logged()? {
+            return Ok(false);
+        }
         let behind: i64 = tx
             .query_row(
                 &format!(
@@ -424,6 +446,15 @@ pub(crate) fn source_locales(conn: &Connection, p: &str) -> Result<Vec<Locale>> 
     let mut out = distinct_locales(conn, p, true)?;
     out.sort();
     Ok(out)
+}
+
+/// The identity hash of entry `id` (0: no such entry), as a persisted index records the
+/// newest entry it knows.
+fn entry_identity(conn: &Connection, p: &str, id: i64) -> Result<i64> {
+    conn.query_row("SELECT identity FROM tm_entries WHERE id = ?1", [id], |r| r.get(0))
+        .optional()
+        .map(Option::unwrap_or_default)
+        .ctx(p, "reading the newest entry")
 }
 
 /// Interns every variant locale of the memory.

@@ -1221,3 +1221,71 @@ fn temporary_index_files_a_killed_writer_left_are_removed() {
     assert!(!stale.exists(), "a stale temporary index file was left");
     assert!(fresh.exists(), "a temporary index file still being written was removed");
 }
+
+#[test]
+fn an_index_file_of_a_state_the_database_no_longer_has_is_rebuilt() {
+    let dir = TempDir::new("restored");
+    let path = dir.path("r.db");
+    let backup = dir.path("backup.db");
+    SqliteStore::open(&path).unwrap().write(&[pair("Open the file", "Datei öffnen")]).unwrap();
+    std::fs::copy(&path, &backup).unwrap();
+    {
+        let later = SqliteStore::open(&path).unwrap();
+        later.write(&[pair("Print the page", "Seite drucken")]).unwrap();
+        later.warm(&loc("en")).unwrap();
+    }
+    let file = index_file(&path, "en");
+    let newer = std::fs::read(&file).unwrap();
+    // The older copy is put back; the index file of the later state stays beside it.
+    let restore = || {
+        for side in ["r.db-wal", "r.db-shm"] {
+            let _ = std::fs::remove_file(dir.path(side));
+        }
+        std::fs::copy(&backup, &path).unwrap();
+        std::fs::write(&file, &newer).unwrap();
+    };
+    let found = |store: &SqliteStore, q: &str| {
+        summarize(store, q, &opts()).into_iter().map(|m| m.2).collect::<Vec<_>>()
+    };
+    restore();
+    let behind = SqliteStore::open(&path).unwrap();
+    assert!(found(&behind, "Print the pages").is_empty(), "an entry the database no longer has");
+    assert_eq!(persisted(&behind), [("en".to_owned(), 0, 1)], "built, not read from the file");
+    drop(behind);
+    // Once the number is handed out again, the file is as far as the database, but its
+    // newest entry is another.
+    restore();
+    let again = SqliteStore::open(&path).unwrap();
+    again.write(&[pair("Close the window", "Fenster schließen")]).unwrap();
+    assert!(found(&again, "Print the pages").is_empty());
+    assert_eq!(found(&again, "Close the windows").len(), 1);
+    assert_eq!(persisted(&again), [("en".to_owned(), 0, 2)], "built, not read from the file");
+}
+
+#[test]
+fn an_index_file_that_knows_a_deletion_the_database_does_not_is_rebuilt() {
+    let dir = TempDir::new("restored-log");
+    let path = dir.path("r.db");
+    let backup = dir.path("backup.db");
+    let first = {
+        let store = SqliteStore::open(&path).unwrap();
+        let first = store.write(&[pair("Open the file", "Datei öffnen")]).unwrap()[0].id();
+        store.write(&[pair("Print the page", "Seite drucken")]).unwrap();
+        first
+    };
+    std::fs::copy(&path, &backup).unwrap();
+    {
+        let later = SqliteStore::open(&path).unwrap();
+        assert!(later.delete(first).unwrap());
+        later.warm(&loc("en")).unwrap();
+    }
+    // The copy from before the deletion is put back beside the later index file: its
+    // newest entry is the same, but the file lacks an entry the database holds.
+    for side in ["r.db-wal", "r.db-shm"] {
+        let _ = std::fs::remove_file(dir.path(side));
+    }
+    std::fs::copy(&backup, &path).unwrap();
+    let restored = SqliteStore::open(&path).unwrap();
+    assert_eq!(summarize(&restored, "Open the files", &opts()).len(), 1);
+    assert_eq!(persisted(&restored), [("en".to_owned(), 0, 2)], "built, not read from the file");
+}
