@@ -255,8 +255,9 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
 /// building it on its first lookup; returns the locales indexed.
 fn persist_index(memory: &cmem::Memory, from: Option<&cmem::Locale>) -> cmem::Result<Vec<cmem::Locale>> {
     if !memory.store().index_persists() {
-        // A store whose index lives only in the process (PostgreSQL) would build it here
-        // to throw it away: every later process builds its own.
+        // A store whose index lives only in the process (PostgreSQL without an index
+        // directory) would build it here to throw it away: every later process builds
+        // its own. With `CMEM_INDEX_DIR`, PostgreSQL writes it there like SQLite.
         return Ok(Vec::new());
     }
     let sources: Vec<cmem::Locale> = match from {
