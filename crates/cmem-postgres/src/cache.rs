@@ -262,7 +262,7 @@ impl Cache {
                     eid: now.eid,
                     key_version: KEY_VERSION,
                     locale: tag.clone(),
-                    token: format!("{}#{newest}", id.check),
+                    token: format!("{}#{newest}", id.header()),
                 };
                 if let Some(bytes) =
                     self.index.index(li).and_then(|ix| ix.to_file(self.index.sets(), &meta).ok())
@@ -295,7 +295,6 @@ impl Cache {
         (li, tag): (u16, &str),
         (path, id, snapshot): (&Path, &Identity, Mark),
     ) -> Result<bool> {
-        let check = &id.check;
         // Read whole rather than mapped: this crate has no `unsafe`, and a process that
         // keeps an index keeps it resident anyway.
         let Ok(bytes) = std::fs::read(path) else { return Ok(false) };
@@ -304,7 +303,7 @@ impl Cache {
         // The header's token: this memory's identity, then the newest entry the file
         // knows.
         let Some((memory, known)) = meta.token.rsplit_once('#') else { return Ok(false) };
-        if memory != check || meta.key_version != KEY_VERSION || meta.locale != tag {
+        if !id.owns(memory) || meta.key_version != KEY_VERSION || meta.locale != tag {
             return Ok(false);
         }
         let mark = Mark { seq: meta.seq, eid: meta.eid };
@@ -415,11 +414,30 @@ struct Identity {
     /// restored elsewhere) carries the token but gets another number or cluster, so its
     /// files are its own.
     name: String,
-    /// For the file's header, with the identity of the newest entry the file knows: the
-    /// name and the cluster's timeline. A database restored to an earlier point in time
+    /// For the file's header, beside the name: the cluster's timeline (`None`: the
+    /// server does not tell it). A database restored to an earlier point in time
     /// continues on a new timeline, so files written before the restore (which may know
     /// entries it no longer has, under numbers it will hand out again) are refused.
-    check: String,
+    /// Compared only when both the file and this process know it, so processes whose
+    /// roles see different things share a file rather than replace each other's.
+    timeline: Option<String>,
+}
+
+impl Identity {
+    /// The header's token up to the newest entry: `NAME@TIMELINE` (`any`: unknown).
+    fn header(&self) -> String {
+        format!("{}@{}", self.name, self.timeline.as_deref().unwrap_or("any"))
+    }
+
+    /// Whether a header's token up to the newest entry is this memory's.
+    fn owns(&self, header: &str) -> bool {
+        let Some((name, timeline)) = header.rsplit_once('@') else { return false };
+        name == self.name
+            && match self.timeline.as_deref() {
+                Some(ours) => timeline == ours || timeline == "any",
+                None => true,
+            }
+    }
 }
 
 /// The identity of the memory in `tx`; `None` when it has no token, or when the
@@ -445,7 +463,7 @@ fn identity(tx: &mut postgres::Transaction<'_>, name: &str) -> Result<Option<Ide
     let Some(place) = optional_text(tx, where_) else { return Ok(None) };
     let timeline = optional_text(tx, "SELECT timeline_id::text FROM pg_control_checkpoint()");
     let name = format!("{token}-{place}");
-    Ok(Some(Identity { check: format!("{name}-{}", timeline.as_deref().unwrap_or("any")), name }))
+    Ok(Some(Identity { name, timeline }))
 }
 
 /// The one text `sql` selects, read in a savepoint of `tx`; `None` when the statement
@@ -573,4 +591,23 @@ fn load_locales(index: &mut CandidateIndex, tx: &mut postgres::Transaction<'_>, 
         index.set_locales(cid, &locs);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Identity;
+
+    #[test]
+    fn a_header_is_this_memorys_on_its_timeline_or_where_one_side_does_not_know_it() {
+        let known = Identity { name: "tok-71-16384".into(), timeline: Some("3".into()) };
+        let unknown = Identity { name: "tok-71-16384".into(), timeline: None };
+        assert!(known.owns(&known.header()));
+        assert!(known.owns(&unknown.header()));
+        assert!(unknown.owns(&known.header()));
+        assert!(unknown.owns(&unknown.header()));
+        assert!(!known.owns("tok-71-16384@4"), "another timeline");
+        assert!(!known.owns("tok-71-16385@3"), "another database");
+        assert!(!unknown.owns("tok-72-16384@3"), "another cluster");
+        assert!(!known.owns("tok-71-16384"), "no timeline part");
+    }
 }

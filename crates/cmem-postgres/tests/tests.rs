@@ -751,6 +751,7 @@ fn an_index_file_ahead_of_the_change_log_is_not_used() {
     assert!(a.delete(first).unwrap());
     assert!(best(&a, "Print the pages").is_some());
     drop(a);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "a wrote its file");
     // The log goes back (as a restore from before the deletion would take it), the
     // entries stay: the file knows a change the database's log does not.
     let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
