@@ -51,24 +51,35 @@ mod conformance_gram_index {
 /// A store on a fresh database whose candidate queries are each answered by a store
 /// opened for it with `options` (another process, as a restarted server is): through
 /// the index file the first one wrote, caught up with the writes since.
+/// The index files are kept in a directory of the store's own, removed with it.
 fn reopening(options: PgOptions) -> cmem_conformance::Reopening {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let dir = RemovedWhenDropped(index_dir(&format!("conformance-{}", N.fetch_add(1, Ordering::SeqCst))));
+    let options = options.index_dir(&dir.0);
     let url = fresh_url();
     let store = PgStore::open_with(&url, options.clone()).unwrap();
     let again = move || -> cmem_core::Result<Box<dyn ContentMemory>> {
         Ok(Box::new(PgStore::open_with(&url, options.clone())?))
     };
-    cmem_conformance::Reopening::new(store, again, ())
+    cmem_conformance::Reopening::new(store, again, dir)
+}
+
+/// A directory removed when dropped.
+struct RemovedWhenDropped(std::path::PathBuf);
+
+impl Drop for RemovedWhenDropped {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 mod conformance_persisted_index {
     use super::*;
-    cmem_conformance::conformance_suite!(|| Box::new(reopening(
-        PgOptions::default().index_dir(index_dir("conformance"))
-    )));
+    cmem_conformance::conformance_suite!(|| Box::new(reopening(PgOptions::default())));
 }
 
-/// A directory for persisted indexes under the system's temporary directory, new for
-/// each call (the same `name` in one run shares it).
+/// A directory for persisted indexes under the system's temporary directory, named
+/// `name` in this test process (each test removes what it made).
 fn index_dir(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("cmem-pg-test-{}-{name}", std::process::id()))
 }
