@@ -194,6 +194,8 @@ impl Cache {
     ) -> Result<()> {
         let mut tx = crate::store::snapshot(client, name, "loading keys")?;
         let changes = crate::store::read_changes(&mut tx, name)?;
+        // Where the log stands in this snapshot, when read.
+        let mut at = None;
         if self.changes != Some(changes) {
             let caught_up = match (self.changes, self.mark) {
                 (Some(_), Some(mark)) => self.catch_up(&mut tx, name, mark)?,
@@ -203,22 +205,24 @@ impl Cache {
                 self.index.clear();
                 self.changes = None;
                 self.locales_loaded = false;
+                // Caught-up indexes learn new locales from the entries they add.
+                load_locale_names(&mut self.index, &mut tx, name)?;
             }
-            self.mark = Some(read_mark(&mut tx, name)?);
+            at = Some(read_mark(&mut tx, name)?);
+            self.mark = at;
             self.changes = Some(changes);
         }
-        let now = self.mark.unwrap_or(Mark { seq: 0, eid: 0 });
-        load_locale_names(&mut self.index, &mut tx, name)?;
         let missing = self.index.missing(source);
         let identity = match persist {
             Some(_) if !missing.is_empty() => identity(&mut tx, name)?,
             _ => None,
         };
-        // Where the log stands in this snapshot (`self.mark` may be older: this store's
-        // own writes do not move it).
-        let snapshot = match identity {
-            Some(_) => Some(read_mark(&mut tx, name)?),
-            None => None,
+        // Files are checked against this snapshot and written at it (`self.mark` may be
+        // older when the counter did not move: this store's own writes do not move it).
+        let snapshot = match (&identity, at) {
+            (None, _) => None,
+            (Some(_), Some(at)) => Some(at),
+            (Some(_), None) => Some(read_mark(&mut tx, name)?),
         };
         let mut pending = Vec::new();
         for li in missing {
@@ -255,14 +259,14 @@ impl Cache {
                 variants.push((id, set, keys));
             }
             self.index.insert_index(li, GramIndex::build(&variants));
-            if let Some((path, id, _)) = file {
-                let newest = entry_identity(&mut tx, name, now.eid)?;
+            if let Some((path, id, snapshot)) = file {
+                let newest = entry_identity(&mut tx, name, snapshot.eid)?;
                 let meta = FileMeta {
-                    seq: now.seq,
-                    eid: now.eid,
+                    seq: snapshot.seq,
+                    eid: snapshot.eid,
                     key_version: KEY_VERSION,
                     locale: tag.clone(),
-                    token: format!("{}#{newest}", id.header()),
+                    token: FileMeta::token_of(&id.header(), newest),
                 };
                 if let Some(bytes) =
                     self.index.index(li).and_then(|ix| ix.to_file(self.index.sets(), &meta).ok())
@@ -299,28 +303,16 @@ impl Cache {
         // keeps an index keeps it resident anyway.
         let Ok(bytes) = std::fs::read(path) else { return Ok(false) };
         let Ok(frozen) = FrozenGrams::open(std::sync::Arc::new(bytes)) else { return Ok(false) };
-        let meta = frozen.meta().clone();
-        // The header's token: this memory's identity, then the newest entry the file
-        // knows.
-        let Some((memory, known)) = meta.token.rsplit_once('#') else { return Ok(false) };
-        if !id.owns(memory) || meta.key_version != KEY_VERSION || meta.locale != tag {
+        let meta = frozen.meta();
+        if !meta.memory().is_some_and(|memory| id.owns(memory)) || !meta.indexes(tag) {
             return Ok(false);
         }
         let mark = Mark { seq: meta.seq, eid: meta.eid };
-        if mark.seq > snapshot.seq
-            || (mark.eid > snapshot.eid && !logged_since(tx, name, mark.eid, mark.seq)?)
-        {
-            // Written from a later state than this snapshot's (a process that loaded
-            // after it began), or from a state the database no longer has (the newest
-            // entry the file knows is gone, and not by a deletion the log holds): its
-            // content cannot be caught up from here.
-            return Ok(false);
-        }
-        // The file names the newest entry it knows by number and identity: in a database
-        // that went back to an earlier state and handed the number out again, it is
-        // another entry (or none), unless the log says it changed since.
-        let newest = entry_identity(tx, name, meta.eid)?;
-        if known != newest.to_string() && !logged_since(tx, name, meta.eid, meta.seq)? {
+        // A file of a later state, or of one the database no longer has, cannot be
+        // caught up from this snapshot (see `FileMeta::follows`).
+        let newest = entry_identity(tx, name, mark.eid)?;
+        let logged = logged_since(tx, name, mark.eid, mark.seq)?;
+        if !meta.follows((snapshot.seq, snapshot.eid), newest, logged) {
             return Ok(false);
         }
         if behind(tx, name, mark)? > CATCH_UP_MOST.max(frozen.docs() as i64 / 4) {

@@ -223,7 +223,7 @@ impl Cache {
                         eid: now.eid,
                         key_version: KEY_VERSION,
                         locale: tag.clone(),
-                        token: format!("{token}#{newest}"),
+                        token: FileMeta::token_of(token, newest),
                     };
                     if let Some(bytes) =
                         self.index.index(li).and_then(|ix| ix.to_file(self.index.sets(), &meta).ok())
@@ -251,32 +251,22 @@ impl Cache {
     ) -> Result<bool> {
         let Ok(Some(bytes)) = crate::mapped::map(path) else { return Ok(false) };
         let Ok(frozen) = FrozenGrams::open(bytes) else { return Ok(false) };
-        let meta = frozen.meta().clone();
-        // The header's token: the memory's, then the identity of the newest entry the
-        // file knows.
-        let Some((memory, known)) = meta.token.rsplit_once('#') else { return Ok(false) };
-        if memory != token || meta.key_version != KEY_VERSION || meta.locale != tag {
+        let meta = frozen.meta();
+        if meta.memory() != Some(token) || !meta.indexes(tag) {
             return Ok(false);
         }
         let mark = Mark { seq: meta.seq, eid: meta.eid };
-        let newest_logged = || -> Result<bool> {
-            tx.query_row(
+        // A file of a state the database no longer has (a copy of an older database put
+        // in its place) cannot be caught up from it (see `FileMeta::follows`).
+        let newest = entry_identity(tx, p, mark.eid)?;
+        let logged: bool = tx
+            .query_row(
                 &format!("SELECT EXISTS (SELECT 1 FROM {CHANGES_TABLE} WHERE seq > ?2 AND entry_id = ?1)"),
                 params![mark.eid, mark.seq],
                 |r| r.get(0),
             )
-            .ctx(p, "reading the change log")
-        };
-        if mark.seq > now.seq || (mark.eid > now.eid && !newest_logged()?) {
-            // Written from a state the database no longer has (a copy of an older
-            // database put in its place; the newest entry the file knows is gone, and not
-            // by a deletion the log holds): its content cannot be caught up from here.
-            return Ok(false);
-        }
-        // In a database that went back to an earlier state and handed the newest entry's
-        // number out again, that number is another entry now, unless the log says it
-        // changed since.
-        if known != entry_identity(tx, p, mark.eid)?.to_string() && !newest_logged()? {
+            .ctx(p, "reading the change log")?;
+        if !meta.follows((now.seq, now.eid), newest, logged) {
             return Ok(false);
         }
         let behind: i64 = tx

@@ -75,8 +75,48 @@ pub struct FileMeta {
     pub key_version: u32,
     /// The variant locale whose keys are indexed.
     pub locale: String,
-    /// The memory's token: a file beside another memory is not used.
+    /// Which memory the index is of, then the identity hash of its newest entry (entry
+    /// `eid`): see [`FileMeta::token_of`]. A file of another memory is not used.
     pub token: String,
+}
+
+impl FileMeta {
+    /// The token of an index of the memory named `memory` (by the store: a token, and
+    /// whatever else tells its copies apart) whose newest entry has identity hash
+    /// `newest` (0: the memory has no entry).
+    pub fn token_of(memory: &str, newest: i64) -> String {
+        format!("{memory}#{newest}")
+    }
+
+    /// The memory part of the token; `None` for a token of another form (a file written
+    /// before the newest entry was recorded), which no memory owns.
+    pub fn memory(&self) -> Option<&str> {
+        self.token.rsplit_once('#').map(|(memory, _)| memory)
+    }
+
+    /// Whether the file indexes the keys of `locale` as this build makes them.
+    pub fn indexes(&self, locale: &str) -> bool {
+        self.key_version == crate::KEY_VERSION && self.locale == locale
+    }
+
+    /// Whether the index can be caught up from the change log to a state of its memory
+    /// where the log's last number is `seq` and the highest entry number `eid`, given
+    /// `newest`, the identity hash the file's newest entry (`self.eid`) has in that
+    /// state (0: none), and `newest_logged`, whether the log holds a deletion or
+    /// re-keying of that entry after the file's mark.
+    ///
+    /// Not when the file knows a later state (a log past `seq`, or a newest entry gone
+    /// without a logged deletion): a process that loaded after this one began, or a
+    /// database taken back to an earlier state. Nor when the file's newest entry is
+    /// another now and the log does not say why: a database taken back that handed the
+    /// number out again. Its content cannot be caught up from there.
+    pub fn follows(&self, (seq, eid): (i64, i64), newest: i64, newest_logged: bool) -> bool {
+        let Some((_, known)) = self.token.rsplit_once('#') else { return false };
+        if self.seq > seq || (self.eid > eid && !newest_logged) {
+            return false;
+        }
+        newest_logged || known == newest.to_string()
+    }
 }
 
 /// The bytes of a persisted index, wherever they live (a mapped file, a buffer).
@@ -557,6 +597,34 @@ fn remove_stale_temporaries(path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_follows_the_state_it_was_written_at_and_later_ones_only() {
+        let meta = FileMeta {
+            seq: 5,
+            eid: 40,
+            key_version: crate::KEY_VERSION,
+            locale: "en".into(),
+            token: FileMeta::token_of("mem", 77),
+        };
+        assert_eq!(meta.memory(), Some("mem"));
+        assert!(meta.indexes("en") && !meta.indexes("de"));
+        // The state it was written at, and later ones.
+        assert!(meta.follows((5, 40), 77, false));
+        assert!(meta.follows((9, 60), 77, false));
+        // The newest entry deleted or re-keyed since: the log says so.
+        assert!(meta.follows((6, 39), 0, true));
+        assert!(meta.follows((6, 40), 12, true));
+        // A later log than the database's, a newest entry gone without a logged
+        // deletion, or another entry under its number.
+        assert!(!meta.follows((4, 40), 77, false));
+        assert!(!meta.follows((5, 39), 0, false));
+        assert!(!meta.follows((5, 40), 12, false));
+        // A token of another form.
+        let old = FileMeta { token: "mem".into(), ..meta };
+        assert_eq!(old.memory(), None);
+        assert!(!old.follows((5, 40), 77, false));
+    }
     use crate::key::{normalize_text, Keys};
     use crate::run::Run;
     use crate::store::{CandidateQuery, CandidateSink};
