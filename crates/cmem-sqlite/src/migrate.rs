@@ -25,22 +25,18 @@ pub(crate) const INSERT_TRIGRAM: &str =
 /// version, or a SQLite failure (a file that is not a database is
 /// [`ErrorKind::Corrupt`]).
 pub(crate) fn schema_version(conn: &Connection, path: &str) -> Result<u32> {
-    let has_meta: bool = conn
+    // Both counts in one statement, so one snapshot: read apart, a program creating the
+    // memory at the same time could commit its first migration between them, and its
+    // tables would be seen without the meta table they came with.
+    let (has_meta, tables): (i64, i64) = conn
         .query_row(
-            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+            "SELECT (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1), \
+             (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%')",
             [META_TABLE],
-            |r| r.get::<_, i64>(0),
+            |r| Ok((r.get(0)?, r.get(1)?)),
         )
-        .ctx(path, "reading the schema")?
-        > 0;
-    if !has_meta {
-        let tables: i64 = conn
-            .query_row(
-                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
-                [],
-                |r| r.get(0),
-            )
-            .ctx(path, "reading the schema")?;
+        .ctx(path, "reading the schema")?;
+    if has_meta == 0 {
         if tables > 0 {
             return Err(Error::new(
                 ErrorKind::Schema,
