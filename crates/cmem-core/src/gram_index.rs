@@ -25,7 +25,7 @@ use crate::trigram::{length_bounds, padded_grams, similarity_bound};
 
 mod file;
 
-pub use file::{write_file, Bytes, FileMeta, FrozenGrams};
+pub use file::{write_file, write_file_with, Bytes, FileMeta, FrozenGrams};
 
 /// One indexed key: everything an offer reads, on one cache line (64 bytes, aligned).
 #[derive(Debug)]
@@ -513,6 +513,22 @@ impl GramIndex {
     /// When the index has a persisted part itself, or outgrows the format.
     pub fn to_file(&self, sets: &crate::LocaleSets, meta: &FileMeta) -> std::result::Result<Vec<u8>, String> {
         file::write(self, sets, meta)
+    }
+
+    /// Writes the persisted form of this index as the file at `path`, streamed (the
+    /// process holds a sixth of the file beside the index, not the file) and replaced
+    /// whole ([`write_file_with`]).
+    ///
+    /// # Errors
+    /// When the index has a persisted part itself, outgrows the format, or the file
+    /// cannot be written.
+    pub fn persist(
+        &self,
+        path: &std::path::Path,
+        sets: &crate::LocaleSets,
+        meta: &FileMeta,
+    ) -> std::io::Result<()> {
+        write_file_with(path, |file| file::write_to(self, sets, meta, file))
     }
 
     /// Number of persisted keys (dead ones included).

@@ -268,22 +268,20 @@ impl Cache {
                     locale: tag.clone(),
                     token: FileMeta::token_of(&id.header(), newest),
                 };
-                if let Some(bytes) =
-                    self.index.index(li).and_then(|ix| ix.to_file(self.index.sets(), &meta).ok())
-                {
-                    pending.push((path, bytes));
-                }
+                pending.push((path, li, meta));
             }
         }
         tx.commit().ctx(name, "loading keys")?;
-        for (path, bytes) in pending {
+        for (path, li, meta) in pending {
             if let Some(dir) = path.parent() {
                 let _ = std::fs::create_dir_all(dir);
             }
-            // Written once the snapshot is released. An index that cannot be written (a
-            // read-only directory, a full disk) is built again by the next process: not
-            // an error of the lookup.
-            let _ = cmem_core::gram_index::write_file(&path, &bytes);
+            // Written once the snapshot is released, streamed from the index. An index
+            // that cannot be written (a read-only directory, a full disk) is built again
+            // by the next process: not an error of the lookup.
+            if let Some(ix) = self.index.index(li) {
+                let _ = ix.persist(&path, self.index.sets(), &meta);
+            }
         }
         Ok(())
     }

@@ -225,12 +225,10 @@ impl Cache {
                         locale: tag.clone(),
                         token: FileMeta::token_of(token, newest),
                     };
-                    if let Some(bytes) =
-                        self.index.index(li).and_then(|ix| ix.to_file(self.index.sets(), &meta).ok())
-                    {
+                    if let Some(ix) = self.index.index(li) {
                         // An index that cannot be written (a read-only directory, a full
                         // disk) is rebuilt by the next process: not an error of the lookup.
-                        let _ = cmem_core::gram_index::write_file(&path, &bytes);
+                        let _ = ix.persist(&path, self.index.sets(), &meta);
                     }
                 }
             }

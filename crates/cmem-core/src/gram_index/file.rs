@@ -26,7 +26,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::Write;
+use std::io::{Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
@@ -382,45 +382,109 @@ pub(super) struct FrozenDoc<'a> {
     pub(super) sketch: CharSketch,
 }
 
-/// Appends `bytes` to `out`, padded to 8 bytes; returns its range before padding.
-fn push_section(out: &mut Vec<u8>, bytes: &[u8]) -> (u64, u64) {
-    let off = out.len();
-    out.extend_from_slice(bytes);
-    out.resize(out.len().next_multiple_of(8), 0);
-    (off as u64, bytes.len() as u64)
+/// Sections written one after the other to a stream, each padded to 8 bytes, with the
+/// table of where each lies.
+struct SectionWriter<'w, W> {
+    out: &'w mut W,
+    /// The stream's position.
+    at: u64,
+    table: [(u64, u64); SECTIONS],
 }
 
-/// The bytes of the persisted form of `ix` (an index without a frozen part), whose set
-/// numbers are those of `sets`.
+impl<W: Write> SectionWriter<'_, W> {
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(bytes)?;
+        self.at += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Ends section `i`, begun at `start`: records its range and pads it.
+    fn end(&mut self, i: usize, start: u64) -> std::io::Result<()> {
+        self.table[i] = (start, self.at - start);
+        let pad = (self.at.next_multiple_of(8) - self.at) as usize;
+        self.put(&[0; 8][..pad])
+    }
+
+    /// Section `i`, whole.
+    fn section(&mut self, i: usize, bytes: &[u8]) -> std::io::Result<()> {
+        let start = self.at;
+        self.put(bytes)?;
+        self.end(i, start)
+    }
+}
+
+/// The bytes of the persisted form of `ix` (see [`write_to`]).
 ///
 /// # Errors
-/// When `ix` has a frozen part (write the index built from the memory instead) or is too
-/// large for the format's 32-bit offsets.
+/// As [`write_to`].
 pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u8>, String> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    write_to(ix, sets, meta, &mut out).map_err(|e| e.to_string())?;
+    Ok(out.into_inner())
+}
+
+/// Writes the persisted form of `ix` (an index without a frozen part), whose set numbers
+/// are those of `sets`, to `out` from its start.
+///
+/// The sections are streamed as they are made: beside the index, the writer holds the
+/// lists' lengths and directories and the gram table (about a sixth of the file), not
+/// the file. The gram table and the header, which say where the lists landed, are
+/// written last, over the zeros that held their place.
+///
+/// # Errors
+/// When `ix` has a frozen part (write the index built from the memory instead), is too
+/// large for the format's 32-bit offsets, or `out` fails.
+pub fn write_to<W: Write + Seek>(
+    ix: &GramIndex,
+    sets: &LocaleSets,
+    meta: &FileMeta,
+    out: &mut W,
+) -> std::io::Result<()> {
+    let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_owned());
     if ix.base.is_some() {
-        return Err("only an index built from the memory can be written".into());
+        return Err(invalid("only an index built from the memory can be written"));
     }
-    let too_large = || "index too large for the file format".to_owned();
-    let mut records = Vec::with_capacity(ix.docs.len() * RECORD);
-    let mut keys = Vec::new();
+    let too_large = || invalid("index too large for the file format");
+    let mut header = vec![0u8; TABLE_END + 16];
+    header.extend_from_slice(meta.locale.as_bytes());
+    header.extend_from_slice(meta.token.as_bytes());
+    header.resize(header.len().next_multiple_of(8), 0);
+    let head = header.len();
+    out.seek(SeekFrom::Start(0))?;
+    out.write_all(&header)?;
+    let mut w = SectionWriter { out, at: head as u64, table: [(0, 0); SECTIONS] };
+
+    let start = w.at;
+    let mut key_bytes = 0usize;
     for doc in &ix.docs {
-        let off = u32::try_from(keys.len()).map_err(|_| too_large())?;
-        keys.extend_from_slice(doc.key.as_bytes());
-        records.extend_from_slice(&doc.entry.0.to_ne_bytes());
-        records.extend_from_slice(&off.to_ne_bytes());
-        records.extend_from_slice(&(doc.key.len() as u32).to_ne_bytes());
+        let off = u32::try_from(key_bytes).map_err(|_| too_large())?;
+        key_bytes += doc.key.len();
+        let mut record = [0u8; RECORD];
+        record[0..8].copy_from_slice(&doc.entry.0.to_ne_bytes());
+        record[8..12].copy_from_slice(&off.to_ne_bytes());
+        record[12..16].copy_from_slice(&(doc.key.len() as u32).to_ne_bytes());
+        record[16..20].copy_from_slice(&doc.group.to_ne_bytes());
         // Dead keys are written with no kinds: never offered.
-        records.extend_from_slice(&doc.group.to_ne_bytes());
-        records.push(if doc.alive { doc.kinds.0 } else { 0 });
-        records.push(0);
-        records.extend_from_slice(&doc.len.to_ne_bytes());
-        records.extend_from_slice(doc.sketch.counts());
-        records.extend_from_slice(&[0; 8]);
+        record[20] = if doc.alive { doc.kinds.0 } else { 0 };
+        record[22..24].copy_from_slice(&doc.len.to_ne_bytes());
+        record[24..24 + SKETCH].copy_from_slice(doc.sketch.counts());
+        w.put(&record)?;
     }
+    w.end(RECORDS, start)?;
+    let start = w.at;
+    for doc in &ix.docs {
+        w.put(doc.key.as_bytes())?;
+    }
+    w.end(KEYS, start)?;
+
     let grams: BTreeMap<u64, &Posting> = ix.postings.iter().map(|(g, p)| (*g, p)).collect();
     let slot_bits = (grams.len() * 2).next_power_of_two().trailing_zeros().max(1);
     let mut slots = vec![0u64; (1usize << slot_bits) * 3];
-    let (mut ids, mut lens, mut starts): (Vec<u32>, Vec<u16>, Vec<u32>) = Default::default();
+    // The gram table's place, filled once the lists are written.
+    let slots_at = w.at;
+    w.section(SLOTS, &vec![0u8; slots.len() * 8])?;
+    let start = w.at;
+    let (mut listed, mut lens, mut starts): (u64, Vec<u16>, Vec<u32>) = Default::default();
     for (&gram, &posting) in &grams {
         let mut p = Posting {
             ids: posting.ids.clone(),
@@ -447,12 +511,13 @@ pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u
         } else {
             p.starts.clone_from(&posting.starts);
         }
-        let start = u64::try_from(ids.len()).map_err(|_| too_large())?;
+        let list_start = listed;
         let ss = starts.len() as u64;
-        if start > u64::from(u32::MAX) || ss > u64::from(u32::MAX) {
+        if list_start > u64::from(u32::MAX) || ss > u64::from(u32::MAX) {
             return Err(too_large());
         }
-        ids.extend_from_slice(&p.ids);
+        w.put(bytemuck::cast_slice(&p.ids))?;
+        listed += p.ids.len() as u64;
         lens.extend_from_slice(&p.lens);
         starts.extend_from_slice(&p.starts);
         let mask = (1usize << slot_bits) - 1;
@@ -464,9 +529,15 @@ pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u
             continue;
         }
         slots[s * 3] = gram;
-        slots[s * 3 + 1] = start | ((p.ids.len() as u64) << 32);
+        slots[s * 3 + 1] = list_start | ((p.ids.len() as u64) << 32);
         slots[s * 3 + 2] = ss | ((p.starts.len() as u64) << 32);
     }
+    w.end(IDS, start)?;
+    w.section(LENS, bytemuck::cast_slice(&lens))?;
+    drop(lens);
+    w.section(STARTS, bytemuck::cast_slice(&starts))?;
+    drop(starts);
+
     let max_len = ix.by_len.len().saturating_sub(1);
     let mut by_len_starts = Vec::with_capacity(max_len + 2);
     let mut by_len_keys = Vec::new();
@@ -475,11 +546,15 @@ pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u
         by_len_keys.extend_from_slice(ix.by_len.get(l).map_or(&[][..], Vec::as_slice));
     }
     by_len_starts.push(by_len_keys.len() as u32);
+    w.section(BY_LEN_STARTS, bytemuck::cast_slice(&by_len_starts))?;
+    w.section(BY_LEN_KEYS, bytemuck::cast_slice(&by_len_keys))?;
     let mut pairs: Vec<(i64, u32)> =
         ix.of_entry.iter().flat_map(|(e, ds)| ds.iter().map(move |&d| (e.0, d))).collect();
     pairs.sort_unstable();
     let entries: Vec<i64> = pairs.iter().map(|p| p.0).collect();
     let entry_keys: Vec<u32> = pairs.iter().map(|p| p.1).collect();
+    w.section(ENTRIES, bytemuck::cast_slice(&entries))?;
+    w.section(ENTRY_KEYS, bytemuck::cast_slice(&entry_keys))?;
     let mut set_bytes = Vec::new();
     let n = |v: usize| (v as u32).to_ne_bytes();
     set_bytes.extend_from_slice(&n(sets.locales().len()));
@@ -495,64 +570,63 @@ pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u
             set_bytes.extend_from_slice(&n(usize::from(li)));
         }
     }
+    w.section(SETS, &set_bytes)?;
+    w.put(MAGIC)?;
+    let (total, table) = (w.at, w.table);
 
-    let mut out = vec![0u8; TABLE_END + 16];
-    out.extend_from_slice(meta.locale.as_bytes());
-    out.extend_from_slice(meta.token.as_bytes());
-    out.resize(out.len().next_multiple_of(8), 0);
-    let head = out.len();
-    let parts: [&[u8]; SECTIONS] = [
-        &records,
-        &keys,
-        bytemuck::cast_slice(&slots),
-        bytemuck::cast_slice(&ids),
-        bytemuck::cast_slice(&lens),
-        bytemuck::cast_slice(&starts),
-        bytemuck::cast_slice(&by_len_starts),
-        bytemuck::cast_slice(&by_len_keys),
-        bytemuck::cast_slice(&entries),
-        bytemuck::cast_slice(&entry_keys),
-        &set_bytes,
-    ];
-    let table: Vec<(u64, u64)> = parts.iter().map(|p| push_section(&mut out, p)).collect();
-    out.extend_from_slice(MAGIC);
-    let total = out.len() as u64;
     let put = |out: &mut Vec<u8>, at: usize, v: u64| out[at..at + 8].copy_from_slice(&v.to_ne_bytes());
-    out[..8].copy_from_slice(MAGIC);
-    out[8..12].copy_from_slice(&FORMAT.to_ne_bytes());
-    out[12..16].copy_from_slice(&ENDIAN.to_ne_bytes());
-    put(&mut out, 16, total);
-    put(&mut out, 32, head as u64);
-    put(&mut out, 40, ix.docs.len() as u64);
-    put(&mut out, 48, max_len as u64);
-    put(&mut out, 56, u64::from(slot_bits));
-    put(&mut out, 64, meta.seq as u64);
-    put(&mut out, 72, meta.eid as u64);
-    put(&mut out, 80, u64::from(meta.key_version));
-    put(&mut out, 88, ix.docs.iter().filter(|d| !d.alive).count() as u64);
+    header[..8].copy_from_slice(MAGIC);
+    header[8..12].copy_from_slice(&FORMAT.to_ne_bytes());
+    header[12..16].copy_from_slice(&ENDIAN.to_ne_bytes());
+    put(&mut header, 16, total);
+    put(&mut header, 32, head as u64);
+    put(&mut header, 40, ix.docs.len() as u64);
+    put(&mut header, 48, max_len as u64);
+    put(&mut header, 56, u64::from(slot_bits));
+    put(&mut header, 64, meta.seq as u64);
+    put(&mut header, 72, meta.eid as u64);
+    put(&mut header, 80, u64::from(meta.key_version));
+    put(&mut header, 88, ix.docs.iter().filter(|d| !d.alive).count() as u64);
     for (i, (off, len)) in table.iter().enumerate() {
-        put(&mut out, FIXED + i * 16, *off);
-        put(&mut out, FIXED + i * 16 + 8, *len);
+        put(&mut header, FIXED + i * 16, *off);
+        put(&mut header, FIXED + i * 16 + 8, *len);
     }
-    put(&mut out, TABLE_END, meta.locale.len() as u64);
-    put(&mut out, TABLE_END + 8, meta.token.len() as u64);
-    let sum = fnv(&out[32..head]);
-    put(&mut out, 24, sum);
-    Ok(out)
+    put(&mut header, TABLE_END, meta.locale.len() as u64);
+    put(&mut header, TABLE_END + 8, meta.token.len() as u64);
+    let sum = fnv(&header[32..head]);
+    put(&mut header, 24, sum);
+    out.seek(SeekFrom::Start(slots_at))?;
+    out.write_all(bytemuck::cast_slice(&slots))?;
+    out.seek(SeekFrom::Start(0))?;
+    out.write_all(&header)?;
+    out.seek(SeekFrom::Start(total))?;
+    Ok(())
 }
 
 /// A temporary index file older than this was left by a writer that died (a write takes
 /// seconds): the next writer removes it.
 const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(600);
 
-/// Writes `bytes` (from [`write`]) as the file at `path`: to a temporary file beside
-/// it, synced, then renamed over it, so readers see the old file or the new one, whole.
-/// Temporary files of this index that writers killed mid-write left behind are removed
-/// first.
+/// Writes `bytes` (from [`write`]) as the file at `path`, as [`write_file_with`] does.
 ///
 /// # Errors
-/// When the temporary file cannot be written, synced or renamed (it is removed then).
+/// As [`write_file_with`].
 pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_file_with(path, |file| file.write_all(bytes))
+}
+
+/// Writes the file at `path` with `write` (given the file, buffered, at its start): to a
+/// temporary file beside it, synced, then renamed over it, so readers see the old file
+/// or the new one, whole. Temporary files of this index that writers killed mid-write
+/// left behind are removed first.
+///
+/// # Errors
+/// When `write` fails or the temporary file cannot be written, synced or renamed (it is
+/// removed then).
+pub fn write_file_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     remove_stale_temporaries(path);
     let nanos =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
@@ -560,8 +634,9 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     name.push(format!(".tmp-{}-{nanos}", std::process::id()));
     let tmp = path.with_file_name(name);
     let written = (|| {
-        let mut file = File::create(&tmp)?;
-        file.write_all(bytes)?;
+        let mut file = std::io::BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+        write(&mut file)?;
+        let file = file.into_inner().map_err(std::io::IntoInnerError::into_error)?;
         file.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
@@ -785,6 +860,41 @@ mod tests {
         assert!(FrozenGrams::open(bytes(&flipped)).unwrap_err().contains("checksum"));
         assert!(FrozenGrams::open(bytes(b"SQLite format 3\0 and more bytes than a header needs, surely"))
             .is_err());
+    }
+
+    #[test]
+    fn a_streamed_file_is_the_bytes_and_a_failed_stream_leaves_none() {
+        let mut ix = GramIndex::new();
+        for i in 0..1500usize {
+            ix.add(EntryId(i as i64 + 1), 0, &Keys::of(&[Run::text(text(i % 400))]));
+        }
+        ix.remove(EntryId(9));
+        ix.settle();
+        let dir = std::env::temp_dir().join(format!("cmem-gix-stream-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| unreachable!("{e}"));
+        let path = dir.join("m.db-gix-en");
+        let sets = LocaleSets::new();
+        ix.persist(&path, &sets, &meta()).unwrap_or_else(|e| unreachable!("{e}"));
+        let written = std::fs::read(&path).unwrap_or_default();
+        assert_eq!(written, ix.to_file(&sets, &meta()).unwrap_or_default());
+        assert!(FrozenGrams::open(bytes(&written)).is_ok());
+        // A stream that fails half way: the file before it stays, and no temporary is left.
+        let failed = write_file_with(&path, |file| {
+            file_write_half(file)?;
+            Err(std::io::Error::other("disk full"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(std::fs::read(&path).unwrap_or_default(), written);
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        assert_eq!(names, ["m.db-gix-en"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn file_write_half(file: &mut std::io::BufWriter<File>) -> std::io::Result<()> {
+        file.write_all(&[7; 3 << 20])
     }
 
     #[test]
