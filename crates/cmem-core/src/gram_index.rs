@@ -515,8 +515,8 @@ impl GramIndex {
         file::write(self, sets, meta)
     }
 
-    /// Writes the persisted form of this index as the file at `path`, streamed (the
-    /// process holds a sixth of the file beside the index, not the file) and replaced
+    /// Writes the persisted form of this index as the file at `path`, streamed (beside
+    /// the index, the process holds a quarter to a third of the file's size, not the file) and replaced
     /// whole ([`write_file_with`]).
     ///
     /// # Errors

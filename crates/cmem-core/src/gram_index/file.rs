@@ -17,8 +17,8 @@
 //! | entries, entry keys | (entry, key) pairs sorted, to forget an entry's keys |
 //! | sets | the locale sets the records' set numbers refer to |
 //!
-//! The file ends with the magic bytes again. A file is written whole to a temporary name and
-//! renamed (the store's job), so a reader sees an old file or a new one; a torn or foreign
+//! The file ends with the magic bytes again. A file is streamed to a temporary name, synced
+//! and renamed ([`write_file_with`]), so a reader sees an old file or a new one; a torn or foreign
 //! file fails [`FrozenGrams::open`]'s checks (length, trailer, header checksum, section
 //! bounds) and is rebuilt. Every read of a section is bounds-checked: a file damaged inside
 //! a section can yield wrong candidates (the scorer still checks each one) but never a
@@ -427,8 +427,8 @@ pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u
 /// are those of `sets`, to `out` from its start.
 ///
 /// The sections are streamed as they are made: beside the index, the writer holds the
-/// lists' lengths and directories and the gram table (about a sixth of the file), not
-/// the file. The gram table and the header, which say where the lists landed, are
+/// lists' lengths and directories and the gram table (a quarter to a third of the
+/// file's size on the benchmark's memories), not the file. The gram table and the header, which say where the lists landed, are
 /// written last, over the zeros that held their place.
 ///
 /// # Errors
