@@ -111,6 +111,30 @@ impl CandidateIndex {
         }
     }
 
+    /// Applies the entries written, deleted or re-keyed since the index's state, each
+    /// with its variants now (none: deleted), to every index or, with `only`, to the
+    /// index of that locale alone (one opened from a file, catching up); then settles.
+    pub fn apply_changes(
+        &mut self,
+        only: Option<u16>,
+        changes: impl IntoIterator<Item = (EntryId, Vec<(Locale, Keys)>)>,
+    ) {
+        for (id, variants) in changes {
+            match only {
+                Some(li) => self.remove_from(li, id),
+                None => self.remove(id),
+            }
+            if variants.is_empty() {
+                continue;
+            }
+            match only {
+                Some(li) => self.add_to(li, id, &variants),
+                None => self.add(id, &variants),
+            }
+        }
+        self.settle();
+    }
+
     /// The numbers of the loaded indexes.
     pub fn loaded(&self) -> Vec<u16> {
         let mut ids: Vec<u16> = self.indexes.keys().copied().collect();

@@ -25,7 +25,7 @@ use crate::trigram::{length_bounds, padded_grams, similarity_bound};
 
 mod file;
 
-pub use file::{write_file, write_file_with, Bytes, FileMeta, FrozenGrams};
+pub use file::{write_file_with, Bytes, FileMeta, FrozenGrams, CATCH_UP_MOST};
 
 /// One indexed key: everything an offer reads, on one cache line (64 bytes, aligned).
 #[derive(Debug)]
@@ -516,8 +516,8 @@ impl GramIndex {
     }
 
     /// Writes the persisted form of this index as the file at `path`, streamed (beside
-    /// the index, the process holds a quarter to a third of the file's size, not the file) and replaced
-    /// whole ([`write_file_with`]).
+    /// the index, the process holds a quarter to a third of the file's size, not the
+    /// file) and replaced whole ([`write_file_with`]).
     ///
     /// # Errors
     /// When the index has a persisted part itself, outgrows the format, or the file

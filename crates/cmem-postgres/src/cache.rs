@@ -23,7 +23,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cmem_core::gram_index::{FileMeta, FrozenGrams};
+use cmem_core::gram_index::{FileMeta, FrozenGrams, CATCH_UP_MOST};
 use cmem_core::schema::{CHANGES_TABLE, META_MEMORY_TOKEN, META_TABLE};
 use cmem_core::store::{CandidateQuery, CandidateSink};
 use cmem_core::{CandidateIndex, EntryId, GramIndex, Keys, Locale, Result, KEY_VERSION};
@@ -46,9 +46,6 @@ struct Mark {
     seq: i64,
     eid: i64,
 }
-
-/// The most changes a stale cache takes from the log; past it, it is reloaded whole.
-const CATCH_UP_MOST: i64 = 20_000;
 
 /// The candidate index and the change counter it reflects.
 #[derive(Debug)]
@@ -313,19 +310,13 @@ impl Cache {
         if !meta.follows((snapshot.seq, snapshot.eid), newest, logged) {
             return Ok(false);
         }
-        if behind(tx, name, mark)? > CATCH_UP_MOST.max(frozen.docs() as i64 / 4) {
+        if !frozen.worth_catching_up(behind(tx, name, mark)?) {
             return Ok(false);
         }
         if self.index.insert_frozen(li, frozen).is_err() {
             return Ok(false);
         }
-        for (id, variants) in changed_since(tx, name, mark)? {
-            self.index.remove_from(li, id);
-            if !variants.is_empty() {
-                self.index.add_to(li, id, &variants);
-            }
-        }
-        self.index.settle();
+        self.index.apply_changes(Some(li), changed_since(tx, name, mark)?);
         Ok(true)
     }
 }
@@ -337,13 +328,7 @@ impl Cache {
         if behind(tx, name, mark)? > CATCH_UP_MOST {
             return Ok(false);
         }
-        for (id, variants) in changed_since(tx, name, mark)? {
-            self.index.remove(id);
-            if !variants.is_empty() {
-                self.index.add(id, &variants);
-            }
-        }
-        self.index.settle();
+        self.index.apply_changes(None, changed_since(tx, name, mark)?);
         Ok(true)
     }
 }

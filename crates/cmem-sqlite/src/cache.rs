@@ -66,10 +66,6 @@ pub(crate) struct Mark {
     eid: i64,
 }
 
-/// A persisted index more changes behind than this (or a quarter of its keys) is
-/// rebuilt rather than caught up.
-const CATCH_UP_MOST: i64 = 20_000;
-
 /// The candidate index and the database state it reflects.
 #[derive(Debug)]
 pub(crate) struct Cache {
@@ -184,13 +180,7 @@ impl Cache {
         let tx = conn.unchecked_transaction().ctx(p, "reading the candidate index")?;
         let now = read_mark(&tx, p)?;
         if let Some(mark) = self.mark.filter(|m| *m != now) {
-            for (id, variants) in changes(&tx, p, mark)? {
-                self.index.remove(id);
-                if !variants.is_empty() {
-                    self.index.add(id, &variants);
-                }
-            }
-            self.index.settle();
+            self.index.apply_changes(None, changes(&tx, p, mark)?);
         }
         self.mark = Some(now);
         self.data_version = Some(data_version);
@@ -277,19 +267,13 @@ impl Cache {
                 |r| r.get(0),
             )
             .ctx(p, "reading the change log")?;
-        if behind > CATCH_UP_MOST.max(frozen.docs() as i64 / 4) {
+        if !frozen.worth_catching_up(behind) {
             return Ok(false);
         }
         if self.index.insert_frozen(li, frozen).is_err() {
             return Ok(false);
         }
-        for (id, variants) in changes(tx, p, mark)? {
-            self.index.remove_from(li, id);
-            if !variants.is_empty() {
-                self.index.add_to(li, id, &variants);
-            }
-        }
-        self.index.settle();
+        self.index.apply_changes(Some(li), changes(tx, p, mark)?);
         Ok(true)
     }
 

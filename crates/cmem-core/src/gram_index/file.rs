@@ -17,9 +17,9 @@
 //! | entries, entry keys | (entry, key) pairs sorted, to forget an entry's keys |
 //! | sets | the locale sets the records' set numbers refer to |
 //!
-//! The file ends with the magic bytes again. A file is streamed to a temporary name, synced
-//! and renamed ([`write_file_with`]), so a reader sees an old file or a new one; a torn or foreign
-//! file fails [`FrozenGrams::open`]'s checks (length, trailer, header checksum, section
+//! The file ends with the magic bytes again. A file is streamed to a temporary name,
+//! synced and renamed ([`write_file_with`]), so a reader sees an old file or a new one; a
+//! torn or foreign file fails [`FrozenGrams::open`]'s checks (length, trailer, header checksum, section
 //! bounds) and is rebuilt. Every read of a section is bounds-checked: a file damaged inside
 //! a section can yield wrong candidates (the scorer still checks each one) but never a
 //! panic.
@@ -118,6 +118,11 @@ impl FileMeta {
         newest_logged || known == newest.to_string()
     }
 }
+
+/// The most changes an index is caught up by from a memory's change log; past it (and,
+/// for a persisted index, past a quarter of its keys) it is built again, which is then
+/// faster.
+pub const CATCH_UP_MOST: i64 = 20_000;
 
 /// The bytes of a persisted index, wherever they live (a mapped file, a buffer).
 pub type Bytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
@@ -243,6 +248,13 @@ impl FrozenGrams {
     /// The number of keys in the file, dead ones included.
     pub fn docs(&self) -> usize {
         self.docs
+    }
+
+    /// Whether this index, `behind` changes (writes, deletions, re-keyings) behind its
+    /// memory, is worth catching up rather than building again: at most
+    /// [`CATCH_UP_MOST`] changes, or a quarter of its keys when that is more.
+    pub fn worth_catching_up(&self, behind: i64) -> bool {
+        behind <= CATCH_UP_MOST.max(self.docs as i64 / 4)
     }
 
     /// The number of keys written dead.
@@ -428,8 +440,9 @@ pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u
 ///
 /// The sections are streamed as they are made: beside the index, the writer holds the
 /// lists' lengths and directories and the gram table (a quarter to a third of the
-/// file's size on the benchmark's memories), not the file. The gram table and the header, which say where the lists landed, are
-/// written last, over the zeros that held their place.
+/// file's size on the benchmark's memories), not the file. The gram table and the
+/// header, which say where the lists landed, are written last, over the zeros that held
+/// their place.
 ///
 /// # Errors
 /// When `ix` has a frozen part (write the index built from the memory instead), is too
@@ -606,14 +619,6 @@ pub fn write_to<W: Write + Seek>(
 /// A temporary index file older than this was left by a writer that died (a write takes
 /// seconds): the next writer removes it.
 const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(600);
-
-/// Writes `bytes` (from [`write`]) as the file at `path`, as [`write_file_with`] does.
-///
-/// # Errors
-/// As [`write_file_with`].
-pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_file_with(path, |file| file.write_all(bytes))
-}
 
 /// Writes the file at `path` with `write` (given the file, buffered, at its start): to a
 /// temporary file beside it, synced, then renamed over it, so readers see the old file
@@ -860,6 +865,20 @@ mod tests {
         assert!(FrozenGrams::open(bytes(&flipped)).unwrap_err().contains("checksum"));
         assert!(FrozenGrams::open(bytes(b"SQLite format 3\0 and more bytes than a header needs, surely"))
             .is_err());
+    }
+
+    #[test]
+    fn a_file_is_caught_up_by_at_most_the_limit_of_changes_at_this_size() {
+        let mut ix = GramIndex::new();
+        for i in 0..300usize {
+            ix.add(EntryId(i as i64 + 1), 0, &Keys::of(&[Run::text(text(i))]));
+        }
+        let file = ix.to_file(&LocaleSets::new(), &meta()).unwrap_or_default();
+        let frozen = FrozenGrams::open(bytes(&file)).unwrap_or_else(|e| unreachable!("{e}"));
+        // A quarter of 300 keys is under the limit, so the limit decides.
+        assert!(frozen.worth_catching_up(0));
+        assert!(frozen.worth_catching_up(CATCH_UP_MOST));
+        assert!(!frozen.worth_catching_up(CATCH_UP_MOST + 1));
     }
 
     #[test]
