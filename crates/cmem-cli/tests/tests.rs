@@ -1301,6 +1301,37 @@ fn po_export_recycle_and_analyze_with_csv() {
 }
 
 #[test]
+fn weblate_json_is_imported_by_its_content() {
+    let d = Dir::new();
+    d.ok(&["import", "--from", "en", "--to", "de", &td("cli/sample.jsonl")]);
+    let json = d.path("memory.json");
+    d.ok(&["export", "-o", json.to_str().unwrap(), "--format", "weblate"]);
+    // Back into a new memory with no --format: the `.json` holds one array, Weblate's.
+    let again = d.path("again.db");
+    let r = d.ok(&["--memory", again.to_str().unwrap(), "import", json.to_str().unwrap()]);
+    assert!(r.stderr().contains("193 read, 193 written"), "{}", r.stderr());
+    let r = d.ok(&["--memory", again.to_str().unwrap(), "lookup", "Automatic", "--from", "en", "--to", "de"]);
+    assert!(r.stdout().contains("Automatisch"), "{}", r.stdout());
+    // Named as JSON Lines, it is one clear error naming what it looks like.
+    let r =
+        d.run(&["--memory", again.to_str().unwrap(), "import", "--format", "jsonl", json.to_str().unwrap()]);
+    assert_eq!(r.code(), 3, "{}", r.stderr());
+    assert!(r.stderr().contains("looks like Weblate's memory JSON"), "{}", r.stderr());
+    assert_eq!(r.stderr().lines().count(), 1, "{}", r.stderr());
+    // JSON Lines named as Weblate's JSON likewise.
+    let r = d.run(&[
+        "--memory",
+        again.to_str().unwrap(),
+        "import",
+        "--format",
+        "weblate",
+        &td("cli/sample.jsonl"),
+    ]);
+    assert_eq!(r.code(), 3, "{}", r.stderr());
+    assert!(r.stderr().contains("looks like JSON Lines"), "{}", r.stderr());
+}
+
+#[test]
 fn import_reads_po_catalogs_and_translated_xliff_and_refuses_templates() {
     let d = Dir::new();
     let r = d.ok(&["import", &td("po/allauth-ar.po")]);

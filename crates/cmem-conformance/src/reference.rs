@@ -115,11 +115,14 @@ pub fn reference_lookup(entries: &[Entry], req: &LookupRequest) -> Vec<RefMatch>
     let q = Keys::of(&req.source);
     let mut scored: Vec<Scored> = Vec::new();
     for e in entries {
-        let Some(ti) = e.variant_index(&req.target_locale) else { continue };
-        // Every variant in the source locale other than the target; the best one counts.
+        // The target variant nearest the locale asked for (equal, then a subtag prefix,
+        // then another region of the language).
+        let Some((ti, tfit)) = e.lookup_variant(&req.target_locale) else { continue };
+        // Every variant serving the source locale other than the target; the best one
+        // counts.
         let mut best: Option<(MatchType, f64, usize)> = None;
         for (si, v) in e.variants.iter().enumerate() {
-            if si == ti || !v.locale.matches(&req.source_locale) {
+            if si == ti || req.source_locale.fit(&v.locale).is_none() {
                 continue;
             }
             let (t, s) = tier(&req.source, &q, &v.runs);
@@ -138,6 +141,10 @@ pub fn reference_lookup(entries: &[Entry], req: &LookupRequest) -> Vec<RefMatch>
             }
         }
         let Some((match_type, score, si)) = best else { continue };
+        // Another region of the language costs its points on each side.
+        let region =
+            req.source_locale.fit(&e.variants[si].locale).map_or(0, |f| f.penalty()) + tfit.penalty();
+        let score = score - f64::from(region) / 100.0;
         let answer = if match_type.is_exact() {
             let positional = match_type != MatchType::PlainExact;
             adapt(&req.source, &e.variants[si].runs, &e.variants[ti].runs, positional).target

@@ -5,7 +5,7 @@
 use cmem_core::notation::to_notation;
 use cmem_core::{
     prior_version_for, ContentMemory, EntryId, ErrorKind, LookupOptions, LookupRequest, MatchType, NewEntry,
-    Provider, SearchQuery, Variant, VersionQuery, VersionReader, VersionRequest, WriteOutcome,
+    PenaltyKind, Provider, SearchQuery, Variant, VersionQuery, VersionReader, VersionRequest, WriteOutcome,
     SCORE_NEAR_EXACT,
 };
 
@@ -91,7 +91,8 @@ pub fn dedupe_appends_an_origin(make: Make<'_>) -> Outcome {
 }
 
 /// docs/matching.md §3: locales match when equal or one is a subtag prefix of the other, case
-/// aside.
+/// aside; a lookup falls back to another region of the language (same script) at the
+/// region penalty, one point a side.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -108,10 +109,10 @@ pub fn locale_prefix_rule(make: Make<'_>) -> Outcome {
     )?;
     let cases: [(&str, &str, Vec<EntryId>); 7] = [
         ("en", "de", vec![ids[0], ids[1]]),
-        ("en-US", "de-DE", vec![ids[0]]),
-        ("en-us", "DE-de", vec![ids[0]]),
-        ("en-GB", "de", vec![ids[1]]),
-        ("en", "de-CH", vec![]),
+        ("en-US", "de-DE", vec![ids[0], ids[1]]),
+        ("en-us", "DE-de", vec![ids[0], ids[1]]),
+        ("en-GB", "de", vec![ids[0], ids[1]]),
+        ("en", "de-CH", vec![ids[0], ids[1]]),
         ("en", "fr-CA", vec![ids[2]]),
         ("de-CH", "en", vec![ids[3]]),
     ];
@@ -123,13 +124,52 @@ pub fn locale_prefix_rule(make: Make<'_>) -> Outcome {
         let (sl, tl) = (locale(src)?, locale(tgt)?);
         for m in &got {
             let (s, t) = (&m.entry.variants[m.source_index].locale, &m.entry.variants[m.target_index].locale);
+            let (Some(sf), Some(tf)) = (sl.fit(s), tl.fit(t)) else {
+                return Err(Failure::new(format!(
+                    "{src} → {tgt}: match {} pairs variants {s} → {t}, which do not serve the lookup",
+                    m.entry.id
+                )));
+            };
             ensure!(
-                m.source_index != m.target_index && s.matches(&sl) && t.matches(&tl),
-                "{src} → {tgt}: match {} pairs variants {s} → {t}",
+                m.source_index != m.target_index,
+                "{src} → {tgt}: match {} uses one variant twice",
+                m.entry.id
+            );
+            let points = sf.penalty() + tf.penalty();
+            let full = if m.ambiguous { SCORE_NEAR_EXACT } else { 1.0 };
+            let want_score = full - f64::from(points) / 100.0;
+            ensure!(
+                (m.score - want_score).abs() < 1e-9,
+                "{src} → {tgt}: match {} ({s} → {t}) scores {}, expected {want_score}",
+                m.entry.id,
+                m.score
+            );
+            let charged: u32 = m
+                .penalties
+                .iter()
+                .filter(|p| p.kind == PenaltyKind::Region)
+                .map(|p| u32::from(p.points))
+                .sum();
+            ensure_eq!(
+                charged,
+                u32::from(points),
+                "{src} → {tgt}: region penalty shown with match {}",
                 m.entry.id
             );
         }
     }
+    // Another script is no fallback: Traditional Chinese does not answer Simplified.
+    let zh = write_each(&*store, &[pair_in("en", "Save", "zh-TW", "儲存")?])?;
+    ensure!(
+        find_in(&*store, "en", "Save", "zh-CN", opts())?.is_empty(),
+        "zh-TW entry {} answered zh-CN",
+        zh[0]
+    );
+    ensure_eq!(
+        find_in(&*store, "en", "Save", "zh-HK", opts())?.len(),
+        1,
+        "zh-TW answers zh-HK (both Traditional)"
+    );
     Ok(())
 }
 

@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::query::CLIENT_MASK_TYPE;
 use crate::run::{walk_runs, walk_runs_mut, Code, Run};
 
 /// An entity whose value differs between the stored source and the query.
@@ -45,8 +46,11 @@ pub struct CodeAdaptation {
     pub role: CodeRole,
     /// The stored source's code; `None` when the query's code has no counterpart there.
     pub from: Option<Code>,
-    /// The query's code; `None` when the stored code is absent from the query (the
-    /// target's counterpart is then removed).
+    /// The query's code; `None` when the stored code is absent from the query. The
+    /// target's counterpart of a paired code is then removed (the query has no such
+    /// formatting); a standalone code or sub-flow is kept, and the adaptation is not
+    /// applied: the query may have written as text what the code stood for, and a
+    /// placeholder silently deleted would break the translation.
     pub to: Option<Code>,
     /// False when the change could not be made in the target.
     pub applied: bool,
@@ -155,7 +159,9 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
     // Codes: map (role, stored id) → the query's code, or removal.
     let mut code_map: HashMap<(CodeRole, &str), Option<&Code>> = HashMap::new();
     let mut codes: Vec<(CodeRole, Option<&Code>, Option<&Code>)> = Vec::new();
-    for (si, qi) in align(&s_codes, &q_codes, positional, |s, q| s.role == q.role) {
+    // A client's mask (`[X20X]`) stands for whatever code the client took out: any role.
+    let same_role = |s: &CodeRef<'_>, q: &CodeRef<'_>| s.role == q.role || q.code.kind == CLIENT_MASK_TYPE;
+    for (si, qi) in align(&s_codes, &q_codes, positional, same_role) {
         let s = si.map(|i| s_codes[i]);
         let q = qi.map(|i| q_codes[i]);
         let role = s.or(q).map_or(CodeRole::Ph, |c| c.role);
@@ -179,8 +185,8 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
     let s_data: HashMap<(CodeRole, &str), &str> =
         s_codes.iter().map(|c| ((c.role, c.code.id.as_str()), c.code.data.as_str())).collect();
 
-    // Rewrite the target's codes; note which stored ids were found. A code the query
-    // does not have is dropped.
+    // Rewrite the target's codes; note which stored ids were found. A paired code the
+    // query does not have is dropped; a standalone one is kept (see `CodeAdaptation::to`).
     let mut found_codes: HashSet<(CodeRole, String)> = HashSet::new();
     let mut found_entities: HashSet<String> = HashSet::new();
     let mut target = rewrite(stored_target.to_vec(), &mut |run| {
@@ -195,6 +201,9 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
             };
         }
         let Some(replacement) = code_map.get(&(role, code.id.as_str())) else { return Some(run) };
+        if replacement.is_none() && matches!(role, CodeRole::Ph | CodeRole::Sub) {
+            return Some(run);
+        }
         found_codes.insert((role, code.id.clone()));
         let stored = s_data.get(&(role, code.id.as_str())).copied();
         replacement.map(|q| {
@@ -238,9 +247,12 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
                     applied,
                 });
             }
-            (Some(s), None) => {
-                code_adaptations.push(CodeAdaptation { role, from: Some(s.clone()), to: None, applied: true })
-            }
+            (Some(s), None) => code_adaptations.push(CodeAdaptation {
+                role,
+                from: Some(s.clone()),
+                to: None,
+                applied: matches!(role, CodeRole::PcOpen | CodeRole::PcClose),
+            }),
             (None, Some(q)) => code_adaptations.push(CodeAdaptation {
                 role,
                 from: None,

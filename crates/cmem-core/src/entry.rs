@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::key::Keys;
-use crate::locale::Locale;
+use crate::locale::{Locale, LocaleFit};
 use crate::point::Point;
 use crate::run::Run;
 
@@ -220,6 +220,30 @@ impl Entry {
             .or_else(|| self.variants.iter().position(|v| v.locale.matches(locale)))
     }
 
+    /// The variant a lookup in `locale` uses, with how well it fits
+    /// ([`Locale::fit`]): the best fit (an equal tag, then a subtag prefix, then another
+    /// region of the language), the first of equals. Unlike
+    /// [`variant_index`](Self::variant_index) it falls back to another region.
+    pub fn lookup_variant(&self, locale: &Locale) -> Option<(usize, LocaleFit)> {
+        self.lookup_variant_except(locale, usize::MAX)
+    }
+
+    /// [`lookup_variant`](Self::lookup_variant) among the variants other than `except`.
+    pub fn lookup_variant_except(&self, locale: &Locale, except: usize) -> Option<(usize, LocaleFit)> {
+        let mut best: Option<(usize, LocaleFit)> = None;
+        for (i, v) in self.variants.iter().enumerate() {
+            if i == except {
+                continue;
+            }
+            if let Some(fit) = locale.fit(&v.locale) {
+                if best.is_none_or(|(_, b)| fit < b) {
+                    best = Some((i, fit));
+                }
+            }
+        }
+        best
+    }
+
     /// The newest origin, if any.
     pub fn newest_origin(&self) -> Option<&Origin> {
         self.origins.last()
@@ -327,5 +351,22 @@ mod tests {
         assert_eq!(e.variant_index(&Locale::parse("de-AT").unwrap()), Some(1));
         assert_eq!(e.variant_index(&Locale::parse("de-CH").unwrap()), Some(2));
         assert_eq!(e.variant_index(&Locale::parse("fr").unwrap()), None);
+    }
+
+    #[test]
+    fn lookup_variant_falls_back_to_another_region() {
+        let e = NewEntry {
+            variants: vec![v("en-US", "a"), v("de-AT", "b"), v("de-DE", "c")],
+            ..NewEntry::default()
+        }
+        .into_entry(EntryId(1));
+        let l = |t: &str| Locale::parse(t).unwrap();
+        assert_eq!(e.lookup_variant(&l("de-DE")), Some((2, LocaleFit::Equal)));
+        assert_eq!(e.lookup_variant(&l("de")), Some((1, LocaleFit::Prefix)));
+        assert_eq!(e.lookup_variant(&l("de-CH")), Some((1, LocaleFit::Region)));
+        assert_eq!(e.lookup_variant(&l("en-GB")), Some((0, LocaleFit::Region)));
+        assert_eq!(e.lookup_variant_except(&l("de-AT"), 1), Some((2, LocaleFit::Region)));
+        assert_eq!(e.variant_index(&l("de-CH")), None);
+        assert_eq!(e.lookup_variant(&l("fr")), None);
     }
 }

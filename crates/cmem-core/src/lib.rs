@@ -108,7 +108,7 @@ pub use adapt::{CodeAdaptation, EntityAdaptation};
 pub use entry::{merge_origins, Entry, EntryId, Metadata, NewEntry, Origin, Variant, WriteOutcome};
 pub use error::{Error, ErrorKind, Result, StoreError};
 pub use key::{flatten_runs, generalized_text, normalize_text, structural_text};
-pub use locale::Locale;
+pub use locale::{Locale, LocaleFit, REGION_PENALTY};
 pub use lookup::{
     lookup, LookupOptions, LookupRequest, Match, MatchType, Penalty, PenaltyKind, SCORE_NEAR_EXACT,
 };
@@ -119,7 +119,7 @@ pub use notation::Segment as Notation;
 pub use notation::{parse_notation, to_notation};
 pub use point::{nearer_answer, point_distance, Point};
 pub use provider::Provider;
-pub use query::{prepare_query, QueryText};
+pub use query::{client_masks, prepare_query, QueryText, CLIENT_MASK_TYPE};
 #[cfg(feature = "recognize")]
 pub use recognize::{Recognizer, RuleRole};
 /// Inline-code recognition; without the `recognize` feature, a stand-in whose

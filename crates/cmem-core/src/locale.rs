@@ -1,5 +1,6 @@
 //! BCP 47 locale tags, validated and stored canonically (`en-US`), compared
-//! case-insensitively, with the subtag-prefix match rule of docs/matching.md §3.
+//! case-insensitively, with the subtag-prefix match rule and the regional fallback of
+//! lookups (docs/matching.md §3).
 
 use std::fmt;
 use std::str::FromStr;
@@ -47,7 +48,80 @@ impl Locale {
         }
         self.0.eq_ignore_ascii_case(&other.0) || prefix(&self.0, &other.0) || prefix(&other.0, &self.0)
     }
+
+    /// How a stored variant in locale `stored` serves a lookup asking for `self`
+    /// (docs/matching.md §3), or `None` when it does not:
+    ///
+    /// - [`LocaleFit::Equal`]: the same tag;
+    /// - [`LocaleFit::Prefix`]: one is a subtag prefix of the other (`de` and `de-DE`);
+    /// - [`LocaleFit::Region`]: another variety of the same language in the same
+    ///   script (`de-CH` and `de-DE`, `pt-BR` and `pt-PT`), which a lookup falls back
+    ///   to at [`REGION_PENALTY`] points. Scripts are compared with their likely values,
+    ///   so `zh-TW` (Traditional) and `zh-CN` (Simplified), or `sr-RS` (Cyrillic) and
+    ///   `sr-Latn-RS`, never serve each other.
+    ///
+    /// ```
+    /// use cmem_core::{Locale, LocaleFit};
+    ///
+    /// let l = |t: &str| Locale::parse(t).unwrap();
+    /// assert_eq!(l("de").fit(&l("de-DE")), Some(LocaleFit::Prefix));
+    /// assert_eq!(l("de-CH").fit(&l("de-DE")), Some(LocaleFit::Region));
+    /// assert_eq!(l("zh-TW").fit(&l("zh-CN")), None);
+    /// assert_eq!(l("de").fit(&l("nl")), None);
+    /// ```
+    pub fn fit(&self, stored: &Locale) -> Option<LocaleFit> {
+        if self.0.eq_ignore_ascii_case(&stored.0) {
+            Some(LocaleFit::Equal)
+        } else if self.matches(stored) {
+            Some(LocaleFit::Prefix)
+        } else if self.language().eq_ignore_ascii_case(stored.language()) && self.script() == stored.script()
+        {
+            Some(LocaleFit::Region)
+        } else {
+            None
+        }
+    }
+
+    /// The script subtag, or the language's likely script for its region (`Hant` for
+    /// `zh-TW`, `Latn` for `de-CH`); `None` when the likely-subtag data has none.
+    fn script(&self) -> Option<icu_locale_core::subtags::Script> {
+        // Made of static data: building one is a few pointer copies.
+        const EXPANDER: icu_locale::LocaleExpander = icu_locale::LocaleExpander::new_common();
+        let mut id = icu_locale_core::LanguageIdentifier::try_from_str(&self.0).ok()?;
+        if id.script.is_none() {
+            EXPANDER.maximize(&mut id);
+        }
+        id.script
+    }
 }
+
+/// How well a stored locale serves a lookup's locale ([`Locale::fit`]); the better fit
+/// orders first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LocaleFit {
+    /// The same tag.
+    Equal,
+    /// One tag is a subtag prefix of the other (`de` and `de-DE`).
+    Prefix,
+    /// Another region or variant of the same language and script (`de-CH` and `de-DE`).
+    Region,
+}
+
+impl LocaleFit {
+    /// The points a match loses for it: [`REGION_PENALTY`] for [`LocaleFit::Region`],
+    /// none for the others.
+    pub fn penalty(self) -> u8 {
+        match self {
+            LocaleFit::Region => REGION_PENALTY,
+            LocaleFit::Equal | LocaleFit::Prefix => 0,
+        }
+    }
+}
+
+/// Points a match loses when its variant is another region of the language asked for
+/// (docs/matching.md §3), on each side: a `de-DE` answer to a `de-CH` lookup is a
+/// 99 % match at best. translate5 and Trados charge such a sub-language penalty too.
+pub const REGION_PENALTY: u8 = 1;
 
 impl fmt::Display for Locale {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -116,5 +190,31 @@ mod tests {
         assert!(l("zh").matches(&l("zh-Hant-TW")));
         assert!(l("zh-Hant").matches(&l("zh-Hant-TW")));
         assert!(!l("zh-Hans").matches(&l("zh-Hant-TW")));
+    }
+
+    #[test]
+    fn regional_fallback() {
+        use LocaleFit::{Equal, Prefix, Region};
+        let fit = |a: &str, b: &str| l(a).fit(&l(b));
+        assert_eq!(fit("de-DE", "de-de"), Some(Equal));
+        assert_eq!(fit("de", "de-AT"), Some(Prefix));
+        assert_eq!(fit("de-CH", "de"), Some(Prefix));
+        assert_eq!(fit("de-CH", "de-DE"), Some(Region));
+        assert_eq!(fit("pt-BR", "pt-PT"), Some(Region));
+        assert_eq!(fit("en-US", "en-GB"), Some(Region));
+        assert_eq!(fit("zh-Hant-TW", "zh-Hant-HK"), Some(Region));
+        assert_eq!(fit("zh-TW", "zh-HK"), Some(Region));
+        // Another script is another written language, whatever the tags say.
+        assert_eq!(fit("zh-TW", "zh-CN"), None);
+        assert_eq!(fit("zh-Hans", "zh-Hant-TW"), None);
+        assert_eq!(fit("sr-RS", "sr-Latn-RS"), None);
+        assert_eq!(fit("sr-Latn-ME", "sr-Latn-RS"), Some(Region));
+        assert_eq!(fit("de", "dsb"), None);
+        assert_eq!(fit("de-DE", "nl-NL"), None);
+        // The fallback is symmetric, and a penalty only for another region.
+        assert_eq!(fit("de-DE", "de-CH"), Some(Region));
+        assert_eq!(Region.penalty(), REGION_PENALTY);
+        assert_eq!(Prefix.penalty(), 0);
+        assert!(Equal < Prefix && Prefix < Region);
     }
 }

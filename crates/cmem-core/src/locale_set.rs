@@ -63,13 +63,14 @@ impl LocaleSets {
         self.sets.get(id as usize).map_or(&[], |s| s)
     }
 
-    /// Per interned locale, whether it matches `locale` by the prefix rule (docs/matching.md §3).
+    /// Per interned locale, whether it serves a lookup in `locale` ([`Locale::fit`]:
+    /// the prefix rule or another region of the language, docs/matching.md §3).
     pub fn matching(&self, locale: &Locale) -> Vec<bool> {
-        self.locales.iter().map(|l| l.matches(locale)).collect()
+        self.locales.iter().map(|l| locale.fit(l).is_some()).collect()
     }
 
     /// The sets a lookup from `source` to `target` can use: those with a variant in
-    /// `source` and another variant in `target` (each by the prefix rule).
+    /// `source` and another variant in `target` (each as [`Locale::fit`] allows).
     pub fn pairs(&self, source: &Locale, target: &Locale) -> PairFilter {
         let src = self.matching(source);
         let tgt = self.matching(target);

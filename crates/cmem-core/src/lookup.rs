@@ -13,7 +13,7 @@ use crate::distance::{CharSketch, Pattern};
 use crate::entry::{Entry, EntryId};
 use crate::error::{Error, Result};
 use crate::key::{flatten_runs, normalize_text, KeyKind, Keys, KindSet};
-use crate::locale::Locale;
+use crate::locale::{Locale, LocaleFit};
 use crate::point::{nearer_answer, Point};
 use crate::run::{runs_to_json, Run};
 use crate::store::{CandidateQuery, CandidateSink, ContentMemory, ExactQuery, KeyText};
@@ -268,8 +268,8 @@ pub struct Match {
     /// The stored target with the query's entities and codes (docs/matching.md §5), and the
     /// mechanical repairs of [`repairs`](Self::repairs).
     pub adapted_target: Vec<Run>,
-    /// What lowered the score of a match whose keys are equal to the query's: text
-    /// that differs only in white space is not a 100 % match.
+    /// What lowered the score: text that differs from the query's only in white space
+    /// is not a 100 % match, nor is an answer from another region of the language.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub penalties: Vec<Penalty>,
     /// Mechanical changes made in the adapted target (final punctuation, numbers, white
@@ -295,6 +295,9 @@ pub enum PenaltyKind {
     /// The texts differ only in white space (a double space, a line break, a trailing
     /// newline), which the keys do not see.
     Whitespace,
+    /// The stored source or target is in another region of the language asked for
+    /// (`de-DE` for `de-CH`): [`REGION_PENALTY`](crate::REGION_PENALTY) points a side.
+    Region,
 }
 
 /// A penalty: `{"kind":"whitespace","points":1}`, one point being 1 %.
@@ -346,6 +349,12 @@ impl Match {
     /// True when every entity and code adaptation was applied.
     pub fn adaptation_complete(&self) -> bool {
         self.entity_adaptations.iter().all(|a| a.applied) && self.code_adaptations.iter().all(|a| a.applied)
+    }
+
+    /// Lowers the score by `penalty` and records it.
+    fn charge(&mut self, penalty: Penalty) {
+        self.score -= f64::from(penalty.points) / 100.0;
+        self.penalties.push(penalty);
     }
 
     /// The order of a list: score (descending), then the evidence for equal scores —
@@ -497,21 +506,31 @@ fn lookup_in_scope(
             None => store.get(id)?,
         };
         let Some(entry) = entry else { continue };
-        let (Some(si), Some(ti)) = (entry.variant_index(src), entry.variant_index(tgt)) else {
-            continue;
-        };
-        if si == ti {
-            continue;
-        }
+        let Some((si, ti, region)) = pair_of(&entry, src, tgt) else { continue };
         // A key of this entry may have been passed over once the cut-off rose above it
         // while another of its keys was already in; score all three now that it is here.
         let (score, kind) = rescore(keys, &entry.variants[si].keys(), score, kind);
         let adapted = adapt(&req.source, &entry.variants[si].runs, &entry.variants[ti].runs, false);
-        out.push(new_match(entry, si, ti, score, MatchType::fuzzy(kind), adapted, asked));
+        let mut m = new_match(entry, si, ti, score, MatchType::fuzzy(kind), adapted, asked);
+        if region > 0 {
+            m.charge(Penalty { kind: PenaltyKind::Region, points: region });
+            if m.score + 1e-12 < opts.threshold {
+                continue;
+            }
+        }
+        out.push(m);
     }
     out.sort_by(Match::rank);
     out.truncate(opts.limit);
     Ok(out)
+}
+
+/// The source and target variants a lookup from `src` to `tgt` uses in `entry` (the
+/// best fits, two different variants), and the region penalty they cost together.
+fn pair_of(entry: &Entry, src: &Locale, tgt: &Locale) -> Option<(usize, usize, u8)> {
+    let (ti, tfit) = entry.lookup_variant(tgt)?;
+    let (si, sfit) = entry.lookup_variant_except(src, ti)?;
+    Some((si, ti, sfit.penalty() + tfit.penalty()))
 }
 
 /// The best of the three key similarities (docs/matching.md §4), never below what the sink found.
@@ -604,13 +623,15 @@ fn text_nfc(runs: &[Run]) -> String {
 /// Classifies an exact-key hit (the same rules whichever key found it).
 fn exact_match(entry: Entry, q: &Keys, asked: &Asked<'_>) -> Option<Match> {
     let req = asked.req;
-    let ti = entry.variant_index(&req.target_locale)?;
-    // Among the variants in the source locale, the one that agrees best.
-    let mut best: Option<(usize, MatchType)> = None;
+    let (ti, tfit) = entry.lookup_variant(&req.target_locale)?;
+    // Among the variants that serve the source locale, the one that agrees best (then
+    // the one in the nearest locale).
+    let mut best: Option<(usize, MatchType, LocaleFit)> = None;
     for (i, v) in entry.variants.iter().enumerate() {
-        if i == ti || !v.locale.matches(&req.source_locale) {
+        if i == ti {
             continue;
         }
+        let Some(sfit) = req.source_locale.fit(&v.locale) else { continue };
         let k = v.keys();
         let t = if k.generalized == q.generalized {
             if entity_values(&v.runs) != entity_values(&req.source) {
@@ -630,12 +651,12 @@ fn exact_match(entry: Entry, q: &Keys, asked: &Asked<'_>) -> Option<Match> {
             None
         };
         if let Some(t) = t {
-            if best.is_none_or(|(_, b)| t < b) {
-                best = Some((i, t));
+            if best.is_none_or(|(_, b, bfit)| (t, sfit) < (b, bfit)) {
+                best = Some((i, t, sfit));
             }
         }
     }
-    let (si, t) = best?;
+    let (si, t, sfit) = best?;
     let mut score = if t == MatchType::PlainExact { SCORE_NEAR_EXACT } else { 1.0 };
     // Equal keys, unequal text: the keys collapse white space, the text does not.
     let mut penalties = Vec::new();
@@ -648,6 +669,10 @@ fn exact_match(entry: Entry, q: &Keys, asked: &Asked<'_>) -> Option<Match> {
     let adapted = adapt(&req.source, &entry.variants[si].runs, &entry.variants[ti].runs, positional);
     let mut m = new_match(entry, si, ti, score, t, adapted, asked);
     m.penalties = penalties;
+    let region = sfit.penalty() + tfit.penalty();
+    if region > 0 {
+        m.charge(Penalty { kind: PenaltyKind::Region, points: region });
+    }
     Some(m)
 }
 

@@ -220,7 +220,7 @@ impl ContentMemory for MemStore {
         Ok(ids
             .iter()
             .filter_map(|id| inner.entries.get(id))
-            .filter(|e| e.variant_index(q.target).is_some())
+            .filter(|e| e.lookup_variant(q.target).is_some())
             .cloned()
             .collect())
     }

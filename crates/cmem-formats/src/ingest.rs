@@ -87,6 +87,9 @@ pub struct Input {
     reader: BoxedInput,
     /// The file's size when known (a regular file).
     size: Option<u64>,
+    /// The format came from the file's extension, not from the caller: what the content
+    /// looks like may correct it (a `.json` that holds one array is Weblate's).
+    guessed: bool,
 }
 
 impl fmt::Debug for Input {
@@ -108,6 +111,7 @@ impl Input {
     pub fn open(path: &Path, format: Option<Format>) -> Result<Input, FormatError> {
         let stdin = path == Path::new("-");
         let name = if stdin { "<stdin>".to_owned() } else { path.display().to_string() };
+        let guessed = format.is_none();
         let format = match format {
             Some(f) => f,
             None if stdin => {
@@ -138,7 +142,7 @@ impl Input {
             let size = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
             (Box::new(file), size)
         };
-        Ok(Input { name, format, reader: Box::new(BufReader::with_capacity(64 * 1024, raw)), size })
+        Ok(Input { name, format, reader: Box::new(BufReader::with_capacity(64 * 1024, raw)), size, guessed })
     }
 
     /// An input from any reader (not decompressed), named `name` in messages.
@@ -148,6 +152,7 @@ impl Input {
             format,
             reader: Box::new(BufReader::with_capacity(64 * 1024, reader)),
             size: None,
+            guessed: false,
         }
     }
 
@@ -184,6 +189,81 @@ impl<R: Read> Read for Counted<R> {
 /// Wraps `reader` to count its bytes into `bytes` and decompress gzip.
 fn counted(reader: BoxedInput, bytes: &Arc<AtomicU64>) -> io::Result<BoxedInput> {
     gunzipped(BufReader::with_capacity(64 * 1024, Counted { inner: reader, bytes: Arc::clone(bytes) }))
+}
+
+/// What the first bytes of an input look like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Looks {
+    /// `[`: one JSON array (Weblate's memory export).
+    JsonArray,
+    /// `{`: JSON objects (JSON Lines).
+    JsonObject,
+    /// `<`: XML (TMX, XLIFF).
+    Xml,
+}
+
+/// What the first byte after a byte-order mark and white space says, when it says
+/// anything. Nothing is consumed.
+fn looks(reader: &mut BoxedInput) -> Option<Looks> {
+    let buf = reader.fill_buf().ok()?;
+    let buf = buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(buf);
+    match buf.iter().find(|b| !b.is_ascii_whitespace())? {
+        b'[' => Some(Looks::JsonArray),
+        b'{' => Some(Looks::JsonObject),
+        b'<' => Some(Looks::Xml),
+        _ => None,
+    }
+}
+
+/// The format to read `reader` in: `format`, or Weblate's JSON for a guessed JSON Lines
+/// file that holds one array. A content that cannot be in `format` is one clear error
+/// naming what it looks like, instead of an error on every line.
+fn settle_format(
+    reader: &mut BoxedInput,
+    format: Format,
+    guessed: bool,
+    name: &str,
+) -> Result<Format, FormatError> {
+    let Some(looks) = looks(reader) else { return Ok(format) };
+    let wrong = |what: &str, instead: &str| {
+        Err(FormatError::new(
+            format,
+            ErrorKind::Unsupported,
+            format!("{name}: looks like {what}, not {}; {instead}", format_name(format)),
+        ))
+    };
+    match (format, looks) {
+        (Format::Jsonl, Looks::JsonArray) if guessed => Ok(Format::Weblate),
+        (Format::Jsonl, Looks::JsonArray) => {
+            wrong("Weblate's memory JSON (one JSON array)", "import it as weblate, or name no format")
+        }
+        (Format::Weblate, Looks::JsonObject) => {
+            wrong("JSON Lines (one JSON object a line)", "import it as jsonl, or name no format")
+        }
+        (Format::Jsonl | Format::Weblate | Format::Po, Looks::Xml) => {
+            wrong("XML (TMX or XLIFF)", "import it as tmx or xliff, or give it its extension")
+        }
+        (Format::Tmx | Format::Xliff | Format::Po, Looks::JsonArray) => {
+            wrong("Weblate's memory JSON (one JSON array)", "import it as weblate")
+        }
+        (Format::Tmx | Format::Xliff | Format::Po, Looks::JsonObject) => {
+            wrong("JSON Lines (one JSON object a line)", "import it as jsonl")
+        }
+        _ => Ok(format),
+    }
+}
+
+/// A format's name as users write it in messages.
+fn format_name(format: Format) -> &'static str {
+    match format {
+        Format::Jsonl => "JSON Lines",
+        Format::Weblate => "Weblate's memory JSON",
+        Format::Tmx => "TMX",
+        Format::Xliff => "XLIFF",
+        Format::Po => "gettext PO",
+        Format::Kmb => "a .kmb bundle",
+        _ => "this format",
+    }
 }
 
 /// The reader of one input.
@@ -293,7 +373,7 @@ impl<'h> Ingest<'h> {
             name.clone_from(&input.name);
         }
         let name = input.name;
-        let reader = match counted(input.reader, &self.status.bytes) {
+        let mut reader = match counted(input.reader, &self.status.bytes) {
             Ok(r) => r,
             Err(e) => {
                 return Some(Err(FormatError::new(
@@ -303,7 +383,11 @@ impl<'h> Ingest<'h> {
                 )))
             }
         };
-        Some(match input.format {
+        let format = match settle_format(&mut reader, input.format, input.guessed, &name) {
+            Ok(format) => format,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(match format {
             #[cfg(feature = "gzip")]
             Format::Kmb => KmbReader::new(reader, &name).map(Reader::Kmb),
             // A bundle is gzip-compressed (docs/kmb.md).

@@ -122,6 +122,14 @@ fn locale_match(col: &str, n: u8) -> String {
     format!("({col} = ${n} OR {col} LIKE ${n} || '-%' OR ${n} LIKE {col} || '-%')")
 }
 
+/// SQL for "the locale in column `col` is of the language of `$n`": what a lookup's
+/// candidates are read by. It lets through every locale [`Locale::fit`] accepts (another
+/// region too) and a few it does not (another script); the lookup checks each
+/// candidate's variants with `fit` before it scores them as matches.
+fn locale_fits(col: &str, n: u8) -> String {
+    format!("({col} = split_part(${n}, '-', 1) OR {col} LIKE split_part(${n}, '-', 1) || '-%')")
+}
+
 /// A read-only transaction that sees one snapshot throughout (repeatable read): for
 /// reads of several statements that must agree.
 pub(crate) fn snapshot<'c>(
@@ -472,7 +480,7 @@ impl PgStore {
                  WHERE (v.plain % $3 OR v.struct_key % $3 OR v.general_key % $3) AND {} AND {} \
                  ORDER BY GREATEST(similarity(v.plain, $3), similarity(v.struct_key, $3), \
                  similarity(v.general_key, $3)) DESC, v.entry_id LIMIT 200",
-                locale_match("v.locale", 1),
+                locale_fits("v.locale", 1),
                 has_target()
             );
             for row in client.query(&sql, &[&src, &tgt, &q.key]).ctx(p, "fuzzy candidates (trigram)")? {
@@ -518,7 +526,7 @@ impl PgStore {
 fn has_target() -> String {
     format!(
         "EXISTS (SELECT 1 FROM tm_variants t WHERE t.entry_id = v.entry_id AND t.id <> v.id AND {})",
-        locale_match("t.locale", 2)
+        locale_fits("t.locale", 2)
     )
 }
 
@@ -532,7 +540,7 @@ const IN_WINDOW: &str =
 static WINDOW: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
         "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v WHERE {} AND {IN_WINDOW} AND {}",
-        locale_match("v.locale", 1),
+        locale_fits("v.locale", 1),
         has_target()
     )
 });
@@ -580,7 +588,7 @@ fn word_step(pairs: bool, rarest: u8) -> String {
          SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v, tq \
          WHERE v.search_tsv @@ tq.q AND {} AND {IN_WINDOW} AND {} \
          ORDER BY similarity(v.plain, $5) DESC, v.entry_id LIMIT $6",
-        locale_match("v.locale", 1),
+        locale_fits("v.locale", 1),
         has_target()
     )
 }
@@ -672,7 +680,7 @@ impl ContentMemory for PgStore {
                 .get_many(&ids)?
                 .into_iter()
                 .flatten()
-                .filter(|e| e.variant_index(q.target).is_some())
+                .filter(|e| e.lookup_variant(q.target).is_some())
                 .collect());
         }
         let p = &self.name;
@@ -707,7 +715,7 @@ impl ContentMemory for PgStore {
             }
             let tag: &str = r.try_get(1).ctx(p, "exact lookup")?;
             let locale = Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
-            if locale.matches(q.source) {
+            if q.source.fit(&locale).is_some() {
                 ids.push(id);
             }
         }
@@ -715,7 +723,7 @@ impl ContentMemory for PgStore {
             .get_many(&ids)?
             .into_iter()
             .flatten()
-            .filter(|e| e.variant_index(q.target).is_some())
+            .filter(|e| e.lookup_variant(q.target).is_some())
             .collect())
     }
 

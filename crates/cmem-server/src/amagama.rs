@@ -4,9 +4,23 @@
 //! `GET /tmserver/languages/` the locales held.
 //!
 //! Locale codes are read case-insensitively with `_` and `-` alike (`pt_br` is
-//! `pt-BR`). A pair that cannot match — the same language on both sides, a code that is
-//! not a locale, locales the memory does not hold — answers `[]`, as amaGama does, never
-//! `404`: clients ask for every pair of their project.
+//! `pt-BR`), and a lookup falls back to other regions of a language as every lookup
+//! does (docs/matching.md §3); `languages/` lists each base language beside the
+//! regional codes held, since clients such as Weblate ask for `de` before they would
+//! ask for `de_de`. A pair that cannot match — the same language on both sides, a code
+//! that is not a locale, locales the memory does not hold — answers `[]`, as amaGama
+//! does, never `404`: clients ask for every pair of their project.
+//!
+//! The text is read with the clients' placeholder masks as codes (Weblate's `[X20X]`,
+//! [`cmem::client_masks`]), so a masked `Could not open file [X20X]` matches the stored
+//! `Could not open file %s` exactly and its suggestion carries `[X20X]` where the
+//! stored target had `%s`. A match whose target could not carry every code of the
+//! query is not suggested: the client would get a translation without a placeholder
+//! its string needs.
+//!
+//! Clients that cannot send an `Authorization` header give a read token in the path:
+//! `/t/TOKEN/tmserver/…` (and `/t/TOKEN/api/v1/…`). The token is checked like a bearer
+//! token; these routes only read.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -16,7 +30,9 @@ use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use cmem::{prepare_query, Locale, LookupOptions, LookupRequest, QueryText, SegmentView};
+use cmem::{
+    client_masks, prepare_query, Locale, LookupOptions, LookupRequest, Match, QueryText, SegmentView,
+};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -51,7 +67,19 @@ pub(crate) async fn unit(
     params: Result<Query<UnitParams>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let Query(params) = params.map_err(query_error)?;
-    answer(app, headers, source, target, text, params).await
+    app.authorize(&headers, Scope::Read).await?;
+    answer(app, source, target, text, params).await
+}
+
+/// `GET /t/{token}/tmserver/{source}/{target}/unit/{text}`.
+pub(crate) async fn unit_with_token(
+    State(app): State<Arc<App>>,
+    Path((token, source, target, text)): Path<(String, String, String, String)>,
+    params: Result<Query<UnitParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(params) = params.map_err(query_error)?;
+    app.authorize_secret(Some(token), Scope::Read).await?;
+    answer(app, source, target, text, params).await
 }
 
 /// `GET /tmserver/{source}/{target}/unit/?source=TEXT`.
@@ -62,11 +90,28 @@ pub(crate) async fn unit_query(
     params: Result<Query<UnitParams>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let Query(mut params) = params.map_err(query_error)?;
-    let Some(text) = params.source.take() else {
-        return Err(ApiError::bad_request("give the text in the path (…/unit/TEXT) or as ?source=TEXT")
-            .in_field("source"));
-    };
-    answer(app, headers, source, target, text, params).await
+    app.authorize(&headers, Scope::Read).await?;
+    let text = source_param(&mut params)?;
+    answer(app, source, target, text, params).await
+}
+
+/// `GET /t/{token}/tmserver/{source}/{target}/unit/?source=TEXT`.
+pub(crate) async fn unit_query_with_token(
+    State(app): State<Arc<App>>,
+    Path((token, source, target)): Path<(String, String, String)>,
+    params: Result<Query<UnitParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(mut params) = params.map_err(query_error)?;
+    app.authorize_secret(Some(token), Scope::Read).await?;
+    let text = source_param(&mut params)?;
+    answer(app, source, target, text, params).await
+}
+
+/// The text of `…/unit/?source=TEXT`.
+fn source_param(params: &mut UnitParams) -> Result<String, ApiError> {
+    params.source.take().ok_or_else(|| {
+        ApiError::bad_request("give the text in the path (…/unit/TEXT) or as ?source=TEXT").in_field("source")
+    })
 }
 
 /// A JSONP callback name: a JavaScript identifier path, nothing that could run.
@@ -77,15 +122,14 @@ fn valid_callback(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.')
 }
 
+/// The suggestions for `text`, the caller authorized.
 async fn answer(
     app: Arc<App>,
-    headers: HeaderMap,
     source: String,
     target: String,
     text: String,
     params: UnitParams,
 ) -> Result<Response, ApiError> {
-    app.authorize(&headers, Scope::Read).await?;
     let min = params.min_similarity.unwrap_or(DEFAULT_MIN_SIMILARITY);
     if !(0.0..=100.0).contains(&min) {
         return Err(ApiError::bad_request(format!("min_similarity {min} is not a percentage 0–100"))
@@ -103,11 +147,14 @@ async fn answer(
     let units = match (Locale::parse(&source), Locale::parse(&target)) {
         (Ok(s), Ok(t)) if !s.matches(&t) && s.language() != t.language() => {
             app.blocking(move |app| {
-                let runs = prepare_query(QueryText::Plain(&text), app.recognizer.as_ref())?;
-                let options = LookupOptions::default().threshold(min / 100.0).limit(max);
+                let runs = client_masks(prepare_query(QueryText::Plain(&text), app.recognizer.as_ref())?);
+                // A few more than asked, for those left out below.
+                let options = LookupOptions::default().threshold(min / 100.0).limit(max + 5);
                 let matches = app.memory.lookup(&LookupRequest::new(runs, s, t).options(options))?;
                 Ok(matches
                     .iter()
+                    .filter(|m| carries_every_query_code(m))
+                    .take(max)
                     .map(|m| {
                         let quality = (m.score * 10_000.0).round() / 100.0;
                         json!({
@@ -124,6 +171,13 @@ async fn answer(
         _ => Vec::new(),
     };
     Ok(respond(Value::Array(units), params.jsoncallback.as_deref()))
+}
+
+/// True when the adapted target holds every code of the query: a suggestion without a
+/// placeholder of the client's string is worse than none (the client's own check would
+/// fail it, or a translator would miss it).
+fn carries_every_query_code(m: &Match) -> bool {
+    m.code_adaptations.iter().all(|a| a.applied || a.to.is_none())
 }
 
 /// JSON, or JSONP when a callback is named.
@@ -147,6 +201,13 @@ fn code(locale: &Locale) -> String {
     locale.as_str().replace('-', "_").to_lowercase()
 }
 
+/// The codes a client may ask for a locale held: its own (`de_de`) and its base
+/// language (`de`), which the lookup's regional fallback answers.
+fn codes_of(locale: &Locale, out: &mut BTreeSet<String>) {
+    out.insert(code(locale));
+    out.insert(locale.language().to_lowercase());
+}
+
 /// `GET /tmserver/languages/`: `{"sourceLanguages": [...], "targetLanguages": [...]}`.
 pub(crate) async fn languages(
     State(app): State<Arc<App>>,
@@ -154,13 +215,33 @@ pub(crate) async fn languages(
     params: Result<Query<UnitParams>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
+    list_languages(app, params).await
+}
+
+/// `GET /t/{token}/tmserver/languages/`.
+pub(crate) async fn languages_with_token(
+    State(app): State<Arc<App>>,
+    Path(token): Path<String>,
+    params: Result<Query<UnitParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    app.authorize_secret(Some(token), Scope::Read).await?;
+    list_languages(app, params).await
+}
+
+async fn list_languages(
+    app: Arc<App>,
+    params: Result<Query<UnitParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
     let Query(params) = params.map_err(query_error)?;
     if let Some(cb) = params.jsoncallback.as_deref().filter(|cb| !valid_callback(cb)) {
         return Err(ApiError::bad_request(format!("jsoncallback {cb:?} is not a JavaScript name")));
     }
     let stats = app.blocking(|app| Ok(app.memory.store().stats()?)).await?;
-    let sources: BTreeSet<String> = stats.pairs.iter().map(|p| code(&p.source)).collect();
-    let targets: BTreeSet<String> = stats.pairs.iter().map(|p| code(&p.target)).collect();
+    let (mut sources, mut targets) = (BTreeSet::new(), BTreeSet::new());
+    for pair in &stats.pairs {
+        codes_of(&pair.source, &mut sources);
+        codes_of(&pair.target, &mut targets);
+    }
     let body = json!({ "sourceLanguages": sources, "targetLanguages": targets });
     Ok(respond(body, params.jsoncallback.as_deref()))
 }

@@ -89,6 +89,14 @@ impl App {
             .route("/api/v1/languages/", get(amagama::languages))
             .route("/api/v1/{source}/{target}/unit/", get(amagama::unit_query))
             .route("/api/v1/{source}/{target}/unit/{text}", get(amagama::unit))
+            // The same with a read token in the path, for clients that cannot send a
+            // header (Weblate's tmserver machinery): `/t/TOKEN/tmserver/…`.
+            .route("/t/{token}/tmserver/languages/", get(amagama::languages_with_token))
+            .route("/t/{token}/tmserver/{source}/{target}/unit/", get(amagama::unit_query_with_token))
+            .route("/t/{token}/tmserver/{source}/{target}/unit/{text}", get(amagama::unit_with_token))
+            .route("/t/{token}/api/v1/languages/", get(amagama::languages_with_token))
+            .route("/t/{token}/api/v1/{source}/{target}/unit/", get(amagama::unit_query_with_token))
+            .route("/t/{token}/api/v1/{source}/{target}/unit/{text}", get(amagama::unit_with_token))
             .route_layer(middleware::from_fn_with_state(Arc::clone(&self), record_metrics))
             .fallback(no_route)
             .method_not_allowed_fallback(wrong_method)
@@ -106,20 +114,12 @@ impl App {
         headers: &HeaderMap,
         need: Scope,
     ) -> Result<Option<TokenRecord>, ApiError> {
-        let required = need > Scope::Read || self.config.read_needs_token;
         let secret = match headers.get(header::AUTHORIZATION) {
-            None if required => {
-                return Err(ApiError::new(
-                    StatusCode::UNAUTHORIZED,
-                    "unauthorized",
-                    format!("this request needs a bearer token of scope {need} or more"),
-                ))
-            }
-            None => return Ok(None),
+            None => None,
             Some(value) => {
                 let value = value.to_str().unwrap_or("");
                 match value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")) {
-                    Some(secret) => secret.trim().to_owned(),
+                    Some(secret) => Some(secret.trim().to_owned()),
                     None => {
                         return Err(ApiError::new(
                             StatusCode::UNAUTHORIZED,
@@ -129,6 +129,28 @@ impl App {
                     }
                 }
             }
+        };
+        self.authorize_secret(secret, need).await
+    }
+
+    /// [`authorize`](Self::authorize) for a token given some other way than the
+    /// `Authorization` header (`None`: no token given).
+    pub(crate) async fn authorize_secret(
+        self: &Arc<Self>,
+        secret: Option<String>,
+        need: Scope,
+    ) -> Result<Option<TokenRecord>, ApiError> {
+        let required = need > Scope::Read || self.config.read_needs_token;
+        let secret = match secret {
+            None if required => {
+                return Err(ApiError::new(
+                    StatusCode::UNAUTHORIZED,
+                    "unauthorized",
+                    format!("this request needs a bearer token of scope {need} or more"),
+                ))
+            }
+            None => return Ok(None),
+            Some(secret) => secret,
         };
         let record = self.blocking(move |app| Ok(Tokens::verify(app.memory.store(), &secret)?)).await?;
         match record {

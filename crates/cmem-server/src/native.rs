@@ -11,8 +11,8 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cmem::{
-    prepare_query, EntryId, Locale, LookupOptions, LookupRequest, MatchView, NewEntry, Point, QueryText, Run,
-    SearchQuery, SegmentView, VersionQuery,
+    client_masks, prepare_query, EntryId, Locale, LookupOptions, LookupRequest, MatchView, NewEntry, Point,
+    QueryText, Run, SearchQuery, SegmentView, VersionQuery,
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -43,6 +43,10 @@ pub(crate) struct LookupBody {
     limit: Option<usize>,
     #[serde(default)]
     point: Option<String>,
+    /// Read placeholder masks of translation tools (Weblate's `[X20X]`) in `text` as
+    /// codes (docs/matching.md §4).
+    #[serde(default)]
+    client_masks: bool,
 }
 
 /// One segment of a batch.
@@ -72,6 +76,9 @@ pub(crate) struct BatchBody {
     limit: Option<usize>,
     #[serde(default)]
     point: Option<String>,
+    /// As [`LookupBody`]'s.
+    #[serde(default)]
+    client_masks: bool,
 }
 
 /// The parsed options of a lookup.
@@ -119,15 +126,19 @@ pub(crate) fn optional_locale(field: &str, tag: Option<&str>) -> Result<Option<L
     tag.map(Locale::parse).transpose().map_err(|e| ApiError::from(e).in_field(field))
 }
 
-/// The runs of a segment given as exactly one of text (codes recognized), notation or
-/// runs.
+/// The runs of a segment given as exactly one of text (codes recognized, and client
+/// masks when `masks`), notation or runs.
 fn segment_runs(
     app: &App,
     text: Option<&str>,
     notation: Option<&str>,
     runs: Option<&Value>,
+    masks: bool,
 ) -> Result<Vec<Run>, ApiError> {
     let query = match (text, notation, runs) {
+        (Some(t), None, None) if masks => {
+            prepare_query(QueryText::Plain(t), app.recognizer.as_ref()).map(client_masks)
+        }
         (Some(t), None, None) => prepare_query(QueryText::Plain(t), app.recognizer.as_ref()),
         (None, Some(n), None) => prepare_query(QueryText::Notation(n), None),
         (None, None, Some(r)) => prepare_query(QueryText::RunsJson(&r.to_string()), None),
@@ -194,7 +205,13 @@ pub(crate) async fn lookup(
                 body.limit,
                 body.point.as_deref(),
             )?;
-            let runs = segment_runs(app, body.text.as_deref(), body.notation.as_deref(), body.runs.as_ref())?;
+            let runs = segment_runs(
+                app,
+                body.text.as_deref(),
+                body.notation.as_deref(),
+                body.runs.as_ref(),
+                body.client_masks,
+            )?;
             answer(app, &t, runs)
         })
         .await?;
@@ -230,8 +247,14 @@ pub(crate) async fn lookup_batch(
             )?;
             let mut results = Vec::with_capacity(body.segments.len());
             for (index, s) in body.segments.into_iter().enumerate() {
-                let one = segment_runs(app, s.text.as_deref(), s.notation.as_deref(), s.runs.as_ref())
-                    .and_then(|runs| answer(app, &t, runs));
+                let one = segment_runs(
+                    app,
+                    s.text.as_deref(),
+                    s.notation.as_deref(),
+                    s.runs.as_ref(),
+                    body.client_masks,
+                )
+                .and_then(|runs| answer(app, &t, runs));
                 let mut item = match one {
                     Ok(answer) => answer,
                     Err(e) => {

@@ -37,7 +37,18 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/api/v1/languages/"),
     ("get", "/api/v1/{source}/{target}/unit/"),
     ("get", "/api/v1/{source}/{target}/unit/{text}"),
+    ("get", "/t/{token}/tmserver/languages/"),
+    ("get", "/t/{token}/tmserver/{source}/{target}/unit/"),
+    ("get", "/t/{token}/tmserver/{source}/{target}/unit/{text}"),
+    ("get", "/t/{token}/api/v1/languages/"),
+    ("get", "/t/{token}/api/v1/{source}/{target}/unit/"),
+    ("get", "/t/{token}/api/v1/{source}/{target}/unit/{text}"),
 ];
+
+/// The path parameter of a read token given in the URL.
+fn token_param() -> Value {
+    path_param("token", "a read token, for clients that cannot send an Authorization header (Weblate)")
+}
 
 fn path_param(name: &str, about: &str) -> Value {
     json!({ "name": name, "in": "path", "required": true, "description": about, "schema": { "type": "string" } })
@@ -54,13 +65,23 @@ fn ok(about: &str, schema: Value) -> Value {
     })
 }
 
-fn unit_op(with_text: bool) -> Value {
-    let mut params = vec![
-        path_param("source", "source locale code, any case, `_` or `-`"),
+fn unit_op(with_text: bool, with_token: bool) -> Value {
+    let mut params = Vec::new();
+    if with_token {
+        params.push(token_param());
+    }
+    params.extend([
+        path_param(
+            "source",
+            "source locale code, any case, `_` or `-`; another region of the language answers too",
+        ),
         path_param("target", "target locale code"),
-    ];
+    ]);
     if with_text {
-        params.push(path_param("text", "the segment, percent-encoded"));
+        params.push(path_param(
+            "text",
+            "the segment, percent-encoded; Weblate's placeholder masks `[X20X]` are codes",
+        ));
     } else {
         params.push(query_param("source", "string", "the segment"));
     }
@@ -70,7 +91,7 @@ fn unit_op(with_text: bool) -> Value {
     json!({ "get": {
         "summary": "amaGama: translations of a segment",
         "tags": ["amagama"],
-        "security": [{}, { "bearer": [] }],
+        "security": security(with_token),
         "parameters": params,
         "responses": ok("matches, best first; [] for a pair that cannot match", json!({
             "type": "array", "items": { "$ref": "#/components/schemas/AmagamaUnit" }
@@ -78,12 +99,23 @@ fn unit_op(with_text: bool) -> Value {
     }})
 }
 
-fn languages_op() -> Value {
+/// No token, or a bearer token; with the token in the path, that one.
+fn security(with_token: bool) -> Value {
+    if with_token {
+        json!([{}])
+    } else {
+        json!([{}, { "bearer": [] }])
+    }
+}
+
+fn languages_op(with_token: bool) -> Value {
+    let params = if with_token { vec![token_param()] } else { Vec::new() };
     json!({ "get": {
         "summary": "amaGama: the locales the memory holds",
         "tags": ["amagama"],
-        "security": [{}, { "bearer": [] }],
-        "responses": ok("locale codes, lower case with `_`", json!({
+        "security": security(with_token),
+        "parameters": params,
+        "responses": ok("locale codes, lower case with `_`, and each one's base language", json!({
             "type": "object",
             "required": ["sourceLanguages", "targetLanguages"],
             "properties": {
@@ -101,6 +133,7 @@ fn lookup_options() -> Value {
         "threshold": { "type": "number", "minimum": 0, "maximum": 100, "description": "least score in percent (default 70)" },
         "limit": { "type": "integer", "minimum": 1, "maximum": 100, "description": "most matches (default 10)" },
         "point": { "type": "string", "description": "profile/channel/collection the caller asks from" },
+        "client_masks": { "type": "boolean", "description": "read Weblate's placeholder masks `[X20X]` in `text` as codes (default false)" },
     })
 }
 
@@ -286,12 +319,18 @@ pub fn openapi() -> Value {
                     "default": { "$ref": "#/components/responses/Error" },
                 },
             } },
-            "/tmserver/languages/": languages_op(),
-            "/tmserver/{source}/{target}/unit/": unit_op(false),
-            "/tmserver/{source}/{target}/unit/{text}": unit_op(true),
-            "/api/v1/languages/": languages_op(),
-            "/api/v1/{source}/{target}/unit/": unit_op(false),
-            "/api/v1/{source}/{target}/unit/{text}": unit_op(true),
+            "/tmserver/languages/": languages_op(false),
+            "/tmserver/{source}/{target}/unit/": unit_op(false, false),
+            "/tmserver/{source}/{target}/unit/{text}": unit_op(true, false),
+            "/api/v1/languages/": languages_op(false),
+            "/api/v1/{source}/{target}/unit/": unit_op(false, false),
+            "/api/v1/{source}/{target}/unit/{text}": unit_op(true, false),
+            "/t/{token}/tmserver/languages/": languages_op(true),
+            "/t/{token}/tmserver/{source}/{target}/unit/": unit_op(false, true),
+            "/t/{token}/tmserver/{source}/{target}/unit/{text}": unit_op(true, true),
+            "/t/{token}/api/v1/languages/": languages_op(true),
+            "/t/{token}/api/v1/{source}/{target}/unit/": unit_op(false, true),
+            "/t/{token}/api/v1/{source}/{target}/unit/{text}": unit_op(true, true),
         },
         "components": {
             "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } },

@@ -14,6 +14,8 @@ use cmem_server::{openapi, serve_on, App, RateLimit, Scope, ServerConfig, Tokens
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
+mod weblate;
+
 fn testdata(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata").join(rel)
 }
@@ -35,25 +37,37 @@ struct Server {
 
 const EXPECTED_QUERIES: &[&str] = &["Automatic", "failed to remove directory %d", "Telephone (home/work):"];
 
+/// Imports `inputs` into `memory` with the default recognizer (the locales of JSON
+/// Lines inputs `en` → `de`).
+fn import_into(memory: &Memory, inputs: Vec<Input>) {
+    let rec = Recognizer::default();
+    let hook = |s: &str, t: &str| rec.recognize_pair(s, t);
+    let opts = IngestOptions::default()
+        .source_locale(Some(Locale::parse("en").unwrap()))
+        .target_locale(Some(Locale::parse("de").unwrap()));
+    import(memory.store(), Ingest::new(inputs, opts, Some(&hook)), &ImportOptions::default(), &mut |_| {})
+        .unwrap();
+    memory.record_rule_set(Some(&rec)).unwrap();
+}
+
 impl Server {
+    /// A server on the sample memory (`testdata/cli/sample.jsonl`, en → de).
     fn start(config: ServerConfig) -> Server {
+        Server::start_with(config, |memory| {
+            import_into(
+                memory,
+                vec![Input::open(&testdata("cli/sample.jsonl"), Some(Format::Jsonl)).unwrap()],
+            );
+        })
+    }
+
+    /// A server on the memory `fill` makes.
+    fn start_with(config: ServerConfig, fill: impl FnOnce(&Memory)) -> Server {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sample.db");
         let memory = Memory::open_with(path.to_str().unwrap(), &OpenOptions::new().create(true)).unwrap();
+        fill(&memory);
         let rec = Recognizer::default();
-        let hook = |s: &str, t: &str| rec.recognize_pair(s, t);
-        let input = Input::open(&testdata("cli/sample.jsonl"), Some(Format::Jsonl)).unwrap();
-        let opts = IngestOptions::default()
-            .source_locale(Some(Locale::parse("en").unwrap()))
-            .target_locale(Some(Locale::parse("de").unwrap()));
-        import(
-            memory.store(),
-            Ingest::new(vec![input], opts, Some(&hook)),
-            &ImportOptions::default(),
-            &mut |_| {},
-        )
-        .unwrap();
-        memory.record_rule_set(Some(&rec)).unwrap();
         let (read, _) = Tokens::create(memory.store(), Scope::Read, "reader").unwrap();
         let (write, _) = Tokens::create(memory.store(), Scope::Write, "writer").unwrap();
         let (revoked, record) = Tokens::create(memory.store(), Scope::Admin, "gone").unwrap();

@@ -58,6 +58,15 @@ fn locale_match(col: &str, n: u8) -> String {
     format!("({col} = ?{n} OR {col} LIKE ?{n} || '-%' OR ?{n} LIKE {col} || '-%')")
 }
 
+/// SQL for "the locale in column `col` is of the language of `?N`": what a lookup's
+/// candidates are read by. It lets through every locale [`Locale::fit`] accepts (another
+/// region too) and a few it does not (another script); the lookup checks each
+/// candidate's variants with `fit` before it scores them as matches.
+fn locale_fits(col: &str, n: u8) -> String {
+    let lang = format!("substr(?{n}, 1, instr(?{n} || '-', '-') - 1)");
+    format!("({col} = {lang} OR {col} LIKE {lang} || '-%')")
+}
+
 impl SqliteStore {
     /// Opens (creating if needed) the database at `path` with default options, and
     /// migrates it to the current schema.
@@ -329,12 +338,12 @@ impl SqliteStore {
                 continue;
             }
             let locale = Locale::parse(&tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
-            if !locale.matches(q.source) {
+            if q.source.fit(&locale).is_none() {
                 continue;
             }
             loaded = Some(id);
             if let Some(e) = self.load_entry(conn, EntryId(id))? {
-                if e.variant_index(q.target).is_some() {
+                if e.lookup_variant(q.target).is_some() {
                     out.push(e);
                 }
             }
@@ -570,7 +579,7 @@ impl SqliteStore {
         };
         let has_target = format!(
             "EXISTS (SELECT 1 FROM tm_variants t WHERE t.entry_id = v.entry_id AND t.id != v.id AND {})",
-            locale_match("t.locale", 2)
+            locale_fits("t.locale", 2)
         );
         let src = q.source.as_str();
         let tgt = q.target.as_str();
@@ -581,7 +590,7 @@ impl SqliteStore {
                      (SELECT rowid AS rid FROM tm_variant_trigram WHERE tm_variant_trigram MATCH ?3 \
                       ORDER BY rank LIMIT 200) f JOIN tm_variants v ON v.id = f.rid \
                      WHERE {} AND {has_target}",
-                    locale_match("v.locale", 1)
+                    locale_fits("v.locale", 1)
                 );
                 let mut stmt = conn.prepare_cached(&sql).ctx(p, "fuzzy candidates (trigram)")?;
                 let mut rows = stmt.query(params![src, tgt, expr]).ctx(p, "fuzzy candidates (trigram)")?;
@@ -596,7 +605,7 @@ impl SqliteStore {
             "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v \
              WHERE {} AND (LENGTH(v.plain) BETWEEN ?3 AND ?4 OR LENGTH(v.struct_key) BETWEEN ?3 AND ?4 \
              OR LENGTH(v.general_key) BETWEEN ?3 AND ?4) AND {has_target}",
-            locale_match("v.locale", 1)
+            locale_fits("v.locale", 1)
         );
         let mut stmt = conn.prepare_cached(&sql).ctx(p, "fuzzy candidates (length)")?;
         let mut rows = stmt.query(params![src, tgt, lo as i64, hi]).ctx(p, "fuzzy candidates (length)")?;

@@ -295,7 +295,7 @@ fn cache_follows_writes_deletes_and_other_connections() {
 }
 
 #[test]
-fn locales_follow_the_prefix_rule() {
+fn locales_follow_the_prefix_rule_and_fall_back_to_other_regions() {
     let store = SqliteStore::open_in_memory().unwrap();
     store
         .write(&[NewEntry::pair(
@@ -305,14 +305,20 @@ fn locales_follow_the_prefix_rule() {
         .unwrap();
     let find = |s: &str, t: &str, text: &str| {
         let req = LookupRequest::new(runs(text), loc(s), loc(t));
-        lookup(&store, &req).unwrap().len()
+        lookup(&store, &req)
+            .unwrap()
+            .iter()
+            .map(|m| (m.score * 10_000.0).round() / 10_000.0)
+            .collect::<Vec<_>>()
     };
-    assert_eq!(find("en", "de", "Open the file"), 1);
-    assert_eq!(find("en", "de", "Open the files"), 1);
-    assert_eq!(find("en-US", "de", "Open the files"), 1);
-    assert_eq!(find("en-GB", "de", "Open the files"), 0);
-    assert_eq!(find("en", "de-AT", "Open the file"), 0);
-    assert_eq!(find("en", "fr", "Open the files"), 0);
+    assert_eq!(find("en", "de", "Open the file"), [1.0]);
+    assert_eq!(find("en", "de", "Open the files").len(), 1);
+    assert_eq!(find("en-US", "de", "Open the files").len(), 1);
+    // Another region answers, a point down a side.
+    assert_eq!(find("en-GB", "de", "Open the file"), [0.99]);
+    assert_eq!(find("en", "de-AT", "Open the file"), [0.99]);
+    assert_eq!(find("en-GB", "de-AT", "Open the file"), [0.98]);
+    assert_eq!(find("en", "fr", "Open the files"), Vec::<f64>::new());
 }
 
 #[test]

@@ -53,10 +53,10 @@ pub use address::Address;
 pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
 
 pub use cmem_core::{
-    lookup, prepare_query, ContentMemory, Entry, EntryId, Error, ErrorKind, Locale, LookupOptions,
-    LookupRequest, Match, MatchType, MatchView, NewEntry, Notation, Origin, Point, PriorVersion, Provider,
-    QueryText, Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, Stats, Variant, Version,
-    VersionQuery, VersionRequest, WaitHook, WriteOutcome,
+    client_masks, lookup, prepare_query, ContentMemory, Entry, EntryId, Error, ErrorKind, Locale, LocaleFit,
+    LookupOptions, LookupRequest, Match, MatchType, MatchView, NewEntry, Notation, Origin, Point,
+    PriorVersion, Provider, QueryText, Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, Stats,
+    Variant, Version, VersionQuery, VersionRequest, WaitHook, WriteOutcome,
 };
 /// File formats: readers, writers, import and export, recycle and analyze.
 pub use cmem_formats as formats;
