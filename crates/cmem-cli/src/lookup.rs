@@ -37,7 +37,9 @@ fn pair_warning(
 ) -> Option<String> {
     let stats = store.stats().ok()?;
     let served = |p: &cmem_core::PairCount| {
-        (p.source.matches(from) && p.target.matches(to)) || (p.source.matches(to) && p.target.matches(from))
+        let serves = |asked: &cmem_core::Locale, held: &cmem_core::Locale| asked.fit(held).is_some();
+        (serves(from, &p.source) && serves(to, &p.target))
+            || (serves(from, &p.target) && serves(to, &p.source))
     };
     if stats.pairs.iter().any(served) {
         return None;
@@ -102,8 +104,14 @@ fn write_match(out: &mut dyn Write, m: &Match, color: bool, spaces: bool) -> io:
     }
     for p in &m.penalties {
         let what = match p.kind {
-            cmem_core::PenaltyKind::Whitespace => "the text differs from the query in white space only",
-            _ => "the text differs from the query",
+            cmem_core::PenaltyKind::Whitespace => {
+                "the text differs from the query in white space only".to_owned()
+            }
+            cmem_core::PenaltyKind::Region => format!(
+                "another region of the language asked for ({} → {})",
+                m.entry.variants[m.source_index].locale, m.entry.variants[m.target_index].locale
+            ),
+            _ => "the text differs from the query".to_owned(),
         };
         writeln!(out, "  penalty  -{}: {what}", p.points)?;
     }
@@ -136,7 +144,10 @@ fn write_match(out: &mut dyn Write, m: &Match, color: bool, spaces: bool) -> io:
             a.entity_type, a.from, a.to
         )?;
     }
-    if m.code_adaptations.iter().any(|a| !a.applied) {
+    if m.code_adaptations.iter().any(|a| !a.applied && a.to.is_none()) {
+        writeln!(out, "  note     the target keeps a placeholder the query does not have")?;
+    }
+    if m.code_adaptations.iter().any(|a| !a.applied && a.to.is_some()) {
         writeln!(out, "  note     some inline codes of the query could not be placed in the target")?;
     }
     Ok(())

@@ -1301,6 +1301,25 @@ fn po_export_recycle_and_analyze_with_csv() {
 }
 
 #[test]
+fn a_regional_memory_fills_another_region_one_point_down() {
+    let d = Dir::new();
+    d.ok(&["import", "--from", "en-US", "--to", "de-DE", &td("cli/sample.jsonl")]);
+    let pot = d.path("messages.pot");
+    std::fs::write(&pot, "msgid \"\"\nmsgstr \"\"\n\nmsgid \"Automatic\"\nmsgstr \"\"\n").unwrap();
+    let filled = d.path("de_CH.po");
+    d.ok(&["recycle", pot.to_str().unwrap(), "-o", filled.to_str().unwrap(), "--to", "de-CH"]);
+    let text = std::fs::read_to_string(&filled).unwrap();
+    assert!(text.contains("msgid \"Automatic\"\nmsgstr \"Automatisch\""), "{text}");
+    let r = d.ok(&["lookup", "Automatic", "--from", "en", "--to", "de-CH"]);
+    assert!(r.stdout().starts_with("99  "), "{}", r.stdout());
+    assert!(
+        r.stdout().contains("penalty  -1: another region of the language asked for (en-US → de-DE)"),
+        "{}",
+        r.stdout()
+    );
+}
+
+#[test]
 fn weblate_json_is_imported_by_its_content() {
     let d = Dir::new();
     d.ok(&["import", "--from", "en", "--to", "de", &td("cli/sample.jsonl")]);

@@ -138,8 +138,9 @@ pub fn locale_prefix_rule(make: Make<'_>) -> Outcome {
             let points = sf.penalty() + tf.penalty();
             let full = if m.ambiguous { SCORE_NEAR_EXACT } else { 1.0 };
             let want_score = full - f64::from(points) / 100.0;
+            let off = (m.score - want_score).abs() > 1e-9;
             ensure!(
-                (m.score - want_score).abs() < 1e-9,
+                !off,
                 "{src} → {tgt}: match {} ({s} → {t}) scores {}, expected {want_score}",
                 m.entry.id,
                 m.score
