@@ -55,6 +55,24 @@ pub struct ServeArgs {
     /// template, status, microseconds, client address).
     #[arg(long)]
     pub access_log: bool,
+    /// Seconds a connection may take to send a request's headers, or sit idle between
+    /// requests, before it is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = ServerConfig::default().header_timeout.as_secs())]
+    pub header_timeout: u64,
+    /// Seconds a request (but an import upload) may take from its headers to its
+    /// answer, its body included; a body sent more slowly gets 408.
+    #[arg(long, value_name = "SECONDS", default_value_t = ServerConfig::default().body_timeout.as_secs())]
+    pub body_timeout: u64,
+    /// The largest request line and headers accepted, in bytes; larger gets 431.
+    #[arg(long, value_name = "BYTES", default_value_t = ServerConfig::default().max_header_bytes)]
+    pub max_header_bytes: usize,
+    /// The most connections open at once; one more is answered 503 and closed.
+    #[arg(long, value_name = "N", default_value_t = ServerConfig::default().max_connections)]
+    pub max_connections: usize,
+    /// Requests with an unknown or revoked token one client address may make in a
+    /// minute; past it, 429 for a minute, logged to standard error.
+    #[arg(long, value_name = "N", default_value_t = ServerConfig::default().max_bad_tokens)]
+    pub max_bad_tokens: u32,
     /// Where a PostgreSQL memory's candidate index is kept between runs: the next start
     /// opens it and takes the changes since from the database instead of building it
     /// (seconds on a large memory). Default: $CMEM_INDEX_DIR; without either, every start
@@ -112,7 +130,12 @@ pub fn run(args: &ServeArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
         .max_body_bytes(args.max_body_bytes)
         .request_timeout(Duration::from_secs(args.timeout.max(1)))
         .rate_limit(args.rate_limit.map(RateLimit::per_second))
-        .access_log(args.access_log);
+        .access_log(args.access_log)
+        .header_timeout(Duration::from_secs(args.header_timeout.max(1)))
+        .body_timeout(Duration::from_secs(args.body_timeout.max(1)))
+        .max_header_bytes(args.max_header_bytes)
+        .max_connections(args.max_connections.max(1))
+        .max_bad_tokens(args.max_bad_tokens);
     let started = Instant::now();
     let app = App::new(memory, config).map_err(|e| anyhow!("serve: {e}"))?;
     let warm = started.elapsed();

@@ -148,13 +148,13 @@ async fn answer(
         (Ok(s), Ok(t)) if !s.matches(&t) && s.language() != t.language() => {
             app.blocking(move |app| {
                 let runs = client_masks(prepare_query(QueryText::Plain(&text), app.recognizer.as_ref())?);
-                // A few more than asked, for those left out below.
-                let options = LookupOptions::default().threshold(min / 100.0).limit(max + 5);
+                // The client's `max_candidates` is the limit: asking for 5 does the work of
+                // 5. A match left out below is not replaced.
+                let options = LookupOptions::default().threshold(min / 100.0).limit(max);
                 let matches = app.memory.lookup(&LookupRequest::new(runs, s, t).options(options))?;
                 Ok(matches
                     .iter()
                     .filter(|m| carries_every_query_code(m))
-                    .take(max)
                     .map(|m| {
                         let quality = (m.score * 10_000.0).round() / 100.0;
                         json!({

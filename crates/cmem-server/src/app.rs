@@ -20,7 +20,7 @@ use crate::config::ServerConfig;
 use crate::error::{ApiError, ServerError};
 use crate::job::{self, Jobs};
 use crate::metrics::Metrics;
-use crate::rate::Limiter;
+use crate::rate::{BadTokens, Limiter};
 use crate::token::{self, Scope, TokenRecord, Tokens};
 use crate::{amagama, export, native, openapi, page};
 
@@ -33,6 +33,7 @@ pub struct App {
     pub(crate) recognizer: Option<Recognizer>,
     metrics: Metrics,
     limiter: Option<Limiter>,
+    bad_tokens: BadTokens,
     pub(crate) jobs: Jobs,
 }
 
@@ -50,7 +51,16 @@ impl App {
             memory.store().warm(source)?;
         }
         let limiter = config.rate_limit.map(Limiter::new);
-        Ok(App { memory, config, recognizer, metrics: Metrics::default(), limiter, jobs: Jobs::default() })
+        let bad_tokens = BadTokens::new(config.max_bad_tokens);
+        Ok(App {
+            memory,
+            config,
+            recognizer,
+            metrics: Metrics::default(),
+            limiter,
+            bad_tokens,
+            jobs: Jobs::default(),
+        })
     }
 
     /// The memory served.
@@ -102,6 +112,8 @@ impl App {
             .method_not_allowed_fallback(wrong_method)
             .layer(DefaultBodyLimit::max(body_limit))
             .layer(middleware::from_fn_with_state(Arc::clone(&self), limit_rate))
+            .layer(middleware::from_fn_with_state(Arc::clone(&self), guard_tokens))
+            .layer(middleware::from_fn_with_state(Arc::clone(&self), limit_time))
             .layer(middleware::from_fn_with_state(Arc::clone(&self), limit_uri))
             .with_state(self)
     }
@@ -272,18 +284,75 @@ async fn limit_rate(State(app): State<Arc<App>>, request: Request, next: Next) -
     };
     match limiter.take(&client, Instant::now()) {
         Ok(()) => next.run(request).await,
-        Err(wait) => {
-            let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
-            let mut response = ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "rate_limited",
-                format!("too many requests; retry in {secs} s"),
-            )
+        Err(wait) => too_many(wait, "too many requests"),
+    }
+}
+
+/// The client a request comes from, by address.
+fn peer(request: &Request) -> String {
+    match request.extensions().get::<ConnectInfo<SocketAddr>>() {
+        Some(ConnectInfo(addr)) => addr.ip().to_string(),
+        None => "unknown".to_owned(),
+    }
+}
+
+/// Shuts out an address that keeps presenting unknown or revoked tokens (`429` for a
+/// minute; health and readiness stay open), and logs when it does.
+async fn guard_tokens(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    if matches!(request.uri().path(), "/healthz" | "/readyz") {
+        return next.run(request).await;
+    }
+    let client = peer(&request);
+    if let Err(wait) = app.bad_tokens.check(&client, Instant::now()) {
+        return too_many(wait, "too many requests with a bad token");
+    }
+    let presented =
+        request.headers().contains_key(header::AUTHORIZATION) || request.uri().path().starts_with("/t/");
+    let response = next.run(request).await;
+    if presented
+        && response.status() == StatusCode::UNAUTHORIZED
+        && app.bad_tokens.strike(&client, Instant::now())
+    {
+        let at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        eprintln!(
+            "{}",
+            json!({
+                "unix_ms": at, "event": "bad_tokens", "client": client,
+                "message": format!("more than {} requests with a bad token in a minute; refused for a minute", app.config.max_bad_tokens),
+            })
+        );
+    }
+    response
+}
+
+/// `429` with `Retry-After`.
+fn too_many(wait: std::time::Duration, why: &str) -> Response {
+    let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+    let mut response =
+        ApiError::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", format!("{why}; retry in {secs} s"))
             .with_details(json!({ "retry_after_seconds": secs }))
             .into_response();
-            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
-            response
-        }
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    response
+}
+
+/// Answers `408` when a request (but an import upload, which streams for as long as it
+/// needs) is not answered within the body timeout: a body sent too slowly.
+async fn limit_time(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    if request.method() == axum::http::Method::POST && request.uri().path() == "/v1/imports" {
+        return next.run(request).await;
+    }
+    let limit = app.config.body_timeout;
+    match tokio::time::timeout(limit, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            format!("the request was not complete within {limit:?}"),
+        )
+        .into_response(),
     }
 }
 
@@ -331,15 +400,11 @@ pub async fn serve_on(
     app: Arc<App>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
-    let served =
-        axum::serve(listener, Arc::clone(&app).router().into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(shutdown)
-            .await
-            .map_err(|source| ServerError::Io { doing: "serving".into(), source });
+    crate::listen::serve_connections(listener, Arc::clone(&app).router(), &app.config, shutdown).await;
     // No request is under way any more; running imports are cancelled and roll back
     // before the memory closes.
     app.jobs.shut_down().await;
-    served
+    Ok(())
 }
 
 /// Completes on `SIGTERM` or Ctrl-C (`SIGINT`).

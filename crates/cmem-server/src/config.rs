@@ -36,6 +36,22 @@ pub struct ServerConfig {
     pub rate_limit: Option<RateLimit>,
     /// Write one JSON line per answered request to standard error (default false).
     pub access_log: bool,
+    /// How long a connection may take to send a request's headers, and how long a
+    /// kept-alive connection may sit idle (default 10 s); then it is closed.
+    pub header_timeout: Duration,
+    /// How long a request other than an import upload may take from its headers to
+    /// its answer, its body included (default 60 s): a body sent too slowly gets `408`.
+    pub body_timeout: Duration,
+    /// The largest request head (request line and headers) accepted, in bytes (default
+    /// 64 KiB, at least 8 KiB); larger gets `431`.
+    pub max_header_bytes: usize,
+    /// The most connections open at once (default 1,024); one more is answered `503`
+    /// and closed.
+    pub max_connections: usize,
+    /// Requests with an unknown or revoked token one client address may make in a
+    /// minute (default 20); past it, that address is answered `429` for a minute, and
+    /// the server logs it to standard error.
+    pub max_bad_tokens: u32,
 }
 
 impl Default for ServerConfig {
@@ -51,6 +67,11 @@ impl Default for ServerConfig {
             max_search_hits: 1_000,
             rate_limit: None,
             access_log: false,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(60),
+            max_header_bytes: 64 << 10,
+            max_connections: 1_024,
+            max_bad_tokens: 20,
         }
     }
 }
@@ -107,6 +128,41 @@ impl ServerConfig {
     #[must_use]
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// Sets [`header_timeout`](Self::header_timeout).
+    #[must_use]
+    pub fn header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
+        self
+    }
+
+    /// Sets [`body_timeout`](Self::body_timeout).
+    #[must_use]
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// Sets [`max_header_bytes`](Self::max_header_bytes).
+    #[must_use]
+    pub fn max_header_bytes(mut self, bytes: usize) -> Self {
+        self.max_header_bytes = bytes;
+        self
+    }
+
+    /// Sets [`max_connections`](Self::max_connections).
+    #[must_use]
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections;
+        self
+    }
+
+    /// Sets [`max_bad_tokens`](Self::max_bad_tokens).
+    #[must_use]
+    pub fn max_bad_tokens(mut self, per_minute: u32) -> Self {
+        self.max_bad_tokens = per_minute;
         self
     }
 }

@@ -19,7 +19,8 @@
 //! ```
 //!
 //! Routes: `/v1/lookup`, `/v1/lookup/batch`, `/v1/search`, `/v1/entries`,
-//! `/v1/entries/{id}` (get, replace with `PUT`, delete), `/v1/stats`, `/tmserver/…` and `/api/v1/…` (amaGama),
+//! `/v1/entries/{id}` (get, replace with `PUT`, delete), `/v1/stats`, `/tmserver/…` and `/api/v1/…` (amaGama;
+//! `/t/{token}/…` with a read token in the path),
 //! `/v1/versions`, `/healthz`, `/readyz`, `/metrics` (Prometheus),
 //! `/openapi.json` ([`openapi::openapi`]).
 
@@ -31,6 +32,7 @@ mod config;
 mod error;
 mod export;
 mod job;
+mod listen;
 mod metrics;
 mod native;
 pub mod openapi;

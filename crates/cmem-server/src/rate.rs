@@ -70,9 +70,80 @@ impl Limiter {
     }
 }
 
+/// Requests with a bad token per client address: past the allowance in a minute, the
+/// address is shut out for a minute (a token guessed at, or a client left with a revoked
+/// one, costs the server a hash and a store read per request).
+#[derive(Debug)]
+pub(crate) struct BadTokens {
+    per_minute: u32,
+    clients: Mutex<HashMap<String, Strikes>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Strikes {
+    count: u32,
+    since: Instant,
+    shut_until: Option<Instant>,
+}
+
+/// The window strikes are counted in, and how long an address is then shut out.
+const STRIKE_WINDOW: Duration = Duration::from_secs(60);
+
+impl BadTokens {
+    pub(crate) fn new(per_minute: u32) -> BadTokens {
+        BadTokens { per_minute, clients: Mutex::new(HashMap::new()) }
+    }
+
+    /// `Err(wait)` while `client` is shut out.
+    pub(crate) fn check(&self, client: &str, now: Instant) -> Result<(), Duration> {
+        let Ok(clients) = self.clients.lock() else { return Ok(()) };
+        match clients.get(client).and_then(|s| s.shut_until) {
+            Some(until) if until > now => Err(until - now),
+            _ => Ok(()),
+        }
+    }
+
+    /// Counts a request of `client` refused for its token; true when this one shuts
+    /// the client out.
+    pub(crate) fn strike(&self, client: &str, now: Instant) -> bool {
+        let Ok(mut clients) = self.clients.lock() else { return false };
+        if clients.len() >= PRUNE_AT {
+            clients.retain(|_, s| now.saturating_duration_since(s.since) < STRIKE_WINDOW);
+        }
+        let s =
+            clients.entry(client.to_owned()).or_insert(Strikes { count: 0, since: now, shut_until: None });
+        if now.saturating_duration_since(s.since) >= STRIKE_WINDOW {
+            *s = Strikes { count: 0, since: now, shut_until: None };
+        }
+        s.count += 1;
+        if s.count > self.per_minute && s.shut_until.is_none_or(|u| u <= now) {
+            s.shut_until = Some(now + STRIKE_WINDOW);
+            return true;
+        }
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bad_tokens_shut_an_address_out_for_a_minute() {
+        let guard = BadTokens::new(3);
+        let t0 = Instant::now();
+        for _ in 0..3 {
+            assert!(!guard.strike("a", t0));
+            assert!(guard.check("a", t0).is_ok());
+        }
+        assert!(guard.strike("a", t0), "the fourth in a minute shuts it out");
+        assert!(guard.check("a", t0).is_err());
+        assert!(guard.check("b", t0).is_ok(), "another address is not");
+        assert!(!guard.strike("a", t0), "shut out once, logged once");
+        let later = t0 + STRIKE_WINDOW + Duration::from_secs(1);
+        assert!(guard.check("a", later).is_ok());
+        assert!(!guard.strike("a", later), "a new window starts counting again");
+    }
 
     #[test]
     fn buckets_refill_at_the_rate() {

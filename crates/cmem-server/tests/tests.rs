@@ -14,6 +14,7 @@ use cmem_server::{openapi, serve_on, App, RateLimit, Scope, ServerConfig, Tokens
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
+mod hostile;
 mod weblate;
 
 fn testdata(rel: &str) -> PathBuf {
