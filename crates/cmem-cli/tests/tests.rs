@@ -90,6 +90,7 @@ fn td(rel: &str) -> String {
 }
 
 mod faults;
+mod pg_faults;
 mod serve;
 
 // ---- import ----

@@ -27,6 +27,9 @@ pub enum ErrorKind {
     InvalidRule,
     /// The store does not support the operation.
     Unsupported,
+    /// The store cannot be reached now: its database server is down, restarting or
+    /// refusing connections. Nothing was done; the same call may succeed later.
+    Unavailable,
 }
 
 /// An error from the core model, lookup or a store.

@@ -6,14 +6,46 @@ use postgres::error::SqlState;
 
 /// The kind of a PostgreSQL failure: a value of a type the schema does not declare is
 /// [`ErrorKind::Corrupt`]; an undefined table or column (a database that is not a cmem
-/// memory, or a damaged one) is [`ErrorKind::Schema`]; everything else (connections,
-/// locks, a full disk, permissions) is [`ErrorKind::Store`].
+/// memory, or a damaged one) is [`ErrorKind::Schema`]; a connection that broke or could
+/// not be made, and a server shutting down or starting, is [`ErrorKind::Unavailable`];
+/// everything else (locks, a full disk, permissions) is [`ErrorKind::Store`].
 pub(crate) fn kind_of(e: &postgres::Error) -> ErrorKind {
+    if unreachable(e) {
+        return ErrorKind::Unavailable;
+    }
     match e.code() {
         Some(c) if *c == SqlState::UNDEFINED_TABLE || *c == SqlState::UNDEFINED_COLUMN => ErrorKind::Schema,
         Some(c) if *c == SqlState::DATA_CORRUPTED || *c == SqlState::INDEX_CORRUPTED => ErrorKind::Corrupt,
         _ if e.to_string().starts_with("error deserializing") => ErrorKind::Corrupt,
         _ => ErrorKind::Store,
+    }
+}
+
+/// True for a failure of the connection rather than of the statement: the connection
+/// closed, or the server refused or ended it (SQLSTATE class 08, and 57P01–57P03:
+/// shutting down, crashed, starting).
+fn unreachable(e: &postgres::Error) -> bool {
+    if e.is_closed() {
+        return true;
+    }
+    match e.code() {
+        Some(c) => {
+            c.code().starts_with("08")
+                || *c == SqlState::ADMIN_SHUTDOWN
+                || *c == SqlState::CRASH_SHUTDOWN
+                || *c == SqlState::CANNOT_CONNECT_NOW
+        }
+        // No server error: the driver's own, an I/O failure of the socket among them.
+        None => {
+            let mut source = std::error::Error::source(e);
+            while let Some(s) = source {
+                if s.is::<std::io::Error>() {
+                    return true;
+                }
+                source = s.source();
+            }
+            false
+        }
     }
 }
 

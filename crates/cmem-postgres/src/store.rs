@@ -108,7 +108,19 @@ pub struct PgStore {
     change_checks: std::sync::atomic::AtomicU64,
     /// Reads the change counter while lookups walk the index.
     ahead: crate::ahead::CounterAhead,
+    /// The database could not be reached at the last try: store calls fail at once
+    /// (`Unavailable`) while one of them at a time tries again ([`client`](Self::client)).
+    unreachable: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// A call is trying the database again while it is unreachable.
+    probing: std::sync::atomic::AtomicBool,
+    /// How to connect, for those tries (the pool's manager holds its own copy).
+    config: postgres::Config,
 }
+
+/// The longest a store call waits for a pooled connection: a connection held by others
+/// for this long, or a database that refuses new ones, means the memory cannot serve
+/// now (`Unavailable`, a `503` from a server) rather than a call that hangs.
+const CHECKOUT_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Numbers the stores of this process for the [read scopes](crate::scope).
 static NEXT_SCOPE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -202,12 +214,12 @@ impl PgStore {
         let pool = r2d2::Pool::builder()
             .max_size(options.pool_size.max(1))
             .min_idle(Some(0))
-            .connection_timeout(options.connect_timeout)
+            .connection_timeout(options.connect_timeout.min(CHECKOUT_WAIT))
             // Checking a connection on every checkout is a round trip per store call (a
             // lookup makes several); a broken connection fails its statement instead, and
             // the pool drops it (`has_broken`).
             .test_on_check_out(false)
-            .build_unchecked(Manager::new(config));
+            .build_unchecked(Manager::new(config.clone()));
         let scope_id = NEXT_SCOPE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(PgStore {
             name,
@@ -220,6 +232,9 @@ impl PgStore {
             change_checks: Default::default(),
             stale: Default::default(),
             ahead: crate::ahead::CounterAhead::new(scope_id),
+            unreachable: Default::default(),
+            probing: Default::default(),
+            config,
         })
     }
 
@@ -269,9 +284,34 @@ impl PgStore {
     }
 
     /// A pooled connection.
+    /// A pooled connection. While the database is unreachable, a call gets an idle
+    /// connection if one is left and otherwise fails at once, but for one call at a time
+    /// that tries to connect again: a server answers `503` in microseconds during an
+    /// outage, not after a wait per request, and serves again once a try succeeds.
     pub(crate) fn client(&self) -> Result<Pooled> {
+        use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
+        let unavailable = |why: String| {
+            Error::new(ErrorKind::Unavailable, format!("postgres store {}: no connection: {why}", self.name))
+        };
+        if self.unreachable.load(Acquire) {
+            if let Some(conn) = self.pool.try_get() {
+                return Ok(conn);
+            }
+            if self.probing.compare_exchange(false, true, AcqRel, Acquire).is_err() {
+                return Err(unavailable("the database did not answer; another call is trying again".into()));
+            }
+            // One plain connection: a refused one fails at once, where the pool would
+            // try again until its wait is over.
+            let tried = self.config.connect(postgres::NoTls);
+            self.probing.store(false, Release);
+            match tried {
+                Ok(_) => self.unreachable.store(false, Release),
+                Err(e) => return Err(unavailable(e.to_string())),
+            }
+        }
         self.pool.get().map_err(|e| {
-            Error::with_source(ErrorKind::Store, format!("postgres store {}: no connection", self.name), e)
+            self.unreachable.store(true, Release);
+            unavailable(e.to_string())
         })
     }
 
@@ -746,7 +786,15 @@ impl ContentMemory for PgStore {
         let ahead = if optimistic && !self.is_fresh() {
             self.ahead.ask(|| {
                 let (pool, name) = (self.pool.clone(), self.name.clone());
-                move || pool.get().ok().and_then(|mut conn| read_changes_prepared(&mut conn, &name).ok())
+                let unreachable = std::sync::Arc::clone(&self.unreachable);
+                // No answer while the database is unreachable: the lookup then asks
+                // itself, and fails at once (`client`).
+                move || {
+                    if unreachable.load(std::sync::atomic::Ordering::Acquire) {
+                        return None;
+                    }
+                    pool.get().ok().and_then(|mut conn| read_changes_prepared(&mut conn, &name).ok())
+                }
             })
         } else {
             None

@@ -177,11 +177,15 @@ impl TestServer {
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
             .map_err(|e| fail(format!("no free port: {e}")))?;
+        // The watchdog reads commands from the pipe (`stop`, `start`: see `pause` and
+        // `resume`) until it closes, then stops the server and removes the directory.
         let mut child = TestServer::shell(
-            "\"$1/postgres\" -D \"$2/data\" -k \"$2\" -p \"$3\" -c listen_addresses=127.0.0.1 -c fsync=off \
-             -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 \
-             >\"$2/server.log\" 2>&1 & pid=$!; \
-             cat >/dev/null; kill -INT $pid; wait $pid; rm -rf \"$2\"",
+            "up() { \"$1/postgres\" -D \"$2/data\" -k \"$2\" -p \"$3\" -c listen_addresses=127.0.0.1 \
+             -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 \
+             >>\"$2/server.log\" 2>&1 & pid=$!; }; up \"$@\"; \
+             while read -r cmd; do case \"$cmd\" in \
+             stop) kill -INT $pid; wait $pid;; start) up \"$@\";; esac; done; \
+             kill -INT $pid 2>/dev/null; wait $pid; rm -rf \"$2\"",
             &[&bin_s, &dir_s, &port.to_string()],
         )
         .stdin(Stdio::piped())
@@ -281,6 +285,55 @@ impl TestServer {
     /// The directory of the throwaway cluster, when this process started one.
     pub fn dir(&self) -> Option<&Path> {
         self.dir.as_deref()
+    }
+
+    /// Stops the server of a throwaway cluster, keeping its data, and returns once it
+    /// refuses connections: what clients meet when their database goes down. Only for a
+    /// server of the caller's own ([`start`](Self::start)): every test of the process
+    /// shares [`shared`](Self::shared)'s.
+    ///
+    /// # Errors
+    /// The server is `CMEM_PG_URL`'s (this process cannot stop it), or it did not stop
+    /// within 30 s.
+    pub fn pause(&self) -> Result<()> {
+        self.command("stop")?;
+        let started = Instant::now();
+        while self.admin_client().is_ok() {
+            if started.elapsed() > Duration::from_secs(30) {
+                return Err(fail("the server did not stop in 30 s"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(())
+    }
+
+    /// Starts a server [`pause`](Self::pause)d again, on the same port and data, and
+    /// returns once it accepts connections.
+    ///
+    /// # Errors
+    /// As [`pause`](Self::pause); or the server did not start within 30 s.
+    pub fn resume(&self) -> Result<()> {
+        self.command("start")?;
+        let started = Instant::now();
+        loop {
+            match self.admin_client() {
+                Ok(_) => return Ok(()),
+                Err(e) if started.elapsed() > Duration::from_secs(30) => {
+                    return Err(fail(format!("the server did not start again in 30 s: {e}")))
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(100)),
+            }
+        }
+    }
+
+    /// Sends `cmd` to the watchdog of a throwaway cluster.
+    fn command(&self, cmd: &str) -> Result<()> {
+        let Some(w) = &self.watchdog else {
+            return Err(fail("the server is CMEM_PG_URL's: this process cannot stop or start it"));
+        };
+        let mut w = w.lock().map_err(|_| fail("the watchdog's lock is poisoned"))?;
+        let Some(stdin) = w.1.as_mut() else { return Err(fail("the cluster was stopped")) };
+        writeln!(stdin, "{cmd}").and_then(|()| stdin.flush()).map_err(|e| fail(format!("the watchdog: {e}")))
     }
 
     /// Stops a throwaway cluster now (it also stops when the process ends).

@@ -66,6 +66,7 @@ impl From<cmem::Error> for ApiError {
             ErrorKind::InvalidQuery => (StatusCode::BAD_REQUEST, "invalid_query"),
             ErrorKind::InvalidRule => (StatusCode::BAD_REQUEST, "invalid_rule"),
             ErrorKind::Unsupported => (StatusCode::NOT_IMPLEMENTED, "unsupported"),
+            ErrorKind::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
             _ => (StatusCode::INTERNAL_SERVER_ERROR, "store"),
         };
         ApiError::new(status, code, e.to_string())
@@ -77,6 +78,10 @@ impl IntoResponse for ApiError {
         let mut response = (self.status, Json(self.body())).into_response();
         if self.status == StatusCode::UNAUTHORIZED {
             response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+            // The memory's database is down or a request ran out of time: worth a retry.
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }
         response
     }
