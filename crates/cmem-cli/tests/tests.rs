@@ -91,6 +91,7 @@ fn td(rel: &str) -> String {
 
 mod faults;
 mod serve;
+mod tour;
 
 // ---- import ----
 
