@@ -97,3 +97,8 @@ fn commands_are_cmem(doc: &str, text: &str) {
 fn cli_readme_tour() {
     run_document("crates/cmem-cli/README.md");
 }
+
+#[test]
+fn localizers_guide() {
+    run_document("docs/guide.md");
+}
