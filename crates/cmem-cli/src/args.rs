@@ -21,9 +21,11 @@ reads it instead of building it.";
 
 /// cmem: a content (translation) memory on the command line.
 ///
-/// Import TMX, .kmb or JSON Lines files into an embedded SQLite memory, then look
-/// segments up (exact and fuzzy, with inline codes and entities adapted), search the
-/// memory, export it again, pre-translate XLIFF files from it and report their leverage.
+/// Import TMX, XLIFF, gettext PO, Weblate JSON, .kmb or JSON Lines files into a memory
+/// (an embedded SQLite file, or PostgreSQL), then look segments up (exact and fuzzy, with
+/// inline codes and entities adapted), search the memory, export it again, pre-translate
+/// XLIFF files and PO/POT catalogs from it and report their leverage, or serve it over
+/// HTTP.
 #[derive(Debug, Parser)]
 #[command(name = "cmem", version, propagate_version = true, after_help = EXIT_STATUS)]
 pub struct Cli {
@@ -46,10 +48,11 @@ pub struct Cli {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Import TMX, .kmb or JSON Lines files into the memory (creating it).
+    /// Import TMX, XLIFF, PO, Weblate JSON, .kmb or JSON Lines files into the memory
+    /// (creating it).
     #[command(after_help = IMPORT_HELP)]
     Import(ImportArgs),
-    /// Export the memory to a TMX, .kmb or JSON Lines file.
+    /// Export the memory to a TMX, .kmb, JSON Lines, PO or Weblate JSON file.
     #[command(after_help = EXPORT_HELP)]
     Export(ExportArgs),
     /// Look a segment up: exact and fuzzy matches, best first, adapted to the query.
@@ -73,10 +76,12 @@ pub enum Command {
     /// Print the SQL schema of the memory (SQLite or PostgreSQL).
     #[command(after_help = SCHEMA_HELP)]
     Schema(SchemaArgs),
-    /// Pre-translate an XLIFF file from the memory: fill targets, add candidates.
+    /// Pre-translate an XLIFF file or a PO/POT catalog from the memory: fill targets, add
+    /// candidates.
     #[command(after_help = RECYCLE_HELP)]
     Recycle(RecycleArgs),
-    /// The leverage report of XLIFF files: segments and words per match band.
+    /// The leverage report of XLIFF files and PO/POT catalogs: segments and words per
+    /// match band.
     #[command(after_help = ANALYZE_HELP)]
     Analyze(AnalyzeArgs),
     /// Serve the memory over HTTP: a JSON API, amaGama's protocol, OpenAPI.
@@ -98,8 +103,8 @@ pub enum FileFormat {
     Jsonl,
     /// gettext PO catalogs (import).
     Po,
-    /// Weblate's translation-memory JSON (import; `.json` files are JSON Lines unless
-    /// named so).
+    /// Weblate's translation-memory JSON (a `.json` file holding one JSON array is read
+    /// as this without the flag).
     Weblate,
     /// Translated XLIFF 1.2 / 2.x documents (import: the translated segments).
     Xliff,
@@ -126,8 +131,9 @@ pub enum ExportFormat {
 /// and `analyze`.
 #[derive(Debug, Clone, Args)]
 pub struct RecognizeArgs {
-    /// Inline-code rule sets for plain strings — JSON Lines lines, TMX segments without
-    /// inline codes, lookup text — comma-separated (default: all of
+    /// Inline-code rule sets for plain strings — JSON Lines, PO and Weblate JSON strings,
+    /// TMX and XLIFF segments without inline codes, lookup text — comma-separated (default:
+    /// all of
     /// printf,python,brace,qt,dollar-paren,percent-name,gcc,html,xml-entity,escape).
     #[arg(long, value_name = "RULES", conflicts_with = "no_recognize")]
     pub recognize: Option<String>,
@@ -140,15 +146,21 @@ const IMPORT_HELP: &str = "\
 Examples:
   cmem import memory.tmx
   cmem import --from en --to de strings.jsonl.gz
+  cmem import --from en de.po done.xlf weblate-memory.json
   cmem --memory team.db import --strict a.tmx b.kmb
 
-The format comes from the extension (.tmx, .kmb, .jsonl/.ndjson/.json, each optionally
-.gz) or --format; `-` reads standard input (with --format). All files are imported as one
+The format comes from the extension or --format: TMX (.tmx), XLIFF 1.2 / 2.x
+(.xlf, .xliff, .sdlxliff, .mqxliff: the translated segments), gettext PO (.po: the
+translated messages; the target locale from the header's Language), Weblate's memory JSON
+(a .json file holding one JSON array), the .kmb bundle (.kmb) and JSON Lines (.jsonl,
+.ndjson, other .json), each optionally .gz; `-` reads standard input (with --format).
+All files are imported as one
 transaction, which nobody sees before it ends: on a fatal error, a full disk, Ctrl-C,
 SIGTERM or a crash nothing is stored. Another import of the same memory makes this one
 wait (it says so). Problems (a tu with one tuv, an empty segment, an unbalanced code) are
 listed as FILE:LINE:COLUMN and skipped; --strict fails on the first.
-Plain strings of JSON Lines files get their inline codes (%s, {0}, <b>…</b>) recognized.";
+Plain strings (JSON Lines, PO, Weblate JSON, TMX and XLIFF segments without inline
+codes) get their inline codes (%s, {0}, <b>…</b>) recognized.";
 
 /// `cmem import`.
 #[derive(Debug, Args)]
@@ -159,10 +171,12 @@ pub struct ImportArgs {
     /// The format of every file, instead of guessing it from the extension.
     #[arg(long, value_enum)]
     pub format: Option<FileFormat>,
-    /// Source locale of JSON Lines lines that do not name one.
+    /// Source locale of entries whose file does not name one (JSON Lines lines, PO
+    /// catalogs: default en), or instead of an XLIFF document's.
     #[arg(long, value_name = "LOCALE")]
     pub from: Option<Locale>,
-    /// Target locale of JSON Lines lines that do not name one.
+    /// Target locale of entries whose file does not name one (JSON Lines lines), or
+    /// instead of a PO header's Language or an XLIFF document's.
     #[arg(long, value_name = "LOCALE")]
     pub to: Option<Locale>,
     /// Fail, storing nothing, at the first problem.
@@ -181,10 +195,13 @@ Examples:
   cmem export -o memory.tmx
   cmem export -o backup.kmb
   cmem export --from en --to de -o en-de.jsonl.gz
+  cmem export --from en --to de -o de.po
+  cmem export --format weblate -o memory.json
   cmem export --format tmx -o - | head
 
-The format comes from the extension of --output (.tmx, .kmb, .jsonl, optionally .gz) or
---format; standard output (`-o -`) defaults to TMX. A file is written under a temporary
+The format comes from the extension of --output (.tmx, .kmb, .jsonl/.ndjson/.json, .po;
+optionally .gz) or --format (tmx, tmx1, kmb, jsonl, po, weblate); standard output (`-o -`)
+defaults to TMX. PO needs --from and --to. A file is written under a temporary
 name and renamed when complete.";
 
 /// `cmem export`.
@@ -453,14 +470,16 @@ Examples:
   cmem recycle chapter1.xlf -o chapter1.de.xlf
   cmem recycle strings.xlf -o strings.xlf --fill-threshold 100 --point web
   cmem recycle doc.xlf -o out.xlf --from en --to de-CH --overwrite --json
+  cmem recycle messages.pot -o de.po --to de
   cmem recycle doc.xlf -o - | head
 
-XLIFF 1.0–1.2 and 2.0–2.2. Each translatable segment without an approved target (and,
+XLIFF 1.0–1.2 and 2.0–2.2, and gettext PO and POT catalogs (by their extension). Each translatable segment without an approved target (and,
 unless --overwrite, without any target) is looked up. The best match at or above
 --fill-threshold becomes its target, adapted to the segment's codes and entities; the
 other matches at or above --fuzzy-threshold are added as candidates (1.2 <alt-trans>,
-2.x <mtc:match>). Exact fills are marked translated, the others for review
-(--review-exact marks every fill for review). Every other byte is copied.
+2.x <mtc:match>; a PO file has no candidates). Exact fills are marked translated, the
+others for review (PO: #, fuzzy; --review-exact marks every fill for review). Every other
+byte is copied.
 
 A segment whose best matches are ambiguous (equally good, with differing answers, and no
 --point to settle them) is not filled: its answers become candidates. With
@@ -492,8 +511,9 @@ pub struct RecycleArgs {
     /// (`-` for standard input: XLIFF).
     #[arg(value_name = "IN.xlf|IN.po|IN.pot")]
     pub input: PathBuf,
-    /// Where to write the result (`-` for standard output); may be IN.xlf itself.
-    #[arg(long, short = 'o', value_name = "OUT.xlf")]
+    /// Where to write the result (`-` for standard output), in the input's format; may be
+    /// the input itself.
+    #[arg(long, short = 'o', value_name = "OUT.xlf|OUT.po")]
     pub output: PathBuf,
     /// Matches below this score are ignored, 0–100.
     #[arg(long, value_name = "PERCENT", default_value_t = 70.0, value_parser = percent)]

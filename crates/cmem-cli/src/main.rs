@@ -1,8 +1,9 @@
-//! `cmem`, the content (translation) memory on the command line: import TMX, `.kmb` and
-//! JSON Lines files into the embedded SQLite memory, look segments up (exact and fuzzy,
-//! adapted to the query's codes and entities), search, export, pre-translate XLIFF
-//! files (recycle) and report their leverage (analyze), and inspect keys, versions,
-//! statistics and the schema.
+//! `cmem`, the content (translation) memory on the command line: import TMX, XLIFF, PO,
+//! Weblate JSON, `.kmb` and JSON Lines files into a memory (SQLite or PostgreSQL), look
+//! segments up (exact and fuzzy, adapted to the query's codes and entities), search,
+//! export, pre-translate XLIFF files and PO/POT catalogs (recycle) and report their
+//! leverage (analyze), serve the memory over HTTP, and inspect keys, versions, statistics
+//! and the schema.
 //!
 //! A thin layer over `cmem-core`, `cmem-sqlite` and `cmem-formats`: argument parsing
 //! ([`args`]), the memory's location ([`memory`]), one module per command family, and

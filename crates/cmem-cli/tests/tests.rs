@@ -92,6 +92,7 @@ fn td(rel: &str) -> String {
 mod faults;
 mod pg_faults;
 mod serve;
+mod tour;
 
 // ---- import ----
 

@@ -57,8 +57,9 @@ pub fn max_distance_for(min_similarity: f64, la: usize, lb: usize) -> usize {
 /// An edit adds one character, removes one, or both, so it changes the counts by at
 /// most one up and one down: turning `a` into `b` takes at least as many edits as the
 /// counts `a` has in excess of `b`, and as `b` has in excess of `a`. Classes and
-/// saturation only ever lower the excess, so the bound stays sound. On the benchmark's
-/// candidates it rules out about two in three of those the trigram count let through.
+/// saturation only ever lower the excess, so the bound stays sound. It rules out most of
+/// the candidates the trigram count lets through before any distance is computed
+/// (DESIGN.md §17 has the share and the class counts tried).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CharSketch([u8; 32]);
 

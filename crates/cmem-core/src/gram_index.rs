@@ -67,10 +67,10 @@ pub struct GramIndex {
 /// Keys whose text another key added before has: only the first key of a text (its
 /// *first*) is in the posting lists, and the others follow it in a chain.
 ///
-/// Why: a multilingual memory holds the same source once per language pair (273,515 of
-/// the benchmark's 281,839 en-de sources are en-fr sources too, and the million-entry
-/// memory's copies repeat across the pairs), and every repeat cost a posting in each of
-/// its grams' lists, a count and a filing per query. Keys of one text have the same
+/// Why: a multilingual memory holds the same source once per language pair (nearly every
+/// source of the benchmark's en-de memory is an en-fr source too), and every repeat cost
+/// a posting in each of its grams' lists, a count and a filing per query (DESIGN.md §82;
+/// what it saves is in docs/performance.md). Keys of one text have the same
 /// grams, so at every step of a scan they have the same count and bound: the walk files
 /// the first and, when it ranks its cell, puts the whole chain in, each key under its
 /// own number. The order of the offers
@@ -516,8 +516,8 @@ impl GramIndex {
     }
 
     /// Writes the persisted form of this index as the file at `path`, streamed (beside
-    /// the index, the process holds a quarter to a third of the file's size, not the
-    /// file) and replaced whole ([`write_file_with`]).
+    /// the index, the process holds a fraction of the file, not the file; DESIGN.md §97)
+    /// and replaced whole ([`write_file_with`]).
     ///
     /// # Errors
     /// When the index has a persisted part itself, outgrows the format, or the file
@@ -973,10 +973,11 @@ const TOUCH_AHEAD: usize = 8;
 /// How many keys sharing the most grams are offered halfway through the scan.
 const EARLY: usize = 48;
 
-/// The scan margin under a candidate limit (see [`GramIndex::offer`]): the walk usually
-/// stops at bounds near 0.74 at a 0.70 cut-off. Shorter queries move in similarity steps
+/// The scan margin under a candidate limit (see [`GramIndex::offer`]): the walk stops at
+/// bounds a few hundredths above the cut-off anyway, so keys that could barely reach it
+/// are not offered and need not be ruled in. Shorter queries move in similarity steps
 /// wider than the margin, and a gram is a large share of their count, so the unread grams
-/// would decide their ranking (DESIGN §19 has the measurements).
+/// would decide their ranking (DESIGN.md §19 has the measurements that chose 0.03 and 20).
 const MARGIN: f64 = 0.03;
 
 /// The shortest query (in characters) the scan margin applies to.

@@ -19,18 +19,18 @@ pub struct PgOptions {
     /// false, from the database: the keys sharing two of the query's rarest words, then
     /// (unless one scored 0.9) either of its two rarest words, then (when nothing
     /// reached the threshold) any of its four rarest, most similar first, through the
-    /// word index. That is approximate: on the full en-de memory the exhaustive best
-    /// was missed for 2.5–4 % of queries, a match whose words differ from the query's
-    /// (a plural, the edited word of a two-word query, markup around one word), in a
-    /// few milliseconds against 0.2–0.3 s for
-    /// [`exhaustive_window`](Self::exhaustive_window), which finds them all; see also
+    /// word index. That is approximate: it misses a best match whose words differ from
+    /// the query's (a plural, the edited word of a two-word query, markup around one
+    /// word), and it is far faster than
+    /// [`exhaustive_window`](Self::exhaustive_window), which finds them all (DESIGN.md
+    /// §76; recall and latency of both in docs/performance.md); see also
     /// [`words_from_bytes`](Self::words_from_bytes) and
     /// [`trigram_first`](Self::trigram_first).
     pub gram_index: bool,
     /// Without the in-process index: skip the word steps and offer every key in the
     /// length window the cut-off allows, a superset of what can reach it, so lists equal
-    /// the other stores' (default false: on the full en-de memory the window is tens of
-    /// thousands of rows, 0.2–0.3 s a lookup, against a few milliseconds).
+    /// the other stores' (default false: on a large memory the window is tens of
+    /// thousands of rows a lookup; DESIGN.md §55, §76).
     pub exhaustive_window: bool,
     /// Without the in-process index: the size of the variants table (bytes, as
     /// `pg_relation_size` gives it, read at most once a minute) from which the word
@@ -40,9 +40,8 @@ pub struct PgOptions {
     pub words_from_bytes: u64,
     /// Without the in-process index: offer `pg_trgm` similarity hits (`%` on the three
     /// keys) before the word steps or the length window, to raise the cut-off early
-    /// (default false: on the
-    /// full en-de memory the similarity query alone took longer than the window it
-    /// narrows).
+    /// (default false: on a large memory the similarity query alone can take longer
+    /// than the window it narrows; DESIGN.md §55, §76).
     pub trigram_first: bool,
     /// How long a write waits for another writer before it fails (default 60 s).
     pub write_wait: Duration,
@@ -55,12 +54,11 @@ pub struct PgOptions {
     /// How stale the in-process index may be about other processes' writes: a store call
     /// reads the change counter (a round trip) only when it last did longer ago than
     /// this. Default zero: every call reads it, so a lookup sees every write committed
-    /// before it began. A server may allow 50–100 ms and save the round trip on most
-    /// lookups (a lookup makes up to four store calls); the store's own writes are seen
-    /// at once either way.
+    /// before it began. A server may allow a tenth of a second or so and save the round
+    /// trip on most lookups; the store's own writes are seen at once either way.
     pub freshness: Duration,
     /// Where the in-process candidate index is kept between runs (default none: every
-    /// process builds it from the tables, about 4 s on a 300,000-entry memory). With a
+    /// process builds it from the tables, seconds on a large memory; DESIGN.md §95). With a
     /// directory, a process that builds the index writes it there, one file per locale
     /// named after the memory's token, and the next process opens the file and takes the
     /// changes since from the change log instead. Files of other memories may share the

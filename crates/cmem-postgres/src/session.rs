@@ -84,9 +84,9 @@ const DEFERRABLE_INDEXES: &str = "SELECT i.indexrelid::regclass::text, pg_get_in
 /// Whether a session fills the variants' search indexes as it goes or builds them at
 /// its end.
 ///
-/// Why: PostgreSQL builds these indexes over the full en-de memory's 585,000 variants
-/// in about half the time that inserting the rows into them costs (its own advice for
-/// loading a database: create indexes after the data; DESIGN.md §85). A session whose
+/// Why: PostgreSQL builds these indexes over a loaded table in a fraction of the time
+/// that inserting the rows into them costs (its own advice for loading a database:
+/// create indexes after the data; DESIGN.md §85 has the figures). A session whose
 /// first batch is large and finds the memory without variants drops those indexes
 /// inside its transaction and creates them again before it commits. Everything stays
 /// in the one transaction: a session that rolls back or dies gets its indexes back with
@@ -213,14 +213,14 @@ impl<'a> PgSession<'a> {
     /// Writes a batch (validated) in the open savepoint; returns the outcomes and the
     /// keys of the inserted entries for the cache.
     ///
-    /// Why not a statement per entry: that is five round trips per entry, 1.5 million
-    /// for the full en-de memory. Here a batch costs one query for the ids of the stored
+    /// Why not a statement per entry: that is five round trips per entry, millions for a
+    /// large memory (DESIGN.md §52). Here a batch costs one query for the ids of the stored
     /// entries sharing an identity hash with it, one reading those entries back (only
     /// they are compared), one for its ids, one multi-row insert per table, and one
     /// statement each for the approvals and origins it adds to stored entries
     /// (deduplication sees the stored entries and the batch's own, in id order, as a
-    /// statement per entry would). The full en-de memory repeats 15,000 of its pairs in
-    /// later batches; reading and updating those one at a time was 60,000 round trips.
+    /// statement per entry would). Real memories repeat many of their pairs in later
+    /// batches, and reading and updating those one at a time cost four round trips each.
     fn write_batch(&mut self, batch: &[NewEntry]) -> Result<(Vec<WriteOutcome>, Vec<Added>)> {
         let p = self.store.name().to_owned();
         let hashes: Vec<i64> = batch.iter().map(|e| e.identity_hash() as i64).collect();
@@ -596,9 +596,9 @@ impl WriteSession for PgSession<'_> {
         self.conn.batch_execute("COMMIT").ctx(&p, "committing")?;
         if self.wrote_variants && !rebuilt {
             // New words wait in the word index's pending list (up to 64 MB of it, see
-            // `begin`), which every query of that index reads whole: 65 ms a
-            // database-side lookup after the full import instead of 1 ms. Merged now
-            // (half a second after the full import), not when autovacuum comes by.
+            // `begin`), which every query of that index reads whole, slowing each
+            // database-side lookup many times over (DESIGN.md §77). Merged now, not
+            // when autovacuum comes by.
             // Best effort: the commit stands, and a writer that does not own the index
             // leaves the merge to autovacuum.
             let _ = self.conn.batch_execute(&format!("SELECT gin_clean_pending_list('{SEARCH_TABLE}_tsv')"));

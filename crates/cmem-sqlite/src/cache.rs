@@ -1,14 +1,16 @@
 //! The in-process candidate index of the SQLite store: core's lazy [`CandidateIndex`],
-//! loaded from `tm_variants` per source locale on first use, kept in sync by this store's
-//! writes, and dropped when another connection has committed.
+//! opened from its file beside the database or built from `tm_variants` per source
+//! locale on first use, kept in sync by this store's writes, and caught up from the
+//! change log when another connection has committed (DESIGN.md §70, §71).
 //!
 //! Why beside the FTS5 tables: the design note's FTS5 recipe (`build_trigram_query`,
-//! `ORDER BY rank LIMIT 200`) misses the best match in about 8 % of real queries and is
-//! slower than a scan; counting shared trigrams per key gives a similarity bound, so the
+//! `ORDER BY rank LIMIT 200`) misses the best match of many real queries and is slower
+//! than a scan; counting shared trigrams per key gives a similarity bound, so the
 //! index offers exactly the keys that can reach the scorer's cut-off, best first (the
 //! same index as [`MemStore`](cmem_core::MemStore)'s, hence the same ranking). Another
-//! connection's commit changes `PRAGMA data_version`; the cache is then dropped and
-//! rebuilt on the next lookup.
+//! connection's commit changes `PRAGMA data_version`; the next lookup then applies the
+//! entries written, deleted or re-keyed since, or rebuilds the index when they are too
+//! many.
 
 use std::path::{Path, PathBuf};
 

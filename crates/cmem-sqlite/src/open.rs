@@ -78,8 +78,8 @@ pub(crate) fn open_read_only(path: &Path, name: &str) -> Result<(Connection, Opt
 ///
 /// Table by table, over every b-tree table (the FTS5 tables' storage included): a
 /// whole-database `quick_check` also runs FTS5's own consistency check of its indexes
-/// against the text, which took 1.45 s of 1.73 s on the full en-de memory (398 MiB),
-/// and costs every write open that much. Damaged pages are found either way.
+/// against the text, most of the check's time on a large memory, and every write open
+/// would pay it (DESIGN.md §33). Damaged pages are found either way.
 pub(crate) fn quick_check(conn: &Connection, path: &str) -> Result<()> {
     let what = "checking the database";
     let tables: Vec<String> = {

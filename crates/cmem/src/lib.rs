@@ -47,6 +47,10 @@
 mod address;
 #[doc = include_str!("../../../docs/matching.md")]
 pub mod matching {}
+// The README's library example, compiled and run as a doctest so it cannot drift.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
 mod memory;
 
 pub use address::Address;
