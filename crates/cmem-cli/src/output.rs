@@ -16,6 +16,16 @@ fn stop_state() -> &'static (Arc<AtomicBool>, Arc<AtomicUsize>) {
     STOP.get_or_init(|| (Arc::new(AtomicBool::new(false)), Arc::new(AtomicUsize::new(0))))
 }
 
+/// From now on, a file grown past the size limit (`ulimit -f`) fails the write with an
+/// error, as a full disk does, instead of killing the program with `SIGXFSZ`: for a
+/// server, which must keep serving reads when a write cannot be stored.
+///
+/// # Errors
+/// The handler cannot be installed.
+pub fn survive_file_limit() -> io::Result<()> {
+    signal_hook::flag::register(SIGXFSZ, Arc::new(AtomicBool::new(false))).map(|_| ())
+}
+
 /// From now on, `SIGINT` (Ctrl-C) and `SIGTERM` set the returned flag instead of ending
 /// the program, so that the command can stop cleanly: roll back an import, remove a
 /// temporary output file. With `second_ends`, a second such signal ends the program at

@@ -122,6 +122,7 @@ const SERVER_FRESHNESS: Duration = Duration::from_millis(100);
 /// # Errors
 /// A missing memory, the address cannot be bound, the store failed while starting.
 pub fn run(args: &ServeArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<()> {
+    crate::output::survive_file_limit().context("serve: cannot install the SIGXFSZ handler")?;
     let memory = open_existing_for_write(&memory::resolve(memory_flag), args.index_dir.as_deref())?;
     let address = memory.address().to_string();
     let config = ServerConfig::new()

@@ -90,8 +90,8 @@ fn td(rel: &str) -> String {
 }
 
 mod faults;
-mod pg_faults;
 mod serve;
+mod server_faults;
 mod tour;
 
 // ---- import ----
