@@ -1048,6 +1048,36 @@ fn recycle_with_nothing_to_match_copies_every_byte() {
     }
 }
 
+/// XML 1.0 forbids C0 controls but tab, line feed and carriage return, raw or as
+/// references: OmegaT's and Okapi's ill-formed test documents are refused by both
+/// commands with file, line and column, and nothing is stored or written.
+#[test]
+fn ill_formed_xliff_is_refused_by_import_and_recycle() {
+    let d = Dir::with_sample();
+    let before = d.ok(&["stats", "--json"]).stdout();
+    for (file, place, what) in [
+        ("invalid/okapi__invalid_xml_entity.xlf", "line 8, column 29", "U+0003"),
+        ("invalid/control-char-in-target.xlf", "line 7, column 23", "U+0008"),
+    ] {
+        let path = td(file);
+        let r = d.run(&["import", &path]);
+        assert_eq!(r.code(), 3, "{}", r.stderr());
+        assert_eq!(
+            r.stderr(),
+            format!("cmem: import {path}: {place}: {what} is not allowed in an XML 1.0 document\n")
+        );
+        std::fs::write(d.path("out.xlf"), "before").unwrap();
+        let r = d.run(&["recycle", &path, "-o", "out.xlf"]);
+        assert_eq!(r.code(), 3, "{}", r.stderr());
+        assert_eq!(
+            r.stderr(),
+            format!("cmem: recycle {path}: {place}: {what} is not allowed in an XML 1.0 document\n")
+        );
+        assert_eq!(std::fs::read_to_string(d.path("out.xlf")).unwrap(), "before");
+    }
+    assert_eq!(d.ok(&["stats", "--json"]).stdout(), before, "nothing stored");
+}
+
 #[test]
 fn recycle_errors_are_located_and_write_nothing() {
     let d = Dir::with_en_fr();

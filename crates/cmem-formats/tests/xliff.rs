@@ -368,6 +368,16 @@ fn invalid_files_give_located_errors() {
         ("oasis-xliff22__bad_NoTrgLang.xlf", ErrorKind::NotXliff, 0, 0, "no trgLang"),
         ("oasis-xliff22__bad_SegmentWithoutSource.xlf", ErrorKind::NotXliff, 0, 0, "has no <source>"),
         ("oasis-xliff22__Good-pgs_plural.xlf", ErrorKind::Xml, 0, 0, ""),
+        // XML 1.0 forbids C0 controls but tab, line feed and carriage return, raw or as
+        // references (§2.2, §4.1).
+        (
+            "okapi__invalid_xml_entity.xlf",
+            ErrorKind::Xml,
+            8,
+            29,
+            "U+0003 is not allowed in an XML 1.0 document",
+        ),
+        ("control-char-in-target.xlf", ErrorKind::Xml, 7, 23, "U+0008 is not allowed in an XML 1.0 document"),
     ];
     let mut failures = Vec::new();
     for (file, kind, line, col, contains) in cases {
@@ -391,6 +401,47 @@ fn invalid_files_give_located_errors() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn ill_formed_xml_is_refused_by_import_and_recycle() {
+    let dir = std::env::temp_dir().join(format!("cmem-xliff-ill-formed-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("out.xlf");
+    let store = en_de_store(&[("Open the file", "Datei öffnen")]);
+    for (file, line, column) in
+        [("okapi__invalid_xml_entity.xlf", 8, 29), ("control-char-in-target.xlf", 7, 23)]
+    {
+        let path = testdata().join("invalid").join(file);
+        fs::write(&out, b"previous").unwrap();
+        let err = recycle_file(&path, &out, &store, &RecycleOptions::default()).unwrap_err();
+        assert_eq!(
+            (err.kind(), err.line(), err.column()),
+            (ErrorKind::Xml, Some(line), Some(column)),
+            "{err}"
+        );
+        assert!(err.to_string().contains(file), "{err}");
+        assert_eq!(fs::read(&out).unwrap(), b"previous", "{file}: the output is left as it was");
+        // Imported as a translated document: refused the same way, nothing read.
+        let mut options = cmem_formats::XliffInOptions::default();
+        options.file_name = file.to_owned();
+        let items: Vec<_> = match cmem_formats::XliffReader::new(&fs::read(&path).unwrap()[..], options, None)
+        {
+            Ok(r) => r.collect(),
+            Err(e) => vec![Err(e)],
+        };
+        assert!(
+            items.iter().all(|i| !matches!(i, Ok(cmem_formats::Item::Entry(_)))),
+            "{file}: an entry was read"
+        );
+        let err = items.into_iter().find_map(Result::err).unwrap_or_else(|| panic!("{file}: no error"));
+        assert_eq!(
+            (err.kind(), err.line(), err.column()),
+            (ErrorKind::Xml, Some(line), Some(column)),
+            "{err}"
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
