@@ -899,10 +899,11 @@ fn recycle_xliff12_fills_exact_targets_and_adds_candidates() {
       <target xml:lang="fr" state="translated" state-qualifier="exact-match">Texte numéro 1</target>"#
     ));
     // 94 is below the fill threshold (95): a candidate, not a target; the stored source's
-    // final full stop, which the segment lacks, is taken off its target (a repair).
+    // final full stop, which the segment lacks, is taken off its target (a repair), so the
+    // pair is the segment's source with that target, labelled.
     assert!(out.contains(
-        r#"<alt-trans match-quality="94" origin="cmem" alttranstype="proposal"><source xml:lang="en">Text number four.</source><target xml:lang="fr">Texte numéro quatre</target></alt-trans>"#
-    ));
+        r#"<alt-trans match-quality="94" origin="cmem" alttranstype="proposal"><source xml:lang="en">Text number four</source><target xml:lang="fr">Texte numéro quatre</target><note>cmem: adapted to this source (punctuation)</note></alt-trans>"#
+    ), "{out}");
     let segments = xliff_segments(&d.path("out.xlf"));
     let target = |id: &str| segments.iter().find(|s| s.0 == id).unwrap().2.clone();
     assert_eq!(target("1").as_deref(), Some("Texte numéro 1"));
