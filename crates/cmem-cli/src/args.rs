@@ -185,7 +185,8 @@ Examples:
 
 The format comes from the extension of --output (.tmx, .kmb, .jsonl, optionally .gz) or
 --format; standard output (`-o -`) defaults to TMX. A file is written under a temporary
-name and renamed when complete.";
+name and renamed when complete. A PO catalog (.po) holds one locale pair: --from and
+--to, or the memory's only pair (the one that fits the one of them given).";
 
 /// `cmem export`.
 #[derive(Debug, Args)]

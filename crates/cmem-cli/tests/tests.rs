@@ -1333,9 +1333,26 @@ fn po_export_recycle_and_analyze_with_csv() {
         ),
         "{text}"
     );
-    let refused = d.run(&["export", "-o", d.path("x.po").to_str().unwrap(), "--to", "de"]);
-    assert_ne!(refused.code(), 0);
-    assert!(refused.stderr().contains("give --from and --to"), "{}", refused.stderr());
+    // The memory holds one pair: it is the catalog's without --from and --to, or with one.
+    for given in [&[][..], &["--to", "de"][..], &["--from", "en"][..]] {
+        let x = d.path("x.po");
+        let mut args = vec!["export", "-q", "-o", x.to_str().unwrap()];
+        args.extend_from_slice(given);
+        d.ok(&args);
+        assert_eq!(std::fs::read_to_string(&x).unwrap(), text, "{given:?}");
+    }
+    let refused = d.run(&["export", "-o", d.path("x.po").to_str().unwrap(), "--to", "fr"]);
+    assert_eq!(refused.code(), 3);
+    assert!(refused.stderr().contains("the memory holds none that fits"), "{}", refused.stderr());
+    // With two pairs, it names them and asks.
+    d.ok(&["import", "-q", &td("tmx/tico-19__slice40.en-zh.tmx")]);
+    let refused = d.run(&["export", "-o", d.path("x.po").to_str().unwrap()]);
+    assert_eq!(refused.code(), 3);
+    assert!(
+        refused.stderr().contains("the memory holds 2 (en → de, en → zh); give --from and --to"),
+        "{}",
+        refused.stderr()
+    );
     // The exported catalog's first message, as a template, is filled back.
     let first_id = text.split("\nmsgid \"").nth(2).and_then(|s| s.split("\"\n").next()).unwrap().to_owned();
     let pot = d.path("messages.pot");
