@@ -41,9 +41,13 @@ pub struct ServeArgs {
     /// Reads need a bearer token too (of scope read or more).
     #[arg(long)]
     pub read_needs_token: bool,
-    /// The largest request body accepted, in bytes.
+    /// The largest request body accepted, in bytes, on every route but import uploads.
     #[arg(long, value_name = "BYTES", default_value_t = ServerConfig::default().max_body_bytes)]
     pub max_body_bytes: usize,
+    /// The largest import upload (POST /v1/imports) accepted, in bytes: it is streamed to
+    /// a temporary file, not held in memory, so it has a limit of its own.
+    #[arg(long, value_name = "BYTES", default_value_t = ServerConfig::default().max_upload_bytes)]
+    pub max_upload_bytes: u64,
     /// How long one request may take the store, in seconds, before it is answered 503.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub timeout: u64,
@@ -110,6 +114,7 @@ pub fn run(args: &ServeArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
         .listen(args.listen)
         .read_needs_token(args.read_needs_token)
         .max_body_bytes(args.max_body_bytes)
+        .max_upload_bytes(args.max_upload_bytes)
         .request_timeout(Duration::from_secs(args.timeout.max(1)))
         .rate_limit(args.rate_limit.map(RateLimit::per_second))
         .access_log(args.access_log);

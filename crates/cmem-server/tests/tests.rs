@@ -813,6 +813,50 @@ fn imports_run_as_jobs_with_located_problems() {
     assert_eq!(status, 404);
 }
 
+/// The body limit (4 MiB by default) holds on every route but the import upload, which
+/// is streamed to disk by design and has a limit of its own: a 4.9 MB TMX is imported,
+/// a 4.9 MB batch of entries is refused, and an upload over the upload limit too.
+#[test]
+fn the_body_limit_holds_everywhere_but_uploads_which_have_their_own() {
+    let mut tmx = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<tmx version=\"1.4\"><header srclang=\"en\" \
+         datatype=\"plaintext\" segtype=\"sentence\" adminlang=\"en\" creationtool=\"t\" \
+         creationtoolversion=\"1\" o-tmf=\"t\"/><body>\n",
+    );
+    let mut n = 0;
+    while tmx.len() < 4_900_000 {
+        tmx.push_str(&format!(
+            "<tu><tuv xml:lang=\"en\"><seg>Uploaded segment number {n} of the large memory</seg></tuv>\
+             <tuv xml:lang=\"de\"><seg>Hochgeladenes Segment Nummer {n} des großen Speichers</seg></tuv></tu>\n"
+        ));
+        n += 1;
+    }
+    tmx.push_str("</body></tmx>\n");
+    let config = ServerConfig::new();
+    assert!(tmx.len() > config.max_body_bytes, "{} bytes", tmx.len());
+    let s = Server::start(config);
+    let (status, v, location) = s.upload("format=tmx&name=big.tmx", Some(&s.write), tmx.clone().into_bytes());
+    assert_eq!(status, 202, "{v}");
+    let job = s.finished(&location.unwrap());
+    assert_eq!(job["status"], "succeeded", "{job}");
+    assert_eq!(job["inserted"].as_u64(), Some(n), "{job}");
+    assert_eq!(job["upload_bytes"].as_u64(), Some(tmx.len() as u64), "{job}");
+
+    let entry = |i: usize| en_de(&format!("Batch entry {i} {}", "x".repeat(400)), &format!("Eintrag {i}"));
+    let entries: Vec<Value> = (0..12_000).map(entry).collect();
+    let body = json!({ "entries": entries }).to_string();
+    assert!(body.len() > 4_900_000);
+    let (status, v) = s.send("POST", "/v1/entries", Some(&s.write), Some(&body));
+    assert_eq!(status, 413, "{v}");
+    assert_error(&v, "body_too_large");
+
+    let s = Server::start(ServerConfig::new().max_upload_bytes(1 << 20));
+    let (status, v, _) = s.upload("format=tmx&name=big.tmx", Some(&s.write), tmx.into_bytes());
+    assert_eq!(status, 413, "{v}");
+    assert_error(&v, "body_too_large");
+    assert_eq!(v["details"]["limit"], 1 << 20, "{v}");
+}
+
 #[test]
 fn shutdown_cancels_a_running_import_which_leaves_nothing() {
     let mut s = Server::start(ServerConfig::new());
