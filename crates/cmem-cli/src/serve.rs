@@ -130,13 +130,15 @@ pub fn run(args: &ServeArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
             .await
             .with_context(|| format!("serve: cannot listen on {}", args.listen))?;
         let local = listener.local_addr().context("serve: the listening address")?;
+        // Before the address is announced: a supervisor may signal at once.
+        let stop = shutdown_signal();
         if !quiet {
             eprintln!(
                 "cmem: serving {address} on http://{local} (index ready in {}; Ctrl-C or SIGTERM stops)",
                 duration(warm)
             );
         }
-        serve_on(listener, Arc::new(app), shutdown_signal()).await.map_err(|e| anyhow!("{e}"))
+        serve_on(listener, Arc::new(app), stop).await.map_err(|e| anyhow!("{e}"))
     })?;
     if !quiet {
         eprintln!("cmem: stopped; every request under way was answered");
