@@ -222,14 +222,30 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         let more = p.problems - args.max_problems as u64;
         eprintln!("… and {} more {}", count(more), if more == 1 { "problem" } else { "problems" });
     }
+    // The index is written before the summary, whose time is the whole command's: the
+    // index is part of what an import costs (on a large memory, seconds of it).
+    let mut index_time = None;
+    if p.inserted > 0 {
+        let begun = Instant::now();
+        match persist_index(&memory, args.from.as_ref()) {
+            Ok(indexed) if !indexed.is_empty() => index_time = Some(begun.elapsed()),
+            Ok(_) => {}
+            // Nothing is lost: the next lookup builds the index.
+            Err(e) => {
+                say(&bar, &format!("cmem: warning: the candidate index was not brought up to date: {e}"))
+            }
+        }
+    }
     if !quiet {
         let what = match args.files.as_slice() {
             [one] if one == Path::new("-") => "<stdin>".to_owned(),
             [one] => one.display().to_string(),
             many => format!("{} files", many.len()),
         };
+        let index =
+            index_time.map_or_else(String::new, |t| format!(" ({} of it the candidate index)", duration(t)));
         eprintln!(
-            "imported {what} into {}: {} read, {} written, {} deduplicated, {} in {}",
+            "imported {what} into {}: {} read, {} written, {} deduplicated, {} in {}{index}",
             path.display(),
             count(p.read),
             count(p.inserted),
@@ -240,12 +256,6 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     }
     if p.read == 0 && p.problems > 0 {
         bail!("import: nothing imported, {} (listed above)", plural(p.problems, "problem"));
-    }
-    if p.inserted > 0 {
-        if let Err(e) = persist_index(&memory, args.from.as_ref()) {
-            // Nothing is lost: the next lookup builds the index.
-            say(&bar, &format!("cmem: warning: the candidate index was not brought up to date: {e}"));
-        }
     }
     Ok(())
 }

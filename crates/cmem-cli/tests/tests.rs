@@ -113,9 +113,13 @@ fn import_jsonl_prints_one_summary_line_and_no_progress_when_piped() {
         "{err}"
     );
     assert!(d.path("cmem.db").is_file());
-    // Importing again writes nothing new.
+    // The time is the whole command's, the index written at its end included (and said).
+    assert!(err.trim_end().ends_with(" of it the candidate index)"), "{err}");
+    assert!(d.path("cmem.db-gix-en").is_file(), "the index is written before the summary");
+    // Importing again writes nothing new, nor the index.
     let r = d.ok(&["import", "--from", "en", "--to", "de", &td("cli/sample.jsonl")]);
     assert!(r.stderr().contains(": 193 read, 0 written, 193 deduplicated, 0 problems in "), "{}", r.stderr());
+    assert!(!r.stderr().contains("candidate index"), "{}", r.stderr());
 }
 
 #[test]
