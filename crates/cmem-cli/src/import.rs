@@ -24,7 +24,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::{FileFormat, ImportArgs, IndexArgs};
 use crate::memory;
-use crate::output::{count, duration, plural, stop_on_signals};
+use crate::output::{count, duration, plural, stop_on_signals, with_flags};
 use crate::query::recognizer;
 
 /// How long an import waits for another writer (another import, most likely) to finish:
@@ -197,7 +197,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
             // opened it meanwhile, and removing it would lose what that one writes.
             let file = if e.file().is_empty() { status.current_input() } else { e.file().to_owned() };
             let what = if file.is_empty() { "import".to_owned() } else { format!("import {file}") };
-            bail!("{what}: {}", located(&e));
+            bail!("{what}: {}", with_flags(&located(&e)));
         }
     };
 
@@ -216,7 +216,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     }
     for problem in report.problems.iter().take(args.max_problems) {
         // A problem without a file (an entry the store refused) names its entry only.
-        eprintln!("{}", problem_line(problem, ""));
+        eprintln!("{}", with_flags(&problem_line(problem, "")));
     }
     if p.problems > args.max_problems as u64 {
         let more = p.problems - args.max_problems as u64;

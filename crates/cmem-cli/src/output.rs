@@ -199,6 +199,22 @@ pub fn duration(d: Duration) -> String {
 }
 
 /// A byte size for people: `512 B`, `1.5 MiB`.
+/// A library message asking for a language "in the options" (the libraries know no
+/// command line), with the option that gives it here: `--from` for a source language,
+/// `--to` for a target language; other messages as they are.
+pub fn with_flags(message: &str) -> String {
+    let Some(rest) = message.strip_suffix("; give one in the options") else {
+        return message.to_owned();
+    };
+    if rest.contains("source language") {
+        format!("{rest}; give one with --from")
+    } else if rest.contains("target language") {
+        format!("{rest}; give one with --to")
+    } else {
+        message.to_owned()
+    }
+}
+
 /// Seconds since the Unix epoch as an RFC 3339 time in UTC: `2024-06-11T12:00:00Z`.
 pub fn rfc3339_utc(unix: u64) -> String {
     let days = unix / 86_400;
@@ -290,6 +306,23 @@ mod tests {
         assert_eq!(word_diff("", "neu", Marks::PLAIN), "{+neu+}");
         assert_eq!(word_diff("alt", "", Marks::PLAIN), "[-alt-]");
         assert_eq!(word_diff("a %s", "a %d", Marks::COLOR), "a \x1b[31m%s\x1b[0m\x1b[32m%d\x1b[0m");
+    }
+
+    #[test]
+    fn options_asked_for_by_their_flags() {
+        assert_eq!(
+            with_flags("line 9, column 1: the document names no target language; give one in the options"),
+            "line 9, column 1: the document names no target language; give one with --to"
+        );
+        assert_eq!(
+            with_flags("the document names no source language; give one in the options"),
+            "the document names no source language; give one with --from"
+        );
+        assert_eq!(
+            with_flags("the header names no Language (the target language); give one in the options"),
+            "the header names no Language (the target language); give one with --to"
+        );
+        assert_eq!(with_flags("line 1, column 1: no root element"), "line 1, column 1: no root element");
     }
 
     #[test]

@@ -219,7 +219,13 @@ fn jsonl_lines_without_locales_need_from_and_to() {
     let d = Dir::new();
     let r = d.run(&["import", &td("cli/sample.jsonl")]);
     assert_eq!(r.code(), 3);
-    assert!(r.stderr().contains("no \"source_locale\" on the line and no default source_locale given"));
+    assert!(
+        r.stderr().contains(
+            "no \"source_locale\" on the line and no source language given; give one with --from\n"
+        ),
+        "{}",
+        r.stderr()
+    );
     assert!(
         r.stderr().ends_with("cmem: import: nothing imported, 193 problems (listed above)\n"),
         "{}",
@@ -272,6 +278,41 @@ fn level1_tmx_segments_get_codes_recognized_and_coded_ones_are_kept() {
     d.ok(&["import", "-q", "--no-recognize", "level1.tmx"]);
     let lines = d.ok(&["export", "--format", "jsonl", "-o", "-"]).json_lines();
     assert_eq!(lines[0]["variants"][0]["runs"], serde_json::json!([{"text": "Open %s now"}]));
+}
+
+/// Messages speak each format's terms and name the option that gives what is missing;
+/// a catalog's syntax error comes before its missing language.
+#[test]
+fn import_errors_name_the_option_and_speak_the_formats_terms() {
+    let d = Dir::new();
+    std::fs::write(
+        d.path("nt.xlf"),
+        "<xliff version=\"1.2\"><file source-language=\"en\" datatype=\"x\" original=\"a\"><body>\n\
+         <trans-unit id=\"u1\"><source>Hi</source><target>Hallo</target></trans-unit></body></file></xliff>",
+    )
+    .unwrap();
+    let r = d.run(&["import", "nt.xlf"]);
+    assert_eq!(r.code(), 3);
+    assert_eq!(
+        r.stderr(),
+        "cmem: import nt.xlf: line 2, column 1: segment 1 (unit \"u1\"): the document names no target language; \
+         give one with --to\n"
+    );
+    let header = "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\n";
+    std::fs::write(d.path("nl.po"), format!("{header}msgid \"a\"\nmsgstr \"b\"\n")).unwrap();
+    let r = d.run(&["import", "nl.po"]);
+    assert_eq!(r.code(), 3);
+    assert_eq!(
+        r.stderr(),
+        "cmem: import nl.po: the header names no Language (the target language); give one with --to\n"
+    );
+    // With a syntax error too, the syntax error comes first: it is what to fix.
+    std::fs::write(d.path("bad.po"), format!("{header}msgid \"a\"\nmsgstr \"b\"\nmsgfoo \"x\"\n")).unwrap();
+    let r = d.run(&["import", "bad.po"]);
+    assert_eq!(r.code(), 3);
+    assert!(r.stderr().starts_with("cmem: import bad.po: line 7, column 1: "), "{}", r.stderr());
+    assert!(r.stderr().contains("msgfoo"), "{}", r.stderr());
+    d.ok(&["import", "-q", "bad.po", "--from", "en", "--to", "de"]);
 }
 
 #[test]
