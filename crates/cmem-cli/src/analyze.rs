@@ -10,8 +10,7 @@ use cmem_formats::{Analysis, AnalyzeOptions, Batch, CSV_HEADER};
 use crate::args::AnalyzeArgs;
 use crate::import::located;
 use crate::memory;
-use crate::output::Stdout;
-use crate::recycle::with_flags;
+use crate::output::{with_flags, Stdout};
 
 /// Writes one report in the chosen shape.
 fn write(out: &mut Stdout, args: &AnalyzeArgs, analysis: &Analysis, first: bool) -> Result<()> {

@@ -201,8 +201,9 @@ Examples:
 
 The format comes from the extension of --output (.tmx, .kmb, .jsonl/.ndjson/.json, .po;
 optionally .gz) or --format (tmx, tmx1, kmb, jsonl, po, weblate); standard output (`-o -`)
-defaults to TMX. PO needs --from and --to. A file is written under a temporary
-name and renamed when complete.";
+defaults to TMX. A file is written under a temporary name and renamed when complete. A PO
+catalog (.po) holds one locale pair: --from and --to, or the memory's only pair (the one
+that fits the one of them given).";
 
 /// `cmem export`.
 #[derive(Debug, Args)]

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Result};
+use cmem_core::Locale;
 use cmem_formats::{
     export, EntrySink, ExportOptions, Format, FormatError, JsonlMode, JsonlOptions, JsonlWriter, KmbWriter,
     Level, OutputFile, PoWriter, TmxWriteOptions, TmxWriter, WeblateOptions, WeblateWriter,
@@ -119,6 +120,36 @@ fn write_with<S: EntrySink>(
     Ok(n)
 }
 
+/// The one locale pair of a PO catalog: `--from` and `--to`, or what the memory holds
+/// when it holds exactly one pair that agrees with the one of them given.
+///
+/// # Errors
+/// The memory holds no pair or several (naming them), or its statistics fail.
+fn po_pair(store: &dyn cmem_core::ContentMemory, args: &ExportArgs) -> Result<(Locale, Locale)> {
+    if let (Some(from), Some(to)) = (&args.from, &args.to) {
+        return Ok((from.clone(), to.clone()));
+    }
+    let name = args.output.display();
+    let stats = store.stats().map_err(|e| anyhow!("export {name}: {e}"))?;
+    let fits = |p: &&cmem_core::PairCount| {
+        args.from.as_ref().is_none_or(|l| *l == p.source) && args.to.as_ref().is_none_or(|l| *l == p.target)
+    };
+    let pairs: Vec<&cmem_core::PairCount> = stats.pairs.iter().filter(fits).collect();
+    match pairs[..] {
+        [one] => Ok((one.source.clone(), one.target.clone())),
+        [] => bail!("export {name}: a PO catalog holds one locale pair, and the memory holds none that fits"),
+        _ => {
+            let list: Vec<String> = pairs.iter().map(|p| format!("{} → {}", p.source, p.target)).collect();
+            bail!(
+                "export {name}: a PO catalog holds one locale pair and the memory holds {} ({}); \
+                 give --from and --to",
+                list.len(),
+                list.join(", ")
+            )
+        }
+    }
+}
+
 /// Runs `cmem export`.
 ///
 /// # Errors
@@ -127,17 +158,13 @@ fn write_with<S: EntrySink>(
 pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<()> {
     let started = Instant::now();
     let format = format_for(&args.output, args.format)?;
-    let po_pair = match (format, &args.from, &args.to) {
-        (FileFormat::Po, Some(from), Some(to)) => Some((from.clone(), to.clone())),
-        (FileFormat::Po, _, _) => bail!(
-            "export {}: a PO catalog holds one locale pair; give --from and --to",
-            args.output.display()
-        ),
-        _ => None,
-    };
     let path = memory::resolve(memory_flag);
     let memory = memory::open_existing(&path)?;
     let store = memory.store();
+    let po_pair = match format {
+        FileFormat::Po => Some(po_pair(store, args)?),
+        _ => None,
+    };
     let to_stdout = args.output == Path::new("-");
     let name = if to_stdout { "<stdout>".to_owned() } else { args.output.display().to_string() };
 
@@ -162,6 +189,10 @@ pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     let mut options = ExportOptions::default();
     options.source_locale.clone_from(&args.from);
     options.target_locale.clone_from(&args.to);
+    if let Some((from, to)) = &po_pair {
+        options.source_locale = Some(from.clone());
+        options.target_locale = Some(to.clone());
+    }
     let result = match format {
         FileFormat::Tmx | FileFormat::Tmx1 => {
             let mut o = TmxWriteOptions::default();

@@ -24,7 +24,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::{FileFormat, ImportArgs, IndexArgs};
 use crate::memory;
-use crate::output::{count, duration, plural, stop_on_signals};
+use crate::output::{count, duration, plural, stop_on_signals, with_flags};
 use crate::query::recognizer;
 
 /// How long an import waits for another writer (another import, most likely) to finish:
@@ -197,7 +197,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
             // opened it meanwhile, and removing it would lose what that one writes.
             let file = if e.file().is_empty() { status.current_input() } else { e.file().to_owned() };
             let what = if file.is_empty() { "import".to_owned() } else { format!("import {file}") };
-            bail!("{what}: {}", located(&e));
+            bail!("{what}: {}", with_flags(&located(&e)));
         }
     };
 
@@ -216,11 +216,25 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     }
     for problem in report.problems.iter().take(args.max_problems) {
         // A problem without a file (an entry the store refused) names its entry only.
-        eprintln!("{}", problem_line(problem, ""));
+        eprintln!("{}", with_flags(&problem_line(problem, "")));
     }
     if p.problems > args.max_problems as u64 {
         let more = p.problems - args.max_problems as u64;
         eprintln!("… and {} more {}", count(more), if more == 1 { "problem" } else { "problems" });
+    }
+    // The index is written before the summary, whose time is the whole command's: the
+    // index is part of what an import costs (on a large memory, seconds of it).
+    let mut index_time = None;
+    if p.inserted > 0 {
+        let begun = Instant::now();
+        match persist_index(&memory, args.from.as_ref()) {
+            Ok(indexed) if !indexed.is_empty() => index_time = Some(begun.elapsed()),
+            Ok(_) => {}
+            // Nothing is lost: the next lookup builds the index.
+            Err(e) => {
+                say(&bar, &format!("cmem: warning: the candidate index was not brought up to date: {e}"))
+            }
+        }
     }
     if !quiet {
         let what = match args.files.as_slice() {
@@ -228,8 +242,10 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
             [one] => one.display().to_string(),
             many => format!("{} files", many.len()),
         };
+        let index =
+            index_time.map_or_else(String::new, |t| format!(" ({} of it the candidate index)", duration(t)));
         eprintln!(
-            "imported {what} into {}: {} read, {} written, {} deduplicated, {} in {}",
+            "imported {what} into {}: {} read, {} written, {} deduplicated, {} in {}{index}",
             path.display(),
             count(p.read),
             count(p.inserted),
@@ -240,12 +256,6 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     }
     if p.read == 0 && p.problems > 0 {
         bail!("import: nothing imported, {} (listed above)", plural(p.problems, "problem"));
-    }
-    if p.inserted > 0 {
-        if let Err(e) = persist_index(&memory, args.from.as_ref()) {
-            // Nothing is lost: the next lookup builds the index.
-            say(&bar, &format!("cmem: warning: the candidate index was not brought up to date: {e}"));
-        }
     }
     Ok(())
 }

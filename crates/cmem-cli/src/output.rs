@@ -209,6 +209,40 @@ pub fn duration(d: Duration) -> String {
 }
 
 /// A byte size for people: `512 B`, `1.5 MiB`.
+/// A library message asking for a language "in the options" (the libraries know no
+/// command line), with the option that gives it here: `--from` for a source language,
+/// `--to` for a target language; other messages as they are.
+pub fn with_flags(message: &str) -> String {
+    let Some(rest) = message.strip_suffix("; give one in the options") else {
+        return message.to_owned();
+    };
+    if rest.contains("source language") {
+        format!("{rest}; give one with --from")
+    } else if rest.contains("target language") {
+        format!("{rest}; give one with --to")
+    } else {
+        message.to_owned()
+    }
+}
+
+/// Seconds since the Unix epoch as an RFC 3339 time in UTC: `2024-06-11T12:00:00Z`.
+pub fn rfc3339_utc(unix: u64) -> String {
+    let days = unix / 86_400;
+    let secs = unix % 86_400;
+    // The proleptic Gregorian date of a day count (H. Hinnant, "chrono-Compatible
+    // Low-Level Date Algorithms", civil_from_days), for days on or after 1970-01-01.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", secs / 3_600, secs % 3_600 / 60, secs % 60)
+}
+
 pub fn bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = n as f64;
@@ -282,6 +316,31 @@ mod tests {
         assert_eq!(word_diff("", "neu", Marks::PLAIN), "{+neu+}");
         assert_eq!(word_diff("alt", "", Marks::PLAIN), "[-alt-]");
         assert_eq!(word_diff("a %s", "a %d", Marks::COLOR), "a \x1b[31m%s\x1b[0m\x1b[32m%d\x1b[0m");
+    }
+
+    #[test]
+    fn options_asked_for_by_their_flags() {
+        assert_eq!(
+            with_flags("line 9, column 1: the document names no target language; give one in the options"),
+            "line 9, column 1: the document names no target language; give one with --to"
+        );
+        assert_eq!(
+            with_flags("the document names no source language; give one in the options"),
+            "the document names no source language; give one with --from"
+        );
+        assert_eq!(
+            with_flags("the header names no Language (the target language); give one in the options"),
+            "the header names no Language (the target language); give one with --to"
+        );
+        assert_eq!(with_flags("line 1, column 1: no root element"), "line 1, column 1: no root element");
+    }
+
+    #[test]
+    fn times_in_rfc_3339() {
+        assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339_utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339_utc(1_718_107_200), "2024-06-11T12:00:00Z");
+        assert_eq!(rfc3339_utc(4_102_444_799), "2099-12-31T23:59:59Z");
     }
 
     #[test]

@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::args::{FillAmbiguousArg, RecycleArgs};
 use crate::import::located;
 use crate::memory;
-use crate::output::{count, duration, plural, stop_on_signals, Stdout};
+use crate::output::{count, duration, plural, stop_on_signals, with_flags, Stdout};
 
 fn options(args: &RecycleArgs, memory: &cmem::Memory, quiet: bool) -> Result<RecycleOptions> {
     let mut o = RecycleOptions::default();
@@ -50,16 +50,6 @@ fn name(path: &Path, dash: &str) -> String {
 fn failure(e: &FormatError, input: &str) -> anyhow::Error {
     let file = if e.file().is_empty() { input } else { e.file() };
     anyhow::anyhow!("recycle {file}: {}", with_flags(&located(e)))
-}
-
-/// A library message asking for a language "in the options", with the option that
-/// gives it on this command line (`--from` or `--to`); other messages as they are.
-pub fn with_flags(message: &str) -> String {
-    match message.strip_suffix("; give one in the options") {
-        Some(rest) if rest.ends_with("no source language") => format!("{rest}; give one with --from"),
-        Some(rest) if rest.ends_with("no target language") => format!("{rest}; give one with --to"),
-        _ => message.to_owned(),
-    }
 }
 
 /// Runs `cmem recycle`.
@@ -204,15 +194,6 @@ mod tests {
             summary(&r, "-", "b.xlf", "1.5 s")
         );
         assert_eq!(name(Path::new("-"), "<stdin>"), "<stdin>");
-        assert_eq!(
-            with_flags("line 9, column 1: the document names no target language; give one in the options"),
-            "line 9, column 1: the document names no target language; give one with --to"
-        );
-        assert_eq!(
-            with_flags("the document names no source language; give one in the options"),
-            "the document names no source language; give one with --from"
-        );
-        assert_eq!(with_flags("line 1, column 1: no root element"), "line 1, column 1: no root element");
         assert_eq!(name(Path::new("a.xlf"), "<stdin>"), "a.xlf");
     }
 }

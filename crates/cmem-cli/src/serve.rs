@@ -41,9 +41,13 @@ pub struct ServeArgs {
     /// Reads need a bearer token too (of scope read or more).
     #[arg(long)]
     pub read_needs_token: bool,
-    /// The largest request body accepted, in bytes.
+    /// The largest request body accepted, in bytes, on every route but import uploads.
     #[arg(long, value_name = "BYTES", default_value_t = ServerConfig::default().max_body_bytes)]
     pub max_body_bytes: usize,
+    /// The largest import upload (POST /v1/imports) accepted, in bytes: it is streamed to
+    /// a temporary file, not held in memory, so it has a limit of its own.
+    #[arg(long, value_name = "BYTES", default_value_t = ServerConfig::default().max_upload_bytes)]
+    pub max_upload_bytes: u64,
     /// How long one request may take the store, in seconds, before it is answered 503.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub timeout: u64,
@@ -129,6 +133,7 @@ pub fn run(args: &ServeArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
         .listen(args.listen)
         .read_needs_token(args.read_needs_token)
         .max_body_bytes(args.max_body_bytes)
+        .max_upload_bytes(args.max_upload_bytes)
         .request_timeout(Duration::from_secs(args.timeout.max(1)))
         .rate_limit(args.rate_limit.map(RateLimit::per_second))
         .access_log(args.access_log)
@@ -149,13 +154,15 @@ pub fn run(args: &ServeArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
             .await
             .with_context(|| format!("serve: cannot listen on {}", args.listen))?;
         let local = listener.local_addr().context("serve: the listening address")?;
+        // Before the address is announced: a supervisor may signal at once.
+        let stop = shutdown_signal();
         if !quiet {
             eprintln!(
                 "cmem: serving {address} on http://{local} (index ready in {}; Ctrl-C or SIGTERM stops)",
                 duration(warm)
             );
         }
-        serve_on(listener, Arc::new(app), shutdown_signal()).await.map_err(|e| anyhow!("{e}"))
+        serve_on(listener, Arc::new(app), stop).await.map_err(|e| anyhow!("{e}"))
     })?;
     if !quiet {
         eprintln!("cmem: stopped; every request under way was answered");

@@ -9,7 +9,7 @@ use cmem_server::{Scope, Tokens};
 use serde_json::json;
 
 use crate::memory;
-use crate::output::Stdout;
+use crate::output::{rfc3339_utc, Stdout};
 use crate::serve::open_existing_for_write;
 
 const TOKEN_HELP: &str = "\
@@ -55,7 +55,7 @@ pub enum TokenAction {
         #[arg(long, default_value = "")]
         name: String,
     },
-    /// List the tokens: id, scope, name, creation time (never the token).
+    /// List the tokens: id, scope, creation time (RFC 3339, UTC), name; never the token.
     List {
         /// One JSON object a line.
         #[arg(long)]
@@ -94,11 +94,11 @@ pub fn run(args: &TokenArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
             let memory = memory::open_existing(&path)?;
             for r in Tokens::list(memory.store()).map_err(|e| anyhow!("token list: {e}"))? {
                 if *json {
-                    let line =
-                        json!({"id": r.id, "scope": r.scope, "name": r.name, "created_unix": r.created_unix});
+                    let line = json!({"id": r.id, "scope": r.scope, "name": r.name,
+                        "created": rfc3339_utc(r.created_unix), "created_unix": r.created_unix});
                     writeln!(out, "{line}")?;
                 } else {
-                    writeln!(out, "{}  {:<5}  {}  {}", r.id, r.scope, r.created_unix, r.name)?;
+                    writeln!(out, "{}  {:<5}  {}  {}", r.id, r.scope, rfc3339_utc(r.created_unix), r.name)?;
                 }
             }
         }

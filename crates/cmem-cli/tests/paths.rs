@@ -47,15 +47,24 @@ impl Dir {
     }
 }
 
-/// One lookup's list: (entry, score, source text), in order.
-fn list(matches: &Value) -> Vec<(i64, f64, String)> {
+/// One lookup's match: entry, score, source text, adapted target text, and whether
+/// adaptation changed the target's text (a repair or an entity value applied).
+type Listed = (i64, f64, String, String, bool);
+
+/// One lookup's list, in order.
+fn list(matches: &Value) -> Vec<Listed> {
+    let applied = |m: &Value, key: &str| {
+        m[key].as_array().is_some_and(|a| a.iter().any(|r| r["applied"].as_bool() == Some(true)))
+    };
     matches
         .as_array()
         .unwrap()
         .iter()
         .map(|m| {
             let text = m["source"]["text"].as_str().unwrap().to_owned();
-            (m["entry_id"].as_i64().unwrap(), m["score"].as_f64().unwrap(), text)
+            let target = m["adapted_target"]["text"].as_str().unwrap().to_owned();
+            let adapted = applied(m, "repairs") || applied(m, "entity_adaptations");
+            (m["entry_id"].as_i64().unwrap(), m["score"].as_f64().unwrap(), text, target, adapted)
         })
         .collect()
 }
@@ -176,14 +185,22 @@ fn one_shot_batch_and_recycle_give_the_same_list() {
     for (i, q) in queries.iter().enumerate() {
         let want = list(&batch[i]["matches"]);
         // What recycle writes from that list: the best fills the target from 95 %, and
-        // up to three of the rest (or of all) from the threshold are candidates.
+        // up to three of the rest (or of all) from the threshold are candidates, each
+        // pair once: the stored source, or the query when the target's text was adapted.
         let rest = if want.first().is_some_and(|m| m.1 >= 0.95) { &want[1..] } else { &want[..] };
-        let candidates: Vec<(u8, String)> = rest
-            .iter()
-            .filter(|m| m.1 >= 0.70)
-            .take(3)
-            .map(|m| ((m.1 * 100.0 + 1e-9).floor() as u8, m.2.clone()))
-            .collect();
+        let mut candidates: Vec<(u8, String)> = Vec::new();
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        for m in rest.iter().filter(|m| m.1 >= 0.70) {
+            if candidates.len() == 3 {
+                break;
+            }
+            let source = if m.4 { q.clone() } else { m.2.clone() };
+            if pairs.contains(&(source.clone(), m.3.clone())) {
+                continue;
+            }
+            pairs.push((source.clone(), m.3.clone()));
+            candidates.push(((m.1 * 100.0 + 1e-9).floor() as u8, source));
+        }
         assert_eq!(recycled[i], candidates, "query {i} {q:?}: recycle against batch");
         // A one-shot lookup starts a process and opens the persisted index: every other
         // query keeps the test quick.

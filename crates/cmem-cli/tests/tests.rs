@@ -115,9 +115,13 @@ fn import_jsonl_prints_one_summary_line_and_no_progress_when_piped() {
         "{err}"
     );
     assert!(d.path("cmem.db").is_file());
-    // Importing again writes nothing new.
+    // The time is the whole command's, the index written at its end included (and said).
+    assert!(err.trim_end().ends_with(" of it the candidate index)"), "{err}");
+    assert!(d.path("cmem.db-gix-en").is_file(), "the index is written before the summary");
+    // Importing again writes nothing new, nor the index.
     let r = d.ok(&["import", "--from", "en", "--to", "de", &td("cli/sample.jsonl")]);
     assert!(r.stderr().contains(": 193 read, 0 written, 193 deduplicated, 0 problems in "), "{}", r.stderr());
+    assert!(!r.stderr().contains("candidate index"), "{}", r.stderr());
 }
 
 #[test]
@@ -217,7 +221,13 @@ fn jsonl_lines_without_locales_need_from_and_to() {
     let d = Dir::new();
     let r = d.run(&["import", &td("cli/sample.jsonl")]);
     assert_eq!(r.code(), 3);
-    assert!(r.stderr().contains("no \"source_locale\" on the line and no default source_locale given"));
+    assert!(
+        r.stderr().contains(
+            "no \"source_locale\" on the line and no source language given; give one with --from\n"
+        ),
+        "{}",
+        r.stderr()
+    );
     assert!(
         r.stderr().ends_with("cmem: import: nothing imported, 193 problems (listed above)\n"),
         "{}",
@@ -270,6 +280,41 @@ fn level1_tmx_segments_get_codes_recognized_and_coded_ones_are_kept() {
     d.ok(&["import", "-q", "--no-recognize", "level1.tmx"]);
     let lines = d.ok(&["export", "--format", "jsonl", "-o", "-"]).json_lines();
     assert_eq!(lines[0]["variants"][0]["runs"], serde_json::json!([{"text": "Open %s now"}]));
+}
+
+/// Messages speak each format's terms and name the option that gives what is missing;
+/// a catalog's syntax error comes before its missing language.
+#[test]
+fn import_errors_name_the_option_and_speak_the_formats_terms() {
+    let d = Dir::new();
+    std::fs::write(
+        d.path("nt.xlf"),
+        "<xliff version=\"1.2\"><file source-language=\"en\" datatype=\"x\" original=\"a\"><body>\n\
+         <trans-unit id=\"u1\"><source>Hi</source><target>Hallo</target></trans-unit></body></file></xliff>",
+    )
+    .unwrap();
+    let r = d.run(&["import", "nt.xlf"]);
+    assert_eq!(r.code(), 3);
+    assert_eq!(
+        r.stderr(),
+        "cmem: import nt.xlf: line 2, column 1: segment 1 (unit \"u1\"): the document names no target language; \
+         give one with --to\n"
+    );
+    let header = "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\n";
+    std::fs::write(d.path("nl.po"), format!("{header}msgid \"a\"\nmsgstr \"b\"\n")).unwrap();
+    let r = d.run(&["import", "nl.po"]);
+    assert_eq!(r.code(), 3);
+    assert_eq!(
+        r.stderr(),
+        "cmem: import nl.po: the header names no Language (the target language); give one with --to\n"
+    );
+    // With a syntax error too, the syntax error comes first: it is what to fix.
+    std::fs::write(d.path("bad.po"), format!("{header}msgid \"a\"\nmsgstr \"b\"\nmsgfoo \"x\"\n")).unwrap();
+    let r = d.run(&["import", "bad.po"]);
+    assert_eq!(r.code(), 3);
+    assert!(r.stderr().starts_with("cmem: import bad.po: line 7, column 1: "), "{}", r.stderr());
+    assert!(r.stderr().contains("msgfoo"), "{}", r.stderr());
+    d.ok(&["import", "-q", "bad.po", "--from", "en", "--to", "de"]);
 }
 
 #[test]
@@ -720,6 +765,40 @@ fn export_import_round_trips_in_every_format() {
         .contains(".tmp")));
 }
 
+/// The format flags of a PO message decided its recognition (`no-c-format`: `%delta:`
+/// is text, not printf `%d` + `elta:`); the decision travels with the entry through
+/// every export format, and importing the export again finds the same entries.
+#[test]
+fn po_format_flags_survive_export_and_import_in_every_format() {
+    let d = Dir::new();
+    std::fs::write(
+        d.path("de.po"),
+        "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\"Language: de\\n\"\n\n\
+         #, no-c-format\nmsgid \"%delta: value\"\nmsgstr \"%delta: Wert\"\n\n\
+         #, c-format\nmsgid \"%d files\"\nmsgstr \"%d Dateien\"\n\n\
+         #, python-brace-format\nmsgid \"{n}%d\"\nmsgstr \"{n}%d\"\n",
+    )
+    .unwrap();
+    d.ok(&["import", "-q", "de.po"]);
+    let original = dump(&d, "cmem.db");
+    assert!(original.contains(r#"[{"text":"%delta: value"}]"#), "{original}");
+    let files = ["out.tmx", "out.kmb", "out.jsonl"];
+    for file in files {
+        d.ok(&["export", "-q", "-o", file]);
+    }
+    for file in files {
+        let r = d.ok(&["import", file]);
+        assert!(
+            r.stderr().contains(": 3 read, 0 written, 3 deduplicated, 0 problems in "),
+            "{file}: {}",
+            r.stderr()
+        );
+        let copy = format!("{file}.db");
+        d.ok(&["--memory", &copy, "import", "-q", file]);
+        assert_eq!(dump(&d, &copy), original, "{file}");
+    }
+}
+
 #[test]
 fn export_filters_by_locale() {
     let d = Dir::with_sample();
@@ -901,10 +980,11 @@ fn recycle_xliff12_fills_exact_targets_and_adds_candidates() {
       <target xml:lang="fr" state="translated" state-qualifier="exact-match">Texte numéro 1</target>"#
     ));
     // 94 is below the fill threshold (95): a candidate, not a target; the stored source's
-    // final full stop, which the segment lacks, is taken off its target (a repair).
+    // final full stop, which the segment lacks, is taken off its target (a repair), so the
+    // pair is the segment's source with that target, labelled.
     assert!(out.contains(
-        r#"<alt-trans match-quality="94" origin="cmem" alttranstype="proposal"><source xml:lang="en">Text number four.</source><target xml:lang="fr">Texte numéro quatre</target></alt-trans>"#
-    ));
+        r#"<alt-trans match-quality="94" origin="cmem" alttranstype="proposal"><source xml:lang="en">Text number four</source><target xml:lang="fr">Texte numéro quatre</target><note>cmem: adapted to this source (punctuation)</note></alt-trans>"#
+    ), "{out}");
     let segments = xliff_segments(&d.path("out.xlf"));
     let target = |id: &str| segments.iter().find(|s| s.0 == id).unwrap().2.clone();
     assert_eq!(target("1").as_deref(), Some("Texte numéro 1"));
@@ -1048,6 +1128,36 @@ fn recycle_with_nothing_to_match_copies_every_byte() {
             "{file}"
         );
     }
+}
+
+/// XML 1.0 forbids C0 controls but tab, line feed and carriage return, raw or as
+/// references: OmegaT's and Okapi's ill-formed test documents are refused by both
+/// commands with file, line and column, and nothing is stored or written.
+#[test]
+fn ill_formed_xliff_is_refused_by_import_and_recycle() {
+    let d = Dir::with_sample();
+    let before = d.ok(&["stats", "--json"]).stdout();
+    for (file, place, what) in [
+        ("invalid/okapi__invalid_xml_entity.xlf", "line 8, column 29", "U+0003"),
+        ("invalid/control-char-in-target.xlf", "line 7, column 23", "U+0008"),
+    ] {
+        let path = td(file);
+        let r = d.run(&["import", &path]);
+        assert_eq!(r.code(), 3, "{}", r.stderr());
+        assert_eq!(
+            r.stderr(),
+            format!("cmem: import {path}: {place}: {what} is not allowed in an XML 1.0 document\n")
+        );
+        std::fs::write(d.path("out.xlf"), "before").unwrap();
+        let r = d.run(&["recycle", &path, "-o", "out.xlf"]);
+        assert_eq!(r.code(), 3, "{}", r.stderr());
+        assert_eq!(
+            r.stderr(),
+            format!("cmem: recycle {path}: {place}: {what} is not allowed in an XML 1.0 document\n")
+        );
+        assert_eq!(std::fs::read_to_string(d.path("out.xlf")).unwrap(), "before");
+    }
+    assert_eq!(d.ok(&["stats", "--json"]).stdout(), before, "nothing stored");
 }
 
 #[test]
@@ -1270,9 +1380,26 @@ fn po_export_recycle_and_analyze_with_csv() {
         ),
         "{text}"
     );
-    let refused = d.run(&["export", "-o", d.path("x.po").to_str().unwrap(), "--to", "de"]);
-    assert_ne!(refused.code(), 0);
-    assert!(refused.stderr().contains("give --from and --to"), "{}", refused.stderr());
+    // The memory holds one pair: it is the catalog's without --from and --to, or with one.
+    for given in [&[][..], &["--to", "de"][..], &["--from", "en"][..]] {
+        let x = d.path("x.po");
+        let mut args = vec!["export", "-q", "-o", x.to_str().unwrap()];
+        args.extend_from_slice(given);
+        d.ok(&args);
+        assert_eq!(std::fs::read_to_string(&x).unwrap(), text, "{given:?}");
+    }
+    let refused = d.run(&["export", "-o", d.path("x.po").to_str().unwrap(), "--to", "fr"]);
+    assert_eq!(refused.code(), 3);
+    assert!(refused.stderr().contains("the memory holds none that fits"), "{}", refused.stderr());
+    // With two pairs, it names them and asks.
+    d.ok(&["import", "-q", &td("tmx/tico-19__slice40.en-zh.tmx")]);
+    let refused = d.run(&["export", "-o", d.path("x.po").to_str().unwrap()]);
+    assert_eq!(refused.code(), 3);
+    assert!(
+        refused.stderr().contains("the memory holds 2 (en → de, en → zh); give --from and --to"),
+        "{}",
+        refused.stderr()
+    );
     // The exported catalog's first message, as a template, is filled back.
     let first_id = text.split("\nmsgid \"").nth(2).and_then(|s| s.split("\"\n").next()).unwrap().to_owned();
     let pot = d.path("messages.pot");

@@ -32,7 +32,9 @@
 //!   the target together with the fewest neighbouring characters that make it occur
 //!   exactly once in the source and exactly once in the target, and changed there alike.
 //!   The neighbours taken are marks, digits and white space, never letters (a name the
-//!   target copied may stand elsewhere in its word order). All or nothing: if one
+//!   target copied may stand elsewhere in its word order), and a stretch found by spaces
+//!   alone is not placed: every two words of the target have a space between them
+//!   (`Open File` → `Datei öffnen` does not make `Open/File` `Datei/öffnen`). All or nothing: if one
 //!   stretch cannot be placed, nothing is changed. A mark new between two letters
 //!   (`Strikethrough` → `Strike-through`) or a hyphen or apostrophe that comes or goes
 //!   there (`E-mail` → `Email`) is spelling, which the target does its own way.
@@ -602,7 +604,13 @@ fn place_gap(s: &str, a: usize, b: usize, runs: &[&str], all: &[&str]) -> Option
         let start = if left == 0 { a } else { before[left - 1].0 };
         let end = if right == 0 { b } else { after[right - 1].0 + after[right - 1].1.len_utf8() };
         let window = &s[start..end];
-        if !window.contains('\u{FFFC}') && occurrences(s, window).count() == 1 {
+        // A space (or tab) between two words says nothing about where it is in the
+        // target: any two of its words have one, and which of them stand for the
+        // source's pair is the translator's word order (`Open File` → `Datei öffnen`
+        // has its one space, but `Open/File` is not `Datei/öffnen`). A window of such
+        // white space alone places nothing; a line break, a mark or a digit does.
+        let anchored = !window.chars().all(|c| c.is_whitespace() && !matches!(c, '\n' | '\r'));
+        if anchored && !window.contains('\u{FFFC}') && occurrences(s, window).count() == 1 {
             match all.iter().map(|t| occurrences(t, window).count()).sum::<usize>() {
                 0 => return None,
                 // Once in the whole target: placed if that once is a top-level run (a
@@ -921,6 +929,13 @@ mod tests {
             run("Item 1; item 2", "Item 1, item 2", "Eintrag 1, Eintrag 2", &de()).0,
             "Eintrag 1; Eintrag 2"
         );
+        // A space that became a mark between two words the target translated: the
+        // target's one space is not the source's (its words come in another order).
+        let (text, r) = run("Open/File", "Open File", "Datei öffnen", &de());
+        assert_eq!(text, "Datei öffnen");
+        assert!(!r.is_empty() && r.iter().all(|r| !r.applied), "{r:?}");
+        // Digits around it anchor it.
+        assert_eq!(run("Page 1/2", "Page 1 2", "Seite 1 2", &de()).0, "Seite 1/2");
         // A word that changed is not mechanical: nothing is touched.
         let (text, r) = run("Open, file", "Close; file", "Schließen; Datei", &de());
         assert_eq!(text, "Schließen; Datei");

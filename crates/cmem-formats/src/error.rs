@@ -205,7 +205,7 @@ impl FormatError {
         self.inner.entry
     }
 
-    /// The entry's id in the file (`tuid`), when it has one.
+    /// The entry's id in the file (a TMX `tuid`, an XLIFF unit's `id`), when it has one.
     pub fn entry_id(&self) -> Option<&str> {
         self.inner.entry_id.as_deref()
     }
@@ -247,16 +247,19 @@ impl fmt::Display for Inner {
             _ => {}
         }
         if let Some(entry) = self.entry {
-            let noun = match self.format {
-                Format::Tmx => "tu",
-                Format::Jsonl => "line",
-                _ => "entry",
+            // Each format's own words: a TMX `tu` and its `tuid`, an XLIFF segment and the
+            // `id` of its unit.
+            let (noun, id_name) = match self.format {
+                Format::Tmx => ("tu", "tuid"),
+                Format::Jsonl => ("line", "id"),
+                Format::Xliff => ("segment", "unit"),
+                _ => ("entry", "id"),
             };
             // A JSON Lines line number already says which entry.
             if !(self.format == Format::Jsonl && self.line == Some(entry)) {
                 write!(f, "{noun} {entry}")?;
                 if let Some(id) = &self.entry_id {
-                    write!(f, " (tuid {id:?})")?;
+                    write!(f, " ({id_name} {id:?})")?;
                 }
                 f.write_str(": ")?;
             }
@@ -296,5 +299,14 @@ mod tests {
         assert_eq!(e.to_string(), "jsonl: a.jsonl: line 3: bad");
         let e = FormatError::new(Format::Kmb, ErrorKind::Corrupt, "checksum").for_entry(2, None);
         assert_eq!(e.to_string(), "kmb: entry 2: checksum");
+        // XLIFF in its own terms, not TMX's.
+        let e = FormatError::new(Format::Xliff, ErrorKind::InvalidLocale, "no target language")
+            .in_file("a.xlf")
+            .at(9, 1)
+            .for_entry(1, Some("u1"));
+        assert_eq!(
+            e.to_string(),
+            "xliff: a.xlf: line 9, column 1: segment 1 (unit \"u1\"): no target language"
+        );
     }
 }

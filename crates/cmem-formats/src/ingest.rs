@@ -37,7 +37,7 @@ use crate::item::Item;
 use crate::jsonl::{JsonlOptions, JsonlReader, RunsHook};
 #[cfg(feature = "gzip")]
 use crate::kmb::KmbReader;
-use crate::po::{PoOptions, PoReader};
+use crate::po::{MessageRunner, PoOptions, PoReader};
 use crate::tmx::{TmxOptions, TmxReader};
 use crate::weblate::{WeblateOptions, WeblateReader};
 use crate::xliff_in::{XliffInOptions, XliffReader};
@@ -318,12 +318,17 @@ impl IngestStatus {
 /// TMX entries whose segments are all plain text (level 1, or level 2 without codes) get
 /// their inline codes recognized by the same hook as JSON Lines lines: the first variant
 /// as the source, each other variant as a target linked to it. An entry that carries
-/// codes of its own is left as its file gave it.
+/// codes of its own is left as its file gave it. An entry that came from a PO catalog
+/// (its `po:flags` property, written by the TMX writer as `x-cmem-meta:po:flags`) is
+/// recognized by its format flags, as the PO reader did it: `no-c-format` text stays
+/// text, so a memory exported to TMX and imported again gets the same entries back.
 pub struct Ingest<'h> {
     inputs: std::vec::IntoIter<Input>,
     current: Option<Reader<'h>>,
     options: IngestOptions,
     hook: Option<RunsHook<'h>>,
+    /// Recognizes TMX entries: by their PO format flags, else by `hook`.
+    runner: MessageRunner<'h>,
     status: IngestStatus,
     cancel: Option<Arc<AtomicBool>>,
     done: bool,
@@ -348,6 +353,7 @@ impl<'h> Ingest<'h> {
             current: None,
             options,
             hook,
+            runner: MessageRunner::new(hook, true),
             status: IngestStatus::default(),
             cancel: None,
             done: false,
@@ -448,7 +454,7 @@ impl<'h> Ingest<'h> {
                 let tmx = matches!(reader, Reader::Tmx(_));
                 match reader.next() {
                     Some(Ok(Item::Entry(entry))) if tmx => {
-                        return Some(Ok(Item::Entry(recognize_level1(entry, self.hook))));
+                        return Some(Ok(Item::Entry(recognize_level1(entry, &mut self.runner))));
                     }
                     Some(item) => return Some(item),
                     None => self.current = None,
@@ -490,17 +496,22 @@ impl ItemSource for Ingest<'_> {
     }
 }
 
-/// A TMX entry whose segments are all plain text gets its inline codes recognized; see
-/// [`Ingest`].
-fn recognize_level1(mut entry: NewEntry, hook: Option<RunsHook<'_>>) -> NewEntry {
-    let Some(hook) = hook else { return entry };
+/// A TMX entry whose segments are all plain text gets its inline codes recognized, by
+/// its PO format flags when it has any; see [`Ingest`].
+fn recognize_level1(mut entry: NewEntry, runner: &mut MessageRunner<'_>) -> NewEntry {
     let texts = entry.variants.iter().map(|v| cmem_core::run::text_only(&v.runs));
     let Some(texts) = texts.collect::<Option<Vec<String>>>() else {
         return entry;
     };
+    let flags: Vec<String> = entry
+        .metadata
+        .iter()
+        .filter(|(k, _)| k == "po:flags")
+        .flat_map(|(_, v)| v.lines().map(str::to_owned))
+        .collect();
     let Some((source, targets)) = texts.split_first() else { return entry };
     for (i, target) in targets.iter().enumerate() {
-        let (s, t) = hook(source, target);
+        let (s, t) = runner.pair(&flags, source, target);
         if i == 0 {
             entry.variants[0].runs = s;
         }
@@ -538,6 +549,27 @@ mod tests {
         );
         let (entries, _) = collect_items(plain).unwrap();
         assert_eq!(entries[0].variants[0].runs, vec![Run::text("Open %s")]);
+    }
+
+    #[test]
+    fn tmx_entries_from_po_are_recognized_by_their_format_flags() {
+        let tmx = r#"<tmx version="1.4"><header srclang="en" datatype="plaintext" segtype="sentence" adminlang="en" creationtool="t" creationtoolversion="1" o-tmf="t"/><body>
+<tu><prop type="x-cmem-meta:po:flags">no-c-format</prop><tuv xml:lang="en"><seg>%delta: value</seg></tuv><tuv xml:lang="de"><seg>%delta: Wert</seg></tuv></tu>
+<tu><tuv xml:lang="en"><seg>%delta: value</seg></tuv><tuv xml:lang="de"><seg>%delta: Wert</seg></tuv></tu>
+<tu><prop type="x-cmem-meta:po:flags">python-format</prop><tuv xml:lang="en"><seg>%(n)s of {x}</seg></tuv><tuv xml:lang="de"><seg>%(n)s von {x}</seg></tuv></tu>
+</body></tmx>"#;
+        let rec = Recognizer::default();
+        let hook = |s: &str, t: &str| rec.recognize_pair(s, t);
+        let input = Input::from_reader("po.tmx", Format::Tmx, tmx.as_bytes());
+        let (entries, _) =
+            collect_items(Ingest::new(vec![input], IngestOptions::default(), Some(&hook))).unwrap();
+        // The flag said it is no format string: text, as the PO reader made it.
+        assert_eq!(entries[0].variants[0].runs, vec![Run::text("%delta: value")]);
+        // Without flags the default rules decide, as for any level-1 TMX.
+        assert!(matches!(entries[1].variants[0].runs[0], Run::Ph(_)), "{:?}", entries[1].variants[0].runs);
+        // python-format: printf-style codes, not braces.
+        assert!(matches!(&entries[2].variants[0].runs[0], Run::Ph(c) if c.data == "%(n)s"));
+        assert!(entries[2].variants[0].runs[1..].iter().all(|r| matches!(r, Run::Text(_))));
     }
 
     #[test]

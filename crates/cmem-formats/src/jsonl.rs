@@ -206,7 +206,13 @@ impl<'h, R: BufRead> JsonlReader<'h, R> {
                         .for_entry(self.line, None)
                 }),
                 None => default.clone().ok_or_else(|| {
-                    self.problem(format!("no {key:?} on the line and no default {key} given"), None)
+                    let side = if key == "source_locale" { "source" } else { "target" };
+                    self.problem(
+                        format!(
+                            "no {key:?} on the line and no {side} language given; give one in the options"
+                        ),
+                        None,
+                    )
                 }),
             }
         };

@@ -11,6 +11,14 @@
 //! `<mtc:match similarity="87" matchQuality="87" origin="cmem" type="tm" ref="#s1">`
 //! (the `mtc` namespace is declared on the root when missing).
 //!
+//! A candidate is a pair that belongs together: the memory's source and target as
+//! stored (the target's codes those of the document), or, when adaptation changed the
+//! target's text (a final mark or number repaired, an entity value carried in), the
+//! segment's own source beside that adapted target, labelled: a 1.x
+//! `<note>cmem: adapted to this source (punctuation)</note>`, a 2.x
+//! `subType="cmem:adapted"`. Identical pairs (entries of other units or points with the
+//! same text) are written once, at the best score.
+//!
 //! # States
 //!
 //! | fill | XLIFF 1.2 `target` | XLIFF 2 `segment` |
@@ -567,17 +575,18 @@ pub fn recycle_document(
             filled = true;
             rest.remove(pick);
         }
-        let candidates: Vec<Candidate> = rest
-            .iter()
-            .filter(|m| m.score >= options.fuzzy_threshold)
-            .take(options.max_candidates)
-            .map(|m| Candidate {
-                source: as_doc(m.source()),
-                target: as_doc(&m.adapted_target),
-                quality: percent(m.score),
-                origin: options.origin.clone(),
-            })
-            .collect();
+        let mut candidates: Vec<Candidate> = Vec::new();
+        for m in rest.iter().filter(|m| m.score >= options.fuzzy_threshold) {
+            if candidates.len() >= options.max_candidates {
+                break;
+            }
+            let c = candidate(m, &doc.segments()[index].source, &as_doc, &options.origin);
+            // Entries apart in the memory (another unit, point or project) can give the
+            // same pair: a translator is shown it once, at its best score.
+            if !candidates.iter().any(|k| k.source == c.source && k.target == c.target) {
+                candidates.push(c);
+            }
+        }
         for c in &candidates {
             report.candidate_codes_dropped +=
                 doc.render(index, &c.source).dropped + doc.render(index, &c.target).dropped;
@@ -591,6 +600,47 @@ pub fn recycle_document(
         }
     }
     Ok(report)
+}
+
+/// The candidate of match `m` for a segment whose source is `segment_source`: a pair
+/// that belongs together. The memory's pair as stored, its target's codes those of the
+/// document; or, when the adapted target's text differs from the stored target's (a
+/// repaired final mark or number, an entity value), the segment's own source with the
+/// adapted target, labelled: the stored source beside a target changed for another
+/// source would be a pair no one approved.
+fn candidate(
+    m: &Match,
+    segment_source: &[Run],
+    as_doc: &dyn Fn(&[Run]) -> Vec<Run>,
+    origin: &str,
+) -> Candidate {
+    let mut changed: Vec<&str> = Vec::new();
+    for r in m.repairs.iter().filter(|r| r.applied) {
+        let what = match r.kind {
+            cmem_core::repair::RepairKind::Whitespace => "white space",
+            cmem_core::repair::RepairKind::Number => "number",
+            cmem_core::repair::RepairKind::Mnemonic => "mnemonic",
+            _ => "punctuation",
+        };
+        if !changed.contains(&what) {
+            changed.push(what);
+        }
+    }
+    if m.entity_adaptations.iter().any(|a| a.applied) {
+        changed.push("entity");
+    }
+    let (source, adapted) = if changed.is_empty() {
+        (as_doc(m.source()), None)
+    } else {
+        (segment_source.to_vec(), Some(changed.join(", ")))
+    };
+    Candidate {
+        source,
+        target: as_doc(&m.adapted_target),
+        quality: percent(m.score),
+        origin: origin.to_owned(),
+        adapted,
+    }
 }
 
 /// Recycles the XLIFF document read from `input` (named `name` in messages) and

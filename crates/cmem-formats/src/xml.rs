@@ -209,6 +209,28 @@ impl<R: Read> XmlReader<R> {
             if self.xml.buffer_position().saturating_sub(cap_start) > cap {
                 return Err(self.cap_error(cap_start, cap));
             }
+            // XML 1.0 §2.2: a document holds no C0 control but tab, line feed and carriage
+            // return, and no U+FFFE or U+FFFF, anywhere (text, markup, comments). The
+            // bytes of an event start this many bytes after the event (its delimiter).
+            let (raw, lead): (&str, u64) = match &event {
+                Event::Start(e) | Event::Empty(e) => (e, 1),
+                Event::End(e) => (e, 2),
+                Event::Text(t) => (t, 0),
+                Event::Comment(t) => (t, 4),
+                Event::DocType(t) => (t, 9),
+                Event::CData(t) => (t, 9),
+                Event::PI(t) => (t, 2),
+                Event::Decl(t) => (t, 2),
+                Event::GeneralRef(r) => (r, 1),
+                Event::Eof => ("", 0),
+            };
+            if let Some((at, c)) = forbidden_char(raw.as_bytes()) {
+                return Err(self.error_at(
+                    ErrorKind::Xml,
+                    format!("{} is not allowed in an XML 1.0 document", char_name(c)),
+                    start + lead + at as u64,
+                ));
+            }
             let ev = match event {
                 Event::Start(e) => {
                     if let Err(m) = element_parts(&e, &mut self.name, &mut self.attrs, &mut self.n_attrs) {
@@ -242,7 +264,12 @@ impl<R: Read> XmlReader<R> {
                             XmlEvent::Text
                         }
                         None => {
-                            let what = if name.starts_with('#') {
+                            let what = if let Some(c) = referenced_char(name).filter(|c| !is_xml_char(*c)) {
+                                format!(
+                                    "&{name}; refers to {}, which an XML 1.0 document cannot hold",
+                                    char_name(c)
+                                )
+                            } else if name.starts_with('#') {
                                 format!("invalid character reference &{name};")
                             } else {
                                 format!(
@@ -356,6 +383,13 @@ fn element_parts(
         let value = a
             .normalized_value(XmlVersion::Implicit1_0)
             .map_err(|err| format!("attribute {key} of <{name}>: {err}"))?;
+        // Raw characters were checked with the tag; a reference can still name one.
+        if let Some(c) = value.chars().find(|c| !is_xml_char(*c)) {
+            return Err(format!(
+                "attribute {key} of <{name}> refers to {}, which an XML 1.0 document cannot hold",
+                char_name(c)
+            ));
+        }
         if *n_attrs == attrs.len() {
             attrs.push((String::new(), String::new()));
         }
@@ -425,9 +459,11 @@ fn escape_into(s: &str, out: &mut String, attr: bool) {
 /// entities are never expanded (no DTD processing), which also makes entity-expansion
 /// bombs harmless.
 ///
-/// Character references to C0 controls (`&#x1F;`), which XML 1.0 forbids but XML 1.1
-/// and many translation tools write, are accepted, as XML 1.1 reads them; only `&#0;`,
-/// surrogates and out-of-range numbers are refused.
+/// A character reference must name a character XML 1.0 allows (§4.1, well-formedness
+/// constraint "Legal Character"): `&#x1F;`, which XML 1.1 and some translation tools
+/// write, is refused like a raw U+001F, as are `&#0;`, surrogates and out-of-range
+/// numbers. Reading such a file as XML 1.1 would store a character no XML 1.0 output
+/// of ours (TMX, XLIFF) can carry back.
 pub fn resolve_reference(name: &str) -> Option<char> {
     match name {
         "amp" => Some('&'),
@@ -435,16 +471,46 @@ pub fn resolve_reference(name: &str) -> Option<char> {
         "gt" => Some('>'),
         "quot" => Some('"'),
         "apos" => Some('\''),
-        _ => {
-            let num = name.strip_prefix('#')?;
-            let code = if let Some(hex) = num.strip_prefix('x') {
-                u32::from_str_radix(hex, 16).ok()?
-            } else {
-                num.parse::<u32>().ok()?
-            };
-            char::from_u32(code).filter(|&c| c != '\0')
-        }
+        _ => referenced_char(name).filter(|&c| is_xml_char(c)),
     }
+}
+
+/// The character a character reference's name (`#x1F`, `#31`) names, allowed or not.
+fn referenced_char(name: &str) -> Option<char> {
+    let num = name.strip_prefix('#')?;
+    let code = if let Some(hex) = num.strip_prefix('x') {
+        u32::from_str_radix(hex, 16).ok()?
+    } else {
+        num.parse::<u32>().ok()?
+    };
+    char::from_u32(code)
+}
+
+/// The first character of UTF-8 `bytes` that XML 1.0 does not allow (§2.2 `Char`): a
+/// C0 control other than tab, line feed and carriage return, U+FFFE or U+FFFF; with
+/// its byte offset. Surrogates cannot occur in UTF-8.
+fn forbidden_char(bytes: &[u8]) -> Option<(usize, char)> {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r') {
+            return Some((i, char::from(b)));
+        }
+        if b == 0xEF && bytes.get(i + 1) == Some(&0xBF) {
+            match bytes.get(i + 2) {
+                Some(0xBE) => return Some((i, '\u{FFFE}')),
+                Some(0xBF) => return Some((i, '\u{FFFF}')),
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `U+0008` for messages.
+fn char_name(c: char) -> String {
+    format!("U+{:04X}", c as u32)
 }
 
 #[cfg(test)]
@@ -460,9 +526,19 @@ mod tests {
         escape_attr_into("\"x\"\t\n", &mut out);
         assert_eq!(out, "&quot;x&quot;&#9;&#10;");
         assert_eq!(resolve_reference("#x20"), Some(' '));
-        assert_eq!(resolve_reference("#1"), Some('\u{1}'));
+        assert_eq!(resolve_reference("#1"), None);
+        assert_eq!(resolve_reference("#x9"), Some('\t'));
+        assert_eq!(resolve_reference("#xFFFE"), None);
         assert_eq!(resolve_reference("#0"), None);
         assert_eq!(resolve_reference("#xD800"), None);
         assert_eq!(resolve_reference("lol"), None);
+    }
+
+    #[test]
+    fn characters_xml_1_0_forbids() {
+        assert_eq!(forbidden_char(b"a\tb\r\nc"), None);
+        assert_eq!(forbidden_char(b"ab\x08c"), Some((2, '\u{8}')));
+        assert_eq!(forbidden_char("x\u{FFFF}".as_bytes()), Some((1, '\u{FFFF}')));
+        assert_eq!(forbidden_char("\u{FFFD}\u{10000}".as_bytes()), None);
     }
 }

@@ -316,6 +316,14 @@ fn invalid_set() {
         expect("unsupported-encoding.tmx", Encoding, true, (Some(1), Some(1)), None, "KOI8-R"),
         expect("not-tmx.tmx", NotTmx, true, (Some(2), Some(1)), None, "<xliff>"),
         expect("invalid-utf8.tmx", Encoding, true, (Some(10), Some(27)), None, "invalid UTF-8"),
+        expect(
+            "control-char-reference.tmx",
+            Xml,
+            true,
+            (Some(7), Some(40)),
+            None,
+            "&#x7; refers to U+0007, which an XML 1.0 document cannot hold",
+        ),
         expect("bad-line.jsonl", InvalidLine, false, (Some(3), Some(28)), Some(3), "invalid JSON"),
         expect("truncated.kmb", Truncated, true, (None, None), Some(4), "truncated"),
         expect("corrupted.kmb", Corrupt, true, (None, None), None, ""),
@@ -1064,22 +1072,38 @@ fn huge_markup_outside_units_is_capped() {
     }
 }
 
-/// Tools write C0 controls as references (`&#x1F;`), which XML 1.0 forbids; they are
-/// read (as XML 1.1 would) and survive a round trip through the exact-runs property.
+/// Some tools write C0 controls as references (`&#x1F;`), which XML 1.0 forbids (§4.1,
+/// "Legal Character"): refused with their place, like a raw control. A control a memory
+/// entry holds (from a PO `\b`, say) still survives a TMX round trip, through the
+/// exact-runs property.
 #[test]
-fn control_character_references_are_read_and_kept() {
+fn control_character_references_are_refused_and_stored_controls_kept() {
     let tmx = "<tmx version=\"1.4\"><header srclang=\"en\"/><body><tu><tuv xml:lang=\"en\"><seg>a&#x1F;b</seg></tuv>\
                <tuv xml:lang=\"de\"><seg>c&#3;</seg></tuv></tu></body></tmx>";
-    let (entries, problems) = read_tmx_bytes("c0.tmx", tmx.as_bytes(), TmxOptions::default()).unwrap();
-    assert!(problems.is_empty());
-    assert_eq!(entries[0].variants[0].runs, vec![cmem_core::Run::text("a\u{1f}b")]);
-    let bytes = write_tmx(&entries, TmxWriteOptions::default());
-    let (again, _) = read_tmx_bytes("c0-out.tmx", &bytes, TmxOptions::default()).unwrap();
-    assert_eq!(again, entries);
-    let err =
-        read_tmx_bytes("nul.tmx", tmx.replace("&#3;", "&#0;").as_bytes(), TmxOptions::default()).unwrap_err();
+    let err = read_tmx_bytes("c0.tmx", tmx.as_bytes(), TmxOptions::default()).unwrap_err();
+    assert_eq!((err.kind(), err.line(), err.column()), (ErrorKind::Xml, Some(1), Some(77)), "{err}");
+    assert!(
+        err.to_string().contains("&#x1F; refers to U+001F, which an XML 1.0 document cannot hold"),
+        "{err}"
+    );
+    let err = read_tmx_bytes("nul.tmx", tmx.replace("&#x1F;", "&#0;").as_bytes(), TmxOptions::default())
+        .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Xml);
-    assert!(err.to_string().contains("invalid character reference &#0;"), "{err}");
+    assert!(err.to_string().contains("&#0; refers to U+0000"), "{err}");
+    let raw = tmx.replace("&#x1F;", "\u{1F}");
+    let err = read_tmx_bytes("raw.tmx", raw.as_bytes(), TmxOptions::default()).unwrap_err();
+    assert_eq!((err.line(), err.column()), (Some(1), Some(77)), "{err}");
+    assert!(err.to_string().contains("U+001F is not allowed in an XML 1.0 document"), "{err}");
+
+    use cmem_core::{Locale, Run, Variant};
+    let entries = vec![NewEntry::pair(
+        Variant::new(Locale::parse("en").unwrap(), vec![Run::text("a\u{1f}b")]),
+        Variant::new(Locale::parse("de").unwrap(), vec![Run::text("c\u{3}")]),
+    )];
+    let bytes = write_tmx(&entries, TmxWriteOptions::default());
+    let (again, problems) = read_tmx_bytes("c0-out.tmx", &bytes, TmxOptions::default()).unwrap();
+    assert!(problems.is_empty());
+    assert_eq!(again[0].variants, entries[0].variants);
 }
 
 /// `strict` turns the first problem into the error that ends the read.

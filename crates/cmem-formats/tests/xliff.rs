@@ -368,6 +368,16 @@ fn invalid_files_give_located_errors() {
         ("oasis-xliff22__bad_NoTrgLang.xlf", ErrorKind::NotXliff, 0, 0, "no trgLang"),
         ("oasis-xliff22__bad_SegmentWithoutSource.xlf", ErrorKind::NotXliff, 0, 0, "has no <source>"),
         ("oasis-xliff22__Good-pgs_plural.xlf", ErrorKind::Xml, 0, 0, ""),
+        // XML 1.0 forbids C0 controls but tab, line feed and carriage return, raw or as
+        // references (§2.2, §4.1).
+        (
+            "okapi__invalid_xml_entity.xlf",
+            ErrorKind::Xml,
+            8,
+            29,
+            "U+0003 is not allowed in an XML 1.0 document",
+        ),
+        ("control-char-in-target.xlf", ErrorKind::Xml, 7, 23, "U+0008 is not allowed in an XML 1.0 document"),
     ];
     let mut failures = Vec::new();
     for (file, kind, line, col, contains) in cases {
@@ -391,6 +401,106 @@ fn invalid_files_give_located_errors() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn ill_formed_xml_is_refused_by_import_and_recycle() {
+    let dir = std::env::temp_dir().join(format!("cmem-xliff-ill-formed-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("out.xlf");
+    let store = en_de_store(&[("Open the file", "Datei öffnen")]);
+    for (file, line, column) in
+        [("okapi__invalid_xml_entity.xlf", 8, 29), ("control-char-in-target.xlf", 7, 23)]
+    {
+        let path = testdata().join("invalid").join(file);
+        fs::write(&out, b"previous").unwrap();
+        let err = recycle_file(&path, &out, &store, &RecycleOptions::default()).unwrap_err();
+        assert_eq!(
+            (err.kind(), err.line(), err.column()),
+            (ErrorKind::Xml, Some(line), Some(column)),
+            "{err}"
+        );
+        assert!(err.to_string().contains(file), "{err}");
+        assert_eq!(fs::read(&out).unwrap(), b"previous", "{file}: the output is left as it was");
+        // Imported as a translated document: refused the same way, nothing read.
+        let mut options = cmem_formats::XliffInOptions::default();
+        options.file_name = file.to_owned();
+        let items: Vec<_> = match cmem_formats::XliffReader::new(&fs::read(&path).unwrap()[..], options, None)
+        {
+            Ok(r) => r.collect(),
+            Err(e) => vec![Err(e)],
+        };
+        assert!(
+            items.iter().all(|i| !matches!(i, Ok(cmem_formats::Item::Entry(_)))),
+            "{file}: an entry was read"
+        );
+        let err = items.into_iter().find_map(Result::err).unwrap_or_else(|| panic!("{file}: no error"));
+        assert_eq!(
+            (err.kind(), err.line(), err.column()),
+            (ErrorKind::Xml, Some(line), Some(column)),
+            "{err}"
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A PASSOLO XLIFF 1.0 menu (as `okapi__PAS-10-Test01.xlf`): the memory holds
+/// `&File:` → `&Fichier :` for two units. Their candidate for `&File` is written once,
+/// and as a pair that belongs together: the final mark repaired away, so the segment's
+/// own source beside the adapted target, labelled. A match left as stored keeps the
+/// stored source.
+#[test]
+fn candidates_are_written_once_each_and_as_pairs() {
+    let (en, fr) = (Locale::parse("en").unwrap(), Locale::parse("fr").unwrap());
+    let store = MemStore::new();
+    let entry = |s: &str, t: &str, unit: &str| {
+        let mut e = NewEntry::pair(
+            Variant::new(en.clone(), vec![Run::text(s)]),
+            Variant::new(fr.clone(), vec![Run::text(t)]),
+        );
+        e.unit = unit.to_owned();
+        e
+    };
+    store
+        .write(&[
+            entry("&File:", "&Fichier :", "menu.file"),
+            entry("&File:", "&Fichier :", "dialog.file"),
+            entry("Close the files", "Fermer les fichiers", ""),
+        ])
+        .unwrap();
+    let xlf = "<?xml version=\"1.0\"?>\n<xliff version='1.0'>\n<file tool='PASSOLO 3.0' source-language='en' \
+               target-language='fr' datatype='winres' original='NOTEPAD.EXE'>\n<body>\n\
+               <trans-unit id='1' restype='menupopup'>\n<source>&amp;File</source>\n</trans-unit>\n\
+               <trans-unit id='2'>\n<source>Close the file</source>\n</trans-unit>\n</body>\n</file>\n</xliff>\n";
+    let mut doc = XliffDocument::read(xlf.as_bytes(), "menu.xlf").unwrap();
+    let report = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+    assert_eq!((report.filled, report.with_candidates), (0, 2));
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert_eq!(out.matches("<alt-trans").count(), 2, "{out}");
+    assert!(
+        out.contains(
+            "<source xml:lang=\"en\">&amp;File</source><target xml:lang=\"fr\">&amp;Fichier</target>\
+             <note>cmem: adapted to this source (punctuation)</note></alt-trans>"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("&amp;File:"), "the stored source beside the adapted target: {out}");
+    assert!(
+        out.contains(
+            "<source xml:lang=\"en\">Close the files</source><target xml:lang=\"fr\">Fermer les fichiers</target>\
+             </alt-trans>"
+        ),
+        "{out}"
+    );
+    // XLIFF 2 labels it with a subType.
+    let xlf2 = "<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\" trgLang=\"fr\">\
+                <file id=\"f\"><unit id=\"u\"><segment><source>&amp;File</source></segment></unit></file></xliff>";
+    let mut doc = XliffDocument::read(xlf2.as_bytes(), "menu2.xlf").unwrap();
+    recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert_eq!(out.matches("<mtc:match ").count(), 1, "{out}");
+    assert!(out.contains("subType=\"cmem:adapted\""), "{out}");
+    assert!(out.contains("<source>&amp;File</source><target>&amp;Fichier</target>"), "{out}");
 }
 
 #[test]

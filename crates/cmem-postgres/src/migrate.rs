@@ -31,18 +31,21 @@ pub(crate) const META_CHANGES: &str = "changes";
 /// # Errors
 /// [`ErrorKind::Schema`] for a database that holds other tables but not cmem's.
 pub(crate) fn schema_version(client: &mut Client, name: &str) -> Result<u32> {
-    let has_meta: bool = client
-        .query_one(&format!("SELECT to_regclass('{META_TABLE}') IS NOT NULL"), &[])
-        .and_then(|r| r.try_get(0))
+    // One statement, so one snapshot of the catalog: two (`to_regclass` for the meta
+    // table, then a count of tables) can fall on either side of another program's
+    // committing migration and judge its schema foreign. `to_regclass` is not used at
+    // all: it answers from the session's catalog cache, which may still remember the
+    // meta table as missing after that program committed it (an advisory lock does not
+    // refresh the cache; locking a table does).
+    let (has_meta, tables): (bool, i64) = client
+        .query_one(
+            "SELECT COUNT(*) FILTER (WHERE table_name = $1) > 0, COUNT(*) \
+             FROM information_schema.tables WHERE table_schema = current_schema()",
+            &[&META_TABLE],
+        )
+        .and_then(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
         .ctx(name, "reading the schema")?;
     if !has_meta {
-        let tables: i64 = client
-            .query_one(
-                "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema()",
-                &[],
-            )
-            .and_then(|r| r.try_get(0))
-            .ctx(name, "reading the schema")?;
         if tables > 0 {
             return Err(Error::new(
                 ErrorKind::Schema,

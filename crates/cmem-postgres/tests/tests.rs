@@ -279,6 +279,42 @@ fn two_concurrent_imports_both_land_and_never_duplicate() {
     assert_eq!(projects, vec!["p0", "p1"], "no lost origin");
 }
 
+/// Two first imports into one empty database, as two `cmem import` started together:
+/// each open must wait for the other's schema, never see half of it. The openers start
+/// a millisecond apart so that some read the schema while the first creates it.
+#[test]
+fn first_opens_of_an_empty_database_at_once_all_succeed_and_both_imports_land() {
+    for round in 0..3 {
+        let url = fresh_url();
+        let opened: Vec<Result<PgStore, cmem_core::Error>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..24)
+                .map(|i| {
+                    let url = url.clone();
+                    s.spawn(move || {
+                        std::thread::sleep(Duration::from_millis(i));
+                        PgStore::open(&url)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let failed: Vec<String> =
+            opened.iter().filter_map(|r| r.as_ref().err()).map(|e| e.to_string()).collect();
+        assert!(failed.is_empty(), "round {round}: {failed:#?}");
+        let stores: Vec<PgStore> = opened.into_iter().take(2).map(Result::unwrap).collect();
+        std::thread::scope(|s| {
+            for (k, store) in stores.iter().enumerate() {
+                s.spawn(move || {
+                    let mut session = store.begin().unwrap();
+                    session.write(&segments(&format!("Import{k}"), 300)).unwrap();
+                    session.commit().unwrap();
+                });
+            }
+        });
+        assert_eq!(stores[0].stats().unwrap().entries, 600, "round {round}");
+    }
+}
+
 #[test]
 fn a_waiting_writer_gives_up_after_write_wait() {
     let url = fresh_url();

@@ -16,7 +16,8 @@ pub struct ServerConfig {
     /// more (default false: reads are open, writes always need a `write` token).
     pub read_needs_token: bool,
     /// The largest request body accepted, in bytes (default 4 MiB: a batch of 1,000
-    /// segments of ordinary length); larger gets `413`.
+    /// segments of ordinary length); larger gets `413`. Every route but the import
+    /// upload, which has [`max_upload_bytes`](Self::max_upload_bytes).
     pub max_body_bytes: usize,
     /// The longest request target (path and query string) accepted, in bytes (default
     /// 16 KiB); longer gets `414`.
@@ -24,8 +25,10 @@ pub struct ServerConfig {
     /// How long one request may take the store before it is answered `503` (default
     /// 30 s).
     pub request_timeout: Duration,
-    /// The largest import upload accepted, in bytes (default 16 GiB); it is streamed to a
-    /// temporary file, never held in memory.
+    /// The largest import upload (`POST /v1/imports`) accepted, in bytes (default
+    /// 16 GiB); larger gets `413`. It is streamed to a temporary file, never held in
+    /// memory, so it is not bound by [`max_body_bytes`](Self::max_body_bytes): a memory
+    /// to import is commonly hundreds of megabytes.
     pub max_upload_bytes: u64,
     /// The most segments of one batch lookup (default 1,000).
     pub max_batch: usize,
@@ -100,6 +103,13 @@ impl ServerConfig {
     #[must_use]
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
         self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Sets [`max_upload_bytes`](Self::max_upload_bytes).
+    #[must_use]
+    pub fn max_upload_bytes(mut self, bytes: u64) -> Self {
+        self.max_upload_bytes = bytes;
         self
     }
 

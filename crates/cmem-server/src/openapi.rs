@@ -275,7 +275,7 @@ pub fn openapi() -> Value {
             } },
             "/v1/imports": {
                 "post": {
-                    "summary": "import a file (TMX, .kmb, JSON Lines, PO, Weblate JSON, XLIFF; gzip or not) as a job, all or nothing",
+                    "summary": "import a file (TMX, .kmb, JSON Lines, PO, Weblate JSON, XLIFF; gzip or not) as a job, all or nothing; the upload is streamed to disk and bound by the upload limit (`--max-upload-bytes`, 413), not the body limit",
                     "tags": ["imports"], "security": write,
                     "parameters": [
                         { "name": "format", "in": "query", "required": true,

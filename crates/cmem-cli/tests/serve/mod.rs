@@ -33,10 +33,19 @@ impl Served {
     }
 
     /// Sends `SIGTERM`; returns the exit code, the rest of stderr and the time taken.
-    fn terminate(mut self) -> (i32, String, Duration) {
+    fn terminate(self) -> (i32, String, Duration) {
+        self.signal("TERM")
+    }
+
+    /// Sends `SIG{name}`; returns as [`terminate`](Self::terminate).
+    fn signal(mut self, name: &str) -> (i32, String, Duration) {
         let started = Instant::now();
         let pid = self.child.id().to_string();
-        assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+        assert!(std::process::Command::new("kill")
+            .args([&format!("-{name}"), &pid])
+            .status()
+            .unwrap()
+            .success());
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 break status;
@@ -90,6 +99,12 @@ fn serve_tokens_and_sigterm() {
     assert_eq!(tokens[0]["scope"], "write");
     assert_eq!(tokens[0]["name"], "ci");
     assert!(!list.stdout().contains(&write[5..]), "a token was listed");
+    // The creation time as RFC 3339 in UTC, in the table and beside the number in JSON.
+    let created = tokens[0]["created"].as_str().unwrap();
+    assert!(created.len() == 20 && created.ends_with('Z') && created.as_bytes()[10] == b'T', "{created}");
+    let table = d.ok(&["token", "list"]).stdout();
+    let first = table.lines().next().unwrap();
+    assert_eq!(first.split_whitespace().nth(2), Some(created), "{table}");
     let write_id = tokens[0]["id"].as_str().unwrap().to_owned();
 
     let served = Served::start(&d, &["--access-log"]);
@@ -110,6 +125,9 @@ fn serve_tokens_and_sigterm() {
     assert_eq!(post(&base, "/v1/entries", Some(&write), &entry).0, 401);
     assert_ne!(d.run(&["token", "revoke", &write_id]).code(), 0);
 
+    // A stop asked for is the server's normal end, not a failure: exit 0 (not 143), so
+    // that supervisors (systemd's Restart=on-failure, a container's restart policy) see
+    // a clean stop.
     let (code, stderr, took) = served.terminate();
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("stopped"), "{stderr}");
@@ -122,6 +140,10 @@ fn serve_tokens_and_sigterm() {
     assert_eq!(logged.iter().filter(|v| v["route"] == "/v1/entries" && v["status"] == 401).count(), 2);
     assert!(!stderr.contains(&write) && !stderr.contains("Automatic"), "{stderr}");
     assert!(took < Duration::from_secs(10));
+    // Ctrl-C alike: 0, not 130.
+    let (code, stderr, _) = Served::start(&d, &[]).signal("INT");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("stopped"), "{stderr}");
     // The acknowledged write is in the memory.
     let r = d.ok(&["lookup", "--from", "en", "--to", "de", "--json", "Quarterly zebra report"]);
     assert_eq!(r.json_lines()[0]["matches"][0]["target"]["text"], "Vierteljährlicher Zebrabericht");

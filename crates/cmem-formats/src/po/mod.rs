@@ -59,7 +59,7 @@ mod write;
 
 pub use parse::{Catalog, Header, Message, MsgStr};
 pub use read::{po_locale, PoOptions, PoReader, PoTally};
-pub(crate) use read::{text_runs, Counter};
+pub(crate) use read::{text_runs, Counter, MessageRunner};
 pub(crate) use recycle::analyze_po_counted;
 pub(crate) use recycle::recycle_po_bytes;
 pub use recycle::{analyze_po, recycle_po, PoRecycleReport};

@@ -223,10 +223,15 @@ impl PoReader {
                 located(ErrorKind::InvalidLocale, format!("the header's Language: {e}")).at_line(line)
             })?,
             (None, None) => {
+                // A syntax error may be why the header is missing or unread: the first
+                // one is what to fix first, so it is reported rather than the language.
+                if let Some(first) = catalog.problems.into_iter().next() {
+                    return Err(first);
+                }
                 return Err(located(
                     ErrorKind::InvalidLocale,
-                    "the header names no Language; give the target locale in the options".to_owned(),
-                ))
+                    "the header names no Language (the target language); give one in the options".to_owned(),
+                ));
             }
         };
         let project = options.project.clone().or(header.project.clone()).unwrap_or_else(|| file.clone());

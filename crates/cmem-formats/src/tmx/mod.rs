@@ -4,8 +4,9 @@
 //! [`TmxReader`] is an iterator of [`Item`](crate::Item)s: one [`Item::Entry`](crate::Item::Entry) per `tu` with two or
 //! more usable `tuv`s (one variant per locale, however many locales), and an
 //! [`Item::Problem`](crate::Item::Problem) for each recoverable fault, located by line, column and `tu`
-//! (index and `tuid`). Malformed XML, an undefined entity, an unsupported encoding and
-//! exceeded resource caps end the iteration with a located `Err`. Only one `tu` is held
+//! (index and `tuid`). Malformed XML, a character XML 1.0 forbids (a C0 control other
+//! than tab and line ends, raw or as a reference), an undefined entity, an unsupported
+//! encoding and exceeded resource caps end the iteration with a located `Err`. Only one `tu` is held
 //! in memory at a time.
 //!
 //! # Metadata keys

@@ -136,14 +136,21 @@ impl Segment {
 /// A translation candidate to write beside a segment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
-    /// The candidate's source (the memory's source).
+    /// The candidate's source: the memory's source, or with
+    /// [`adapted`](Self::adapted) the segment's own.
     pub source: Vec<Run>,
-    /// The candidate's target.
+    /// The candidate's target: the memory's target (its codes those of the document),
+    /// or with [`adapted`](Self::adapted) that target adapted to the segment's source.
     pub target: Vec<Run>,
     /// Its score, 0–100.
     pub quality: u8,
     /// Who proposes it (`cmem`).
     pub origin: String,
+    /// `None` for the memory's pair as stored; for a target whose text was adapted to
+    /// the segment's source (a repaired mark or number, an entity value), what was
+    /// changed (`punctuation, number`). Written as the candidate's label: a 1.x
+    /// `<note>`, a 2.x `subType="cmem:adapted"`.
+    pub adapted: Option<String>,
 }
 
 /// What writing runs with the document's codes gave.

@@ -4,22 +4,7 @@
 use cmem_core::{Code, Run};
 
 use super::{Role, SourceCode, WrittenRuns};
-use crate::xml::{escape_text_into, is_xml_char};
-
-/// Escapes text as [`escape_text_into`] does, but writes the C0 controls XML 1.0
-/// cannot carry as character references (as XML 1.1 and the tools that made such
-/// files do), so a control read from a document is written back as it came.
-fn escape_xliff_text(t: &str, out: &mut String) {
-    let mut last = 0;
-    for (i, c) in t.char_indices() {
-        if !is_xml_char(c) && c != '\0' && (c as u32) < 0x20 {
-            escape_text_into(&t[last..i], out);
-            out.push_str(&format!("&#x{:X};", c as u32));
-            last = i + c.len_utf8();
-        }
-    }
-    escape_text_into(&t[last..], out);
-}
+use crate::xml::escape_text_into;
 
 /// Writes `runs` with the markup of `codes` (module docs).
 pub(super) fn render_runs(runs: &[Run], codes: &[SourceCode]) -> WrittenRuns {
@@ -85,7 +70,11 @@ pub(super) fn render_runs(runs: &[Run], codes: &[SourceCode]) -> WrittenRuns {
     let mut markup = String::new();
     for (k, run) in flat.iter().enumerate() {
         if let Run::Text(t) = run {
-            escape_xliff_text(t, &mut markup);
+            // A character XML 1.0 cannot carry (a control a memory entry got from a PO
+            // `\b` or a JSON `\u0008`) becomes U+FFFD, as in TMX text: a reference to it
+            // (`&#x8;`) would make the output ill-formed, and documents holding one are
+            // refused when read.
+            escape_text_into(t, &mut markup);
             continue;
         }
         match chosen[k] {

@@ -301,7 +301,16 @@ impl XliffDocument {
                         if let Some(l) = self.segment_target_locale(*index) {
                             push_attr(&mut xml, "xml:lang", l);
                         }
-                        xml.push_str(&format!(">{}</{p}target></{p}alt-trans>", trg.markup));
+                        xml.push_str(&format!(">{}</{p}target>", trg.markup));
+                        if let Some(what) = &c.adapted {
+                            let mut note = String::new();
+                            crate::xml::escape_text_into(
+                                &format!("{}: adapted to this source ({what})", c.origin),
+                                &mut note,
+                            );
+                            xml.push_str(&format!("<{p}note>{note}</{p}note>"));
+                        }
+                        xml.push_str(&format!("</{p}alt-trans>"));
                     }
                 }
                 XliffVersion::V2 => {
@@ -341,6 +350,9 @@ impl XliffDocument {
                         push_attr(&mut xml, "matchQuality", &c.quality.to_string());
                         push_attr(&mut xml, "origin", &c.origin);
                         push_attr(&mut xml, "type", "tm");
+                        if c.adapted.is_some() {
+                            push_attr(&mut xml, "subType", "cmem:adapted");
+                        }
                         xml.push('>');
                         let data: String = data_refs
                             .iter()
