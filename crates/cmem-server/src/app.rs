@@ -241,13 +241,10 @@ async fn record_metrics(State(app): State<Arc<App>>, request: Request, next: Nex
     if let Some(route) = route {
         app.metrics.record(&route, &method, status, took);
         if app.config.access_log {
-            let at = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_millis() as u64);
             eprintln!(
                 "{}",
                 json!({
-                    "unix_ms": at, "method": method, "route": route, "status": status,
+                    "unix_ms": unix_ms(), "method": method, "route": route, "status": status,
                     "micros": took.as_micros() as u64, "client": client,
                 })
             );
@@ -288,6 +285,11 @@ async fn limit_rate(State(app): State<Arc<App>>, request: Request, next: Next) -
     }
 }
 
+/// Now, in milliseconds since 1970, for log lines.
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
 /// The client a request comes from, by address.
 fn peer(request: &Request) -> String {
     match request.extensions().get::<ConnectInfo<SocketAddr>>() {
@@ -313,13 +315,10 @@ async fn guard_tokens(State(app): State<Arc<App>>, request: Request, next: Next)
         && response.status() == StatusCode::UNAUTHORIZED
         && app.bad_tokens.strike(&client, Instant::now())
     {
-        let at = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
         eprintln!(
             "{}",
             json!({
-                "unix_ms": at, "event": "bad_tokens", "client": client,
+                "unix_ms": unix_ms(), "event": "bad_tokens", "client": client,
                 "message": format!("more than {} requests with a bad token in a minute; refused for a minute", app.config.max_bad_tokens),
             })
         );

@@ -79,7 +79,7 @@ fn corpus(path: &Path, tag: &str, n: usize) {
 }
 
 /// Integrity and entry count of the memory at `path`, read as a separate program would.
-fn check(path: &Path) -> u64 {
+pub(super) fn check(path: &Path) -> u64 {
     let conn =
         rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
     let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();

@@ -11,17 +11,8 @@ use std::time::{Duration, Instant};
 use cmem_postgres::testing::TestServer;
 use serde_json::{json, Value};
 
+use super::faults::check;
 use super::{td, Dir};
-
-/// Integrity and entry count of the SQLite memory at `path`, read by another program.
-fn check(path: &std::path::Path) -> u64 {
-    let conn =
-        rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-    let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
-    assert_eq!(ok, "ok", "{}", path.display());
-    let n: i64 = conn.query_row("SELECT COUNT(*) FROM tm_entries", [], |r| r.get(0)).unwrap();
-    n as u64
-}
 
 /// `n` lines of JSON Lines, each its own entry, tagged `tag`.
 fn lines(tag: &str, n: usize) -> String {
