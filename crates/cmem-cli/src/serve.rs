@@ -77,6 +77,10 @@ pub struct ServeArgs {
     /// minute; past it, 429 for a minute, logged to standard error.
     #[arg(long, value_name = "N", default_value_t = ServerConfig::default().max_bad_tokens)]
     pub max_bad_tokens: u32,
+    /// amaGama answers kept while the memory does not change (0: none); each carries an
+    /// ETag, and a client that sends it back gets 304.
+    #[arg(long, value_name = "N", default_value_t = ServerConfig::default().answer_cache)]
+    pub answer_cache: usize,
     /// Where a PostgreSQL memory's candidate index is kept between runs: the next start
     /// opens it and takes the changes since from the database instead of building it
     /// (seconds on a large memory). Default: $CMEM_INDEX_DIR; without either, every start
@@ -141,7 +145,8 @@ pub fn run(args: &ServeArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
         .body_timeout(Duration::from_secs(args.body_timeout.max(1)))
         .max_header_bytes(args.max_header_bytes)
         .max_connections(args.max_connections.max(1))
-        .max_bad_tokens(args.max_bad_tokens);
+        .max_bad_tokens(args.max_bad_tokens)
+        .answer_cache(args.answer_cache);
     let started = Instant::now();
     let app = App::new(memory, config).map_err(|e| anyhow!("serve: {e}"))?;
     let warm = started.elapsed();

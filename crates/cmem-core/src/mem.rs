@@ -25,6 +25,9 @@ pub struct MemStore {
     /// Held by every writer (a write, a delete, a whole session): one writer at a time,
     /// as in SQLite, so a session's outcomes stay true until it commits.
     writer: Mutex<()>,
+    /// Counts the times the entries were locked for writing: the
+    /// [change mark](ContentMemory::change_mark).
+    changes: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Debug, Default)]
@@ -68,7 +71,12 @@ impl MemStore {
     }
 
     fn write_lock(&self) -> Result<RwLockWriteGuard<'_, Inner>> {
-        self.inner.write().map_err(|_| Error::new(ErrorKind::Store, "memory store: lock poisoned"))
+        let guard =
+            self.inner.write().map_err(|_| Error::new(ErrorKind::Store, "memory store: lock poisoned"))?;
+        // Counted with the lock held: a reader that read the mark before this write
+        // reads another one after it.
+        self.changes.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(guard)
     }
 
     /// Number of entries.
@@ -274,6 +282,10 @@ impl ContentMemory for MemStore {
         Some(self)
     }
 
+    fn change_mark(&self) -> Result<Option<u64>> {
+        Ok(Some(self.changes.load(std::sync::atomic::Ordering::SeqCst)))
+    }
+
     fn meta(&self, key: &str) -> Result<Option<String>> {
         Ok(self.read()?.meta.get(key).cloned())
     }
@@ -452,6 +464,19 @@ mod tests {
     use super::*;
     use crate::entry::{Origin, Variant};
     use crate::run::Run;
+
+    #[test]
+    fn the_change_mark_moves_with_every_write() {
+        let store = MemStore::new();
+        let first = store.change_mark().unwrap();
+        assert!(first.is_some());
+        assert_eq!(store.change_mark().unwrap(), first);
+        store.write(&[pair("Open", "Öffnen", None)]).unwrap();
+        let second = store.change_mark().unwrap();
+        assert_ne!(second, first);
+        store.write(&[pair("Open", "Öffnen", Some("p"))]).unwrap();
+        assert_ne!(store.change_mark().unwrap(), second, "a re-approval counts");
+    }
 
     fn pair(src: &str, tgt: &str, origin: Option<&str>) -> NewEntry {
         let l = |t: &str| Locale::parse(t).unwrap();

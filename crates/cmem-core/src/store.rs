@@ -513,6 +513,18 @@ pub trait ContentMemory: Send + Sync {
         Ok(ReadScope::none())
     }
 
+    /// A number that changes whenever the memory does, by this process or another: a
+    /// write, a re-approval, a deletion, a replacement. Two equal marks read from one
+    /// store mean the memory did not change between them, so an answer computed under
+    /// the first still holds (a server's answer cache, an `ETag`). `None` when the store
+    /// cannot tell: nothing may then be cached. The default is `None`.
+    ///
+    /// # Errors
+    /// A store failure.
+    fn change_mark(&self) -> Result<Option<u64>> {
+        Ok(None)
+    }
+
     /// The locales some entry has as its source (first variant), sorted: what a server
     /// warms. By default from [`stats`](Self::stats); stores answer faster where they can.
     ///
@@ -598,6 +610,9 @@ macro_rules! forward_store {
             }
             fn source_locales(&self) -> Result<Vec<Locale>> {
                 (**self).source_locales()
+            }
+            fn change_mark(&self) -> Result<Option<u64>> {
+                (**self).change_mark()
             }
             fn meta(&self, key: &str) -> Result<Option<String>> {
                 (**self).meta(key)

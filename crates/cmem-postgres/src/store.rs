@@ -767,6 +767,12 @@ impl ContentMemory for PgStore {
             .collect())
     }
 
+    fn change_mark(&self) -> Result<Option<u64>> {
+        // The counter every write session raises (`META_CHANGES`): one round trip.
+        let mut conn = self.client()?;
+        Ok(Some(read_changes_prepared(&mut conn, &self.name)? as u64))
+    }
+
     fn read_scope(&self, source: &Locale) -> Result<ReadScope<'_>> {
         if !self.options.gram_index {
             // Database-side candidates read the database on every call anyway.

@@ -808,3 +808,20 @@ fn an_index_file_ahead_of_the_change_log_is_not_used() {
     assert_eq!((b.index_loads(), b.index_files_opened()), (1, 0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_change_mark_moves_with_every_write_of_any_store() {
+    let url = fresh_url();
+    let store = PgStore::open(&url).unwrap();
+    let first = store.change_mark().unwrap().expect("PostgreSQL has a change counter");
+    assert_eq!(store.change_mark().unwrap(), Some(first), "no write, no change");
+    store.write(&[pair("Open the file", "Datei öffnen")]).unwrap();
+    let second = store.change_mark().unwrap().unwrap();
+    assert_ne!(second, first);
+    // A re-approval, and another store's write.
+    store.write(&[pair("Open the file", "Datei öffnen")]).unwrap();
+    let third = store.change_mark().unwrap().unwrap();
+    assert_ne!(third, second);
+    PgStore::open(&url).unwrap().write(&[pair("Close the file", "Datei schließen")]).unwrap();
+    assert_ne!(store.change_mark().unwrap().unwrap(), third);
+}

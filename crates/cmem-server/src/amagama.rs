@@ -36,6 +36,7 @@ use cmem::{
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use crate::answers::{etag, matches};
 use crate::app::App;
 use crate::error::ApiError;
 use crate::native::query_error;
@@ -68,18 +69,19 @@ pub(crate) async fn unit(
 ) -> Result<Response, ApiError> {
     let Query(params) = params.map_err(query_error)?;
     app.authorize(&headers, Scope::Read).await?;
-    answer(app, source, target, text, params).await
+    answer(app, &headers, source, target, text, params).await
 }
 
 /// `GET /t/{token}/tmserver/{source}/{target}/unit/{text}`.
 pub(crate) async fn unit_with_token(
     State(app): State<Arc<App>>,
+    headers: HeaderMap,
     Path((token, source, target, text)): Path<(String, String, String, String)>,
     params: Result<Query<UnitParams>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let Query(params) = params.map_err(query_error)?;
     app.authorize_secret(Some(token), Scope::Read).await?;
-    answer(app, source, target, text, params).await
+    answer(app, &headers, source, target, text, params).await
 }
 
 /// `GET /tmserver/{source}/{target}/unit/?source=TEXT`.
@@ -92,19 +94,20 @@ pub(crate) async fn unit_query(
     let Query(mut params) = params.map_err(query_error)?;
     app.authorize(&headers, Scope::Read).await?;
     let text = source_param(&mut params)?;
-    answer(app, source, target, text, params).await
+    answer(app, &headers, source, target, text, params).await
 }
 
 /// `GET /t/{token}/tmserver/{source}/{target}/unit/?source=TEXT`.
 pub(crate) async fn unit_query_with_token(
     State(app): State<Arc<App>>,
+    headers: HeaderMap,
     Path((token, source, target)): Path<(String, String, String)>,
     params: Result<Query<UnitParams>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let Query(mut params) = params.map_err(query_error)?;
     app.authorize_secret(Some(token), Scope::Read).await?;
     let text = source_param(&mut params)?;
-    answer(app, source, target, text, params).await
+    answer(app, &headers, source, target, text, params).await
 }
 
 /// The text of `…/unit/?source=TEXT`.
@@ -122,9 +125,11 @@ fn valid_callback(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.')
 }
 
-/// The suggestions for `text`, the caller authorized.
+/// The suggestions for `text`, the caller authorized: from the answer cache while the
+/// memory has not changed, with an `ETag` (`304` when the client has that answer).
 async fn answer(
     app: Arc<App>,
+    headers: &HeaderMap,
     source: String,
     target: String,
     text: String,
@@ -144,15 +149,26 @@ async fn answer(
         return Err(ApiError::bad_request(format!("jsoncallback {cb:?} is not a JavaScript name"))
             .in_field("jsoncallback"));
     }
-    let units = match (Locale::parse(&source), Locale::parse(&target)) {
+    let callback = params.jsoncallback.clone().unwrap_or_default();
+    // Locale codes as any case and separator name them (`de_DE`, `de-de`).
+    let code_key = |c: &str| c.to_lowercase().replace('_', "-");
+    let key = format!("{}\0{}\0{min}\0{max}\0{callback}\0{text}", code_key(&source), code_key(&target));
+    let (units, mark) = match (Locale::parse(&source), Locale::parse(&target)) {
         (Ok(s), Ok(t)) if !s.matches(&t) && s.language() != t.language() => {
+            let key = key.clone();
             app.blocking(move |app| {
+                // Read before the answer is computed: an answer kept under this mark never
+                // predates a write the mark counts.
+                let mark = app.memory.store().change_mark()?;
+                if let Some(hit) = mark.and_then(|m| app.answers.get(m, &key)) {
+                    return Ok((hit, mark));
+                }
                 let runs = client_masks(prepare_query(QueryText::Plain(&text), app.recognizer.as_ref())?);
                 // The client's `max_candidates` is the limit: asking for 5 does the work of
                 // 5. A match left out below is not replaced.
                 let options = LookupOptions::default().threshold(min / 100.0).limit(max);
                 let matches = app.memory.lookup(&LookupRequest::new(runs, s, t).options(options))?;
-                Ok(matches
+                let units = matches
                     .iter()
                     .filter(|m| carries_every_query_code(m))
                     .map(|m| {
@@ -164,13 +180,34 @@ async fn answer(
                             "rank": quality,
                         })
                     })
-                    .collect::<Vec<_>>())
+                    .collect::<Vec<_>>();
+                let units = Arc::new(Value::Array(units));
+                if let Some(m) = mark {
+                    app.answers.put(m, key, Arc::clone(&units));
+                }
+                Ok((units, mark))
             })
             .await?
         }
-        _ => Vec::new(),
+        _ => (Arc::new(Value::Array(Vec::new())), None),
     };
-    Ok(respond(Value::Array(units), params.jsoncallback.as_deref()))
+    let Some(mark) = mark else {
+        return Ok(respond(Value::clone(&units), params.jsoncallback.as_deref()));
+    };
+    let tag = etag(mark, &key);
+    let known =
+        headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|v| matches(v, &tag));
+    let mut response = if known {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        respond(Value::clone(&units), params.jsoncallback.as_deref())
+    };
+    if let Ok(value) = HeaderValue::from_str(&tag) {
+        response.headers_mut().insert(header::ETAG, value);
+    }
+    // Kept by clients, but asked again each time: the answer changes with the memory.
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    Ok(response)
 }
 
 /// True when the adapted target holds every code of the query: a suggestion without a

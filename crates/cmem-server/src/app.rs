@@ -16,6 +16,7 @@ use cmem::{Memory, Recognizer};
 use serde_json::json;
 use tokio::net::TcpListener;
 
+use crate::answers::Answers;
 use crate::config::ServerConfig;
 use crate::error::{ApiError, ServerError};
 use crate::job::{self, Jobs};
@@ -34,6 +35,8 @@ pub struct App {
     metrics: Metrics,
     limiter: Option<Limiter>,
     bad_tokens: BadTokens,
+    /// The amaGama routes' answers, under the memory's change mark.
+    pub(crate) answers: Answers,
     pub(crate) jobs: Jobs,
 }
 
@@ -52,6 +55,7 @@ impl App {
         }
         let limiter = config.rate_limit.map(Limiter::new);
         let bad_tokens = BadTokens::new(config.max_bad_tokens);
+        let answers = Answers::new(config.answer_cache);
         Ok(App {
             memory,
             config,
@@ -59,6 +63,7 @@ impl App {
             metrics: Metrics::default(),
             limiter,
             bad_tokens,
+            answers,
             jobs: Jobs::default(),
         })
     }
@@ -257,7 +262,15 @@ async fn record_metrics(State(app): State<Arc<App>>, request: Request, next: Nex
 async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Result<Response, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
     let entries = app.blocking(|app| Ok(app.memory.store().stats()?.entries)).await.ok();
-    let mut response = app.metrics.render(entries, &app.jobs.counts()).into_response();
+    let mut text = app.metrics.render(entries, &app.jobs.counts());
+    let (hits, misses) = app.answers.counts();
+    text.push_str(&format!(
+        "# HELP cmem_answer_cache_total amaGama answers from the answer cache (hit) or computed (miss).\n\
+         # TYPE cmem_answer_cache_total counter\n\
+         cmem_answer_cache_total{{result=\"hit\"}} {hits}\n\
+         cmem_answer_cache_total{{result=\"miss\"}} {misses}\n"
+    ));
+    let mut response = text.into_response();
     response
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"));

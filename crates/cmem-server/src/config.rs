@@ -55,6 +55,9 @@ pub struct ServerConfig {
     /// minute (default 20); past it, that address is answered `429` for a minute, and
     /// the server logs it to standard error.
     pub max_bad_tokens: u32,
+    /// How many answers of the amaGama routes are kept while the memory does not change
+    /// (default 10,000; 0: none).
+    pub answer_cache: usize,
 }
 
 impl Default for ServerConfig {
@@ -75,6 +78,7 @@ impl Default for ServerConfig {
             max_header_bytes: 64 << 10,
             max_connections: 1_024,
             max_bad_tokens: 20,
+            answer_cache: 10_000,
         }
     }
 }
@@ -166,6 +170,13 @@ impl ServerConfig {
     #[must_use]
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections;
+        self
+    }
+
+    /// Sets [`answer_cache`](Self::answer_cache).
+    #[must_use]
+    pub fn answer_cache(mut self, answers: usize) -> Self {
+        self.answer_cache = answers;
         self
     }
 

@@ -27,6 +27,7 @@
 #![forbid(unsafe_code)]
 
 mod amagama;
+mod answers;
 mod app;
 mod config;
 mod error;

@@ -44,6 +44,10 @@ pub struct SqliteStore {
     /// Declared before `conn` so they close first: the last connection to close removes
     /// the WAL files, and a read-only one cannot.
     readers: Mutex<Vec<Connection>>,
+    /// The read-only connection the [change mark](ContentMemory::change_mark) is read
+    /// on, opened on first use: `PRAGMA data_version` counts the commits of every other
+    /// connection, this process's writer included, as seen by one connection.
+    marker: Mutex<Option<Connection>>,
     conn: Mutex<Connection>,
     pub(crate) cache: RwLock<Cache>,
     trigram: bool,
@@ -188,6 +192,7 @@ impl SqliteStore {
             path,
             reader_uri,
             readers: Mutex::new(Vec::new()),
+            marker: Mutex::new(None),
             conn: Mutex::new(conn),
             cache: RwLock::new(Cache::default()),
             trigram,
@@ -238,6 +243,21 @@ impl SqliteStore {
         Ok(n.max(0) as u64)
     }
 
+    /// A new read-only connection to the file, or `None` when one cannot be opened.
+    fn open_reader(&self) -> Option<Connection> {
+        let flags =
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+        let conn = match &self.reader_uri {
+            Some(uri) => Connection::open_with_flags(uri, flags),
+            None => Connection::open_with_flags(&self.path, flags),
+        }
+        .ok()?;
+        conn.busy_timeout(self.options.busy_timeout).ok()?;
+        conn.pragma_update(None, "cache_size", -i64::from(self.options.cache_kib)).ok()?;
+        conn.set_prepared_statement_cache_capacity(64);
+        Some(conn)
+    }
+
     /// The error for a lock (`what`) that a panicking thread left poisoned.
     fn poisoned(&self, what: &str) -> Error {
         Error::new(ErrorKind::Store, format!("sqlite store {}: {what} lock poisoned", self.path))
@@ -253,20 +273,7 @@ impl SqliteStore {
     fn with_reader<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
         if self.path != ":memory:" {
             let idle = self.readers.lock().ok().and_then(|mut idle| idle.pop());
-            let conn = idle.or_else(|| {
-                let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
-                    | OpenFlags::SQLITE_OPEN_NO_MUTEX
-                    | OpenFlags::SQLITE_OPEN_URI;
-                let conn = match &self.reader_uri {
-                    Some(uri) => Connection::open_with_flags(uri, flags),
-                    None => Connection::open_with_flags(&self.path, flags),
-                }
-                .ok()?;
-                conn.busy_timeout(self.options.busy_timeout).ok()?;
-                conn.pragma_update(None, "cache_size", -i64::from(self.options.cache_kib)).ok()?;
-                conn.set_prepared_statement_cache_capacity(64);
-                Some(conn)
-            });
+            let conn = idle.or_else(|| self.open_reader());
             if let Some(conn) = conn {
                 let out = read(&conn);
                 if let Ok(mut idle) = self.readers.lock() {
@@ -882,6 +889,22 @@ impl ContentMemory for SqliteStore {
 
     fn source_locales(&self) -> Result<Vec<Locale>> {
         self.with_reader(|conn| crate::cache::source_locales(conn, &self.path))
+    }
+
+    fn change_mark(&self) -> Result<Option<u64>> {
+        if self.path == ":memory:" {
+            // One connection sees its own writes only through data it reads.
+            return Ok(None);
+        }
+        let mut marker = self.marker.lock().map_err(|_| self.poisoned("marker"))?;
+        if marker.is_none() {
+            *marker = self.open_reader();
+        }
+        let Some(conn) = marker.as_ref() else { return Ok(None) };
+        let version: i64 = conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .ctx(&self.path, "reading data_version")?;
+        Ok(Some(version as u64))
     }
 
     fn meta(&self, key: &str) -> Result<Option<String>> {

@@ -1295,3 +1295,29 @@ fn an_index_file_that_knows_a_deletion_the_database_does_not_is_rebuilt() {
     assert_eq!(summarize(&restored, "Open the files", &opts()).len(), 1);
     assert_eq!(persisted(&restored), [("en".to_owned(), 0, 2)], "built, not read from the file");
 }
+
+#[test]
+fn the_change_mark_moves_with_every_write_from_any_connection() {
+    let dir = TempDir::new("mark");
+    let path = dir.path("m.db");
+    let store = SqliteStore::open(path.to_str().unwrap()).unwrap();
+    let first = store.change_mark().unwrap().expect("a file store has a mark");
+    assert_eq!(store.change_mark().unwrap(), Some(first), "no write, no change");
+    // A write of this store.
+    let ids = store.write(&[pair("Open the file", "Datei öffnen")]).unwrap();
+    let second = store.change_mark().unwrap().unwrap();
+    assert_ne!(second, first);
+    // A re-approval (the same entry again) changes what ranks first: it counts too.
+    store.write(&[pair("Open the file", "Datei öffnen")]).unwrap();
+    let third = store.change_mark().unwrap().unwrap();
+    assert_ne!(third, second);
+    // Another connection's write, and a delete.
+    let other = SqliteStore::open(path.to_str().unwrap()).unwrap();
+    other.write(&[pair("Close the file", "Datei schließen")]).unwrap();
+    let fourth = store.change_mark().unwrap().unwrap();
+    assert_ne!(fourth, third);
+    store.delete(ids[0].id()).unwrap();
+    assert_ne!(store.change_mark().unwrap().unwrap(), fourth);
+    // A memory in memory cannot tell: nothing may be cached.
+    assert_eq!(SqliteStore::open_in_memory().unwrap().change_mark().unwrap(), None);
+}

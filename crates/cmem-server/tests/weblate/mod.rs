@@ -319,3 +319,54 @@ fn a_read_token_in_the_path_for_clients_without_headers() {
     assert!(metrics.contains("/t/{token}/tmserver/{source}/{target}/unit/{text}"), "{metrics}");
     assert!(!metrics.contains(&s.read));
 }
+
+#[test]
+fn answers_are_kept_until_the_memory_changes_and_carry_an_etag() {
+    let s = Server::start(ServerConfig::new());
+    let url = format!("{}/tmserver/en/de/unit/Automatic", s.base);
+    let get = |etag: Option<&str>| {
+        let mut req = s.agent.get(&url);
+        if let Some(t) = etag {
+            req = req.header("If-None-Match", t);
+        }
+        let resp = req.call().unwrap();
+        let status = resp.status().as_u16();
+        let tag = resp.headers().get("etag").map(|v| v.to_str().unwrap().to_owned());
+        let cache = resp.headers().get("cache-control").map(|v| v.to_str().unwrap().to_owned());
+        let body = resp.into_body().read_to_string().unwrap();
+        (status, tag, cache, body)
+    };
+    let (status, tag, cache, body) = get(None);
+    assert_eq!((status, cache.as_deref()), (200, Some("no-cache")), "{body}");
+    let tag = tag.expect("an ETag");
+    // The same answer again, and 304 to a client that has it.
+    let (status, again, _, same) = get(None);
+    assert_eq!((status, again.as_deref(), same.as_str()), (200, Some(tag.as_str()), body.as_str()));
+    let (status, _, _, empty) = get(Some(&tag));
+    assert_eq!((status, empty.as_str()), (304, ""));
+    let (_, metrics, _) = s.get("/metrics", None);
+    assert!(metrics.contains("cmem_answer_cache_total{result=\"hit\"} 2"), "{metrics}");
+
+    // A write through the server: a new answer, a new tag.
+    let (status, v) = s.post("/v1/entries", Some(&s.write), &super::en_de("Automatic", "Selbsttätig"));
+    assert_eq!(status, 201, "{v}");
+    let (status, changed, _, body) = get(Some(&tag));
+    assert_eq!(status, 200);
+    assert_ne!(changed.as_deref(), Some(tag.as_str()));
+    assert!(body.contains("Selbsttätig"), "{body}");
+
+    // A write by another program on the same file: seen as well.
+    let other = Memory::open_with(s.path.to_str().unwrap(), &cmem::OpenOptions::new()).unwrap();
+    other
+        .store()
+        .write(&[NewEntry::pair(
+            Variant::new(cmem::Locale::parse("en").unwrap(), vec![cmem::Run::text("Automatic")]),
+            Variant::new(cmem::Locale::parse("de").unwrap(), vec![cmem::Run::text("Automatik")]),
+        )])
+        .unwrap();
+    drop(other);
+    let (status, latest, _, body) = get(changed.as_deref());
+    assert_eq!(status, 200);
+    assert_ne!(latest, changed);
+    assert!(body.contains("Automatik"), "{body}");
+}
