@@ -7,8 +7,11 @@
 //! cmem --memory full.db serve --listen 127.0.0.1:8080 &
 //! cargo run --release -p cmem-server --example load -- \
 //!     --url http://127.0.0.1:8080 --queries queries_sample.jsonl \
-//!     --clients 32 --seconds 20 [--write-token TOKEN]
+//!     --clients 32 --seconds 20 [--write-token TOKEN] [--amagama]
 //! ```
+//!
+//! `--amagama` asks Weblate's way (`GET /tmserver/{from}/{to}/unit/TEXT`, five
+//! candidates) instead of `POST /v1/lookup`: the route the answer cache serves.
 //!
 //! The query file is JSON Lines with a `query` field (the benchmark's query sets). The
 //! run is bounded by `--seconds` and by `--max-requests` (default 1,000,000), and it
@@ -31,6 +34,7 @@ struct Options {
     from: String,
     to: String,
     write_token: Option<String>,
+    amagama: bool,
 }
 
 fn options() -> Options {
@@ -43,6 +47,7 @@ fn options() -> Options {
         from: "en".into(),
         to: "de".into(),
         write_token: None,
+        amagama: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -56,6 +61,7 @@ fn options() -> Options {
             "--from" => o.from = value(),
             "--to" => o.to = value(),
             "--write-token" => o.write_token = Some(value()),
+            "--amagama" => o.amagama = true,
             _ => panic!("unknown option {flag}"),
         }
     }
@@ -137,18 +143,24 @@ fn main() {
                 let (mut times, mut errors, mut found) = (Vec::new(), 0u64, 0u64);
                 let mut i = c;
                 while times.len() + (errors as usize) < per_client && Instant::now() < deadline {
-                    let body = json!({"text": queries[i % queries.len()], "source_locale": o.from, "target_locale": o.to});
+                    let text = &queries[i % queries.len()];
                     i += o.clients;
                     let t = Instant::now();
-                    let resp = agent
-                        .post(format!("{}/v1/lookup", o.url))
-                        .header("Content-Type", "application/json")
-                        .send(body.to_string());
+                    let resp = if o.amagama {
+                        agent.get(format!("{}/tmserver/{}/{}/unit/{}", o.url, o.from, o.to, quote(text))).call()
+                    } else {
+                        let body = json!({"text": text, "source_locale": o.from, "target_locale": o.to});
+                        agent
+                            .post(format!("{}/v1/lookup", o.url))
+                            .header("Content-Type", "application/json")
+                            .send(body.to_string())
+                    };
                     match resp {
                         Ok(r) if r.status().as_u16() == 200 => {
                             let v: Value = serde_json::from_str(&r.into_body().read_to_string().unwrap()).unwrap();
                             times.push(t.elapsed());
-                            if v["matches"].as_array().is_some_and(|m| !m.is_empty()) {
+                            let answers = if o.amagama { &v } else { &v["matches"] };
+                            if answers.as_array().is_some_and(|m| !m.is_empty()) {
                                 found += 1;
                             }
                         }
@@ -211,4 +223,17 @@ fn main() {
             "written": written, "write_errors": write_errors, "lost": lost,
         })
     );
+}
+
+/// Every byte but unreserved ones percent-encoded, as Weblate quotes a path part.
+fn quote(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
 }
