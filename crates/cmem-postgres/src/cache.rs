@@ -189,8 +189,8 @@ impl Cache {
         source: &Locale,
         persist: Option<&Path>,
     ) -> Result<()> {
-        let mut tx = crate::store::snapshot(client, name, "loading keys")?;
-        let changes = crate::store::read_changes(&mut tx, name)?;
+        let mut tx = crate::rows::snapshot(client, name, "loading keys")?;
+        let changes = crate::rows::read_changes(&mut tx, name)?;
         // Where the log stands in this snapshot, when read.
         let mut at = None;
         if self.changes != Some(changes) {

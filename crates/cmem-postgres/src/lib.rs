@@ -46,10 +46,12 @@
 mod address;
 mod ahead;
 mod cache;
+mod candidates;
 mod conn;
 mod error;
 mod migrate;
 mod options;
+mod rows;
 mod scope;
 mod session;
 mod store;

@@ -20,9 +20,10 @@ use cmem_core::{
 use postgres::Statement;
 
 use crate::cache::CachedKeys;
+use crate::conn::Pooled;
 use crate::error::Context;
 use crate::migrate::META_CHANGES;
-use crate::store::{PgStore, Pooled};
+use crate::store::PgStore;
 
 /// How long one attempt at the writer's turn waits before the hook is told.
 const WAIT_STEP: std::time::Duration = std::time::Duration::from_millis(250);
@@ -185,7 +186,7 @@ impl<'a> PgSession<'a> {
                          FROM unnest($1::bigint[], $2::bigint[]) AS t(i, a) WHERE e.id = t.i",
                     )
                     .ctx(p, "preparing")?,
-                get_many: conn.prepare(crate::store::GET_MANY).ctx(p, "preparing")?,
+                get_many: conn.prepare(crate::rows::GET_MANY).ctx(p, "preparing")?,
             };
             Ok::<_, Error>((after, stmts))
         })();
@@ -248,7 +249,7 @@ impl<'a> PgSession<'a> {
             HashMap::new()
         } else {
             let rows = self.conn.query(&self.stmts.get_many, &[&wanted]).ctx(&p, "finding duplicates")?;
-            crate::store::entries_of_rows(rows, &p)?
+            crate::rows::entries_of_rows(rows, &p)?
         };
         let mut approved: BTreeMap<EntryId, i64> = BTreeMap::new();
         let mut new_origins: Vec<(EntryId, usize, Origin)> = Vec::new();
