@@ -23,7 +23,8 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
 
-use cmem_core::{ContentMemory, Entry, EntryId, Locale, NewEntry, WriteOutcome, WriteSession};
+use cmem_core::imp::WriteSession;
+use cmem_core::{ContentMemory, Entry, EntryId, Locale, NewEntry, WriteOutcome};
 
 use crate::error::{ErrorKind, Format, FormatError};
 use crate::item::Item;

@@ -11,12 +11,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use cmem_core::imp::{replace_conflict, replaced_entry, WriteSession};
 use cmem_core::run::runs_to_json;
 use cmem_core::schema::{stored_keys, META_TABLE, SEARCH_TABLE};
-use cmem_core::{
-    merge_origins, replace_conflict, replaced_entry, Entry, EntryId, Error, ErrorKind, NewEntry, Origin,
-    Result, WriteOutcome, WriteSession,
-};
+use cmem_core::{merge_origins, Entry, EntryId, Error, ErrorKind, NewEntry, Origin, Result, WriteOutcome};
 use postgres::Statement;
 
 use crate::cache::CachedKeys;

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use cmem_core::imp::{KeyKind, Keys, WriteSession};
 use cmem_core::schema::META_TABLE;
 use cmem_core::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, ReadScope, SearchHit, SearchQuery, Stats,
@@ -12,8 +13,7 @@ use cmem_core::stored;
 use cmem_core::trigram::length_bounds;
 use cmem_core::version::{select_versions, Version, VersionQuery, VersionReader};
 use cmem_core::{
-    normalize_text, Entry, EntryId, Error, ErrorKind, KeyKind, Keys, Locale, NewEntry, Origin, Result,
-    WriteOutcome, WriteSession,
+    normalize_text, Entry, EntryId, Error, ErrorKind, Locale, NewEntry, Origin, Result, WriteOutcome,
 };
 use postgres::types::Type;
 use postgres::{GenericClient, NoTls};

@@ -29,7 +29,7 @@ pub struct SqliteOptions {
     pub force_no_trigram: bool,
     /// How long a statement waits for another connection's lock. Default 5 s.
     pub busy_timeout: Duration,
-    /// How long a write or a [`WriteSession`](cmem_core::WriteSession) waits for another writer to finish before
+    /// How long a write or a [`WriteSession`](cmem_core::imp::WriteSession) waits for another writer to finish before
     /// it fails: writes take the write lock when they begin (`BEGIN IMMEDIATE`), so a
     /// second writer waits here instead of failing. Default 60 s.
     pub write_wait: Duration,

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use cmem_core::imp::{build_trigram_query, KeyKind, Keys, WriteSession};
 use cmem_core::run::runs_to_json;
 use cmem_core::schema::{stored_keys, META_TABLE, SCHEMA_VERSION};
 use cmem_core::store::{
@@ -14,8 +15,8 @@ use cmem_core::stored;
 use cmem_core::trigram::length_bounds;
 use cmem_core::version::{select_versions, Version, VersionQuery, VersionReader};
 use cmem_core::{
-    build_trigram_query, merge_origins, normalize_text, Entry, EntryId, Error, ErrorKind, KeyKind, Keys,
-    Locale, NewEntry, Origin, Result, Variant, WriteOutcome, WriteSession,
+    merge_origins, normalize_text, Entry, EntryId, Error, ErrorKind, Locale, NewEntry, Origin, Result,
+    Variant, WriteOutcome,
 };
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 

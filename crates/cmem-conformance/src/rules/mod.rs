@@ -2,11 +2,11 @@
 //! returns a [`Failure`] describing the first thing the store got wrong.
 //! [`conformance_suite!`](crate::conformance_suite) turns each into a `#[test]`.
 
+use cmem_core::imp::{prior_version_for, VersionReader};
 use cmem_core::notation::to_notation;
 use cmem_core::{
-    prior_version_for, ContentMemory, EntryId, ErrorKind, LookupOptions, LookupRequest, MatchType, NewEntry,
-    PenaltyKind, Provider, SearchQuery, Variant, VersionQuery, VersionReader, VersionRequest, WriteOutcome,
-    SCORE_NEAR_EXACT,
+    ContentMemory, EntryId, ErrorKind, LookupOptions, LookupRequest, MatchType, NewEntry, PenaltyKind,
+    Provider, SearchQuery, Variant, VersionQuery, VersionRequest, WriteOutcome, SCORE_NEAR_EXACT,
 };
 
 use crate::failure::{ensure, ensure_eq, Failure, Outcome};
@@ -63,7 +63,8 @@ mod tests {
     //! The suite must be able to fail: each broken store here breaks a rule.
 
     use super::*;
-    use cmem_core::{CandidateQuery, CandidateSink, Entry, ExactQuery, MemStore, SearchHit, Stats};
+    use cmem_core::imp::{CandidateQuery, CandidateSink, ExactQuery};
+    use cmem_core::{Entry, MemStore, SearchHit, Stats};
 
     /// Forwards to a `MemStore`, except for the fault it is built with.
     struct Broken {
@@ -81,7 +82,7 @@ mod tests {
     }
 
     impl CandidateSink for Dropping<'_> {
-        fn offer(&mut self, id: EntryId, kinds: cmem_core::KindSet, key: &str) -> f64 {
+        fn offer(&mut self, id: EntryId, kinds: cmem_core::imp::KindSet, key: &str) -> f64 {
             self.seen += 1;
             if self.seen % self.every == 0 {
                 return self.inner.cutoff();
@@ -97,7 +98,7 @@ mod tests {
         fn write(&self, entries: &[NewEntry]) -> cmem_core::Result<Vec<WriteOutcome>> {
             self.inner.write(entries)
         }
-        fn begin(&self) -> cmem_core::Result<Box<dyn cmem_core::WriteSession + '_>> {
+        fn begin(&self) -> cmem_core::Result<Box<dyn cmem_core::imp::WriteSession + '_>> {
             self.inner.begin()
         }
         fn get(&self, id: EntryId) -> cmem_core::Result<Option<Entry>> {

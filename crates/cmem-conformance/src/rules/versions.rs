@@ -194,7 +194,7 @@ impl ContentMemory for NoVersions {
     fn write(&self, entries: &[NewEntry]) -> cmem_core::Result<Vec<WriteOutcome>> {
         self.0.write(entries)
     }
-    fn begin(&self) -> cmem_core::Result<Box<dyn cmem_core::WriteSession + '_>> {
+    fn begin(&self) -> cmem_core::Result<Box<dyn cmem_core::imp::WriteSession + '_>> {
         self.0.begin()
     }
     fn get(&self, id: EntryId) -> cmem_core::Result<Option<cmem_core::Entry>> {
@@ -206,13 +206,13 @@ impl ContentMemory for NoVersions {
     fn entries(&self, after: Option<EntryId>, limit: usize) -> cmem_core::Result<Vec<cmem_core::Entry>> {
         self.0.entries(after, limit)
     }
-    fn exact(&self, q: &cmem_core::ExactQuery<'_>) -> cmem_core::Result<Vec<cmem_core::Entry>> {
+    fn exact(&self, q: &cmem_core::imp::ExactQuery<'_>) -> cmem_core::Result<Vec<cmem_core::Entry>> {
         self.0.exact(q)
     }
     fn candidates(
         &self,
-        q: &cmem_core::CandidateQuery<'_>,
-        sink: &mut dyn cmem_core::CandidateSink,
+        q: &cmem_core::imp::CandidateQuery<'_>,
+        sink: &mut dyn cmem_core::imp::CandidateSink,
     ) -> cmem_core::Result<()> {
         self.0.candidates(q, sink)
     }

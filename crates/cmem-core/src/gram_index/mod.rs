@@ -41,7 +41,7 @@ pub use file::{write_file_with, Bytes, FileMeta, FrozenGrams, CATCH_UP_MOST};
 #[repr(align(64))]
 struct Doc {
     entry: EntryId,
-    /// The caller's number for the entry's locale set (see [`LocaleSets`](crate::LocaleSets)).
+    /// The caller's number for the entry's locale set (see [`LocaleSets`](crate::locale_set::LocaleSets)).
     group: u32,
     kinds: KindSet,
     alive: bool,
@@ -115,7 +115,11 @@ impl GramIndex {
     ///
     /// # Errors
     /// When the index has a persisted part itself, or outgrows the format.
-    pub fn to_file(&self, sets: &crate::LocaleSets, meta: &FileMeta) -> std::result::Result<Vec<u8>, String> {
+    pub fn to_file(
+        &self,
+        sets: &crate::locale_set::LocaleSets,
+        meta: &FileMeta,
+    ) -> std::result::Result<Vec<u8>, String> {
         file::write(self, sets, meta)
     }
 
@@ -129,7 +133,7 @@ impl GramIndex {
     pub fn persist(
         &self,
         path: &std::path::Path,
-        sets: &crate::LocaleSets,
+        sets: &crate::locale_set::LocaleSets,
         meta: &FileMeta,
     ) -> std::io::Result<()> {
         write_file_with(path, |file| file::write_to(self, sets, meta, file))
