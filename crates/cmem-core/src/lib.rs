@@ -116,10 +116,7 @@ pub use lookup::{
     lookup, LookupOptions, LookupRequest, Match, MatchType, Penalty, PenaltyKind, SCORE_NEAR_EXACT,
 };
 pub use mem::MemStore;
-/// A run sequence shown in, and parsed from, the run notation (`notation::Segment`; named
-/// apart from the XLIFF segment of the formats crate).
-pub use notation::Segment as Notation;
-pub use notation::{parse_notation, to_notation};
+pub use notation::{parse_notation, to_notation, Notation};
 pub use point::{nearer_answer, point_distance, Point};
 pub use provider::Provider;
 pub use query::{client_masks, prepare_query, QueryText, CLIENT_MASK_TYPE};

@@ -26,7 +26,7 @@ use std::path::Path;
 use cmem_core::imp::WriteSession;
 use cmem_core::{ContentMemory, Entry, EntryId, Locale, NewEntry, WriteOutcome};
 
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::item::Item;
 use crate::jsonl::{JsonlReader, JsonlWriter};
 #[cfg(feature = "gzip")]
@@ -236,8 +236,12 @@ pub fn import<S: ItemSource>(
                     match blank.map_or_else(|| e.validate(), Err) {
                         Ok(()) => batch.push(e),
                         Err(err) => {
-                            let p = FormatError::new(Format::Store, ErrorKind::InvalidEntry, err.to_string())
-                                .for_entry(report.progress.read, None);
+                            let p = FormatError::new(
+                                Format::Store,
+                                FormatErrorKind::InvalidEntry,
+                                err.to_string(),
+                            )
+                            .for_entry(report.progress.read, None);
                             report.progress.problems += 1;
                             if options.strict {
                                 return Err(p);
