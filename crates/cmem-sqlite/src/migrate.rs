@@ -172,6 +172,7 @@ fn check_read_only(conn: &Connection, path: &str, current: u32, target: u32) -> 
 
 /// Creates the schema of an older `version` in an empty database: for compatibility
 /// fixtures and tests.
+#[cfg(feature = "testing")]
 pub(crate) fn create_at(conn: &mut Connection, path: &str, version: u32) -> Result<()> {
     if version == 0 || version > SCHEMA_VERSION {
         return Err(Error::new(

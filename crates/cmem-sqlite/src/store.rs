@@ -143,11 +143,13 @@ impl SqliteStore {
 
     /// Creates an empty database at `path` with the schema of an older `version`
     /// (migrations 1 to `version` only), and leaves it at that version: for
-    /// compatibility fixtures and upgrade tests. [`open`](Self::open) upgrades it.
+    /// compatibility fixtures and upgrade tests (feature `testing`). [`open`](Self::open)
+    /// upgrades it.
     ///
     /// # Errors
     /// A version outside 1–[`SCHEMA_VERSION`], a database that is not empty, or a
     /// SQLite failure.
+    #[cfg(feature = "testing")]
     pub fn create_at_version(path: impl AsRef<Path>, version: u32) -> Result<()> {
         let name = path.as_ref().display().to_string();
         let mut conn = Connection::open(path.as_ref()).ctx(&name, "cannot open the database")?;
@@ -184,7 +186,11 @@ impl SqliteStore {
         }
         conn.pragma_update(None, "foreign_keys", "ON").ctx(&path, "enabling foreign keys")?;
         migrate::migrate(&mut conn, &path, target, &options)?;
-        let trigram = !options.force_no_trigram && trigram_available(&conn);
+        #[cfg(feature = "testing")]
+        let forced_off = options.force_no_trigram;
+        #[cfg(not(feature = "testing"))]
+        let forced_off = false;
+        let trigram = !forced_off && trigram_available(&conn);
         Ok(SqliteStore {
             path,
             reader_uri,
@@ -225,10 +231,11 @@ impl SqliteStore {
     /// Caps the database file at `pages` pages (`PRAGMA max_page_count`), a quota: a
     /// write that would grow past it fails as a full disk does, and stores nothing.
     /// Returns the cap in force (never below the current size). Write sessions begun
-    /// afterwards are capped alike.
+    /// afterwards are capped alike. For the full-disk tests (feature `testing`).
     ///
     /// # Errors
     /// A store failure.
+    #[cfg(feature = "testing")]
     pub fn set_max_page_count(&self, pages: u64) -> Result<u64> {
         let conn = self.conn()?;
         let pages = i64::try_from(pages).unwrap_or(i64::MAX);
