@@ -27,7 +27,7 @@ use cmem_core::imp::WriteSession;
 use cmem_core::{ContentMemory, Entry, EntryId, Locale, NewEntry, WriteOutcome};
 
 use crate::error::{Format, FormatError, FormatErrorKind};
-use crate::item::Item;
+use crate::item::{blank_variant, Item};
 use crate::jsonl::{JsonlReader, JsonlWriter};
 #[cfg(feature = "gzip")]
 use crate::kmb::{KmbReader, KmbWriter};
@@ -83,17 +83,6 @@ pub fn format_of(path: &Path) -> Option<Format> {
         "xlf" | "xliff" | "sdlxliff" | "mqxliff" => Some(Format::Xliff),
         _ => None,
     }
-}
-
-/// The locale of the first variant of `entry` whose segment is empty or only white
-/// space (text alone, no inline code): such an entry is a problem, not stored, since
-/// every empty query would match it exactly.
-pub fn blank_variant(entry: &NewEntry) -> Option<&Locale> {
-    entry
-        .variants
-        .iter()
-        .find(|v| cmem_core::run::text_only(&v.runs).is_some_and(|t| t.trim().is_empty()))
-        .map(|v| &v.locale)
 }
 
 /// A reader that an import can drive: items, and how many input bytes it has read.

@@ -166,7 +166,7 @@ impl<'h, R: BufRead> JsonlReader<'h, R> {
         };
         let entry = if full { self.full(value.0.into_iter().collect())? } else { self.simple(value.0)? };
         entry.validate().map_err(|e| self.problem(format!("invalid entry: {e}"), None))?;
-        if let Some(l) = crate::import::blank_variant(&entry) {
+        if let Some(l) = crate::item::blank_variant(&entry) {
             return Err(self.problem(format!("the {l} segment is empty or only white space"), None));
         }
         Ok(entry)

@@ -72,12 +72,12 @@ pub use analyze::{
 };
 pub use error::{Format, FormatError, FormatErrorKind};
 pub use import::{
-    blank_variant, export, filter_entry, format_of, import, open_input, EntrySink, ExportOptions,
-    ImportOptions, ImportReport, ItemSource, Progress,
+    export, filter_entry, format_of, import, open_input, EntrySink, ExportOptions, ImportOptions,
+    ImportReport, ItemSource, Progress,
 };
 pub use ingest::{BoxedInput, Ingest, IngestOptions, IngestStatus, Input};
 pub use inline::Level;
-pub use item::{collect_items, Item};
+pub use item::{blank_variant, collect_items, Item};
 pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};
 #[cfg(feature = "gzip")]
 pub use kmb::{KmbReader, KmbWriter};

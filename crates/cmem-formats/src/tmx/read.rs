@@ -457,7 +457,7 @@ impl<R: Read> TmxReader<R> {
                 entry.variants.push(cmem_core::Variant::new(tuv.locale, tuv.runs));
             }
             entry.metadata = metadata_override.unwrap_or(metadata);
-            if let Some(l) = crate::import::blank_variant(&entry).cloned() {
+            if let Some(l) = crate::item::blank_variant(&entry).cloned() {
                 let message = format!("the {l} <seg> is empty or only white space; no entry was made");
                 self.problem(&mut ctx, FormatErrorKind::MissingSegment, message, start);
                 entry.variants.clear();
