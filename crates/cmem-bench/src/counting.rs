@@ -3,8 +3,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use cmem_core::distance::CharSketch;
+use cmem_core::imp::{KindSet, VersionReader};
 use cmem_core::store::{CandidateQuery, CandidateSink, ExactQuery, SearchHit, SearchQuery, Stats};
-use cmem_core::{ContentMemory, Entry, EntryId, KindSet, NewEntry, Result, VersionReader, WriteOutcome};
+use cmem_core::{ContentMemory, Entry, EntryId, NewEntry, Result, WriteOutcome};
 
 /// Forwards to `inner`, counting the keys offered to the scorer.
 pub struct Counting<'a> {
@@ -57,7 +58,7 @@ impl ContentMemory for Counting<'_> {
     fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
         self.inner.write(entries)
     }
-    fn begin(&self) -> Result<Box<dyn cmem_core::WriteSession + '_>> {
+    fn begin(&self) -> Result<Box<dyn cmem_core::imp::WriteSession + '_>> {
         self.inner.begin()
     }
     fn get(&self, id: EntryId) -> Result<Option<Entry>> {
@@ -70,7 +71,7 @@ impl ContentMemory for Counting<'_> {
     }
     // Forwarded too: a store across a network checks its index is current once per
     // lookup in it, not once per call.
-    fn read_scope(&self, source: &cmem_core::Locale) -> Result<cmem_core::ReadScope<'_>> {
+    fn read_scope(&self, source: &cmem_core::Locale) -> Result<cmem_core::imp::ReadScope<'_>> {
         self.inner.read_scope(source)
     }
     fn delete(&self, id: EntryId) -> Result<bool> {

@@ -45,9 +45,9 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use cmem_core::distance::Pattern;
+use cmem_core::imp::Keys;
 use cmem_core::{
-    lookup, ContentMemory, Keys, Locale, LookupOptions, LookupRequest, MatchType, MemStore, NewEntry, Run,
-    Variant,
+    lookup, ContentMemory, Locale, LookupOptions, LookupRequest, MatchType, MemStore, NewEntry, Run, Variant,
 };
 use serde::Serialize;
 
@@ -322,7 +322,7 @@ fn load_lines(args: &Args, to: &Locale) -> Result<(Vec<synth::SynthLine>, Vec<Lo
 /// `limit`-th best score found so far (what a top-`limit` scan may skip, and no more).
 struct Exhaustive {
     /// Per entry: its distinct source keys with their kinds and lengths.
-    keys: Vec<Vec<(String, cmem_core::KindSet, usize)>>,
+    keys: Vec<Vec<(String, cmem_core::imp::KindSet, usize)>>,
 }
 
 impl Exhaustive {
@@ -339,7 +339,7 @@ impl Exhaustive {
     /// The capped scores of the top `limit` entries, best first, having scored every
     /// entry.
     fn top(&self, q: &Keys, threshold: f64, limit: usize) -> Vec<f64> {
-        let patterns: Vec<(Pattern, cmem_core::KindSet)> =
+        let patterns: Vec<(Pattern, cmem_core::imp::KindSet)> =
             q.distinct().into_iter().map(|(s, kinds)| (Pattern::new(s), kinds)).collect();
         // The `limit` best entry scores so far, lowest first.
         let mut top: std::collections::BinaryHeap<std::cmp::Reverse<u64>> =
@@ -377,7 +377,7 @@ impl Exhaustive {
 
 /// Raw similarity of a query to a stored source: the max over the key kinds.
 fn raw_similarity(q: &Keys, s: &Keys) -> f64 {
-    cmem_core::KeyKind::ALL
+    cmem_core::imp::KeyKind::ALL
         .iter()
         .map(|k| cmem_core::distance::similarity(q.get(*k), s.get(*k)))
         .fold(0.0, f64::max)

@@ -6,7 +6,8 @@ use std::str::FromStr;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use cmem_core::{lookup, ContentMemory, Keys, Locale, LookupOptions, LookupRequest, Run};
+use cmem_core::imp::Keys;
+use cmem_core::{lookup, ContentMemory, Locale, LookupOptions, LookupRequest, Run};
 use cmem_postgres::testing::TestServer;
 use cmem_postgres::{PgOptions, PgStore};
 

@@ -5,7 +5,8 @@ use std::io::Write;
 
 use anyhow::Result;
 use cmem_core::distance::similarity;
-use cmem_core::{to_notation, Keys, Run};
+use cmem_core::imp::Keys;
+use cmem_core::{to_notation, Run};
 use serde_json::{json, Value};
 
 use crate::args::KeysArgs;

@@ -61,10 +61,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use cmem_core::imp::prior_version_for;
 use cmem_core::notation::to_notation;
 use cmem_core::{
-    lookup, prior_version_for, ContentMemory, EntryId, LookupOptions, LookupRequest, NewEntry, Origin,
-    Variant, VersionQuery, VersionRequest,
+    lookup, ContentMemory, EntryId, LookupOptions, LookupRequest, NewEntry, Origin, Variant, VersionQuery,
+    VersionRequest,
 };
 
 use crate::failure::{Failure, Outcome};

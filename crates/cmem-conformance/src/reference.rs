@@ -12,8 +12,9 @@ use unicode_normalization::UnicodeNormalization;
 
 use cmem_core::adapt::adapt;
 use cmem_core::distance::similarity;
+use cmem_core::imp::Keys;
 use cmem_core::{
-    flatten_runs, nearer_answer, Entry, EntryId, Keys, LookupRequest, MatchType, Run, SCORE_NEAR_EXACT,
+    flatten_runs, nearer_answer, Entry, EntryId, LookupRequest, MatchType, Run, SCORE_NEAR_EXACT,
 };
 
 /// One match of the reference lookup.

@@ -4,10 +4,10 @@
 //! writes since. Run through [`conformance_suite!`](crate::conformance_suite), it holds
 //! a persisted index to the same rules as one built in the process.
 
+use cmem_core::imp::VersionReader;
 use cmem_core::store::{CandidateQuery, CandidateSink, ExactQuery, ReadScope, WriteSession};
 use cmem_core::{
-    ContentMemory, Entry, EntryId, Locale, NewEntry, Result, SearchHit, SearchQuery, Stats, VersionReader,
-    WriteOutcome,
+    ContentMemory, Entry, EntryId, Locale, NewEntry, Result, SearchHit, SearchQuery, Stats, WriteOutcome,
 };
 
 /// Opens another store on the same memory.

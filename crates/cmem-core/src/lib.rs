@@ -99,7 +99,10 @@ pub mod imp {
     pub use crate::gram_index::GramIndex;
     pub use crate::key::{KeyKind, Keys, KindSet, KEY_VERSION};
     pub use crate::locale_set::{LocaleSets, PairFilter};
-    pub use crate::store::{CandidateQuery, CandidateSink, ExactQuery, KeyText, ReadScope, WriteSession};
+    pub use crate::store::{
+        replace_conflict, replaced_entry, CandidateQuery, CandidateSink, ExactQuery, KeyText, ReadScope,
+        WriteSession,
+    };
     pub use crate::trigram::build_trigram_query;
     pub use crate::version::{prior_version_for, VersionReader};
 }
@@ -113,10 +116,7 @@ pub use lookup::{
     lookup, LookupOptions, LookupRequest, Match, MatchType, Penalty, PenaltyKind, SCORE_NEAR_EXACT,
 };
 pub use mem::MemStore;
-/// A run sequence shown in, and parsed from, the run notation (`notation::Segment`; named
-/// apart from the XLIFF segment of the formats crate).
-pub use notation::Segment as Notation;
-pub use notation::{parse_notation, to_notation};
+pub use notation::{parse_notation, to_notation, Notation};
 pub use point::{nearer_answer, point_distance, Point};
 pub use provider::Provider;
 pub use query::{client_masks, prepare_query, QueryText, CLIENT_MASK_TYPE};
@@ -131,16 +131,4 @@ pub use recognize_off::Recognizer;
 pub use run::{is_entity_type, Choice, Code, Run};
 pub use store::{ContentMemory, PairCount, SearchHit, SearchQuery, Stats, WaitHook};
 pub use version::{PriorVersion, Version, VersionQuery, VersionRequest};
-// Shared by the stores' replace (implementer items).
-#[doc(hidden)]
-pub use store::{replace_conflict, replaced_entry};
 pub use view::{MatchView, SegmentView};
-
-// The implementer items under their old root names, for the store crates; documented in
-// `imp`.
-#[doc(hidden)]
-pub use imp::{
-    build_trigram_query, prior_version_for, CandidateIndex, CandidateQuery, CandidateSink, ExactQuery,
-    GramIndex, KeyKind, Keys, KindSet, LocaleSets, PairFilter, ReadScope, VersionReader, WriteSession,
-    KEY_VERSION,
-};

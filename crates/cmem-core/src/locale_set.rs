@@ -3,7 +3,7 @@
 //!
 //! Every entry has a set of variant locales (`[en, de]`, `[en, de, fr]`, …); a memory
 //! holds few distinct sets. A store numbers each set once, gives the number to its
-//! [`GramIndex`](crate::GramIndex) with the entry's keys, and answers "does this entry
+//! [`GramIndex`](crate::imp::GramIndex) with the entry's keys, and answers "does this entry
 //! have the query's locale pair?" from a table indexed by that number: one lookup per
 //! candidate, no access to the entry.
 

@@ -78,24 +78,24 @@ pub const MAX_DEPTH: usize = 32;
 
 /// A run sequence that displays as, and parses from, the notation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct Segment(pub Vec<Run>);
+pub struct Notation(pub Vec<Run>);
 
-impl fmt::Display for Segment {
+impl fmt::Display for Notation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&to_notation(&self.0))
     }
 }
 
-impl FromStr for Segment {
+impl FromStr for Notation {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        parse_notation(s).map(Segment)
+        parse_notation(s).map(Notation)
     }
 }
 
-impl From<Vec<Run>> for Segment {
+impl From<Vec<Run>> for Notation {
     fn from(runs: Vec<Run>) -> Self {
-        Segment(runs)
+        Notation(runs)
     }
 }
 
@@ -785,10 +785,10 @@ mod tests {
 
     #[test]
     fn segment_display_and_from_str() {
-        let s: Segment = "Hi {PERSON:John}".parse().unwrap();
+        let s: Notation = "Hi {PERSON:John}".parse().unwrap();
         assert_eq!(s.0, vec![Run::text("Hi "), Run::entity("e1", "PERSON", "John")]);
         assert_eq!(s.to_string(), "Hi {PERSON:John}");
-        assert!("{".parse::<Segment>().is_err());
+        assert!("{".parse::<Notation>().is_err());
     }
 
     #[test]

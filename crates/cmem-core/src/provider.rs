@@ -51,7 +51,7 @@ impl<S: ContentMemory> Provider<S> {
     }
 
     /// Whether the store keeps version chains (has a
-    /// [`VersionReader`](crate::VersionReader)). [`prior_version`](Self::prior_version)
+    /// [`VersionReader`](crate::imp::VersionReader)). [`prior_version`](Self::prior_version)
     /// answers nothing both for a block with no prior version and for a store without
     /// chains; this tells the two apart.
     ///

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 pub const META_TABLE: &str = "tm_meta";
 /// The key under which [`META_TABLE`] holds the schema version.
 pub const META_SCHEMA_VERSION: &str = "schema_version";
-/// The key under which [`META_TABLE`] holds [`KEY_VERSION`](crate::KEY_VERSION).
+/// The key under which [`META_TABLE`] holds [`KEY_VERSION`](crate::key::KEY_VERSION).
 pub const META_KEY_VERSION: &str = "key_version";
 /// The key under which [`META_TABLE`] holds the memory's token (see [`Step::MemoryToken`]).
 pub const META_MEMORY_TOKEN: &str = "memory_token";

@@ -313,7 +313,7 @@ impl Stats {
 ///   each variant locale that matches the query's source locale (prefix rule) form one
 ///   index, the indexes are offered one after the other in [`Locale`] order, each best
 ///   first (most shared trigrams for their length, ties by key number). A store gets
-///   this by serving candidates from [`CandidateIndex`](crate::CandidateIndex), as both
+///   this by serving candidates from [`CandidateIndex`](crate::imp::CandidateIndex), as both
 ///   stores of this workspace do; one that retrieves otherwise (SQL) must still offer a
 ///   superset of what can reach the cut-off, and then agrees with the others on every
 ///   list computed with [`LookupOptions::exhaustive`](crate::LookupOptions::exhaustive).

@@ -2,9 +2,10 @@
 //! (STYLE: keys idempotent and equal under canonical equivalence; scores in range
 //! and ordered deterministically).
 
+use cmem_core::imp::Keys;
 use cmem_core::{
     flatten_runs, generalized_text, lookup, normalize_text, structural_text, Choice, Code, ContentMemory,
-    Keys, Locale, LookupOptions, LookupRequest, MemStore, NewEntry, Run, Variant,
+    Locale, LookupOptions, LookupRequest, MemStore, NewEntry, Run, Variant,
 };
 use proptest::prelude::*;
 use unicode_normalization::{is_nfc, UnicodeNormalization};

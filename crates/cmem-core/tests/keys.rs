@@ -2,7 +2,8 @@
 //! normalization, codes, choices and entities. Expected values are written by hand
 //! from the spec, not captured from the implementation.
 
-use cmem_core::{flatten_runs, generalized_text, normalize_text, structural_text, Choice, Code, Keys, Run};
+use cmem_core::imp::Keys;
+use cmem_core::{flatten_runs, generalized_text, normalize_text, structural_text, Choice, Code, Run};
 
 fn t(s: &str) -> Run {
     Run::text(s)
@@ -455,7 +456,7 @@ fn sub_and_entity_numbering() {
 
 #[test]
 fn distinct_keys_of_text_and_coded_segments() {
-    use cmem_core::KindSet;
+    use cmem_core::imp::KindSet;
     let text = Keys::of(&[t("hello")]);
     assert_eq!(text.distinct(), vec![("hello", KindSet::ALL)]);
     let coded = Keys::of(&[t("Hi "), ent("1", "PERSON", "Ann")]);

@@ -21,7 +21,7 @@ use std::path::Path;
 use cmem_core::{structural_text, ContentMemory, Locale, LookupOptions, Point, Run};
 use serde::Serialize;
 
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::recycle::{
     default_threads, has_text, lookup_all, lookup_matches, lookup_queries, recognized_sources,
 };
@@ -471,7 +471,8 @@ impl Batch {
             crate::po::analyze_po_counted(std::io::BufReader::new(file), &name, store, options)?
         } else {
             let raw = std::fs::read(path).map_err(|e| {
-                FormatError::new(Format::Xliff, ErrorKind::Io, format!("cannot read: {e}")).in_file(&name)
+                FormatError::new(Format::Xliff, FormatErrorKind::Io, format!("cannot read: {e}"))
+                    .in_file(&name)
             })?;
             analyze_counted(&XliffDocument::parse(raw, &name)?, store, options)?
         };
@@ -506,7 +507,7 @@ pub fn analyze_file(
 ) -> Result<Analysis, FormatError> {
     let name = path.display().to_string();
     let raw = std::fs::read(path).map_err(|e| {
-        FormatError::new(Format::Xliff, ErrorKind::Io, format!("cannot read: {e}")).in_file(&name)
+        FormatError::new(Format::Xliff, FormatErrorKind::Io, format!("cannot read: {e}")).in_file(&name)
     })?;
     let doc = XliffDocument::parse(raw, &name)?;
     analyze_document(&doc, store, options)

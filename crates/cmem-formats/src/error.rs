@@ -45,7 +45,7 @@ impl Format {
 /// others end the read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum ErrorKind {
+pub enum FormatErrorKind {
     /// Reading or writing failed at the operating-system level.
     Io,
     /// The bytes are not valid in the document's encoding, or the declared encoding is
@@ -108,7 +108,7 @@ pub struct FormatError {
 
 #[derive(Debug)]
 struct Inner {
-    kind: ErrorKind,
+    kind: FormatErrorKind,
     format: Format,
     file: String,
     line: Option<u64>,
@@ -121,7 +121,7 @@ struct Inner {
 
 impl FormatError {
     /// A new error of `kind` about `format`, with a message and no position.
-    pub fn new(format: Format, kind: ErrorKind, message: impl Into<String>) -> Self {
+    pub fn new(format: Format, kind: FormatErrorKind, message: impl Into<String>) -> Self {
         FormatError {
             inner: Box::new(Inner {
                 kind,
@@ -176,7 +176,7 @@ impl FormatError {
     }
 
     /// What went wrong.
-    pub fn kind(&self) -> ErrorKind {
+    pub fn kind(&self) -> FormatErrorKind {
         self.inner.kind
     }
 
@@ -218,12 +218,12 @@ impl FormatError {
     /// Wraps a store error.
     pub fn store(err: cmem_core::Error) -> Self {
         let message = format!("{err}");
-        FormatError::new(Format::Store, ErrorKind::Store, message)
+        FormatError::new(Format::Store, FormatErrorKind::Store, message)
     }
 
     /// Wraps an I/O error while reading or writing `format`.
     pub fn io(format: Format, what: &str, err: std::io::Error) -> Self {
-        FormatError::new(format, ErrorKind::Io, format!("{what}: {err}"))
+        FormatError::new(format, FormatErrorKind::Io, format!("{what}: {err}"))
     }
 }
 
@@ -286,21 +286,26 @@ mod tests {
 
     #[test]
     fn display_names_file_position_and_tu() {
-        let e =
-            FormatError::new(Format::Tmx, ErrorKind::UnbalancedCode, "<bpt i=\"3\"> has no matching <ept>")
-                .in_file("memory.tmx")
-                .at(41, 9)
-                .for_entry(7, Some("a1"));
+        let e = FormatError::new(
+            Format::Tmx,
+            FormatErrorKind::UnbalancedCode,
+            "<bpt i=\"3\"> has no matching <ept>",
+        )
+        .in_file("memory.tmx")
+        .at(41, 9)
+        .for_entry(7, Some("a1"));
         assert_eq!(
             e.to_string(),
             "tmx: memory.tmx: line 41, column 9: tu 7 (tuid \"a1\"): <bpt i=\"3\"> has no matching <ept>"
         );
-        let e = FormatError::new(Format::Jsonl, ErrorKind::InvalidLine, "bad").in_file("a.jsonl").at_line(3);
+        let e = FormatError::new(Format::Jsonl, FormatErrorKind::InvalidLine, "bad")
+            .in_file("a.jsonl")
+            .at_line(3);
         assert_eq!(e.to_string(), "jsonl: a.jsonl: line 3: bad");
-        let e = FormatError::new(Format::Kmb, ErrorKind::Corrupt, "checksum").for_entry(2, None);
+        let e = FormatError::new(Format::Kmb, FormatErrorKind::Corrupt, "checksum").for_entry(2, None);
         assert_eq!(e.to_string(), "kmb: entry 2: checksum");
         // XLIFF in its own terms, not TMX's.
-        let e = FormatError::new(Format::Xliff, ErrorKind::InvalidLocale, "no target language")
+        let e = FormatError::new(Format::Xliff, FormatErrorKind::InvalidLocale, "no target language")
             .in_file("a.xlf")
             .at(9, 1)
             .for_entry(1, Some("u1"));

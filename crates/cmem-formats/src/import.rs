@@ -23,10 +23,11 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
 
-use cmem_core::{ContentMemory, Entry, EntryId, Locale, NewEntry, WriteOutcome, WriteSession};
+use cmem_core::imp::WriteSession;
+use cmem_core::{ContentMemory, Entry, EntryId, Locale, NewEntry, WriteOutcome};
 
-use crate::error::{ErrorKind, Format, FormatError};
-use crate::item::Item;
+use crate::error::{Format, FormatError, FormatErrorKind};
+use crate::item::{blank_variant, Item};
 use crate::jsonl::{JsonlReader, JsonlWriter};
 #[cfg(feature = "gzip")]
 use crate::kmb::{KmbReader, KmbWriter};
@@ -82,17 +83,6 @@ pub fn format_of(path: &Path) -> Option<Format> {
         "xlf" | "xliff" | "sdlxliff" | "mqxliff" => Some(Format::Xliff),
         _ => None,
     }
-}
-
-/// The locale of the first variant of `entry` whose segment is empty or only white
-/// space (text alone, no inline code): such an entry is a problem, not stored, since
-/// every empty query would match it exactly.
-pub fn blank_variant(entry: &NewEntry) -> Option<&Locale> {
-    entry
-        .variants
-        .iter()
-        .find(|v| cmem_core::run::text_only(&v.runs).is_some_and(|t| t.trim().is_empty()))
-        .map(|v| &v.locale)
 }
 
 /// A reader that an import can drive: items, and how many input bytes it has read.
@@ -235,8 +225,12 @@ pub fn import<S: ItemSource>(
                     match blank.map_or_else(|| e.validate(), Err) {
                         Ok(()) => batch.push(e),
                         Err(err) => {
-                            let p = FormatError::new(Format::Store, ErrorKind::InvalidEntry, err.to_string())
-                                .for_entry(report.progress.read, None);
+                            let p = FormatError::new(
+                                Format::Store,
+                                FormatErrorKind::InvalidEntry,
+                                err.to_string(),
+                            )
+                            .for_entry(report.progress.read, None);
                             report.progress.problems += 1;
                             if options.strict {
                                 return Err(p);

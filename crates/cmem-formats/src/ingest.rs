@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex};
 
 use cmem_core::{Locale, NewEntry};
 
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::import::{format_of, gunzipped, ItemSource};
 use crate::item::Item;
 use crate::jsonl::{JsonlOptions, JsonlReader, RunsHook};
@@ -117,14 +117,14 @@ impl Input {
             None if stdin => {
                 return Err(FormatError::new(
                     Format::Store,
-                    ErrorKind::Unsupported,
+                    FormatErrorKind::Unsupported,
                     "standard input needs a format (tmx, kmb, jsonl, po, weblate or xliff)",
                 ))
             }
             None => format_of(path).ok_or_else(|| {
                 FormatError::new(
                     Format::Store,
-                    ErrorKind::Unsupported,
+                    FormatErrorKind::Unsupported,
                     format!(
                         "{name}: unknown format (extension not .tmx, .kmb, .jsonl, .ndjson, .json, \
                          .po, .xlf or .xliff, optionally .gz); name the format"
@@ -133,7 +133,7 @@ impl Input {
             })?,
         };
         let io_error = |e: io::Error| {
-            FormatError::new(Format::Store, ErrorKind::Io, format!("{name}: cannot open: {e}"))
+            FormatError::new(Format::Store, FormatErrorKind::Io, format!("{name}: cannot open: {e}"))
         };
         let (raw, size): (Box<dyn Read + Send>, Option<u64>) = if stdin {
             (Box::new(io::stdin()), None)
@@ -228,7 +228,7 @@ fn settle_format(
     let wrong = |what: &str, instead: &str| {
         Err(FormatError::new(
             format,
-            ErrorKind::Unsupported,
+            FormatErrorKind::Unsupported,
             format!("{name}: looks like {what}, not {}; {instead}", format_name(format)),
         ))
     };
@@ -384,7 +384,7 @@ impl<'h> Ingest<'h> {
             Err(e) => {
                 return Some(Err(FormatError::new(
                     input.format,
-                    ErrorKind::Io,
+                    FormatErrorKind::Io,
                     format!("{name}: cannot read: {e}"),
                 )))
             }
@@ -400,7 +400,7 @@ impl<'h> Ingest<'h> {
             #[cfg(not(feature = "gzip"))]
             Format::Kmb => Err(FormatError::new(
                 Format::Kmb,
-                ErrorKind::Unsupported,
+                FormatErrorKind::Unsupported,
                 format!("{name}: reading a .kmb bundle needs the `gzip` feature of cmem (or cmem-formats)"),
             )),
             Format::Jsonl => {
@@ -442,7 +442,7 @@ impl<'h> Ingest<'h> {
             }
             other => Err(FormatError::new(
                 other,
-                ErrorKind::Unsupported,
+                FormatErrorKind::Unsupported,
                 format!("{name}: {} files cannot be imported", other.name()),
             )),
         })
@@ -484,7 +484,7 @@ impl Iterator for Ingest<'_> {
         if self.cancelled() {
             self.done = true;
             self.current = None;
-            return Some(Err(FormatError::new(Format::Store, ErrorKind::Io, "interrupted")));
+            return Some(Err(FormatError::new(Format::Store, FormatErrorKind::Io, "interrupted")));
         }
         item
     }

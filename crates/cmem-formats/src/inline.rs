@@ -57,7 +57,7 @@ use std::io::Read;
 
 use cmem_core::{is_entity_type, Choice, Code, Run};
 
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::xml::{escape_attr_into, escape_text_into, is_xml_char, is_xml_safe, XmlEvent, XmlReader};
 
 /// The `type` prefix that marks an entity placeholder written by cmem.
@@ -196,7 +196,7 @@ impl CodeContent {
 /// end tag.
 ///
 /// # Errors
-/// As [`XmlReader::next_event`]; an early end of file is [`ErrorKind::Xml`].
+/// As [`XmlReader::next_event`]; an early end of file is [`FormatErrorKind::Xml`].
 pub fn read_code_content<R: Read>(xml: &mut XmlReader<R>) -> Result<CodeContent, FormatError> {
     let mut content = CodeContent::default();
     loop {
@@ -211,7 +211,7 @@ pub fn read_code_content<R: Read>(xml: &mut XmlReader<R>) -> Result<CodeContent,
                 }
             }
             XmlEvent::Eof => {
-                return Err(xml.error_at(ErrorKind::Xml, "unexpected end of file in a code", at))
+                return Err(xml.error_at(FormatErrorKind::Xml, "unexpected end of file in a code", at))
             }
         }
     }

@@ -1,6 +1,6 @@
 //! What the readers yield: entries, and the problems met on the way.
 
-use cmem_core::NewEntry;
+use cmem_core::{Locale, NewEntry};
 
 use crate::error::FormatError;
 
@@ -41,4 +41,15 @@ pub fn collect_items(
         }
     }
     Ok((entries, problems))
+}
+
+/// The locale of the first variant of `entry` whose segment is empty or only white
+/// space (text alone, no inline code): such an entry is a problem, not stored, since
+/// every empty query would match it exactly.
+pub fn blank_variant(entry: &NewEntry) -> Option<&Locale> {
+    entry
+        .variants
+        .iter()
+        .find(|v| cmem_core::run::text_only(&v.runs).is_some_and(|t| t.trim().is_empty()))
+        .map(|v| &v.locale)
 }

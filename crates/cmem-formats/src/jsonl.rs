@@ -11,7 +11,7 @@
 //!   optional [`RunsHook`] (an inline-code recognizer); without it each is one `Text`.
 //!
 //! [`JsonlMode::Auto`] (the default) reads a line with `variants` as full, else simple.
-//! A line that is not a valid entry is a located [`ErrorKind::InvalidLine`] problem and
+//! A line that is not a valid entry is a located [`FormatErrorKind::InvalidLine`] problem and
 //! is skipped (an error with `strict`); blank lines are skipped.
 
 use std::io::{BufRead, Read, Write};
@@ -19,7 +19,7 @@ use std::io::{BufRead, Read, Write};
 use cmem_core::{Entry, Locale, NewEntry, Run, Variant};
 use serde_json::{Map, Value};
 
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::item::Item;
 
 /// Turns a simple line's source and target strings into runs.
@@ -105,7 +105,7 @@ impl<'h, R: BufRead> JsonlReader<'h, R> {
     }
 
     fn problem(&self, message: String, column: Option<u64>) -> FormatError {
-        let e = FormatError::new(Format::Jsonl, ErrorKind::InvalidLine, message)
+        let e = FormatError::new(Format::Jsonl, FormatErrorKind::InvalidLine, message)
             .in_file(self.options.file_name.clone())
             .for_entry(self.line, None);
         match column {
@@ -134,7 +134,7 @@ impl<'h, R: BufRead> JsonlReader<'h, R> {
             if n as u64 > cap && !self.buf.ends_with(b"\n") {
                 return Err(FormatError::new(
                     Format::Jsonl,
-                    ErrorKind::Limit,
+                    FormatErrorKind::Limit,
                     format!("line is longer than the cap of {cap} bytes"),
                 )
                 .in_file(self.options.file_name.clone())
@@ -166,7 +166,7 @@ impl<'h, R: BufRead> JsonlReader<'h, R> {
         };
         let entry = if full { self.full(value.0.into_iter().collect())? } else { self.simple(value.0)? };
         entry.validate().map_err(|e| self.problem(format!("invalid entry: {e}"), None))?;
-        if let Some(l) = crate::import::blank_variant(&entry) {
+        if let Some(l) = crate::item::blank_variant(&entry) {
             return Err(self.problem(format!("the {l} segment is empty or only white space"), None));
         }
         Ok(entry)
@@ -200,7 +200,7 @@ impl<'h, R: BufRead> JsonlReader<'h, R> {
         let locale = |key: &str, default: &Option<Locale>| -> Result<Locale, FormatError> {
             match string(key)? {
                 Some(tag) => Locale::parse(tag).map_err(|e| {
-                    FormatError::new(Format::Jsonl, ErrorKind::InvalidLocale, format!("{key}: {e}"))
+                    FormatError::new(Format::Jsonl, FormatErrorKind::InvalidLocale, format!("{key}: {e}"))
                         .in_file(self.options.file_name.clone())
                         .at_line(self.line)
                         .for_entry(self.line, None)
@@ -327,7 +327,7 @@ impl<W: Write> std::fmt::Debug for JsonlWriter<W> {
 }
 
 fn write_err(e: impl std::fmt::Display) -> FormatError {
-    FormatError::new(Format::Jsonl, ErrorKind::Io, format!("write failed: {e}"))
+    FormatError::new(Format::Jsonl, FormatErrorKind::Io, format!("write failed: {e}"))
 }
 
 impl<W: Write> JsonlWriter<W> {
@@ -354,7 +354,7 @@ impl<W: Write> JsonlWriter<W> {
     /// lossy: codes become their native text, entities their values).
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when writing fails.
+    /// [`FormatErrorKind::Io`] when writing fails.
     pub fn write_entry(&mut self, entry: &NewEntry) -> Result<(), FormatError> {
         self.buf.clear();
         if self.options.mode == JsonlMode::Simple {
@@ -411,7 +411,7 @@ impl<W: Write> JsonlWriter<W> {
     /// Flushes and returns the output.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when flushing fails.
+    /// [`FormatErrorKind::Io`] when flushing fails.
     pub fn finish(mut self) -> Result<W, FormatError> {
         self.out.flush().map_err(write_err)?;
         Ok(self.out)

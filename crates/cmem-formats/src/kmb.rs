@@ -16,8 +16,8 @@
 //!
 //! The same entries give the same bytes: no timestamp is written (the gzip header's
 //! mtime is 0) and JSON field order is fixed. A cut anywhere is
-//! [`ErrorKind::Truncated`]; a flipped bit is caught by deflate, gzip's own CRC or the
-//! trailer ([`ErrorKind::Corrupt`]). Entry ids are not stored: they belong to a store.
+//! [`FormatErrorKind::Truncated`]; a flipped bit is caught by deflate, gzip's own CRC or the
+//! trailer ([`FormatErrorKind::Corrupt`]). Entry ids are not stored: they belong to a store.
 //! Because the checksum is checked at the end, an import of a corrupt bundle may have
 //! written entries before it fails; [`import`](crate::import()) then takes them out.
 
@@ -29,7 +29,7 @@ use flate2::write::GzEncoder;
 use flate2::{Compression, Crc};
 
 use crate::decode::Counting;
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::item::Item;
 
 /// The first eight bytes of every bundle.
@@ -69,7 +69,7 @@ impl<W: Write> KmbWriter<W> {
     /// when known (it is then checked by [`finish`](KmbWriter::finish) and by readers).
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when writing fails.
+    /// [`FormatErrorKind::Io`] when writing fails.
     pub fn new(mut out: W, expected: Option<u64>) -> Result<Self, FormatError> {
         let mut header = Vec::with_capacity(24);
         header.extend_from_slice(&KMB_MAGIC);
@@ -89,7 +89,7 @@ impl<W: Write> KmbWriter<W> {
     /// Appends one entry.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when writing fails; [`ErrorKind::Limit`] for an entry whose
+    /// [`FormatErrorKind::Io`] when writing fails; [`FormatErrorKind::Limit`] for an entry whose
     /// JSON exceeds [`KMB_MAX_RECORD`].
     pub fn write_entry(&mut self, entry: &NewEntry) -> Result<(), FormatError> {
         self.buf.clear();
@@ -97,7 +97,7 @@ impl<W: Write> KmbWriter<W> {
         serde_json::to_writer(&mut self.buf, entry).map_err(|e| {
             FormatError::new(
                 Format::Kmb,
-                ErrorKind::Io,
+                FormatErrorKind::Io,
                 format!("cannot encode entry {}: {e}", self.count + 1),
             )
         })?;
@@ -105,7 +105,7 @@ impl<W: Write> KmbWriter<W> {
         let len = u32::try_from(len).ok().filter(|&l| l <= KMB_MAX_RECORD).ok_or_else(|| {
             FormatError::new(
                 Format::Kmb,
-                ErrorKind::Limit,
+                FormatErrorKind::Limit,
                 format!("entry {} is {len} bytes of JSON, over the cap of {KMB_MAX_RECORD}", self.count + 1),
             )
         })?;
@@ -125,14 +125,14 @@ impl<W: Write> KmbWriter<W> {
     /// Writes the trailer, ends the gzip member and flushes; returns the output.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when writing fails; [`ErrorKind::Corrupt`] when the number of
+    /// [`FormatErrorKind::Io`] when writing fails; [`FormatErrorKind::Corrupt`] when the number of
     /// entries written differs from the number announced in the header.
     pub fn finish(mut self) -> Result<W, FormatError> {
         if let Some(expected) = self.expected {
             if expected != self.count {
                 return Err(FormatError::new(
                     Format::Kmb,
-                    ErrorKind::Corrupt,
+                    FormatErrorKind::Corrupt,
                     format!("the header announced {expected} entries but {} were written", self.count),
                 ));
             }
@@ -176,8 +176,8 @@ impl<R: Read> KmbReader<R> {
     /// Reads and checks the header; `file_name` is used in messages.
     ///
     /// # Errors
-    /// [`ErrorKind::Truncated`] for a file shorter than the header,
-    /// [`ErrorKind::BadMagic`], [`ErrorKind::UnsupportedVersion`], [`ErrorKind::Io`].
+    /// [`FormatErrorKind::Truncated`] for a file shorter than the header,
+    /// [`FormatErrorKind::BadMagic`], [`FormatErrorKind::UnsupportedVersion`], [`FormatErrorKind::Io`].
     pub fn new(input: R, file_name: &str) -> Result<Self, FormatError> {
         let mut input = BufReader::with_capacity(64 * 1024, Counting { inner: input, count: 0 });
         let mut header = [0u8; 24];
@@ -188,18 +188,18 @@ impl<R: Read> KmbReader<R> {
                 Ok(0) => break,
                 Ok(n) => got += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(err(ErrorKind::Io, format!("read failed: {e}"))),
+                Err(e) => return Err(err(FormatErrorKind::Io, format!("read failed: {e}"))),
             }
         }
         if got >= 8 && header[..8] != KMB_MAGIC || got < 8 && header[..got] != KMB_MAGIC[..got] {
             return Err(err(
-                ErrorKind::BadMagic,
+                FormatErrorKind::BadMagic,
                 "not a .kmb bundle: the magic bytes are missing".to_owned(),
             ));
         }
         if got < header.len() {
             return Err(err(
-                ErrorKind::Truncated,
+                FormatErrorKind::Truncated,
                 format!("the file ends inside its {}-byte header", header.len()),
             ));
         }
@@ -208,7 +208,7 @@ impl<R: Read> KmbReader<R> {
         let version = word(8);
         if version != KMB_VERSION {
             return Err(err(
-                ErrorKind::UnsupportedVersion,
+                FormatErrorKind::UnsupportedVersion,
                 format!(
                     "format version {version} is not supported (this program reads version {KMB_VERSION})"
                 ),
@@ -217,7 +217,7 @@ impl<R: Read> KmbReader<R> {
         let flags = word(12);
         if flags != 0 {
             return Err(err(
-                ErrorKind::UnsupportedVersion,
+                FormatErrorKind::UnsupportedVersion,
                 format!("unknown flags 0x{flags:08x} (this program knows none)"),
             ));
         }
@@ -246,7 +246,7 @@ impl<R: Read> KmbReader<R> {
         self.input.as_ref().map_or(self.last_bytes, |d| d.get_ref().get_ref().count)
     }
 
-    fn err(&self, kind: ErrorKind, message: impl Into<String>) -> FormatError {
+    fn err(&self, kind: FormatErrorKind, message: impl Into<String>) -> FormatError {
         FormatError::new(Format::Kmb, kind, message)
             .in_file(self.file.clone())
             .for_entry(self.count + 1, None)
@@ -254,16 +254,19 @@ impl<R: Read> KmbReader<R> {
 
     fn read_io_err(&self, e: &io::Error, what: &str) -> FormatError {
         if e.kind() == io::ErrorKind::UnexpectedEof {
-            self.err(ErrorKind::Truncated, format!("the file ends inside {what}: the bundle is truncated"))
+            self.err(
+                FormatErrorKind::Truncated,
+                format!("the file ends inside {what}: the bundle is truncated"),
+            )
         } else {
-            self.err(ErrorKind::Corrupt, format!("cannot decompress {what}: {e}"))
+            self.err(FormatErrorKind::Corrupt, format!("cannot decompress {what}: {e}"))
         }
     }
 
     fn read_exact(&mut self, n: usize, what: &str) -> Result<(), FormatError> {
         self.buf.resize(n, 0);
         let Some(input) = self.input.as_mut() else {
-            return Err(self.err(ErrorKind::Corrupt, "read after the end"));
+            return Err(self.err(FormatErrorKind::Corrupt, "read after the end"));
         };
         match input.read_exact(&mut self.buf[..n]) {
             Ok(()) => Ok(()),
@@ -279,7 +282,7 @@ impl<R: Read> KmbReader<R> {
             return Ok(None);
         }
         if len == 0 || len > KMB_MAX_RECORD {
-            return Err(self.err(ErrorKind::Corrupt, format!("record length {len} is out of range")));
+            return Err(self.err(FormatErrorKind::Corrupt, format!("record length {len} is out of range")));
         }
         let mut prefix = [0u8; 4];
         prefix.copy_from_slice(&self.buf[..4]);
@@ -287,7 +290,7 @@ impl<R: Read> KmbReader<R> {
         self.read_exact(len as usize, "a record")?;
         self.crc.update(&self.buf);
         let entry: NewEntry = serde_json::from_slice(&self.buf)
-            .map_err(|e| self.err(ErrorKind::Corrupt, format!("record is not a valid entry: {e}")))?;
+            .map_err(|e| self.err(FormatErrorKind::Corrupt, format!("record is not a valid entry: {e}")))?;
         self.count += 1;
         Ok(Some(entry))
     }
@@ -300,21 +303,21 @@ impl<R: Read> KmbReader<R> {
         let crc = u32::from_le_bytes([self.buf[8], self.buf[9], self.buf[10], self.buf[11]]);
         if count != self.count {
             return Err(self.err(
-                ErrorKind::Corrupt,
+                FormatErrorKind::Corrupt,
                 format!("the trailer counts {count} entries but {} were read", self.count),
             ));
         }
         if let Some(expected) = self.expected {
             if expected != count {
                 return Err(self.err(
-                    ErrorKind::Corrupt,
+                    FormatErrorKind::Corrupt,
                     format!("the header announces {expected} entries but the bundle holds {count}"),
                 ));
             }
         }
         if crc != self.crc.sum() {
             return Err(self.err(
-                ErrorKind::Corrupt,
+                FormatErrorKind::Corrupt,
                 format!("checksum mismatch: trailer 0x{crc:08x}, records 0x{:08x}", self.crc.sum()),
             ));
         }
@@ -325,7 +328,9 @@ impl<R: Read> KmbReader<R> {
         match input.read(&mut rest) {
             Ok(0) => {}
             Ok(_) => {
-                return Err(self.err(ErrorKind::Corrupt, "data after the trailer inside the gzip stream"))
+                return Err(
+                    self.err(FormatErrorKind::Corrupt, "data after the trailer inside the gzip stream")
+                )
             }
             Err(e) => return Err(self.read_io_err(&e, "the end of the gzip stream")),
         }
@@ -333,8 +338,8 @@ impl<R: Read> KmbReader<R> {
         self.last_bytes = inner.get_ref().count;
         match inner.fill_buf() {
             Ok([]) => Ok(()),
-            Ok(_) => Err(self.err(ErrorKind::Corrupt, "bytes after the end of the bundle")),
-            Err(e) => Err(self.err(ErrorKind::Io, format!("read failed: {e}"))),
+            Ok(_) => Err(self.err(FormatErrorKind::Corrupt, "bytes after the end of the bundle")),
+            Err(e) => Err(self.err(FormatErrorKind::Io, format!("read failed: {e}"))),
         }
     }
 }
@@ -404,7 +409,10 @@ mod tests {
         for cut in 0..bytes.len() {
             let err = read(&bytes[..cut]).unwrap_err();
             assert!(
-                matches!(err.kind(), ErrorKind::Truncated | ErrorKind::Corrupt | ErrorKind::BadMagic),
+                matches!(
+                    err.kind(),
+                    FormatErrorKind::Truncated | FormatErrorKind::Corrupt | FormatErrorKind::BadMagic
+                ),
                 "cut at {cut}: {err}"
             );
         }
@@ -427,15 +435,18 @@ mod tests {
 
     #[test]
     fn header_errors() {
-        assert_eq!(read(b"").unwrap_err().kind(), ErrorKind::Truncated);
-        assert_eq!(read(b"PK\x03\x04 not a bundle at all....").unwrap_err().kind(), ErrorKind::BadMagic);
+        assert_eq!(read(b"").unwrap_err().kind(), FormatErrorKind::Truncated);
+        assert_eq!(
+            read(b"PK\x03\x04 not a bundle at all....").unwrap_err().kind(),
+            FormatErrorKind::BadMagic
+        );
         let mut v2 = write(&entries(1), None);
         v2[8] = 2;
         let err = read(&v2).unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::UnsupportedVersion);
+        assert_eq!(err.kind(), FormatErrorKind::UnsupportedVersion);
         assert!(err.to_string().starts_with("kmb: t.kmb: "), "{err}");
         let mut extra = write(&entries(1), None);
         extra.push(0);
-        assert_eq!(read(&extra).unwrap_err().kind(), ErrorKind::Corrupt);
+        assert_eq!(read(&extra).unwrap_err().kind(), FormatErrorKind::Corrupt);
     }
 }

@@ -70,17 +70,14 @@ pub use analyze::{
     analyze, analyze_document, analyze_file, count_words, Analysis, AnalyzeOptions, Band, BandCount, Batch,
     CSV_HEADER,
 };
-/// What went wrong in a format (`error::ErrorKind`; named apart from the core's
-/// [`cmem_core::ErrorKind`] so both crates' names can be imported together).
-pub use error::ErrorKind as FormatErrorKind;
-pub use error::{Format, FormatError};
+pub use error::{Format, FormatError, FormatErrorKind};
 pub use import::{
-    blank_variant, export, filter_entry, format_of, import, open_input, EntrySink, ExportOptions,
-    ImportOptions, ImportReport, ItemSource, Progress,
+    export, filter_entry, format_of, import, open_input, EntrySink, ExportOptions, ImportOptions,
+    ImportReport, ItemSource, Progress,
 };
 pub use ingest::{BoxedInput, Ingest, IngestOptions, IngestStatus, Input};
 pub use inline::Level;
-pub use item::{collect_items, Item};
+pub use item::{blank_variant, collect_items, Item};
 pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};
 #[cfg(feature = "gzip")]
 pub use kmb::{KmbReader, KmbWriter};
@@ -89,8 +86,5 @@ pub use po::{analyze_po, recycle_po, PoOptions, PoReader, PoTally, PoWriter};
 pub use recycle::{recycle, recycle_document, recycle_file, FillAmbiguous, RecycleOptions, RecycleReport};
 pub use tmx::{TmxHeader, TmxOptions, TmxReader, TmxWriteOptions, TmxWriter};
 pub use weblate::{WeblateOptions, WeblateReader, WeblateWriter};
-/// One segment of an XLIFF document (`xliff::Segment`; named apart from the core's
-/// run notation).
-pub use xliff::Segment as XliffSegment;
-pub use xliff::{Candidate, WrittenRuns, XliffDocument, XliffVersion};
+pub use xliff::{Candidate, WrittenRuns, XliffDocument, XliffSegment, XliffVersion};
 pub use xliff_in::{XliffInOptions, XliffReader};

@@ -77,7 +77,7 @@ use cmem_core::run::runs_to_json;
 use cmem_core::{lookup, ContentMemory, Locale, LookupOptions, LookupRequest, Match, Point, Run};
 use serde::Serialize;
 
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::xliff::{Candidate, XliffDocument, XliffVersion};
 
 /// Whether a segment whose best matches are ambiguous (equally good, with differing
@@ -172,7 +172,7 @@ impl RecycleOptions {
         if bad(self.fuzzy_threshold) || bad(self.fill_threshold) {
             return Err(FormatError::new(
                 format,
-                ErrorKind::InvalidField,
+                FormatErrorKind::InvalidField,
                 format!(
                     "thresholds must be within 0–1 (fuzzy {}, fill {})",
                     self.fuzzy_threshold, self.fill_threshold
@@ -269,7 +269,7 @@ impl Locales {
     /// `file`'s (1.x) or the document's.
     ///
     /// # Errors
-    /// [`ErrorKind::NotXliff`] when a language is missing or not BCP 47.
+    /// [`FormatErrorKind::NotXliff`] when a language is missing or not BCP 47.
     pub(crate) fn of(
         &mut self,
         doc: &XliffDocument,
@@ -284,7 +284,7 @@ impl Locales {
                     return Ok(l.clone());
                 }
                 let located = |message: String| {
-                    FormatError::new(Format::Xliff, ErrorKind::NotXliff, message)
+                    FormatError::new(Format::Xliff, FormatErrorKind::NotXliff, message)
                         .in_file(doc.file())
                         .at(seg.line, 1)
                         .for_entry(index as u64 + 1, Some(&seg.unit_id))
@@ -353,7 +353,7 @@ pub(crate) fn lookup_queries<'a>(
 /// refuses (longer than its cap).
 ///
 /// # Errors
-/// [`ErrorKind::Store`] for any other failure, or no result.
+/// [`FormatErrorKind::Store`] for any other failure, or no result.
 pub(crate) fn lookup_matches<'a>(
     doc: &XliffDocument,
     index: usize,
@@ -366,7 +366,7 @@ pub(crate) fn lookup_matches<'a>(
         None => "the lookup gave no result".to_owned(),
     };
     let seg = &doc.segments()[index];
-    Err(FormatError::new(Format::Store, ErrorKind::Store, message)
+    Err(FormatError::new(Format::Store, FormatErrorKind::Store, message)
         .in_file(doc.file())
         .at(seg.line, 1)
         .for_entry(index as u64 + 1, Some(&seg.unit_id)))

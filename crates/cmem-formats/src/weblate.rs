@@ -26,7 +26,7 @@ use std::io::{BufRead, Write};
 use cmem_core::{Locale, NewEntry, Variant};
 use serde_json::Value;
 
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::item::Item;
 use crate::jsonl::{surface_text, RunsHook};
 use crate::po::po_locale;
@@ -53,7 +53,7 @@ pub struct WeblateReader {
     bytes: u64,
 }
 
-fn problem(options: &WeblateOptions, index: usize, kind: ErrorKind, message: String) -> FormatError {
+fn problem(options: &WeblateOptions, index: usize, kind: FormatErrorKind, message: String) -> FormatError {
     FormatError::new(Format::Weblate, kind, message)
         .in_file(&options.file_name)
         .for_entry(index as u64 + 1, None)
@@ -121,18 +121,20 @@ fn entry(
             Some(other) => Err(problem(
                 options,
                 index,
-                ErrorKind::InvalidField,
+                FormatErrorKind::InvalidField,
                 format!("{key:?} must be a string, not {other}"),
             )),
         }
     };
     let required = |key: &str| -> Result<&str, FormatError> {
-        string(key)?
-            .ok_or_else(|| problem(options, index, ErrorKind::InvalidField, format!("no {key:?} string")))
+        string(key)?.ok_or_else(|| {
+            problem(options, index, FormatErrorKind::InvalidField, format!("no {key:?} string"))
+        })
     };
     let locale = |key: &str| -> Result<Locale, FormatError> {
         let code = required(key)?;
-        po_locale(code).map_err(|e| problem(options, index, ErrorKind::InvalidLocale, format!("{key}: {e}")))
+        po_locale(code)
+            .map_err(|e| problem(options, index, FormatErrorKind::InvalidLocale, format!("{key}: {e}")))
     };
     let (source, target) = (required("source")?, required("target")?);
     let (source_locale, target_locale) = (locale("source_language")?, locale("target_language")?);
@@ -164,7 +166,7 @@ fn entry(
         metadata,
         ..NewEntry::default()
     };
-    e.validate().map_err(|err| problem(options, index, ErrorKind::InvalidEntry, err.to_string()))?;
+    e.validate().map_err(|err| problem(options, index, FormatErrorKind::InvalidEntry, err.to_string()))?;
     Ok(e)
 }
 
@@ -190,7 +192,7 @@ impl WeblateReader {
             } else {
                 format!("invalid JSON: {e}")
             };
-            FormatError::new(Format::Weblate, ErrorKind::InvalidField, message)
+            FormatError::new(Format::Weblate, FormatErrorKind::InvalidField, message)
                 .in_file(&options.file_name)
                 .at(e.line() as u64, e.column() as u64)
         })?;
@@ -198,9 +200,12 @@ impl WeblateReader {
         for (index, element) in elements.iter().enumerate() {
             let result = match element {
                 Element::Object(fields) => entry(&options, index, fields, hook),
-                Element::Other(other) => {
-                    Err(problem(&options, index, ErrorKind::InvalidField, format!("not an object: {other}")))
-                }
+                Element::Other(other) => Err(problem(
+                    &options,
+                    index,
+                    FormatErrorKind::InvalidField,
+                    format!("not an object: {other}"),
+                )),
             };
             match result {
                 Ok(e) => items.push_back(Ok(Item::Entry(e))),
@@ -244,7 +249,7 @@ pub struct WeblateWriter<W: Write> {
 }
 
 fn write_err(e: impl std::fmt::Display) -> FormatError {
-    FormatError::new(Format::Weblate, ErrorKind::Io, format!("write failed: {e}"))
+    FormatError::new(Format::Weblate, FormatErrorKind::Io, format!("write failed: {e}"))
 }
 
 /// A Weblate language code: `pt-BR` → `pt_BR`.
@@ -256,7 +261,7 @@ impl<W: Write> WeblateWriter<W> {
     /// A writer; the array opens at once.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when writing fails.
+    /// [`FormatErrorKind::Io`] when writing fails.
     pub fn new(mut out: W, options: WeblateOptions) -> Result<Self, FormatError> {
         out.write_all(b"[").map_err(write_err)?;
         Ok(WeblateWriter { out, options, written: 0, skipped: 0 })
@@ -279,7 +284,7 @@ impl<W: Write> WeblateWriter<W> {
     /// (`status` 1), as Weblate stores an uploaded memory.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when writing fails.
+    /// [`FormatErrorKind::Io`] when writing fails.
     pub fn write_entry(&mut self, entry: &NewEntry) -> Result<(), FormatError> {
         let find = |l: &Locale| {
             entry
@@ -365,7 +370,7 @@ impl<W: Write> WeblateWriter<W> {
     /// Closes the array, flushes, and returns the output.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when writing fails.
+    /// [`FormatErrorKind::Io`] when writing fails.
     pub fn finish(mut self) -> Result<W, FormatError> {
         self.out.write_all(b"\n]\n").map_err(write_err)?;
         self.out.flush().map_err(write_err)?;

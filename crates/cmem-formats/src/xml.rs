@@ -12,7 +12,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::XmlVersion;
 
 pub use crate::decode::{CapExceeded, Encoding, XmlInput};
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 
 /// An XML event. The data of the last event is in the [`XmlReader`]: the element's
 /// [`name`](XmlReader::name) and [`attrs`](XmlReader::attrs), or the
@@ -70,7 +70,7 @@ impl<R: Read> XmlReader<R> {
     /// single event outside a unit (a DOCTYPE, a comment, a text node).
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when the first bytes cannot be read, [`ErrorKind::Encoding`]
+    /// [`FormatErrorKind::Io`] when the first bytes cannot be read, [`FormatErrorKind::Encoding`]
     /// for an unsupported declared encoding.
     pub fn new(
         input: R,
@@ -80,8 +80,11 @@ impl<R: Read> XmlReader<R> {
         max_event_bytes: u64,
     ) -> Result<Self, FormatError> {
         let input = XmlInput::new(input).map_err(|e| {
-            let kind =
-                if e.kind() == io::ErrorKind::InvalidData { ErrorKind::Encoding } else { ErrorKind::Io };
+            let kind = if e.kind() == io::ErrorKind::InvalidData {
+                FormatErrorKind::Encoding
+            } else {
+                FormatErrorKind::Io
+            };
             FormatError::new(format, kind, e.to_string()).in_file(file).at(1, 1)
         })?;
         let mut xml = quick_xml::Reader::from_reader(input);
@@ -154,14 +157,14 @@ impl<R: Read> XmlReader<R> {
 
     /// A located error at `offset`, which must be in the open unit or at or after the
     /// last event's start.
-    pub fn error_at(&self, kind: ErrorKind, message: impl Into<String>, offset: u64) -> FormatError {
+    pub fn error_at(&self, kind: FormatErrorKind, message: impl Into<String>, offset: u64) -> FormatError {
         let (line, col) = self.xml.get_ref().line_col(offset);
         FormatError::new(self.format, kind, message).in_file(self.file.clone()).at(line, col)
     }
 
     /// Opens a unit that began at `start`: its offsets stay resolvable to lines until
     /// [`end_unit`](XmlReader::end_unit), and reading past `max_bytes` from its start
-    /// is an [`ErrorKind::Limit`] error.
+    /// is an [`FormatErrorKind::Limit`] error.
     pub fn begin_unit(&mut self, start: u64, max_bytes: u64) {
         self.xml.get_mut().forget_before(start);
         self.unit = Some((start, max_bytes));
@@ -175,8 +178,8 @@ impl<R: Read> XmlReader<R> {
     /// The next event.
     ///
     /// # Errors
-    /// Malformed XML ([`ErrorKind::Xml`]), an undefined entity ([`ErrorKind::Xml`]),
-    /// bad bytes ([`ErrorKind::Encoding`]), a cap exceeded ([`ErrorKind::Limit`]), I/O.
+    /// Malformed XML ([`FormatErrorKind::Xml`]), an undefined entity ([`FormatErrorKind::Xml`]),
+    /// bad bytes ([`FormatErrorKind::Encoding`]), a cap exceeded ([`FormatErrorKind::Limit`]), I/O.
     pub fn next_event(&mut self) -> Result<XmlEvent, FormatError> {
         loop {
             let start = self.xml.buffer_position();
@@ -226,7 +229,7 @@ impl<R: Read> XmlReader<R> {
             };
             if let Some((at, c)) = forbidden_char(raw.as_bytes()) {
                 return Err(self.error_at(
-                    ErrorKind::Xml,
+                    FormatErrorKind::Xml,
                     format!("{} is not allowed in an XML 1.0 document", char_name(c)),
                     start + lead + at as u64,
                 ));
@@ -234,13 +237,13 @@ impl<R: Read> XmlReader<R> {
             let ev = match event {
                 Event::Start(e) => {
                     if let Err(m) = element_parts(&e, &mut self.name, &mut self.attrs, &mut self.n_attrs) {
-                        return Err(self.error_at(ErrorKind::Xml, m, start));
+                        return Err(self.error_at(FormatErrorKind::Xml, m, start));
                     }
                     XmlEvent::Start
                 }
                 Event::Empty(e) => {
                     if let Err(m) = element_parts(&e, &mut self.name, &mut self.attrs, &mut self.n_attrs) {
-                        return Err(self.error_at(ErrorKind::Xml, m, start));
+                        return Err(self.error_at(FormatErrorKind::Xml, m, start));
                     }
                     XmlEvent::Empty
                 }
@@ -277,7 +280,7 @@ impl<R: Read> XmlReader<R> {
                                      DTDs are not processed)"
                                 )
                             };
-                            return Err(self.error_at(ErrorKind::Xml, what, start));
+                            return Err(self.error_at(FormatErrorKind::Xml, what, start));
                         }
                     }
                 }
@@ -289,7 +292,7 @@ impl<R: Read> XmlReader<R> {
                     self.depth += 1;
                     if self.depth > self.max_depth {
                         return Err(self.error_at(
-                            ErrorKind::Limit,
+                            FormatErrorKind::Limit,
                             format!("elements nested deeper than {}", self.max_depth),
                             start,
                         ));
@@ -305,7 +308,7 @@ impl<R: Read> XmlReader<R> {
     fn cap_error(&self, start: u64, cap: u64) -> FormatError {
         let what = if self.unit.is_some() { "the element" } else { "the markup or text" };
         self.error_at(
-            ErrorKind::Limit,
+            FormatErrorKind::Limit,
             format!("{what} starting here is larger than the cap of {cap} bytes"),
             start,
         )
@@ -314,11 +317,11 @@ impl<R: Read> XmlReader<R> {
     fn xml_error(&self, e: quick_xml::Error, offset: u64) -> FormatError {
         let (kind, message) = match &e {
             quick_xml::Error::Io(io) if io.kind() == io::ErrorKind::InvalidData => {
-                (ErrorKind::Encoding, io.to_string())
+                (FormatErrorKind::Encoding, io.to_string())
             }
-            quick_xml::Error::Io(io) => (ErrorKind::Io, format!("read failed: {io}")),
-            quick_xml::Error::Encoding(enc) => (ErrorKind::Encoding, format!("invalid UTF-8: {enc}")),
-            other => (ErrorKind::Xml, format!("malformed XML: {other}")),
+            quick_xml::Error::Io(io) => (FormatErrorKind::Io, format!("read failed: {io}")),
+            quick_xml::Error::Encoding(enc) => (FormatErrorKind::Encoding, format!("invalid UTF-8: {enc}")),
+            other => (FormatErrorKind::Xml, format!("malformed XML: {other}")),
         };
         self.error_at(kind, message, offset)
     }
@@ -327,7 +330,7 @@ impl<R: Read> XmlReader<R> {
     ///
     /// # Errors
     /// As [`next_event`](XmlReader::next_event); an early end of file is
-    /// [`ErrorKind::Xml`].
+    /// [`FormatErrorKind::Xml`].
     pub fn skip_element(&mut self) -> Result<(), FormatError> {
         let mut depth = 1usize;
         while depth > 0 {
@@ -335,7 +338,11 @@ impl<R: Read> XmlReader<R> {
                 XmlEvent::Start => depth += 1,
                 XmlEvent::End => depth -= 1,
                 XmlEvent::Eof => {
-                    return Err(self.error_at(ErrorKind::Xml, "unexpected end of file", self.event_start))
+                    return Err(self.error_at(
+                        FormatErrorKind::Xml,
+                        "unexpected end of file",
+                        self.event_start,
+                    ))
                 }
                 _ => {}
             }
@@ -358,7 +365,11 @@ impl<R: Read> XmlReader<R> {
                 XmlEvent::Text => text.push_str(&self.text),
                 XmlEvent::Empty => {}
                 XmlEvent::Eof => {
-                    return Err(self.error_at(ErrorKind::Xml, "unexpected end of file", self.event_start))
+                    return Err(self.error_at(
+                        FormatErrorKind::Xml,
+                        "unexpected end of file",
+                        self.event_start,
+                    ))
                 }
             }
         }

@@ -24,9 +24,10 @@
 use std::path::{Path, PathBuf};
 
 use cmem_core::gram_index::{FileMeta, FrozenGrams, CATCH_UP_MOST};
+use cmem_core::imp::{CandidateIndex, GramIndex, Keys, KEY_VERSION};
 use cmem_core::schema::{CHANGES_TABLE, META_MEMORY_TOKEN, META_TABLE};
 use cmem_core::store::{CandidateQuery, CandidateSink};
-use cmem_core::{CandidateIndex, EntryId, GramIndex, Keys, Locale, Result, KEY_VERSION};
+use cmem_core::{EntryId, Locale, Result};
 use postgres::Client;
 
 use crate::error::{corrupt, Context};
@@ -189,8 +190,8 @@ impl Cache {
         source: &Locale,
         persist: Option<&Path>,
     ) -> Result<()> {
-        let mut tx = crate::store::snapshot(client, name, "loading keys")?;
-        let changes = crate::store::read_changes(&mut tx, name)?;
+        let mut tx = crate::rows::snapshot(client, name, "loading keys")?;
+        let changes = crate::rows::read_changes(&mut tx, name)?;
         // Where the log stands in this snapshot, when read.
         let mut at = None;
         if self.changes != Some(changes) {

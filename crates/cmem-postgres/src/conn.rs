@@ -65,6 +65,9 @@ impl DerefMut for Conn {
 #[derive(Debug)]
 pub(crate) struct Manager(PostgresConnectionManager<NoTls>);
 
+/// A connection checked out of the pool.
+pub(crate) type Pooled = r2d2::PooledConnection<Manager>;
+
 impl Manager {
     pub(crate) fn new(config: postgres::Config) -> Manager {
         Manager(PostgresConnectionManager::new(config, NoTls))

@@ -8,7 +8,7 @@
 //!   on the three keys; a generated `search_tsv` column with a GIN index for concordance
 //!   search (ranked by `ts_rank`, hits marked `[` `]` by `ts_headline`).
 //! - Fuzzy candidates from an in-process trigram-count index
-//!   ([`cmem_core::CandidateIndex`], the same as the other stores'), so lookups rank
+//!   ([`cmem_core::imp::CandidateIndex`], the same as the other stores'), so lookups rank
 //!   exactly as everywhere else. Every write transaction bumps a change counter in the
 //!   meta table; a lookup reads it with its entries (or, when it reads none, from a read
 //!   a thread of the store made while the lookup walked the index) and,
@@ -20,7 +20,7 @@
 //!   [`PgOptions::exhaustive_window`] every key in the length window the cut-off
 //!   allows, optionally after `pg_trgm` similarity hits ([`PgOptions::trigram_first`]).
 //! - Writes are one transaction per batch, or per
-//!   [`WriteSession`](cmem_core::WriteSession) (an import); writers take turns on the
+//!   [`WriteSession`](cmem_core::imp::WriteSession) (an import); writers take turns on the
 //!   counter's row lock, waiting at most [`PgOptions::write_wait`]. Readers see an
 //!   import whole once it commits and nothing of it before.
 //! - Connections from an `r2d2` pool of the blocking `postgres` client, each with the
@@ -46,10 +46,12 @@
 mod address;
 mod ahead;
 mod cache;
+mod candidates;
 mod conn;
 mod error;
 mod migrate;
 mod options;
+mod rows;
 mod scope;
 mod session;
 mod store;

@@ -7,11 +7,12 @@
 //! again under it. PostgreSQL's DDL is transactional, so a failed migration leaves the
 //! database at the last completed version.
 
+use cmem_core::imp::{Keys, KEY_VERSION};
 use cmem_core::run::runs_from_json;
 use cmem_core::schema::{
     stored_keys, Dialect, META_KEY_VERSION, META_SCHEMA_VERSION, META_TABLE, MIGRATIONS, SCHEMA_VERSION,
 };
-use cmem_core::{Error, ErrorKind, Keys, Result, KEY_VERSION};
+use cmem_core::{Error, ErrorKind, Result};
 use postgres::Client;
 
 use crate::error::{corrupt, Context};

@@ -11,18 +11,17 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use cmem_core::imp::{replace_conflict, replaced_entry, WriteSession};
 use cmem_core::run::runs_to_json;
 use cmem_core::schema::{stored_keys, META_TABLE, SEARCH_TABLE};
-use cmem_core::{
-    merge_origins, replace_conflict, replaced_entry, Entry, EntryId, Error, ErrorKind, NewEntry, Origin,
-    Result, WriteOutcome, WriteSession,
-};
+use cmem_core::{merge_origins, Entry, EntryId, Error, ErrorKind, NewEntry, Origin, Result, WriteOutcome};
 use postgres::Statement;
 
 use crate::cache::CachedKeys;
+use crate::conn::Pooled;
 use crate::error::Context;
 use crate::migrate::META_CHANGES;
-use crate::store::{PgStore, Pooled};
+use crate::store::PgStore;
 
 /// How long one attempt at the writer's turn waits before the hook is told.
 const WAIT_STEP: std::time::Duration = std::time::Duration::from_millis(250);
@@ -185,7 +184,7 @@ impl<'a> PgSession<'a> {
                          FROM unnest($1::bigint[], $2::bigint[]) AS t(i, a) WHERE e.id = t.i",
                     )
                     .ctx(p, "preparing")?,
-                get_many: conn.prepare(crate::store::GET_MANY).ctx(p, "preparing")?,
+                get_many: conn.prepare(crate::rows::GET_MANY).ctx(p, "preparing")?,
             };
             Ok::<_, Error>((after, stmts))
         })();
@@ -248,7 +247,7 @@ impl<'a> PgSession<'a> {
             HashMap::new()
         } else {
             let rows = self.conn.query(&self.stmts.get_many, &[&wanted]).ctx(&p, "finding duplicates")?;
-            crate::store::entries_of_rows(rows, &p)?
+            crate::rows::entries_of_rows(rows, &p)?
         };
         let mut approved: BTreeMap<EntryId, i64> = BTreeMap::new();
         let mut new_origins: Vec<(EntryId, usize, Origin)> = Vec::new();

@@ -1,9 +1,10 @@
 //! [`PgStore`]: the [`ContentMemory`] over one PostgreSQL database, shared by every
 //! process and machine that opens it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use cmem_core::imp::{KeyKind, Keys, WriteSession};
 use cmem_core::schema::META_TABLE;
 use cmem_core::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, ReadScope, SearchHit, SearchQuery, Stats,
@@ -12,75 +13,22 @@ use cmem_core::stored;
 use cmem_core::trigram::length_bounds;
 use cmem_core::version::{select_versions, Version, VersionQuery, VersionReader};
 use cmem_core::{
-    normalize_text, Entry, EntryId, Error, ErrorKind, KeyKind, Keys, Locale, NewEntry, Origin, Result,
-    WriteOutcome, WriteSession,
+    normalize_text, Entry, EntryId, Error, ErrorKind, Locale, NewEntry, Origin, Result, WriteOutcome,
 };
 use postgres::types::Type;
 use postgres::{GenericClient, NoTls};
 
 use crate::cache::{Cache, KEYS_OF_V};
-use crate::conn::{Conn, Manager};
+use crate::candidates::{
+    has_target, locale_fits, locale_match, PAIR_STEP, RARE_BELOW, RARE_STEP, WIDE_STEP, WINDOW, WORD_ROWS,
+};
+use crate::conn::{Conn, Manager, Pooled};
 use crate::error::{corrupt, store_error, Context};
-use crate::migrate::{self, META_CHANGES};
+use crate::migrate;
 use crate::options::PgOptions;
+use crate::rows::{entries_of_rows, read_changes_prepared, read_entries, snapshot, GET_MANY, STORE};
 use crate::session::PgSession;
 
-pub(crate) type Pooled = r2d2::PooledConnection<Manager>;
-
-/// The entries of ids `$1`, each with its variants and origins aggregated as JSON, and
-/// the change counter of the same snapshot (see [`crate::scope`]): what a lookup reads
-/// (see [`PgStore::get_many`]).
-pub(crate) const GET_MANY: &str =
-    "SELECT e.id, e.project_id, e.metadata::text, e.point, e.unit, e.approvals, \
-     COALESCE((SELECT json_agg(json_build_array(v.locale, v.runs::text) ORDER BY v.ord) \
-     FROM tm_variants v WHERE v.entry_id = e.id), '[]')::text, \
-     COALESCE((SELECT json_agg(json_build_array(o.project_id, o.context_fingerprint, o.created_at) \
-     ORDER BY o.seq) FROM tm_origins o WHERE o.entry_id = e.id), '[]')::text, \
-     (SELECT value::bigint FROM tm_meta WHERE key = 'changes') \
-     FROM tm_entries e WHERE e.id = ANY($1)";
-
-/// The entries of [`GET_MANY`]'s rows, by id.
-///
-/// # Errors
-/// A row that does not read, or a stored value that does not parse.
-pub(crate) fn entries_of_rows(rows: Vec<postgres::Row>, p: &str) -> Result<HashMap<EntryId, Entry>> {
-    let reading = || "reading entries".to_owned();
-    let mut by_id = HashMap::with_capacity(rows.len());
-    for r in rows {
-        let id = EntryId(r.try_get(0).ctx_with(p, reading)?);
-        let metadata: &str = r.try_get(2).ctx_with(p, reading)?;
-        let point: &str = r.try_get(3).ctx_with(p, reading)?;
-        let variants: Vec<(String, String)> = serde_json::from_str(r.try_get(6).ctx_with(p, reading)?)
-            .map_err(|e| corrupt(p, format!("entry {id}: stored variants"), e))?;
-        let origins: Vec<(String, String, String)> = serde_json::from_str(r.try_get(7).ctx_with(p, reading)?)
-            .map_err(|e| corrupt(p, format!("entry {id}: stored origins"), e))?;
-        let entry = Entry {
-            id,
-            variants: variants
-                .iter()
-                .map(|(tag, runs)| stored::variant(STORE, p, id, tag, runs))
-                .collect::<Result<_>>()?,
-            point: stored::point(STORE, p, id, point)?,
-            unit: r.try_get(4).ctx_with(p, reading)?,
-            project_id: r.try_get(1).ctx_with(p, reading)?,
-            origins: origins
-                .into_iter()
-                .map(|(project_id, context_fingerprint, created_at)| Origin {
-                    project_id,
-                    context_fingerprint,
-                    created_at,
-                })
-                .collect(),
-            metadata: stored::metadata(STORE, p, id, metadata)?,
-            approvals: stored::approvals(r.try_get(5).ctx_with(p, reading)?),
-        };
-        by_id.insert(id, entry);
-    }
-    Ok(by_id)
-}
-
-/// How this store names itself in the errors of a damaged row (see [`stored`]).
-const STORE: &str = "postgres";
 /// A [`ContentMemory`] in one PostgreSQL database (15 or newer, with `pg_trgm`): tables
 /// `tm_entries`, `tm_variants`, `tm_origins` and `tm_meta` from
 /// [`cmem_core::schema`]'s PostgreSQL dialect, migrated on open; `pg_trgm` GIN indexes
@@ -127,62 +75,6 @@ static NEXT_SCOPE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU6
 
 /// How long the size of the variants table is taken as read.
 const TABLE_BYTES_FOR: std::time::Duration = std::time::Duration::from_secs(60);
-
-/// SQL for "the locale in column `col` matches `$n` by the prefix rule" (tags are stored
-/// canonically).
-fn locale_match(col: &str, n: u8) -> String {
-    format!("({col} = ${n} OR {col} LIKE ${n} || '-%' OR ${n} LIKE {col} || '-%')")
-}
-
-/// SQL for "the locale in column `col` is of the language of `$n`": what a lookup's
-/// candidates are read by. It lets through every locale [`Locale::fit`] accepts (another
-/// region too) and a few it does not (another script); the lookup checks each
-/// candidate's variants with `fit` before it scores them as matches.
-fn locale_fits(col: &str, n: u8) -> String {
-    format!("({col} = split_part(${n}, '-', 1) OR {col} LIKE split_part(${n}, '-', 1) || '-%')")
-}
-
-/// A read-only transaction that sees one snapshot throughout (repeatable read): for
-/// reads of several statements that must agree.
-pub(crate) fn snapshot<'c>(
-    client: &'c mut postgres::Client,
-    name: &str,
-    what: &str,
-) -> Result<postgres::Transaction<'c>> {
-    client
-        .build_transaction()
-        .isolation_level(postgres::IsolationLevel::RepeatableRead)
-        .read_only(true)
-        .start()
-        .ctx(name, what)
-}
-
-/// The statement that reads the change counter (see [`META_CHANGES`]).
-const READ_CHANGES: &str = "SELECT value::bigint FROM tm_meta WHERE key = $1";
-
-/// The change counter (see [`META_CHANGES`]), inside a transaction (a candidate index
-/// load reads it with the keys).
-pub(crate) fn read_changes<C: GenericClient>(client: &mut C, name: &str) -> Result<i64> {
-    let row = client
-        .query_typed_opt(READ_CHANGES, &[(&META_CHANGES, Type::TEXT)])
-        .ctx(name, "reading the change counter")?;
-    changes_of(row, name)
-}
-
-/// The change counter on a pooled connection, by the statement it keeps prepared: one
-/// round trip, planned once per connection.
-pub(crate) fn read_changes_prepared(conn: &mut Conn, name: &str) -> Result<i64> {
-    let stmt = conn.prepared(READ_CHANGES, &[Type::TEXT]).ctx(name, "reading the change counter")?;
-    let row = conn.query_opt(&stmt, &[&META_CHANGES]).ctx(name, "reading the change counter")?;
-    changes_of(row, name)
-}
-
-fn changes_of(row: Option<postgres::Row>, name: &str) -> Result<i64> {
-    match row {
-        Some(r) => r.try_get(0).ctx(name, "reading the change counter"),
-        None => Err(store_error(name, format!("{META_TABLE} has no {META_CHANGES} counter"))),
-    }
-}
 
 impl PgStore {
     /// Opens the memory in the database at `url` (`postgres://user:password@host:port/db`
@@ -486,8 +378,8 @@ impl PgStore {
     }
 
     /// Candidates from SQL. By default, on a memory of [`PgOptions::words_from_bytes`]
-    /// or more, the word steps ([`word_step`]): the keys sharing two of the query's
-    /// rarest words; unless one of those scored [`RARE_BELOW`] or more, the keys sharing
+    /// or more, the word steps ([`word_step`](crate::candidates::word_step)): the keys sharing two of the query's
+    /// rarest words; unless one of those scored [`RARE_BELOW`](crate::candidates::RARE_BELOW) or more, the keys sharing
     /// either of its two rarest words; when still nothing reached the cut-off, any of its
     /// four rarest; each step most `pg_trgm`-similar first. Approximate: a match that
     /// shares none of those words with the query is not offered. With
@@ -561,86 +453,6 @@ impl PgStore {
         Ok(())
     }
 }
-
-/// SQL for "the variant `v` has a variant `t` in the target locale `$2`".
-fn has_target() -> String {
-    format!(
-        "EXISTS (SELECT 1 FROM tm_variants t WHERE t.entry_id = v.entry_id AND t.id <> v.id AND {})",
-        locale_fits("t.locale", 2)
-    )
-}
-
-/// SQL for "a key of `v` is in the length window [`$3`, `$4`]".
-const IN_WINDOW: &str =
-    "(char_length(v.plain) BETWEEN $3 AND $4 OR char_length(v.struct_key) BETWEEN $3 AND $4 \
-     OR char_length(v.general_key) BETWEEN $3 AND $4)";
-
-/// Every key in the length window (`$1` source and `$2` target locale, `$3` and `$4`
-/// the window).
-static WINDOW: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    format!(
-        "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v WHERE {} AND {IN_WINDOW} AND {}",
-        locale_fits("v.locale", 1),
-        has_target()
-    )
-});
-
-/// The best score found under which the step of either rarest word runs after the pairs.
-const RARE_BELOW: f64 = 0.9;
-
-/// How many keys the word step offers at most, most `pg_trgm`-similar first.
-const WORD_ROWS: i64 = 100;
-
-/// A word step of database-side candidates (parameters as [`WINDOW`]'s, then `$5` the
-/// query key and `$6` how many rows): the keys in the window that contain, with `pairs`,
-/// two of the query's four rarest words, one of them among its two rarest (a query of
-/// one word: that word), else either of its two rarest words; most `pg_trgm`-similar to
-/// the query first.
-///
-/// Found through the word index (`search_tsv`, GIN), whose posting lists of rare words
-/// are short, so few rows are read. How rare a word is comes from the planner's
-/// statistics of that column (its most common words and their shares; a word not among
-/// them is rarer than all), longer words first among equals. Why pairs first: a key
-/// sharing one rare word with the query is often far from it (the same name in another
-/// sentence), while the match a translator wants keeps most of the query's words, and
-/// pairs read far fewer rows (DESIGN.md §76). Why the rarest: a pair of common words ("is", "a")
-/// matches thousands of rows. Words are quoted as `tsquery` input wants (`'` doubled,
-/// `\` escaped).
-fn word_step(pairs: bool, rarest: u8) -> String {
-    let terms = if pairs {
-        "CASE WHEN (SELECT count(*) FROM lx) < 2 THEN (SELECT string_agg(quoted, ' | ') FROM lx) \
-         ELSE (SELECT string_agg('(' || a.quoted || ' & ' || b.quoted || ')', ' | ') FROM lx a JOIN lx b \
-         ON a.r < b.r AND a.r <= 2 AND b.r <= 4) END"
-            .to_owned()
-    } else {
-        format!("SELECT string_agg(quoted, ' | ') FROM lx WHERE r <= {rarest}")
-    };
-    format!(
-        "WITH lx AS (SELECT l.lexeme, \
-         '''' || replace(replace(l.lexeme, '\\', '\\\\'), '''', '''''') || '''' AS quoted, \
-         row_number() OVER (ORDER BY c.freq NULLS FIRST, length(l.lexeme) DESC, l.lexeme) AS r \
-         FROM unnest(to_tsvector('simple', $5)) l \
-         LEFT JOIN (SELECT s.elem, s.freq FROM pg_stats st, \
-         unnest(st.most_common_elems::text::text[], st.most_common_elem_freqs) AS s(elem, freq) \
-         WHERE st.schemaname = current_schema() AND st.tablename = 'tm_variants' \
-         AND st.attname = 'search_tsv') c ON c.elem = l.lexeme), \
-         tq AS (SELECT ({terms})::tsquery AS q) \
-         SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v, tq \
-         WHERE v.search_tsv @@ tq.q AND {} AND {IN_WINDOW} AND {} \
-         ORDER BY similarity(v.plain, $5) DESC, v.entry_id LIMIT $6",
-        locale_fits("v.locale", 1),
-        has_target()
-    )
-}
-
-/// [`word_step`]: pairs of rare words.
-static PAIR_STEP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| word_step(true, 4));
-
-/// [`word_step`]: either of the two rarest words.
-static RARE_STEP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| word_step(false, 2));
-
-/// [`word_step`]: any of the four rarest words.
-static WIDE_STEP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| word_step(false, 4));
 
 impl ContentMemory for PgStore {
     fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
@@ -951,91 +763,4 @@ impl VersionReader for PgStore {
         }
         Ok(select_versions(entries, q, exclude))
     }
-}
-
-/// The entries whose heads `filter` (a `WHERE …` clause over `tm_entries`, with `params`)
-/// selects, in the order it gives, with their variants and origins: three queries in all,
-/// on `tx` (one snapshot, so a concurrent delete cannot split an entry).
-fn read_entries(
-    tx: &mut postgres::Transaction<'_>,
-    p: &str,
-    filter: &str,
-    params: &[&(dyn postgres::types::ToSql + Sync)],
-) -> Result<Vec<Entry>> {
-    let mut out: Vec<Entry> = Vec::new();
-    for r in tx
-        .query(
-            &format!(
-                "SELECT id, project_id, metadata::text, point, unit, approvals FROM tm_entries {filter}"
-            ),
-            params,
-        )
-        .ctx(p, "listing entries")?
-    {
-        let id = EntryId(r.try_get(0).ctx(p, "listing entries")?);
-        let metadata: &str = r.try_get(2).ctx(p, "listing entries")?;
-        let point: &str = r.try_get(3).ctx(p, "listing entries")?;
-        out.push(Entry {
-            id,
-            variants: Vec::new(),
-            point: stored::point(STORE, p, id, point)?,
-            unit: r.try_get(4).ctx(p, "listing entries")?,
-            project_id: r.try_get(1).ctx(p, "listing entries")?,
-            origins: Vec::new(),
-            metadata: stored::metadata(STORE, p, id, metadata)?,
-            approvals: stored::approvals(r.try_get(5).ctx(p, "listing entries")?),
-        });
-    }
-    if out.is_empty() {
-        return Ok(out);
-    }
-    let ids: Vec<i64> = out.iter().map(|e| e.id.0).collect();
-    let index: std::collections::HashMap<i64, usize> =
-        ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
-    for r in tx
-        .query(
-            "SELECT entry_id, locale, runs::text FROM tm_variants WHERE entry_id = ANY($1) ORDER BY entry_id, ord",
-            &[&ids],
-        )
-        .ctx(p, "listing variants")?
-    {
-        let id: i64 = r.try_get(0).ctx(p, "listing variants")?;
-        let Some(&i) = index.get(&id) else { continue };
-        let tag: &str = r.try_get(1).ctx(p, "listing variants")?;
-        let json: &str = r.try_get(2).ctx(p, "listing variants")?;
-        out[i].variants.push(stored::variant(STORE, p, EntryId(id), tag, json)?);
-    }
-    for r in tx
-        .query(
-            "SELECT entry_id, project_id, context_fingerprint, created_at FROM tm_origins \
-             WHERE entry_id = ANY($1) ORDER BY entry_id, seq",
-            &[&ids],
-        )
-        .ctx(p, "listing origins")?
-    {
-        let id: i64 = r.try_get(0).ctx(p, "listing origins")?;
-        let Some(&i) = index.get(&id) else { continue };
-        out[i].origins.push(Origin {
-            project_id: r.try_get(1).ctx(p, "listing origins")?,
-            context_fingerprint: r.try_get(2).ctx(p, "listing origins")?,
-            created_at: r.try_get(3).ctx(p, "listing origins")?,
-        });
-    }
-    Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_prepared_statements_name_the_schemas_tables() {
-        // Written out, not formatted, so they can be prepared by their text.
-        assert!(READ_CHANGES.contains(&format!("FROM {META_TABLE} ")), "{READ_CHANGES}");
-        assert!(GET_MANY.contains(&format!("FROM {META_TABLE} WHERE key = '{META_CHANGES}'")), "{GET_MANY}");
-        assert!(WORD_STEP_TABLES.iter().all(|t| PAIR_STEP.contains(t) && RARE_STEP.contains(t)));
-    }
-
-    /// What the word steps read: the variants, their word column and its statistics.
-    const WORD_STEP_TABLES: [&str; 3] = ["tm_variants", "search_tsv", "pg_stats"];
 }

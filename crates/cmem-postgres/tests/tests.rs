@@ -266,8 +266,8 @@ fn two_concurrent_imports_both_land_and_never_duplicate() {
     let stats = stores[0].stats().unwrap();
     assert_eq!(stats.entries, 2 * 4 * 25 + 1);
     let shared = stores[1]
-        .exact(&cmem_core::ExactQuery {
-            kind: cmem_core::KeyKind::Plain,
+        .exact(&cmem_core::imp::ExactQuery {
+            kind: cmem_core::imp::KeyKind::Plain,
             key: "Shared segment",
             source: &loc("en"),
             target: &loc("de"),
@@ -553,8 +553,8 @@ fn a_lookup_learns_of_other_writers_from_its_entry_read_or_one_check() {
     // A call outside a lookup checks for itself.
     let checks = b.change_checks();
     let hits = b
-        .exact(&cmem_core::ExactQuery {
-            kind: cmem_core::KeyKind::Plain,
+        .exact(&cmem_core::imp::ExactQuery {
+            kind: cmem_core::imp::KeyKind::Plain,
             key: "Open the window",
             source: &loc("en"),
             target: &loc("de"),

@@ -147,7 +147,9 @@ fn main() {
                     i += o.clients;
                     let t = Instant::now();
                     let resp = if o.amagama {
-                        agent.get(format!("{}/tmserver/{}/{}/unit/{}", o.url, o.from, o.to, quote(text))).call()
+                        agent
+                            .get(format!("{}/tmserver/{}/{}/unit/{}", o.url, o.from, o.to, quote(text)))
+                            .call()
                     } else {
                         let body = json!({"text": text, "source_locale": o.from, "target_locale": o.to});
                         agent
@@ -157,7 +159,8 @@ fn main() {
                     };
                     match resp {
                         Ok(r) if r.status().as_u16() == 200 => {
-                            let v: Value = serde_json::from_str(&r.into_body().read_to_string().unwrap()).unwrap();
+                            let v: Value =
+                                serde_json::from_str(&r.into_body().read_to_string().unwrap()).unwrap();
                             times.push(t.elapsed());
                             let answers = if o.amagama { &v } else { &v["matches"] };
                             if answers.as_array().is_some_and(|m| !m.is_empty()) {

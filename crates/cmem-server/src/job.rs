@@ -3,9 +3,8 @@
 //! (all or nothing, as `cmem import`); `GET /v1/imports/{id}` shows its progress and, at
 //! the end, its located problems. A shutdown cancels running jobs, which roll back.
 
-use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
@@ -19,81 +18,17 @@ use cmem::formats::{
 };
 use cmem::Locale;
 use http_body_util::BodyExt;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
-use tokio::task::JoinHandle;
 
 use crate::app::App;
 use crate::error::ApiError;
+use crate::job_table::JobView;
 use crate::native::{optional_locale, query_error};
 use crate::token::Scope;
 
 /// The most problems a job keeps to show (all are counted).
 const PROBLEMS_SHOWN: usize = 1_000;
-
-/// A job as clients see it.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct JobView {
-    id: u64,
-    /// `running`, `succeeded`, `failed` or `cancelled`.
-    status: &'static str,
-    format: &'static str,
-    upload_bytes: u64,
-    bytes_read: u64,
-    read: u64,
-    inserted: u64,
-    deduplicated: u64,
-    problems: u64,
-    /// Located problems (`jsonl: upload: line 3: …`), the first 1,000.
-    problem_messages: Vec<String>,
-    /// Why a failed or cancelled job stored nothing.
-    error: Option<String>,
-}
-
-/// The jobs of a server.
-#[derive(Debug, Default)]
-pub(crate) struct Jobs {
-    next: AtomicU64,
-    jobs: Mutex<BTreeMap<u64, Arc<Mutex<JobView>>>>,
-    running: Mutex<Vec<JoinHandle<()>>>,
-    /// Set at shutdown: every running import stops at its next entry and rolls back.
-    cancel: Arc<AtomicBool>,
-}
-
-impl Jobs {
-    fn get(&self, id: u64) -> Option<JobView> {
-        let jobs = self.jobs.lock().ok()?;
-        let job = jobs.get(&id)?;
-        let view = job.lock().ok()?.clone();
-        Some(view)
-    }
-
-    fn all(&self) -> Vec<JobView> {
-        let Ok(jobs) = self.jobs.lock() else { return Vec::new() };
-        jobs.values().filter_map(|j| j.lock().ok().map(|v| v.clone())).collect()
-    }
-
-    /// Counts by status, for the metrics.
-    pub(crate) fn counts(&self) -> BTreeMap<&'static str, u64> {
-        let mut counts = BTreeMap::new();
-        for job in self.all() {
-            *counts.entry(job.status).or_insert(0) += 1;
-        }
-        counts
-    }
-
-    /// Cancels the running jobs and waits until each has rolled back (or finished).
-    pub(crate) async fn shut_down(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
-        let handles: Vec<JoinHandle<()>> = match self.running.lock() {
-            Ok(mut running) => running.drain(..).collect(),
-            Err(_) => Vec::new(),
-        };
-        for handle in handles {
-            let _ = handle.await;
-        }
-    }
-}
 
 /// The query string of `POST /v1/imports`.
 #[derive(Debug, Deserialize)]

@@ -1,3 +1,6 @@
+//! Serving: [`serve`] prepares a memory and binds the configured address, [`serve_on`]
+//! serves an [`App`] until a shutdown (such as [`shutdown_signal`]).
+//!
 //! The connection loop: what a client may hold of the server before a request reaches
 //! the router. A connection must send its request headers within
 //! [`header_timeout`](ServerConfig::header_timeout) (an idle kept-alive connection too),
@@ -11,6 +14,7 @@ use std::sync::Arc;
 
 use axum::extract::ConnectInfo;
 use axum::Router;
+use cmem::Memory;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
@@ -19,7 +23,9 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Semaphore};
 use tower_service::Service;
 
+use crate::app::App;
 use crate::config::ServerConfig;
+use crate::error::ServerError;
 
 /// The body of the answer to a connection over the limit.
 const BUSY: &str = r#"{"error":"busy","message":"too many open connections; retry shortly","details":{}}"#;
@@ -105,4 +111,75 @@ async fn refuse(mut stream: TcpStream) {
         let _ = stream.shutdown().await;
     })
     .await;
+}
+
+/// Serves `memory` as configured until `SIGTERM` or Ctrl-C: the index is built first,
+/// then connections are accepted; on the signal the server stops accepting and ends once
+/// the requests under way are answered (a write acknowledged is committed).
+///
+/// # Errors
+/// The memory failed while preparing, or the address could not be bound.
+pub async fn serve(memory: Memory, config: ServerConfig) -> Result<(), ServerError> {
+    let listen = config.listen;
+    let app = tokio::task::spawn_blocking(move || App::new(memory, config)).await.map_err(|e| {
+        ServerError::Io { doing: "preparing the memory".into(), source: std::io::Error::other(e) }
+    })??;
+    let listener = TcpListener::bind(listen)
+        .await
+        .map_err(|source| ServerError::Io { doing: format!("binding {listen}"), source })?;
+    serve_on(listener, Arc::new(app), shutdown_signal()).await
+}
+
+/// Serves `app` on `listener` until `shutdown` completes, then finishes the requests
+/// under way and cancels the running import jobs (each rolls back: nothing of it is
+/// stored).
+///
+/// # Errors
+/// Serving failed.
+pub async fn serve_on(
+    listener: TcpListener,
+    app: Arc<App>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    serve_connections(listener, Arc::clone(&app).router(), &app.config, shutdown).await;
+    // No request is under way any more; running imports are cancelled and roll back
+    // before the memory closes.
+    app.jobs.shut_down().await;
+    Ok(())
+}
+
+/// A future that completes on `SIGTERM` or Ctrl-C (`SIGINT`). The handlers are installed
+/// when this is called, not when the future is first polled: a program that announces
+/// it is serving after calling it is never killed by a signal that comes at once (the
+/// default action of both), but stops cleanly. Call it inside a Tokio runtime.
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let term = signal(SignalKind::terminate()).ok();
+        let int = signal(SignalKind::interrupt()).ok();
+        async move {
+            // Without a handler there is nothing to wait for: keep serving.
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(term) => {},
+                () = wait(int) => {},
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        async {
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    }
 }

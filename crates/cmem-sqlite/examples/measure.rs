@@ -18,10 +18,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use cmem_core::distance::Pattern;
-use cmem_core::{
-    lookup, ContentMemory, ExactQuery, KeyKind, Keys, Locale, LookupOptions, LookupRequest, NewEntry, Run,
-    Variant,
-};
+use cmem_core::imp::{ExactQuery, KeyKind, Keys};
+use cmem_core::{lookup, ContentMemory, Locale, LookupOptions, LookupRequest, NewEntry, Run, Variant};
 use cmem_sqlite::SqliteStore;
 
 struct Args {

@@ -15,9 +15,10 @@
 use std::path::{Path, PathBuf};
 
 use cmem_core::gram_index::{FileMeta, FrozenGrams};
+use cmem_core::imp::{CandidateIndex, GramIndex, Keys, KEY_VERSION};
 use cmem_core::schema::{CHANGES_TABLE, META_MEMORY_TOKEN, META_TABLE};
 use cmem_core::store::{CandidateQuery, CandidateSink};
-use cmem_core::{CandidateIndex, EntryId, GramIndex, Keys, Locale, Result, KEY_VERSION};
+use cmem_core::{EntryId, Locale, Result};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::{corrupt, Context};

@@ -10,10 +10,10 @@
 //!   (`tokenize='trigram'` on the keys) and `tm_variant_search` (words of the text,
 //!   BM25, `[` `]` highlights) for concordance search.
 //! - Fuzzy candidates from an in-process trigram-count index built from the table on
-//!   first use ([`cmem_core::GramIndex`], the same as the in-memory store's), so lookups
+//!   first use ([`cmem_core::imp::GramIndex`], the same as the in-memory store's), so lookups
 //!   rank exactly as on every other store; without it, from FTS5 and a length
 //!   pre-filter.
-//! - Writes are one transaction per batch, or per [`WriteSession`](cmem_core::WriteSession)
+//! - Writes are one transaction per batch, or per [`WriteSession`](cmem_core::imp::WriteSession)
 //!   (an import), taking the write lock up front (`BEGIN IMMEDIATE`) and waiting,
 //!   bounded, for another writer ([`SqliteOptions::write_wait`], [`WaitHook`]); entries
 //!   equal in identity are not duplicated, their origins are appended.

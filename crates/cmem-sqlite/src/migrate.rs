@@ -2,11 +2,12 @@
 //! own transaction, and the key version: a database whose keys were derived by another
 //! [`KEY_VERSION`] is re-keyed from its runs when it opens.
 
+use cmem_core::imp::{Keys, KEY_VERSION};
 use cmem_core::run::runs_from_json;
 use cmem_core::schema::{
     stored_keys, Dialect, META_KEY_VERSION, META_SCHEMA_VERSION, META_TABLE, MIGRATIONS, SCHEMA_VERSION,
 };
-use cmem_core::{Error, ErrorKind, Keys, Result, KEY_VERSION};
+use cmem_core::{Error, ErrorKind, Result};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::{corrupt, Context};
@@ -171,6 +172,7 @@ fn check_read_only(conn: &Connection, path: &str, current: u32, target: u32) -> 
 
 /// Creates the schema of an older `version` in an empty database: for compatibility
 /// fixtures and tests.
+#[cfg(feature = "testing")]
 pub(crate) fn create_at(conn: &mut Connection, path: &str, version: u32) -> Result<()> {
     if version == 0 || version > SCHEMA_VERSION {
         return Err(Error::new(

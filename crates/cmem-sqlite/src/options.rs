@@ -25,11 +25,12 @@ pub struct SqliteOptions {
     /// one-shot process that would spend longer building the index than looking up.
     pub build_index: bool,
     /// Behave as if FTS5's trigram tokenizer were missing: SQL candidates use the length
-    /// pre-filter alone. For testing the fallback path. Default false.
+    /// pre-filter alone. For testing the fallback path (feature `testing`). Default false.
+    #[cfg(feature = "testing")]
     pub force_no_trigram: bool,
     /// How long a statement waits for another connection's lock. Default 5 s.
     pub busy_timeout: Duration,
-    /// How long a write or a [`WriteSession`](cmem_core::WriteSession) waits for another writer to finish before
+    /// How long a write or a [`WriteSession`](cmem_core::imp::WriteSession) waits for another writer to finish before
     /// it fails: writes take the write lock when they begin (`BEGIN IMMEDIATE`), so a
     /// second writer waits here instead of failing. Default 60 s.
     pub write_wait: Duration,
@@ -55,6 +56,7 @@ impl Default for SqliteOptions {
             gram_index: true,
             persist_index: true,
             build_index: true,
+            #[cfg(feature = "testing")]
             force_no_trigram: false,
             busy_timeout: Duration::from_secs(5),
             write_wait: Duration::from_secs(60),
@@ -80,7 +82,6 @@ cmem_core::setters!(SqliteOptions {
     gram_index: bool,
     persist_index: bool,
     build_index: bool,
-    force_no_trigram: bool,
     cache_kib: u32,
     read_only: bool,
     busy_timeout: Duration,
@@ -88,3 +89,6 @@ cmem_core::setters!(SqliteOptions {
     create: bool,
     check_on_write: bool,
 });
+
+#[cfg(feature = "testing")]
+cmem_core::setters!(SqliteOptions { force_no_trigram: bool });

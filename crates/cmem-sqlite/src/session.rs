@@ -9,9 +9,8 @@
 use std::ops::Deref;
 use std::sync::MutexGuard;
 
-use cmem_core::{
-    replace_conflict, replaced_entry, EntryId, Error, ErrorKind, NewEntry, Result, WriteOutcome, WriteSession,
-};
+use cmem_core::imp::{replace_conflict, replaced_entry, WriteSession};
+use cmem_core::{EntryId, Error, ErrorKind, NewEntry, Result, WriteOutcome};
 use rusqlite::{params, Connection, OpenFlags};
 
 use crate::cache::CachedKeys;

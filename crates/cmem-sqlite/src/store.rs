@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use cmem_core::imp::{build_trigram_query, KeyKind, Keys, WriteSession};
 use cmem_core::run::runs_to_json;
 use cmem_core::schema::{stored_keys, META_TABLE, SCHEMA_VERSION};
 use cmem_core::store::{
@@ -14,8 +15,8 @@ use cmem_core::stored;
 use cmem_core::trigram::length_bounds;
 use cmem_core::version::{select_versions, Version, VersionQuery, VersionReader};
 use cmem_core::{
-    build_trigram_query, merge_origins, normalize_text, Entry, EntryId, Error, ErrorKind, KeyKind, Keys,
-    Locale, NewEntry, Origin, Result, Variant, WriteOutcome, WriteSession,
+    merge_origins, normalize_text, Entry, EntryId, Error, ErrorKind, Locale, NewEntry, Origin, Result,
+    Variant, WriteOutcome,
 };
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
@@ -146,11 +147,13 @@ impl SqliteStore {
 
     /// Creates an empty database at `path` with the schema of an older `version`
     /// (migrations 1 to `version` only), and leaves it at that version: for
-    /// compatibility fixtures and upgrade tests. [`open`](Self::open) upgrades it.
+    /// compatibility fixtures and upgrade tests (feature `testing`). [`open`](Self::open)
+    /// upgrades it.
     ///
     /// # Errors
     /// A version outside 1–[`SCHEMA_VERSION`], a database that is not empty, or a
     /// SQLite failure.
+    #[cfg(feature = "testing")]
     pub fn create_at_version(path: impl AsRef<Path>, version: u32) -> Result<()> {
         let name = path.as_ref().display().to_string();
         let mut conn = Connection::open(path.as_ref()).ctx(&name, "cannot open the database")?;
@@ -187,7 +190,11 @@ impl SqliteStore {
         }
         conn.pragma_update(None, "foreign_keys", "ON").ctx(&path, "enabling foreign keys")?;
         migrate::migrate(&mut conn, &path, target, &options)?;
-        let trigram = !options.force_no_trigram && trigram_available(&conn);
+        #[cfg(feature = "testing")]
+        let forced_off = options.force_no_trigram;
+        #[cfg(not(feature = "testing"))]
+        let forced_off = false;
+        let trigram = !forced_off && trigram_available(&conn);
         Ok(SqliteStore {
             path,
             reader_uri,
@@ -229,10 +236,11 @@ impl SqliteStore {
     /// Caps the database file at `pages` pages (`PRAGMA max_page_count`), a quota: a
     /// write that would grow past it fails as a full disk does, and stores nothing.
     /// Returns the cap in force (never below the current size). Write sessions begun
-    /// afterwards are capped alike.
+    /// afterwards are capped alike. For the full-disk tests (feature `testing`).
     ///
     /// # Errors
     /// A store failure.
+    #[cfg(feature = "testing")]
     pub fn set_max_page_count(&self, pages: u64) -> Result<u64> {
         let conn = self.conn()?;
         let pages = i64::try_from(pages).unwrap_or(i64::MAX);

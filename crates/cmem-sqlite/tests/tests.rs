@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use cmem_conformance::Reopening;
+use cmem_core::imp::{ExactQuery, KeyKind, Keys, KindSet};
 use cmem_core::run::runs_to_json;
 use cmem_core::store::{CandidateQuery, CandidateSink};
 use cmem_core::{
-    lookup, Code, ContentMemory, EntryId, ErrorKind, ExactQuery, KeyKind, Keys, KindSet, Locale,
-    LookupOptions, LookupRequest, MemStore, NewEntry, Origin, Point, Run, SearchQuery, Variant, VersionQuery,
-    WriteOutcome,
+    lookup, Code, ContentMemory, EntryId, ErrorKind, Locale, LookupOptions, LookupRequest, MemStore,
+    NewEntry, Origin, Point, Run, SearchQuery, Variant, VersionQuery, WriteOutcome,
 };
 use cmem_sqlite::{SqliteOptions, SqliteStore};
 
@@ -602,7 +602,7 @@ fn a_changed_key_version_rekeys() {
         )
         .unwrap();
     assert_eq!(plain, "Open the {%s} file");
-    assert_eq!(kv, cmem_core::KEY_VERSION.to_string());
+    assert_eq!(kv, cmem_core::imp::KEY_VERSION.to_string());
 }
 
 #[test]

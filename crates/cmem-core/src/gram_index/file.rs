@@ -96,7 +96,7 @@ impl FileMeta {
 
     /// Whether the file indexes the keys of `locale` as this build makes them.
     pub fn indexes(&self, locale: &str) -> bool {
-        self.key_version == crate::KEY_VERSION && self.locale == locale
+        self.key_version == crate::key::KEY_VERSION && self.locale == locale
     }
 
     /// Whether the index can be caught up from the change log to a state of its memory
@@ -683,7 +683,7 @@ mod tests {
         let meta = FileMeta {
             seq: 5,
             eid: 40,
-            key_version: crate::KEY_VERSION,
+            key_version: crate::key::KEY_VERSION,
             locale: "en".into(),
             token: FileMeta::token_of("mem", 77),
         };

@@ -68,7 +68,7 @@ pub use write::PoWriter;
 /// Reads a whole catalog: decoded, parsed, its syntax problems located.
 ///
 /// # Errors
-/// [`ErrorKind::Io`](crate::error::ErrorKind::Io) reading, [`ErrorKind::Encoding`](crate::error::ErrorKind::Encoding)
+/// [`FormatErrorKind::Io`](crate::error::FormatErrorKind::Io) reading, [`FormatErrorKind::Encoding`](crate::error::FormatErrorKind::Encoding)
 /// for bytes invalid in the catalog's charset.
 pub fn read_catalog(mut input: impl std::io::Read, file: &str) -> Result<Catalog, crate::FormatError> {
     let mut raw = Vec::new();

@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 
 /// One `msgstr` or `msgstr[N]` of a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,7 +154,7 @@ fn declared_charset(raw: &[u8]) -> Option<String> {
     (!name.is_empty()).then(|| name.to_owned())
 }
 
-fn fatal(file: &str, kind: ErrorKind, message: String) -> FormatError {
+fn fatal(file: &str, kind: FormatErrorKind, message: String) -> FormatError {
     FormatError::new(Format::Po, kind, message).in_file(file)
 }
 
@@ -163,7 +163,7 @@ fn fatal(file: &str, kind: ErrorKind, message: String) -> FormatError {
 /// placeholder) and no declaration mean UTF-8.
 ///
 /// # Errors
-/// [`ErrorKind::Encoding`]: bytes invalid in that charset, or a charset not known.
+/// [`FormatErrorKind::Encoding`]: bytes invalid in that charset, or a charset not known.
 pub fn decode(raw: &[u8], file: &str) -> Result<(String, &'static encoding_rs::Encoding), FormatError> {
     let raw = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
     let declared = declared_charset(raw);
@@ -171,7 +171,7 @@ pub fn decode(raw: &[u8], file: &str) -> Result<(String, &'static encoding_rs::E
         None => encoding_rs::UTF_8,
         Some(name) if name.eq_ignore_ascii_case("CHARSET") => encoding_rs::UTF_8,
         Some(name) => encoding_rs::Encoding::for_label(name.as_bytes()).ok_or_else(|| {
-            fatal(file, ErrorKind::Encoding, format!("the header's charset {name:?} is not supported"))
+            fatal(file, FormatErrorKind::Encoding, format!("the header's charset {name:?} is not supported"))
         })?,
     };
     if encoding == encoding_rs::UTF_8 {
@@ -185,7 +185,7 @@ pub fn decode(raw: &[u8], file: &str) -> Result<(String, &'static encoding_rs::E
                 };
                 Err(fatal(
                     file,
-                    ErrorKind::Encoding,
+                    FormatErrorKind::Encoding,
                     format!(
                         "byte 0x{:02X} at offset {} is not valid {what}",
                         raw[e.valid_up_to()],
@@ -200,7 +200,7 @@ pub fn decode(raw: &[u8], file: &str) -> Result<(String, &'static encoding_rs::E
         Some(text) => Ok((text.into_owned(), encoding)),
         None => Err(fatal(
             file,
-            ErrorKind::Encoding,
+            FormatErrorKind::Encoding,
             format!("the bytes are not valid in the declared charset {}", encoding.name()),
         )),
     }
@@ -234,7 +234,7 @@ struct Parser<'a> {
 impl Parser<'_> {
     fn problem(&mut self, line: u64, column: u64, message: String) {
         self.problems.push(
-            FormatError::new(Format::Po, ErrorKind::InvalidField, message)
+            FormatError::new(Format::Po, FormatErrorKind::InvalidField, message)
                 .in_file(self.file)
                 .at(line, column),
         );
@@ -276,7 +276,9 @@ impl Parser<'_> {
         };
         match complaint {
             Some(c) => self.problems.push(
-                FormatError::new(Format::Po, ErrorKind::InvalidField, c).in_file(self.file).at_line(line),
+                FormatError::new(Format::Po, FormatErrorKind::InvalidField, c)
+                    .in_file(self.file)
+                    .at_line(line),
             ),
             None => self.messages.push(m),
         }
@@ -631,7 +633,7 @@ mod tests {
         assert_eq!(enc, encoding_rs::ISO_8859_2);
         assert!(text.ends_with("msgstr \"š\"\n"));
         let bad = decode(b"msgid \"\xE9\"\nmsgstr \"\"\n", "x.po").unwrap_err();
-        assert_eq!(bad.kind(), ErrorKind::Encoding);
+        assert_eq!(bad.kind(), FormatErrorKind::Encoding);
         assert_eq!(bad.line(), Some(1));
     }
 

@@ -8,7 +8,7 @@ use cmem_core::run::Choice;
 use cmem_core::{Locale, NewEntry, Run, Variant};
 
 use super::parse::{Catalog, Header, Message};
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::item::Item;
 use crate::jsonl::RunsHook;
 
@@ -199,11 +199,12 @@ impl PoReader {
         hook: Option<RunsHook<'_>>,
     ) -> Result<Self, FormatError> {
         let file = options.file_name.clone();
-        let located =
-            |kind: ErrorKind, message: String| FormatError::new(Format::Po, kind, message).in_file(&file);
+        let located = |kind: FormatErrorKind, message: String| {
+            FormatError::new(Format::Po, kind, message).in_file(&file)
+        };
         if file.to_ascii_lowercase().ends_with(".pot") {
             return Err(located(
-                ErrorKind::InvalidField,
+                FormatErrorKind::InvalidField,
                 "a .pot file is a template with no translations to import; pre-translate it with \
                  recycle (messages.pot → de.po) or import a translated .po"
                     .to_owned(),
@@ -214,13 +215,15 @@ impl PoReader {
         let header = header_of(&catalog);
         let source = match options.source_locale.clone() {
             Some(l) => l,
-            None => Locale::parse("en").map_err(|e| located(ErrorKind::InvalidLocale, e.to_string()))?,
+            None => {
+                Locale::parse("en").map_err(|e| located(FormatErrorKind::InvalidLocale, e.to_string()))?
+            }
         };
         let target = match (&options.target_locale, &header.language) {
             (Some(l), _) => l.clone(),
             (None, Some(lang)) => po_locale(lang).map_err(|e| {
                 let line = catalog.messages.iter().find(|m| m.is_header()).map_or(1, |m| m.line);
-                located(ErrorKind::InvalidLocale, format!("the header's Language: {e}")).at_line(line)
+                located(FormatErrorKind::InvalidLocale, format!("the header's Language: {e}")).at_line(line)
             })?,
             (None, None) => {
                 // A syntax error may be why the header is missing or unread: the first
@@ -229,7 +232,7 @@ impl PoReader {
                     return Err(first);
                 }
                 return Err(located(
-                    ErrorKind::InvalidLocale,
+                    FormatErrorKind::InvalidLocale,
                     "the header names no Language (the target language); give one in the options".to_owned(),
                 ));
             }
@@ -391,7 +394,7 @@ mod tests {
         assert!(e.to_string().starts_with("po: messages.pot: a .pot file is a template"), "{e}");
         let e =
             PoReader::new("msgid \"a\"\nmsgstr \"b\"\n".as_bytes(), PoOptions::default(), None).unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::InvalidLocale);
+        assert_eq!(e.kind(), FormatErrorKind::InvalidLocale);
         assert_eq!(po_locale("sr@latin").unwrap().as_str(), "sr-Latn");
         assert_eq!(po_locale("pt_BR").unwrap().as_str(), "pt-BR");
     }

@@ -34,7 +34,7 @@ use super::parse::{statement, Catalog, Message};
 use super::read::{header_of, po_locale, MessageRunner};
 use super::write::{nplurals_of, plural_forms, po_language};
 use crate::analyze::{Analysis, AnalyzeOptions};
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::jsonl::surface_text;
 use crate::recycle::{
     dominant_answer, has_text, lookup_all, FillAmbiguous, Query, RecycleOptions, RecycleReport, Shared,
@@ -62,7 +62,7 @@ fn locales(
     target: Option<&Locale>,
 ) -> Result<(Locale, Locale), FormatError> {
     let located =
-        |m: String| FormatError::new(Format::Po, ErrorKind::InvalidLocale, m).in_file(&catalog.file);
+        |m: String| FormatError::new(Format::Po, FormatErrorKind::InvalidLocale, m).in_file(&catalog.file);
     let src = match source {
         Some(l) => l.clone(),
         None => Locale::parse("en").map_err(|e| located(e.to_string()))?,
@@ -96,7 +96,9 @@ fn matches_of<'a>(
         Some(Err(e)) => e.to_string(),
         None => "the lookup gave no result".to_owned(),
     };
-    Err(FormatError::new(Format::Store, ErrorKind::Store, message).in_file(&catalog.file).at_line(m.line))
+    Err(FormatError::new(Format::Store, FormatErrorKind::Store, message)
+        .in_file(&catalog.file)
+        .at_line(m.line))
 }
 
 /// An edit of the decoded text.
@@ -421,7 +423,7 @@ pub(crate) fn analyze_po_counted(
         store,
         options,
         &|line, message| {
-            FormatError::new(Format::Store, ErrorKind::Store, message).in_file(name).at_line(line)
+            FormatError::new(Format::Store, FormatErrorKind::Store, message).in_file(name).at_line(line)
         },
     )
 }

@@ -6,7 +6,7 @@ use std::io::Write;
 use cmem_core::{Locale, NewEntry, Run};
 
 use super::parse::statement;
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::jsonl::surface_text;
 
 /// `Plural-Forms` of common languages, as gettext's `msginit` writes them (GNU
@@ -69,7 +69,7 @@ pub struct PoWriter<W: Write> {
 }
 
 fn write_err(e: std::io::Error) -> FormatError {
-    FormatError::new(Format::Po, ErrorKind::Io, format!("write failed: {e}"))
+    FormatError::new(Format::Po, FormatErrorKind::Io, format!("write failed: {e}"))
 }
 
 /// The variant of `locale` (exact first, then the prefix rule).
@@ -86,7 +86,7 @@ impl<W: Write> PoWriter<W> {
     /// is in gettext's table) is written at once.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when writing fails.
+    /// [`FormatErrorKind::Io`] when writing fails.
     pub fn new(mut out: W, source: Locale, target: Locale) -> Result<Self, FormatError> {
         let mut header = format!(
             "Project-Id-Version: cmem export\nLanguage: {}\nMIME-Version: 1.0\n\
@@ -119,7 +119,7 @@ impl<W: Write> PoWriter<W> {
     /// Writes one entry as a message.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when writing fails.
+    /// [`FormatErrorKind::Io`] when writing fails.
     pub fn write_entry(&mut self, entry: &NewEntry) -> Result<(), FormatError> {
         let Some(s) = pick(entry, &self.source, None) else {
             self.skipped += 1;
@@ -202,7 +202,7 @@ impl<W: Write> PoWriter<W> {
     /// Flushes and returns the output.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when flushing fails.
+    /// [`FormatErrorKind::Io`] when flushing fails.
     pub fn finish(mut self) -> Result<W, FormatError> {
         self.out.flush().map_err(write_err)?;
         Ok(self.out)

@@ -46,10 +46,10 @@
 //! # Safety
 //!
 //! No DTD is processed: a `DOCTYPE` is skipped, custom entities are never expanded
-//! (a reference to one is an [`ErrorKind::Xml`](crate::error::ErrorKind::Xml) error), so entity-expansion bombs
+//! (a reference to one is an [`FormatErrorKind::Xml`](crate::error::FormatErrorKind::Xml) error), so entity-expansion bombs
 //! cannot grow. Element nesting deeper than [`TmxOptions::max_depth`] and a `tu`
 //! larger than [`TmxOptions::max_tu_bytes`] are
-//! [`ErrorKind::Limit`](crate::error::ErrorKind::Limit) errors.
+//! [`FormatErrorKind::Limit`](crate::error::FormatErrorKind::Limit) errors.
 //!
 //! # Files
 //!

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use cmem_core::{Locale, Metadata, NewEntry, Origin, Point, Run};
 
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::item::Item;
 use crate::xml::{attr, XmlEvent, XmlReader};
 
@@ -72,7 +72,7 @@ impl TmxReader<File> {
     /// Opens a TMX file; its name is used in messages.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when the file cannot be opened, [`ErrorKind::Encoding`] for an
+    /// [`FormatErrorKind::Io`] when the file cannot be opened, [`FormatErrorKind::Encoding`] for an
     /// unsupported declared encoding.
     pub fn open(path: &Path, mut options: TmxOptions) -> Result<Self, FormatError> {
         if options.file_name.is_empty() {
@@ -88,7 +88,7 @@ impl<R: Read> TmxReader<R> {
     /// A reader over `input`.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when the first bytes cannot be read, [`ErrorKind::Encoding`]
+    /// [`FormatErrorKind::Io`] when the first bytes cannot be read, [`FormatErrorKind::Encoding`]
     /// for an unsupported declared encoding.
     pub fn new(input: R, options: TmxOptions) -> Result<Self, FormatError> {
         let xml =
@@ -121,17 +121,26 @@ impl<R: Read> TmxReader<R> {
         self.tu_index
     }
 
-    fn error_here(&self, kind: ErrorKind, message: impl Into<String>, offset: u64) -> FormatError {
+    fn error_here(&self, kind: FormatErrorKind, message: impl Into<String>, offset: u64) -> FormatError {
         self.xml.error_at(kind, message, offset)
     }
 
     /// The error for a file that ends `place` ("in <header>"), at the current event.
     fn eof_here(&self, place: &str) -> FormatError {
-        self.error_here(ErrorKind::Xml, format!("unexpected end of file {place}"), self.xml.event_start())
+        self.error_here(
+            FormatErrorKind::Xml,
+            format!("unexpected end of file {place}"),
+            self.xml.event_start(),
+        )
     }
 
     /// A located error at an offset of the current `tu` (see [`Pos`]).
-    pub(super) fn error_at(&self, kind: ErrorKind, message: impl Into<String>, pos: Pos) -> FormatError {
+    pub(super) fn error_at(
+        &self,
+        kind: FormatErrorKind,
+        message: impl Into<String>,
+        pos: Pos,
+    ) -> FormatError {
         self.xml.error_at(kind, message, pos)
     }
 
@@ -140,7 +149,13 @@ impl<R: Read> TmxReader<R> {
         self.xml.position()
     }
 
-    pub(super) fn problem(&self, ctx: &mut TuCtx, kind: ErrorKind, message: impl Into<String>, pos: Pos) {
+    pub(super) fn problem(
+        &self,
+        ctx: &mut TuCtx,
+        kind: FormatErrorKind,
+        message: impl Into<String>,
+        pos: Pos,
+    ) {
         let p = self.error_at(kind, message, pos).for_entry(ctx.index, ctx.tuid.as_deref());
         ctx.problems.push(p);
     }
@@ -160,18 +175,18 @@ impl<R: Read> TmxReader<R> {
         match ev {
             XmlEvent::Start => {
                 let message = format!("unexpected <{}> in <{parent}> skipped", self.xml.name());
-                self.problem(ctx, ErrorKind::InvalidField, message, at);
+                self.problem(ctx, FormatErrorKind::InvalidField, message, at);
                 self.xml.skip_element()?;
             }
             XmlEvent::Empty => {
                 let message = format!("unexpected <{}/> in <{parent}> skipped", self.xml.name());
-                self.problem(ctx, ErrorKind::InvalidField, message, at);
+                self.problem(ctx, FormatErrorKind::InvalidField, message, at);
             }
             XmlEvent::End => return Ok(true),
             XmlEvent::Text => {}
             XmlEvent::Eof => {
                 let message = format!("unexpected end of file in <{parent}>");
-                return Err(self.error_at(ErrorKind::Xml, message, at));
+                return Err(self.error_at(FormatErrorKind::Xml, message, at));
             }
         }
         Ok(false)
@@ -228,7 +243,7 @@ impl<R: Read> TmxReader<R> {
                 }
                 XmlEvent::Start | XmlEvent::Empty => {
                     return Err(self.error_here(
-                        ErrorKind::NotTmx,
+                        FormatErrorKind::NotTmx,
                         format!("the root element is <{}>, not <tmx>", self.xml.name()),
                         self.xml.event_start(),
                     ))
@@ -236,7 +251,7 @@ impl<R: Read> TmxReader<R> {
                 XmlEvent::Text if self.xml.text().trim().is_empty() => {}
                 XmlEvent::Text => {
                     return Err(self.error_here(
-                        ErrorKind::Xml,
+                        FormatErrorKind::Xml,
                         format!("text {:?} before the root element", truncate(self.xml.text(), 20)),
                         self.xml.event_start(),
                     ))
@@ -244,7 +259,7 @@ impl<R: Read> TmxReader<R> {
                 XmlEvent::End => {}
                 XmlEvent::Eof => {
                     return Err(self.error_here(
-                        ErrorKind::Xml,
+                        FormatErrorKind::Xml,
                         "no root element: the file is empty or has no <tmx> element",
                         self.xml.event_start(),
                     ))
@@ -272,7 +287,7 @@ impl<R: Read> TmxReader<R> {
                 XmlEvent::Start => self.xml.skip_element()?,
                 XmlEvent::End => {
                     return Err(self.error_here(
-                        ErrorKind::NotTmx,
+                        FormatErrorKind::NotTmx,
                         "<tmx> has no <body>",
                         self.xml.event_start(),
                     ));
@@ -403,7 +418,7 @@ impl<R: Read> TmxReader<R> {
             if kept.iter().any(|k| k.locale == tuv.locale) {
                 self.problem(
                     &mut ctx,
-                    ErrorKind::DuplicateLocale,
+                    FormatErrorKind::DuplicateLocale,
                     format!("a second <tuv> for {} skipped", tuv.locale),
                     start,
                 );
@@ -415,7 +430,7 @@ impl<R: Read> TmxReader<R> {
             let locales: Vec<&str> = kept.iter().map(|t| t.locale.as_str()).collect();
             self.problem(
                 &mut ctx,
-                ErrorKind::TooFewVariants,
+                FormatErrorKind::TooFewVariants,
                 format!(
                     "<tu> has {} usable <tuv> ({}); an entry needs two, so none was made",
                     kept.len(),
@@ -442,9 +457,9 @@ impl<R: Read> TmxReader<R> {
                 entry.variants.push(cmem_core::Variant::new(tuv.locale, tuv.runs));
             }
             entry.metadata = metadata_override.unwrap_or(metadata);
-            if let Some(l) = crate::import::blank_variant(&entry).cloned() {
+            if let Some(l) = crate::item::blank_variant(&entry).cloned() {
                 let message = format!("the {l} <seg> is empty or only white space; no entry was made");
-                self.problem(&mut ctx, ErrorKind::MissingSegment, message, start);
+                self.problem(&mut ctx, FormatErrorKind::MissingSegment, message, start);
                 entry.variants.clear();
             }
         }
@@ -475,7 +490,7 @@ impl<R: Read> TmxReader<R> {
         at: Pos,
     ) {
         let bad = |this: &Self, ctx: &mut TuCtx, why: String| {
-            this.problem(ctx, ErrorKind::InvalidField, why, at);
+            this.problem(ctx, FormatErrorKind::InvalidField, why, at);
         };
         match kind.as_str() {
             "x-cmem-point" => match decode_value(&value)
@@ -551,13 +566,13 @@ impl<R: Read> TmxReader<R> {
         let lang = attr(&attrs, "xml:lang").or_else(|| attr(&attrs, "lang")).map(str::to_owned);
         let locale = match &lang {
             None => {
-                self.problem(ctx, ErrorKind::InvalidLocale, "<tuv> has no xml:lang; skipped", start);
+                self.problem(ctx, FormatErrorKind::InvalidLocale, "<tuv> has no xml:lang; skipped", start);
                 None
             }
             Some(l) => match self.parse_locale(l) {
                 Ok(loc) => Some(loc),
                 Err(e) => {
-                    self.problem(ctx, ErrorKind::InvalidLocale, format!("<tuv>: {e}; skipped"), start);
+                    self.problem(ctx, FormatErrorKind::InvalidLocale, format!("<tuv>: {e}; skipped"), start);
                     None
                 }
             },
@@ -584,7 +599,7 @@ impl<R: Read> TmxReader<R> {
                                 Err(e) => {
                                     self.problem(
                                         ctx,
-                                        ErrorKind::InvalidField,
+                                        FormatErrorKind::InvalidField,
                                         format!("<prop type=\"x-cmem-runs\">: {e}"),
                                         at,
                                     );
@@ -638,7 +653,7 @@ impl<R: Read> TmxReader<R> {
             None => {
                 self.problem(
                     ctx,
-                    ErrorKind::MissingSegment,
+                    FormatErrorKind::MissingSegment,
                     format!("<tuv xml:lang=\"{}\"> has no <seg>; skipped", lang.unwrap_or_default()),
                     start,
                 );

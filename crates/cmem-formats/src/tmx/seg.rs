@@ -6,7 +6,7 @@ use std::io::Read;
 use cmem_core::Run;
 
 use super::read::{Pos, TmxReader, TuCtx};
-use crate::error::{ErrorKind, FormatError};
+use crate::error::{FormatError, FormatErrorKind};
 use crate::inline::{bpt_kind, hi_kind, ph_entity, ph_run, read_code_content, HI_TYPE, SUB_SUFFIX};
 use crate::xml::XmlEvent;
 
@@ -27,7 +27,7 @@ impl<R: Read> TmxReader<R> {
                     let content = read_code_content(&mut self.xml)?;
                     if into_equiv && content.has_sub() {
                         let message = "<sub> in an entity placeholder: only its text is kept";
-                        self.problem(ctx, ErrorKind::InvalidField, message, at);
+                        self.problem(ctx, FormatErrorKind::InvalidField, message, at);
                     }
                     if let Some(code) = b.runs.last_mut().and_then(Run::code_mut) {
                         if into_equiv {
@@ -56,7 +56,7 @@ impl<R: Read> TmxReader<R> {
                 XmlEvent::Start => {
                     self.problem(
                         ctx,
-                        ErrorKind::InvalidField,
+                        FormatErrorKind::InvalidField,
                         format!("unknown element <{}> in <seg>; its text is kept", self.xml.name()),
                         at,
                     );
@@ -65,7 +65,7 @@ impl<R: Read> TmxReader<R> {
                 XmlEvent::Empty => {
                     self.problem(
                         ctx,
-                        ErrorKind::InvalidField,
+                        FormatErrorKind::InvalidField,
                         format!("unknown element <{}/> in <seg> skipped", self.xml.name()),
                         at,
                     );
@@ -76,14 +76,14 @@ impl<R: Read> TmxReader<R> {
                     None => break,
                 },
                 XmlEvent::Eof => {
-                    return Err(self.error_at(ErrorKind::Xml, "unexpected end of file in <seg>", at))
+                    return Err(self.error_at(FormatErrorKind::Xml, "unexpected end of file in <seg>", at))
                 }
             }
         }
         for (i, at) in std::mem::take(&mut b.open) {
             self.problem(
                 ctx,
-                ErrorKind::UnbalancedCode,
+                FormatErrorKind::UnbalancedCode,
                 format!("<bpt i=\"{i}\"> has no matching <ept>"),
                 at,
             );
@@ -113,13 +113,13 @@ impl<R: Read> TmxReader<R> {
             "bpt" => {
                 let i = self.xml.attr("i");
                 if i.is_none() {
-                    self.problem(ctx, ErrorKind::UnbalancedCode, "<bpt> has no i attribute", at);
+                    self.problem(ctx, FormatErrorKind::UnbalancedCode, "<bpt> has no i attribute", at);
                 }
                 let i = i.unwrap_or_default();
                 if b.open.iter().any(|(o, _)| o == i) {
                     self.problem(
                         ctx,
-                        ErrorKind::UnbalancedCode,
+                        FormatErrorKind::UnbalancedCode,
                         format!("<bpt i=\"{i}\"> reuses the i of an open <bpt>"),
                         at,
                     );
@@ -137,7 +137,7 @@ impl<R: Read> TmxReader<R> {
                     None => {
                         self.problem(
                             ctx,
-                            ErrorKind::UnbalancedCode,
+                            FormatErrorKind::UnbalancedCode,
                             format!("<ept i=\"{i}\"> has no matching <bpt>"),
                             at,
                         );
@@ -154,7 +154,7 @@ impl<R: Read> TmxReader<R> {
                     other => {
                         self.problem(
                             ctx,
-                            ErrorKind::InvalidField,
+                            FormatErrorKind::InvalidField,
                             format!(
                                 "<it> pos is {:?}, not \"begin\" or \"end\"; kept as a placeholder",
                                 other.unwrap_or("")

@@ -12,7 +12,7 @@ use std::io::Write;
 
 use cmem_core::{Locale, Metadata, NewEntry};
 
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::inline::{render_seg, Level};
 use crate::xml::{escape_attr_into, escape_text_into, is_xml_char, is_xml_safe};
 
@@ -105,7 +105,7 @@ impl<W: Write> TmxWriter<W> {
     /// Writes the XML declaration and the header.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when writing fails.
+    /// [`FormatErrorKind::Io`] when writing fails.
     pub fn new(mut out: W, options: TmxWriteOptions) -> Result<Self, FormatError> {
         let mut s =
             String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE tmx SYSTEM \"tmx14.dtd\">\n");
@@ -135,7 +135,7 @@ impl<W: Write> TmxWriter<W> {
     /// Writes one entry as a `tu`.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when writing fails.
+    /// [`FormatErrorKind::Io`] when writing fails.
     pub fn write_entry(&mut self, entry: &NewEntry) -> Result<(), FormatError> {
         self.buf.clear();
         render_tu(entry, &self.options, &mut self.buf)?;
@@ -147,7 +147,7 @@ impl<W: Write> TmxWriter<W> {
     /// Closes the document and flushes; returns the output.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when writing fails.
+    /// [`FormatErrorKind::Io`] when writing fails.
     pub fn finish(mut self) -> Result<W, FormatError> {
         self.out.write_all(b"  </body>\n</tmx>\n").map_err(io_err)?;
         self.out.flush().map_err(io_err)?;
@@ -277,7 +277,7 @@ pub(crate) fn xml_safe_json(json: String) -> String {
 
 fn to_json<T: serde::Serialize>(value: &T, what: &str) -> Result<String, FormatError> {
     serde_json::to_string(value).map(xml_safe_json).map_err(|e| {
-        FormatError::new(Format::Tmx, ErrorKind::InvalidField, format!("cannot encode {what}: {e}"))
+        FormatError::new(Format::Tmx, FormatErrorKind::InvalidField, format!("cannot encode {what}: {e}"))
     })
 }
 

@@ -76,7 +76,7 @@ use std::io::Read;
 use cmem_core::Run;
 
 use crate::decode::{Encoding, XmlInput};
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::xml::XmlReader;
 
 use read::Parser;
@@ -101,7 +101,7 @@ pub enum XliffVersion {
 
 /// One segment of a document, as read.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Segment {
+pub struct XliffSegment {
     /// The `id` of its `trans-unit` / `unit`.
     pub unit_id: String,
     /// The 1.x `mid` of a `seg-source` segment or the 2.x `segment` `id`, if any.
@@ -124,7 +124,7 @@ pub struct Segment {
     pub target_locale: Option<String>,
 }
 
-impl Segment {
+impl XliffSegment {
     /// True when the target holds any text or code.
     pub fn has_target(&self) -> bool {
         self.target
@@ -251,7 +251,7 @@ pub struct XliffDocument {
     root_start_tag: Span,
     source_locale: Option<String>,
     target_locale: Option<String>,
-    segments: Vec<Segment>,
+    segments: Vec<XliffSegment>,
     info: Vec<SegInfo>,
     units: Vec<Unit>,
     /// Replacements: (start, end, text) in the decoded text.
@@ -268,7 +268,7 @@ pub struct XliffDocument {
 
 impl XliffDocument {
     /// Adds a segment with where it lies, keeping the two lists in step; its index.
-    fn push_segment(&mut self, segment: Segment, info: SegInfo) -> usize {
+    fn push_segment(&mut self, segment: XliffSegment, info: SegInfo) -> usize {
         self.segments.push(segment);
         self.info.push(info);
         self.segments.len() - 1
@@ -293,8 +293,11 @@ impl XliffDocument {
     /// As [`read`](XliffDocument::read).
     pub fn parse(raw: Vec<u8>, file: &str) -> Result<Self, FormatError> {
         let decode_err = |e: std::io::Error| {
-            let kind =
-                if e.kind() == std::io::ErrorKind::InvalidData { ErrorKind::Encoding } else { ErrorKind::Io };
+            let kind = if e.kind() == std::io::ErrorKind::InvalidData {
+                FormatErrorKind::Encoding
+            } else {
+                FormatErrorKind::Io
+            };
             FormatError::new(Format::Xliff, kind, e.to_string()).in_file(file).at(1, 1)
         };
         let mut decoded = Vec::new();
@@ -302,7 +305,8 @@ impl XliffDocument {
         input.read_to_end(&mut decoded).map_err(decode_err)?;
         let encoding = input.encoding();
         let text = String::from_utf8(decoded).map_err(|e| {
-            FormatError::new(Format::Xliff, ErrorKind::Encoding, format!("invalid UTF-8: {e}")).in_file(file)
+            FormatError::new(Format::Xliff, FormatErrorKind::Encoding, format!("invalid UTF-8: {e}"))
+                .in_file(file)
         })?;
         let bom = match encoding {
             Encoding::Utf8 if raw.starts_with(&[0xEF, 0xBB, 0xBF]) => 3,
@@ -357,7 +361,7 @@ impl XliffDocument {
     }
 
     /// The segments, in document order.
-    pub fn segments(&self) -> &[Segment] {
+    pub fn segments(&self) -> &[XliffSegment] {
         &self.segments
     }
 

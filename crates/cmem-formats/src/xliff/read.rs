@@ -7,7 +7,7 @@ use std::io::Read;
 use cmem_core::{Code, Run};
 
 use super::{Role, SourceCode, Span, Unit, XliffDocument, XliffVersion, MTC_NAMESPACE};
-use crate::error::{ErrorKind, Format, FormatError};
+use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::xml::{XmlEvent, XmlReader};
 
 /// The name without its namespace prefix.
@@ -89,7 +89,12 @@ impl<'a, R: Read> Parser<'a, R> {
         self.r.event_start() as usize
     }
 
-    pub(super) fn err(&self, kind: ErrorKind, message: impl Into<String>, offset: usize) -> FormatError {
+    pub(super) fn err(
+        &self,
+        kind: FormatErrorKind,
+        message: impl Into<String>,
+        offset: usize,
+    ) -> FormatError {
         let (line, col) = line_col(self.text, offset);
         FormatError::new(Format::Xliff, kind, message).in_file(self.doc.file.clone()).at(line, col)
     }
@@ -103,14 +108,16 @@ impl<'a, R: Read> Parser<'a, R> {
         loop {
             match self.r.next_event()? {
                 XmlEvent::Start | XmlEvent::Empty => break,
-                XmlEvent::Eof => return Err(self.err(ErrorKind::Xml, "no root element (empty document)", 0)),
+                XmlEvent::Eof => {
+                    return Err(self.err(FormatErrorKind::Xml, "no root element (empty document)", 0))
+                }
                 _ => {}
             }
         }
         let name = self.r.name().to_owned();
         if local(&name) != "xliff" {
             return Err(self.err(
-                ErrorKind::NotXliff,
+                FormatErrorKind::NotXliff,
                 format!("the root element is <{name}>, not <xliff>"),
                 self.start(),
             ));
@@ -197,7 +204,7 @@ impl<'a, R: Read> Parser<'a, R> {
             match ev {
                 XmlEvent::Text => text.push_str(self.r.text()),
                 XmlEvent::Eof => {
-                    return Err(self.err(ErrorKind::Xml, "unexpected end of file", self.start()))
+                    return Err(self.err(FormatErrorKind::Xml, "unexpected end of file", self.start()))
                 }
                 XmlEvent::End => {
                     let Some((id, kind)) = open.pop() else { break };
@@ -247,7 +254,7 @@ impl<'a, R: Read> Parser<'a, R> {
                             if let Some(d) = self.r.attr(key) {
                                 if !self.data_ids.iter().any(|x| x == d) {
                                     return Err(self.err(
-                                        ErrorKind::NotXliff,
+                                        FormatErrorKind::NotXliff,
                                         format!("<{name}> has {key}=\"{d}\" but the unit has no <data id=\"{d}\">"),
                                         start,
                                     ));
@@ -333,7 +340,7 @@ impl<R: Read> Parser<'_, R> {
                 }
                 XmlEvent::End => return Ok(None),
                 XmlEvent::Eof => {
-                    return Err(self.err(ErrorKind::Xml, "unexpected end of file", self.start()))
+                    return Err(self.err(FormatErrorKind::Xml, "unexpected end of file", self.start()))
                 }
                 ev @ (XmlEvent::Start | XmlEvent::Empty) => {
                     *first = false;

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::io::Read;
 
 use super::read::{local, Inline, Lines, Parser};
-use super::{Place, SegInfo, Segment, Span, Unit};
-use crate::error::{ErrorKind, FormatError};
+use super::{Place, SegInfo, Span, Unit, XliffSegment};
+use crate::error::{FormatError, FormatErrorKind};
 use crate::xml::XmlEvent;
 
 impl<R: Read> Parser<'_, R> {
@@ -68,7 +68,11 @@ impl<R: Read> Parser<'_, R> {
                                 content_end = self.start();
                             }
                             XmlEvent::Eof => {
-                                return Err(self.err(ErrorKind::Xml, "unexpected end of file", self.start()))
+                                return Err(self.err(
+                                    FormatErrorKind::Xml,
+                                    "unexpected end of file",
+                                    self.start(),
+                                ))
                             }
                             _ => {}
                         }
@@ -132,7 +136,7 @@ impl<R: Read> Parser<'_, R> {
                                     XmlEvent::End => depth -= 1,
                                     XmlEvent::Eof => {
                                         return Err(self.err(
-                                            ErrorKind::Xml,
+                                            FormatErrorKind::Xml,
                                             "unexpected end of file",
                                             self.start(),
                                         ))
@@ -173,7 +177,7 @@ impl<R: Read> Parser<'_, R> {
         }
         let Some((source, line)) = source else {
             return Err(self.err(
-                ErrorKind::NotXliff,
+                FormatErrorKind::NotXliff,
                 format!("<trans-unit id=\"{unit_id}\"> has no <source>"),
                 self.start(),
             ));
@@ -181,7 +185,7 @@ impl<R: Read> Parser<'_, R> {
         let approved = approved || matches!(state.as_deref(), Some("final" | "signed-off"));
         if segs.is_empty() {
             let index = self.doc.push_segment(
-                Segment {
+                XliffSegment {
                     unit_id,
                     segment_id: None,
                     source: source.runs,
@@ -204,7 +208,7 @@ impl<R: Read> Parser<'_, R> {
             for (mid, inline, line, span) in segs {
                 let tm = target_mrks.remove(&mid);
                 let index = self.doc.push_segment(
-                    Segment {
+                    XliffSegment {
                         unit_id: unit_id.clone(),
                         segment_id: Some(mid),
                         source: inline.runs,

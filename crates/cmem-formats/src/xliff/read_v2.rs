@@ -6,8 +6,8 @@ use std::io::Read;
 use cmem_core::Run;
 
 use super::read::{local, Inline, Lines, Parser};
-use super::{Place, SegInfo, Segment, Span, Unit, MTC_NAMESPACE};
-use crate::error::{ErrorKind, FormatError};
+use super::{Place, SegInfo, Span, Unit, XliffSegment, MTC_NAMESPACE};
+use crate::error::{FormatError, FormatErrorKind};
 use crate::xml::XmlEvent;
 
 impl<R: Read> Parser<'_, R> {
@@ -56,7 +56,11 @@ impl<R: Read> Parser<'_, R> {
                             XmlEvent::Empty => {}
                             XmlEvent::End => depth -= 1,
                             XmlEvent::Eof => {
-                                return Err(self.err(ErrorKind::Xml, "unexpected end of file", self.start()))
+                                return Err(self.err(
+                                    FormatErrorKind::Xml,
+                                    "unexpected end of file",
+                                    self.start(),
+                                ))
                             }
                             XmlEvent::Text => {}
                         }
@@ -75,7 +79,11 @@ impl<R: Read> Parser<'_, R> {
                             XmlEvent::Text => continue,
                             XmlEvent::End => break,
                             XmlEvent::Eof => {
-                                return Err(self.err(ErrorKind::Xml, "unexpected end of file", self.start()))
+                                return Err(self.err(
+                                    FormatErrorKind::Xml,
+                                    "unexpected end of file",
+                                    self.start(),
+                                ))
                             }
                             _ => {}
                         }
@@ -96,7 +104,7 @@ impl<R: Read> Parser<'_, R> {
                             ("target", _) => {
                                 if self.doc.target_locale.is_none() {
                                     return Err(self.err(
-                                        ErrorKind::NotXliff,
+                                        FormatErrorKind::NotXliff,
                                         "a <target> in a document whose <xliff> has no trgLang",
                                         s,
                                     ));
@@ -133,7 +141,7 @@ impl<R: Read> Parser<'_, R> {
                     }
                     let Some((source, line)) = source else {
                         return Err(self.err(
-                            ErrorKind::NotXliff,
+                            FormatErrorKind::NotXliff,
                             format!("<segment> of unit \"{unit_id}\" has no <source>"),
                             start,
                         ));
@@ -141,7 +149,7 @@ impl<R: Read> Parser<'_, R> {
                     let approved = state.as_deref() == Some("final");
                     let target_span = target.as_ref().map(|(_, s)| *s);
                     let index = self.doc.push_segment(
-                        Segment {
+                        XliffSegment {
                             unit_id: unit_id.clone(),
                             segment_id: seg_id,
                             source: source.runs,
@@ -182,7 +190,7 @@ impl<R: Read> Parser<'_, R> {
                     let isolated = c.data.contains("isolated=\"yes\"") || c.data.contains("isolated='yes'");
                     if !isolated && !seen.contains(&c.id) {
                         return Err(self.err(
-                            ErrorKind::NotXliff,
+                            FormatErrorKind::NotXliff,
                             format!("<ec startRef=\"{}\"> comes before its <sc id=\"{}\">", c.id, c.id),
                             at,
                         ));

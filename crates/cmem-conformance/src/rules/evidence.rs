@@ -1,0 +1,97 @@
+//! Rules of the evidence that orders equal scores, and of mechanical repairs.
+
+use super::*;
+
+/// Between equal scores the evidence decides: an identical source first, then more
+/// approvals, then the newest approval. Text that differs only in white space is not a
+/// full score (a one-point penalty, reported).
+///
+/// # Errors
+/// What the store got wrong.
+pub fn evidence_orders_equal_scores(make: Make<'_>) -> Outcome {
+    let store = make();
+    let mut once = pair("Step", "Schwellenwert")?;
+    once.origins = vec![origin("calc", "", "2024-05-01T00:00:00Z")];
+    let mut twice = pair("Step", "Schritt")?;
+    twice.origins = vec![origin("gnumeric", "", "2023-01-01T00:00:00Z")];
+    store.write(std::slice::from_ref(&once))?;
+    store.write(std::slice::from_ref(&twice))?;
+    twice.origins = vec![origin("pretix", "", "2024-01-01T00:00:00Z")];
+    store.write(std::slice::from_ref(&twice))?;
+    let req = LookupRequest::new(runs("Step")?, locale("en")?, locale("de")?);
+    let got = cmem_core::lookup(&*store, &req)?;
+    let targets: Vec<String> = got.iter().map(|m| m.adapted_text()).collect();
+    ensure_eq!(targets, vec!["Schritt".to_owned(), "Schwellenwert".to_owned()], "answers by approvals");
+    ensure!(
+        got.iter().all(|m| m.ambiguous && (m.score - SCORE_NEAR_EXACT).abs() < 1e-9),
+        "both ambiguous at 0.99"
+    );
+
+    // Equal approvals: the newer approval first.
+    let store = make();
+    let mut old = pair("Save", "Sichern")?;
+    old.origins = vec![origin("a", "", "2020-01-01T00:00:00Z")];
+    let mut new = pair("Save", "Speichern")?;
+    new.origins = vec![origin("b", "", "2025-01-01T00:00:00Z")];
+    store.write(&[old, new])?;
+    let got = cmem_core::lookup(&*store, &LookupRequest::new(runs("Save")?, locale("en")?, locale("de")?))?;
+    ensure_eq!(
+        got.first().map(|m| m.adapted_text()),
+        Some("Speichern".to_owned()),
+        "the newest approval first"
+    );
+
+    // White space: the identical source at 1.0 first, the other at 0.99 with its penalty.
+    let store = make();
+    store.write(&[pair("Open  the file", "Datei öffnen")?, pair("Open the file", "Datei öffnen")?])?;
+    let got = cmem_core::lookup(
+        &*store,
+        &LookupRequest::new(runs("Open the file")?, locale("en")?, locale("de")?),
+    )?;
+    ensure_eq!(got.len(), 2, "matches");
+    ensure!(got[0].identical_source && got[0].score >= 1.0, "the identical source first at 100: {got:?}");
+    ensure!(
+        (got[1].score - 0.99).abs() < 1e-9
+            && got[1].penalties.iter().any(|p| p.kind == cmem_core::PenaltyKind::Whitespace),
+        "white space only: 99 with a penalty: {:?}",
+        got[1]
+    );
+    Ok(())
+}
+
+/// A fuzzy match whose source differs from the query only mechanically (final
+/// punctuation, numbers, marks between the same words) has the same change made in its adapted target, listed as a
+/// repair; the score is unchanged.
+///
+/// # Errors
+/// What the store got wrong.
+pub fn mechanical_repairs(make: Make<'_>) -> Outcome {
+    let store = make();
+    store.write(&[
+        pair("Access was blocked", "Zugriff gesperrt")?,
+        pair("Version 4.2 is out", "Version 4.2 ist da")?,
+        pair(
+            "Sample Conference Center\nHeidelberg, Germany",
+            "Beispiel-Konferenzzentrum\nHeidelberg, Deutschland",
+        )?,
+    ])?;
+    let get = |q: &str| -> Result<Vec<cmem_core::Match>, Failure> {
+        Ok(cmem_core::lookup(&*store, &LookupRequest::new(runs(q)?, locale("en")?, locale("de")?))?)
+    };
+    let got = get("Access was blocked.")?;
+    let m = got.first().ok_or_else(|| Failure::new("no match for a changed full stop"))?;
+    ensure_eq!(m.adapted_text(), "Zugriff gesperrt.", "the full stop carried over");
+    ensure!(m.repairs.iter().any(|r| r.applied), "a repair listed: {:?}", m.repairs);
+    ensure!(!m.match_type.is_exact(), "a fuzzy match: {:?} at {}", m.match_type, m.score);
+    let got = get("Version 24.2 is out")?;
+    let m = got.first().ok_or_else(|| Failure::new("no match for a changed number"))?;
+    ensure_eq!(m.adapted_text(), "Version 24.2 ist da", "the number carried over");
+    let got = get("Sample Conference Center, Heidelberg, Germany")?;
+    let m = got.first().ok_or_else(|| Failure::new("no match for a line break that became a comma"))?;
+    ensure_eq!(
+        m.adapted_text(),
+        "Beispiel-Konferenzzentrum, Heidelberg, Deutschland",
+        "the comma placed where the target broke the line"
+    );
+    Ok(())
+}

@@ -1,0 +1,582 @@
+//! The offer walk: reading keys as an offer sees them, and offering them best bound first.
+
+use super::*;
+
+/// A key by its similarity bound: higher bound first, then lower key number.
+pub(super) struct Ranked(pub(super) f64, pub(super) u32);
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+impl Eq for Ranked {}
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(other.1.cmp(&self.1))
+    }
+}
+
+impl GramIndex {
+    /// The lists of `gram`: the persisted one and the one of keys added since.
+    pub(super) fn lists(&self, gram: u64) -> Lists<'_> {
+        let base = self.base.as_ref().and_then(|b| b.grams.list(gram));
+        let posting = self.postings.get(&gram);
+        let added = posting.map(Posting::view);
+        let size = base.map_or(0, |l| l.ids.len()) + posting.map_or(0, |p| p.keys);
+        Lists { base, added, size }
+    }
+
+    /// The longest key length indexed.
+    pub(super) fn max_len(&self) -> usize {
+        let base = self.base.as_ref().map_or(0, |b| b.grams.max_len());
+        base.max(self.by_len.len().saturating_sub(1))
+    }
+
+    /// The keys of `len` characters, persisted ones first (lower numbers).
+    pub(super) fn by_len(&self, len: usize) -> impl Iterator<Item = u32> + '_ {
+        let base = self.base.as_ref().map_or(&[][..], |b| b.grams.by_len(len));
+        let added = self.by_len.get(len).map_or(&[][..], Vec::as_slice);
+        base.iter().chain(added).copied()
+    }
+
+    /// Key `d` as an offer reads it: entry, locale set, kinds, text, length in
+    /// characters and sketch; `None` when dead or unknown.
+    pub(super) fn doc(&self, d: u32) -> Option<DocView<'_>> {
+        let base_len = self.base_len();
+        match (d as usize).checked_sub(base_len) {
+            Some(i) => {
+                let doc = self.docs.get(i).filter(|doc| doc.alive)?;
+                // `len` saturates at u16::MAX; count such giant keys.
+                let len = match doc.len {
+                    u16::MAX => doc.key.chars().count(),
+                    l => usize::from(l),
+                };
+                Some(DocView {
+                    entry: doc.entry,
+                    group: doc.group,
+                    kinds: doc.kinds,
+                    key: KeyText::Text(&doc.key),
+                    len,
+                    sketch: doc.sketch,
+                })
+            }
+            None => {
+                let base = self.base.as_ref()?;
+                if base.dead.get(d as usize).copied().unwrap_or(true) {
+                    return None;
+                }
+                let doc = base.grams.doc(d as usize)?;
+                let group = base.group_map.get(doc.group as usize).copied().unwrap_or(u32::MAX);
+                // A length saturated at u16::MAX is counted (giant keys only).
+                let len = match doc.len {
+                    u16::MAX => std::str::from_utf8(doc.key).ok()?.chars().count(),
+                    l => usize::from(l),
+                };
+                Some(DocView {
+                    entry: doc.entry,
+                    group,
+                    kinds: doc.kinds,
+                    key: KeyText::Utf8(doc.key),
+                    len,
+                    sketch: doc.sketch,
+                })
+            }
+        }
+    }
+
+    /// Reads the records of keys `ds` and the first byte of their texts ahead of their
+    /// offers: the loads of different keys do not wait for each other, so their cache
+    /// misses overlap instead of coming one after another as the offers come.
+    pub(super) fn touch(&self, ds: impl Iterator<Item = u32>) {
+        let base_len = self.base_len();
+        let mut sum = 0usize;
+        for d in ds {
+            sum = sum.wrapping_add(match (d as usize).checked_sub(base_len) {
+                Some(i) => self
+                    .docs
+                    .get(i)
+                    .map_or(0, |doc| doc.key.as_bytes().first().map_or(0, |&b| usize::from(b))),
+                None => self.base.as_ref().map_or(0, |b| b.grams.touch(d as usize)),
+            });
+        }
+        std::hint::black_box(sum);
+    }
+
+    /// The keys key `d` stands for in the lists: itself and its chain of keys of the same
+    /// text (1 for a key of the persisted part, whose lists hold every key).
+    pub(super) fn weight(&self, d: u32) -> usize {
+        match (d as usize).checked_sub(self.base_len()) {
+            Some(i) if self.same.more(i) => self.same.weight.get(i).map_or(1, |&w| w as usize),
+            _ => 1,
+        }
+    }
+
+    /// The keys after listed key `d` in its chain of keys of the same text, in order.
+    pub(super) fn chain(&self, d: u32) -> impl Iterator<Item = u32> + '_ {
+        let base_len = self.base_len();
+        // The bit first: a key with no next costs no load of the chains.
+        let next = move |d: u32| {
+            let i = (d as usize).checked_sub(base_len).filter(|&i| self.same.more(i))?;
+            self.same.next.get(i).copied().filter(|&n| n != END)
+        };
+        std::iter::successors(next(d), move |&n| next(n))
+    }
+
+    /// The key standing for `d` in the lists: the first of its chain, or itself.
+    pub(super) fn listed(&self, d: u32) -> u32 {
+        (d as usize)
+            .checked_sub(self.base_len())
+            .and_then(|i| self.same.first.get(i))
+            .copied()
+            .filter(|&f| f != END)
+            .unwrap_or(d)
+    }
+
+    /// Offers `sink` every live key whose similarity with `q.key` can reach the sink's
+    /// cut-off, for entries whose locale set `accept` takes (the contract of
+    /// [`ContentMemory::candidates`](crate::ContentMemory::candidates)).
+    ///
+    /// The query's grams are scanned rarest first, counting shared grams per key
+    /// (ScanCount) inside the length window. After `i` of them, a key not seen yet shares
+    /// at most the grams left, which bounds its similarity; once that bound falls under
+    /// the cut-off the scan stops, and the frequent grams — most of the work — are never
+    /// read. Halfway, the keys sharing the most grams are offered early, so the cut-off
+    /// rises before the rest is decided. Seen keys are then offered best bound first
+    /// until the bound falls under the cut-off; keys sharing no gram at all are reached
+    /// through the by-length lists only when their bound still allows it.
+    ///
+    /// Under a candidate limit ([`CandidateSink::max_candidates`]), once more keys were
+    /// seen than may be offered, the scan stops already when that bound is within 0.03 of
+    /// the cut-off (queries of 20 characters or more): such keys would rank under the
+    /// ones the limit offers; should the walk run out of keys before the limit, the
+    /// grams left unread are read after all. Past the limit, the walk goes on with the
+    /// keys that can
+    /// reach the sink's [`tie_cutoff`](CandidateSink::tie_cutoff) (they could tie with the
+    /// best match found), and the margin never leaves such a key unread, so the ties at
+    /// the top are complete.
+    pub fn offer(&self, q: &CandidateQuery<'_>, accept: &dyn Fn(u32) -> bool, sink: &mut dyn CandidateSink) {
+        let grams = padded_grams(q.key);
+        let mut lists: Vec<Lists<'_>> =
+            grams.iter().map(|&gram| self.lists(gram)).filter(|l| l.size > 0).collect();
+        lists.sort_by_key(|l| l.size);
+        let docs = self.doc_count();
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            let Scratch { counts, touched, offered, links, cells, ranked, marked } = &mut *scratch;
+            if counts.len() < docs {
+                counts.resize(docs, 0);
+                offered.resize(docs, false);
+            }
+            if touched.len() <= docs {
+                touched.resize(docs + 1, (0, 0));
+            }
+            let mut walk = Walk {
+                ix: self,
+                kinds: q.kinds,
+                accept,
+                qlen: q.key.chars().count(),
+                grams: grams.len(),
+                max_candidates: sink.max_candidates(),
+                offered,
+                marked: std::mem::take(marked),
+                margin: true,
+                margin_stopped: false,
+            };
+            loop {
+                let mut tally = Tally { counts: &mut counts[..], touched: &mut touched[..], seen: 0 };
+                let left = lists.len() - walk.scan(&lists, &mut tally, sink);
+                let seen = tally.seen;
+                let candidates = &touched[..seen];
+                walk.rank(candidates, counts, left, links, sink.cutoff(), cells);
+                walk.offer_ranked(cells, candidates, links, ranked, sink);
+                if left == 0 {
+                    walk.offer_unshared(candidates, counts, sink);
+                }
+                if !walk.margin_stopped || walk.full() {
+                    break;
+                }
+                // The walk ran out of keys before the limit, so it would have reached the
+                // keys the margin left unread: scan again without it (keys offered
+                // already are passed over).
+                walk.margin = false;
+                walk.margin_stopped = false;
+            }
+            *marked = walk.finish();
+        });
+    }
+}
+/// A key as an offer reads it (see [`GramIndex::doc`]).
+pub(super) struct DocView<'a> {
+    pub(super) entry: EntryId,
+    pub(super) group: u32,
+    pub(super) kinds: KindSet,
+    pub(super) key: KeyText<'a>,
+    pub(super) len: usize,
+    pub(super) sketch: CharSketch,
+}
+
+/// Slack for float rounding when a bound is compared with a cut-off: a key whose bound
+/// equals the cut-off is always offered.
+pub(super) const EPS: f64 = 1e-9;
+
+/// How many keys the walk reads ahead of their offers (see [`GramIndex::touch`]).
+pub(super) const TOUCH_AHEAD: usize = 8;
+
+/// How many keys sharing the most grams are offered halfway through the scan.
+pub(super) const EARLY: usize = 48;
+
+/// The scan margin under a candidate limit (see [`GramIndex::offer`]): the walk stops at
+/// bounds a few hundredths above the cut-off anyway, so keys that could barely reach it
+/// are not offered and need not be ruled in. Shorter queries move in similarity steps
+/// wider than the margin, and a gram is a large share of their count, so the unread grams
+/// would decide their ranking (DESIGN.md §19 has the measurements that chose 0.03 and 20).
+pub(super) const MARGIN: f64 = 0.03;
+
+/// The shortest query (in characters) the scan margin applies to.
+pub(super) const MARGIN_FROM: usize = 20;
+
+/// One query key's walk over an index, in its phases: [`scan`](Walk::scan) counts
+/// shared grams, [`rank`](Walk::rank) files the keys that can reach the cut-off by
+/// bound, [`offer_ranked`](Walk::offer_ranked) offers them best bound first, and
+/// [`offer_unshared`](Walk::offer_unshared) reaches the keys that share no gram.
+pub(super) struct Walk<'a> {
+    pub(super) ix: &'a GramIndex,
+    pub(super) kinds: KindSet,
+    pub(super) accept: &'a dyn Fn(u32) -> bool,
+    /// The query key's length in characters.
+    pub(super) qlen: usize,
+    /// Its number of distinct padded grams.
+    pub(super) grams: usize,
+    pub(super) max_candidates: usize,
+    /// Per key: offered already (scratch; [`finish`](Walk::finish) clears what it set).
+    pub(super) offered: &'a mut [bool],
+    /// Keys offered, in order; its length is the count against `max_candidates`.
+    pub(super) marked: Vec<u32>,
+    /// Whether the scan may stop at the margin.
+    pub(super) margin: bool,
+    /// Whether the last scan stopped at the margin (earlier than exactness needs).
+    pub(super) margin_stopped: bool,
+}
+
+/// The keys that can reach the cut-off after a scan, filed by (length, count) cell.
+/// Kept in the per-thread scratch, so a query allocates none of it.
+pub(super) struct Cells {
+    /// Per cell: the position in the candidates of its first key ([`END`]: none).
+    pub(super) head: Vec<u32>,
+    /// The occupied cells, best bound first.
+    pub(super) by_bound: Vec<(f64, usize)>,
+    /// Per length from the window's start: the least count that can reach, and the
+    /// cell of count 0 (see [`Walk::rank`]).
+    pub(super) rows: Vec<(usize, usize)>,
+    /// How many keys were filed.
+    pub(super) reaching: usize,
+}
+
+impl Cells {
+    /// Appends to `keys` the keys of `cells`, each with its cell's bound, in no
+    /// particular order.
+    /// A key filed stands for its chain of keys of the same text too (see [`SameText`]).
+    pub(super) fn keys(
+        &self,
+        ix: &GramIndex,
+        cells: &[(f64, usize)],
+        candidates: &[(u32, u16)],
+        links: &[u32],
+        keys: &mut Vec<Ranked>,
+    ) {
+        let chains = ix.same.chained > 0;
+        for &(bound, cell) in cells {
+            let mut i = self.head[cell];
+            while i != END {
+                let d = candidates[i as usize].0;
+                keys.push(Ranked(bound, d));
+                if chains {
+                    keys.extend(ix.chain(d).map(|m| Ranked(bound, m)));
+                }
+                i = links[i as usize];
+            }
+        }
+    }
+}
+
+impl Walk<'_> {
+    /// The length window at a cut-off, capped at the longest key stored (a cut-off of 0
+    /// leaves the window unbounded above).
+    pub(super) fn window(&self, cutoff: f64) -> (usize, usize) {
+        let (lo, hi) = length_bounds(self.qlen, cutoff);
+        (lo, hi.min(self.ix.max_len()))
+    }
+
+    /// The similarity bound of a key of `len` characters sharing `shared` grams.
+    pub(super) fn bound(&self, len: usize, shared: usize) -> f64 {
+        similarity_bound(self.qlen, self.grams, len, shared)
+    }
+
+    /// Whether a key sharing at most `shared` grams can reach `cutoff` at some length of
+    /// the window `lo..=hi`; lengths nearest the query's first, where it usually can.
+    pub(super) fn can_reach(&self, shared: usize, lo: usize, hi: usize, cutoff: f64) -> bool {
+        let reaches = |len: usize| self.bound(len, shared) + EPS >= cutoff;
+        let mid = self.qlen.clamp(lo, hi.max(lo));
+        lo <= hi && ((mid..=hi).any(reaches) || (lo..mid).rev().any(reaches))
+    }
+
+    /// True once as many keys were offered as the sink takes.
+    pub(super) fn full(&self) -> bool {
+        self.marked.len() >= self.max_candidates
+    }
+
+    /// Whether a key whose similarity bound is `bound` is still offered: it must reach
+    /// the cut-off and, past the candidate limit, the sink's tie cut-off (it could tie
+    /// with the best match found). Equal is enough, so no tie is skipped.
+    pub(super) fn may_offer(&self, bound: f64, sink: &dyn CandidateSink) -> bool {
+        bound + EPS >= sink.cutoff() && (!self.full() || bound + EPS >= sink.tie_cutoff())
+    }
+
+    /// Offers key `d` unless it was offered already, is dead, holds none of the query's
+    /// kinds, or its locale set is refused (the limit is the caller's to check).
+    pub(super) fn offer(&mut self, d: u32, sink: &mut dyn CandidateSink) {
+        if self.offered.get(d as usize).is_none_or(|&offered| offered) {
+            return;
+        }
+        let Some(doc) = self.ix.doc(d) else { return };
+        if doc.kinds.intersect(self.kinds).is_empty() || !(self.accept)(doc.group) {
+            return;
+        }
+        self.offered[d as usize] = true;
+        self.marked.push(d);
+        sink.offer_sketched(doc.entry, doc.kinds, doc.key, doc.len, &doc.sketch);
+    }
+
+    /// Counts the grams of `lists` (rarest first) while a key sharing none of them could
+    /// still reach the cut-off, offering the keys sharing the most halfway; returns how
+    /// many lists were read.
+    pub(super) fn scan(
+        &mut self,
+        lists: &[Lists<'_>],
+        tally: &mut Tally<'_>,
+        sink: &mut dyn CandidateSink,
+    ) -> usize {
+        let mut scanned = 0;
+        let mut read = 0usize;
+        let scan_limit = sink.scan_limit();
+        // Keys seen, a chain of keys of the same text counting each of its keys (see
+        // [`SameText`]); summed only as far as the tests below need.
+        let mut keys_seen = 0usize;
+        let mut weighed = 0usize;
+        let enough = self.max_candidates.max(EARLY + 1);
+        for (i, list) in lists.iter().enumerate() {
+            let left = lists.len() - i;
+            let (lo, hi) = self.window(sink.cutoff());
+            let cutoff = sink.cutoff();
+            if !self.can_reach(left, lo, hi, cutoff) {
+                break;
+            }
+            if self.margin && keys_seen >= self.max_candidates && self.qlen >= MARGIN_FROM {
+                // The margin never passes over a key that could tie with the best found.
+                let stop_under = (cutoff + MARGIN).min(sink.tie_cutoff().max(cutoff));
+                if !self.can_reach(left, lo, hi, stop_under) {
+                    self.margin_stopped = true;
+                    break;
+                }
+            }
+            let parts = [list.base, list.added].map(|l| l.map(|l| l.window(lo, hi)));
+            let size: usize =
+                parts.iter().flatten().map(|(inside, _, tail, _)| inside.len() + tail.len()).sum();
+            if i > 0 && read.saturating_add(size) > scan_limit {
+                // Past the scan limit: keys sharing none of the grams read so far are
+                // left out (the sink allowed it).
+                break;
+            }
+            read += size;
+            for (inside, inside_lens, tail, tail_lens) in parts.into_iter().flatten() {
+                tally.count(inside, inside_lens, None);
+                tally.count(tail, tail_lens, Some((lo, hi)));
+            }
+            scanned = i + 1;
+            if self.ix.same.chained == 0 {
+                keys_seen = tally.seen;
+            } else {
+                while weighed < tally.seen && keys_seen < enough {
+                    keys_seen += self.ix.weight(tally.touched[weighed].0);
+                    weighed += 1;
+                }
+            }
+            if scanned == lists.len().div_ceil(2) && keys_seen > EARLY {
+                // Halfway: offer the keys that share the most grams so far.
+                for d in tally.most_shared(self.ix, EARLY) {
+                    if self.full() {
+                        break;
+                    }
+                    self.offer(d, sink);
+                }
+            }
+        }
+        scanned
+    }
+
+    /// The least count a key of `len` characters needs to reach `cutoff` when `left`
+    /// grams were not read (a key may share every one of them), or `None` when no count
+    /// does; the bound grows with the count.
+    pub(super) fn least_count(&self, len: usize, left: usize, cutoff: f64) -> Option<usize> {
+        let g = self.grams;
+        let reaches = |c: usize| self.bound(len, (c + left).min(g)) + EPS >= cutoff;
+        if !reaches(g) {
+            return None;
+        }
+        let (mut below, mut at) = (0, g);
+        while below < at {
+            let mid = (below + at) / 2;
+            if reaches(mid) {
+                at = mid;
+            } else {
+                below = mid + 1;
+            }
+        }
+        Some(below)
+    }
+
+    /// Files the keys of `candidates` that can reach `cutoff` into cells, one per key
+    /// length and count from the least count that can (an integer test per key instead
+    /// of a bound: the keys to rank far outnumber the cells), and orders the occupied
+    /// cells by bound. Clears the counts of `candidates`.
+    pub(super) fn rank(
+        &self,
+        candidates: &[(u32, u16)],
+        counts: &mut [u8],
+        left: usize,
+        links: &mut Vec<u32>,
+        cutoff: f64,
+        cells: &mut Cells,
+    ) {
+        let g = self.grams;
+        let (lo, hi) = self.window(cutoff);
+        let Cells { head, by_bound, rows, reaching } = cells;
+        // Per length from `lo`: the least count (`usize::MAX`: none reaches), and the
+        // cell of count 0 (wrapping), so a count `c` from the least on is cell `base + c`.
+        rows.clear();
+        let mut cell_count = 0usize;
+        for len in lo..=hi {
+            let least = self.least_count(len, left, cutoff);
+            let need = least.unwrap_or(usize::MAX);
+            rows.push((need, cell_count.wrapping_sub(need)));
+            cell_count += least.map_or(0, |c| g + 1 - c);
+        }
+        // Each key that can reach joins its cell's list (`links`, by position in
+        // `candidates`, newest first).
+        head.clear();
+        head.resize(cell_count, END);
+        links.clear();
+        links.resize(candidates.len(), END);
+        *reaching = file_in_cells(candidates, counts, g, (lo, rows), CellLists { head, links });
+        by_bound.clear();
+        for (&(need, base), len) in rows.iter().zip(lo..=hi) {
+            if need == usize::MAX {
+                continue;
+            }
+            for c in need..=g {
+                let cell = base.wrapping_add(c);
+                if head[cell] != END {
+                    by_bound.push((self.bound(len, (c + left).min(g)), cell));
+                }
+            }
+        }
+        by_bound.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+    }
+
+    /// Offers the filed keys best bound first (ties: lower key number first) until the
+    /// bound falls under the sink's cut-off or, past the limit, under its tie cut-off.
+    pub(super) fn offer_ranked(
+        &mut self,
+        cells: &Cells,
+        candidates: &[(u32, u16)],
+        links: &[u32],
+        ranked: &mut Vec<Ranked>,
+        sink: &mut dyn CandidateSink,
+    ) {
+        // The walk usually stops long before the end: only the keys whose bound is among
+        // the best few (what may still be offered, and 64 more) are sorted; the cells
+        // after them are ordered a growing round at a time, only if the walk gets there.
+        // Rounds end between bounds, so this is the order of one sort of every key.
+        let mut take = self.max_candidates.saturating_sub(self.marked.len()).saturating_add(64);
+        let mut from = 0;
+        while from < cells.by_bound.len() {
+            // A round takes cells best bound first until it holds `take` keys, and then
+            // the cells of the same bound as its last.
+            let rest = &cells.by_bound[from..];
+            let mut least = f64::NEG_INFINITY;
+            let mut split = 0;
+            ranked.clear();
+            for (k, &(bound, _)) in rest.iter().enumerate() {
+                if ranked.len() >= take && bound < least {
+                    break;
+                }
+                cells.keys(self.ix, &rest[k..=k], candidates, links, ranked);
+                least = bound;
+                split = k + 1;
+            }
+            ranked.sort_unstable_by(|a, b| b.cmp(a));
+            for (i, &Ranked(bound, d)) in ranked.iter().enumerate() {
+                if i % TOUCH_AHEAD == 0 {
+                    let next = ranked.get(i..).unwrap_or(&[]).iter().take(TOUCH_AHEAD);
+                    self.ix.touch(next.map(|r| r.1));
+                }
+                if !self.may_offer(bound, sink) {
+                    return;
+                }
+                self.offer(d, sink);
+            }
+            from += split.max(1);
+            take = take.saturating_mul(4);
+        }
+    }
+
+    /// Offers the keys that share no gram with the query and whose bound can still reach
+    /// the cut-off (only reachable when every gram was scanned), through the by-length
+    /// lists. Filing cleared the counts, so the keys seen are marked again for the while.
+    pub(super) fn offer_unshared(
+        &mut self,
+        candidates: &[(u32, u16)],
+        counts: &mut [u8],
+        sink: &mut dyn CandidateSink,
+    ) {
+        if self.full() && sink.tie_cutoff() > 1.0 {
+            return;
+        }
+        // A key chained to one seen was seen: its first's mark is read.
+        for &(d, _) in candidates {
+            counts[d as usize] = 1;
+        }
+        let (lo, hi) = self.window(sink.cutoff());
+        for len in lo..=hi {
+            let bound = self.bound(len, 0);
+            for d in self.ix.by_len(len) {
+                if !self.may_offer(bound, sink) {
+                    break;
+                }
+                if counts.get(self.ix.listed(d) as usize) == Some(&0) {
+                    self.offer(d, sink);
+                }
+            }
+        }
+        for &(d, _) in candidates {
+            counts[d as usize] = 0;
+        }
+    }
+
+    /// Clears the marks of the keys offered; returns the emptied list of them, to keep
+    /// its capacity for the next walk.
+    pub(super) fn finish(self) -> Vec<u32> {
+        let mut marked = self.marked;
+        for &d in &marked {
+            self.offered[d as usize] = false;
+        }
+        marked.clear();
+        marked
+    }
+}
