@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
-use cmem_core::{Locale, Point};
+use cmem::{Locale, Point};
 
 use crate::output::ColorChoice;
 
