@@ -98,7 +98,7 @@ fn target(
     let field = |name: &'static str| move |e: cmem::Error| ApiError::from(e).in_field(name);
     let source = Locale::parse(source).map_err(field("source_locale"))?;
     let target = Locale::parse(target).map_err(field("target_locale"))?;
-    let threshold = threshold.unwrap_or(70.0);
+    let threshold = threshold.unwrap_or(LookupOptions::default().threshold * 100.0);
     if !(0.0..=100.0).contains(&threshold) {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -107,7 +107,7 @@ fn target(
         )
         .in_field("threshold"));
     }
-    let limit = limit.unwrap_or(10);
+    let limit = limit.unwrap_or(LookupOptions::default().limit);
     if !(1..=MAX_LIMIT).contains(&limit) {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
