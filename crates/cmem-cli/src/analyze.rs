@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
-use cmem_formats::{Analysis, AnalyzeOptions, Batch, CSV_HEADER};
+use cmem::formats::{Analysis, AnalyzeOptions, Batch, CSV_HEADER};
 
 use crate::args::AnalyzeArgs;
 use crate::import::located;

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
-use cmem_core::{Locale, Point};
+use cmem::{Locale, LookupOptions, Point};
 
 use crate::output::ColorChoice;
 
@@ -261,10 +261,20 @@ pub struct LookupArgs {
     #[arg(long, value_name = "POINT")]
     pub point: Option<Point>,
     /// The least score returned, 0–100.
-    #[arg(long, value_name = "PERCENT", default_value_t = 70.0, value_parser = percent)]
+    #[arg(
+        long,
+        value_name = "PERCENT",
+        default_value_t = LookupOptions::default().threshold * 100.0,
+        value_parser = percent
+    )]
     pub threshold: f64,
     /// At most this many matches.
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = at_least_one)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = LookupOptions::default().limit,
+        value_parser = at_least_one
+    )]
     pub limit: usize,
     /// TEXT is in the run notation: `Click {1}here{/1}, {PERSON:John}`.
     #[arg(long, conflicts_with_all = ["runs", "batch"])]

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Result};
-use cmem_core::Locale;
-use cmem_formats::{
+use cmem::formats::{
     export, EntrySink, ExportOptions, Format, FormatError, JsonlMode, JsonlOptions, JsonlWriter, KmbWriter,
     Level, OutputFile, PoWriter, TmxWriteOptions, TmxWriter, WeblateOptions, WeblateWriter,
 };
+use cmem::{Locale, Memory};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
@@ -90,7 +90,7 @@ fn format_for(path: &Path, flag: Option<FileFormat>) -> Result<FileFormat> {
     if path == Path::new("-") {
         return Ok(FileFormat::Tmx);
     }
-    match cmem_formats::format_of(path) {
+    match cmem::formats::format_of(path) {
         Some(Format::Tmx) => Ok(FileFormat::Tmx),
         Some(Format::Kmb) => Ok(FileFormat::Kmb),
         Some(Format::Jsonl) => Ok(FileFormat::Jsonl),
@@ -104,12 +104,12 @@ fn format_for(path: &Path, flag: Option<FileFormat>) -> Result<FileFormat> {
 
 /// The PO arm without its locale pair, which `run` refused before opening anything.
 fn unreachable_pair() -> Result<u64, FormatError> {
-    Err(FormatError::new(Format::Po, cmem_formats::FormatErrorKind::InvalidLocale, "give --from and --to"))
+    Err(FormatError::new(Format::Po, cmem::formats::FormatErrorKind::InvalidLocale, "give --from and --to"))
 }
 
 /// Drives an export into a writer and finishes it.
 fn write_with<S: EntrySink>(
-    store: &dyn cmem_core::ContentMemory,
+    store: &dyn cmem::ContentMemory,
     mut sink: S,
     options: &ExportOptions,
     finish: impl FnOnce(S) -> Result<Out, FormatError>,
@@ -125,16 +125,16 @@ fn write_with<S: EntrySink>(
 ///
 /// # Errors
 /// The memory holds no pair or several (naming them), or its statistics fail.
-fn po_pair(store: &dyn cmem_core::ContentMemory, args: &ExportArgs) -> Result<(Locale, Locale)> {
+fn po_pair(memory: &Memory, args: &ExportArgs) -> Result<(Locale, Locale)> {
     if let (Some(from), Some(to)) = (&args.from, &args.to) {
         return Ok((from.clone(), to.clone()));
     }
     let name = args.output.display();
-    let stats = store.stats().map_err(|e| anyhow!("export {name}: {e}"))?;
-    let fits = |p: &&cmem_core::PairCount| {
+    let stats = memory.stats().map_err(|e| anyhow!("export {name}: {e}"))?;
+    let fits = |p: &&cmem::PairCount| {
         args.from.as_ref().is_none_or(|l| *l == p.source) && args.to.as_ref().is_none_or(|l| *l == p.target)
     };
-    let pairs: Vec<&cmem_core::PairCount> = stats.pairs.iter().filter(fits).collect();
+    let pairs: Vec<&cmem::PairCount> = stats.pairs.iter().filter(fits).collect();
     match pairs[..] {
         [one] => Ok((one.source.clone(), one.target.clone())),
         [] => bail!("export {name}: a PO catalog holds one locale pair, and the memory holds none that fits"),
@@ -162,7 +162,7 @@ pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     let memory = memory::open_existing(&path)?;
     let store = memory.store();
     let po_pair = match format {
-        FileFormat::Po => Some(po_pair(store, args)?),
+        FileFormat::Po => Some(po_pair(&memory, args)?),
         _ => None,
     };
     let to_stdout = args.output == Path::new("-");
@@ -170,7 +170,7 @@ pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
 
     // A regular file is written under a temporary name beside it and renamed when
     // complete, so a failed or interrupted export never leaves a truncated file under
-    // the requested name (cmem_formats::output says what links and devices get).
+    // the requested name (cmem::formats::output says what links and devices get).
     let raw = if to_stdout {
         Sink::Stdout(Stdout::new())
     } else {

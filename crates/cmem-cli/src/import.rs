@@ -2,7 +2,7 @@
 //! on a terminal, problems listed as `FILE:LINE:COLUMN`, and a summary.
 //!
 //! Nothing of an import is visible before it ends: it is one write session of the store
-//! (see `cmem_formats::import`). Ctrl-C or `SIGTERM` stops it and rolls it back (exit
+//! (see `cmem::formats::import`). Ctrl-C or `SIGTERM` stops it and rolls it back (exit
 //! status 130 / 143); a second one ends the program at once, which leaves nothing
 //! either, since the transaction was never committed. Another writer's import makes
 //! this one wait (saying so), for as long as [`WRITE_WAIT`].
@@ -14,12 +14,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Result};
-use cmem::{OpenOptions, WaitHook};
-use cmem_core::Run;
-use cmem_formats::ItemSource;
-use cmem_formats::{
+use cmem::formats::ItemSource;
+use cmem::formats::{
     import, Format, FormatError, ImportOptions, Ingest, IngestOptions, Input, Progress, RunsHook,
 };
+use cmem::{OpenOptions, Run, WaitHook};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::{FileFormat, ImportArgs, IndexArgs};
@@ -46,7 +45,7 @@ struct Noted<'h> {
 }
 
 impl Iterator for Noted<'_> {
-    type Item = Result<cmem_formats::Item, FormatError>;
+    type Item = Result<cmem::formats::Item, FormatError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let item = self.inner.next();
@@ -264,7 +263,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
 /// source locale when none is given), so the next process finds it persisted instead of
 /// building it on its first lookup; returns the locales indexed.
 fn persist_index(memory: &cmem::Memory, from: Option<&cmem::Locale>) -> cmem::Result<Vec<cmem::Locale>> {
-    if !memory.store().index_persists() {
+    if !memory.index_persists() {
         // A store whose index lives only in the process (PostgreSQL without an index
         // directory) would build it here to throw it away: every later process builds
         // its own. With `CMEM_INDEX_DIR`, PostgreSQL writes it there like SQLite.
@@ -272,10 +271,10 @@ fn persist_index(memory: &cmem::Memory, from: Option<&cmem::Locale>) -> cmem::Re
     }
     let sources: Vec<cmem::Locale> = match from {
         Some(l) => vec![l.clone()],
-        None => memory.store().source_locales()?,
+        None => memory.source_locales()?,
     };
     for source in &sources {
-        memory.store().warm(source)?;
+        memory.warm(source)?;
     }
     Ok(sources)
 }
@@ -293,7 +292,7 @@ pub fn index(args: &IndexArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
         bail!("index: no memory at {}", path.display());
     }
     let memory = memory::open_for_write(&path, OpenOptions::new())?;
-    if !memory.store().index_persists() {
+    if !memory.index_persists() {
         if !quiet {
             eprintln!(
                 "index: nothing to write: {} keeps no index file (each process that looks up builds its own)",

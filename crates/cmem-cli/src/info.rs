@@ -5,9 +5,9 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Result};
-use cmem_core::schema::{postgres_ddl, sqlite_ddl};
-use cmem_core::{Point, VersionQuery};
-use cmem_formats::jsonl::surface_text;
+use cmem::imp::schema::{postgres_ddl, sqlite_ddl};
+use cmem::surface_text;
+use cmem::{Point, VersionQuery};
 use serde_json::json;
 
 use crate::args::{DialectArg, SchemaArgs, StatsArgs, VersionsArgs};
@@ -23,12 +23,10 @@ pub fn versions(args: &VersionsArgs, memory_flag: Option<&Path>) -> Result<()> {
         bail!("versions: --unit must not be empty");
     }
     let memory = memory::open_existing(&memory::resolve(memory_flag))?;
-    let reader =
-        memory.store().version_reader().ok_or_else(|| anyhow!("versions: this memory keeps no versions"))?;
     let q = VersionQuery::new(args.unit.clone())
         .point(args.point.clone().unwrap_or_else(Point::root))
         .limit(args.limit.max(1));
-    let versions = reader.versions(&q, None).map_err(|e| anyhow!("versions: {e}"))?;
+    let versions = memory.versions_with(&q).map_err(|e| anyhow!("versions: {e}"))?;
     let mut out = Stdout::new();
     for (i, v) in versions.iter().enumerate() {
         let e = &v.entry;
@@ -81,7 +79,7 @@ pub fn versions(args: &VersionsArgs, memory_flag: Option<&Path>) -> Result<()> {
 pub fn stats(args: &StatsArgs, memory_flag: Option<&Path>) -> Result<()> {
     let path = memory::resolve(memory_flag);
     let memory = memory::open_existing(&path)?;
-    let s = memory.store().stats().map_err(|e| anyhow!("stats: {e}"))?;
+    let s = memory.stats().map_err(|e| anyhow!("stats: {e}"))?;
     let mut out = Stdout::new();
     if args.json {
         let v = json!({

@@ -4,9 +4,9 @@
 use std::io::Write;
 
 use anyhow::Result;
-use cmem_core::distance::similarity;
-use cmem_core::imp::Keys;
-use cmem_core::{to_notation, Run};
+use cmem::imp::distance::similarity;
+use cmem::imp::Keys;
+use cmem::{to_notation, Run};
 use serde_json::{json, Value};
 
 use crate::args::KeysArgs;

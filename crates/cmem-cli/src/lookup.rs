@@ -6,10 +6,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
-use cmem::{prepare_query, OpenOptions, QueryText};
-use cmem_core::run::surface_text;
-use cmem_core::{
-    lookup, ContentMemory, LookupOptions, LookupRequest, Match, MatchView, Recognizer, Run, SegmentView,
+use cmem::{
+    prepare_query, surface_text, LookupOptions, LookupRequest, Match, MatchView, Memory, OpenOptions,
+    QueryText, Recognizer, Run, SegmentView,
 };
 use serde_json::{json, Map, Value};
 
@@ -30,14 +29,10 @@ pub fn match_json(m: &Match) -> Value {
 
 /// When nothing was found because the memory holds no entry for the pair at all (a
 /// typo such as `--to ge`), a warning naming the pairs it does hold.
-fn pair_warning(
-    store: &dyn ContentMemory,
-    from: &cmem_core::Locale,
-    to: &cmem_core::Locale,
-) -> Option<String> {
-    let stats = store.stats().ok()?;
-    let served = |p: &cmem_core::PairCount| {
-        let serves = |asked: &cmem_core::Locale, held: &cmem_core::Locale| asked.fit(held).is_some();
+fn pair_warning(memory: &Memory, from: &cmem::Locale, to: &cmem::Locale) -> Option<String> {
+    let stats = memory.stats().ok()?;
+    let served = |p: &cmem::PairCount| {
+        let serves = |asked: &cmem::Locale, held: &cmem::Locale| asked.fit(held).is_some();
         (serves(from, &p.source) && serves(to, &p.target))
             || (serves(from, &p.target) && serves(to, &p.source))
     };
@@ -91,10 +86,10 @@ fn write_match(out: &mut dyn Write, m: &Match, color: bool, spaces: bool) -> io:
         writeln!(out, "  source   {}", visible(&surface_text(m.source()), spaces))?;
     } else {
         // The stored source, its words the query lacks and the query's own marked.
-        let ops: Vec<cmem_core::diff::DiffOp> = m
+        let ops: Vec<cmem::diff::DiffOp> = m
             .source_diff
             .iter()
-            .map(|o| cmem_core::diff::DiffOp { op: o.op, text: visible(&o.text, spaces) })
+            .map(|o| cmem::diff::DiffOp { op: o.op, text: visible(&o.text, spaces) })
             .collect();
         writeln!(out, "  source   {}", render_diff(&ops, marks))?;
     }
@@ -104,10 +99,8 @@ fn write_match(out: &mut dyn Write, m: &Match, color: bool, spaces: bool) -> io:
     }
     for p in &m.penalties {
         let what = match p.kind {
-            cmem_core::PenaltyKind::Whitespace => {
-                "the text differs from the query in white space only".to_owned()
-            }
-            cmem_core::PenaltyKind::Region => format!(
+            cmem::PenaltyKind::Whitespace => "the text differs from the query in white space only".to_owned(),
+            cmem::PenaltyKind::Region => format!(
                 "another region of the language asked for ({} → {})",
                 m.entry.variants[m.source_index].locale, m.entry.variants[m.target_index].locale
             ),
@@ -170,7 +163,7 @@ pub fn run(args: &LookupArgs, memory_flag: Option<&Path>, quiet: bool, color: bo
     if let Some(batch) = &args.batch {
         let memory = memory::open_existing(&path)?;
         let rec = query_recognizer(&args.recognize, &memory, quiet)?;
-        return run_batch(args, batch, memory.store(), rec.as_ref(), quiet);
+        return run_batch(args, batch, &memory, rec.as_ref(), quiet);
     }
     // One lookup: the persisted candidate index, opened in place, when the memory has a
     // usable one (written by import and by any process that built the index); without
@@ -211,7 +204,7 @@ pub fn run(args: &LookupArgs, memory_flag: Option<&Path>, quiet: bool, color: bo
             eprintln!("no match at or above {}", percent(args.threshold / 100.0));
         }
         if !quiet {
-            if let Some(w) = pair_warning(memory.store(), &args.from, &args.to) {
+            if let Some(w) = pair_warning(&memory, &args.from, &args.to) {
                 eprintln!("cmem: warning: {w}");
             }
         }
@@ -251,7 +244,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 fn run_batch(
     args: &LookupArgs,
     batch: &Path,
-    store: &dyn ContentMemory,
+    memory: &Memory,
     rec: Option<&Recognizer>,
     quiet: bool,
 ) -> Result<Outcome> {
@@ -264,7 +257,7 @@ fn run_batch(
     };
     let started = Instant::now();
     // Build the candidate index before timing, so latencies are those of a warm memory.
-    store.warm(&args.from).map_err(|e| anyhow!("lookup: {e}"))?;
+    memory.warm(&args.from).map_err(|e| anyhow!("lookup: {e}"))?;
     let warm = started.elapsed();
     let opts = options(args);
     let mut out = Stdout::new();
@@ -287,7 +280,7 @@ fn run_batch(
         let answer = line.and_then(|line| batch_query(&line, rec)).and_then(|(runs, id)| {
             let req = LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(opts.clone());
             let t = Instant::now();
-            let matches = lookup(store, &req).map_err(|e| anyhow!("{e}"))?;
+            let matches = memory.lookup(&req).map_err(|e| anyhow!("{e}"))?;
             let elapsed = t.elapsed();
             times.push(elapsed);
             Ok((req, id, matches, elapsed))

@@ -263,12 +263,12 @@ pub fn bytes(n: u64) -> String {
 /// `new` with its differences from `old` marked word by word, as `git diff
 /// --word-diff` does: `[-removed-]{+added+}` with [`Marks::PLAIN`].
 pub fn word_diff(old: &str, new: &str, marks: Marks) -> String {
-    render_diff(&cmem_core::diff::word_diff(old, new), marks)
+    render_diff(&cmem::diff::word_diff(old, new), marks)
 }
 
 /// Word differences marked with `marks`.
-pub fn render_diff(ops: &[cmem_core::diff::DiffOp], marks: Marks) -> String {
-    use cmem_core::diff::DiffKind;
+pub fn render_diff(ops: &[cmem::diff::DiffOp], marks: Marks) -> String {
+    use cmem::diff::DiffKind;
     let mut out = String::new();
     for op in ops {
         let (open, close) = match op.op {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
 use cmem::{prepare_query, Memory, QueryText};
-use cmem_core::{Recognizer, Run};
+use cmem::{Recognizer, Run};
 
 use crate::args::RecognizeArgs;
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
-use cmem_formats::{
+use cmem::formats::{
     recycle, recycle_po, FillAmbiguous, Format, FormatError, OutputFile, RecycleOptions, RecycleReport,
 };
 use serde_json::Value;
@@ -69,7 +69,7 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     let output = name(&args.output, "<stdout>");
     let stdin = args.input == Path::new("-");
     let stdout = args.output == Path::new("-");
-    let po = !stdin && cmem_formats::format_of(&args.input) == Some(Format::Po);
+    let po = !stdin && cmem::formats::format_of(&args.input) == Some(Format::Po);
     let reader: Box<dyn Read> = if stdin {
         Box::new(io::stdin().lock())
     } else {

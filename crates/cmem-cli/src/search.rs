@@ -4,8 +4,8 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
-use cmem_core::SearchQuery;
-use cmem_formats::jsonl::surface_text;
+use cmem::surface_text;
+use cmem::SearchQuery;
 use serde_json::json;
 
 use crate::args::SearchArgs;
@@ -18,10 +18,9 @@ use crate::{memory, Outcome};
 /// A missing memory or a store failure.
 pub fn run(args: &SearchArgs, memory_flag: Option<&Path>, quiet: bool, color: bool) -> Result<Outcome> {
     let memory = memory::open_existing(&memory::resolve(memory_flag))?;
-    let store = memory.store();
     let mut q = SearchQuery::new(args.words.join(" "), args.lang.clone());
     q.limit = args.limit;
-    let hits = store.search(&q).map_err(|e| anyhow!("search: {e}"))?;
+    let hits = memory.search_with(&q).map_err(|e| anyhow!("search: {e}"))?;
     let mut out = Stdout::new();
     for (i, hit) in hits.iter().enumerate() {
         let found = hit.entry.variant_index(&args.lang);

@@ -84,7 +84,7 @@ pub fn run(args: &TokenArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
             };
             let memory = open_existing_for_write(&path, None)?;
             let (secret, record) =
-                Tokens::create(memory.store(), scope, name).map_err(|e| anyhow!("token create: {e}"))?;
+                Tokens::create(&memory, scope, name).map_err(|e| anyhow!("token create: {e}"))?;
             writeln!(out, "{secret}")?;
             if !quiet {
                 eprintln!("cmem: token {} ({scope}) created; it is shown only now", record.id);
@@ -92,7 +92,7 @@ pub fn run(args: &TokenArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
         }
         TokenAction::List { json } => {
             let memory = memory::open_existing(&path)?;
-            for r in Tokens::list(memory.store()).map_err(|e| anyhow!("token list: {e}"))? {
+            for r in Tokens::list(&memory).map_err(|e| anyhow!("token list: {e}"))? {
                 if *json {
                     let line = json!({"id": r.id, "scope": r.scope, "name": r.name,
                         "created": rfc3339_utc(r.created_unix), "created_unix": r.created_unix});
@@ -104,7 +104,7 @@ pub fn run(args: &TokenArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
         }
         TokenAction::Revoke { id } => {
             let memory = open_existing_for_write(&path, None)?;
-            if !Tokens::revoke(memory.store(), id).map_err(|e| anyhow!("token revoke: {e}"))? {
+            if !Tokens::revoke(&memory, id).map_err(|e| anyhow!("token revoke: {e}"))? {
                 bail!("token revoke: no token {id:?} (see `cmem token list`)");
             }
             if !quiet {

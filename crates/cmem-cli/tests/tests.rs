@@ -950,11 +950,11 @@ impl Dir {
 
 /// The segments of an XLIFF file, parsed again: (unit id, source, target) as text.
 fn xliff_segments(path: &Path) -> Vec<(String, String, Option<String>)> {
-    let doc = cmem_formats::XliffDocument::parse(std::fs::read(path).unwrap(), "out").unwrap();
+    let doc = cmem::formats::XliffDocument::parse(std::fs::read(path).unwrap(), "out").unwrap();
     doc.segments()
         .iter()
         .map(|s| {
-            let text = cmem_formats::jsonl::surface_text;
+            let text = cmem::surface_text;
             (s.unit_id.clone(), text(&s.source), s.target.as_deref().map(text))
         })
         .collect()

@@ -159,7 +159,7 @@ async fn answer(
             app.blocking(move |app| {
                 // Read before the answer is computed: an answer kept under this mark never
                 // predates a write the mark counts.
-                let mark = app.memory.store().change_mark()?;
+                let mark = app.memory.change_mark()?;
                 if let Some(hit) = mark.and_then(|m| app.answers.get(m, &key)) {
                     return Ok((hit, mark));
                 }
@@ -273,7 +273,7 @@ async fn list_languages(
     if let Some(cb) = params.jsoncallback.as_deref().filter(|cb| !valid_callback(cb)) {
         return Err(ApiError::bad_request(format!("jsoncallback {cb:?} is not a JavaScript name")));
     }
-    let stats = app.blocking(|app| Ok(app.memory.store().stats()?)).await?;
+    let stats = app.blocking(|app| Ok(app.memory.stats()?)).await?;
     let (mut sources, mut targets) = (BTreeSet::new(), BTreeSet::new());
     for pair in &stats.pairs {
         codes_of(&pair.source, &mut sources);

@@ -39,8 +39,8 @@ impl App {
     /// A store failure, or a recorded rule set this program does not know.
     pub fn new(memory: Memory, config: ServerConfig) -> Result<App, ServerError> {
         let (recognizer, _) = memory.query_recognizer(None)?;
-        for source in &memory.store().source_locales()? {
-            memory.store().warm(source)?;
+        for source in &memory.source_locales()? {
+            memory.warm(source)?;
         }
         let limiter = config.rate_limit.map(Limiter::new);
         let bad_tokens = BadTokens::new(config.max_bad_tokens);
@@ -108,7 +108,7 @@ impl App {
             None => return Ok(None),
             Some(secret) => secret,
         };
-        let record = self.blocking(move |app| Ok(Tokens::verify(app.memory.store(), &secret)?)).await?;
+        let record = self.blocking(move |app| Ok(Tokens::verify(&app.memory, &secret)?)).await?;
         match record {
             None => Err(ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "unknown or revoked token")),
             Some(r) if r.scope < need => Err(ApiError::new(

@@ -98,7 +98,7 @@ fn target(
     let field = |name: &'static str| move |e: cmem::Error| ApiError::from(e).in_field(name);
     let source = Locale::parse(source).map_err(field("source_locale"))?;
     let target = Locale::parse(target).map_err(field("target_locale"))?;
-    let threshold = threshold.unwrap_or(70.0);
+    let threshold = threshold.unwrap_or(LookupOptions::default().threshold * 100.0);
     if !(0.0..=100.0).contains(&threshold) {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -107,7 +107,7 @@ fn target(
         )
         .in_field("threshold"));
     }
-    let limit = limit.unwrap_or(10);
+    let limit = limit.unwrap_or(LookupOptions::default().limit);
     if !(1..=MAX_LIMIT).contains(&limit) {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -315,7 +315,7 @@ pub(crate) async fn search(
             let mut q = SearchQuery::new(p.q, locale.clone());
             // One more than the page: tells whether a next page exists.
             q.limit = offset + limit + 1;
-            let hits = app.memory.store().search(&q)?;
+            let hits = app.memory.search_with(&q)?;
             Ok((hits, locale, to))
         })
         .await?;
@@ -360,7 +360,7 @@ pub(crate) async fn get_entry(
 ) -> Result<Json<Value>, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
     let id = entry_id(&id)?;
-    let entry = app.blocking(move |app| Ok(app.memory.store().get(id)?)).await?;
+    let entry = app.blocking(move |app| Ok(app.memory.get(id)?)).await?;
     match entry {
         Some(e) => Ok(Json(to_value(e))),
         None => Err(ApiError::not_found(format!("no entry {}", id.0))),
@@ -375,7 +375,7 @@ pub(crate) async fn delete_entry(
 ) -> Result<StatusCode, ApiError> {
     app.authorize(&headers, Scope::Write).await?;
     let id = entry_id(&id)?;
-    if app.blocking(move |app| Ok(app.memory.store().delete(id)?)).await? {
+    if app.blocking(move |app| Ok(app.memory.delete(id)?)).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(ApiError::not_found(format!("no entry {}", id.0)))
@@ -411,8 +411,8 @@ pub(crate) async fn replace_entry(
     entry.validate()?;
     let stored = app
         .blocking(move |app| {
-            let store = app.memory.store();
-            Ok(if store.replace(id, &entry)? { store.get(id)? } else { None })
+            let memory = &app.memory;
+            Ok(if memory.replace(id, &entry)? { memory.get(id)? } else { None })
         })
         .await?;
     match stored {
@@ -443,7 +443,7 @@ pub(crate) async fn add_entries(
         entry.validate().map_err(|e| ApiError::from(e).with_details(json!({ "index": index })))?;
         entries.push(entry);
     }
-    let outcomes = app.blocking(move |app| Ok(app.memory.store().write(&entries)?)).await?;
+    let outcomes = app.blocking(move |app| Ok(app.memory.write(&entries)?)).await?;
     let outcomes: Vec<Value> = outcomes
         .iter()
         .map(|o| {
@@ -460,7 +460,7 @@ pub(crate) async fn add_entries(
 /// `GET /v1/stats`.
 pub(crate) async fn stats(State(app): State<Arc<App>>, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
-    let s = app.blocking(|app| Ok(app.memory.store().stats()?)).await?;
+    let s = app.blocking(|app| Ok(app.memory.stats()?)).await?;
     Ok(Json(json!({
         "entries": s.entries,
         "variants": s.variants,
@@ -504,10 +504,7 @@ pub(crate) async fn versions(
     }
     let versions = app
         .blocking(move |app| {
-            let reader = app.memory.store().version_reader().ok_or_else(|| {
-                ApiError::new(StatusCode::NOT_IMPLEMENTED, "unsupported", "this memory keeps no versions")
-            })?;
-            Ok(reader.versions(&VersionQuery::new(p.unit).point(point).limit(limit), None)?)
+            Ok(app.memory.versions_with(&VersionQuery::new(p.unit).point(point).limit(limit))?)
         })
         .await?;
     let versions: Vec<Value> = versions

@@ -78,7 +78,7 @@ async fn healthz() -> Json<serde_json::Value> {
 /// Ready when the store answers a read; the index was built before the server began
 /// accepting connections.
 async fn readyz(State(app): State<Arc<App>>) -> Result<Json<serde_json::Value>, ApiError> {
-    app.blocking(|app| Ok(app.memory.store().meta(cmem::RECOGNIZER_META)?))
+    app.blocking(|app| Ok(app.memory.meta(cmem::RECOGNIZER_META)?))
         .await
         .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "not_ready", e.message))?;
     Ok(Json(json!({ "status": "ready", "memory": app.memory.address().to_string() })))
@@ -126,7 +126,7 @@ async fn record_metrics(State(app): State<Arc<App>>, request: Request, next: Nex
 /// `GET /metrics`: Prometheus' text format.
 async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Result<Response, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
-    let entries = app.blocking(|app| Ok(app.memory.store().stats()?.entries)).await.ok();
+    let entries = app.blocking(|app| Ok(app.memory.stats()?.entries)).await.ok();
     let mut text = app.metrics.render(entries, &app.jobs.counts());
     let (hits, misses) = app.answers.counts();
     text.push_str(&format!(

@@ -10,10 +10,10 @@
 //! use cmem_server::{Scope, Tokens};
 //!
 //! let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
-//! let (secret, record) = Tokens::create(memory.store(), Scope::Write, "ci")?;
-//! assert_eq!(Tokens::verify(memory.store(), &secret)?.map(|r| r.scope), Some(Scope::Write));
-//! assert!(Tokens::revoke(memory.store(), &record.id)?);
-//! assert_eq!(Tokens::verify(memory.store(), &secret)?, None);
+//! let (secret, record) = Tokens::create(&memory, Scope::Write, "ci")?;
+//! assert_eq!(Tokens::verify(&memory, &secret)?.map(|r| r.scope), Some(Scope::Write));
+//! assert!(Tokens::revoke(&memory, &record.id)?);
+//! assert_eq!(Tokens::verify(&memory, &secret)?, None);
 //! # Ok::<(), cmem::Error>(())
 //! ```
 
@@ -21,7 +21,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use cmem::{ContentMemory, Error, ErrorKind, Result};
+use cmem::{Error, ErrorKind, Memory, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -98,7 +98,7 @@ impl Tokens {
     /// # Errors
     /// The operating system gave no random bytes, or the memory cannot keep metadata or
     /// failed.
-    pub fn create(store: &dyn ContentMemory, scope: Scope, name: &str) -> Result<(String, TokenRecord)> {
+    pub fn create(memory: &Memory, scope: Scope, name: &str) -> Result<(String, TokenRecord)> {
         let mut bytes = [0u8; 32];
         getrandom::fill(&mut bytes)
             .map_err(|e| Error::new(ErrorKind::Store, format!("token: no random bytes: {e}")))?;
@@ -111,9 +111,9 @@ impl Tokens {
             created_unix: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
             sha256,
         };
-        let mut all = Tokens::list(store)?;
+        let mut all = Tokens::list(memory)?;
         all.push(record.clone());
-        save(store, &all)?;
+        save(memory, &all)?;
         Ok((secret, record))
     }
 
@@ -121,8 +121,8 @@ impl Tokens {
     ///
     /// # Errors
     /// A store failure, or stored records that are not valid JSON (named).
-    pub fn list(store: &dyn ContentMemory) -> Result<Vec<TokenRecord>> {
-        match store.meta(TOKENS_META)? {
+    pub fn list(memory: &Memory) -> Result<Vec<TokenRecord>> {
+        match memory.meta(TOKENS_META)? {
             None => Ok(Vec::new()),
             Some(text) => serde_json::from_str(&text).map_err(|e| {
                 Error::new(ErrorKind::Corrupt, format!("token records ({TOKENS_META}) are damaged: {e}"))
@@ -134,14 +134,14 @@ impl Tokens {
     ///
     /// # Errors
     /// As [`list`](Self::list), or the memory cannot be written.
-    pub fn revoke(store: &dyn ContentMemory, id: &str) -> Result<bool> {
-        let mut all = Tokens::list(store)?;
+    pub fn revoke(memory: &Memory, id: &str) -> Result<bool> {
+        let mut all = Tokens::list(memory)?;
         let before = all.len();
         all.retain(|r| r.id != id);
         if all.len() == before {
             return Ok(false);
         }
-        save(store, &all)?;
+        save(memory, &all)?;
         Ok(true)
     }
 
@@ -149,16 +149,16 @@ impl Tokens {
     ///
     /// # Errors
     /// As [`list`](Self::list).
-    pub fn verify(store: &dyn ContentMemory, secret: &str) -> Result<Option<TokenRecord>> {
+    pub fn verify(memory: &Memory, secret: &str) -> Result<Option<TokenRecord>> {
         let sha256 = hash(secret);
-        Ok(Tokens::list(store)?.into_iter().find(|r| r.sha256 == sha256))
+        Ok(Tokens::list(memory)?.into_iter().find(|r| r.sha256 == sha256))
     }
 }
 
-fn save(store: &dyn ContentMemory, all: &[TokenRecord]) -> Result<()> {
+fn save(memory: &Memory, all: &[TokenRecord]) -> Result<()> {
     let text = serde_json::to_string(all)
         .map_err(|e| Error::new(ErrorKind::Store, format!("token records: {e}")))?;
-    store.set_meta(TOKENS_META, &text)
+    memory.set_meta(TOKENS_META, &text)
 }
 
 /// The id a token has, or would have: the first 12 hex digits of its hash.
@@ -183,25 +183,24 @@ fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cmem::{Memory, OpenOptions};
+    use cmem::OpenOptions;
 
     #[test]
     fn tokens_are_stored_hashed_and_revocable() {
         let memory = Memory::open_with("memory:", &OpenOptions::new().create(true)).unwrap();
-        let store = memory.store();
-        let (a, ra) = Tokens::create(store, Scope::Read, "reader").unwrap();
-        let (b, rb) = Tokens::create(store, Scope::Admin, "ops").unwrap();
+        let (a, ra) = Tokens::create(&memory, Scope::Read, "reader").unwrap();
+        let (b, rb) = Tokens::create(&memory, Scope::Admin, "ops").unwrap();
         assert_ne!(a, b);
         assert!(a.starts_with("cmem_") && a.len() == 69, "{a}");
-        let stored = store.meta(TOKENS_META).unwrap().unwrap();
+        let stored = memory.meta(TOKENS_META).unwrap().unwrap();
         assert!(!stored.contains(&a[5..]) && !stored.contains(&b[5..]), "a secret was stored");
-        assert_eq!(Tokens::verify(store, &a).unwrap(), Some(ra.clone()));
-        assert_eq!(Tokens::verify(store, "cmem_0000").unwrap(), None);
-        assert_eq!(Tokens::list(store).unwrap(), vec![ra.clone(), rb.clone()]);
-        assert!(Tokens::revoke(store, &ra.id).unwrap());
-        assert!(!Tokens::revoke(store, &ra.id).unwrap());
-        assert_eq!(Tokens::verify(store, &a).unwrap(), None);
-        assert_eq!(Tokens::verify(store, &b).unwrap().map(|r| r.scope), Some(Scope::Admin));
+        assert_eq!(Tokens::verify(&memory, &a).unwrap(), Some(ra.clone()));
+        assert_eq!(Tokens::verify(&memory, "cmem_0000").unwrap(), None);
+        assert_eq!(Tokens::list(&memory).unwrap(), vec![ra.clone(), rb.clone()]);
+        assert!(Tokens::revoke(&memory, &ra.id).unwrap());
+        assert!(!Tokens::revoke(&memory, &ra.id).unwrap());
+        assert_eq!(Tokens::verify(&memory, &a).unwrap(), None);
+        assert_eq!(Tokens::verify(&memory, &b).unwrap().map(|r| r.scope), Some(Scope::Admin));
     }
 
     #[test]

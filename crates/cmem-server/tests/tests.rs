@@ -69,10 +69,10 @@ impl Server {
         let memory = Memory::open_with(path.to_str().unwrap(), &OpenOptions::new().create(true)).unwrap();
         fill(&memory);
         let rec = Recognizer::default();
-        let (read, _) = Tokens::create(memory.store(), Scope::Read, "reader").unwrap();
-        let (write, _) = Tokens::create(memory.store(), Scope::Write, "writer").unwrap();
-        let (revoked, record) = Tokens::create(memory.store(), Scope::Admin, "gone").unwrap();
-        assert!(Tokens::revoke(memory.store(), &record.id).unwrap());
+        let (read, _) = Tokens::create(&memory, Scope::Read, "reader").unwrap();
+        let (write, _) = Tokens::create(&memory, Scope::Write, "writer").unwrap();
+        let (revoked, record) = Tokens::create(&memory, Scope::Admin, "gone").unwrap();
+        assert!(Tokens::revoke(&memory, &record.id).unwrap());
 
         let app = App::new(memory, config).unwrap();
         let expected = EXPECTED_QUERIES

@@ -56,11 +56,17 @@ mod memory;
 pub use address::Address;
 pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
 
+/// Word diffs of two texts, as a match's repairs and its rendering show them.
+pub use cmem_core::diff;
+/// Store machinery (schema DDL, matching keys, distance), for store implementers and
+/// diagnostics; not part of the stable surface (see Stability above).
+pub use cmem_core::imp;
+pub use cmem_core::run::surface_text;
 pub use cmem_core::{
-    client_masks, lookup, prepare_query, ContentMemory, Entry, EntryId, Error, ErrorKind, Locale, LocaleFit,
-    LookupOptions, LookupRequest, Match, MatchType, MatchView, NewEntry, Notation, Origin, Point,
-    PriorVersion, Provider, QueryText, Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, Stats,
-    Variant, Version, VersionQuery, VersionRequest, WaitHook, WriteOutcome,
+    client_masks, lookup, prepare_query, to_notation, ContentMemory, Entry, EntryId, Error, ErrorKind,
+    Locale, LocaleFit, LookupOptions, LookupRequest, Match, MatchType, MatchView, NewEntry, Notation, Origin,
+    PairCount, PenaltyKind, Point, PriorVersion, Provider, QueryText, Recognizer, Result, Run, SearchHit,
+    SearchQuery, SegmentView, Stats, Variant, Version, VersionQuery, VersionRequest, WaitHook, WriteOutcome,
 };
 /// File formats: readers, writers, import and export, recycle and analyze.
 pub use cmem_formats as formats;

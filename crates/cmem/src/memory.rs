@@ -227,7 +227,9 @@ impl Memory {
         &self.address
     }
 
-    /// The store behind it, for every operation of [`ContentMemory`].
+    /// The store behind it: the escape hatch for store implementers, tests and the
+    /// format functions that take a [`ContentMemory`]; programs use the verbs of
+    /// `Memory` instead.
     pub fn store(&self) -> &dyn ContentMemory {
         &*self.store
     }
@@ -269,6 +271,15 @@ impl Memory {
     /// A store failure.
     pub fn get(&self, id: EntryId) -> Result<Option<Entry>> {
         self.store.get(id)
+    }
+
+    /// Replaces entry `id` with `entry`; false when there was none.
+    ///
+    /// # Errors
+    /// An invalid entry, one equal to another stored entry, a read-only memory, or a
+    /// store failure.
+    pub fn replace(&self, id: EntryId, entry: &NewEntry) -> Result<bool> {
+        self.store.replace(id, entry)
     }
 
     /// Deletes entry `id`; false when there was none.
@@ -381,6 +392,14 @@ impl Memory {
         self.store.search(&q)
     }
 
+    /// [`search`](Self::search) with every option of a [`SearchQuery`].
+    ///
+    /// # Errors
+    /// An invalid query, or a store failure.
+    pub fn search_with(&self, query: &SearchQuery) -> Result<Vec<SearchHit>> {
+        self.store.search(query)
+    }
+
     /// The prior answers of content block `unit`, newest first.
     ///
     /// ```
@@ -401,11 +420,20 @@ impl Memory {
     /// # Errors
     /// An empty unit, a store without version chains, or a store failure.
     pub fn versions(&self, unit: &str) -> Result<Vec<Version>> {
+        self.versions_with(&VersionQuery::new(unit))
+    }
+
+    /// [`versions`](Self::versions) with every option of a [`VersionQuery`] (point, limit).
+    ///
+    /// # Errors
+    /// As [`versions`](Self::versions) ([`ErrorKind::Unsupported`] for a store without
+    /// version chains).
+    pub fn versions_with(&self, query: &VersionQuery) -> Result<Vec<Version>> {
         let reader = self
             .store
             .version_reader()
-            .ok_or_else(|| Error::new(ErrorKind::Unsupported, "this memory keeps no version chains"))?;
-        reader.versions(&VersionQuery::new(unit), None)
+            .ok_or_else(|| Error::new(ErrorKind::Unsupported, "this memory keeps no versions"))?;
+        reader.versions(query, None)
     }
 
     /// What the memory holds.
@@ -425,6 +453,54 @@ impl Memory {
     /// A store failure.
     pub fn stats(&self) -> Result<Stats> {
         self.store.stats()
+    }
+
+    /// A number that changes whenever the memory's content does (`None`: the store
+    /// cannot tell), for caches of lookup answers.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub fn change_mark(&self) -> Result<Option<u64>> {
+        self.store.change_mark()
+    }
+
+    /// The source locales the memory holds entries of.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub fn source_locales(&self) -> Result<Vec<Locale>> {
+        self.store.source_locales()
+    }
+
+    /// Builds (or brings up to date) the candidate index of source locale `source`
+    /// now, so the first lookup does not wait for it.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub fn warm(&self, source: &Locale) -> Result<()> {
+        self.store.warm(source)
+    }
+
+    /// Whether the candidate index [`warm`](Self::warm) builds outlives the process
+    /// (written beside the memory) rather than living only in it.
+    pub fn index_persists(&self) -> bool {
+        self.store.index_persists()
+    }
+
+    /// The memory's metadata value under `key`, if any.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        self.store.meta(key)
+    }
+
+    /// Sets the memory's metadata value under `key`.
+    ///
+    /// # Errors
+    /// A read-only memory, or a store failure.
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.store.set_meta(key, value)
     }
 
     /// Imports a file (format by its extension; gzip undone), all or nothing, its plain
