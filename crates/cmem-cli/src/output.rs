@@ -37,7 +37,7 @@ pub fn survive_file_limit() -> io::Result<()> {
 /// The handlers cannot be installed.
 pub fn stop_on_signals(second_ends: bool) -> io::Result<Arc<AtomicBool>> {
     let (flag, which) = stop_state();
-    signal_hook::flag::register(SIGXFSZ, Arc::new(AtomicBool::new(false)))?;
+    survive_file_limit()?;
     for sig in [SIGINT, SIGTERM] {
         if second_ends {
             // Registered first, so it runs before the flag is set: only a second

@@ -657,18 +657,16 @@ fn exact_match(entry: Entry, q: &Keys, asked: &Asked<'_>) -> Option<Match> {
         }
     }
     let (si, t, sfit) = best?;
-    let mut score = if t == MatchType::PlainExact { SCORE_NEAR_EXACT } else { 1.0 };
+    let score = if t == MatchType::PlainExact { SCORE_NEAR_EXACT } else { 1.0 };
     // Equal keys, unequal text: the keys collapse white space, the text does not.
-    let mut penalties = Vec::new();
     let (stored_text, query_text) = (text_nfc(&entry.variants[si].runs), asked.text.as_str());
-    if stored_text != query_text && normalize_text(&stored_text) == normalize_text(query_text) {
-        penalties.push(Penalty { kind: PenaltyKind::Whitespace, points: WHITESPACE_PENALTY });
-        score -= f64::from(WHITESPACE_PENALTY) / 100.0;
-    }
+    let spaced = stored_text != query_text && normalize_text(&stored_text) == normalize_text(query_text);
     let positional = t != MatchType::PlainExact;
     let adapted = adapt(&req.source, &entry.variants[si].runs, &entry.variants[ti].runs, positional);
     let mut m = new_match(entry, si, ti, score, t, adapted, asked);
-    m.penalties = penalties;
+    if spaced {
+        m.charge(Penalty { kind: PenaltyKind::Whitespace, points: WHITESPACE_PENALTY });
+    }
     let region = sfit.penalty() + tfit.penalty();
     if region > 0 {
         m.charge(Penalty { kind: PenaltyKind::Region, points: region });

@@ -150,49 +150,50 @@ async fn answer(
             .in_field("jsoncallback"));
     }
     let callback = params.jsoncallback.clone().unwrap_or_default();
-    // Locale codes as any case and separator name them (`de_DE`, `de-de`).
-    let code_key = |c: &str| c.to_lowercase().replace('_', "-");
-    let key = format!("{}\0{}\0{min}\0{max}\0{callback}\0{text}", code_key(&source), code_key(&target));
-    let (units, mark) = match (Locale::parse(&source), Locale::parse(&target)) {
+    let (units, mark, key) = match (Locale::parse(&source), Locale::parse(&target)) {
         (Ok(s), Ok(t)) if !s.matches(&t) && s.language() != t.language() => {
-            let key = key.clone();
-            app.blocking(move |app| {
-                // Read before the answer is computed: an answer kept under this mark never
-                // predates a write the mark counts.
-                let mark = app.memory.change_mark()?;
-                if let Some(hit) = mark.and_then(|m| app.answers.get(m, &key)) {
-                    return Ok((hit, mark));
-                }
-                let runs = client_masks(prepare_query(QueryText::Plain(&text), app.recognizer.as_ref())?);
-                // The client's `max_candidates` is the limit: asking for 5 does the work of
-                // 5. A match left out below is not replaced.
-                let options = LookupOptions::default().threshold(min / 100.0).limit(max);
-                let matches = app.memory.lookup(&LookupRequest::new(runs, s, t).options(options))?;
-                let units = matches
-                    .iter()
-                    .filter(|m| carries_every_query_code(m))
-                    .map(|m| {
-                        let quality = (m.score * 10_000.0).round() / 100.0;
-                        json!({
-                            "source": SegmentView::of(None, m.source()).text,
-                            "target": SegmentView::of(None, &m.adapted_target).text,
-                            "quality": quality,
-                            "rank": quality,
+            // By canonical tags: `de_DE` and `de-de` ask the same.
+            let key = format!("{s}\0{t}\0{min}\0{max}\0{callback}\0{text}");
+            let answer_key = key.clone();
+            let (units, mark) = app
+                .blocking(move |app| {
+                    // Read before the answer is computed: an answer kept under this mark never
+                    // predates a write the mark counts.
+                    let mark = app.memory.change_mark()?;
+                    if let Some(hit) = mark.and_then(|m| app.answers.get(m, &answer_key)) {
+                        return Ok((hit, mark));
+                    }
+                    let runs = client_masks(prepare_query(QueryText::Plain(&text), app.recognizer.as_ref())?);
+                    // The client's `max_candidates` is the limit: asking for 5 does the work of
+                    // 5. A match left out below is not replaced.
+                    let options = LookupOptions::default().threshold(min / 100.0).limit(max);
+                    let matches = app.memory.lookup(&LookupRequest::new(runs, s, t).options(options))?;
+                    let units = matches
+                        .iter()
+                        .filter(|m| carries_every_query_code(m))
+                        .map(|m| {
+                            let quality = (m.score * 10_000.0).round() / 100.0;
+                            json!({
+                                "source": SegmentView::of(None, m.source()).text,
+                                "target": SegmentView::of(None, &m.adapted_target).text,
+                                "quality": quality,
+                                "rank": quality,
+                            })
                         })
-                    })
-                    .collect::<Vec<_>>();
-                let units = Arc::new(Value::Array(units));
-                if let Some(m) = mark {
-                    app.answers.put(m, key, Arc::clone(&units));
-                }
-                Ok((units, mark))
-            })
-            .await?
+                        .collect::<Vec<_>>();
+                    let units = Arc::new(Value::Array(units));
+                    if let Some(m) = mark {
+                        app.answers.put(m, answer_key, Arc::clone(&units));
+                    }
+                    Ok((units, mark))
+                })
+                .await?;
+            (units, mark, key)
         }
-        _ => (Arc::new(Value::Array(Vec::new())), None),
+        _ => (Arc::new(Value::Array(Vec::new())), None, String::new()),
     };
     let Some(mark) = mark else {
-        return Ok(respond(Value::clone(&units), params.jsoncallback.as_deref()));
+        return Ok(respond(&units, params.jsoncallback.as_deref()));
     };
     let tag = etag(mark, &key);
     let known =
@@ -200,7 +201,7 @@ async fn answer(
     let mut response = if known {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        respond(Value::clone(&units), params.jsoncallback.as_deref())
+        respond(&units, params.jsoncallback.as_deref())
     };
     if let Ok(value) = HeaderValue::from_str(&tag) {
         response.headers_mut().insert(header::ETAG, value);
@@ -218,7 +219,7 @@ fn carries_every_query_code(m: &Match) -> bool {
 }
 
 /// JSON, or JSONP when a callback is named.
-fn respond(body: Value, callback: Option<&str>) -> Response {
+fn respond(body: &Value, callback: Option<&str>) -> Response {
     match callback {
         None => Json(body).into_response(),
         Some(cb) => {
@@ -280,7 +281,7 @@ async fn list_languages(
         codes_of(&pair.target, &mut targets);
     }
     let body = json!({ "sourceLanguages": sources, "targetLanguages": targets });
-    Ok(respond(body, params.jsoncallback.as_deref()))
+    Ok(respond(&body, params.jsoncallback.as_deref()))
 }
 
 #[cfg(test)]

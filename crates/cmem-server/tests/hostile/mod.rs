@@ -208,14 +208,22 @@ fn hostile_requests_get_their_status_and_the_server_keeps_serving() {
     }
     // An import's name is a label for messages, never a path.
     let (status, v, location) = s.upload(
-        "format=jsonl&name=../../../etc/passwd",
+        "format=jsonl&from=en&to=de&name=../../../etc/passwd",
         Some(&s.write),
-        b"{\"source\":\"One\",\"target\":\"Eins\"}\n".to_vec(),
+        b"{\"source\":\"Traversal label\",\"target\":\"Durchlaufetikett\"}\n{broken\n".to_vec(),
     );
     assert_eq!(status, 202, "{v}");
     let job = s.finished(&location.unwrap());
     assert_eq!(job["status"], "succeeded", "{job}");
-    assert!(!std::path::Path::new("/etc/passwd.cmem").exists());
+    // The name labels the problem; the good line was read from the upload and stored.
+    let problem = job["problem_messages"][0].as_str().unwrap_or_default().to_owned();
+    assert!(problem.contains("../../../etc/passwd") && problem.contains("line 2"), "{job}");
+    let (_, found) = s.post(
+        "/v1/lookup",
+        None,
+        &json!({"text": "Traversal label", "source_locale": "en", "target_locale": "de"}),
+    );
+    assert_eq!(found["matches"][0]["target"]["text"], "Durchlaufetikett", "{found}");
     check(
         "`../` in an import's file name",
         format!("{status}: the name only labels messages; the upload goes to a temporary file"),
