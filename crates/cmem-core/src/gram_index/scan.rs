@@ -162,8 +162,8 @@ pub(super) struct Scratch {
     pub(super) links: Vec<u32>,
     /// The cells of a ranking, kept between queries with their capacity.
     pub(super) cells: Cells,
-    /// The keys of one round of the walk's cells, to sort.
-    pub(super) ranked: Vec<Ranked>,
+    /// The keys of one round of the walk's cells, to order.
+    pub(super) round: Round,
     /// The keys offered by one walk.
     pub(super) marked: Vec<u32>,
 }
@@ -176,7 +176,7 @@ thread_local! {
             offered: Vec::new(),
             links: Vec::new(),
             cells: Cells { head: Vec::new(), by_bound: Vec::new(), rows: Vec::new(), reaching: 0 },
-            ranked: Vec::new(),
+            round: Round { keys: Vec::new(), bounds: Vec::new() },
             marked: Vec::new(),
         })
     };

@@ -2,23 +2,35 @@
 
 use super::*;
 
-/// A key by its similarity bound: higher bound first, then lower key number.
-pub(super) struct Ranked(pub(super) f64, pub(super) u32);
+/// The keys of one round of the walk, to offer in order: each packed as its bound's rank
+/// among the round's bounds (best first) above its key number, so that sorting the
+/// integers orders them best bound first, then lower key number first.
+#[derive(Default)]
+pub(super) struct Round {
+    pub(super) keys: Vec<u64>,
+    /// Per rank: the bound.
+    pub(super) bounds: Vec<f64>,
+}
 
-impl PartialEq for Ranked {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == std::cmp::Ordering::Equal
+impl Round {
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.bounds.clear();
     }
-}
-impl Eq for Ranked {}
-impl PartialOrd for Ranked {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
+
+    /// Adds the keys of a cell of `bound`, which is at most the bound of the cells
+    /// added before it.
+    fn push_cell(&mut self, bound: f64, keys: impl Iterator<Item = u32>) {
+        if self.bounds.last() != Some(&bound) {
+            self.bounds.push(bound);
+        }
+        let rank = (self.bounds.len() as u64 - 1) << 32;
+        self.keys.extend(keys.map(|d| rank | u64::from(d)));
     }
-}
-impl Ord for Ranked {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0).then(other.1.cmp(&self.1))
+
+    /// The bound and the key number of a packed key.
+    fn unpack(&self, key: u64) -> (f64, u32) {
+        (self.bounds[(key >> 32) as usize], key as u32)
     }
 }
 
@@ -168,7 +180,7 @@ impl GramIndex {
         let docs = self.doc_count();
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
-            let Scratch { counts, touched, offered, links, cells, ranked, marked } = &mut *scratch;
+            let Scratch { counts, touched, offered, links, cells, round, marked } = &mut *scratch;
             if counts.len() < docs {
                 counts.resize(docs, 0);
                 offered.resize(docs, false);
@@ -194,7 +206,7 @@ impl GramIndex {
                 let seen = tally.seen;
                 let candidates = &touched[..seen];
                 walk.rank(candidates, counts, left, links, sink.cutoff(), cells);
-                walk.offer_ranked(cells, candidates, links, ranked, sink);
+                walk.offer_ranked(cells, candidates, links, round, sink);
                 if left == 0 {
                     walk.offer_unshared(candidates, counts, sink);
                 }
@@ -279,27 +291,27 @@ pub(super) struct Cells {
 }
 
 impl Cells {
-    /// Appends to `keys` the keys of `cells`, each with its cell's bound, in no
-    /// particular order.
-    /// A key filed stands for its chain of keys of the same text too (see [`SameText`]).
+    /// Adds to `round` the keys of `cells` (in order of bound, best first), each at its
+    /// cell's bound. A key filed stands for its chain of keys of the same text too (see
+    /// [`SameText`]).
     pub(super) fn keys(
         &self,
         ix: &GramIndex,
         cells: &[(f64, usize)],
         candidates: &[(u32, u16)],
         links: &[u32],
-        keys: &mut Vec<Ranked>,
+        round: &mut Round,
     ) {
         let chains = ix.same.chained > 0;
         for &(bound, cell) in cells {
-            let mut i = self.head[cell];
-            while i != END {
-                let d = candidates[i as usize].0;
-                keys.push(Ranked(bound, d));
-                if chains {
-                    keys.extend(ix.chain(d).map(|m| Ranked(bound, m)));
-                }
-                i = links[i as usize];
+            let filed = std::iter::successors(Some(self.head[cell]).filter(|&i| i != END), |&i| {
+                Some(links[i as usize]).filter(|&n| n != END)
+            })
+            .map(|i| candidates[i as usize].0);
+            if chains {
+                round.push_cell(bound, filed.flat_map(|d| std::iter::once(d).chain(ix.chain(d))));
+            } else {
+                round.push_cell(bound, filed);
             }
         }
     }
@@ -496,12 +508,12 @@ impl Walk<'_> {
         cells: &Cells,
         candidates: &[(u32, u16)],
         links: &[u32],
-        ranked: &mut Vec<Ranked>,
+        round: &mut Round,
         sink: &mut dyn CandidateSink,
     ) {
         // The walk usually stops long before the end: only the keys whose bound is among
-        // the best few (what may still be offered, and 64 more) are sorted; the cells
-        // after them are ordered a growing round at a time, only if the walk gets there.
+        // the best few (what may still be offered, and 64 more) are ordered; the cells
+        // after them are taken a growing round at a time, only if the walk gets there.
         // Rounds end between bounds, so this is the order of one sort of every key.
         let mut take = self.max_candidates.saturating_sub(self.marked.len()).saturating_add(64);
         let mut from = 0;
@@ -511,29 +523,63 @@ impl Walk<'_> {
             let rest = &cells.by_bound[from..];
             let mut least = f64::NEG_INFINITY;
             let mut split = 0;
-            ranked.clear();
+            round.clear();
             for (k, &(bound, _)) in rest.iter().enumerate() {
-                if ranked.len() >= take && bound < least {
+                if round.keys.len() >= take && bound < least {
                     break;
                 }
-                cells.keys(self.ix, &rest[k..=k], candidates, links, ranked);
+                cells.keys(self.ix, &rest[k..=k], candidates, links, round);
                 least = bound;
                 split = k + 1;
             }
-            ranked.sort_unstable_by(|a, b| b.cmp(a));
-            for (i, &Ranked(bound, d)) in ranked.iter().enumerate() {
-                if i % TOUCH_AHEAD == 0 {
-                    let next = ranked.get(i..).unwrap_or(&[]).iter().take(TOUCH_AHEAD);
-                    self.ix.touch(next.map(|r| r.1));
+            // A round's last bound may hold far more keys than the walk offers: its keys
+            // are put in order a growing chunk at a time (the least first, by selection),
+            // which is the order of sorting them all.
+            let mut keys = std::mem::take(&mut round.keys);
+            let mut done = 0;
+            let mut chunk = take;
+            let stopped = loop {
+                let open = &mut keys[done..];
+                if open.len() > chunk {
+                    open.select_nth_unstable(chunk - 1);
+                    open[..chunk].sort_unstable();
+                } else {
+                    open.sort_unstable();
                 }
-                if !self.may_offer(bound, sink) {
-                    return;
+                let end = done + chunk.min(open.len());
+                if !self.offer_in_order(round, &keys[done..end], sink) {
+                    break true;
                 }
-                self.offer(d, sink);
+                done = end;
+                if done == keys.len() {
+                    break false;
+                }
+                chunk = chunk.saturating_mul(4);
+            };
+            round.keys = keys;
+            if stopped {
+                return;
             }
             from += split.max(1);
             take = take.saturating_mul(4);
         }
+    }
+
+    /// Offers `keys` of `round` in their order, reading ahead; false once a bound falls
+    /// under what may still be offered.
+    fn offer_in_order(&mut self, round: &Round, keys: &[u64], sink: &mut dyn CandidateSink) -> bool {
+        for (i, &key) in keys.iter().enumerate() {
+            if i % TOUCH_AHEAD == 0 {
+                let next = keys[i..].iter().take(TOUCH_AHEAD);
+                self.ix.touch(next.map(|&k| k as u32));
+            }
+            let (bound, d) = round.unpack(key);
+            if !self.may_offer(bound, sink) {
+                return false;
+            }
+            self.offer(d, sink);
+        }
+        true
     }
 
     /// Offers the keys that share no gram with the query and whose bound can still reach
