@@ -81,6 +81,10 @@ pub struct ServeArgs {
     /// ETag, and a client that sends it back gets 304.
     #[arg(long, value_name = "N", default_value_t = ServerConfig::default().answer_cache)]
     pub answer_cache: usize,
+    /// Requests doing their lookup or store work at once; the others wait their turn in
+    /// arrival order (0: twice the number of processors).
+    #[arg(long, value_name = "N", default_value_t = ServerConfig::default().workers)]
+    pub workers: usize,
     /// Where a PostgreSQL memory's candidate index is kept between runs: the next start
     /// opens it and takes the changes since from the database instead of building it
     /// (seconds on a large memory). Default: $CMEM_INDEX_DIR; without either, every start
@@ -146,7 +150,8 @@ pub fn run(args: &ServeArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
         .max_header_bytes(args.max_header_bytes)
         .max_connections(args.max_connections.max(1))
         .max_bad_tokens(args.max_bad_tokens)
-        .answer_cache(args.answer_cache);
+        .answer_cache(args.answer_cache)
+        .workers(args.workers);
     let started = Instant::now();
     let app = App::new(memory, config).map_err(|e| anyhow!("serve: {e}"))?;
     let warm = started.elapsed();

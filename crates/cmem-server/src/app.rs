@@ -27,6 +27,9 @@ pub struct App {
     /// The amaGama routes' answers, under the memory's change mark.
     pub(crate) answers: Answers,
     pub(crate) jobs: Jobs,
+    /// One permit per request doing store work at once (see
+    /// [`ServerConfig::workers`]).
+    pub(crate) workers: Arc<tokio::sync::Semaphore>,
 }
 
 impl App {
@@ -45,6 +48,7 @@ impl App {
         let limiter = config.rate_limit.map(Limiter::new);
         let bad_tokens = BadTokens::new(config.max_bad_tokens);
         let answers = Answers::new(config.answer_cache);
+        let workers = Arc::new(tokio::sync::Semaphore::new(config.effective_workers()));
         Ok(App {
             memory,
             config,
@@ -54,6 +58,7 @@ impl App {
             bad_tokens,
             answers,
             jobs: Jobs::default(),
+            workers,
         })
     }
 
@@ -120,15 +125,26 @@ impl App {
         }
     }
 
-    /// Runs `work` on a blocking thread (the store's calls block), bounded by the
-    /// configured request timeout.
+    /// Runs `work` on a blocking thread (the store's calls block) once one of the
+    /// configured workers is free, bounded by the configured request timeout (waiting
+    /// for the worker included).
     pub(crate) async fn blocking<T, F>(self: &Arc<Self>, work: F) -> Result<T, ApiError>
     where
         T: Send + 'static,
         F: FnOnce(&App) -> Result<T, ApiError> + Send + 'static,
     {
         let app = Arc::clone(self);
-        let task = tokio::task::spawn_blocking(move || work(&app));
+        let workers = Arc::clone(&self.workers);
+        let task = async move {
+            // The semaphore is never closed, so acquiring only waits.
+            let permit = workers.acquire_owned().await.ok();
+            tokio::task::spawn_blocking(move || {
+                let answer = work(&app);
+                drop(permit);
+                answer
+            })
+            .await
+        };
         match tokio::time::timeout(self.config.request_timeout, task).await {
             Ok(Ok(result)) => result,
             Ok(Err(e)) => Err(ApiError::new(

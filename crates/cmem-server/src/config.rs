@@ -58,6 +58,12 @@ pub struct ServerConfig {
     /// How many answers of the amaGama routes are kept while the memory does not change
     /// (default 10,000; 0: none).
     pub answer_cache: usize,
+    /// How many requests do their store work at once (default 0: twice the processor
+    /// count); the others wait their turn in arrival order. Each thread doing lookups
+    /// keeps scratch arrays as large as the index, so a crowd of them time-sliced over
+    /// a few processors evicts each other's from the caches; a few at a time finish
+    /// sooner, and the answers come in the order asked.
+    pub workers: usize,
 }
 
 impl Default for ServerConfig {
@@ -79,6 +85,7 @@ impl Default for ServerConfig {
             max_connections: 1_024,
             max_bad_tokens: 20,
             answer_cache: 10_000,
+            workers: 0,
         }
     }
 }
@@ -178,6 +185,22 @@ impl ServerConfig {
     pub fn answer_cache(mut self, answers: usize) -> Self {
         self.answer_cache = answers;
         self
+    }
+
+    /// Sets [`workers`](Self::workers).
+    #[must_use]
+    pub fn workers(mut self, workers: usize) -> Self {
+        self.workers = workers;
+        self
+    }
+
+    /// How many requests do their store work at once: [`workers`](Self::workers), or
+    /// twice the processor count when it is 0.
+    pub fn effective_workers(&self) -> usize {
+        match self.workers {
+            0 => std::thread::available_parallelism().map_or(2, |n| n.get()) * 2,
+            n => n,
+        }
     }
 
     /// Sets [`max_bad_tokens`](Self::max_bad_tokens).
