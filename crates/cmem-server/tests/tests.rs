@@ -270,6 +270,31 @@ fn lookup_answers_the_library_match_view() {
 }
 
 #[test]
+fn one_worker_answers_many_clients_in_turn() {
+    // Store work waits for a free worker; with one, sixteen clients at once must each
+    // still get their own answer (a permit kept after a request would hang them).
+    let s = Server::start(ServerConfig::new().workers(1));
+    std::thread::scope(|scope| {
+        for client in 0..16 {
+            let s = &s;
+            scope.spawn(move || {
+                for (q, expected) in s.expected.iter().cycle().skip(client).take(6) {
+                    let (status, v) = s.post(
+                        "/v1/lookup",
+                        None,
+                        &json!({"text": q, "source_locale": "en", "target_locale": "de"}),
+                    );
+                    assert_eq!(status, 200, "{v}");
+                    assert_eq!(&v["matches"], expected, "{q}");
+                }
+            });
+        }
+    });
+    let (status, v) = s.get_json("/tmserver/en/de/unit/Automatic", None);
+    assert_eq!(status, 200, "{v}");
+}
+
+#[test]
 fn bad_lookups_get_located_json_errors() {
     let s = Server::start(ServerConfig::new());
     let cases = [
