@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Result};
 use cmem::formats::{
-    export, EntrySink, ExportOptions, Format, FormatError, JsonlMode, JsonlOptions, JsonlWriter, KmbWriter,
-    Level, OutputFile, PoWriter, TmxWriteOptions, TmxWriter, WeblateOptions, WeblateWriter,
+    EntrySink, ExportOptions, Format, FormatError, JsonlMode, JsonlOptions, JsonlWriter, KmbWriter, Level,
+    OutputFile, PoWriter, TmxWriteOptions, TmxWriter, WeblateOptions, WeblateWriter,
 };
 use cmem::{Locale, Memory};
 use flate2::write::GzEncoder;
@@ -109,12 +109,12 @@ fn unreachable_pair() -> Result<u64, FormatError> {
 
 /// Drives an export into a writer and finishes it.
 fn write_with<S: EntrySink>(
-    store: &dyn cmem::ContentMemory,
+    memory: &Memory,
     mut sink: S,
     options: &ExportOptions,
     finish: impl FnOnce(S) -> Result<Out, FormatError>,
 ) -> Result<u64, FormatError> {
-    let n = export(store, &mut sink, options, &mut |_| {})?;
+    let n = memory.export(&mut sink, options, &mut |_| {})?;
     let out = finish(sink)?;
     out.finish().map_err(|e| FormatError::io(Format::Store, "write failed", e))?;
     Ok(n)
@@ -160,7 +160,6 @@ pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     let format = format_for(&args.output, args.format)?;
     let path = memory::resolve(memory_flag);
     let memory = memory::open_existing(&path)?;
-    let store = memory.store();
     let po_pair = match format {
         FileFormat::Po => Some(po_pair(&memory, args)?),
         _ => None,
@@ -198,19 +197,19 @@ pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
             let mut o = TmxWriteOptions::default();
             o.level = if format == FileFormat::Tmx1 { Level::One } else { Level::Two };
             o.source_locale.clone_from(&args.from);
-            TmxWriter::new(out, o).and_then(|w| write_with(store, w, &options, TmxWriter::finish))
+            TmxWriter::new(out, o).and_then(|w| write_with(&memory, w, &options, TmxWriter::finish))
         }
         FileFormat::Kmb => {
-            KmbWriter::new(out, None).and_then(|w| write_with(store, w, &options, KmbWriter::finish))
+            KmbWriter::new(out, None).and_then(|w| write_with(&memory, w, &options, KmbWriter::finish))
         }
         FileFormat::Jsonl => {
             let mut o = JsonlOptions::default();
             o.mode = JsonlMode::Full;
-            write_with(store, JsonlWriter::new(out, o), &options, JsonlWriter::finish)
+            write_with(&memory, JsonlWriter::new(out, o), &options, JsonlWriter::finish)
         }
         FileFormat::Po => match po_pair {
             Some((from, to)) => {
-                PoWriter::new(out, from, to).and_then(|w| write_with(&store, w, &options, PoWriter::finish))
+                PoWriter::new(out, from, to).and_then(|w| write_with(&memory, w, &options, PoWriter::finish))
             }
             None => unreachable_pair(),
         },
@@ -218,7 +217,7 @@ pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
             let mut o = WeblateOptions::default();
             o.source_locale.clone_from(&args.from);
             o.target_locale.clone_from(&args.to);
-            WeblateWriter::new(out, o).and_then(|w| write_with(&store, w, &options, WeblateWriter::finish))
+            WeblateWriter::new(out, o).and_then(|w| write_with(&memory, w, &options, WeblateWriter::finish))
         }
     };
     let written = match result {

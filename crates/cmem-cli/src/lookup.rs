@@ -1,5 +1,7 @@
 //! `cmem lookup`: one segment, or a batch of them from JSON Lines.
 
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
@@ -7,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use cmem::{
-    prepare_query, surface_text, LookupOptions, LookupRequest, Match, MatchView, Memory, OpenOptions,
-    QueryText, Recognizer, Run, SegmentView,
+    prepare_query, surface_text, LookupOptions, LookupRequest, Match, Memory, OpenOptions, QueryText,
+    Recognizer, Run,
 };
 use serde_json::{json, Map, Value};
 
@@ -16,16 +18,6 @@ use crate::args::LookupArgs;
 use crate::output::{count, duration, percent, render_diff, word_diff, Marks, Stdout};
 use crate::query::{query_recognizer, runs_from_file, runs_of_text};
 use crate::{memory, Outcome};
-
-/// A segment as JSON: its locale, its text (codes as their native markup) and its runs.
-fn segment_json(locale: Option<&str>, runs: &[Run]) -> Value {
-    serde_json::to_value(SegmentView::of(locale, runs)).unwrap_or(Value::Null)
-}
-
-/// One match as JSON: the library's match view.
-pub fn match_json(m: &Match) -> Value {
-    serde_json::to_value(MatchView::of(m)).unwrap_or(Value::Null)
-}
 
 /// When nothing was found because the memory holds no entry for the pair at all (a
 /// typo such as `--to ge`), a warning naming the pairs it does hold.
@@ -178,28 +170,24 @@ pub fn run(args: &LookupArgs, memory_flag: Option<&Path>, quiet: bool, color: bo
         (None, None) => bail!("lookup: give TEXT, --runs FILE.json or --batch QUERIES.jsonl"),
     };
     let req = LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(options(args));
-    let started = Instant::now();
-    let matches = memory.lookup(&req).map_err(|e| anyhow!("lookup: {e}"))?;
-    let micros = started.elapsed().as_micros() as u64;
     let mut out = Stdout::new();
-    if args.json {
-        let line = json!({
-            "query": segment_json(Some(args.from.as_str()), &req.source),
-            "micros": micros,
-            "matches": matches.iter().map(match_json).collect::<Vec<_>>(),
-        });
-        serde_json::to_writer(&mut out, &line)?;
+    let matches = if args.json {
+        let answer = memory.answer(&req).map_err(|e| anyhow!("lookup: {e}"))?;
+        serde_json::to_writer(&mut out, &answer)?;
         writeln!(out)?;
+        answer.matches.len()
     } else {
+        let matches = memory.lookup(&req).map_err(|e| anyhow!("lookup: {e}"))?;
         for (i, m) in matches.iter().enumerate() {
             if i > 0 {
                 writeln!(out)?;
             }
             write_match(&mut out, m, color, args.show_space)?;
         }
-    }
+        matches.len()
+    };
     out.flush()?;
-    if matches.is_empty() {
+    if matches == 0 {
         if !quiet && !args.json {
             eprintln!("no match at or above {}", percent(args.threshold / 100.0));
         }
@@ -256,7 +244,8 @@ fn run_batch(
         ))
     };
     let started = Instant::now();
-    // Build the candidate index before timing, so latencies are those of a warm memory.
+    // Build the candidate index before timing, so latencies are those of a warm memory
+    // (the batch's own warm-up then finds it current).
     memory.warm(&args.from).map_err(|e| anyhow!("lookup: {e}"))?;
     let warm = started.elapsed();
     let opts = options(args);
@@ -264,30 +253,50 @@ fn run_batch(
     let mut times = Vec::new();
     let (mut queries, mut found, mut failed) = (0u64, 0u64, 0u64);
     let mut first_error: Option<String> = None;
-    for (i, line) in input.split(b'\n').enumerate() {
+    // The lines, each with its number and id, as requests (or that line's error).
+    // (The answers come lazily, one per line taken, so each answer's line is the first
+    // of those not answered yet.)
+    let lines: RefCell<VecDeque<(usize, Option<Value>)>> = RefCell::new(VecDeque::new());
+    let read_error = RefCell::new(None);
+    let requests = input.split(b'\n').enumerate().map_while(|(i, line)| {
         let n = i + 1;
-        let line =
-            line.with_context(|| format!("lookup --batch {}: line {n}: cannot read", batch.display()))?;
-        // A line that is not UTF-8 is that line's error; the others are still answered.
-        let line = String::from_utf8(line).map_err(|e| {
-            let at = e.utf8_error().valid_up_to();
-            anyhow!("not UTF-8 (an invalid byte after {at} bytes of the line)")
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => {
+                *read_error.borrow_mut() =
+                    Some(anyhow!("lookup --batch {}: line {n}: cannot read: {e}", batch.display()));
+                return None;
+            }
+        };
+        Some((n, line))
+    });
+    let requests = requests
+        .filter_map(|(n, line)| {
+            // A line that is not UTF-8 is that line's error; the others are still answered.
+            let line = String::from_utf8(line).map_err(|e| {
+                let at = e.utf8_error().valid_up_to();
+                anyhow!("not UTF-8 (an invalid byte after {at} bytes of the line)")
+            });
+            if line.as_ref().is_ok_and(|l| l.trim().is_empty()) {
+                return None;
+            }
+            Some((n, line))
+        })
+        .map(|(n, line)| {
+            let query = line.and_then(|line| batch_query(&line, rec));
+            let id = query.as_ref().ok().and_then(|(_, id)| id.clone());
+            lines.borrow_mut().push_back((n, id));
+            query.map(|(runs, _)| {
+                LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(opts.clone())
+            })
         });
-        if line.as_ref().is_ok_and(|l| l.trim().is_empty()) {
-            continue;
-        }
+    for answer in memory.lookup_batch(requests) {
+        let Some((n, id)) = lines.borrow_mut().pop_front() else { break };
         queries += 1;
-        let answer = line.and_then(|line| batch_query(&line, rec)).and_then(|(runs, id)| {
-            let req = LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(opts.clone());
-            let t = Instant::now();
-            let matches = memory.lookup(&req).map_err(|e| anyhow!("{e}"))?;
-            let elapsed = t.elapsed();
-            times.push(elapsed);
-            Ok((req, id, matches, elapsed))
-        });
         let value = match answer {
-            Ok((req, id, matches, elapsed)) => {
-                if !matches.is_empty() {
+            Ok(answer) => {
+                times.push(Duration::from_micros(answer.micros));
+                if !answer.matches.is_empty() {
                     found += 1;
                 }
                 let mut m = Map::new();
@@ -295,9 +304,9 @@ fn run_batch(
                 if let Some(id) = id {
                     m.insert("id".into(), id);
                 }
-                m.insert("query".into(), segment_json(Some(args.from.as_str()), &req.source));
-                m.insert("micros".into(), Value::from(elapsed.as_micros() as u64));
-                m.insert("matches".into(), Value::Array(matches.iter().map(match_json).collect()));
+                if let Value::Object(fields) = serde_json::to_value(&answer)? {
+                    m.extend(fields);
+                }
                 Value::Object(m)
             }
             Err(e) => {
@@ -312,6 +321,9 @@ fn run_batch(
         // Each answer as soon as it is known: a program may use the batch mode as a
         // co-process, writing a query and reading its answer.
         out.flush()?;
+    }
+    if let Some(e) = read_error.into_inner() {
+        return Err(e);
     }
     if !quiet {
         times.sort_unstable();

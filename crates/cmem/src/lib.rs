@@ -45,6 +45,9 @@
 #![forbid(unsafe_code)]
 
 mod address;
+mod answer;
+mod files;
+mod import;
 #[doc = include_str!("../../../docs/matching.md")]
 pub mod matching {}
 // The README's library example, compiled and run as a doctest so it cannot drift.
@@ -54,6 +57,8 @@ pub struct ReadmeDoctests;
 mod memory;
 
 pub use address::Address;
+pub use answer::LookupAnswer;
+pub use import::{ImportRequest, Imported};
 pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
 
 /// Word diffs of two texts, as a match's repairs and its rendering show them.
