@@ -173,7 +173,8 @@ pub fn run(args: &LookupArgs, memory_flag: Option<&Path>, quiet: bool, color: bo
     let mut out = Stdout::new();
     let matches = if args.json {
         let answer = memory.answer(&req).map_err(|e| anyhow!("lookup: {e}"))?;
-        serde_json::to_writer(&mut out, &answer)?;
+        // Through a `Value`, whose keys are sorted: the shape of every JSON line of cmem.
+        serde_json::to_writer(&mut out, &serde_json::to_value(&answer)?)?;
         writeln!(out)?;
         answer.matches.len()
     } else {
