@@ -298,6 +298,9 @@ pub enum PenaltyKind {
     /// The stored source or target is in another region of the language asked for
     /// (`de-DE` for `de-CH`): [`REGION_PENALTY`](crate::REGION_PENALTY) points a side.
     Region,
+    /// The match comes from a memory that costs a penalty in a lookup over several
+    /// ([`lookup_several`](crate::lookup_several)).
+    Memory,
 }
 
 /// A penalty: `{"kind":"whitespace","points":1}`, one point being 1 %.
@@ -352,7 +355,7 @@ impl Match {
     }
 
     /// Lowers the score by `penalty` and records it.
-    fn charge(&mut self, penalty: Penalty) {
+    pub(crate) fn charge(&mut self, penalty: Penalty) {
         self.score -= f64::from(penalty.points) / 100.0;
         self.penalties.push(penalty);
     }
@@ -360,7 +363,7 @@ impl Match {
     /// The order of a list: score (descending), then the evidence for equal scores —
     /// an identical source first, then more approvals, then the newest approval — then
     /// the tier and the entry id.
-    fn rank(&self, other: &Match) -> Ordering {
+    pub(crate) fn rank(&self, other: &Match) -> Ordering {
         other
             .score
             .total_cmp(&self.score)

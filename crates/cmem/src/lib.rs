@@ -55,11 +55,13 @@ pub mod matching {}
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 mod memory;
+mod several;
 
 pub use address::Address;
 pub use answer::LookupAnswer;
 pub use import::{ImportRequest, Imported};
 pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
+pub use several::{choose_writer, Member, Memories, MemorySpec, Role};
 
 /// Word diffs of two texts, as a match's repairs and its rendering show them.
 pub use cmem_core::diff;
@@ -71,7 +73,8 @@ pub use cmem_core::{
     client_masks, lookup, prepare_query, to_notation, ContentMemory, Entry, EntryId, Error, ErrorKind,
     Locale, LocaleFit, LookupOptions, LookupRequest, Match, MatchType, MatchView, NewEntry, Notation, Origin,
     PairCount, PenaltyKind, Point, PriorVersion, Provider, QueryText, Recognizer, Result, Run, SearchHit,
-    SearchQuery, SegmentView, Stats, Variant, Version, VersionQuery, VersionRequest, WaitHook, WriteOutcome,
+    SearchQuery, SegmentView, SourceRank, Stats, Variant, Version, VersionQuery, VersionRequest, WaitHook,
+    WriteOutcome,
 };
 /// File formats: readers, writers, import and export, recycle and analyze.
 pub use cmem_formats as formats;
