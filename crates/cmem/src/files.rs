@@ -179,7 +179,7 @@ impl Memory {
     /// [`recycle_file`](Self::recycle_file) does when it is `None`).
     ///
     /// # Errors
-    /// Another format ([`FormatErrorKind::Unsupported`]), and as [`cmem_formats::recycle`]
+    /// Another format ([`FormatErrorKind::Unsupported`]), and as [`cmem_formats::recycle()`]
     /// and [`cmem_formats::recycle_po`]; nothing is written to `output` then.
     pub fn recycle(
         &self,

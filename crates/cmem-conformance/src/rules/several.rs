@@ -27,7 +27,8 @@ pub fn several_memories_rank_after_penalties(make: Make<'_>) -> Outcome {
         vec![(0, "Speichern".to_owned()), (1, "Sichern".to_owned())],
         "the penalized memory's equal match second"
     );
-    ensure!((got[1].1.score - 0.95).abs() < 1e-9, "100 less 5 points: {:?}", got[1].1.score);
+    let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    ensure!(near(got[1].1.score, 0.95), "100 less 5 points: {:?}", got[1].1.score);
     ensure!(
         got[1].1.penalties.iter().any(|p| p.kind == PenaltyKind::Memory && p.points == 5),
         "the memory penalty listed: {:?}",
