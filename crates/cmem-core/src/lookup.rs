@@ -114,6 +114,8 @@ pub struct LookupOptions {
     /// unread and keys that share none of the rarer trigrams are not offered: faster,
     /// but on real data it costs recall (the edited words of a query are often its
     /// rarest trigrams), so it is off unless a caller trades recall for speed.
+    /// Unstable: an experiment knob no default path uses (the benchmark's); it may change
+    /// or go in any release.
     pub scan_limit: usize,
 }
 
