@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use cmem::formats::RecycleOptions;
 use cmem::{Locale, LookupOptions, Point};
 
 use crate::output::ColorChoice;
@@ -541,10 +542,20 @@ pub struct RecycleArgs {
     #[arg(long, short = 'o', value_name = "OUT.xlf|OUT.po")]
     pub output: PathBuf,
     /// Matches below this score are ignored, 0–100.
-    #[arg(long, value_name = "PERCENT", default_value_t = 70.0, value_parser = percent)]
+    #[arg(
+        long,
+        value_name = "PERCENT",
+        default_value_t = RecycleOptions::default().fuzzy_threshold * 100.0,
+        value_parser = percent
+    )]
     pub fuzzy_threshold: f64,
     /// The best match at or above this score fills the target, 0–100.
-    #[arg(long, value_name = "PERCENT", default_value_t = 95.0, value_parser = percent)]
+    #[arg(
+        long,
+        value_name = "PERCENT",
+        default_value_t = RecycleOptions::default().fill_threshold * 100.0,
+        value_parser = percent
+    )]
     pub fill_threshold: f64,
     /// At most this many candidates per segment.
     #[arg(long, value_name = "N", default_value_t = 3)]
