@@ -34,7 +34,8 @@ pub struct Cli {
     /// The memory: a SQLite file (a path or sqlite:PATH) or a PostgreSQL database
     /// (postgres://user@host/db). Default: $CMEM_MEMORY, else ./cmem.db. Repeat it to
     /// look up several memories at once, each as [NAME=]ADDRESS[,role=read|write]
-    /// [,penalty=POINTS][,priority=N] (see `cmem lookup --help`).
+    /// [,penalty=POINTS][,priority=N] (see `cmem lookup --help`); @FILE reads such
+    /// lines from FILE (one a line, # comments).
     #[arg(long, short = 'm', global = true, value_name = "PATH")]
     pub memory: Vec<String>,
     /// No progress bar and no summary on stderr; errors are still reported.

@@ -103,6 +103,23 @@ impl Given {
     /// # Errors
     /// With several, a value that is not a memory spec, or two memories of one name.
     pub fn parse(flags: &[String]) -> Result<Given> {
+        if flags.iter().any(|f| f.starts_with('@')) {
+            let mut expanded = Vec::new();
+            for flag in flags {
+                match flag.strip_prefix('@') {
+                    Some(file) => expanded.extend(list_file(Path::new(file))?),
+                    None => expanded.push(flag.clone()),
+                }
+            }
+            return match expanded.as_slice() {
+                [] => bail!("--memory: {} names no memory", flags.join(", ")),
+                [one] => {
+                    let spec: MemorySpec = one.parse().map_err(|e| anyhow!("--memory: {e}"))?;
+                    Ok(Given::One(Some(PathBuf::from(spec.address))))
+                }
+                many => Given::parse(many),
+            };
+        }
         match flags {
             [] => Ok(Given::One(None)),
             [one] => Ok(Given::One(Some(PathBuf::from(one)))),
@@ -156,4 +173,20 @@ impl Given {
             }
         }
     }
+}
+
+/// The memory specs of a list file (`--memory @FILE`): one a line; blank lines and
+/// lines starting with `#` are skipped.
+///
+/// # Errors
+/// The file cannot be read.
+fn list_file(path: &Path) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow!("--memory @{}: cannot read the list of memories: {e}", path.display()))?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect())
 }

@@ -1696,6 +1696,18 @@ fn a_lookup_over_two_memories_ranks_the_penalized_equal_match_below_and_names_bo
         line["matches"].as_array().unwrap().iter().filter_map(|m| m["memory"].as_str()).collect();
     assert_eq!(names, ["project", "client"], "{line}");
 
+    // The same memories from a list file.
+    std::fs::write(
+        d.path("memories.txt"),
+        "# the team's memories\nproject.db\n\nclient.db,penalty=5,role=read\n",
+    )
+    .unwrap();
+    let listed =
+        d.ok(&["-m", "@memories.txt", "lookup", "Save the file", "--from", "en", "--to", "de"]).stdout();
+    assert_eq!(listed, text);
+    let r = d.run(&["-m", "@missing.txt", "lookup", "Save the file", "--from", "en", "--to", "de"]);
+    assert!(r.stderr().contains("--memory @missing.txt: cannot read the list of memories"), "{}", r.stderr());
+
     // One memory: no names, no memory penalty (the output of one memory is unchanged).
     let one: Value = serde_json::from_str(
         &d.ok(&["-m", "client.db", "lookup", "Save the file", "--from", "en", "--to", "de", "--json"])
