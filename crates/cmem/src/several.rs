@@ -435,3 +435,52 @@ pub fn choose_writer<'s>(specs: &[&'s MemorySpec], chosen: Option<&str>) -> Resu
 fn rank(spec: &MemorySpec) -> SourceRank {
     SourceRank::new(spec.priority.unwrap_or(u32::MAX)).penalty(spec.penalty)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_keep_addresses_with_their_own_commas_and_equals() {
+        let spec: MemorySpec = "postgres://tm@db.example/shared?sslmode=require,penalty=3".parse().unwrap();
+        assert_eq!(
+            (spec.name.as_str(), spec.address.as_str(), spec.penalty),
+            ("shared", "postgres://tm@db.example/shared?sslmode=require", 3)
+        );
+        let spec: MemorySpec = "ref=sqlite:a,b.db,role=read,priority=2".parse().unwrap();
+        assert_eq!((spec.name.as_str(), spec.address.as_str()), ("ref", "sqlite:a,b.db"));
+        assert_eq!((spec.role, spec.priority), (Role::Read, Some(2)));
+        // A path holding `=` is an address when written with a directory; a name that
+        // cannot be made of its stem is asked for.
+        let err = "./a=b.db".parse::<MemorySpec>().unwrap_err().to_string();
+        assert!(err.contains("no name can be made of it; write NAME=./a=b.db"), "{err}");
+        let spec: MemorySpec = "ab=./a=b.db".parse().unwrap();
+        assert_eq!((spec.name.as_str(), spec.address.as_str()), ("ab", "./a=b.db"));
+    }
+
+    #[test]
+    fn bad_specs_say_what_is_wrong() {
+        for (text, says) in [
+            ("x.db,role=admin", "role \"admin\" is not read or write"),
+            ("x.db,penalty=-1", "penalty \"-1\" is not 0–100 points"),
+            ("x.db,priority=0", "priority \"0\" is not a whole number of 1 or more"),
+            ("name=", "no address"),
+        ] {
+            let err = text.parse::<MemorySpec>().unwrap_err().to_string();
+            assert!(err.contains(says), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn memories_refuse_two_of_one_name() {
+        let open = || Memory::open_with("memory:", &OpenOptions::new().create(true)).unwrap();
+        let spec = || MemorySpec::new("memory:").unwrap();
+        let err = Memories::new(vec![(spec(), open()), (spec(), open())]).unwrap_err();
+        assert!(err.to_string().contains("two memories are named \"memory\""), "{err}");
+        assert!(Memories::new(Vec::new()).is_err());
+        let both = Memories::new(vec![(spec(), open()), (spec().name("other").priority(7), open())]).unwrap();
+        let priorities: Vec<Option<u32>> = both.members().iter().map(|m| m.spec.priority).collect();
+        assert_eq!(priorities, [Some(1), Some(7)]);
+        assert!(both.writer(None).is_err() && both.writer(Some("other")).is_ok());
+    }
+}
