@@ -220,7 +220,7 @@ pub struct Member {
 /// ```
 /// use cmem::{Memories, Memory, MemorySpec, OpenOptions, Role};
 ///
-/// let open = |tm: &str| -> Result<Memory, Box<dyn std::error::Error>> {
+/// let open = |tm: &'static str| -> Result<Memory, Box<dyn std::error::Error>> {
 ///     let m = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
 ///     m.import_reader("tm.jsonl", tm.as_bytes())?;
 ///     Ok(m)
