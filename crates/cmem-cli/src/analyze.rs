@@ -38,7 +38,6 @@ pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>) -> Result<()> {
     // of every file; one SQL candidate query per segment would be slower on a document
     // of any size, as in `lookup --batch`.
     let memory = memory::open_existing(&memory::resolve(memory_flag))?;
-    let store = memory.store();
     let mut options = AnalyzeOptions::default();
     options.point.clone_from(&args.point);
     options.source_locale.clone_from(&args.from);
@@ -50,7 +49,7 @@ pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>) -> Result<()> {
     }
     let mut batch = Batch::new();
     for (i, path) in args.files.iter().enumerate() {
-        let analysis = batch.add_file(path, store, &options).map_err(|e| {
+        let analysis = memory.analyze(&mut batch, path, &options).map_err(|e| {
             let file = if e.file().is_empty() { path.display().to_string() } else { e.file().to_owned() };
             anyhow!("analyze {file}: {}", with_flags(&located(&e)))
         });

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use cmem::formats::RecycleOptions;
 use cmem::{Locale, LookupOptions, Point};
 
 use crate::output::ColorChoice;
@@ -15,7 +16,8 @@ Exit status: 0 success; 1 `lookup` or `search` found nothing; 2 usage error;
 as it was).
 
 The memory is --memory PATH, else $CMEM_MEMORY, else ./cmem.db. `import` creates it;
-every other command needs it to exist. A PostgreSQL memory's candidate index is kept
+every other command needs it to exist. `lookup` takes several (--memory repeated);
+`import` writes the one of them that may be written, or the one --into names. A PostgreSQL memory's candidate index is kept
 between runs in $CMEM_INDEX_DIR when it is set, so the next command or server start
 reads it instead of building it.";
 
@@ -30,9 +32,12 @@ reads it instead of building it.";
 #[command(name = "cmem", version, propagate_version = true, after_help = EXIT_STATUS)]
 pub struct Cli {
     /// The memory: a SQLite file (a path or sqlite:PATH) or a PostgreSQL database
-    /// (postgres://user@host/db). Default: $CMEM_MEMORY, else ./cmem.db.
+    /// (postgres://user@host/db). Default: $CMEM_MEMORY, else ./cmem.db. Repeat it to
+    /// look up several memories at once, each as [NAME=]ADDRESS[,role=read|write]
+    /// [,penalty=POINTS][,priority=N] (see `cmem lookup --help`); @FILE reads such
+    /// lines from FILE (one a line, # comments).
     #[arg(long, short = 'm', global = true, value_name = "PATH")]
-    pub memory: Option<PathBuf>,
+    pub memory: Vec<String>,
     /// No progress bar and no summary on stderr; errors are still reported.
     #[arg(long, short = 'q', global = true)]
     pub quiet: bool,
@@ -185,6 +190,10 @@ pub struct ImportArgs {
     /// Problems listed on stderr (all are counted).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub max_problems: usize,
+    /// With several --memory, the name of the one to import into (needed when more
+    /// than one may be written).
+    #[arg(long, value_name = "NAME")]
+    pub into: Option<String>,
     /// Inline-code recognition of plain strings.
     #[command(flatten)]
     pub recognize: RecognizeArgs,
@@ -236,6 +245,13 @@ or an ambiguous exact match, less for fuzzy matches. The adapted target carries 
 query's codes and entity values; differences from the stored target are marked
 [-removed-]{+added+}. A TEXT that starts with `-` goes after `--`:
 `cmem lookup --from en --to de -- '-v, --verbose'`.
+
+Several memories: repeat --memory, each as [NAME=]ADDRESS[,role=read|write]
+[,penalty=POINTS][,priority=N]:
+  cmem -m project.db -m client=shared/client.db,penalty=5,role=read lookup 'Save' --from en --to de
+Every match names its memory and costs its memory's penalty (listed as a `memory`
+penalty); matches are ranked by score after penalties, then priority (1 first; by
+default the order given), then the evidence. The name defaults to the file's stem.
 
 Batch mode reads JSON Lines, one query a line: {\"query\": \"text\"}, {\"notation\": \"…\"}
 or {\"runs\": […]}; an \"id\" field is echoed. It writes one JSON line per query line:
@@ -527,10 +543,20 @@ pub struct RecycleArgs {
     #[arg(long, short = 'o', value_name = "OUT.xlf|OUT.po")]
     pub output: PathBuf,
     /// Matches below this score are ignored, 0–100.
-    #[arg(long, value_name = "PERCENT", default_value_t = 70.0, value_parser = percent)]
+    #[arg(
+        long,
+        value_name = "PERCENT",
+        default_value_t = RecycleOptions::default().fuzzy_threshold * 100.0,
+        value_parser = percent
+    )]
     pub fuzzy_threshold: f64,
     /// The best match at or above this score fills the target, 0–100.
-    #[arg(long, value_name = "PERCENT", default_value_t = 95.0, value_parser = percent)]
+    #[arg(
+        long,
+        value_name = "PERCENT",
+        default_value_t = RecycleOptions::default().fill_threshold * 100.0,
+        value_parser = percent
+    )]
     pub fill_threshold: f64,
     /// At most this many candidates per segment.
     #[arg(long, value_name = "N", default_value_t = 3)]

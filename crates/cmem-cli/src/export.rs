@@ -8,14 +8,14 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Result};
 use cmem::formats::{
-    export, EntrySink, ExportOptions, Format, FormatError, JsonlMode, JsonlOptions, JsonlWriter, KmbWriter,
-    Level, OutputFile, PoWriter, TmxWriteOptions, TmxWriter, WeblateOptions, WeblateWriter,
+    EntrySink, ExportOptions, Format, FormatError, JsonlMode, JsonlOptions, JsonlWriter, KmbWriter, Level,
+    OutputFile, PoWriter, TmxWriteOptions, TmxWriter, WeblateOptions, WeblateWriter,
 };
 use cmem::{Locale, Memory};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
-use crate::args::{ExportArgs, ExportFormat as FileFormat};
+use crate::args::{ExportArgs, ExportFormat};
 use crate::memory;
 use crate::output::{count, duration, stop_on_signals, Stdout};
 
@@ -83,18 +83,18 @@ impl Out {
 }
 
 /// The format written: `--format`, else the extension, else TMX on standard output.
-fn format_for(path: &Path, flag: Option<FileFormat>) -> Result<FileFormat> {
+fn format_for(path: &Path, flag: Option<ExportFormat>) -> Result<ExportFormat> {
     if let Some(f) = flag {
         return Ok(f);
     }
     if path == Path::new("-") {
-        return Ok(FileFormat::Tmx);
+        return Ok(ExportFormat::Tmx);
     }
     match cmem::formats::format_of(path) {
-        Some(Format::Tmx) => Ok(FileFormat::Tmx),
-        Some(Format::Kmb) => Ok(FileFormat::Kmb),
-        Some(Format::Jsonl) => Ok(FileFormat::Jsonl),
-        Some(Format::Po) => Ok(FileFormat::Po),
+        Some(Format::Tmx) => Ok(ExportFormat::Tmx),
+        Some(Format::Kmb) => Ok(ExportFormat::Kmb),
+        Some(Format::Jsonl) => Ok(ExportFormat::Jsonl),
+        Some(Format::Po) => Ok(ExportFormat::Po),
         _ => bail!(
             "export {}: unknown format (extension not .tmx, .kmb, .jsonl, .ndjson, .json or .po); use --format",
             path.display()
@@ -109,12 +109,12 @@ fn unreachable_pair() -> Result<u64, FormatError> {
 
 /// Drives an export into a writer and finishes it.
 fn write_with<S: EntrySink>(
-    store: &dyn cmem::ContentMemory,
+    memory: &Memory,
     mut sink: S,
     options: &ExportOptions,
     finish: impl FnOnce(S) -> Result<Out, FormatError>,
 ) -> Result<u64, FormatError> {
-    let n = export(store, &mut sink, options, &mut |_| {})?;
+    let n = memory.export(&mut sink, options, &mut |_| {})?;
     let out = finish(sink)?;
     out.finish().map_err(|e| FormatError::io(Format::Store, "write failed", e))?;
     Ok(n)
@@ -160,9 +160,8 @@ pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     let format = format_for(&args.output, args.format)?;
     let path = memory::resolve(memory_flag);
     let memory = memory::open_existing(&path)?;
-    let store = memory.store();
     let po_pair = match format {
-        FileFormat::Po => Some(po_pair(&memory, args)?),
+        ExportFormat::Po => Some(po_pair(&memory, args)?),
         _ => None,
     };
     let to_stdout = args.output == Path::new("-");
@@ -194,31 +193,31 @@ pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         options.target_locale = Some(to.clone());
     }
     let result = match format {
-        FileFormat::Tmx | FileFormat::Tmx1 => {
+        ExportFormat::Tmx | ExportFormat::Tmx1 => {
             let mut o = TmxWriteOptions::default();
-            o.level = if format == FileFormat::Tmx1 { Level::One } else { Level::Two };
+            o.level = if format == ExportFormat::Tmx1 { Level::One } else { Level::Two };
             o.source_locale.clone_from(&args.from);
-            TmxWriter::new(out, o).and_then(|w| write_with(store, w, &options, TmxWriter::finish))
+            TmxWriter::new(out, o).and_then(|w| write_with(&memory, w, &options, TmxWriter::finish))
         }
-        FileFormat::Kmb => {
-            KmbWriter::new(out, None).and_then(|w| write_with(store, w, &options, KmbWriter::finish))
+        ExportFormat::Kmb => {
+            KmbWriter::new(out, None).and_then(|w| write_with(&memory, w, &options, KmbWriter::finish))
         }
-        FileFormat::Jsonl => {
+        ExportFormat::Jsonl => {
             let mut o = JsonlOptions::default();
             o.mode = JsonlMode::Full;
-            write_with(store, JsonlWriter::new(out, o), &options, JsonlWriter::finish)
+            write_with(&memory, JsonlWriter::new(out, o), &options, JsonlWriter::finish)
         }
-        FileFormat::Po => match po_pair {
+        ExportFormat::Po => match po_pair {
             Some((from, to)) => {
-                PoWriter::new(out, from, to).and_then(|w| write_with(&store, w, &options, PoWriter::finish))
+                PoWriter::new(out, from, to).and_then(|w| write_with(&memory, w, &options, PoWriter::finish))
             }
             None => unreachable_pair(),
         },
-        FileFormat::Weblate => {
+        ExportFormat::Weblate => {
             let mut o = WeblateOptions::default();
             o.source_locale.clone_from(&args.from);
             o.target_locale.clone_from(&args.to);
-            WeblateWriter::new(out, o).and_then(|w| write_with(&store, w, &options, WeblateWriter::finish))
+            WeblateWriter::new(out, o).and_then(|w| write_with(&memory, w, &options, WeblateWriter::finish))
         }
     };
     let written = match result {

@@ -14,11 +14,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Result};
-use cmem::formats::ItemSource;
-use cmem::formats::{
-    import, Format, FormatError, ImportOptions, Ingest, IngestOptions, Input, Progress, RunsHook,
-};
-use cmem::{OpenOptions, Run, WaitHook};
+use cmem::formats::{Format, FormatError, Input, Progress};
+use cmem::{ImportRequest, OpenOptions, WaitHook};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::{FileFormat, ImportArgs, IndexArgs};
@@ -34,34 +31,6 @@ pub const WRITE_WAIT: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// When a wait for another writer is long enough to be worth a line on the terminal.
 const WAIT_NOTICE: Duration = Duration::from_secs(1);
-
-/// The ingest of the files, printing a note above the progress bar when Ctrl-C or
-/// `SIGTERM` stops it (the import then rolls back).
-struct Noted<'h> {
-    inner: Ingest<'h>,
-    bar: ProgressBar,
-    stop: Arc<AtomicBool>,
-    told: bool,
-}
-
-impl Iterator for Noted<'_> {
-    type Item = Result<cmem::formats::Item, FormatError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let item = self.inner.next();
-        if !self.told && self.stop.load(Ordering::Relaxed) {
-            self.told = true;
-            say(&self.bar, "cmem: interrupted; rolling back the import (Ctrl-C again to stop at once)");
-        }
-        item
-    }
-}
-
-impl ItemSource for Noted<'_> {
-    fn bytes_read(&self) -> u64 {
-        self.inner.bytes_read()
-    }
-}
 
 /// Prints `note` on stderr, above the progress bar when there is one.
 fn say(bar: &ProgressBar, note: &str) {
@@ -142,13 +111,6 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     }
 
     let rec = recognizer(&args.recognize)?;
-    let pair =
-        rec.as_ref().map(|r| move |s: &str, t: &str| -> (Vec<Run>, Vec<Run>) { r.recognize_pair(s, t) });
-    let hook: Option<RunsHook<'_>> = pair.as_ref().map(|f| f as RunsHook<'_>);
-    let options = IngestOptions::default()
-        .source_locale(args.from.clone())
-        .target_locale(args.to.clone())
-        .strict(args.strict);
     let bar = if quiet || !io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else if let Some(total) = total {
@@ -167,9 +129,15 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         bar.enable_steady_tick(std::time::Duration::from_millis(120));
     }
     let stop = stop_on_signals(true).map_err(|e| anyhow!("import: cannot handle Ctrl-C: {e}"))?;
-    let ingest = Ingest::new(inputs, options, hook).cancel_on(Arc::clone(&stop));
-    let status = ingest.status();
-    let files = Noted { inner: ingest, bar: bar.clone(), stop: Arc::clone(&stop), told: false };
+    let cancel_bar = bar.clone();
+    let request = ImportRequest::new(inputs)
+        .locales(args.from.clone(), args.to.clone())
+        .strict(args.strict)
+        .recognizer(rec.clone())
+        .cancel_on(Arc::clone(&stop))
+        .on_cancel(move || {
+            say(&cancel_bar, "cmem: interrupted; rolling back the import (Ctrl-C again to stop at once)");
+        });
 
     let path = memory::resolve(memory_flag);
     let (told, hook_bar, hook_stop) = (AtomicBool::new(false), bar.clone(), Arc::clone(&stop));
@@ -181,37 +149,29 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     });
     let memory = memory::open_for_write(&path, OpenOptions::new().write_wait(WRITE_WAIT).on_wait(on_wait))?;
 
-    let mut options = ImportOptions::default();
-    options.strict = args.strict;
     let mut on_progress = |p: &Progress| {
         bar.set_position(p.bytes_read);
         bar.set_message(format!("{} entries", count(p.read)));
     };
-    let result = import(memory.store(), files, &options, &mut on_progress);
+    let result = memory.import(request, &mut on_progress);
     bar.finish_and_clear();
-    let report = match result {
+    let imported = match result {
         Ok(r) => r,
         Err(e) => {
             // A memory this import created stays, empty: another program may have
             // opened it meanwhile, and removing it would lose what that one writes.
-            let file = if e.file().is_empty() { status.current_input() } else { e.file().to_owned() };
-            let what = if file.is_empty() { "import".to_owned() } else { format!("import {file}") };
+            let what = if e.file().is_empty() { "import".to_owned() } else { format!("import {}", e.file()) };
             bail!("{what}: {}", with_flags(&located(&e)));
         }
     };
-
-    let p = report.progress;
-    // Record the rules this memory's plain strings were recognized with, so every front
-    // end queries it the same way (on the first import; later imports are compared).
-    if p.inserted + p.deduplicated > 0 {
-        match memory.record_rule_set(rec.as_ref()) {
-            Ok(Some(before)) if !quiet => eprintln!(
-                "cmem: warning: this memory was imported with recognizer rules {before:?}, this import used {:?}",
-                cmem::rule_set_name(rec.as_ref())
-            ),
-            Ok(_) => {}
-            Err(e) => bail!("import: recording the recognizer rules: {e}"),
-        }
+    let (report, p) = (&imported.report, imported.report.progress);
+    // The rules this memory's plain strings were recognized with are recorded on its
+    // first import, so every front end queries it the same way; later ones are compared.
+    if let Some(before) = imported.rule_set_before.as_ref().filter(|_| !quiet) {
+        eprintln!(
+            "cmem: warning: this memory was imported with recognizer rules {before:?}, this import used {:?}",
+            cmem::rule_set_name(rec.as_ref())
+        );
     }
     for problem in report.problems.iter().take(args.max_problems) {
         // A problem without a file (an entry the store refused) names its entry only.
@@ -221,19 +181,11 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         let more = p.problems - args.max_problems as u64;
         eprintln!("… and {} more {}", count(more), if more == 1 { "problem" } else { "problems" });
     }
-    // The index is written before the summary, whose time is the whole command's: the
+    // The index was written before the summary, whose time is the whole command's: the
     // index is part of what an import costs (on a large memory, seconds of it).
-    let mut index_time = None;
-    if p.inserted > 0 {
-        let begun = Instant::now();
-        match persist_index(&memory, args.from.as_ref()) {
-            Ok(indexed) if !indexed.is_empty() => index_time = Some(begun.elapsed()),
-            Ok(_) => {}
-            // Nothing is lost: the next lookup builds the index.
-            Err(e) => {
-                say(&bar, &format!("cmem: warning: the candidate index was not brought up to date: {e}"))
-            }
-        }
+    if let Some(e) = &imported.index_error {
+        // Nothing is lost: the next lookup builds the index.
+        say(&bar, &format!("cmem: warning: the candidate index was not brought up to date: {e}"));
     }
     if !quiet {
         let what = match args.files.as_slice() {
@@ -241,8 +193,9 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
             [one] => one.display().to_string(),
             many => format!("{} files", many.len()),
         };
-        let index =
-            index_time.map_or_else(String::new, |t| format!(" ({} of it the candidate index)", duration(t)));
+        let index = imported
+            .index_time
+            .map_or_else(String::new, |t| format!(" ({} of it the candidate index)", duration(t)));
         eprintln!(
             "imported {what} into {}: {} read, {} written, {} deduplicated, {} in {}{index}",
             path.display(),
@@ -257,26 +210,6 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         bail!("import: nothing imported, {} (listed above)", plural(p.problems, "problem"));
     }
     Ok(())
-}
-
-/// Brings the memory's candidate index up to date for source locale `from` (every
-/// source locale when none is given), so the next process finds it persisted instead of
-/// building it on its first lookup; returns the locales indexed.
-fn persist_index(memory: &cmem::Memory, from: Option<&cmem::Locale>) -> cmem::Result<Vec<cmem::Locale>> {
-    if !memory.index_persists() {
-        // A store whose index lives only in the process (PostgreSQL without an index
-        // directory) would build it here to throw it away: every later process builds
-        // its own. With `CMEM_INDEX_DIR`, PostgreSQL writes it there like SQLite.
-        return Ok(Vec::new());
-    }
-    let sources: Vec<cmem::Locale> = match from {
-        Some(l) => vec![l.clone()],
-        None => memory.source_locales()?,
-    };
-    for source in &sources {
-        memory.warm(source)?;
-    }
-    Ok(sources)
 }
 
 /// Runs `cmem index`.
@@ -301,7 +234,7 @@ pub fn index(args: &IndexArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
         }
         return Ok(());
     }
-    let sources = persist_index(&memory, args.from.as_ref()).map_err(|e| anyhow!("index: {e}"))?;
+    let sources = memory.persist_index(args.from.as_ref()).map_err(|e| anyhow!("index: {e}"))?;
     if !quiet {
         let names: Vec<&str> = sources.iter().map(cmem::Locale::as_str).collect();
         eprintln!(

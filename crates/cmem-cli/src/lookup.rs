@@ -1,5 +1,7 @@
 //! `cmem lookup`: one segment, or a batch of them from JSON Lines.
 
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
@@ -7,25 +9,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use cmem::{
-    prepare_query, surface_text, LookupOptions, LookupRequest, Match, MatchView, Memory, OpenOptions,
-    QueryText, Recognizer, Run, SegmentView,
+    prepare_query, surface_text, LookupAnswer, LookupOptions, LookupRequest, Match, Memories, Memory,
+    MemorySpec, OpenOptions, QueryText, Recognizer, Run,
 };
 use serde_json::{json, Map, Value};
 
 use crate::args::LookupArgs;
+use crate::memory::{self, Given};
 use crate::output::{count, duration, percent, render_diff, word_diff, Marks, Stdout};
 use crate::query::{query_recognizer, runs_from_file, runs_of_text};
-use crate::{memory, Outcome};
-
-/// A segment as JSON: its locale, its text (codes as their native markup) and its runs.
-fn segment_json(locale: Option<&str>, runs: &[Run]) -> Value {
-    serde_json::to_value(SegmentView::of(locale, runs)).unwrap_or(Value::Null)
-}
-
-/// One match as JSON: the library's match view.
-pub fn match_json(m: &Match) -> Value {
-    serde_json::to_value(MatchView::of(m)).unwrap_or(Value::Null)
-}
+use crate::Outcome;
 
 /// When nothing was found because the memory holds no entry for the pair at all (a
 /// typo such as `--to ge`), a warning naming the pairs it does hold.
@@ -66,9 +59,18 @@ fn visible(text: &str, spaces: bool) -> String {
 /// One match for people: score, tier, entry and its evidence; source (with its word
 /// differences from the query), target, and the adapted target with its differences
 /// from the stored target marked; repairs, penalties and notes.
-fn write_match(out: &mut dyn Write, m: &Match, color: bool, spaces: bool) -> io::Result<()> {
+fn write_match(
+    out: &mut dyn Write,
+    m: &Match,
+    memory: Option<&str>,
+    color: bool,
+    spaces: bool,
+) -> io::Result<()> {
     let marks = Marks::new(color);
     let mut head = format!("{}  {}  entry {}", percent(m.score), m.match_type, m.entry.id);
+    if let Some(name) = memory {
+        head.push_str(&format!("  memory {name}"));
+    }
     if m.ambiguous {
         head.push_str("  ambiguous");
     }
@@ -104,6 +106,9 @@ fn write_match(out: &mut dyn Write, m: &Match, color: bool, spaces: bool) -> io:
                 "another region of the language asked for ({} → {})",
                 m.entry.variants[m.source_index].locale, m.entry.variants[m.target_index].locale
             ),
+            cmem::PenaltyKind::Memory => {
+                format!("the penalty of memory {}", memory.unwrap_or("(unnamed)"))
+            }
             _ => "the text differs from the query".to_owned(),
         };
         writeln!(out, "  penalty  -{}: {what}", p.points)?;
@@ -146,11 +151,91 @@ fn write_match(out: &mut dyn Write, m: &Match, color: bool, spaces: bool) -> io:
     Ok(())
 }
 
-fn options(args: &LookupArgs) -> LookupOptions {
+fn options_of(args: &LookupArgs) -> LookupOptions {
     LookupOptions::default()
         .threshold(args.threshold / 100.0)
         .limit(args.limit)
         .maybe_point(args.point.clone())
+}
+
+/// What a lookup reads: one memory, or several merged.
+#[derive(Clone, Copy)]
+enum Looked<'a> {
+    One(&'a Memory),
+    Several(&'a Memories),
+}
+
+impl<'a> Looked<'a> {
+    /// The memory whose recorded rule set recognizes the query (of several, the first).
+    fn first(self) -> &'a Memory {
+        match self {
+            Looked::One(m) => m,
+            Looked::Several(all) => &all.members()[0].memory,
+        }
+    }
+
+    /// The matches, each with its memory's name when several are looked up.
+    fn lookup(self, req: &LookupRequest) -> cmem::Result<Vec<(Option<&'a str>, Match)>> {
+        Ok(match self {
+            Looked::One(m) => m.lookup(req)?.into_iter().map(|m| (None, m)).collect(),
+            Looked::Several(all) => all.lookup(req)?.into_iter().map(|(n, m)| (Some(n), m)).collect(),
+        })
+    }
+
+    fn answer(self, req: &LookupRequest) -> cmem::Result<LookupAnswer> {
+        match self {
+            Looked::One(m) => m.answer(req),
+            Looked::Several(all) => all.answer(req),
+        }
+    }
+
+    fn warm(self, source: &cmem::Locale) -> cmem::Result<()> {
+        match self {
+            Looked::One(m) => m.warm(source),
+            Looked::Several(all) => all.warm(source),
+        }
+    }
+
+    fn batch<I>(self, requests: I) -> Box<dyn Iterator<Item = Result<LookupAnswer>> + 'a>
+    where
+        I: IntoIterator<Item = Result<LookupRequest>>,
+        I::IntoIter: 'a,
+    {
+        match self {
+            Looked::One(m) => Box::new(m.lookup_batch(requests)),
+            Looked::Several(all) => Box::new(all.lookup_batch(requests)),
+        }
+    }
+
+    /// Warnings when nothing was found because no memory holds the pair at all.
+    fn pair_warnings(self, from: &cmem::Locale, to: &cmem::Locale) -> Vec<String> {
+        match self {
+            Looked::One(m) => pair_warning(m, from, to).into_iter().collect(),
+            Looked::Several(all) => {
+                let each: Vec<Option<String>> =
+                    all.members().iter().map(|m| pair_warning(&m.memory, from, to)).collect();
+                if each.iter().any(Option::is_none) {
+                    return Vec::new();
+                }
+                all.members()
+                    .iter()
+                    .zip(each)
+                    .filter_map(|(m, w)| Some(format!("{}: {}", m.spec.name, w?)))
+                    .collect()
+            }
+        }
+    }
+}
+
+/// Opens the memories of `specs` for reading, as [`memory::open_existing_with`] does.
+fn open_several(specs: &[MemorySpec], options: &OpenOptions) -> Result<Memories> {
+    let mut members = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let memory = memory::open_existing_with(Path::new(&spec.address), options.clone())
+            .map_err(|e| anyhow!("memory {}: {e}", spec.name))?;
+        members.push((spec.clone(), memory));
+    }
+    Memories::new(members).map_err(|e| anyhow!("{e}"))
 }
 
 /// Runs `cmem lookup`.
@@ -158,53 +243,58 @@ fn options(args: &LookupArgs) -> LookupOptions {
 /// # Errors
 /// A missing memory, a query that does not parse, a store failure; in batch mode,
 /// query lines that failed (after every line has been answered).
-pub fn run(args: &LookupArgs, memory_flag: Option<&Path>, quiet: bool, color: bool) -> Result<Outcome> {
-    let path = memory::resolve(memory_flag);
-    if let Some(batch) = &args.batch {
-        let memory = memory::open_existing(&path)?;
-        let rec = query_recognizer(&args.recognize, &memory, quiet)?;
-        return run_batch(args, batch, &memory, rec.as_ref(), quiet);
-    }
+pub fn run(args: &LookupArgs, given: &Given, quiet: bool, color: bool) -> Result<Outcome> {
     // One lookup: the persisted candidate index, opened in place, when the memory has a
     // usable one (written by import and by any process that built the index); without
     // one, SQL candidates (FTS5 trigrams, then the length pre-filter) instead of building
     // the index over the whole locale first (seconds and hundreds of MB on a large
-    // memory).
-    let memory = memory::open_existing_with(&path, OpenOptions::new().sql_candidates(true))?;
-    let rec = query_recognizer(&args.recognize, &memory, quiet)?;
+    // memory). A batch builds the index once and serves every line from it.
+    let options = OpenOptions::new().sql_candidates(args.batch.is_none());
+    let (one, several);
+    let looked = match given {
+        Given::One(flag) => {
+            one = memory::open_existing_with(&memory::resolve(flag.as_deref()), options)?;
+            Looked::One(&one)
+        }
+        Given::Several(specs) => {
+            several = open_several(specs, &options)?;
+            Looked::Several(&several)
+        }
+    };
+    let rec = query_recognizer(&args.recognize, looked.first(), quiet)?;
+    if let Some(batch) = &args.batch {
+        return run_batch(args, batch, looked, rec.as_ref(), quiet);
+    }
     let runs = match (&args.runs, &args.text) {
         (Some(file), _) => runs_from_file(file)?,
         (None, Some(text)) => runs_of_text(text, args.notation, rec.as_ref())?,
         (None, None) => bail!("lookup: give TEXT, --runs FILE.json or --batch QUERIES.jsonl"),
     };
-    let req = LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(options(args));
-    let started = Instant::now();
-    let matches = memory.lookup(&req).map_err(|e| anyhow!("lookup: {e}"))?;
-    let micros = started.elapsed().as_micros() as u64;
+    let req = LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(options_of(args));
     let mut out = Stdout::new();
-    if args.json {
-        let line = json!({
-            "query": segment_json(Some(args.from.as_str()), &req.source),
-            "micros": micros,
-            "matches": matches.iter().map(match_json).collect::<Vec<_>>(),
-        });
-        serde_json::to_writer(&mut out, &line)?;
+    let matches = if args.json {
+        let answer = looked.answer(&req).map_err(|e| anyhow!("lookup: {e}"))?;
+        // Through a `Value`, whose keys are sorted: the shape of every JSON line of cmem.
+        serde_json::to_writer(&mut out, &serde_json::to_value(&answer)?)?;
         writeln!(out)?;
+        answer.matches.len()
     } else {
-        for (i, m) in matches.iter().enumerate() {
+        let matches = looked.lookup(&req).map_err(|e| anyhow!("lookup: {e}"))?;
+        for (i, (memory, m)) in matches.iter().enumerate() {
             if i > 0 {
                 writeln!(out)?;
             }
-            write_match(&mut out, m, color, args.show_space)?;
+            write_match(&mut out, m, *memory, color, args.show_space)?;
         }
-    }
+        matches.len()
+    };
     out.flush()?;
-    if matches.is_empty() {
+    if matches == 0 {
         if !quiet && !args.json {
             eprintln!("no match at or above {}", percent(args.threshold / 100.0));
         }
         if !quiet {
-            if let Some(w) = pair_warning(&memory, &args.from, &args.to) {
+            for w in looked.pair_warnings(&args.from, &args.to) {
                 eprintln!("cmem: warning: {w}");
             }
         }
@@ -244,7 +334,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 fn run_batch(
     args: &LookupArgs,
     batch: &Path,
-    memory: &Memory,
+    memory: Looked<'_>,
     rec: Option<&Recognizer>,
     quiet: bool,
 ) -> Result<Outcome> {
@@ -256,38 +346,59 @@ fn run_batch(
         ))
     };
     let started = Instant::now();
-    // Build the candidate index before timing, so latencies are those of a warm memory.
+    // Build the candidate index before timing, so latencies are those of a warm memory
+    // (the batch's own warm-up then finds it current).
     memory.warm(&args.from).map_err(|e| anyhow!("lookup: {e}"))?;
     let warm = started.elapsed();
-    let opts = options(args);
+    let opts = options_of(args);
     let mut out = Stdout::new();
     let mut times = Vec::new();
     let (mut queries, mut found, mut failed) = (0u64, 0u64, 0u64);
     let mut first_error: Option<String> = None;
-    for (i, line) in input.split(b'\n').enumerate() {
+    // The lines, each with its number and id, as requests (or that line's error).
+    // (The answers come lazily, one per line taken, so each answer's line is the first
+    // of those not answered yet.)
+    let lines: RefCell<VecDeque<(usize, Option<Value>)>> = RefCell::new(VecDeque::new());
+    let read_error = RefCell::new(None);
+    let requests = input.split(b'\n').enumerate().map_while(|(i, line)| {
         let n = i + 1;
-        let line =
-            line.with_context(|| format!("lookup --batch {}: line {n}: cannot read", batch.display()))?;
-        // A line that is not UTF-8 is that line's error; the others are still answered.
-        let line = String::from_utf8(line).map_err(|e| {
-            let at = e.utf8_error().valid_up_to();
-            anyhow!("not UTF-8 (an invalid byte after {at} bytes of the line)")
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => {
+                *read_error.borrow_mut() =
+                    Some(anyhow!("lookup --batch {}: line {n}: cannot read: {e}", batch.display()));
+                return None;
+            }
+        };
+        Some((n, line))
+    });
+    let requests = requests
+        .filter_map(|(n, line)| {
+            // A line that is not UTF-8 is that line's error; the others are still answered.
+            let line = String::from_utf8(line).map_err(|e| {
+                let at = e.utf8_error().valid_up_to();
+                anyhow!("not UTF-8 (an invalid byte after {at} bytes of the line)")
+            });
+            if line.as_ref().is_ok_and(|l| l.trim().is_empty()) {
+                return None;
+            }
+            Some((n, line))
+        })
+        .map(|(n, line)| {
+            let query = line.and_then(|line| batch_query(&line, rec));
+            let id = query.as_ref().ok().and_then(|(_, id)| id.clone());
+            lines.borrow_mut().push_back((n, id));
+            query.map(|(runs, _)| {
+                LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(opts.clone())
+            })
         });
-        if line.as_ref().is_ok_and(|l| l.trim().is_empty()) {
-            continue;
-        }
+    for answer in memory.batch(requests) {
+        let Some((n, id)) = lines.borrow_mut().pop_front() else { break };
         queries += 1;
-        let answer = line.and_then(|line| batch_query(&line, rec)).and_then(|(runs, id)| {
-            let req = LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(opts.clone());
-            let t = Instant::now();
-            let matches = memory.lookup(&req).map_err(|e| anyhow!("{e}"))?;
-            let elapsed = t.elapsed();
-            times.push(elapsed);
-            Ok((req, id, matches, elapsed))
-        });
         let value = match answer {
-            Ok((req, id, matches, elapsed)) => {
-                if !matches.is_empty() {
+            Ok(answer) => {
+                times.push(Duration::from_micros(answer.micros));
+                if !answer.matches.is_empty() {
                     found += 1;
                 }
                 let mut m = Map::new();
@@ -295,9 +406,9 @@ fn run_batch(
                 if let Some(id) = id {
                     m.insert("id".into(), id);
                 }
-                m.insert("query".into(), segment_json(Some(args.from.as_str()), &req.source));
-                m.insert("micros".into(), Value::from(elapsed.as_micros() as u64));
-                m.insert("matches".into(), Value::Array(matches.iter().map(match_json).collect()));
+                if let Value::Object(fields) = serde_json::to_value(&answer)? {
+                    m.extend(fields);
+                }
                 Value::Object(m)
             }
             Err(e) => {
@@ -312,6 +423,9 @@ fn run_batch(
         // Each answer as soon as it is known: a program may use the batch mode as a
         // co-process, writing a query and reading its answer.
         out.flush()?;
+    }
+    if let Some(e) = read_error.into_inner() {
+        return Err(e);
     }
     if !quiet {
         times.sort_unstable();

@@ -48,21 +48,25 @@ pub enum Outcome {
 const EXIT_FAILURE: u8 = 3;
 
 fn run(cli: &Cli) -> anyhow::Result<Outcome> {
-    let memory = cli.memory.as_deref();
+    let given = memory::Given::parse(&cli.memory)?;
+    let one = |command: &str| given.one(command);
     match &cli.command {
-        Command::Import(a) => import::run(a, memory, cli.quiet).map(|()| Outcome::Success),
-        Command::Export(a) => export::run(a, memory, cli.quiet).map(|()| Outcome::Success),
-        Command::Lookup(a) => lookup::run(a, memory, cli.quiet, cli.color.enabled()),
-        Command::Search(a) => search::run(a, memory, cli.quiet, cli.color.enabled()),
+        Command::Import(a) => {
+            let path = given.writer(a.into.as_deref())?;
+            import::run(a, path.as_deref(), cli.quiet).map(|()| Outcome::Success)
+        }
+        Command::Export(a) => export::run(a, one("export")?, cli.quiet).map(|()| Outcome::Success),
+        Command::Lookup(a) => lookup::run(a, &given, cli.quiet, cli.color.enabled()),
+        Command::Search(a) => search::run(a, one("search")?, cli.quiet, cli.color.enabled()),
         Command::Keys(a) => keys::run(a).map(|()| Outcome::Success),
-        Command::Versions(a) => info::versions(a, memory).map(|()| Outcome::Success),
-        Command::Index(a) => import::index(a, memory, cli.quiet).map(|()| Outcome::Success),
-        Command::Stats(a) => info::stats(a, memory).map(|()| Outcome::Success),
+        Command::Versions(a) => info::versions(a, one("versions")?).map(|()| Outcome::Success),
+        Command::Index(a) => import::index(a, one("index")?, cli.quiet).map(|()| Outcome::Success),
+        Command::Stats(a) => info::stats(a, one("stats")?).map(|()| Outcome::Success),
         Command::Schema(a) => info::schema(a).map(|()| Outcome::Success),
-        Command::Recycle(a) => recycle::run(a, memory, cli.quiet).map(|()| Outcome::Success),
-        Command::Analyze(a) => analyze::run(a, memory).map(|()| Outcome::Success),
-        Command::Serve(a) => serve::run(a, memory, cli.quiet).map(|()| Outcome::Success),
-        Command::Token(a) => token::run(a, memory, cli.quiet).map(|()| Outcome::Success),
+        Command::Recycle(a) => recycle::run(a, one("recycle")?, cli.quiet).map(|()| Outcome::Success),
+        Command::Analyze(a) => analyze::run(a, one("analyze")?).map(|()| Outcome::Success),
+        Command::Serve(a) => serve::run(a, one("serve")?, cli.quiet).map(|()| Outcome::Success),
+        Command::Token(a) => token::run(a, one("token")?, cli.quiet).map(|()| Outcome::Success),
     }
 }
 

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
-use cmem::{Address, Memory, OpenOptions};
+use cmem::{Address, Memory, MemorySpec, OpenOptions};
 
 /// The environment variable naming the memory when `--memory` is not given.
 pub const MEMORY_ENV: &str = "CMEM_MEMORY";
@@ -85,4 +85,108 @@ pub fn open_existing_with(path: &Path, options: OpenOptions) -> Result<Memory> {
             anyhow!("{e}")
         }
     })
+}
+
+/// The memories `--memory` gave: one (or none: the default), or several, each as
+/// `[NAME=]ADDRESS[,role=…][,penalty=…][,priority=…]`.
+#[derive(Debug)]
+pub enum Given {
+    /// One memory: the flag's value is its address as is (`None`: the default).
+    One(Option<PathBuf>),
+    /// Several memories, in the order given.
+    Several(Vec<MemorySpec>),
+}
+
+impl Given {
+    /// Reads the `--memory` flags.
+    ///
+    /// # Errors
+    /// With several, a value that is not a memory spec, or two memories of one name.
+    pub fn parse(flags: &[String]) -> Result<Given> {
+        if flags.iter().any(|f| f.starts_with('@')) {
+            let mut expanded = Vec::new();
+            for flag in flags {
+                match flag.strip_prefix('@') {
+                    Some(file) => expanded.extend(list_file(Path::new(file))?),
+                    None => expanded.push(flag.clone()),
+                }
+            }
+            return match expanded.as_slice() {
+                [] => bail!("--memory: {} names no memory", flags.join(", ")),
+                [one] => {
+                    let spec: MemorySpec = one.parse().map_err(|e| anyhow!("--memory: {e}"))?;
+                    Ok(Given::One(Some(PathBuf::from(spec.address))))
+                }
+                many => Given::parse(many),
+            };
+        }
+        match flags {
+            [] => Ok(Given::One(None)),
+            [one] => Ok(Given::One(Some(PathBuf::from(one)))),
+            many => {
+                let mut specs: Vec<MemorySpec> = Vec::with_capacity(many.len());
+                for flag in many {
+                    let spec: MemorySpec = flag.parse().map_err(|e| anyhow!("--memory: {e}"))?;
+                    if specs.iter().any(|s| s.name == spec.name) {
+                        bail!(
+                            "--memory: two memories are named {:?}; name one of them NAME=ADDRESS",
+                            spec.name
+                        );
+                    }
+                    specs.push(spec);
+                }
+                Ok(Given::Several(specs))
+            }
+        }
+    }
+
+    /// The one memory `command` uses.
+    ///
+    /// # Errors
+    /// Several memories were given: only `lookup` reads several.
+    pub fn one(&self, command: &str) -> Result<Option<&Path>> {
+        match self {
+            Given::One(path) => Ok(path.as_deref()),
+            Given::Several(specs) => bail!(
+                "{command} uses one memory and {} were given with --memory (lookup reads several; import writes one of them)",
+                specs.len()
+            ),
+        }
+    }
+
+    /// The memory an import writes: the one given, or of several the one `chosen`
+    /// names, else the one that may be written.
+    ///
+    /// # Errors
+    /// Of several, none or more than one may be written and none was chosen, or
+    /// `chosen` names no memory or a read-only one.
+    pub fn writer(&self, chosen: Option<&str>) -> Result<Option<PathBuf>> {
+        match self {
+            Given::One(path) => Ok(path.clone()),
+            Given::Several(specs) => {
+                let refs: Vec<&MemorySpec> = specs.iter().collect();
+                let spec = cmem::choose_writer(&refs, chosen).map_err(|e| {
+                    let hint = if chosen.is_none() { " (name it with --into NAME)" } else { "" };
+                    anyhow!("import: {}{hint}", e.message())
+                })?;
+                Ok(Some(PathBuf::from(&spec.address)))
+            }
+        }
+    }
+}
+
+/// The memory specs of a list file (`--memory @FILE`): one a line; blank lines and
+/// lines starting with `#` are skipped.
+///
+/// # Errors
+/// The file cannot be read.
+fn list_file(path: &Path) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow!("--memory @{}: cannot read the list of memories: {e}", path.display()))?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect())
 }

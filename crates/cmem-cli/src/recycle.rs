@@ -7,9 +7,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
-use cmem::formats::{
-    recycle, recycle_po, FillAmbiguous, Format, FormatError, OutputFile, RecycleOptions, RecycleReport,
-};
+use cmem::formats::{FillAmbiguous, Format, FormatError, OutputFile, RecycleOptions, RecycleReport};
 use serde_json::Value;
 
 use crate::args::{FillAmbiguousArg, RecycleArgs};
@@ -63,7 +61,6 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     // Every segment is looked up: the in-process gram index, built once per source
     // locale, as in `lookup --batch` (not the SQL candidates of a single lookup).
     let memory = memory::open_existing(&memory::resolve(memory_flag))?;
-    let store = memory.store();
     let options = options(args, &memory, quiet)?;
     let input = name(&args.input, "<stdin>");
     let output = name(&args.output, "<stdout>");
@@ -80,8 +77,9 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     };
     let report: RecycleReport = if po {
         let mut bytes = Vec::new();
-        let report =
-            recycle_po(reader, &input, &mut bytes, store, &options).map_err(|e| failure(&e, &input))?;
+        let report = memory
+            .recycle(Format::Po, reader, &input, &mut bytes, &options)
+            .map_err(|e| failure(&e, &input))?;
         if stdout {
             let mut out = Stdout::new();
             out.write_all(&bytes)?;
@@ -94,10 +92,12 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
         // The document is complete before the first byte is written, so a failure
         // writes nothing here either.
         let mut out = Stdout::new();
-        recycle(reader, &input, &mut out, store, &options).map_err(|e| failure(&e, &input))?
+        memory.recycle(Format::Xliff, reader, &input, &mut out, &options).map_err(|e| failure(&e, &input))?
     } else {
         let mut bytes = Vec::new();
-        let report = recycle(reader, &input, &mut bytes, store, &options).map_err(|e| failure(&e, &input))?;
+        let report = memory
+            .recycle(Format::Xliff, reader, &input, &mut bytes, &options)
+            .map_err(|e| failure(&e, &input))?;
         write_output(&args.output, &bytes).map_err(|e| failure(&e, &input))?;
         report
     };

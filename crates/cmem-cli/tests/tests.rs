@@ -1631,3 +1631,129 @@ fn a_postgres_memorys_index_is_kept_in_cmem_index_dir() {
     assert_eq!(answers(&first), built);
     assert_eq!(answers(&next), built);
 }
+
+/// Two memories with the same source, the second's answer different; each imported on
+/// its own (`--memory` once: the plain address).
+fn two_memories() -> Dir {
+    let d = Dir::new();
+    std::fs::write(
+        d.path("project.jsonl"),
+        "{\"source\":\"Save the file\",\"target\":\"Datei speichern\"}\n",
+    )
+    .unwrap();
+    std::fs::write(d.path("client.jsonl"), "{\"source\":\"Save the file\",\"target\":\"Datei sichern\"}\n")
+        .unwrap();
+    for name in ["project", "client"] {
+        d.ok(&[
+            "-m",
+            &format!("{name}.db"),
+            "import",
+            "-q",
+            "--from",
+            "en",
+            "--to",
+            "de",
+            &format!("{name}.jsonl"),
+        ]);
+    }
+    d
+}
+
+#[test]
+fn a_lookup_over_two_memories_ranks_the_penalized_equal_match_below_and_names_both() {
+    let d = two_memories();
+    let memories = ["-m", "project.db", "-m", "client.db,penalty=5,role=read"];
+    let lookup = |extra: &[&str]| {
+        let mut args = memories.to_vec();
+        args.extend(["lookup", "Save the file", "--from", "en", "--to", "de"]);
+        args.extend(extra);
+        d.ok(&args)
+    };
+    let json: Value = serde_json::from_str(&lookup(&["--json"]).stdout()).unwrap();
+    let matches = json["matches"].as_array().unwrap();
+    assert_eq!(matches.len(), 2, "{json}");
+    assert_eq!(
+        (matches[0]["memory"].as_str(), matches[0]["percent"].as_f64()),
+        (Some("project"), Some(100.0))
+    );
+    assert_eq!(matches[0]["adapted_target"]["text"], "Datei speichern");
+    assert_eq!((matches[1]["memory"].as_str(), matches[1]["percent"].as_f64()), (Some("client"), Some(95.0)));
+    assert_eq!(matches[1]["penalties"], serde_json::json!([{"kind": "memory", "points": 5}]));
+
+    let text = lookup(&[]).stdout();
+    let heads: Vec<&str> = text.lines().filter(|l| l.contains("entry ")).collect();
+    assert_eq!(heads.len(), 2, "{text}");
+    assert!(heads[0].starts_with("100") && heads[0].ends_with("memory project"), "{text}");
+    assert!(heads[1].starts_with("95") && heads[1].contains("memory client"), "{text}");
+    assert!(text.contains("penalty  -5: the penalty of memory client"), "{text}");
+
+    // A batch answers the same way.
+    std::fs::write(d.path("q.jsonl"), "{\"query\":\"Save the file\"}\n").unwrap();
+    let mut args = memories.to_vec();
+    args.extend(["lookup", "-q", "--batch", "q.jsonl", "--from", "en", "--to", "de"]);
+    let line: Value = serde_json::from_str(d.ok(&args).stdout().trim()).unwrap();
+    let names: Vec<&str> =
+        line["matches"].as_array().unwrap().iter().filter_map(|m| m["memory"].as_str()).collect();
+    assert_eq!(names, ["project", "client"], "{line}");
+
+    // The same memories from a list file.
+    std::fs::write(
+        d.path("memories.txt"),
+        "# the team's memories\nproject.db\n\nclient.db,penalty=5,role=read\n",
+    )
+    .unwrap();
+    let listed =
+        d.ok(&["-m", "@memories.txt", "lookup", "Save the file", "--from", "en", "--to", "de"]).stdout();
+    assert_eq!(listed, text);
+    let r = d.run(&["-m", "@missing.txt", "lookup", "Save the file", "--from", "en", "--to", "de"]);
+    assert!(r.stderr().contains("--memory @missing.txt: cannot read the list of memories"), "{}", r.stderr());
+
+    // One memory: no names, no memory penalty (the output of one memory is unchanged).
+    let one: Value = serde_json::from_str(
+        &d.ok(&["-m", "client.db", "lookup", "Save the file", "--from", "en", "--to", "de", "--json"])
+            .stdout(),
+    )
+    .unwrap();
+    assert!(one["matches"][0].get("memory").is_none() && one["matches"][0]["percent"] == 100.0, "{one}");
+}
+
+#[test]
+fn a_write_to_several_memories_needs_one_writable_or_a_choice() {
+    let d = two_memories();
+    std::fs::write(d.path("more.jsonl"), "{\"source\":\"Print\",\"target\":\"Drucken\"}\n").unwrap();
+    let import = |memories: &[&str], extra: &[&str]| {
+        let mut args = memories.to_vec();
+        args.extend(["import", "-q", "--from", "en", "--to", "de"]);
+        args.extend(extra);
+        args.push("more.jsonl");
+        d.run(&args)
+    };
+    let both = ["-m", "project.db", "-m", "client.db"];
+    let r = import(&both, &[]);
+    assert_eq!(r.code(), 3, "{}", r.stderr());
+    assert!(
+        r.stderr().contains(
+            "import: 2 memories may be written (project, client) and none was chosen: choose one, or give the \
+             others role=read (name it with --into NAME)"
+        ),
+        "{}",
+        r.stderr()
+    );
+    let r = import(&["-m", "project.db,role=read", "-m", "client.db,role=read"], &[]);
+    assert!(r.stderr().contains("none of the memories (project, client) may be written"), "{}", r.stderr());
+    let r = import(&["-m", "project.db", "-m", "client.db,role=read"], &["--into", "client"]);
+    assert!(r.stderr().contains("memory \"client\" is read-only"), "{}", r.stderr());
+    // Nothing was written by the refused imports.
+    let stats = |db: &str| d.ok(&["-m", db, "stats", "--json"]).stdout();
+    assert!(stats("project.db").contains("\"entries\":1") && stats("client.db").contains("\"entries\":1"));
+
+    // Chosen, or the only writable one: that memory, and only it.
+    assert_eq!(import(&both, &["--into", "client"]).code(), 0);
+    assert!(stats("client.db").contains("\"entries\":2") && stats("project.db").contains("\"entries\":1"));
+    assert_eq!(import(&["-m", "project.db", "-m", "client.db,role=read"], &[]).code(), 0);
+    assert!(stats("project.db").contains("\"entries\":2"));
+
+    // Other commands read one memory.
+    let r = d.run(&["-m", "project.db", "-m", "client.db", "stats"]);
+    assert!(r.stderr().contains("stats uses one memory and 2 were given"), "{}", r.stderr());
+}

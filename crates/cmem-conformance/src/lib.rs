@@ -92,6 +92,7 @@ macro_rules! conformance_suite {
             evidence_orders_equal_scores,
             mechanical_repairs,
             ties_at_the_top_are_complete,
+            several_memories_rank_after_penalties,
             match_cases,
         );
     };

@@ -52,6 +52,7 @@ pub mod key;
 pub mod locale;
 pub mod lookup;
 pub mod mem;
+pub mod merge;
 pub mod notation;
 pub mod point;
 pub mod provider;
@@ -116,6 +117,7 @@ pub use lookup::{
     lookup, LookupOptions, LookupRequest, Match, MatchType, Penalty, PenaltyKind, SCORE_NEAR_EXACT,
 };
 pub use mem::MemStore;
+pub use merge::{lookup_several, merge_ranked, SourceRank};
 pub use notation::{parse_notation, to_notation, Notation};
 pub use point::{nearer_answer, point_distance, Point};
 pub use provider::Provider;

@@ -114,6 +114,8 @@ pub struct LookupOptions {
     /// unread and keys that share none of the rarer trigrams are not offered: faster,
     /// but on real data it costs recall (the edited words of a query are often its
     /// rarest trigrams), so it is off unless a caller trades recall for speed.
+    /// Unstable: an experiment knob no default path uses (the benchmark's); it may change
+    /// or go in any release.
     pub scan_limit: usize,
 }
 
@@ -298,6 +300,9 @@ pub enum PenaltyKind {
     /// The stored source or target is in another region of the language asked for
     /// (`de-DE` for `de-CH`): [`REGION_PENALTY`](crate::REGION_PENALTY) points a side.
     Region,
+    /// The match comes from a memory that costs a penalty in a lookup over several
+    /// ([`lookup_several`](crate::lookup_several)).
+    Memory,
 }
 
 /// A penalty: `{"kind":"whitespace","points":1}`, one point being 1 %.
@@ -352,7 +357,7 @@ impl Match {
     }
 
     /// Lowers the score by `penalty` and records it.
-    fn charge(&mut self, penalty: Penalty) {
+    pub(crate) fn charge(&mut self, penalty: Penalty) {
         self.score -= f64::from(penalty.points) / 100.0;
         self.penalties.push(penalty);
     }
@@ -360,7 +365,7 @@ impl Match {
     /// The order of a list: score (descending), then the evidence for equal scores —
     /// an identical source first, then more approvals, then the newest approval — then
     /// the tier and the entry id.
-    fn rank(&self, other: &Match) -> Ordering {
+    pub(crate) fn rank(&self, other: &Match) -> Ordering {
         other
             .score
             .total_cmp(&self.score)

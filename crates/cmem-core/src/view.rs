@@ -64,8 +64,12 @@ pub struct MatchView {
     pub match_type: String,
     /// The tier's number, 1 (generalized exact) to 6 (plain fuzzy).
     pub tier: u8,
-    /// The stored entry's id.
+    /// The stored entry's id (in its memory: ids of different memories may be equal).
     pub entry_id: i64,
+    /// The name of the memory the match came from, in a lookup over several (absent
+    /// for a lookup of one memory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
     /// An exact match demoted because differing answers exist and no point was named.
     pub ambiguous: bool,
     /// Where the answer was approved (`profile/channel/collection`; empty: nowhere in
@@ -115,6 +119,7 @@ impl MatchView {
             match_type: m.match_type.as_str().to_owned(),
             tier: m.match_type.number(),
             entry_id: m.entry.id.0,
+            memory: None,
             ambiguous: m.ambiguous,
             point: m.entry.point.as_str().to_owned(),
             unit: m.entry.unit.clone(),
@@ -132,6 +137,13 @@ impl MatchView {
             approvals: m.entry.approvals(),
             last_approved: m.entry.last_approved().to_owned(),
         }
+    }
+}
+
+impl MatchView {
+    /// The view of `m`, which came from the memory named `memory`.
+    pub fn of_memory(m: &Match, memory: &str) -> MatchView {
+        MatchView { memory: Some(memory.to_owned()), ..MatchView::of(m) }
     }
 }
 

@@ -195,7 +195,8 @@ impl RecycleOptions {
 impl Default for RecycleOptions {
     fn default() -> Self {
         RecycleOptions {
-            fuzzy_threshold: 0.70,
+            // The lookup's own default: the threshold lives in one place.
+            fuzzy_threshold: LookupOptions::default().threshold,
             fill_threshold: 0.95,
             point: None,
             source_locale: None,

@@ -41,7 +41,8 @@ pub struct PgOptions {
     /// Without the in-process index: offer `pg_trgm` similarity hits (`%` on the three
     /// keys) before the word steps or the length window, to raise the cut-off early
     /// (default false: on a large memory the similarity query alone can take longer
-    /// than the window it narrows; DESIGN.md §55, §76).
+    /// than the window it narrows; DESIGN.md §55, §76). Unstable: an experiment knob no
+    /// default path uses; it may change or go in any release.
     pub trigram_first: bool,
     /// How long a write waits for another writer before it fails (default 60 s).
     pub write_wait: Duration,

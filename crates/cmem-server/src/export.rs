@@ -10,7 +10,7 @@ use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use cmem::formats::{
-    export, EntrySink, ExportOptions, FormatError, JsonlMode, JsonlOptions, JsonlWriter, KmbWriter, Level,
+    EntrySink, ExportOptions, FormatError, JsonlMode, JsonlOptions, JsonlWriter, KmbWriter, Level,
     TmxWriteOptions, TmxWriter,
 };
 use http_body_util::channel::{Channel, Sender};
@@ -90,7 +90,7 @@ fn drive<S: EntrySink>(
     finish: impl FnOnce(S) -> Result<ToBody, FormatError>,
 ) -> Result<ToBody, FormatError> {
     let mut sink = sink?;
-    export(app.memory.store(), &mut sink, options, &mut |_| {})?;
+    app.memory.export(&mut sink, options, &mut |_| {})?;
     finish(sink)
 }
 

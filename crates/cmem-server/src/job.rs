@@ -13,10 +13,8 @@ use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use cmem::formats::{
-    import, Format, FormatError, FormatErrorKind, ImportOptions, Ingest, IngestOptions, Input, Progress,
-};
-use cmem::Locale;
+use cmem::formats::{Format, FormatError, FormatErrorKind, Input, Progress};
+use cmem::{ImportRequest, Locale};
 use http_body_util::BodyExt;
 use serde::Deserialize;
 use serde_json::json;
@@ -160,20 +158,18 @@ fn run(
         }
     };
     let result = upload_input(file, format, name).and_then(|input| {
-        let rec = app.recognizer.as_ref();
-        let hook = |s: &str, t: &str| match rec {
-            Some(r) => r.recognize_pair(s, t),
-            None => (vec![cmem::Run::text(s)], vec![cmem::Run::text(t)]),
-        };
-        let options = IngestOptions::default().source_locale(from).target_locale(to).strict(strict);
-        let ingest = Ingest::new(vec![input], options, Some(&hook)).cancel_on(Arc::clone(&app.jobs.cancel));
-        let mut import_options = ImportOptions::default();
-        import_options.strict = strict;
-        import(app.memory.store(), ingest, &import_options, &mut |p| update(p))
+        // The memory's recognizer, its rule set recorded and the index persisted: the
+        // one import every front end runs.
+        let request = ImportRequest::new(vec![input])
+            .locales(from, to)
+            .strict(strict)
+            .cancel_on(Arc::clone(&app.jobs.cancel));
+        app.memory.import(request, &mut |p| update(p))
     });
     let Ok(mut v) = job.lock() else { return };
     match result {
-        Ok(report) => {
+        Ok(imported) => {
+            let report = imported.report;
             let p = report.progress;
             v.bytes_read = p.bytes_read;
             v.read = p.read;
@@ -182,10 +178,6 @@ fn run(
             v.problems = p.problems;
             v.problem_messages = report.problems.iter().take(PROBLEMS_SHOWN).map(|e| e.to_string()).collect();
             v.status = "succeeded";
-            if p.inserted + p.deduplicated > 0 {
-                // As `cmem import` does: later queries are recognized as this import was.
-                let _ = app.memory.record_rule_set(app.recognizer.as_ref());
-            }
         }
         Err(e) => {
             v.status = if app.jobs.cancel.load(Ordering::Relaxed) { "cancelled" } else { "failed" };

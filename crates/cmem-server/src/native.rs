@@ -1,9 +1,8 @@
 //! The native API under `/v1`: lookups (one segment or a batch), concordance search,
-//! entries, statistics. Matches are the library's [`MatchView`], the JSON of
+//! entries, statistics. Matches are the library's [`cmem::MatchView`], the JSON of
 //! `cmem lookup --json`.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
@@ -11,8 +10,8 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cmem::{
-    client_masks, prepare_query, EntryId, Locale, LookupOptions, LookupRequest, MatchView, NewEntry, Point,
-    QueryText, Run, SearchQuery, SegmentView, VersionQuery,
+    client_masks, prepare_query, EntryId, Locale, LookupAnswer, LookupOptions, LookupRequest, NewEntry,
+    Point, QueryText, Run, SearchQuery, SegmentView, VersionQuery,
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -153,17 +152,22 @@ fn segment_runs(
     Ok(query?)
 }
 
-/// One lookup's answer: the query, the time taken and the matches.
-fn answer(app: &App, t: &Target, runs: Vec<Run>) -> Result<Map<String, Value>, ApiError> {
-    let req = LookupRequest::new(runs, t.source.clone(), t.target.clone()).options(t.options.clone());
-    let started = Instant::now();
-    let matches = app.memory.lookup(&req)?;
-    let micros = started.elapsed().as_micros() as u64;
-    let mut out = Map::new();
-    out.insert("query".into(), to_value(SegmentView::of(Some(t.source.as_str()), &req.source)));
-    out.insert("micros".into(), Value::from(micros));
-    out.insert("matches".into(), Value::Array(matches.iter().map(|m| to_value(MatchView::of(m))).collect()));
-    Ok(out)
+/// The request of one lookup of `runs`.
+fn request(t: &Target, runs: Vec<Run>) -> LookupRequest {
+    LookupRequest::new(runs, t.source.clone(), t.target.clone()).options(t.options.clone())
+}
+
+/// A lookup's answer ([`cmem::LookupAnswer`]: the query, the time taken and the
+/// matches) as a JSON object, to which a batch adds its fields.
+fn object(answer: LookupAnswer) -> Result<Map<String, Value>, ApiError> {
+    match to_value(answer) {
+        Value::Object(fields) => Ok(fields),
+        _ => Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "an answer that is not an object",
+        )),
+    }
 }
 
 fn to_value<T: serde::Serialize>(v: T) -> Value {
@@ -212,7 +216,7 @@ pub(crate) async fn lookup(
                 body.runs.as_ref(),
                 body.client_masks,
             )?;
-            answer(app, &t, runs)
+            object(app.memory.answer(&request(&t, runs))?)
         })
         .await?;
     Ok(Json(Value::Object(answer)))
@@ -246,15 +250,18 @@ pub(crate) async fn lookup_batch(
                 body.point.as_deref(),
             )?;
             let mut results = Vec::with_capacity(body.segments.len());
-            for (index, s) in body.segments.into_iter().enumerate() {
-                let one = segment_runs(
+            let requests = body.segments.iter().map(|s| {
+                segment_runs(
                     app,
                     s.text.as_deref(),
                     s.notation.as_deref(),
                     s.runs.as_ref(),
                     body.client_masks,
                 )
-                .and_then(|runs| answer(app, &t, runs));
+                .map(|runs| request(&t, runs))
+            });
+            let answers = app.memory.lookup_batch(requests).map(|one| one.and_then(object));
+            for (index, (s, one)) in body.segments.iter().zip(answers).enumerate() {
                 let mut item = match one {
                     Ok(answer) => answer,
                     Err(e) => {
@@ -264,8 +271,8 @@ pub(crate) async fn lookup_batch(
                     }
                 };
                 item.insert("index".into(), Value::from(index));
-                if let Some(id) = s.id {
-                    item.insert("id".into(), id);
+                if let Some(id) = &s.id {
+                    item.insert("id".into(), id.clone());
                 }
                 results.push(Value::Object(item));
             }

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use cmem::formats::{import, Format, ImportOptions, Ingest, IngestOptions, Input};
-use cmem::{Locale, LookupRequest, MatchView, Memory, OpenOptions, QueryText, Recognizer};
+use cmem::formats::{Format, Input};
+use cmem::{ImportRequest, Locale, LookupRequest, MatchView, Memory, OpenOptions, QueryText, Recognizer};
 use cmem_server::{openapi, serve_on, App, RateLimit, Scope, ServerConfig, Tokens};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
@@ -41,14 +41,11 @@ const EXPECTED_QUERIES: &[&str] = &["Automatic", "failed to remove directory %d"
 /// Imports `inputs` into `memory` with the default recognizer (the locales of JSON
 /// Lines inputs `en` → `de`).
 fn import_into(memory: &Memory, inputs: Vec<Input>) {
-    let rec = Recognizer::default();
-    let hook = |s: &str, t: &str| rec.recognize_pair(s, t);
-    let opts = IngestOptions::default()
-        .source_locale(Some(Locale::parse("en").unwrap()))
-        .target_locale(Some(Locale::parse("de").unwrap()));
-    import(memory.store(), Ingest::new(inputs, opts, Some(&hook)), &ImportOptions::default(), &mut |_| {})
-        .unwrap();
-    memory.record_rule_set(Some(&rec)).unwrap();
+    let request = ImportRequest::new(inputs)
+        .locales(Some(Locale::parse("en").unwrap()), Some(Locale::parse("de").unwrap()))
+        .recognizer(Some(Recognizer::default()));
+    memory.import(request, &mut |_| {}).unwrap();
+    assert_eq!(memory.recorded_rule_set().unwrap(), Some(cmem::rule_set_name(Some(&Recognizer::default()))));
 }
 
 impl Server {
@@ -942,7 +939,7 @@ fn shutdown_cancels_a_running_import_which_leaves_nothing() {
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
     // All or nothing: the cancelled import rolled back, or it had already committed.
     let memory = Memory::open_with(s.path.to_str().unwrap(), &OpenOptions::new().read_only(true)).unwrap();
-    let after = memory.store().stats().unwrap().entries;
+    let after = memory.stats().unwrap().entries;
     assert!(after == before || after == before + 60_000, "{before} → {after}");
 }
 

@@ -6,7 +6,12 @@
 //! [`lookup_text`](Memory::lookup_text) and [`lookup`](Memory::lookup),
 //! [`search`](Memory::search), [`versions`](Memory::versions),
 //! [`write`](Memory::write), [`stats`](Memory::stats),
-//! [`recycle_file`](Memory::recycle_file). A [`Match`] renders itself
+//! [`recycle_file`](Memory::recycle_file); front ends use the verbs with every option:
+//! [`import`](Memory::import) (an [`ImportRequest`]), [`export`](Memory::export),
+//! [`recycle`](Memory::recycle), [`analyze`](Memory::analyze), and
+//! [`answer`](Memory::answer) / [`lookup_batch`](Memory::lookup_batch), which return the
+//! serializable [`LookupAnswer`]. [`Memories`] looks up several named memories as one,
+//! each with a role, a priority and a penalty. A [`Match`] renders itself
 //! ([`Match::adapted_text`], [`Match::source_text`]) and serializes with serde; clients
 //! that want one JSON shape everywhere take its [`MatchView`]. Files in every supported
 //! format go in and out through [`formats`].
@@ -45,6 +50,9 @@
 #![forbid(unsafe_code)]
 
 mod address;
+mod answer;
+mod files;
+mod import;
 #[doc = include_str!("../../../docs/matching.md")]
 pub mod matching {}
 // The README's library example, compiled and run as a doctest so it cannot drift.
@@ -52,9 +60,13 @@ pub mod matching {}
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 mod memory;
+mod several;
 
 pub use address::Address;
+pub use answer::LookupAnswer;
+pub use import::{ImportRequest, Imported};
 pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
+pub use several::{choose_writer, Member, Memories, MemorySpec, Role};
 
 /// Word diffs of two texts, as a match's repairs and its rendering show them.
 pub use cmem_core::diff;
@@ -63,10 +75,11 @@ pub use cmem_core::diff;
 pub use cmem_core::imp;
 pub use cmem_core::run::surface_text;
 pub use cmem_core::{
-    client_masks, lookup, prepare_query, to_notation, ContentMemory, Entry, EntryId, Error, ErrorKind,
-    Locale, LocaleFit, LookupOptions, LookupRequest, Match, MatchType, MatchView, NewEntry, Notation, Origin,
-    PairCount, PenaltyKind, Point, PriorVersion, Provider, QueryText, Recognizer, Result, Run, SearchHit,
-    SearchQuery, SegmentView, Stats, Variant, Version, VersionQuery, VersionRequest, WaitHook, WriteOutcome,
+    client_masks, lookup, lookup_several, prepare_query, to_notation, ContentMemory, Entry, EntryId, Error,
+    ErrorKind, Locale, LocaleFit, LookupOptions, LookupRequest, Match, MatchType, MatchView, NewEntry,
+    Notation, Origin, PairCount, PenaltyKind, Point, PriorVersion, Provider, QueryText, Recognizer, Result,
+    Run, SearchHit, SearchQuery, SegmentView, SourceRank, Stats, Variant, Version, VersionQuery,
+    VersionRequest, WaitHook, WriteOutcome,
 };
 /// File formats: readers, writers, import and export, recycle and analyze.
 pub use cmem_formats as formats;

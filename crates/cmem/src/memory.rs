@@ -1,7 +1,7 @@
 //! [`Memory`]: a memory opened by address, whatever store holds it.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -9,10 +9,6 @@ use cmem_core::{
     lookup, prepare_query, ContentMemory, Entry, EntryId, Error, ErrorKind, Locale, LookupOptions,
     LookupRequest, Match, MemStore, NewEntry, QueryText, Recognizer, Result, SearchHit, SearchQuery, Stats,
     Version, VersionQuery, WaitHook, WriteOutcome,
-};
-use cmem_formats::{
-    import, FormatError, ImportOptions, ImportReport, Ingest, IngestOptions, Input, Progress, RecycleOptions,
-    RecycleReport,
 };
 
 use crate::address::Address;
@@ -136,7 +132,7 @@ impl OpenOptions {
 ///
 /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
 /// let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
-/// memory.store().write(&[NewEntry::pair(
+/// memory.write(&[NewEntry::pair(
 ///     Variant::new(en.clone(), vec![Run::text("Save the file")]),
 ///     Variant::new(de.clone(), vec![Run::text("Datei speichern")]),
 /// )])?;
@@ -227,9 +223,11 @@ impl Memory {
         &self.address
     }
 
-    /// The store behind it: the escape hatch for store implementers, tests and the
-    /// format functions that take a [`ContentMemory`]; programs use the verbs of
-    /// `Memory` instead.
+    /// The store behind it: the escape hatch for store implementers (checking their
+    /// store through the facade) and for callers of `cmem_formats` functions over a
+    /// source or sink of their own. Programs use the verbs of `Memory` instead — every
+    /// front end of this workspace does — so that what a verb adds (recognition, the
+    /// recorded rule set, the persisted index) is never skipped.
     pub fn store(&self) -> &dyn ContentMemory {
         &*self.store
     }
@@ -501,139 +499,6 @@ impl Memory {
     /// A read-only memory, or a store failure.
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
         self.store.set_meta(key, value)
-    }
-
-    /// Imports a file (format by its extension; gzip undone), all or nothing, its plain
-    /// strings recognized as the memory's earlier imports were (the default rule sets for
-    /// a new memory), and records that rule set.
-    ///
-    /// # Errors
-    /// The file cannot be opened or read, a fatal format error, or a store failure; the
-    /// memory is then as it was.
-    ///
-    /// # Examples
-    /// ```
-    /// use cmem::{Memory, OpenOptions};
-    ///
-    /// let path = std::env::temp_dir().join(format!("cmem-doc-import-{}.tmx", std::process::id()));
-    /// std::fs::write(
-    ///     &path,
-    ///     r#"<tmx version="1.4"><header srclang="en" datatype="plaintext" segtype="sentence"
-    ///        adminlang="en" creationtool="x" creationtoolversion="1" o-tmf="x"/><body>
-    ///     <tu><tuv xml:lang="en"><seg>Close the window</seg></tuv>
-    ///         <tuv xml:lang="de"><seg>Fenster schließen</seg></tuv></tu>
-    ///     </body></tmx>"#,
-    /// )?;
-    ///
-    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
-    /// let report = memory.import_file(&path);
-    /// std::fs::remove_file(&path)?;
-    /// assert_eq!(report?.progress.inserted, 1);
-    ///
-    /// let matches = memory.lookup_text("Close the window", "en", "de")?;
-    /// assert_eq!(matches[0].score, 1.0);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn import_file(&self, path: impl AsRef<Path>) -> Result<ImportReport, FormatError> {
-        let input = Input::open(path.as_ref(), None)?;
-        self.import_inputs(vec![input], IngestOptions::default(), &ImportOptions::default(), &mut |_| {})
-    }
-
-    /// Imports `bytes` named `name` (the format by the name's extension).
-    ///
-    /// # Errors
-    /// As [`import_file`](Self::import_file), and a name without a known extension.
-    pub fn import_reader(
-        &self,
-        name: &str,
-        bytes: impl std::io::Read + Send + 'static,
-    ) -> Result<ImportReport, FormatError> {
-        let format = cmem_formats::format_of(Path::new(name)).ok_or_else(|| {
-            FormatError::new(
-                cmem_formats::Format::Store,
-                cmem_formats::FormatErrorKind::Unsupported,
-                format!("{name}: unknown format; name it with a known extension"),
-            )
-        })?;
-        let input = Input::from_reader(name, format, bytes);
-        self.import_inputs(vec![input], IngestOptions::default(), &ImportOptions::default(), &mut |_| {})
-    }
-
-    /// Imports `inputs` as one import with every option, reporting progress.
-    ///
-    /// ```
-    /// use cmem::formats::{Format, ImportOptions, IngestOptions, Input};
-    /// use cmem::{Locale, Memory, OpenOptions};
-    ///
-    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
-    /// let file = r#"{"source":"Print","target":"Drucken"}"#;
-    /// let input = Input::from_reader("ui.jsonl", Format::Jsonl, file.as_bytes());
-    /// let locales = IngestOptions::default()
-    ///     .source_locale(Some(Locale::parse("en")?))
-    ///     .target_locale(Some(Locale::parse("de")?));
-    /// let mut batches = 0;
-    /// let report = memory.import_inputs(vec![input], locales, &ImportOptions::default(), &mut |_| batches += 1)?;
-    /// assert_eq!((report.progress.inserted, batches > 0), (1, true));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`import_file`](Self::import_file).
-    pub fn import_inputs(
-        &self,
-        inputs: Vec<Input>,
-        ingest: IngestOptions,
-        options: &ImportOptions,
-        progress: &mut dyn FnMut(&Progress),
-    ) -> Result<ImportReport, FormatError> {
-        let rec = self.recognizer()?;
-        let hook = rec.map(|r| move |s: &str, t: &str| r.recognize_pair(s, t));
-        let hook_ref = hook.as_ref().map(|h| h as cmem_formats::RunsHook<'_>);
-        let report = import(&*self.store, Ingest::new(inputs, ingest, hook_ref), options, progress)?;
-        if report.progress.inserted + report.progress.deduplicated > 0 {
-            self.record_rule_set(rec)?;
-        }
-        Ok(report)
-    }
-
-    /// Pre-translates an XLIFF document from this memory into `output`. Plain-text
-    /// segments are recognized with `options.recognizer`, or, when it is `None`, as the
-    /// memory's imports were ([`recognizer`](Self::recognizer)), so a document matches the
-    /// memory it is recycled from.
-    ///
-    /// ```
-    /// use cmem::formats::RecycleOptions;
-    /// use cmem::{Memory, OpenOptions};
-    ///
-    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
-    /// let tm = r#"{"source":"Hello","target":"Hallo","source_locale":"en","target_locale":"de"}"#;
-    /// memory.import_reader("ui.jsonl", tm.as_bytes())?;
-    /// let dir = std::env::temp_dir();
-    /// let (doc, out) = (dir.join(format!("cmem-doc-{}.xlf", std::process::id())), dir.join(format!("cmem-doc-{}-de.xlf", std::process::id())));
-    /// std::fs::write(&doc, r#"<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
-    /// <file original="ui" source-language="en" target-language="de" datatype="plaintext"><body>
-    /// <trans-unit id="1"><source>Hello</source></trans-unit></body></file></xliff>"#)?;
-    /// let report = memory.recycle_file(&doc, &out, &RecycleOptions::default());
-    /// let written = std::fs::read_to_string(&out);
-    /// # let _ = (std::fs::remove_file(&doc), std::fs::remove_file(&out));
-    /// assert_eq!(report?.filled, 1);
-    /// assert!(written?.contains("Hallo"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`cmem_formats::recycle_file`].
-    pub fn recycle_file(
-        &self,
-        input: impl AsRef<Path>,
-        output: impl AsRef<Path>,
-        options: &RecycleOptions,
-    ) -> Result<RecycleReport, FormatError> {
-        let mut options = options.clone();
-        if options.recognizer.is_none() {
-            options.recognizer = self.recognizer()?.cloned();
-        }
-        cmem_formats::recycle_file(input.as_ref(), output.as_ref(), &*self.store, &options)
     }
 
     /// The recognizer rule set recorded for the memory's imports ([`rule_set_name`]

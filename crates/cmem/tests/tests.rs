@@ -15,7 +15,6 @@ fn a_postgres_address_opens_a_shared_memory() {
     assert!(err.to_string().contains("not a cmem memory"), "{err}");
     let writer = Memory::open_with(&url, &OpenOptions::new().create(true)).unwrap();
     writer
-        .store()
         .write(&[NewEntry::pair(
             Variant::new(en.clone(), vec![Run::text("Save the file")]),
             Variant::new(de.clone(), vec![Run::text("Datei speichern")]),
@@ -29,7 +28,7 @@ fn a_postgres_address_opens_a_shared_memory() {
         assert_eq!(reader.recorded_rule_set().unwrap().as_deref(), Some("none"));
     }
     let read_only = Memory::open_with(&url, &OpenOptions::new().read_only(true)).unwrap();
-    assert!(read_only.store().write(&[]).is_err());
+    assert!(read_only.write(&[]).is_err());
 }
 
 #[test]
@@ -51,7 +50,6 @@ fn a_postgres_memory_keeps_its_index_in_the_directory_asked() {
     let options = OpenOptions::new().create(true).index_dir(&dir);
     let first = Memory::open_with(&url, &options).unwrap();
     first
-        .store()
         .write(&[NewEntry::pair(
             Variant::new(en.clone(), vec![Run::text("Save the file")]),
             Variant::new(de.clone(), vec![Run::text("Datei speichern")]),

@@ -158,7 +158,6 @@ fn python_entries(memory: &Memory) {
         )
     };
     memory
-        .store()
         .write(&[
             pair("Deleted %(count)d files in %(folder)s", "%(count)d Dateien in %(folder)s gelöscht"),
             pair("Hello, %s!", "Hallo, %s!"),
@@ -358,7 +357,6 @@ fn answers_are_kept_until_the_memory_changes_and_carry_an_etag() {
     // A write by another program on the same file: seen as well.
     let other = Memory::open_with(s.path.to_str().unwrap(), &cmem::OpenOptions::new()).unwrap();
     other
-        .store()
         .write(&[NewEntry::pair(
             Variant::new(cmem::Locale::parse("en").unwrap(), vec![cmem::Run::text("Automatic")]),
             Variant::new(cmem::Locale::parse("de").unwrap(), vec![cmem::Run::text("Automatik")]),
