@@ -77,7 +77,8 @@ impl QueryContext {
         if !self.key.is_empty() && !entry.unit.is_empty() {
             return self.key == entry.unit;
         }
-        let stored = |key: &str| entry.metadata.iter().find(|(k, _)| k == key).map(|(_, v)| normalize_text(v));
+        let stored =
+            |key: &str| entry.metadata.iter().find(|(k, _)| k == key).map(|(_, v)| normalize_text(v));
         match (&self.pre, &self.post, stored(CONTEXT_PRE), stored(CONTEXT_POST)) {
             (Some(pre), Some(post), Some(spre), Some(spost)) => *pre == spre && *post == spost,
             _ => false,
@@ -179,7 +180,10 @@ pub struct AttributePenalty {
 impl AttributePenalty {
     /// True when `entry` has the attribute value.
     pub fn applies_to(&self, entry: &Entry) -> bool {
-        self.attribute.values(entry).iter().any(|v| self.value == "*" || v.trim().eq_ignore_ascii_case(&self.value))
+        self.attribute
+            .values(entry)
+            .iter()
+            .any(|v| self.value == "*" || v.trim().eq_ignore_ascii_case(&self.value))
     }
 }
 
@@ -227,7 +231,8 @@ mod tests {
     fn entry(unit: &str, metadata: &[(&str, &str)]) -> Entry {
         let en = Locale::parse("en").unwrap();
         let de = Locale::parse("de").unwrap();
-        let mut e = NewEntry::pair(Variant::new(en, vec![Run::text("a")]), Variant::new(de, vec![Run::text("b")]));
+        let mut e =
+            NewEntry::pair(Variant::new(en, vec![Run::text("a")]), Variant::new(de, vec![Run::text("b")]));
         e.unit = unit.to_owned();
         e.metadata = metadata.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
         e.into_entry(EntryId(1))

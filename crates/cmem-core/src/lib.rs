@@ -109,7 +109,9 @@ pub mod imp {
 }
 
 pub use adapt::{CodeAdaptation, EntityAdaptation};
-pub use context::{context_metadata, context_text, Attribute, AttributePenalty, QueryContext, CONTEXT_POST, CONTEXT_PRE};
+pub use context::{
+    context_metadata, context_text, Attribute, AttributePenalty, QueryContext, CONTEXT_POST, CONTEXT_PRE,
+};
 pub use entry::{merge_origins, Entry, EntryId, Metadata, NewEntry, Origin, Variant, WriteOutcome};
 pub use error::{Error, ErrorKind, Result, StoreError};
 pub use key::{flatten_runs, generalized_text, normalize_text, structural_text};

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use crate::repair::Repair;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::context::{AttributePenalty, QueryContext};
 use crate::adapt::{adapt, entity_values, Adapted, CodeAdaptation, EntityAdaptation};
+use crate::context::{AttributePenalty, QueryContext};
 use crate::distance::{CharSketch, Pattern};
 use crate::entry::{Entry, EntryId};
 use crate::error::{Error, Result};

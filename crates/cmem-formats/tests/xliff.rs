@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use cmem_core::{ContentMemory, Locale, MemStore, NewEntry, Run, Variant};
 use cmem_formats::{
-    analyze_document, count_words, recycle_document, recycle_file, AnalyzeOptions, Band, FillAmbiguous,
-    FormatErrorKind as ErrorKind, RecycleOptions, XliffDocument, XliffVersion,
+    analyze_document, count_words, recycle_document, recycle_file, AnalyzeOptions, Band, Bands,
+    FillAmbiguous, FormatErrorKind as ErrorKind, RecycleOptions, XliffDocument, XliffVersion,
 };
 
 fn testdata() -> PathBuf {
@@ -905,7 +905,7 @@ fn ambiguous_exact_matches_are_not_filled_at_1() {
     // counts it in 95-99, not 100.
     let doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "a.xlf").unwrap();
     let a = analyze_document(&doc, &store, &AnalyzeOptions::default()).unwrap();
-    assert_eq!(a.band(Band::Fuzzy95).unwrap().segments, 1);
+    assert_eq!(a.band(Band::FUZZY95).unwrap().segments, 1);
 }
 
 /// "Step" approved as "Schritt" `schritt` times and as "Schwellenwert" once.
@@ -976,16 +976,16 @@ fn a_dominant_ambiguous_answer_fills_for_review_in_xliff2() {
 
 #[test]
 fn bands_of_scores() {
-    assert_eq!(Band::of(Some(1.0), false), Band::Exact);
-    assert_eq!(Band::of(Some(1.0), true), Band::Fuzzy95);
-    assert_eq!(Band::of(Some(0.99), false), Band::Fuzzy95);
-    assert_eq!(Band::of(Some(0.9499), false), Band::Fuzzy85);
-    assert_eq!(Band::of(Some(0.85), false), Band::Fuzzy85);
-    assert_eq!(Band::of(Some(0.75), false), Band::Fuzzy75);
-    assert_eq!(Band::of(Some(0.7499), false), Band::Fuzzy50);
-    assert_eq!(Band::of(Some(0.5), false), Band::Fuzzy50);
-    assert_eq!(Band::of(Some(0.49), false), Band::NoMatch);
-    assert_eq!(Band::of(None, false), Band::NoMatch);
+    assert_eq!(Bands::default().of(Some(1.0), false, false), Band::Exact);
+    assert_eq!(Bands::default().of(Some(1.0), true, false), Band::FUZZY95);
+    assert_eq!(Bands::default().of(Some(0.99), false, false), Band::FUZZY95);
+    assert_eq!(Bands::default().of(Some(0.9499), false, false), Band::FUZZY85);
+    assert_eq!(Bands::default().of(Some(0.85), false, false), Band::FUZZY85);
+    assert_eq!(Bands::default().of(Some(0.75), false, false), Band::FUZZY75);
+    assert_eq!(Bands::default().of(Some(0.7499), false, false), Band::FUZZY50);
+    assert_eq!(Bands::default().of(Some(0.5), false, false), Band::FUZZY50);
+    assert_eq!(Bands::default().of(Some(0.49), false, false), Band::NoMatch);
+    assert_eq!(Bands::default().of(None, false, false), Band::NoMatch);
 }
 
 #[test]

@@ -11,7 +11,11 @@ fn with_context(source: &str, target: &str, unit: &str, pre: &str, post: &str) -
     Ok(e)
 }
 
-fn ask(store: &dyn ContentMemory, source: &str, context: QueryContext) -> Result<Vec<cmem_core::Match>, Failure> {
+fn ask(
+    store: &dyn ContentMemory,
+    source: &str,
+    context: QueryContext,
+) -> Result<Vec<cmem_core::Match>, Failure> {
     let req = LookupRequest::new(runs(source)?, locale("en")?, locale("de")?).context(context);
     Ok(cmem_core::lookup(store, &req)?)
 }
@@ -80,11 +84,7 @@ pub fn context_matches(make: Make<'_>) -> Outcome {
     placed.point = point("docs")?;
     let ids = write_each(&*store, &[plain.clone(), plain, placed])?;
     let got = ask(&*store, "Save", neighbours("", "Quit"))?;
-    check(
-        "above exact",
-        &got,
-        &[want(ids[2], 1.0, MatchType::ContextExact), want(ids[0], 1.0, SE)],
-    )?;
+    check("above exact", &got, &[want(ids[2], 1.0, MatchType::ContextExact), want(ids[0], 1.0, SE)])?;
     // A fuzzy match is never a context match.
     let got = ask(&*store, "Save it", neighbours("", "Quit"))?;
     ensure!(got.iter().all(|m| !m.match_type.is_exact()), "fuzzy stays fuzzy: {got:?}");
