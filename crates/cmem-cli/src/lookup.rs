@@ -104,6 +104,11 @@ fn write_match(out: &mut dyn Write, m: &Match, color: bool, spaces: bool) -> io:
                 "another region of the language asked for ({} → {})",
                 m.entry.variants[m.source_index].locale, m.entry.variants[m.target_index].locale
             ),
+            cmem::PenaltyKind::Project => format!("the entry's project ({})", m.entry.project_id),
+            cmem::PenaltyKind::Client => "the entry's client".to_owned(),
+            cmem::PenaltyKind::Origin => "the entry's origin".to_owned(),
+            cmem::PenaltyKind::Status => "the entry's review status".to_owned(),
+            cmem::PenaltyKind::File => "the file the entry came from".to_owned(),
             _ => "the text differs from the query".to_owned(),
         };
         writeln!(out, "  penalty  -{}: {what}", p.points)?;
@@ -151,6 +156,7 @@ fn options(args: &LookupArgs) -> LookupOptions {
         .threshold(args.threshold / 100.0)
         .limit(args.limit)
         .maybe_point(args.point.clone())
+        .penalties(args.penalties.clone())
 }
 
 /// Runs `cmem lookup`.

@@ -30,6 +30,8 @@ fn options(args: &RecycleArgs, memory: &cmem::Memory, quiet: bool) -> Result<Rec
     o.target_locale.clone_from(&args.to);
     o.overwrite = args.overwrite;
     o.review_exact = args.review_exact;
+    o.fill_repetitions = !args.no_fill_repetitions;
+    o.lookup.penalties.clone_from(&args.penalties);
     Ok(o.fill_ambiguous(match args.fill_ambiguous {
         FillAmbiguousArg::Never => FillAmbiguous::Never,
         FillAmbiguousArg::Dominant => FillAmbiguous::Dominant,

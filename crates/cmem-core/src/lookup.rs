@@ -198,6 +198,13 @@ impl LookupOptions {
         self
     }
 
+    /// Sets the penalties by attribute.
+    #[must_use]
+    pub fn penalties(mut self, penalties: Vec<AttributePenalty>) -> Self {
+        self.penalties = penalties;
+        self
+    }
+
     /// Exact in every position at any memory size: no budget, no candidate or scan limit.
     #[must_use]
     pub fn exhaustive(self) -> Self {
