@@ -46,10 +46,7 @@ pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>) -> Result<()> {
     options.target_locale.clone_from(&args.to);
     options.recognizer = crate::query::query_recognizer(&args.recognize, &memory, false)?;
     options.lookup.penalties.clone_from(&args.penalties);
-    options.bands.set_fuzzy(&args.bands).map_err(|e| anyhow!("--bands: {e}"))?;
-    if let Some(weights) = &args.weights {
-        options.bands.set_weights(weights).map_err(|e| anyhow!("--weights: {e}"))?;
-    }
+    options.bands = args.band_scheme().map_err(|e| anyhow!(e))?;
     let mut out = Stdout::new();
     if args.csv {
         write!(out, "{CSV_HEADER}")?;

@@ -307,6 +307,16 @@ pub struct LookupArgs {
 /// # Errors
 /// A usage error, to be reported as clap reports its own (exit status 2).
 pub fn check(cli: &Cli) -> Result<(), clap::Error> {
+    if let Command::Analyze(a) = &cli.command {
+        if let Err(message) = a.band_scheme() {
+            let mut cmd = Cli::command();
+            cmd.build();
+            return Err(match cmd.find_subcommand_mut("analyze") {
+                Some(sub) => sub.error(ErrorKind::ValueValidation, message),
+                None => cmd.error(ErrorKind::ValueValidation, message),
+            });
+        }
+    }
     if let Command::Recycle(a) = &cli.command {
         if a.json && a.output == Path::new("-") {
             let mut cmd = Cli::command();
@@ -320,6 +330,21 @@ pub fn check(cli: &Cli) -> Result<(), clap::Error> {
         }
     }
     Ok(())
+}
+
+impl AnalyzeArgs {
+    /// The bands and weights `--bands` and `--weights` ask for.
+    ///
+    /// # Errors
+    /// A bound or weight that does not parse, or a weight for a band there is not.
+    pub fn band_scheme(&self) -> Result<cmem::formats::Bands, String> {
+        let mut bands = cmem::formats::Bands::default();
+        bands.set_fuzzy(&self.bands).map_err(|e| format!("--bands: {e}"))?;
+        if let Some(weights) = &self.weights {
+            bands.set_weights(weights).map_err(|e| format!("--weights: {e}"))?;
+        }
+        Ok(bands)
+    }
 }
 
 /// Parses a penalty rule, `origin:mt=10`.
