@@ -1657,8 +1657,7 @@ fn a_release_is_recycled_and_quoted_from_the_previous_one() {
     d.ok(&["import", "-q", &old]);
     let report = d.ok(&["recycle", &new, "-o", "ru.po", "--to", "ru", "--json"]).json_lines();
     // Independently: a template message stands in its old context when the old catalog
-    // translated the same msgid with the same msgctxt, or, without one, between the
-    // same msgids.
+    // translated the same msgid with the same msgctxt, or between the same msgids.
     let (before, after) = (live_messages(&old), live_messages(&new));
     let neighbours = |list: &[(Option<String>, String, bool)], k: usize| {
         let id = |i: Option<usize>| i.and_then(|i| list.get(i)).map(|m| m.1.clone()).unwrap_or_default();
@@ -1677,10 +1676,8 @@ fn a_release_is_recycled_and_quoted_from_the_previous_one() {
                 let (old_ctx, old_id, translated) = &before[j];
                 *translated
                     && old_id == id
-                    && match (ctx, old_ctx) {
-                        (Some(a), Some(b)) => a == b,
-                        _ => neighbours(&before, j) == neighbours(&after, k),
-                    }
+                    && (matches!((ctx, old_ctx), (Some(a), Some(b)) if a == b && !a.is_empty())
+                        || neighbours(&before, j) == neighbours(&after, k))
             })
         })
         .count();

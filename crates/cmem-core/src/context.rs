@@ -71,11 +71,14 @@ impl QueryContext {
         self.key.is_empty() && self.pre.is_none() && self.post.is_none()
     }
 
-    /// True when `entry` was stored in this context: when both have a unit key, the keys
-    /// are equal; otherwise both neighbours are known on both sides and equal.
+    /// True when `entry` was stored in this context: both have the same unit key, or
+    /// both neighbours are known on both sides and equal. (A differing key does not
+    /// veto equal neighbours: XLIFF unit ids are often positional and change when a
+    /// document is generated again; where two context matches disagree, the lookup
+    /// treats neither as one.)
     pub fn matches(&self, entry: &Entry) -> bool {
-        if !self.key.is_empty() && !entry.unit.is_empty() {
-            return self.key == entry.unit;
+        if !self.key.is_empty() && self.key == entry.unit {
+            return true;
         }
         let stored =
             |key: &str| entry.metadata.iter().find(|(k, _)| k == key).map(|(_, v)| normalize_text(v));
@@ -239,10 +242,12 @@ mod tests {
     }
 
     #[test]
-    fn keys_decide_when_both_have_one() {
+    fn the_key_or_the_neighbours() {
         let ctx = QueryContext { key: "menu".into(), pre: Some("x".into()), post: Some("y".into()) };
         assert!(ctx.matches(&entry("menu", &[])));
-        assert!(!ctx.matches(&entry("title", &[(CONTEXT_PRE, "x"), (CONTEXT_POST, "y")])));
+        assert!(ctx.matches(&entry("7", &[(CONTEXT_PRE, "x"), (CONTEXT_POST, "y")])));
+        assert!(!ctx.matches(&entry("title", &[(CONTEXT_PRE, "x"), (CONTEXT_POST, "z")])));
+        assert!(!QueryContext::default().matches(&entry("", &[])));
     }
 
     #[test]

@@ -24,10 +24,10 @@ fn neighbours(pre: &str, post: &str) -> QueryContext {
     QueryContext { key: String::new(), pre: Some(pre.to_owned()), post: Some(post.to_owned()) }
 }
 
-/// An exact match stored with the query's unit key, or (without keys) with its two
-/// neighbours, is a context match: its own type, first, and the answer that settles
-/// differing exact answers without flagging them ambiguous. Another context, or an
-/// unknown one, leaves a plain exact match.
+/// An exact match stored with the query's unit key, or with its two neighbours, is a
+/// context match: its own type, first, and the answer that settles differing exact
+/// answers without flagging them ambiguous. Another context, an unknown one, or context
+/// matches that disagree leave plain exact matches.
 ///
 /// # Errors
 /// What the store got wrong.
@@ -58,22 +58,30 @@ pub fn context_matches(make: Make<'_>) -> Outcome {
     let got = ask(&*store, "Open", QueryContext::default())?;
     ensure!(got.iter().all(|m| m.match_type != MatchType::ContextExact), "no context asked: {got:?}");
 
-    // By unit key: the key decides over neighbours when both sides have one.
+    // By unit key, whatever the neighbours.
     let store = make();
     let ids = write_each(
         &*store,
         &[
             with_context("May", "Mai", "month", "April", "June")?,
-            with_context("May", "Darf", "verb", "April", "June")?,
+            with_context("May", "Darf", "verb", "You", "go")?,
         ],
     )?;
-    let ctx = QueryContext { key: "verb".into(), pre: Some("April".into()), post: Some("June".into()) };
+    let ctx = QueryContext { key: "verb".into(), pre: Some("We".into()), post: Some("stay".into()) };
     let got = ask(&*store, "May", ctx)?;
     check(
         "unit key",
         &got,
         &[want(ids[1], 1.0, MatchType::ContextExact).target("Darf"), want(ids[0], SCORE_NEAR_EXACT, SE)],
     )?;
+    // Two context matches that disagree (one by key, one by neighbours) are none: the
+    // answers are ambiguous as without context.
+    let ctx = QueryContext { key: "verb".into(), pre: Some("April".into()), post: Some("June".into()) };
+    let got = ask(&*store, "May", ctx)?;
+    ensure!(
+        got.len() == 2 && got.iter().all(|m| m.ambiguous && m.match_type == SE),
+        "disagreeing contexts: ambiguous exact matches: {got:?}"
+    );
 
     // Equal answers: the context match ranks above the plain exact one despite fewer
     // approvals. (An entry equal in text, point and unit is the same entry, whatever its
