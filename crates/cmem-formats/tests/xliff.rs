@@ -975,6 +975,37 @@ fn a_dominant_ambiguous_answer_fills_for_review_in_xliff2() {
 }
 
 #[test]
+fn bands_and_weights_are_configurable() {
+    let mut bands = Bands::default();
+    bands.set_fuzzy("90,60").unwrap();
+    assert_eq!(
+        bands.all(),
+        [
+            Band::Context,
+            Band::Exact,
+            Band::Repetition,
+            Band::Fuzzy { from: 90, to: 99 },
+            Band::Fuzzy { from: 60, to: 89 },
+            Band::NoMatch
+        ]
+    );
+    assert_eq!(bands.of(Some(0.95), false, false), Band::Fuzzy { from: 90, to: 99 });
+    assert_eq!(bands.of(Some(0.61), false, false), Band::Fuzzy { from: 60, to: 89 });
+    assert_eq!(bands.of(Some(0.59), false, false), Band::NoMatch);
+    assert_eq!(bands.of(Some(1.0), false, true), Band::Context);
+    assert_eq!(bands.threshold(), 0.6);
+    bands.set_weights("context=5,100=20,repetitions=15,90=40,60=90,no-match=100").unwrap();
+    let weights: Vec<u8> = bands.all().into_iter().map(|b| bands.weight(b)).collect();
+    assert_eq!(weights, [5, 20, 15, 40, 90, 100]);
+    for bad in ["95,95", "50,75", "0", "100", "x"] {
+        assert!(Bands::default().set_fuzzy(bad).is_err(), "{bad}");
+    }
+    for bad in ["96=10", "context=101", "context", "100=x"] {
+        assert!(Bands::default().set_weights(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
 fn bands_of_scores() {
     assert_eq!(Bands::default().of(Some(1.0), false, false), Band::Exact);
     assert_eq!(Bands::default().of(Some(1.0), true, false), Band::FUZZY95);
