@@ -291,6 +291,17 @@ pub struct LookupArgs {
     /// Show every space as `·` (line breaks are always shown as `⏎`, tabs as `→`).
     #[arg(long)]
     pub show_space: bool,
+    /// The unit key the query stands in (a msgctxt, an XLIFF unit id): an exact match
+    /// approved for it is a context match (101%).
+    #[arg(long, value_name = "KEY", conflicts_with = "batch")]
+    pub context_key: Option<String>,
+    /// The source text of the segment before the query ("" at the start): with
+    /// --context-post, an exact match approved between the same two is a context match.
+    #[arg(long, value_name = "TEXT", requires = "context_post", conflicts_with = "batch")]
+    pub context_pre: Option<String>,
+    /// The source text of the segment after the query ("" at the end).
+    #[arg(long, value_name = "TEXT", requires = "context_pre", conflicts_with = "batch")]
+    pub context_post: Option<String>,
     /// Points off matches whose stored entry has an attribute: ATTRIBUTE:VALUE=POINTS,
     /// the attribute one of project, client, origin, status, file (`origin:mt=10`,
     /// `project:legacy=5`, `client:*=2` for any value); repeatable.

@@ -151,6 +151,21 @@ fn write_match(out: &mut dyn Write, m: &Match, color: bool, spaces: bool) -> io:
     Ok(())
 }
 
+/// Where the query stands, from `--context-key`, `--context-pre`, `--context-post`.
+fn context(args: &LookupArgs) -> cmem::QueryContext {
+    let key = args.context_key.as_deref().unwrap_or_default();
+    match (&args.context_pre, &args.context_post) {
+        (Some(pre), Some(post)) => {
+            cmem::QueryContext::of(key, Some(&[Run::text(pre.clone())]), Some(&[Run::text(post.clone())]))
+        }
+        _ => {
+            let mut context = cmem::QueryContext::default();
+            context.key = key.to_owned();
+            context
+        }
+    }
+}
+
 fn options(args: &LookupArgs) -> LookupOptions {
     LookupOptions::default()
         .threshold(args.threshold / 100.0)
@@ -183,7 +198,9 @@ pub fn run(args: &LookupArgs, memory_flag: Option<&Path>, quiet: bool, color: bo
         (None, Some(text)) => runs_of_text(text, args.notation, rec.as_ref())?,
         (None, None) => bail!("lookup: give TEXT, --runs FILE.json or --batch QUERIES.jsonl"),
     };
-    let req = LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(options(args));
+    let req = LookupRequest::new(runs, args.from.clone(), args.to.clone())
+        .options(options(args))
+        .context(context(args));
     let started = Instant::now();
     let matches = memory.lookup(&req).map_err(|e| anyhow!("lookup: {e}"))?;
     let micros = started.elapsed().as_micros() as u64;
