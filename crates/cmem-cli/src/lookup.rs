@@ -158,11 +158,7 @@ fn context(args: &LookupArgs) -> cmem::QueryContext {
         (Some(pre), Some(post)) => {
             cmem::QueryContext::of(key, Some(&[Run::text(pre.clone())]), Some(&[Run::text(post.clone())]))
         }
-        _ => {
-            let mut context = cmem::QueryContext::default();
-            context.key = key.to_owned();
-            context
-        }
+        _ => cmem::QueryContext { key: key.to_owned(), ..Default::default() },
     }
 }
 
