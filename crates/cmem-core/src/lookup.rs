@@ -413,9 +413,9 @@ impl Match {
         self.match_type == MatchType::ContextExact
     }
 
-    /// The order of a list: score (descending), then the evidence for equal scores —
-    /// an identical source first, then more approvals, then the newest approval — then
-    /// the tier and the entry id.
+    /// The order of a list: score (descending), then a context match, then the evidence
+    /// for equal scores — an identical source first, then more approvals, then the
+    /// newest approval — then the tier and the entry id.
     fn rank(&self, other: &Match) -> Ordering {
         other
             .score
