@@ -1422,8 +1422,8 @@ fn po_export_recycle_and_analyze_with_csv() {
     assert!(!filled_text.ends_with("msgstr \"\"\n"), "{filled_text}");
     let csv = d.ok(&["analyze", "--csv", filled.to_str().unwrap(), po.to_str().unwrap()]).stdout();
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines[0], "file,band,segments,words,words_percent");
-    assert_eq!(lines.len(), 1 + 3 * 8, "{csv}");
+    assert_eq!(lines[0], "file,band,segments,words,words_percent,characters,weight,weighted_words");
+    assert_eq!(lines.len(), 1 + 3 * 9, "{csv}");
     assert!(lines[lines.len() - 1].starts_with("total,total,"), "{csv}");
     assert!(lines.iter().any(|l| l.starts_with("total,repetitions,1,")), "{csv}");
     // Weblate's memory JSON by --format.
