@@ -150,3 +150,30 @@ pub fn html_report(files: &[Analysis], total: Option<&Analysis>) -> String {
     out.push_str("</body>\n</html>\n");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::{analysis, Bands, Counted};
+    use crate::Band;
+
+    #[test]
+    fn html_escapes_names_and_totals_the_rows() {
+        let counted = vec![
+            Counted { key: "a".into(), band: Band::Exact, words: 4, characters: 20 },
+            Counted { key: "b".into(), band: Band::NoMatch, words: 2, characters: 9 },
+        ];
+        let a = analysis("<a&b>.xlf", &counted, 0, &Bands::default());
+        assert_eq!(a.weighted_words, 4.0 * 0.25 + 2.0);
+        let page = html_report(std::slice::from_ref(&a), None);
+        assert!(page.contains("<h2>&lt;a&amp;b&gt;.xlf</h2>"), "{page}");
+        assert!(page.contains("<tr><th scope=\"row\">100%</th><td>1</td><td>4</td><td>20</td><td>66.7</td><td>25%</td><td>1.0</td></tr>"), "{page}");
+        assert!(
+            page.contains("<td>6</td><td>29</td><td>100.0</td><td></td><td>3.0</td></tr></tfoot>"),
+            "{page}"
+        );
+        let csv = a.csv_rows();
+        assert!(csv.starts_with("<a&b>.xlf,context,0,0,0.0,0,0,0.0\n"), "{csv}");
+        assert!(csv.ends_with("<a&b>.xlf,total,2,6,100.0,29,,3.0\n"), "{csv}");
+    }
+}
