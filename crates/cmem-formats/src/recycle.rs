@@ -23,7 +23,9 @@
 //!
 //! | fill | XLIFF 1.2 `target` | XLIFF 2 `segment` |
 //! |---|---|---|
+//! | a context match (docs/matching.md §4), fully adapted, every code placed | `state="translated" state-qualifier="id-match"` | `state="translated" subState="cmem:context-match"` |
 //! | exact, unambiguous, fully adapted, every code placed | `state="translated" state-qualifier="exact-match"` | `state="translated"` (any `subState` removed) |
+//! | a repetition its own lookup left empty, from its first occurrence's fill ([`RecycleOptions::fill_repetitions`]) | `state="needs-review-translation" state-qualifier="leveraged-inherited"` | `state="translated" subState="cmem:repetition"` |
 //! | an ambiguous best match whose answer dominates, with [`FillAmbiguous::Dominant`] | `state="needs-review-translation" state-qualifier="leveraged-tm"` | `state="translated" subState="cmem:needs-review-ambiguous"` |
 //! | anything else | `state="needs-review-translation" state-qualifier="fuzzy-match"` | `state="translated" subState="cmem:needs-review"` |
 //!

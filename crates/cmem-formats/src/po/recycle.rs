@@ -7,9 +7,11 @@
 //!
 //! | best match | `msgstr` | mark |
 //! |---|---|---|
+//! | a context match (docs/matching.md §4), fully adapted | its adapted target | a translator comment `# cmem: context match (PROJECT)` |
 //! | at or above the fill threshold, unambiguous, fully adapted | its adapted target | none (with [`RecycleOptions::review_exact`]: as below) |
 //! | otherwise at or above the fuzzy threshold | its adapted target | `#, fuzzy` and a translator comment `# cmem: 87% match (PROJECT)`, as msgmerge and translate-toolkit's `pretranslate` leave fuzzy matches |
 //! | ambiguous (differing answers, no point), one answer dominating by evidence, with [`FillAmbiguous::Dominant`] | that answer | `#, fuzzy` and `# cmem: 99% match, the dominant of ambiguous answers (PROJECT)` |
+//! | ambiguous otherwise, or none, in a repetition of an earlier filled message ([`RecycleOptions::fill_repetitions`]) | the first occurrence's fill | `#, fuzzy` and `# cmem: repetition of line N` |
 //! | ambiguous otherwise | left empty | |
 //! | none | left empty | |
 //!
