@@ -1,11 +1,12 @@
 //! `cmem analyze`: the leverage report of XLIFF files and PO/POT catalogs, a table per
-//! file (and a grand total), JSON Lines or CSV.
+//! file (and a grand total), JSON Lines or CSV, and a standalone HTML page.
 
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
-use cmem::formats::{Analysis, AnalyzeOptions, Batch, CSV_HEADER};
+use cmem::formats::output::OutputFile;
+use cmem::formats::{html_report, Analysis, AnalyzeOptions, Batch, CSV_HEADER};
 
 use crate::args::AnalyzeArgs;
 use crate::import::located;
@@ -43,6 +44,8 @@ pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>) -> Result<()> {
     options.source_locale.clone_from(&args.from);
     options.target_locale.clone_from(&args.to);
     options.recognizer = crate::query::query_recognizer(&args.recognize, &memory, false)?;
+    options.lookup.penalties.clone_from(&args.penalties);
+    options.bands = args.band_scheme().map_err(|e| anyhow!(e))?;
     let mut out = Stdout::new();
     if args.csv {
         write!(out, "{CSV_HEADER}")?;
@@ -63,9 +66,17 @@ pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>) -> Result<()> {
         };
         write(&mut out, args, &analysis, i == 0)?;
     }
-    if args.files.len() > 1 {
-        write(&mut out, args, &batch.total(), false)?;
+    let total = (args.files.len() > 1).then(|| batch.total());
+    if let Some(total) = &total {
+        write(&mut out, args, total, false)?;
     }
     out.flush()?;
+    if let Some(path) = &args.html {
+        let page = html_report(batch.files(), total.as_ref());
+        let fail = |e: std::io::Error| anyhow!("analyze: cannot write {}: {e}", path.display());
+        let mut file = OutputFile::create(path).map_err(fail)?;
+        file.write_all(page.as_bytes()).map_err(fail)?;
+        file.commit().map_err(fail)?;
+    }
     Ok(())
 }

@@ -307,6 +307,22 @@ pub struct LookupArgs {
     /// Show every space as `·` (line breaks are always shown as `⏎`, tabs as `→`).
     #[arg(long)]
     pub show_space: bool,
+    /// The unit key the query stands in (a msgctxt, an XLIFF unit id): an exact match
+    /// approved for it is a context match (101%).
+    #[arg(long, value_name = "KEY", conflicts_with = "batch")]
+    pub context_key: Option<String>,
+    /// The source text of the segment before the query ("" at the start): with
+    /// --context-post, an exact match approved between the same two is a context match.
+    #[arg(long, value_name = "TEXT", requires = "context_post", conflicts_with = "batch")]
+    pub context_pre: Option<String>,
+    /// The source text of the segment after the query ("" at the end).
+    #[arg(long, value_name = "TEXT", requires = "context_pre", conflicts_with = "batch")]
+    pub context_post: Option<String>,
+    /// Points off matches whose stored entry has an attribute: ATTRIBUTE:VALUE=POINTS,
+    /// the attribute one of project, client, origin, status, file (`origin:mt=10`,
+    /// `project:legacy=5`, `client:*=2` for any value); repeatable.
+    #[arg(long = "penalty", value_name = "ATTRIBUTE:VALUE=POINTS", value_parser = penalty)]
+    pub penalties: Vec<cmem::AttributePenalty>,
     /// Inline-code recognition of plain text.
     #[command(flatten)]
     pub recognize: RecognizeArgs,
@@ -318,6 +334,16 @@ pub struct LookupArgs {
 /// # Errors
 /// A usage error, to be reported as clap reports its own (exit status 2).
 pub fn check(cli: &Cli) -> Result<(), clap::Error> {
+    if let Command::Analyze(a) = &cli.command {
+        if let Err(message) = a.band_scheme() {
+            let mut cmd = Cli::command();
+            cmd.build();
+            return Err(match cmd.find_subcommand_mut("analyze") {
+                Some(sub) => sub.error(ErrorKind::ValueValidation, message),
+                None => cmd.error(ErrorKind::ValueValidation, message),
+            });
+        }
+    }
     if let Command::Recycle(a) = &cli.command {
         if a.json && a.output == Path::new("-") {
             let mut cmd = Cli::command();
@@ -331,6 +357,26 @@ pub fn check(cli: &Cli) -> Result<(), clap::Error> {
         }
     }
     Ok(())
+}
+
+impl AnalyzeArgs {
+    /// The bands and weights `--bands` and `--weights` ask for.
+    ///
+    /// # Errors
+    /// A bound or weight that does not parse, or a weight for a band there is not.
+    pub fn band_scheme(&self) -> Result<cmem::formats::Bands, String> {
+        let mut bands = cmem::formats::Bands::default();
+        bands.set_fuzzy(&self.bands).map_err(|e| format!("--bands: {e}"))?;
+        if let Some(weights) = &self.weights {
+            bands.set_weights(weights).map_err(|e| format!("--weights: {e}"))?;
+        }
+        Ok(bands)
+    }
+}
+
+/// Parses a penalty rule, `origin:mt=10`.
+fn penalty(s: &str) -> Result<cmem::AttributePenalty, String> {
+    s.parse().map_err(|e: cmem::Error| e.to_string())
 }
 
 /// Parses a count of at least 1: `--limit 0` would ask for nothing, which is a mistake.
@@ -583,6 +629,15 @@ pub struct RecycleArgs {
     /// Print the report as JSON on stdout instead of the summary (needs -o FILE).
     #[arg(long)]
     pub json: bool,
+    /// Points off matches whose stored entry has an attribute: ATTRIBUTE:VALUE=POINTS,
+    /// the attribute one of project, client, origin, status, file (`origin:mt=10`,
+    /// `project:legacy=5`, `client:*=2` for any value); repeatable.
+    #[arg(long = "penalty", value_name = "ATTRIBUTE:VALUE=POINTS", value_parser = penalty)]
+    pub penalties: Vec<cmem::AttributePenalty>,
+    /// Leave a repetition whose own lookup fills nothing empty, instead of filling it
+    /// from its first occurrence (for review).
+    #[arg(long)]
+    pub no_fill_repetitions: bool,
     /// Inline-code recognition of segments whose source has no inline elements.
     #[command(flatten)]
     pub recognize: RecognizeArgs,
@@ -594,19 +649,26 @@ Examples:
   cmem analyze doc.xlf --from en --to de --point web --json
   cmem analyze po/*.po --csv > leverage.csv
 
-Each translatable segment with text is looked up once and counted in the band of its
-best match: 100% (exact and unambiguous), 95-99%, 85-94%, 75-84%, 50-74%, no match. A
+Each translatable segment with text is looked up in its context (its unit key and its
+neighbours) and counted in the band of its best match: context (101%: exact, and
+approved for the same unit or between the same neighbours), 100% (exact and
+unambiguous), 95-99%, 85-94%, 75-84%, 50-74% (the fuzzy bands: --bands), no match. A
 segment whose source (text and code positions) appeared earlier in the same file is
-counted as a repetition instead. Words are counted as translators are paid: spaced words,
-and each character of Chinese, Japanese, Korean, Thai and other unspaced scripts.
+counted as a repetition instead, unless it is a context match. Words are counted as
+translators are paid: spaced words (codes are no words), and each character of Chinese,
+Japanese, Korean, Thai and other unspaced scripts; characters are those of the text
+but white space. Weighted words are each band's words times its weight (--weights).
 
 PO and POT catalogs (by their extension) are analyzed message by message. With more
 than one file a grand total follows, in which a segment seen in an earlier file of the
 run counts as a repetition too.
 
 One table per file; with --json one JSON line per file (and one for the total):
-{\"file\", \"bands\": [{\"band\", \"segments\", \"words\"}], \"segments\", \"words\",
-\"skipped\"}; with --csv the rows file,band,segments,words,words_percent.";
+{\"file\", \"bands\": [{\"band\", \"segments\", \"words\", \"characters\", \"weight\",
+\"weighted_words\"}], \"segments\", \"words\", \"characters\", \"weighted_words\",
+\"skipped\"}; with --csv the rows
+file,band,segments,words,words_percent,characters,weight,weighted_words; --html FILE
+writes the same tables as a page to send.";
 
 /// `cmem analyze`.
 #[derive(Debug, Args)]
@@ -626,9 +688,25 @@ pub struct AnalyzeArgs {
     /// Print JSON Lines, one report a file.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
-    /// Print CSV: file,band,segments,words,words_percent.
+    /// Print CSV: file,band,segments,words,words_percent,characters,weight,weighted_words.
     #[arg(long)]
     pub csv: bool,
+    /// Also write the report as a standalone HTML page to FILE.
+    #[arg(long, value_name = "FILE.html")]
+    pub html: Option<PathBuf>,
+    /// The fuzzy bands by their lowest percentage, highest first.
+    #[arg(long, value_name = "PERCENTS", default_value = "95,85,75,50")]
+    pub bands: String,
+    /// Weights of the bands in percent of a new word, for weighted words: BAND=PERCENT
+    /// pairs, the band context, 100, repetitions, a fuzzy band's lowest percentage, or
+    /// no-match (default: context=0,100=25,repetitions=25,95=50,85=70,75=100,50=100,no-match=100).
+    #[arg(long, value_name = "BAND=PERCENT,…")]
+    pub weights: Option<String>,
+    /// Points off matches whose stored entry has an attribute: ATTRIBUTE:VALUE=POINTS,
+    /// the attribute one of project, client, origin, status, file (`origin:mt=10`,
+    /// `project:legacy=5`, `client:*=2` for any value); repeatable.
+    #[arg(long = "penalty", value_name = "ATTRIBUTE:VALUE=POINTS", value_parser = penalty)]
+    pub penalties: Vec<cmem::AttributePenalty>,
     /// Inline-code recognition of segments whose source has no inline elements.
     #[command(flatten)]
     pub recognize: RecognizeArgs,

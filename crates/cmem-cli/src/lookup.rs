@@ -109,6 +109,11 @@ fn write_match(
             cmem::PenaltyKind::Memory => {
                 format!("the penalty of memory {}", memory.unwrap_or("(unnamed)"))
             }
+            cmem::PenaltyKind::Project => format!("the entry's project ({})", m.entry.project_id),
+            cmem::PenaltyKind::Client => "the entry's client".to_owned(),
+            cmem::PenaltyKind::Origin => "the entry's origin".to_owned(),
+            cmem::PenaltyKind::Status => "the entry's review status".to_owned(),
+            cmem::PenaltyKind::File => "the file the entry came from".to_owned(),
             _ => "the text differs from the query".to_owned(),
         };
         writeln!(out, "  penalty  -{}: {what}", p.points)?;
@@ -151,11 +156,23 @@ fn write_match(
     Ok(())
 }
 
+/// Where the query stands, from `--context-key`, `--context-pre`, `--context-post`.
+fn context(args: &LookupArgs) -> cmem::QueryContext {
+    let key = args.context_key.as_deref().unwrap_or_default();
+    match (&args.context_pre, &args.context_post) {
+        (Some(pre), Some(post)) => {
+            cmem::QueryContext::of(key, Some(&[Run::text(pre.clone())]), Some(&[Run::text(post.clone())]))
+        }
+        _ => cmem::QueryContext { key: key.to_owned(), ..Default::default() },
+    }
+}
+
 fn options_of(args: &LookupArgs) -> LookupOptions {
     LookupOptions::default()
         .threshold(args.threshold / 100.0)
         .limit(args.limit)
         .maybe_point(args.point.clone())
+        .penalties(args.penalties.clone())
 }
 
 /// What a lookup reads: one memory, or several merged.
@@ -270,7 +287,9 @@ pub fn run(args: &LookupArgs, given: &Given, quiet: bool, color: bool) -> Result
         (None, Some(text)) => runs_of_text(text, args.notation, rec.as_ref())?,
         (None, None) => bail!("lookup: give TEXT, --runs FILE.json or --batch QUERIES.jsonl"),
     };
-    let req = LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(options_of(args));
+    let req = LookupRequest::new(runs, args.from.clone(), args.to.clone())
+        .options(options_of(args))
+        .context(context(args));
     let mut out = Stdout::new();
     let matches = if args.json {
         let answer = looked.answer(&req).map_err(|e| anyhow!("lookup: {e}"))?;

@@ -28,6 +28,8 @@ fn options(args: &RecycleArgs, memory: &cmem::Memory, quiet: bool) -> Result<Rec
     o.target_locale.clone_from(&args.to);
     o.overwrite = args.overwrite;
     o.review_exact = args.review_exact;
+    o.fill_repetitions = !args.no_fill_repetitions;
+    o.lookup.penalties.clone_from(&args.penalties);
     Ok(o.fill_ambiguous(match args.fill_ambiguous {
         FillAmbiguousArg::Never => FillAmbiguous::Never,
         FillAmbiguousArg::Dominant => FillAmbiguous::Dominant,
@@ -144,6 +146,24 @@ fn summary(r: &RecycleReport, input: &str, output: &str, took: &str) -> String {
         n(r.untouched),
         n(r.skipped),
     );
+    if r.filled_context > 0 {
+        let what =
+            if r.filled_context == 1 { "fill is a context match" } else { "fills are context matches" };
+        line.push_str(&format!("; {} exact {what} (101%)", n(r.filled_context)));
+    }
+    if r.repetitions > 0 {
+        line.push_str(&format!("; {}", plural(r.repetitions as u64, "repetition")));
+        if r.filled_repetitions > 0 {
+            line.push_str(&format!(
+                " ({} from the first occurrence, marked for review)",
+                if r.filled_repetitions == 1 {
+                    "1 filled".to_owned()
+                } else {
+                    format!("{} filled", n(r.filled_repetitions))
+                }
+            ));
+        }
+    }
     if r.filled_ambiguous > 0 {
         line.push_str(&format!(
             "; {} the dominant of ambiguous answers (marked for review)",
@@ -185,8 +205,20 @@ mod tests {
              in 1.5 s; 2 inline codes of the fills without a counterpart in the source left out (those fills are \
              marked for review)"
         );
-        r.filled_ambiguous = 3;
+        r.filled_context = 2;
+        r.repetitions = 4;
+        r.filled_repetitions = 1;
         r.codes_dropped = 0;
+        assert!(
+            summary(&r, "-", "b.xlf", "1.5 s").ends_with(
+                "in 1.5 s; 2 exact fills are context matches (101%); 4 repetitions (1 filled from the first occurrence, marked for review)"
+            ),
+            "{}",
+            summary(&r, "-", "b.xlf", "1.5 s")
+        );
+        r.filled_context = 0;
+        r.repetitions = 0;
+        r.filled_ambiguous = 3;
         assert!(
             summary(&r, "-", "b.xlf", "1.5 s")
                 .ends_with("; 3 fills are the dominant of ambiguous answers (marked for review)"),

@@ -1223,38 +1223,41 @@ fn analyze_prints_a_table_per_file_or_json_lines() {
         r.stdout(),
         format!(
             "{a}
-band          segments     words  words%
-repetitions          1         2   12.5%
-100%                 1         3   18.8%
-95-99%               0         0    0.0%
-85-94%               3         9   56.2%
-75-84%               0         0    0.0%
-50-74%               0         0    0.0%
-no match             1         2   12.5%
-total                6        16  100.0%
+band          segments     words characters  words%  weight   weighted
+context              0         0          0    0.0%      0%        0.0
+100%                 1         3         11   18.8%     25%        0.8
+repetitions          1         2          9   12.5%     25%        0.5
+95-99%               0         0          0    0.0%     50%        0.0
+85-94%               3         9         36   56.2%     70%        6.3
+75-84%               0         0          0    0.0%    100%        0.0
+50-74%               0         0          0    0.0%    100%        0.0
+no match             1         2          9   12.5%    100%        2.0
+total                6        16         65  100.0%                9.6
 (1 segment not translatable or without text)
 
 {b}
-band          segments     words  words%
-repetitions          0         0    0.0%
-100%                 2         4   33.3%
-95-99%               0         0    0.0%
-85-94%               0         0    0.0%
-75-84%               0         0    0.0%
-50-74%               0         0    0.0%
-no match             3         8   66.7%
-total                5        12  100.0%
+band          segments     words characters  words%  weight   weighted
+context              0         0          0    0.0%      0%        0.0
+100%                 2         4         20   33.3%     25%        1.0
+repetitions          0         0          0    0.0%     25%        0.0
+95-99%               0         0          0    0.0%     50%        0.0
+85-94%               0         0          0    0.0%     70%        0.0
+75-84%               0         0          0    0.0%    100%        0.0
+50-74%               0         0          0    0.0%    100%        0.0
+no match             3         8         50   66.7%    100%        8.0
+total                5        12         70  100.0%                9.0
 
 total
-band          segments     words  words%
-repetitions          1         2    7.1%
-100%                 3         7   25.0%
-95-99%               0         0    0.0%
-85-94%               3         9   32.1%
-75-84%               0         0    0.0%
-50-74%               0         0    0.0%
-no match             4        10   35.7%
-total               11        28  100.0%
+band          segments     words characters  words%  weight   weighted
+context              0         0          0    0.0%      0%        0.0
+100%                 3         7         31   25.0%     25%        1.8
+repetitions          1         2          9    7.1%     25%        0.5
+95-99%               0         0          0    0.0%     50%        0.0
+85-94%               3         9         36   32.1%     70%        6.3
+75-84%               0         0          0    0.0%    100%        0.0
+50-74%               0         0          0    0.0%    100%        0.0
+no match             4        10         59   35.7%    100%       10.0
+total               11        28        135  100.0%               18.6
 (1 segment not translatable or without text)
 "
         )
@@ -1275,8 +1278,9 @@ total               11        28  100.0%
     assert_eq!(
         bands,
         [
-            ("repetition", 0, 0),
+            ("context", 0, 0),
             ("exact", 2, 4),
+            ("repetition", 0, 0),
             ("fuzzy95", 0, 0),
             ("fuzzy85", 0, 0),
             ("fuzzy75", 0, 0),
@@ -1286,7 +1290,7 @@ total               11        28  100.0%
     );
     // Another target locale: nothing stored for it.
     let lines = d.ok(&["analyze", "--json", "--to", "de", &b]).json_lines();
-    assert_eq!(lines[0]["bands"][6]["segments"], 5);
+    assert_eq!(lines[0]["bands"][7]["segments"], 5);
     // A bad file after a good one: the good one's report, then the located error.
     let bad = td("invalid/oasis-xliff22__bad_SegmentWithoutSource.xlf");
     let r = d.run(&["analyze", &b, &bad]);
@@ -1418,8 +1422,8 @@ fn po_export_recycle_and_analyze_with_csv() {
     assert!(!filled_text.ends_with("msgstr \"\"\n"), "{filled_text}");
     let csv = d.ok(&["analyze", "--csv", filled.to_str().unwrap(), po.to_str().unwrap()]).stdout();
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines[0], "file,band,segments,words,words_percent");
-    assert_eq!(lines.len(), 1 + 3 * 8, "{csv}");
+    assert_eq!(lines[0], "file,band,segments,words,words_percent,characters,weight,weighted_words");
+    assert_eq!(lines.len(), 1 + 3 * 9, "{csv}");
     assert!(lines[lines.len() - 1].starts_with("total,total,"), "{csv}");
     assert!(lines.iter().any(|l| l.starts_with("total,repetitions,1,")), "{csv}");
     // Weblate's memory JSON by --format.
@@ -1756,4 +1760,118 @@ fn a_write_to_several_memories_needs_one_writable_or_a_choice() {
     // Other commands read one memory.
     let r = d.run(&["-m", "project.db", "-m", "client.db", "stats"]);
     assert!(r.stderr().contains("stats uses one memory and 2 were given"), "{}", r.stderr());
+}
+
+/// The messages of a catalog that are neither the header nor obsolete: (msgctxt, msgid,
+/// translated).
+fn live_messages(path: &str) -> Vec<(Option<String>, String, bool)> {
+    let catalog = cmem::formats::po::read_catalog(std::fs::read(path).unwrap().as_slice(), path).unwrap();
+    catalog
+        .messages
+        .iter()
+        .filter(|m| !m.is_header() && !m.obsolete)
+        .map(|m| (m.context.clone(), m.id.clone(), !m.untranslated() && !m.has_flag("fuzzy")))
+        .collect()
+}
+
+#[test]
+fn a_release_is_recycled_and_quoted_from_the_previous_one() {
+    // Zren/plasma-applet-eventcalendar: the Russian catalog of v75 is the memory, the
+    // template of v76 (five messages added after "Tasks", two msgids changed) the job.
+    let d = Dir::new();
+    let (old, new) = (td("po/eventcalendar-v75-ru.po"), td("po/eventcalendar-v76-template.pot"));
+    d.ok(&["import", "-q", &old]);
+    let report = d.ok(&["recycle", &new, "-o", "ru.po", "--to", "ru", "--json"]).json_lines();
+    // Independently: a template message stands in its old context when the old catalog
+    // translated the same msgid with the same msgctxt, or between the same msgids.
+    let (before, after) = (live_messages(&old), live_messages(&new));
+    let neighbours = |list: &[(Option<String>, String, bool)], k: usize| {
+        let id = |i: Option<usize>| i.and_then(|i| list.get(i)).map(|m| m.1.clone()).unwrap_or_default();
+        (id(k.checked_sub(1)), id(Some(k + 1)))
+    };
+    // `%1m` and `%1s` are flagged c-format (xgettext's mis-flag of Qt's `%1`), so they
+    // read as one printf conversion each: no text, nothing to look up (the 2 skipped).
+    assert_eq!(report[0]["skipped"], 2);
+    let in_context = (0..after.len())
+        .filter(|&k| {
+            let (ctx, id, _) = &after[k];
+            if id == "%1m" || id == "%1s" {
+                return false;
+            }
+            (0..before.len()).any(|j| {
+                let (old_ctx, old_id, translated) = &before[j];
+                *translated
+                    && old_id == id
+                    && (matches!((ctx, old_ctx), (Some(a), Some(b)) if a == b && !a.is_empty())
+                        || neighbours(&before, j) == neighbours(&after, k))
+            })
+        })
+        .count();
+    assert!(in_context > 150, "{in_context}");
+    assert_eq!(report[0]["filled_context"], in_context, "{report:?}");
+    let out = std::fs::read_to_string(d.path("ru.po")).unwrap();
+    assert_eq!(out.matches("# cmem: context match (eventcalendar)\n").count(), in_context);
+    // "Tasks" lost its next neighbour and "Add Calendar" its previous one: exact, not
+    // context; "Set Language…" changed: a fuzzy fill.
+    for (id, comment) in [
+        ("Tasks", "#: ../contents/ui/config/ConfigGoogleCalendar.qml\nmsgid \"Tasks\""),
+        ("Add Calendar", "#: ../contents/ui/config/ConfigICal.qml\nmsgid \"Add Calendar\""),
+    ] {
+        let at = out.find(comment).unwrap_or_else(|| panic!("{id} not found"));
+        assert!(!out[..at].ends_with("# cmem: context match (eventcalendar)\n"), "{id}");
+    }
+    assert!(out.contains("#, fuzzy\nmsgid \"Set Language…\"\nmsgstr \"Установить язык...\""), "{out}");
+    // A msgctxt decides: both "MMM d" messages are context matches.
+    assert!(out.contains(
+        "# cmem: context match (eventcalendar)\n#: ../contents/ui/AgendaListItem.qml\nmsgctxt \"agenda date format line 1\"\nmsgid \"MMM d\""
+    ));
+
+    // The quote, in every shape: the same bands and weighted words.
+    let text = d.ok(&["analyze", &new, "--to", "ru"]).stdout();
+    let row = |label: &str| -> Vec<String> {
+        let line = text.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("{label}: {text}"));
+        line[label.len()..].split_whitespace().map(str::to_owned).collect()
+    };
+    assert_eq!(row("context")[0], in_context.to_string(), "{text}");
+    assert_eq!(&row("context")[4..], ["0%", "0.0"], "{text}");
+    let json = d.ok(&["analyze", &new, "--to", "ru", "--json"]).json_lines();
+    let bands = json[0]["bands"].as_array().unwrap();
+    assert_eq!(
+        (bands[0]["band"].as_str(), bands[0]["segments"].as_u64()),
+        (Some("context"), Some(in_context as u64))
+    );
+    let weighted: f64 = bands.iter().map(|b| b["weighted_words"].as_f64().unwrap()).sum();
+    assert!((weighted - json[0]["weighted_words"].as_f64().unwrap()).abs() < 1e-9);
+    assert!(weighted > 0.0);
+    assert_eq!(row("total").last().unwrap(), &format!("{weighted:.1}"), "{text}");
+    let csv = d.ok(&["analyze", &new, "--to", "ru", "--csv"]).stdout();
+    let total = csv.lines().last().unwrap();
+    assert!(total.ends_with(&format!(",,{weighted:.1}")), "{csv}");
+    assert!(csv.contains(&format!(",context,{in_context},")), "{csv}");
+    // Other weights and bands: every context word priced at 10 %, one 90 % band.
+    let lines = d
+        .ok(&["analyze", &new, "--to", "ru", "--json", "--bands", "90", "--weights", "context=10,90=80"])
+        .json_lines();
+    let bands = lines[0]["bands"].as_array().unwrap();
+    let names: Vec<&str> = bands.iter().map(|b| b["band"].as_str().unwrap()).collect();
+    assert_eq!(names, ["context", "exact", "repetition", "fuzzy90", "no_match"]);
+    let context_words = bands[0]["words"].as_f64().unwrap();
+    assert!((bands[0]["weighted_words"].as_f64().unwrap() - context_words * 0.1).abs() < 1e-9);
+    let r = d.run(&["analyze", &new, "--to", "ru", "--weights", "96=10"]);
+    assert_eq!(r.code(), 2, "a usage error: {}", r.stderr());
+    assert!(r.stderr().contains("no band \"96\""), "{}", r.stderr());
+    assert_eq!(d.run(&["analyze", &new, "--to", "ru", "--bands", "50,75"]).code(), 2);
+    // A standalone page with the same table.
+    d.ok(&["analyze", &new, "--to", "ru", "--html", "quote.html"]);
+    let html = std::fs::read_to_string(d.path("quote.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
+    assert!(!html.contains("<script") && !html.contains("http"), "standalone");
+    assert!(
+        html.contains(&format!(
+            "<tr><th scope=\"row\">context</th><td>{in_context}</td><td>{}</td>",
+            context_words as u64
+        )),
+        "{html}"
+    );
+    assert!(html.contains(&format!("<td>{weighted:.1}</td></tr></tfoot>")), "{html}");
 }

@@ -90,6 +90,8 @@ macro_rules! conformance_suite {
             fuzzy_candidates_are_complete,
             memory_metadata,
             evidence_orders_equal_scores,
+            context_matches,
+            attribute_penalties,
             mechanical_repairs,
             ties_at_the_top_are_complete,
             several_memories_rank_after_penalties,

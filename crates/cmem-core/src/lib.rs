@@ -45,6 +45,7 @@ macro_rules! setters {
 }
 
 pub mod adapt;
+pub mod context;
 pub mod diff;
 pub mod entry;
 pub mod error;
@@ -109,6 +110,9 @@ pub mod imp {
 }
 
 pub use adapt::{CodeAdaptation, EntityAdaptation};
+pub use context::{
+    context_metadata, context_text, Attribute, AttributePenalty, QueryContext, CONTEXT_POST, CONTEXT_PRE,
+};
 pub use entry::{merge_origins, Entry, EntryId, Metadata, NewEntry, Origin, Variant, WriteOutcome};
 pub use error::{Error, ErrorKind, Result, StoreError};
 pub use key::{flatten_runs, generalized_text, normalize_text, structural_text};

@@ -9,6 +9,7 @@ use crate::repair::Repair;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::adapt::{adapt, entity_values, Adapted, CodeAdaptation, EntityAdaptation};
+use crate::context::{AttributePenalty, QueryContext};
 use crate::distance::{CharSketch, Pattern};
 use crate::entry::{Entry, EntryId};
 use crate::error::{Error, Result};
@@ -26,6 +27,10 @@ pub const SCORE_NEAR_EXACT: f64 = 0.99;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MatchType {
+    /// Equal structural keys, no entity value differs, and the stored entry's context is
+    /// the query's (its unit key, or both neighbours): 1.0, ranked above every other
+    /// exact match, "101 %" (docs/matching.md §4).
+    ContextExact,
     /// Equal generalized keys, some entity value differs: 1.0.
     GeneralizedExact,
     /// Equal structural keys, no entity value differs: 1.0.
@@ -41,9 +46,9 @@ pub enum MatchType {
 }
 
 impl MatchType {
-    /// The tier number, 1–6.
+    /// The tier number: 0 for a context match, then 1–6.
     pub fn number(self) -> u8 {
-        self as u8 + 1
+        self as u8
     }
 
     /// True for the three exact tiers.
@@ -54,6 +59,7 @@ impl MatchType {
     /// The snake-case name (`structural_exact`).
     pub fn as_str(self) -> &'static str {
         match self {
+            MatchType::ContextExact => "context_exact",
             MatchType::GeneralizedExact => "generalized_exact",
             MatchType::StructuralExact => "structural_exact",
             MatchType::PlainExact => "plain_exact",
@@ -117,6 +123,9 @@ pub struct LookupOptions {
     /// Unstable: an experiment knob no default path uses (the benchmark's); it may change
     /// or go in any release.
     pub scan_limit: usize,
+    /// Points off matches whose stored entry has an attribute (`origin:mt=10`), charged
+    /// as penalties of the attribute's kind; default none (docs/matching.md §4).
+    pub penalties: Vec<AttributePenalty>,
 }
 
 impl Default for LookupOptions {
@@ -129,6 +138,7 @@ impl Default for LookupOptions {
             verify_budget: usize::MAX,
             max_candidates: 150,
             scan_limit: usize::MAX,
+            penalties: Vec::new(),
         }
     }
 }
@@ -190,6 +200,13 @@ impl LookupOptions {
         self
     }
 
+    /// Sets the penalties by attribute.
+    #[must_use]
+    pub fn penalties(mut self, penalties: Vec<AttributePenalty>) -> Self {
+        self.penalties = penalties;
+        self
+    }
+
     /// Exact in every position at any memory size: no budget, no candidate or scan limit.
     #[must_use]
     pub fn exhaustive(self) -> Self {
@@ -209,12 +226,20 @@ pub struct LookupRequest {
     pub target_locale: Locale,
     /// Threshold, limit, point.
     pub options: LookupOptions,
+    /// Where the segment stands in its document, for context matches; default: unknown.
+    pub context: QueryContext,
 }
 
 impl LookupRequest {
     /// A lookup with default options.
     pub fn new(source: Vec<Run>, source_locale: Locale, target_locale: Locale) -> Self {
-        LookupRequest { source, source_locale, target_locale, options: LookupOptions::default() }
+        LookupRequest {
+            source,
+            source_locale,
+            target_locale,
+            options: LookupOptions::default(),
+            context: QueryContext::default(),
+        }
     }
 
     /// A lookup from locale `from` to `to` given as tags (`"en"`, `"de-AT"`), with default
@@ -240,6 +265,13 @@ impl LookupRequest {
     #[must_use]
     pub fn options(mut self, options: LookupOptions) -> Self {
         self.options = options;
+        self
+    }
+
+    /// Sets where the segment stands in its document.
+    #[must_use]
+    pub fn context(mut self, context: QueryContext) -> Self {
+        self.context = context;
         self
     }
 }
@@ -303,6 +335,16 @@ pub enum PenaltyKind {
     /// The match comes from a memory that costs a penalty in a lookup over several
     /// ([`lookup_several`](crate::lookup_several)).
     Memory,
+    /// An [`AttributePenalty`] on the entry's project.
+    Project,
+    /// An [`AttributePenalty`] on the entry's client.
+    Client,
+    /// An [`AttributePenalty`] on the entry's origin (machine translation, …).
+    Origin,
+    /// An [`AttributePenalty`] on the entry's review status.
+    Status,
+    /// An [`AttributePenalty`] on the file the entry came from.
+    File,
 }
 
 /// A penalty: `{"kind":"whitespace","points":1}`, one point being 1 %.
@@ -362,13 +404,28 @@ impl Match {
         self.penalties.push(penalty);
     }
 
-    /// The order of a list: score (descending), then the evidence for equal scores —
-    /// an identical source first, then more approvals, then the newest approval — then
-    /// the tier and the entry id.
+    /// Charges every rule of `rules` that applies to the entry.
+    fn charge_attributes(&mut self, rules: &[AttributePenalty]) {
+        for rule in rules {
+            if rule.points > 0 && rule.applies_to(&self.entry) {
+                self.charge(Penalty { kind: rule.attribute.penalty_kind(), points: rule.points });
+            }
+        }
+    }
+
+    /// True for a context match.
+    pub fn is_context(&self) -> bool {
+        self.match_type == MatchType::ContextExact
+    }
+
+    /// The order of a list: score (descending), then a context match, then the evidence
+    /// for equal scores — an identical source first, then more approvals, then the
+    /// newest approval — then the tier and the entry id.
     pub(crate) fn rank(&self, other: &Match) -> Ordering {
         other
             .score
             .total_cmp(&self.score)
+            .then(other.is_context().cmp(&self.is_context()))
             .then(other.identical_source.cmp(&self.identical_source))
             .then(other.entry.approvals().cmp(&self.entry.approvals()))
             .then(other.entry.last_approved().cmp(self.entry.last_approved()))
@@ -457,7 +514,14 @@ fn lookup_in_scope(
             if seen.contains(&entry.id) {
                 continue;
             }
-            if let Some(m) = exact_match(entry, keys, asked) {
+            if let Some(mut m) = exact_match(entry, keys, asked) {
+                if m.match_type == MatchType::StructuralExact
+                    && m.score >= 1.0
+                    && !req.context.is_empty()
+                    && req.context.matches(&m.entry)
+                {
+                    m.match_type = MatchType::ContextExact;
+                }
                 seen.insert(m.entry.id);
                 exact.push(m);
             }
@@ -501,9 +565,15 @@ fn lookup_in_scope(
     let mut fetched: HashMap<EntryId, Option<Entry>> =
         wanted.iter().copied().zip(store.get_many(&wanted)?).collect();
     let mut last_taken = f64::INFINITY;
+    let penalized = opts.penalties.iter().any(|p| p.points > 0);
     for (id, score, kind) in fuzzy {
-        if out.len() >= opts.limit && score + 1e-12 < last_taken {
-            break;
+        if out.len() >= opts.limit {
+            // Attribute penalties can put a later candidate above one taken: read on
+            // while its unpenalized score could still reach the list.
+            let floor = if penalized { kth_score(&out, opts.limit) } else { last_taken };
+            if score + 1e-12 < floor {
+                break;
+            }
         }
         last_taken = score;
         let entry = match fetched.remove(&id) {
@@ -519,15 +589,23 @@ fn lookup_in_scope(
         let mut m = new_match(entry, si, ti, score, MatchType::fuzzy(kind), adapted, asked);
         if region > 0 {
             m.charge(Penalty { kind: PenaltyKind::Region, points: region });
-            if m.score + 1e-12 < opts.threshold {
-                continue;
-            }
+        }
+        m.charge_attributes(&opts.penalties);
+        if m.score + 1e-12 < opts.threshold {
+            continue;
         }
         out.push(m);
     }
     out.sort_by(Match::rank);
     out.truncate(opts.limit);
     Ok(out)
+}
+
+/// The `k`-th best score of `matches` (`k` ≥ 1 and at most their number).
+fn kth_score(matches: &[Match], k: usize) -> f64 {
+    let mut scores: Vec<f64> = matches.iter().map(|m| m.score).collect();
+    scores.sort_by(|a, b| b.total_cmp(a));
+    scores.get(k.saturating_sub(1)).copied().unwrap_or(f64::NEG_INFINITY)
 }
 
 /// The source and target variants a lookup from `src` to `tgt` uses in `entry` (the
@@ -676,6 +754,7 @@ fn exact_match(entry: Entry, q: &Keys, asked: &Asked<'_>) -> Option<Match> {
     if region > 0 {
         m.charge(Penalty { kind: PenaltyKind::Region, points: region });
     }
+    m.charge_attributes(&req.options.penalties);
     Some(m)
 }
 
@@ -690,6 +769,23 @@ fn settle_ambiguity(matches: &mut [Match], point: Option<&Point>) {
     let first = answer(&matches[full[0]]);
     if full.iter().all(|&i| answer(&matches[i]) == first) {
         return;
+    }
+    // Context matches that agree settle it: the answer given in this very place wins.
+    let context: Vec<usize> = full.iter().copied().filter(|&i| matches[i].is_context()).collect();
+    if let Some(&c) = context.first() {
+        let win = answer(&matches[c]);
+        if context.iter().all(|&i| answer(&matches[i]) == win) {
+            for &i in &full {
+                if answer(&matches[i]) != win {
+                    matches[i].score = SCORE_NEAR_EXACT;
+                }
+            }
+            return;
+        }
+        // Differing answers in one context are no context: the ordinary rule decides.
+        for &i in &context {
+            matches[i].match_type = MatchType::StructuralExact;
+        }
     }
     match point {
         Some(caller) => {
@@ -740,6 +836,9 @@ struct Sink<'a> {
     /// so the cut-off never overshoots).
     top: BinaryHeap<Reverse<OrdF64>>,
     cutoff: f64,
+    /// The most attribute penalties can take off a candidate: its score less this is
+    /// what it is sure to keep, and only that may raise the cut-off.
+    slack: f64,
 }
 
 struct OrdF64(f64);
@@ -777,10 +876,12 @@ impl<'a> Sink<'a> {
             best: HashMap::new(),
             top: BinaryHeap::new(),
             cutoff: threshold,
+            slack: 0.0,
         };
         for m in exact {
             sink.push_top(m.score);
         }
+        sink.slack = f64::from(opts.penalties.iter().map(|p| u32::from(p.points)).sum::<u32>()) / 100.0;
         sink
     }
 
@@ -822,7 +923,7 @@ impl<'a> Sink<'a> {
             }
             None => {
                 self.best.insert(id, (sim, kind));
-                self.push_top(sim.min(SCORE_NEAR_EXACT));
+                self.push_top(sim.min(SCORE_NEAR_EXACT) - self.slack);
             }
         }
         self.cutoff

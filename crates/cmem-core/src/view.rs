@@ -60,9 +60,10 @@ pub struct MatchView {
     pub score: f64,
     /// The score in percent, as text output, options and XLIFF write it (0–100).
     pub percent: f64,
-    /// The tier's name (`generalized_exact` … `plain_fuzzy`).
+    /// The tier's name (`context_exact`, `generalized_exact` … `plain_fuzzy`).
     pub match_type: String,
-    /// The tier's number, 1 (generalized exact) to 6 (plain fuzzy).
+    /// The tier's number, 0 (a context match, "101 %"), 1 (generalized exact) to 6
+    /// (plain fuzzy).
     pub tier: u8,
     /// The stored entry's id (in its memory: ids of different memories may be equal).
     pub entry_id: i64,

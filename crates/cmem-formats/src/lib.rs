@@ -67,8 +67,8 @@ pub mod xliff_in;
 pub mod xml;
 
 pub use analyze::{
-    analyze, analyze_document, analyze_file, count_words, Analysis, AnalyzeOptions, Band, BandCount, Batch,
-    CSV_HEADER,
+    analyze, analyze_document, analyze_file, count_run_characters, count_words, html_report, Analysis,
+    AnalyzeOptions, Band, BandCount, Bands, Batch, CSV_HEADER,
 };
 pub use error::{Format, FormatError, FormatErrorKind};
 pub use import::{

@@ -23,7 +23,9 @@
 //!
 //! | fill | XLIFF 1.2 `target` | XLIFF 2 `segment` |
 //! |---|---|---|
+//! | a context match (docs/matching.md §4), fully adapted, every code placed | `state="translated" state-qualifier="id-match"` | `state="translated" subState="cmem:context-match"` |
 //! | exact, unambiguous, fully adapted, every code placed | `state="translated" state-qualifier="exact-match"` | `state="translated"` (any `subState` removed) |
+//! | a repetition its own lookup left empty, from its first occurrence's fill ([`RecycleOptions::fill_repetitions`]) | `state="needs-review-translation" state-qualifier="leveraged-inherited"` | `state="translated" subState="cmem:repetition"` |
 //! | an ambiguous best match whose answer dominates, with [`FillAmbiguous::Dominant`] | `state="needs-review-translation" state-qualifier="leveraged-tm"` | `state="translated" subState="cmem:needs-review-ambiguous"` |
 //! | anything else | `state="needs-review-translation" state-qualifier="fuzzy-match"` | `state="translated" subState="cmem:needs-review"` |
 //!
@@ -74,7 +76,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cmem_core::run::runs_to_json;
-use cmem_core::{lookup, ContentMemory, Locale, LookupOptions, LookupRequest, Match, Point, Run};
+use cmem_core::{
+    lookup, ContentMemory, Locale, LookupOptions, LookupRequest, Match, Point, QueryContext, Run,
+};
 use serde::Serialize;
 
 use crate::error::{Format, FormatError, FormatErrorKind};
@@ -162,6 +166,11 @@ pub struct RecycleOptions {
     /// Whether a segment whose best matches are ambiguous is filled; default
     /// [`FillAmbiguous::Never`].
     pub fill_ambiguous: FillAmbiguous,
+    /// A repetition (a later segment with the same source runs) whose own lookup fills
+    /// nothing takes its first occurrence's fill, marked for review as a repetition
+    /// (its own context may differ: the first may have been a context match); default
+    /// true.
+    pub fill_repetitions: bool,
 }
 
 impl RecycleOptions {
@@ -209,6 +218,7 @@ impl Default for RecycleOptions {
             lookup: LookupOptions::default(),
             recognizer: None,
             fill_ambiguous: FillAmbiguous::Never,
+            fill_repetitions: true,
         }
     }
 }
@@ -223,6 +233,15 @@ pub struct RecycleReport {
     pub filled: usize,
     /// Of those, exact fills (not marked for review).
     pub filled_exact: usize,
+    /// Of the exact fills, context matches (101 %: the entry was approved for this
+    /// unit, or between the same neighbours).
+    pub filled_context: usize,
+    /// Segments looked up whose source (its runs) an earlier segment of the document
+    /// has: in-document repetitions.
+    pub repetitions: usize,
+    /// Repetitions filled from the first occurrence's fill, when their own lookup
+    /// filled nothing (marked for review; see [`RecycleOptions::fill_repetitions`]).
+    pub filled_repetitions: usize,
     /// Of those, fills with an ambiguous answer that dominates by evidence
     /// ([`FillAmbiguous::Dominant`]; marked for review).
     pub filled_ambiguous: usize,
@@ -249,6 +268,15 @@ impl std::fmt::Display for RecycleReport {
             "{} segments: {} filled ({} exact), {} with candidates, {} untouched, {} skipped",
             self.segments, self.filled, self.filled_exact, self.with_candidates, self.untouched, self.skipped
         )?;
+        if self.filled_context > 0 {
+            write!(f, "; {} context matches", self.filled_context)?;
+        }
+        if self.repetitions > 0 {
+            write!(f, "; {} repetitions", self.repetitions)?;
+            if self.filled_repetitions > 0 {
+                write!(f, " ({} filled from their first occurrence)", self.filled_repetitions)?;
+            }
+        }
         if self.filled_ambiguous > 0 {
             write!(f, "; {} of the fills chose the dominant of ambiguous answers", self.filled_ambiguous)?;
         }
@@ -324,8 +352,24 @@ pub(crate) fn recognized_sources(
         .collect()
 }
 
-/// A lookup: the source runs, the source and target locales.
-pub(crate) type Query<'a> = (&'a [Run], Locale, Locale);
+/// A lookup: the source runs, the source and target locales, where the segment stands.
+pub(crate) type Query<'a> = (&'a [Run], Locale, Locale, QueryContext);
+
+/// Where segment `index` of `doc` stands: its unit id, and the sources of the segments
+/// before and after it (docs/matching.md §4). Translated XLIFF imports keep the same
+/// ([`XliffReader`](crate::XliffReader)), so a document recycled again finds its
+/// context matches.
+pub(crate) fn xliff_context(doc: &XliffDocument, index: usize) -> QueryContext {
+    let (pre, post) = xliff_neighbours(doc, index);
+    QueryContext::of(&doc.segments()[index].unit_id, pre, post)
+}
+
+/// The sources of the segments before and after segment `index`.
+pub(crate) fn xliff_neighbours(doc: &XliffDocument, index: usize) -> (Option<&[Run]>, Option<&[Run]>) {
+    let segs = doc.segments();
+    let pre = index.checked_sub(1).and_then(|i| segs.get(i)).map(|s| s.source.as_slice());
+    (pre, segs.get(index + 1).map(|s| s.source.as_slice()))
+}
 
 /// The lookup queries of the segments `indexes`: each one's source as `recognized`
 /// (from [`recognized_sources`] for the same `indexes`) gives it, else as it is, with
@@ -345,7 +389,7 @@ pub(crate) fn lookup_queries<'a>(
     for (k, &i) in indexes.iter().enumerate() {
         let (src, trg) = locales.of(doc, i, source, target)?;
         let runs = recognized[k].as_deref().unwrap_or(doc.segments()[i].source.as_slice());
-        queries.push((runs, src, trg));
+        queries.push((runs, src, trg, xliff_context(doc, i)));
     }
     Ok(queries)
 }
@@ -403,8 +447,8 @@ pub(crate) fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
-/// Looks up each distinct (source, locales) once (a repeated segment reuses its first
-/// lookup), on `threads` threads; the results are in the order of `queries` (`None` only if a
+/// Looks up each distinct (source, locales, context) once (a repeated segment in the
+/// same context reuses its first lookup), on `threads` threads; the results are in the order of `queries` (`None` only if a
 /// lookup thread stopped without a result).
 pub(crate) fn lookup_all(
     store: &dyn ContentMemory,
@@ -417,8 +461,16 @@ pub(crate) fn lookup_all(
     let slot: Vec<usize> = queries
         .iter()
         .enumerate()
-        .map(|(i, (runs, src, trg))| {
-            let key = format!("{}\u{0}{}\u{0}{}", runs_to_json(runs), src.as_str(), trg.as_str());
+        .map(|(i, (runs, src, trg, context))| {
+            let key = format!(
+                "{}\u{0}{}\u{0}{}\u{0}{}\u{0}{:?}\u{0}{:?}",
+                runs_to_json(runs),
+                src.as_str(),
+                trg.as_str(),
+                context.key,
+                context.pre,
+                context.post
+            );
             *first.entry(key).or_insert_with(|| {
                 distinct.push(i);
                 distinct.len() - 1
@@ -430,8 +482,10 @@ pub(crate) fn lookup_all(
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         let Some(&i) = distinct.get(k) else { break };
-        let (runs, src, trg) = &queries[i];
-        let request = LookupRequest::new(runs.to_vec(), src.clone(), trg.clone()).options(options.clone());
+        let (runs, src, trg, context) = &queries[i];
+        let request = LookupRequest::new(runs.to_vec(), src.clone(), trg.clone())
+            .options(options.clone())
+            .context(context.clone());
         let result = Arc::new(lookup(store, &request));
         if let Ok(mut r) = results.lock() {
             r[k] = Some(result);
@@ -527,6 +581,8 @@ pub fn recycle_document(
     if let Some(lang) = target_language {
         doc.set_target_language(&lang);
     }
+    // The first occurrence of each source (as runs) and what filled it.
+    let mut firsts: HashMap<String, Option<Vec<Run>>> = HashMap::new();
     for ((&index, result), recognized) in todo.iter().zip(results).zip(&recognized) {
         // A plain-text segment has no elements for codes: write them as their text.
         let as_doc = |runs: &[Run]| if recognized.is_some() { codes_as_text(runs) } else { runs.to_vec() };
@@ -535,6 +591,18 @@ pub fn recycle_document(
             report.skipped += 1;
             continue;
         };
+        let source_key = runs_to_json(&doc.segments()[index].source);
+        let first_fill = match firsts.get(&source_key) {
+            Some(fill) => {
+                report.repetitions += 1;
+                fill.clone()
+            }
+            None => None,
+        };
+        let first = !firsts.contains_key(&source_key);
+        if first {
+            firsts.insert(source_key.clone(), None);
+        }
         let mut rest: Vec<&Match> = matches.iter().collect();
         let mut filled = false;
         // The match that fills: the best unless it is ambiguous; then the answer that
@@ -556,7 +624,11 @@ pub fn recycle_document(
             let written = doc.render(index, &target);
             let dropped = written.dropped;
             let exact = exact && dropped == 0;
+            let context = exact && best.is_context();
             let (state, qualifier) = match (v1, exact, best.ambiguous) {
+                // XLIFF 1.2: "a match based on matching IDs (in addition to matching text)".
+                (true, true, _) if context => ("translated", Some("id-match")),
+                (false, true, _) if context => ("translated", Some("cmem:context-match")),
                 (true, true, _) => ("translated", Some("exact-match")),
                 (true, false, true) => ("needs-review-translation", Some("leveraged-tm")),
                 (true, false, false) => ("needs-review-translation", Some("fuzzy-match")),
@@ -570,11 +642,30 @@ pub fn recycle_document(
             if exact {
                 report.filled_exact += 1;
             }
+            if context {
+                report.filled_context += 1;
+            }
             if best.ambiguous {
                 report.filled_ambiguous += 1;
             }
+            if first {
+                firsts.insert(source_key, Some(target));
+            }
             filled = true;
             rest.remove(pick);
+        } else if let Some(target) = first_fill.filter(|_| options.fill_repetitions) {
+            let written = doc.render(index, &target);
+            report.codes_dropped += written.dropped;
+            let (state, qualifier) = if v1 {
+                // "Derived from existing translation of the same information".
+                ("needs-review-translation", Some("leveraged-inherited"))
+            } else {
+                ("translated", Some("cmem:repetition"))
+            };
+            doc.set_written_target(index, written, state, qualifier);
+            report.filled += 1;
+            report.filled_repetitions += 1;
+            filled = true;
         }
         let mut candidates: Vec<Candidate> = Vec::new();
         for m in rest.iter().filter(|m| m.score >= options.fuzzy_threshold) {

@@ -50,6 +50,7 @@ setters!(RecycleOptions {
     lookup: LookupOptions,
     recognizer: Option<cmem_core::recognize::Recognizer>,
     fill_ambiguous: FillAmbiguous,
+    fill_repetitions: bool,
 });
 
 setters!(AnalyzeOptions {
@@ -59,6 +60,7 @@ setters!(AnalyzeOptions {
     threads: usize,
     lookup: LookupOptions,
     recognizer: Option<cmem_core::recognize::Recognizer>,
+    bands: crate::analyze::Bands,
 });
 
 setters!(TmxWriteOptions {

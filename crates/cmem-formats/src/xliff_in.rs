@@ -17,7 +17,8 @@
 //! whose source and target are both plain text goes through the recognizer hook like
 //! a plain JSON Lines string. Its unit is the `trans-unit` / `unit` id, its project the
 //! document's file name; `xliff:segment` metadata holds the segment id when the unit
-//! is segmented.
+//! is segmented, and `tmx:prop:x-context-pre` / `-post` the sources of the segments
+//! before and after it (for context matches when a later version is recycled).
 
 use std::collections::VecDeque;
 use std::io::BufRead;
@@ -104,6 +105,8 @@ impl XliffReader {
             if let Some(id) = seg.segment_id.as_ref().filter(|_| segmented(&seg.unit_id)) {
                 metadata.push(("xliff:segment".to_owned(), id.clone()));
             }
+            let (pre, post) = crate::recycle::xliff_neighbours(&doc, index);
+            metadata.extend(cmem_core::context_metadata(pre, post));
             items.push_back(Ok(Item::Entry(NewEntry {
                 variants: vec![Variant::new(src, source_runs), Variant::new(trg, target_runs)],
                 unit: seg.unit_id.clone(),

@@ -187,6 +187,12 @@ mod po {
         let mut out = Vec::new();
         let report = recycle_po(input.as_slice(), "ar.po", &mut out, &store, &options).unwrap();
         assert_eq!((report.segments, report.filled, report.filled_exact), (376, 376, 376), "{report:?}");
+        // Every message stands where the memory's did: each fill is a context match,
+        // marked by a translator comment.
+        assert_eq!(report.filled_context, 376, "{report:?}");
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert_eq!(text.matches("# cmem: context match (0.1)\n").count(), 376);
+        let out: Vec<u8> = text.replace("# cmem: context match (0.1)\n", "").into_bytes();
         msgfmt_accepts(&out, "a recycled catalog");
         let (filled, _) =
             collect_items(PoReader::new(out.as_slice(), po_options("out.po"), Some(&hook)).unwrap()).unwrap();
@@ -296,8 +302,9 @@ mod po {
         let mut batch = Batch::new();
         let path = testdata("po/allauth-ar-untranslated.po");
         let first = batch.add_file(&path, &store, &options).unwrap().clone();
-        let exact = first.band(cmem_formats::Band::Exact).unwrap().segments;
-        assert!(exact > 360, "{first}");
+        // The same catalog, untranslated: its messages stand where the memory's did.
+        let context = first.band(cmem_formats::Band::Context).unwrap().segments;
+        assert!(context > 360, "{first}");
         assert_eq!(first.segments, 376);
         let second = batch.add_file(&path, &store, &options).unwrap().clone();
         assert_eq!(second, {
@@ -307,12 +314,26 @@ mod po {
         });
         let total = batch.total();
         assert_eq!(total.segments, 752);
-        // The second file repeats the first: all its segments are repetitions in the total.
         let reps = |a: &cmem_formats::Analysis| a.band(cmem_formats::Band::Repetition).unwrap().segments;
-        assert_eq!(reps(&total), reps(&first) * 2 + first.segments - reps(&first));
+        // The second file repeats the first: its segments are repetitions in the total,
+        // but for the context matches, which stay context matches.
+        assert_eq!(reps(&total), reps(&first) * 2 + first.segments - reps(&first) - context);
+        assert_eq!(total.band(cmem_formats::Band::Context).unwrap().segments, context * 2);
         let csv = format!("{CSV_HEADER}{}", total.csv_rows());
-        assert!(csv.starts_with("file,band,segments,words,words_percent\ntotal,repetitions,"), "{csv}");
-        assert!(csv.ends_with(&format!("total,total,752,{},100.0\n", total.words)), "{csv}");
+        assert!(
+            csv.starts_with(
+                "file,band,segments,words,words_percent,characters,weight,weighted_words\ntotal,context,"
+            ),
+            "{csv}"
+        );
+        assert!(csv.contains("\ntotal,repetitions,"), "{csv}");
+        assert!(
+            csv.ends_with(&format!(
+                "total,total,752,{},100.0,{},,{:.1}\n",
+                total.words, total.characters, total.weighted_words
+            )),
+            "{csv}"
+        );
     }
 }
 

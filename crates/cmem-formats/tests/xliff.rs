@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use cmem_core::{ContentMemory, Locale, MemStore, NewEntry, Run, Variant};
 use cmem_formats::{
-    analyze_document, count_words, recycle_document, recycle_file, AnalyzeOptions, Band, FillAmbiguous,
-    FormatErrorKind as ErrorKind, RecycleOptions, XliffDocument, XliffVersion,
+    analyze_document, count_words, recycle_document, recycle_file, AnalyzeOptions, Band, Bands,
+    FillAmbiguous, FormatErrorKind as ErrorKind, RecycleOptions, XliffDocument, XliffVersion,
 };
 
 fn testdata() -> PathBuf {
@@ -905,7 +905,7 @@ fn ambiguous_exact_matches_are_not_filled_at_1() {
     // counts it in 95-99, not 100.
     let doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "a.xlf").unwrap();
     let a = analyze_document(&doc, &store, &AnalyzeOptions::default()).unwrap();
-    assert_eq!(a.band(Band::Fuzzy95).unwrap().segments, 1);
+    assert_eq!(a.band(Band::FUZZY95).unwrap().segments, 1);
 }
 
 /// "Step" approved as "Schritt" `schritt` times and as "Schwellenwert" once.
@@ -975,17 +975,48 @@ fn a_dominant_ambiguous_answer_fills_for_review_in_xliff2() {
 }
 
 #[test]
+fn bands_and_weights_are_configurable() {
+    let mut bands = Bands::default();
+    bands.set_fuzzy("90,60").unwrap();
+    assert_eq!(
+        bands.all(),
+        [
+            Band::Context,
+            Band::Exact,
+            Band::Repetition,
+            Band::Fuzzy { from: 90, to: 99 },
+            Band::Fuzzy { from: 60, to: 89 },
+            Band::NoMatch
+        ]
+    );
+    assert_eq!(bands.of(Some(0.95), false, false), Band::Fuzzy { from: 90, to: 99 });
+    assert_eq!(bands.of(Some(0.61), false, false), Band::Fuzzy { from: 60, to: 89 });
+    assert_eq!(bands.of(Some(0.59), false, false), Band::NoMatch);
+    assert_eq!(bands.of(Some(1.0), false, true), Band::Context);
+    assert_eq!(bands.threshold(), 0.6);
+    bands.set_weights("context=5,100=20,repetitions=15,90=40,60=90,no-match=100").unwrap();
+    let weights: Vec<u8> = bands.all().into_iter().map(|b| bands.weight(b)).collect();
+    assert_eq!(weights, [5, 20, 15, 40, 90, 100]);
+    for bad in ["95,95", "50,75", "0", "100", "x"] {
+        assert!(Bands::default().set_fuzzy(bad).is_err(), "{bad}");
+    }
+    for bad in ["96=10", "context=101", "context", "100=x"] {
+        assert!(Bands::default().set_weights(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
 fn bands_of_scores() {
-    assert_eq!(Band::of(Some(1.0), false), Band::Exact);
-    assert_eq!(Band::of(Some(1.0), true), Band::Fuzzy95);
-    assert_eq!(Band::of(Some(0.99), false), Band::Fuzzy95);
-    assert_eq!(Band::of(Some(0.9499), false), Band::Fuzzy85);
-    assert_eq!(Band::of(Some(0.85), false), Band::Fuzzy85);
-    assert_eq!(Band::of(Some(0.75), false), Band::Fuzzy75);
-    assert_eq!(Band::of(Some(0.7499), false), Band::Fuzzy50);
-    assert_eq!(Band::of(Some(0.5), false), Band::Fuzzy50);
-    assert_eq!(Band::of(Some(0.49), false), Band::NoMatch);
-    assert_eq!(Band::of(None, false), Band::NoMatch);
+    assert_eq!(Bands::default().of(Some(1.0), false, false), Band::Exact);
+    assert_eq!(Bands::default().of(Some(1.0), true, false), Band::FUZZY95);
+    assert_eq!(Bands::default().of(Some(0.99), false, false), Band::FUZZY95);
+    assert_eq!(Bands::default().of(Some(0.9499), false, false), Band::FUZZY85);
+    assert_eq!(Bands::default().of(Some(0.85), false, false), Band::FUZZY85);
+    assert_eq!(Bands::default().of(Some(0.75), false, false), Band::FUZZY75);
+    assert_eq!(Bands::default().of(Some(0.7499), false, false), Band::FUZZY50);
+    assert_eq!(Bands::default().of(Some(0.5), false, false), Band::FUZZY50);
+    assert_eq!(Bands::default().of(Some(0.49), false, false), Band::NoMatch);
+    assert_eq!(Bands::default().of(None, false, false), Band::NoMatch);
 }
 
 #[test]
@@ -1174,4 +1205,142 @@ fn each_xliff1_version_gets_its_own_attributes_and_order() {
         assert!(out.contains("</alt-trans>\n    <x:foreign"), "{version}: {out}");
         assert!(out.contains("<note>a note</note>\n  </trans-unit>"), "{version}: {out}");
     }
+}
+
+/// An XLIFF 1.2 document of `units` (id, source, target or none).
+fn xliff12(units: &[(&str, &str, Option<&str>)]) -> String {
+    let mut body = String::new();
+    for (id, source, target) in units {
+        let target = target.map(|t| format!("<target state=\"translated\">{t}</target>")).unwrap_or_default();
+        body.push_str(&format!("<trans-unit id=\"{id}\"><source>{source}</source>{target}</trans-unit>\n"));
+    }
+    format!(
+        "<xliff version=\"1.2\"><file source-language=\"en\" target-language=\"de\" datatype=\"x\" original=\"o\"><body>\n{body}</body></file></xliff>"
+    )
+}
+
+#[test]
+fn context_matches_and_repetitions_in_xliff() {
+    // Release 1, translated: "Open" between "File" and "Close" is "Öffnen".
+    let old = xliff12(&[
+        ("a", "File", Some("Datei")),
+        ("b", "Open", Some("Öffnen")),
+        ("c", "Close", Some("Schließen")),
+    ]);
+    let mut options = cmem_formats::XliffInOptions::default();
+    options.file_name = "r1.xlf".into();
+    let reader = cmem_formats::XliffReader::new(old.as_bytes(), options, None).unwrap();
+    let (entries, _) = cmem_formats::collect_items(reader).unwrap();
+    assert_eq!(
+        entries[1].metadata,
+        vec![
+            (cmem_core::CONTEXT_PRE.to_owned(), "File".to_owned()),
+            (cmem_core::CONTEXT_POST.to_owned(), "Close".to_owned())
+        ]
+    );
+    let store = MemStore::new();
+    store.write(&entries).unwrap();
+    // Another tool said "Aufmachen": without context the two answers are ambiguous.
+    let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+    store
+        .write(&[NewEntry::pair(
+            Variant::new(en, vec![Run::text("Open")]),
+            Variant::new(de, vec![Run::text("Aufmachen")]),
+        )])
+        .unwrap();
+
+    // Release 2: units renumbered, "File" and "Open" in their old places (context
+    // matches by neighbours), "Close" before a new "Print" (exact), "Open" again.
+    let new = |version: &str| {
+        let units = [
+            ("1", "File", None),
+            ("2", "Open", None),
+            ("3", "Close", None),
+            ("4", "Print", None),
+            ("5", "Open", None),
+        ];
+        if version == "1.2" {
+            xliff12(&units)
+        } else {
+            let mut body = String::new();
+            for (id, source, _) in units {
+                body.push_str(&format!(
+                    "<unit id=\"{id}\"><segment><source>{source}</source></segment></unit>\n"
+                ));
+            }
+            format!("<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\" trgLang=\"de\"><file id=\"f\">\n{body}</file></xliff>")
+        }
+    };
+    let mut doc = XliffDocument::parse(new("1.2").into_bytes(), "r2.xlf").unwrap();
+    let report = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+    assert_eq!(
+        (report.filled_context, report.repetitions, report.filled_repetitions, report.filled),
+        (2, 1, 1, 4),
+        "{report}"
+    );
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert!(
+        out.contains(r#"<source>Open</source><target xml:lang="de" state="translated" state-qualifier="id-match">Öffnen</target>"#),
+        "{out}"
+    );
+    // The second "Open" stands elsewhere: its own lookup is ambiguous, so it takes the
+    // first occurrence's fill, for review.
+    assert!(
+        out.contains(r#"<trans-unit id="5"><source>Open</source><target xml:lang="de" state="needs-review-translation" state-qualifier="leveraged-inherited">Öffnen</target>"#),
+        "{out}"
+    );
+    // Unless told not to.
+    let mut doc = XliffDocument::parse(new("1.2").into_bytes(), "r2.xlf").unwrap();
+    let report =
+        recycle_document(&mut doc, &store, &RecycleOptions::default().fill_repetitions(false)).unwrap();
+    assert_eq!((report.repetitions, report.filled_repetitions, report.filled), (1, 0, 3), "{report}");
+
+    // XLIFF 2: the same, as subStates.
+    let mut doc = XliffDocument::parse(new("2.0").into_bytes(), "r2.xlf").unwrap();
+    let report = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+    assert_eq!((report.filled_context, report.filled_repetitions), (2, 1), "{report}");
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert!(out.contains(r#"subState="cmem:context-match""#), "{out}");
+    assert!(out.contains(r#"subState="cmem:repetition""#), "{out}");
+
+    // The report: two context matches, "Close" exact, one repetition, "Print" new.
+    let doc = XliffDocument::parse(new("1.2").into_bytes(), "r2.xlf").unwrap();
+    let a = analyze_document(&doc, &store, &AnalyzeOptions::default()).unwrap();
+    let segments = |band| a.band(band).unwrap().segments;
+    assert_eq!(
+        (segments(Band::Context), segments(Band::Exact), segments(Band::Repetition), segments(Band::NoMatch)),
+        (2, 1, 1, 1),
+        "{a}"
+    );
+}
+
+#[test]
+fn tmx_context_props_survive_import_and_export() {
+    let tmx = r#"<?xml version="1.0" encoding="UTF-8"?>
+<tmx version="1.4"><header creationtool="memoQ" creationtoolversion="9" segtype="sentence" o-tmf="x" adminlang="en" srclang="en" datatype="plaintext"/>
+<body><tu><prop type="x-context-pre">File</prop><prop type="x-context-post">Close</prop>
+<tuv xml:lang="en"><seg>Open</seg></tuv><tuv xml:lang="de"><seg>Öffnen</seg></tuv></tu></body></tmx>"#;
+    let (entries, problems) = cmem_formats::collect_items(
+        cmem_formats::TmxReader::new(tmx.as_bytes(), Default::default()).unwrap(),
+    )
+    .unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(entries[0].metadata.contains(&(cmem_core::CONTEXT_PRE.to_owned(), "File".to_owned())));
+    let store = MemStore::new();
+    store.write(&entries).unwrap();
+    // A lookup between the same neighbours is a context match.
+    let ctx =
+        cmem_core::QueryContext { key: String::new(), pre: Some("File".into()), post: Some("Close".into()) };
+    let en = Locale::parse("en").unwrap();
+    let de = Locale::parse("de").unwrap();
+    let req = cmem_core::LookupRequest::new(vec![Run::text("Open")], en, de).context(ctx);
+    assert_eq!(cmem_core::lookup(&store, &req).unwrap()[0].match_type, cmem_core::MatchType::ContextExact);
+    // Export writes the props back as TMX props.
+    let mut out = Vec::new();
+    let mut writer = cmem_formats::TmxWriter::new(&mut out, Default::default()).unwrap();
+    cmem_formats::export(&store, &mut writer, &Default::default(), &mut |_| {}).unwrap();
+    writer.finish().unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains(r#"<prop type="x-context-pre">File</prop>"#), "{out}");
+    assert!(out.contains(r#"<prop type="x-context-post">Close</prop>"#), "{out}");
 }

@@ -75,10 +75,11 @@ pub use cmem_core::diff;
 pub use cmem_core::imp;
 pub use cmem_core::run::surface_text;
 pub use cmem_core::{
-    client_masks, lookup, lookup_several, prepare_query, to_notation, ContentMemory, Entry, EntryId, Error,
-    ErrorKind, Locale, LocaleFit, LookupOptions, LookupRequest, Match, MatchType, MatchView, NewEntry,
-    Notation, Origin, PairCount, PenaltyKind, Point, PriorVersion, Provider, QueryText, Recognizer, Result,
-    Run, SearchHit, SearchQuery, SegmentView, SourceRank, Stats, Variant, Version, VersionQuery,
+    client_masks, lookup, lookup_several, prepare_query, to_notation, AttributePenalty, ContentMemory, Entry,
+    EntryId, Error, ErrorKind, Locale, LocaleFit, LookupOptions, LookupRequest, Match, MatchType, MatchView,
+    NewEntry, Notation, Origin, PairCount, PenaltyKind, Point, PriorVersion, Provider, QueryContext, QueryText,
+    Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, SourceRank, Stats, Variant, Version,
+    VersionQuery,
     VersionRequest, WaitHook, WriteOutcome,
 };
 /// File formats: readers, writers, import and export, recycle and analyze.

@@ -17,6 +17,7 @@ pub type Make<'a> = &'a dyn Fn() -> Box<dyn ContentMemory>;
 
 mod adaptation;
 mod ambiguity;
+mod context;
 mod evidence;
 mod fuzzy;
 mod locales;
@@ -28,6 +29,7 @@ mod versions;
 
 pub use adaptation::*;
 pub use ambiguity::*;
+pub use context::*;
 pub use evidence::*;
 pub use fuzzy::*;
 pub use locales::*;

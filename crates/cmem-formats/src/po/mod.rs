@@ -12,6 +12,7 @@
 //! | `Project-Id-Version` (else the file name) | the entry's `project_id` |
 //! | `#, c-format`, `#, python-format`, `#, python-brace-format`, … | the recognizer rules for that message's strings (below) |
 //! | references, flags, comments | metadata `po:references`, `po:flags`, `po:comment`, `po:extracted` (what export writes back) |
+//! | the `msgid`s of the live messages before and after | metadata `tmx:prop:x-context-pre` and `-post` (empty at the ends), for context matches |
 //!
 //! By default a `#, fuzzy` message, an obsolete (`#~`) one and an untranslated one are
 //! not imported ([`PoOptions::fuzzy`], [`PoOptions::obsolete`] take the first two);
@@ -64,6 +65,32 @@ pub(crate) use recycle::analyze_po_counted;
 pub(crate) use recycle::recycle_po_bytes;
 pub use recycle::{analyze_po, recycle_po, PoRecycleReport};
 pub use write::PoWriter;
+
+/// The [`QueryContext`](cmem_core::QueryContext) of message `k` of `live` (the catalog's
+/// messages without the header and obsolete ones): its `msgctxt` and the `msgid`s
+/// before and after it.
+pub(crate) fn neighbour_context(live: &[&Message], k: usize) -> cmem_core::QueryContext {
+    let (pre, post) = neighbour_runs(live, k);
+    cmem_core::QueryContext::of(
+        live[k].context.as_deref().unwrap_or_default(),
+        pre.as_deref(),
+        post.as_deref(),
+    )
+}
+
+/// The metadata that keeps message `k`'s neighbours (see [`neighbour_context`]).
+pub(crate) fn neighbour_metadata(live: &[&Message], k: usize) -> Vec<(String, String)> {
+    let (pre, post) = neighbour_runs(live, k);
+    cmem_core::context_metadata(pre.as_deref(), post.as_deref())
+}
+
+/// The `msgid`s around message `k` as text runs (codes are not recognized: both sides
+/// of a context compare the catalog's own text).
+fn neighbour_runs(live: &[&Message], k: usize) -> (Option<Vec<cmem_core::Run>>, Option<Vec<cmem_core::Run>>) {
+    let text = |m: &&Message| vec![cmem_core::Run::text(m.id.clone())];
+    let pre = k.checked_sub(1).and_then(|i| live.get(i)).map(text);
+    (pre, live.get(k + 1).map(text))
+}
 
 /// Reads a whole catalog: decoded, parsed, its syntax problems located.
 ///

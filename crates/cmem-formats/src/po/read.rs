@@ -249,7 +249,18 @@ impl PoReader {
             items.push_back(Ok(Item::Problem(p)));
         }
         let mut runner = MessageRunner::new(hook, options.format_flags);
+        // The neighbours a context match compares (docs/matching.md §4): the live
+        // messages before and after, translated or not, as the template has them.
+        let live: Vec<&super::parse::Message> =
+            catalog.messages.iter().filter(|m| !m.is_header() && !m.obsolete).collect();
+        let mut place = 0usize;
         for m in catalog.messages.iter().filter(|m| !m.is_header()) {
+            let neighbours = if m.obsolete {
+                Vec::new()
+            } else {
+                place += 1;
+                super::neighbour_metadata(&live, place - 1)
+            };
             tally.messages += 1;
             if m.obsolete && !options.obsolete {
                 tally.obsolete += 1;
@@ -275,6 +286,7 @@ impl PoReader {
             meta("flags", &m.flags.iter().filter(|f| *f != "fuzzy").cloned().collect::<Vec<_>>());
             meta("comment", &m.comments);
             meta("extracted", &m.extracted);
+            metadata.extend(neighbours);
             tally.entries += 1;
             items.push_back(Ok(Item::Entry(NewEntry {
                 variants: vec![
@@ -365,7 +377,22 @@ mod tests {
             PoTally { messages: 5, entries: 2, untranslated: 1, fuzzy: 1, obsolete: 1, problems: 0 }
         );
         assert_eq!(entries[0].project_id, "demo 1.0");
-        assert_eq!(entries[0].metadata, vec![("po:flags".to_owned(), "c-format".to_owned())]);
+        // The neighbours are the live messages around it, translated or not.
+        let meta = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+        };
+        assert_eq!(
+            entries[0].metadata,
+            meta(&[
+                ("po:flags", "c-format"),
+                (cmem_core::CONTEXT_PRE, ""),
+                (cmem_core::CONTEXT_POST, "Close")
+            ])
+        );
+        assert_eq!(
+            entries[1].metadata,
+            meta(&[(cmem_core::CONTEXT_PRE, "Quit"), (cmem_core::CONTEXT_POST, "")])
+        );
         let Run::Plural(c) = &entries[1].variants[1].runs[0] else { panic!("not a plural") };
         assert_eq!(c.forms[1], ("1".to_owned(), vec![Run::text("Dateien")]));
         let o = PoOptions { fuzzy: true, obsolete: true, ..PoOptions::default() };

@@ -7,9 +7,11 @@
 //!
 //! | best match | `msgstr` | mark |
 //! |---|---|---|
+//! | a context match (docs/matching.md §4), fully adapted | its adapted target | a translator comment `# cmem: context match (PROJECT)` |
 //! | at or above the fill threshold, unambiguous, fully adapted | its adapted target | none (with [`RecycleOptions::review_exact`]: as below) |
 //! | otherwise at or above the fuzzy threshold | its adapted target | `#, fuzzy` and a translator comment `# cmem: 87% match (PROJECT)`, as msgmerge and translate-toolkit's `pretranslate` leave fuzzy matches |
 //! | ambiguous (differing answers, no point), one answer dominating by evidence, with [`FillAmbiguous::Dominant`] | that answer | `#, fuzzy` and `# cmem: 99% match, the dominant of ambiguous answers (PROJECT)` |
+//! | ambiguous otherwise, or none, in a repetition of an earlier filled message ([`RecycleOptions::fill_repetitions`]) | the first occurrence's fill | `#, fuzzy` and `# cmem: repetition of line N` |
 //! | ambiguous otherwise | left empty | |
 //! | none | left empty | |
 //!
@@ -52,6 +54,7 @@ pub type PoRecycleReport = RecycleReport;
 struct Todo {
     index: usize,
     source: Vec<Run>,
+    context: cmem_core::QueryContext,
 }
 
 /// The source and target locales of a catalog: the options', else `en` and the
@@ -130,10 +133,13 @@ fn recycle_catalog(
     let mut runner = MessageRunner::new(hook.as_ref().map(|f| f as &dyn Fn(&str, &str) -> Pair), true);
     let mut report = RecycleReport::default();
     let mut todo = Vec::new();
+    let live: Vec<&Message> = catalog.messages.iter().filter(|m| !m.is_header() && !m.obsolete).collect();
+    let mut place = 0usize;
     for (index, m) in catalog.messages.iter().enumerate() {
         if m.is_header() || m.obsolete {
             continue;
         }
+        place += 1;
         report.segments += 1;
         let open = m.untranslated() || (options.overwrite && m.has_flag("fuzzy"));
         let source = runner.message(m, &[]).0;
@@ -141,19 +147,33 @@ fn recycle_catalog(
             report.skipped += 1;
             continue;
         }
-        todo.push(Todo { index, source });
+        todo.push(Todo { index, source, context: super::neighbour_context(&live, place - 1) });
     }
     let queries: Vec<Query<'_>> =
-        todo.iter().map(|t| (t.source.as_slice(), src.clone(), trg.clone())).collect();
+        todo.iter().map(|t| (t.source.as_slice(), src.clone(), trg.clone(), t.context.clone())).collect();
     let results = lookup_all(store, &queries, &lookup_options, options.threads);
     let mut edits: Vec<Edit> = Vec::new();
     let nl = catalog.newline;
     let utf8 = catalog.encoding == encoding_rs::UTF_8;
+    // The first occurrence of each source: its line and the forms that filled it.
+    let mut firsts: std::collections::HashMap<String, (u64, Option<Vec<String>>)> =
+        std::collections::HashMap::new();
     for (t, result) in todo.iter().zip(&results) {
         let m = &catalog.messages[t.index];
         let Some(matches) = matches_of(catalog, m, result.as_ref())? else {
             report.skipped += 1;
             continue;
+        };
+        let source_key = cmem_core::run::runs_to_json(&t.source);
+        let first = match firsts.get(&source_key) {
+            Some(found) => {
+                report.repetitions += 1;
+                Some(found.clone())
+            }
+            None => {
+                firsts.insert(source_key.clone(), (m.line, None));
+                None
+            }
         };
         // An ambiguous best match fills only with the answer that dominates by evidence,
         // when the options allow it.
@@ -163,6 +183,19 @@ fn recycle_catalog(
             _ => None,
         };
         let Some(best) = pick.and_then(|i| matches.get(i)) else {
+            // A repetition takes the first occurrence's fill, for review.
+            if let Some((line, Some(forms))) = first.filter(|_| options.fill_repetitions) {
+                let (Some(a), Some(b)) = (m.strs.first(), m.strs.last()) else { continue };
+                let origin = format!("# cmem: repetition of line {line}{nl}");
+                edits.push(Edit { range: m.start..m.start, text: origin });
+                if !m.has_flag("fuzzy") {
+                    edits.push(fuzzy_flag(m, nl));
+                }
+                edits.push(Edit { range: a.span.start..b.span.end, text: msgstrs(m, &forms, nl) });
+                report.filled += 1;
+                report.filled_repetitions += 1;
+                continue;
+            }
             report.untouched += 1;
             continue;
         };
@@ -186,13 +219,18 @@ fn recycle_catalog(
             && best.adaptation_complete()
             && !options.review_exact;
         let exact = clean && best.match_type.is_exact() && best.score >= 1.0;
-        let mut statements = String::new();
-        for (i, f) in forms.iter().enumerate() {
-            if i > 0 {
-                statements.push_str(nl);
-            }
-            let keyword = if m.id_plural.is_some() { format!("msgstr[{i}]") } else { "msgstr".to_owned() };
-            statements.push_str(&statement(&keyword, f, nl));
+        let statements = msgstrs(m, &forms, nl);
+        if first.is_none() {
+            firsts.insert(source_key, (m.line, Some(forms.clone())));
+        }
+        if exact && best.is_context() {
+            let origin =
+                if best.project_id.is_empty() { options.origin.as_str() } else { best.project_id.as_str() };
+            edits.push(Edit {
+                range: m.start..m.start,
+                text: format!("# cmem: context match ({origin}){nl}"),
+            });
+            report.filled_context += 1;
         }
         let (first, last) = match (m.strs.first(), m.strs.last()) {
             (Some(a), Some(b)) => (a.span.start, b.span.end),
@@ -205,15 +243,8 @@ fn recycle_catalog(
             let comment = format!("# cmem: {}% match{why} ({origin}){nl}", percent(best.score));
             let already = m.has_flag("fuzzy");
             edits.push(Edit { range: m.start..m.start, text: comment });
-            match (&m.flags_span, already) {
-                (_, true) => {}
-                (Some(span), false) => {
-                    // `#, c-format` → `#, fuzzy, c-format`, as gettext orders them.
-                    let at = span.start + 2;
-                    edits.push(Edit { range: at..at, text: " fuzzy,".to_owned() });
-                }
-                (None, false) => edits
-                    .push(Edit { range: m.keywords_start..m.keywords_start, text: format!("#, fuzzy{nl}") }),
+            if !already {
+                edits.push(fuzzy_flag(m, nl));
             }
         } else if m.has_flag("fuzzy") {
             // An overwritten fuzzy message whose new fill is clean loses its mark.
@@ -264,6 +295,28 @@ fn recycle_catalog(
     }
     out.push_str(&catalog.text[at..]);
     Ok((out, report))
+}
+
+/// The `msgstr` statements of `forms` for message `m`.
+fn msgstrs(m: &Message, forms: &[String], nl: &str) -> String {
+    let mut statements = String::new();
+    for (i, f) in forms.iter().enumerate() {
+        if i > 0 {
+            statements.push_str(nl);
+        }
+        let keyword = if m.id_plural.is_some() { format!("msgstr[{i}]") } else { "msgstr".to_owned() };
+        statements.push_str(&statement(&keyword, f, nl));
+    }
+    statements
+}
+
+/// The edit that flags `m` (not yet fuzzy) `fuzzy`.
+fn fuzzy_flag(m: &Message, nl: &str) -> Edit {
+    match &m.flags_span {
+        // `#, c-format` → `#, fuzzy, c-format`, as gettext orders them.
+        Some(span) => Edit { range: span.start + 2..span.start + 2, text: " fuzzy,".to_owned() },
+        None => Edit { range: m.keywords_start..m.keywords_start, text: format!("#, fuzzy{nl}") },
+    }
 }
 
 /// The header's new `msgstr`, when a field is to be set: `Language` when empty,
@@ -405,16 +458,28 @@ pub(crate) fn analyze_po_counted(
     let (src, trg) = locales(&catalog, options.source_locale.as_ref(), options.target_locale.as_ref())?;
     let hook = hook_of(options.recognizer.as_ref());
     let mut runner = MessageRunner::new(hook.as_ref().map(|f| f as &dyn Fn(&str, &str) -> Pair), true);
-    let mut segments = Vec::new();
+    let live: Vec<&Message> = catalog.messages.iter().filter(|m| !m.is_header() && !m.obsolete).collect();
+    let mut sources = Vec::new();
     let mut skipped = 0;
-    for m in catalog.messages.iter().filter(|m| !m.is_header() && !m.obsolete) {
+    for (k, m) in live.iter().enumerate() {
         let source = runner.message(m, &[]).0;
         if has_text(&source) {
-            segments.push((source, m.line));
+            sources.push((source, k));
         } else {
             skipped += 1;
         }
     }
+    let segments: Vec<(crate::analyze::Segment<'_>, u64)> = sources
+        .iter()
+        .map(|(source, k)| {
+            let segment = crate::analyze::Segment {
+                runs: source,
+                context: super::neighbour_context(&live, *k),
+                counted: source,
+            };
+            (segment, live[*k].line)
+        })
+        .collect();
     crate::analyze::analyze_segments(
         name,
         &segments,
