@@ -1,0 +1,229 @@
+//! The web page as a translator uses it, in headless Chromium over the DevTools pipe:
+//! copying a suggestion in one key with the query's codes, notes and origins shown, and
+//! the page checked by axe-core (no serious or critical violation) in light and dark
+//! colours and at a phone's width. Screenshots go to the build's test directory.
+
+use serde_json::{json, Value};
+
+use super::{quote, Browser, Server};
+use cmem_server::ServerConfig;
+
+/// `<i>the</i>` as runs (type and data as the recognizer gives them).
+fn italic(inner: &str) -> Vec<Value> {
+    vec![
+        json!({"pc_open": {"id": "1", "type": "x-html-i", "data": "<i>"}}),
+        json!({"text": inner}),
+        json!({"pc_close": {"id": "1", "type": "x-html-i", "data": "</i>"}}),
+    ]
+}
+
+/// A server on the sample memory with two more entries: one with codes, from a file of
+/// project `writer-ui`, and one without, of project `help`.
+fn server() -> Server {
+    let s = Server::start(ServerConfig::new());
+    let mut en = vec![json!({"text": "Open "})];
+    en.extend(italic("the"));
+    en.push(json!({"text": " file"}));
+    let mut de = italic("Die");
+    de.push(json!({"text": " Datei öffnen"}));
+    let coded = json!({
+        "variants": [{"locale": "en", "runs": en}, {"locale": "de", "runs": de}],
+        "project_id": "writer-ui",
+        "metadata": [["jsonl:origin", "ui/dialogs.po"]],
+    });
+    let plain = json!({
+        "variants": [{"locale": "en", "runs": [{"text": "Open the files"}]},
+                     {"locale": "de", "runs": [{"text": "Dateien öffnen"}]}],
+        "project_id": "help",
+    });
+    let (status, v) = s.post("/v1/entries", Some(&s.write), &json!([coded, plain]));
+    assert_eq!(status, 201, "{v}");
+    s
+}
+
+fn open(b: &mut Browser, url: &str) {
+    b.call("Page.navigate", json!({"url": url}));
+    b.wait_for(
+        "document.readyState === 'complete' && /entries/.test(document.getElementById('memory').textContent)",
+    );
+}
+
+fn clipboard(b: &mut Browser) -> String {
+    b.read_async("navigator.clipboard.readText()").as_str().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn one_key_copies_a_suggestion_with_the_querys_codes_beside_its_notes_and_origins() {
+    let s = server();
+    let mut b = Browser::start();
+    b.call_browser(
+        "Browser.grantPermissions",
+        json!({"origin": s.base, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]}),
+    );
+    open(&mut b, &format!("{}/?q={}&from=en&to=de", s.base, quote("Open <b>the</b> file")));
+    b.wait_for("document.querySelectorAll('#lookup-results .match').length === 2");
+    // Origins are read from each entry after the matches are shown.
+    b.wait_for("/ui\\/dialogs\\.po/.test(document.querySelector('#match-1 .origin').textContent)");
+
+    // The query's codes are named; the first suggestion carries them (adapted from the
+    // stored <i>), the second cannot and says so.
+    let note = b.read("document.querySelector('.query-note').textContent");
+    assert!(note.as_str().unwrap().contains("<b> </b>"), "{note}");
+    let first = b.read("document.querySelector('#match-1').textContent").as_str().unwrap().to_owned();
+    assert!(first.contains("1. Exact"), "{first}");
+    assert!(first.contains("<b>Die</b> Datei öffnen"), "{first}");
+    assert!(first.contains("project writer-ui") && first.contains("memory sample"), "{first}");
+    let second = b.read("document.querySelector('#match-2').textContent").as_str().unwrap().to_owned();
+    assert!(second.contains("2. Fuzzy"), "{second}");
+    assert!(second.contains("project help"), "{second}");
+    assert!(second.contains("could not be placed in the translation: <b> </b>"), "{second}");
+
+    // 1 (focus outside a text field) copies the first suggestion, codes as in the file.
+    b.click("#lookup-title");
+    b.press("1", 49, "1", 0);
+    b.wait_for("/Copied suggestion 1/.test(document.getElementById('copy-status').textContent)");
+    assert_eq!(clipboard(&mut b), "<b>Die</b> Datei öffnen");
+    assert_eq!(b.read("document.getElementById('copy-status').getAttribute('role')"), "status");
+
+    // In the text field, digits are typed; Alt+2 copies the second suggestion.
+    b.click("#lookup-text");
+    b.press("2", 50, "", 1);
+    b.wait_for("/Copied suggestion 2/.test(document.getElementById('copy-status').textContent)");
+    assert_eq!(clipboard(&mut b), "Dateien öffnen");
+    assert_eq!(b.read("document.getElementById('lookup-text').value"), "Open <b>the</b> file");
+
+    // Codes copied as numbers, the choice remembered for the next visit.
+    b.click("#lookup-title");
+    b.tab_to("lookup-codes", false);
+    b.press("ArrowDown", 40, "", 0);
+    assert_eq!(b.read("document.getElementById('lookup-codes').value"), "numbered");
+    b.press("1", 49, "", 1);
+    b.wait_for("/Copied suggestion 1: \\{1\\}/.test(document.getElementById('copy-status').textContent)");
+    assert_eq!(clipboard(&mut b), "{1}Die{/1} Datei öffnen");
+    open(&mut b, &format!("{}/", s.base));
+    assert_eq!(b.read("document.getElementById('lookup-codes').value"), "numbered");
+    assert_eq!(
+        b.read("[document.getElementById('lookup-from').value, document.getElementById('lookup-to').value]"),
+        json!(["en", "de"])
+    );
+}
+
+/// axe-core's `axe.min.js`: `$CMEM_AXE` (`.ci/run` installs npm's `axe-core` and sets
+/// it). Missing, the check fails under CI and is skipped, saying so, elsewhere.
+fn axe_source() -> Option<String> {
+    match std::env::var("CMEM_AXE").ok().and_then(|p| std::fs::read_to_string(p).ok()) {
+        Some(source) => Some(source),
+        None if std::env::var_os("CI").is_some() => {
+            panic!("CMEM_AXE does not name axe-core's axe.min.js (npm install axe-core@4); CI must run the check")
+        }
+        None => {
+            eprintln!(
+                "skipping the axe-core check: set CMEM_AXE to axe-core's axe.min.js (npm install axe-core@4)"
+            );
+            None
+        }
+    }
+}
+
+/// The serious and critical violations axe-core finds in the page as it is now.
+fn violations(b: &mut Browser) -> Value {
+    b.read_async(
+        "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations \
+         .filter((v) => v.impact === 'serious' || v.impact === 'critical') \
+         .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) })))",
+    )
+}
+
+#[test]
+fn the_page_passes_axe_in_light_and_dark_and_fits_a_phone() {
+    let s = server();
+    let mut b = Browser::start();
+    let axe = axe_source();
+    // Lookup and concordance views filled from one link.
+    open(
+        &mut b,
+        &format!("{}/?q={}&from=en&to=de&search=file&locale=en", s.base, quote("Open <b>the</b> file")),
+    );
+    b.wait_for("document.querySelectorAll('#lookup-results .match').length === 2");
+    b.wait_for("document.querySelector('#search-results mark') !== null");
+    b.click("#match-1 details summary");
+    b.click("#match-1 .actions button:nth-child(3)");
+    b.wait_for("document.querySelector('#match-1 .history') !== null");
+
+    // The import view, with a located problem listed: a file chosen as a person would
+    // (the file dialog's answer), the format picked with the arrow keys, the token typed.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("strings.jsonl");
+    std::fs::write(
+        &file,
+        "{\"source\": \"Zebra crossing\", \"target\": \"Zebrastreifen\"}\n{\"source\": 3}\n",
+    )
+    .unwrap();
+    let root = b.call("DOM.getDocument", json!({}));
+    let input =
+        b.call("DOM.querySelector", json!({"nodeId": root["root"]["nodeId"], "selector": "#import-file"}));
+    b.call("DOM.setFileInputFiles", json!({"nodeId": input["nodeId"], "files": [file.to_str().unwrap()]}));
+    b.tab_to("import-format", false);
+    b.press("ArrowDown", 40, "", 0);
+    b.press("ArrowDown", 40, "", 0);
+    assert_eq!(b.read("document.getElementById('import-format').value"), "jsonl");
+    b.click("#import-from");
+    b.type_text("en");
+    b.click("#import-to");
+    b.type_text("de");
+    b.click("#write-token");
+    b.type_text(&s.write);
+    b.click("#import-form button[type=submit]");
+    b.wait_for("document.querySelector('#import-problems li') !== null");
+    let problem = b.read("document.querySelector('#import-problems li').textContent");
+    assert!(problem.as_str().unwrap().contains("line 2"), "the problem is located: {problem}");
+    let status = b.read("document.getElementById('import-status').textContent");
+    assert!(status.as_str().unwrap().contains("1 new"), "{status}");
+    assert_eq!(b.read("document.getElementById('import-progress').value === 1"), true);
+
+    b.screenshot("cmem-page-light.png");
+    if let Some(source) = &axe {
+        b.call("Runtime.evaluate", json!({"expression": source}));
+        let found = violations(&mut b);
+        assert_eq!(found, json!([]), "light colours");
+    }
+
+    // Dark colours when the system asks for them, still without violations.
+    b.call(
+        "Emulation.setEmulatedMedia",
+        json!({"features": [{"name": "prefers-color-scheme", "value": "dark"}]}),
+    );
+    assert_eq!(b.read("getComputedStyle(document.body).backgroundColor"), "rgb(22, 22, 22)");
+    b.screenshot("cmem-page-dark.png");
+    if axe.is_some() {
+        let found = violations(&mut b);
+        assert_eq!(found, json!([]), "dark colours");
+    }
+
+    // Motion only for those who have not asked for less.
+    let transition = "getComputedStyle(document.getElementById('copy-status')).transitionDuration";
+    b.call(
+        "Emulation.setEmulatedMedia",
+        json!({"features": [{"name": "prefers-reduced-motion", "value": "no-preference"}]}),
+    );
+    assert_eq!(b.read(transition), "0.3s");
+    b.call(
+        "Emulation.setEmulatedMedia",
+        json!({"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]}),
+    );
+    assert_eq!(b.read(transition), "0s");
+
+    // A phone's 375 px: nothing wider than the screen, every control reachable.
+    b.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": 375, "height": 800, "deviceScaleFactor": 1, "mobile": true}),
+    );
+    b.wait_for("window.innerWidth === 375");
+    let wide = b.read(
+        "Array.from(document.querySelectorAll('body *')).filter((e) => e.getBoundingClientRect().right > 376 \
+         && e.getClientRects().length > 0 && !e.closest('dialog')).map((e) => e.tagName + '#' + e.id + '.' + e.className)",
+    );
+    assert_eq!(wide, json!([]), "wider than 375 px");
+    assert_eq!(b.read("document.documentElement.scrollWidth <= 375"), true);
+    b.screenshot("cmem-page-375.png");
+}
