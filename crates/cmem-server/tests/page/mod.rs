@@ -227,3 +227,40 @@ fn the_page_passes_axe_in_light_and_dark_and_fits_a_phone() {
     assert_eq!(b.read("document.documentElement.scrollWidth <= 375"), true);
     b.screenshot("cmem-page-375.png");
 }
+
+#[test]
+fn a_delete_asks_first_and_can_be_undone() {
+    let s = server();
+    let mut b = Browser::start();
+    open(&mut b, &format!("{}/?q={}&from=en&to=de", s.base, quote("Open the files")));
+    b.wait_for("document.querySelector('#match-1') !== null");
+    let id = b.read("matches[0].entry_id").as_i64().unwrap();
+
+    // Without a token the page asks for one, and deletes nothing.
+    b.click("#match-1 .actions button:nth-child(4)");
+    b.wait_for("document.activeElement.id === 'write-token'");
+    assert!(!b.read("document.getElementById('confirm').open").as_bool().unwrap());
+    b.type_text(&s.write);
+
+    // Cancel keeps the entry.
+    b.click("#match-1 .actions button:nth-child(4)");
+    b.wait_for("document.getElementById('confirm').open");
+    b.press("Escape", 27, "", 0);
+    b.wait_for("!document.getElementById('confirm').open");
+    assert_eq!(s.get_json(&format!("/v1/entries/{id}"), None).0, 200);
+
+    // Confirmed, it is gone; Undo writes it back as it was read.
+    b.click("#match-1 .actions button:nth-child(4)");
+    b.wait_for("document.getElementById('confirm').open");
+    b.click("#confirm-ok");
+    b.wait_for("/Deleted entry/.test(document.querySelector('#match-1 .edit-status').textContent)");
+    assert_eq!(s.get_json(&format!("/v1/entries/{id}"), None).0, 404);
+    assert_eq!(b.focused(), "button:Undo");
+    b.enter();
+    b.wait_for("/Restored as entry/.test(document.querySelector('#match-1 .edit-status').textContent)");
+    let back = b.read("matches[0].entry_id").as_i64().unwrap();
+    let (status, entry) = s.get_json(&format!("/v1/entries/{back}"), None);
+    assert_eq!(status, 200);
+    assert_eq!(entry["project_id"], "help", "{entry}");
+    assert_eq!(entry["variants"][1]["runs"], json!([{"text": "Dateien öffnen"}]), "{entry}");
+}
