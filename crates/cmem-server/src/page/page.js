@@ -130,10 +130,14 @@ function notes(m) {
 // query has underlined.
 function sourceDiff(m) {
   if (m.identical_source || !m.diff?.length) return el("span", {}, m.source.text);
+  // What a repair carried into the translation is marked as such.
+  const repaired = (m.repairs || []).filter((r) => r.applied && r.to.trim()).map((r) => r.to.trim());
   const out = el("span", { class: "diff" });
   for (const op of m.diff) {
     if (op.op === "delete") out.append(el("del", { title: "only in the memory" }, op.text));
-    else if (op.op === "insert") out.append(el("ins", { title: "only in your text" }, op.text));
+    else if (op.op === "insert" && repaired.some((t) => op.text.includes(t))) {
+      out.append(el("ins", { class: "repaired", title: "only in your text; repaired in the translation" }, op.text));
+    } else if (op.op === "insert") out.append(el("ins", { title: "only in your text" }, op.text));
     else out.append(op.text);
   }
   return out;

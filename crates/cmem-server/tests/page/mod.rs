@@ -264,3 +264,27 @@ fn a_delete_asks_first_and_can_be_undone() {
     assert_eq!(entry["project_id"], "help", "{entry}");
     assert_eq!(entry["variants"][1]["runs"], json!([{"text": "Dateien öffnen"}]), "{entry}");
 }
+
+#[test]
+fn repairs_are_named_and_marked_in_the_text_to_use_and_the_source() {
+    let s = server();
+    let (status, v) = s.post(
+        "/v1/entries",
+        Some(&s.write),
+        &super::en_de("Welcome to LibreOffice 4.2", "Willkommen bei LibreOffice 4.2"),
+    );
+    assert_eq!(status, 201, "{v}");
+    let mut b = Browser::start();
+    open(&mut b, &format!("{}/?q={}&from=en&to=de", s.base, quote("Welcome to LibreOffice 24.2!")));
+    b.wait_for("document.querySelector('#match-1') !== null");
+    let read = |b: &mut Browser, selector: &str| {
+        b.read(&format!("Array.from(document.querySelectorAll({selector:?})).map((e) => e.textContent)"))
+    };
+    assert_eq!(read(&mut b, "#match-1 .label"), json!(["1. Fuzzy 92 %"]));
+    assert_eq!(read(&mut b, "#match-1 .repaired-label"), json!(["Repaired: numbers / punctuation"]));
+    assert_eq!(read(&mut b, "#match-1 .use"), json!(["Willkommen bei LibreOffice 24.2!"]));
+    assert_eq!(read(&mut b, "#match-1 .use ins.repaired"), json!(["24.2!"]));
+    // The CLI's direction: the stored 4.2 struck, the query's 24.2! underlined as repaired.
+    assert_eq!(read(&mut b, "#match-1 .source del"), json!(["4.2"]));
+    assert_eq!(read(&mut b, "#match-1 .source ins.repaired"), json!(["24.2!"]));
+}
