@@ -11,8 +11,14 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
-async function api(path, options) {
-  const response = await fetch(path, options);
+// A read the server refuses without a token (`--read-needs-token`) is sent again with
+// the token of Write access, when there is one.
+async function api(path, options = {}) {
+  let response = await fetch(path, options);
+  const token = $("write-token").value.trim();
+  if (response.status === 401 && token && !options.headers?.Authorization) {
+    response = await fetch(path, { ...options, headers: { ...options.headers, Authorization: `Bearer ${token}` } });
+  }
   const body = response.headers.get("content-type")?.includes("json") ? await response.json() : null;
   if (!response.ok) throw new Error(body?.message || `${response.status} ${response.statusText}`);
   return body;
@@ -516,7 +522,9 @@ async function loadLocales(wanted = {}) {
     fillTargets(wanted.to ?? recall("to") ?? undefined);
     options($("search-locale"), all, wanted.locale ?? recall("search-locale") ?? sources[0]);
     options($("search-to"), all, recall("search-to") ?? "");
-  } catch (e) { $("memory").textContent = e.message; }
+  } catch (e) {
+    $("memory").textContent = /token/.test(e.message) ? `${e.message}: enter one under Write access` : e.message;
+  }
 }
 
 async function start() {
@@ -535,7 +543,10 @@ async function start() {
   $("lookup-codes").addEventListener("change", () => remember("codes", $("lookup-codes").value));
   $("search-locale").addEventListener("change", () => remember("search-locale", $("search-locale").value));
   $("search-to").addEventListener("change", () => remember("search-to", $("search-to").value));
-  $("write-token").addEventListener("change", () => { try { sessionStorage.setItem("cmem.token", $("write-token").value.trim()); } catch { /* no storage */ } });
+  $("write-token").addEventListener("change", () => {
+    try { sessionStorage.setItem("cmem.token", $("write-token").value.trim()); } catch { /* no storage */ }
+    if (!pairs.length) loadLocales();
+  });
   $("token-forget").addEventListener("click", () => {
     $("write-token").value = "";
     try { sessionStorage.removeItem("cmem.token"); } catch { /* no storage */ }

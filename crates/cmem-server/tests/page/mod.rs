@@ -288,3 +288,21 @@ fn repairs_are_named_and_marked_in_the_text_to_use_and_the_source() {
     assert_eq!(read(&mut b, "#match-1 .source del"), json!(["4.2"]));
     assert_eq!(read(&mut b, "#match-1 .source ins.repaired"), json!(["24.2!"]));
 }
+
+#[test]
+fn a_server_that_needs_a_token_for_reading_takes_the_one_entered() {
+    let s = Server::start(ServerConfig::new().read_needs_token(true));
+    let mut b = Browser::start();
+    b.call("Page.navigate", json!({"url": format!("{}/", s.base)}));
+    b.wait_for("document.readyState === 'complete' && /enter one under Write access/.test(document.getElementById('memory').textContent)");
+    b.click("#write-token");
+    b.type_text(&s.read);
+    b.tab(false);
+    b.wait_for("/193 entries/.test(document.getElementById('memory').textContent)");
+    assert_eq!(b.read("document.getElementById('lookup-from').value"), "en");
+    b.click("#lookup-text");
+    b.type_text("Automatic");
+    b.enter();
+    b.wait_for("document.querySelector('#match-1') !== null");
+    assert_eq!(b.read("document.querySelector('#match-1 .use').textContent"), "Automatisch");
+}
