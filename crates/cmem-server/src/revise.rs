@@ -176,9 +176,11 @@ fn change(
 ) -> Result<Entry, ApiError> {
     let memory = &app.memory;
     // A private SQLite database in memory has one connection, which the session holds:
-    // reading through the store then would wait for itself. No other process can
-    // write to it, and this server writes from one session at a time.
+    // reading through the store then would wait for itself. No other process can write
+    // to it, so a lock of this process orders its changes instead.
+    static PRIVATE: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let shared = !matches!(memory.address(), Address::Sqlite(p) if p.as_os_str() == ":memory:");
+    let _turn = if shared { None } else { Some(PRIVATE.lock().unwrap_or_else(|e| e.into_inner())) };
     let session = if shared { Some(memory.store().begin()?) } else { None };
     let entry = memory.get(id)?.ok_or_else(|| ApiError::not_found(format!("no entry {}", id.0)))?;
     let Some(variant) = entry.variants.iter().find(|v| v.locale == *locale) else {

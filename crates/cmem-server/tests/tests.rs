@@ -634,6 +634,33 @@ fn revisions_keep_the_old_answer_refuse_stale_changes_and_undo_as_a_new_revision
 }
 
 #[test]
+fn concurrent_revisions_of_one_text_let_exactly_one_through() {
+    let s = Server::start(ServerConfig::new());
+    let (_, v) = s.post("/v1/entries", Some(&s.write), &en_de("Quarterly zebra report", "Zebrabericht"));
+    let id = v["entries"][0]["id"].as_i64().unwrap();
+    let path = format!("/v1/entries/{id}/revise");
+    // Six editors who all read "Zebrabericht" save at once: one wins, the others are told
+    // the text changed, and no answer is lost from the history.
+    let statuses: Vec<u16> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..6)
+            .map(|k| {
+                let (s, path) = (&s, &path);
+                scope.spawn(move || {
+                    let body = json!({"locale": "de", "text": format!("Zebrabericht {k}"), "base": [{"text": "Zebrabericht"}]});
+                    s.send("POST", path, Some(&s.write), Some(&body.to_string())).0
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 1, "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|s| **s == 409).count(), 5, "{statuses:?}");
+    let (_, h) = s.get_json(&format!("/v1/entries/{id}/history"), None);
+    assert_eq!(h["previous"].as_array().unwrap().len(), 1, "{h}");
+    assert_eq!(h["previous"][0]["variants"][1]["text"], "Zebrabericht", "{h}");
+}
+
+#[test]
 fn search_filters_by_project_and_names_each_hits_project() {
     let s = Server::start(ServerConfig::new());
     let mut mine = en_de("Zebra directory", "Zebraverzeichnis");
