@@ -17,8 +17,8 @@ fn italic(inner: &str) -> Vec<Value> {
     ]
 }
 
-/// A server on the sample memory with two more entries: one with codes, from a file of
-/// project `writer-ui`, and one without, of project `help`.
+/// A server on the sample memory with three more entries: one with codes, from a file of
+/// project `writer-ui`, one without, of project `help`, and one English → French.
 fn server() -> Server {
     let s = Server::start(ServerConfig::new());
     let mut en = vec![json!({"text": "Open "})];
@@ -36,7 +36,11 @@ fn server() -> Server {
                      {"locale": "de", "runs": [{"text": "Dateien öffnen"}]}],
         "project_id": "help",
     });
-    let (status, v) = s.post("/v1/entries", Some(&s.write), &json!([coded, plain]));
+    let french = json!({
+        "variants": [{"locale": "en", "runs": [{"text": "Open the files"}]},
+                     {"locale": "fr", "runs": [{"text": "Ouvrir les fichiers"}]}],
+    });
+    let (status, v) = s.post("/v1/entries", Some(&s.write), &json!([coded, plain, french]));
     assert_eq!(status, 201, "{v}");
     s
 }
@@ -100,12 +104,23 @@ fn one_key_copies_a_suggestion_with_the_querys_codes_beside_its_notes_and_origin
     b.press("1", 49, "", 1);
     b.wait_for("/Copied suggestion 1: \\{1\\}/.test(document.getElementById('copy-status').textContent)");
     assert_eq!(clipboard(&mut b), "{1}Die{/1} Datei öffnen");
+    // The target language is picked from the memory's pairs, and remembered too.
+    let targets = b.read("Array.from(document.getElementById('lookup-to').options).map((o) => o.value)");
+    assert_eq!(targets, json!(["de", "fr"]));
+    b.tab_to("lookup-to", true);
+    b.press("ArrowDown", 40, "", 0);
+    assert_eq!(b.read("document.getElementById('lookup-to').value"), "fr");
     open(&mut b, &format!("{}/", s.base));
     assert_eq!(b.read("document.getElementById('lookup-codes').value"), "numbered");
     assert_eq!(
         b.read("[document.getElementById('lookup-from').value, document.getElementById('lookup-to').value]"),
-        json!(["en", "de"])
+        json!(["en", "fr"])
     );
+    b.click("#lookup-text");
+    b.type_text("Open the files");
+    b.enter();
+    b.wait_for("document.querySelector('#match-1') !== null");
+    assert_eq!(b.read("document.querySelector('#match-1 .use').textContent"), "Ouvrir les fichiers");
 }
 
 /// axe-core's `axe.min.js`: `$CMEM_AXE` (`.ci/run` installs npm's `axe-core` and sets
