@@ -1304,11 +1304,12 @@ impl Browser {
         got["result"]["value"].clone()
     }
 
-    /// Clicks the middle of the element `selector` names, as a mouse would.
+    /// Scrolls the element `selector` names into view, as a person would, and clicks
+    /// its middle, as a mouse would.
     fn click(&mut self, selector: &str) {
         let at = self.read(&format!(
-            "(() => {{ const r = document.querySelector({selector:?}).getBoundingClientRect(); \
-             return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
+            "(() => {{ const e = document.querySelector({selector:?}); e.scrollIntoView({{ block: 'center' }}); \
+             const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
         ));
         let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
         for kind in ["mousePressed", "mouseReleased"] {

@@ -333,6 +333,7 @@ function editForm(m, item) {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const status = item.querySelector(".edit-status");
+    status.replaceChildren();
     try {
       const newRuns = hasCodes(runs) ? parseNumbered(text.value, runs) : [{ text: text.value }];
       const sure = await confirmDialog("Change this translation?", [

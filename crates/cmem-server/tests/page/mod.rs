@@ -321,3 +321,40 @@ fn a_server_that_needs_a_token_for_reading_takes_the_one_entered() {
     b.wait_for("document.querySelector('#match-1') !== null");
     assert_eq!(b.read("document.querySelector('#match-1 .use').textContent"), "Automatisch");
 }
+
+#[test]
+fn a_translation_with_codes_is_edited_with_numbered_codes_that_keep_their_markup() {
+    let s = server();
+    let mut b = Browser::start();
+    open(&mut b, &format!("{}/?q={}&from=en&to=de", s.base, quote("Open <i>the</i> file")));
+    b.wait_for("document.querySelector('#match-1') !== null");
+    let id = b.read("matches[0].entry_id").as_i64().unwrap();
+    b.click("#write-token");
+    b.type_text(&s.write);
+    b.click("#match-1 .actions button:nth-child(2)");
+    b.wait_for(&format!("document.activeElement.id === 'edit-target-{id}'"));
+    assert_eq!(b.read("document.activeElement.value"), "{1}Die{/1} Datei öffnen");
+
+    // A code the translation does not have is refused where it stands.
+    b.select_all();
+    b.type_text("Die {7}Datei{/7} öffnen");
+    b.enter();
+    b.wait_for("/\\{7\\} at character 5 is not one of this translation's/.test(document.querySelector('#match-1 .edit-status').textContent)");
+
+    // Moved codes keep their type and markup.
+    b.click(&format!("#edit-target-{id}"));
+    b.select_all();
+    b.type_text("Die {1}Datei{/1} öffnen");
+    b.enter();
+    b.wait_for("document.getElementById('confirm').open");
+    b.click("#confirm-ok");
+    b.wait_for("/Saved entry/.test(document.querySelector('#match-1 .edit-status').textContent)");
+    let (_, entry) = s.get_json(&format!("/v1/entries/{id}"), None);
+    assert_eq!(
+        entry["variants"][1]["runs"],
+        json!([{"text": "Die "}, {"pc_open": {"id": "1", "type": "x-html-i", "data": "<i>"}}, {"text": "Datei"},
+               {"pc_close": {"id": "1", "type": "x-html-i", "data": "</i>"}}, {"text": " öffnen"}]),
+        "{entry}"
+    );
+    assert_eq!(b.read("document.querySelector('#match-1 .use').textContent"), "Die <i>Datei</i> öffnen");
+}
