@@ -110,6 +110,17 @@ function label(m) {
   return [`Fuzzy ${Math.floor(m.percent)} %`, "fuzzy"];
 }
 
+// What lowered a match's score, as the translator reads it.
+const PENALTIES = {
+  whitespace: () => "Differs from your text in spaces only",
+  region: (m) => `Written for another region (${m.source.locale} → ${m.target.locale})`,
+  project: (m) => `From another project${m.project_id ? ` (${m.project_id})` : ""}`,
+  client: () => "Written for another client",
+  origin: () => "Of an origin that counts less (such as machine translation)",
+  status: () => "Not reviewed, or not approved",
+  file: () => "From a file that counts less",
+};
+
 const REPAIRS = { number: "numbers", punctuation: "punctuation", whitespace: "spaces", mnemonic: "access keys" };
 const repairName = (kind) => REPAIRS[kind] || "words";
 
@@ -124,11 +135,7 @@ function notes(m) {
   for (const r of m.repairs || []) {
     if (!r.applied) out.push(`Not repaired (${repairName(r.kind)} ${JSON.stringify(r.from)} → ${JSON.stringify(r.to)}): the translation has nothing to change`);
   }
-  for (const p of m.penalties || []) {
-    const what = p.kind === "whitespace" ? "Differs from your text in spaces only"
-      : p.kind === "region" ? `Written for another region (${m.source.locale} → ${m.target.locale})` : `Differs: ${p.kind}`;
-    out.push(`${what} (−${p.points} %)`);
-  }
+  for (const p of m.penalties || []) out.push(`${PENALTIES[p.kind]?.(m) ?? `Lowered for its ${p.kind}`} (−${p.points} %)`);
   return out;
 }
 
@@ -227,7 +234,7 @@ function matchView(m, n) {
       el("dt", {}, "Use"), el("dd", { class: "use adapted" }, marked(m.target.text, m.adapted_target.text)),
       ...(m.adapted_target.text !== m.target.text ? [el("dt", {}, "Stored translation"), el("dd", { class: "target" }, m.target.text)] : []),
       el("dt", {}, "Memory source"), el("dd", { class: "source" }, sourceDiff(m)),
-      el("dt", {}, "Origin"), el("dd", { class: "origin" }, [memoryName && `memory ${memoryName}`, project && `project ${project}`].filter(Boolean).join(" · ") || "—"),
+      el("dt", {}, "Origin"), el("dd", { class: "origin" }, [(m.memory || memoryName) && `memory ${m.memory || memoryName}`, project && `project ${project}`].filter(Boolean).join(" · ") || "—"),
       ...(m.unit ? [el("dt", {}, "Unit"), el("dd", {}, m.unit)] : []),
       el("dt", {}, "Approved"), el("dd", {},
         `${m.approvals} time${m.approvals === 1 ? "" : "s"}${m.last_approved ? `, last ${m.last_approved.replace("T", " ").replace("Z", " UTC")}` : ""}`)),

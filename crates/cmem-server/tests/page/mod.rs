@@ -302,6 +302,14 @@ fn repairs_are_named_and_marked_in_the_text_to_use_and_the_source() {
     // The CLI's direction: the stored 4.2 struck, the query's 24.2! underlined as repaired.
     assert_eq!(read(&mut b, "#match-1 .source del"), json!(["4.2"]));
     assert_eq!(read(&mut b, "#match-1 .source ins.repaired"), json!(["24.2!"]));
+
+    // A penalty in words: an answer written for another region.
+    let germany = json!({"variants": [{"locale": "en", "runs": [{"text": "Print the page"}]},
+                                      {"locale": "de-DE", "runs": [{"text": "Seite drucken"}]}]});
+    assert_eq!(s.post("/v1/entries", Some(&s.write), &germany).0, 201);
+    open(&mut b, &format!("{}/?q={}&from=en&to=de-CH", s.base, quote("Print the page")));
+    b.wait_for("document.querySelector('#match-1') !== null");
+    assert_eq!(read(&mut b, "#match-1 .notes li"), json!(["Written for another region (en → de-DE) (−1 %)"]));
 }
 
 #[test]
