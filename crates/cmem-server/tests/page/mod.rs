@@ -164,6 +164,8 @@ fn the_page_passes_axe_in_light_and_dark_and_fits_a_phone() {
     b.click("#match-1 details summary");
     b.click("#match-1 .actions button:nth-child(3)");
     b.wait_for("document.querySelector('#match-1 .history') !== null");
+    b.click("#match-2 .actions button:nth-child(2)");
+    b.wait_for("document.querySelector('#match-2 .edit-form textarea') !== null");
 
     // The import view, with a located problem listed: a file chosen as a person would
     // (the file dialog's answer), the format picked with the arrow keys, the token typed.
@@ -202,6 +204,16 @@ fn the_page_passes_axe_in_light_and_dark_and_fits_a_phone() {
         let found = violations(&mut b);
         assert_eq!(found, json!([]), "light colours");
     }
+    // The confirmation a delete asks for, too.
+    b.click("#match-2 .actions button:nth-child(4)");
+    b.wait_for("document.getElementById('confirm').open");
+    b.screenshot("cmem-page-confirm.png");
+    if axe.is_some() {
+        let found = violations(&mut b);
+        assert_eq!(found, json!([]), "the confirmation");
+    }
+    b.press("Escape", 27, "", 0);
+    b.wait_for("!document.getElementById('confirm').open");
 
     // Dark colours when the system asks for them, still without violations.
     b.call(
