@@ -13,10 +13,13 @@ function el(tag, attrs, ...children) {
 
 // A read the server refuses without a token (`--read-needs-token`) is sent again with
 // the token of Write access, when there is one.
+let readsNeedToken = false;
+
 async function api(path, options = {}) {
   let response = await fetch(path, options);
   const token = $("write-token").value.trim();
   if (response.status === 401 && token && !options.headers?.Authorization) {
+    readsNeedToken = true;
     response = await fetch(path, { ...options, headers: { ...options.headers, Authorization: `Bearer ${token}` } });
   }
   const body = response.headers.get("content-type")?.includes("json") ? await response.json() : null;
@@ -581,6 +584,26 @@ async function start() {
   $("search-previous").addEventListener("click", () => search(Math.max(0, searchOffset - 20)));
   $("search-next").addEventListener("click", () => search(Number($("search-next").dataset.offset)));
   $("import-form").addEventListener("submit", (e) => { e.preventDefault(); importFile(); });
+  // A link cannot send a token: where reads need one, the export is fetched with it and
+  // handed to the browser as a file.
+  $("export-link").addEventListener("click", async (e) => {
+    if (!readsNeedToken) return;
+    e.preventDefault();
+    const status = $("import-status");
+    try {
+      status.textContent = "Exporting…";
+      const response = await fetch(e.currentTarget.href, { headers: { Authorization: `Bearer ${writeToken()}` } });
+      if (!response.ok) throw new Error(`export: ${response.status} ${response.statusText}`);
+      const name = /filename="([^"]+)"/.exec(response.headers.get("content-disposition") || "")?.[1] || "memory";
+      const url = URL.createObjectURL(await response.blob());
+      const a = el("a", { href: url, download: name, hidden: "" });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60000);
+      status.textContent = `Exported ${name}.`;
+    } catch (err) { status.textContent = ""; showError($("import-problems"), err); }
+  });
   $("export-format").addEventListener("change", () => {
     $("export-link").href = `/v1/export?format=${encodeURIComponent($("export-format").value)}`;
   });

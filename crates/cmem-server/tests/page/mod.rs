@@ -324,6 +324,44 @@ fn repairs_are_named_and_marked_in_the_text_to_use_and_the_source() {
     assert_eq!(read(&mut b, "#match-1 .notes li"), json!(["Written for another region (en → de-DE) (−1 %)"]));
 }
 
+/// Clicks the export link, the export format chosen `down` places below TMX, and waits
+/// for the file the browser saves in `dir`.
+fn download(b: &mut Browser, dir: &std::path::Path, down: usize) -> String {
+    b.call_browser(
+        "Browser.setDownloadBehavior",
+        json!({"behavior": "allow", "downloadPath": dir.to_str().unwrap()}),
+    );
+    b.tab_to("export-format", false);
+    for _ in 0..down {
+        b.press("ArrowDown", 40, "", 0);
+    }
+    b.click("#export-link");
+    let started = std::time::Instant::now();
+    loop {
+        let done: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_none_or(|x| x != "crdownload"))
+            .collect();
+        if let [file] = done.as_slice() {
+            return std::fs::read_to_string(file).unwrap();
+        }
+        assert!(started.elapsed().as_secs() < 20, "no download in {}: {done:?}", dir.display());
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn the_memory_downloads_as_a_file() {
+    let s = Server::start(ServerConfig::new());
+    let mut b = Browser::start();
+    open(&mut b, &format!("{}/", s.base));
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = download(&mut b, dir.path(), 2);
+    assert_eq!(jsonl.lines().count(), 193, "{jsonl}");
+    assert!(jsonl.contains("Automatisch"));
+}
+
 #[test]
 fn a_server_that_needs_a_token_for_reading_takes_the_one_entered() {
     let s = Server::start(ServerConfig::new().read_needs_token(true));
@@ -340,6 +378,11 @@ fn a_server_that_needs_a_token_for_reading_takes_the_one_entered() {
     b.enter();
     b.wait_for("document.querySelector('#match-1') !== null");
     assert_eq!(b.read("document.querySelector('#match-1 .use').textContent"), "Automatisch");
+
+    // The export link cannot send the token: the page fetches the file with it.
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = download(&mut b, dir.path(), 2);
+    assert_eq!(jsonl.lines().count(), 193, "{jsonl}");
 }
 
 #[test]
