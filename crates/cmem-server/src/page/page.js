@@ -517,9 +517,13 @@ function options(select, values, keep) {
   if (want) select.value = want;
 }
 
-function fillTargets(keep) {
+// The targets the chosen source language has; `keep` (or the current one) when it is
+// among them or was asked for by name, else the first.
+function fillTargets(keep, strict) {
   const from = $("lookup-from").value;
-  options($("lookup-to"), [...new Set(pairs.filter((p) => p.source === from).map((p) => p.target))], keep);
+  const targets = [...new Set(pairs.filter((p) => p.source === from).map((p) => p.target))];
+  const want = keep ?? $("lookup-to").value;
+  options($("lookup-to"), targets, strict && !targets.includes(want) ? targets[0] : want);
 }
 
 async function loadLocales(wanted = {}) {
@@ -549,7 +553,11 @@ async function start() {
   if (codes) $("lookup-codes").value = codes;
   try { $("write-token").value = sessionStorage.getItem("cmem.token") || ""; } catch { /* no storage */ }
 
-  $("lookup-from").addEventListener("change", () => { remember("from", $("lookup-from").value); fillTargets(); remember("to", $("lookup-to").value); });
+  $("lookup-from").addEventListener("change", () => {
+    remember("from", $("lookup-from").value);
+    fillTargets(undefined, true);
+    remember("to", $("lookup-to").value);
+  });
   $("lookup-to").addEventListener("change", () => remember("to", $("lookup-to").value));
   $("lookup-codes").addEventListener("change", () => remember("codes", $("lookup-codes").value));
   $("search-locale").addEventListener("change", () => remember("search-locale", $("search-locale").value));
