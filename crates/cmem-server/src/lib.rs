@@ -40,6 +40,7 @@ mod native;
 pub mod openapi;
 mod page;
 mod rate;
+mod revise;
 mod router;
 mod token;
 

@@ -294,10 +294,14 @@ pub(crate) struct SearchParams {
     limit: Option<usize>,
     #[serde(default)]
     offset: Option<usize>,
+    /// Only entries of this project (the entry's or one of its origins').
+    #[serde(default)]
+    project: Option<String>,
 }
 
-/// `GET /v1/search?q=WORDS&locale=L[&to=L][&limit=N][&offset=N]`: concordance search,
-/// best first, a page at a time.
+/// `GET /v1/search?q=WORDS&locale=L[&to=L][&project=P][&limit=N][&offset=N]`:
+/// concordance search, best first, a page at a time. With `project`, the pages are
+/// those of the best `max_search_hits` hits that are the project's.
 pub(crate) async fn search(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
@@ -322,7 +326,15 @@ pub(crate) async fn search(
             let mut q = SearchQuery::new(p.q, locale.clone());
             // One more than the page: tells whether a next page exists.
             q.limit = offset + limit + 1;
-            let hits = app.memory.search_with(&q)?;
+            if p.project.is_some() {
+                q.limit = max;
+            }
+            let mut hits = app.memory.search_with(&q)?;
+            if let Some(project) = p.project.as_deref().filter(|p| !p.is_empty()) {
+                hits.retain(|h| {
+                    h.entry.project_id == project || h.entry.origins.iter().any(|o| o.project_id == project)
+                });
+            }
             Ok((hits, locale, to))
         })
         .await?;
@@ -347,13 +359,16 @@ pub(crate) async fn search(
                 "score": hit.score,
                 "snippet": hit.snippet,
                 "translations": translations,
+                "project_id": hit.entry.project_id,
+                "origins": hit.entry.origins,
+                "approvals": hit.entry.approvals(),
             })
         })
         .collect();
     Ok(Json(json!({ "hits": page, "offset": offset, "limit": limit, "next_offset": next_offset })))
 }
 
-fn entry_id(text: &str) -> Result<EntryId, ApiError> {
+pub(crate) fn entry_id(text: &str) -> Result<EntryId, ApiError> {
     text.parse::<i64>()
         .map(EntryId)
         .map_err(|_| ApiError::bad_request(format!("entry id {text:?} is not a whole number")).in_field("id"))

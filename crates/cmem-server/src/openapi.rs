@@ -25,6 +25,9 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/entries/{id}"),
     ("put", "/v1/entries/{id}"),
     ("delete", "/v1/entries/{id}"),
+    ("get", "/v1/entries/{id}/history"),
+    ("post", "/v1/entries/{id}/revise"),
+    ("post", "/v1/entries/{id}/undo"),
     ("get", "/v1/stats"),
     ("get", "/v1/versions"),
     ("post", "/v1/imports"),
@@ -146,6 +149,57 @@ fn segment_fields(props: &mut serde_json::Map<String, Value>) {
     props.insert("runs".into(), json!({ "type": "array", "items": { "type": "object" } }));
 }
 
+/// The routes of edits that keep history (`revise.rs`), and their schema.
+fn revision_paths(doc: &mut Value, read: &Value, write: &Value, id: &Value) {
+    let history = json!({ "$ref": "#/components/schemas/History" });
+    let conditional = |with_text: bool| {
+        let mut props = json!({
+            "locale": { "type": "string", "description": "the variant changed" },
+            "base": { "type": "array", "items": { "type": "object" },
+                      "description": "the variant's runs as the client read them" },
+        });
+        if with_text {
+            if let Some(p) = props.as_object_mut() {
+                segment_fields(p);
+            }
+        }
+        json!({ "required": true, "content": { "application/json": { "schema": {
+            "type": "object", "required": ["locale", "base"], "properties": props } } } })
+    };
+    doc["paths"]["/v1/entries/{id}/history"] = json!({ "get": {
+        "summary": "an entry's current answer, the answers revisions replaced (newest first) and its write events",
+        "tags": ["entries"], "security": read, "parameters": [id],
+        "responses": ok("the history", history.clone()),
+    } });
+    doc["paths"]["/v1/entries/{id}/revise"] = json!({ "post": {
+        "summary": "change one variant's text, keeping the answer it replaces in the entry's history",
+        "description": "Conditional: 409 when the stored text is no longer `base`. The new text counts one \
+            approval; the old answer keeps its approvals in the history. 422 when the result would equal \
+            another entry.",
+        "tags": ["entries"], "security": write, "parameters": [id],
+        "requestBody": conditional(true),
+        "responses": ok("the history after the change", history.clone()),
+    } });
+    doc["paths"]["/v1/entries/{id}/undo"] = json!({ "post": {
+        "summary": "make the answer before the last change current again, as a new revision (history only grows)",
+        "description": "Conditional as revise; 409 also when there is no previous answer.",
+        "tags": ["entries"], "security": write, "parameters": [id],
+        "requestBody": conditional(false),
+        "responses": ok("the history after the undo", history),
+    } });
+    let segments = json!({ "type": "array", "items": { "$ref": "#/components/schemas/Segment" } });
+    doc["components"]["schemas"]["History"] = json!({
+        "type": "object", "required": ["entry_id", "current", "previous", "origins"], "properties": {
+            "entry_id": { "type": "integer" },
+            "current": { "type": "object", "properties": {
+                "variants": segments, "approvals": { "type": "integer" }, "last_approved": { "type": "string" } } },
+            "previous": { "type": "array", "items": { "type": "object", "properties": {
+                "replaced_at": { "type": "string" }, "by": { "type": "string", "description": "the write token's name" },
+                "approvals": { "type": "integer" }, "variants": segments } } },
+            "origins": { "type": "array", "items": { "type": "object" } },
+            "project_id": { "type": "string" }, "unit": { "type": "string" }, "point": { "type": "string" } } });
+}
+
 /// The document.
 pub fn openapi() -> Value {
     let mut lookup_props = lookup_options().as_object().cloned().unwrap_or_default();
@@ -170,7 +224,7 @@ pub fn openapi() -> Value {
     let write = json!([{ "bearer": [] }]);
     let read = json!([{}, { "bearer": [] }]);
     let id = path_param("id", "entry id");
-    json!({
+    let mut doc = json!({
         "openapi": "3.1.0",
         "info": {
             "title": "cmem",
@@ -220,6 +274,7 @@ pub fn openapi() -> Value {
                     { "name": "q", "in": "query", "required": true, "schema": { "type": "string" } },
                     { "name": "locale", "in": "query", "required": true, "schema": { "type": "string" } },
                     query_param("to", "string", "only translations in this locale"),
+                    query_param("project", "string", "only entries of this project (among the best max_search_hits)"),
                     query_param("limit", "integer", "hits per page (default 20)"),
                     query_param("offset", "integer", "hits to skip (default 0)"),
                 ],
@@ -376,7 +431,9 @@ pub fn openapi() -> Value {
                     "quality": { "type": "number" }, "rank": { "type": "number" } } },
             },
         },
-    })
+    });
+    revision_paths(&mut doc, &read, &write, &id);
+    doc
 }
 
 /// `GET /openapi.json`.

@@ -1,9 +1,12 @@
 //! The web page: `/` (HTML), `/page.js` and `/page.css`, embedded in the binary so
-//! nothing needs building or installing to use it. It looks segments up (score, match
-//! type, the words that differ from the query, the adapted target, origins), edits a
-//! match's plain-text target (`PUT /v1/entries/{id}` with a write token), searches the
-//! memory with the hits marked, and imports a file with a progress bar; plain form
-//! controls, so it works with the keyboard alone.
+//! nothing needs building or installing to use it. It looks segments up and shows each
+//! suggestion in a translator's words (Exact, Fuzzy 87 %, what was repaired, the notes
+//! of codes that could not be placed, where the answer comes from), copies one with a
+//! key (1–9) with its codes as the user chose; it edits and deletes entries with a write
+//! token and a confirmation, through `revise`/`undo` (history kept, DESIGN.md §67);
+//! it searches the memory with the hits marked, a page at a time, and imports a file
+//! with a progress bar and its located problems. Plain form controls and a `<dialog>`,
+//! so it works with the keyboard alone.
 
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};

@@ -17,7 +17,7 @@ use serde_json::json;
 use crate::app::App;
 use crate::error::ApiError;
 use crate::token::{self, Scope};
-use crate::{amagama, export, job, native, openapi, page};
+use crate::{amagama, export, job, native, openapi, page, revise};
 
 impl App {
     /// The router of every route (see `/openapi.json`), with the body and request-target
@@ -40,6 +40,9 @@ impl App {
                 "/v1/entries/{id}",
                 get(native::get_entry).put(native::replace_entry).delete(native::delete_entry),
             )
+            .route("/v1/entries/{id}/history", get(revise::get_history))
+            .route("/v1/entries/{id}/revise", post(revise::revise))
+            .route("/v1/entries/{id}/undo", post(revise::undo))
             .route("/v1/stats", get(native::stats))
             .route("/v1/versions", get(native::versions))
             .route("/v1/imports", post(job::start).get(job::list))

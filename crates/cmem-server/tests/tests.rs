@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
 mod hostile;
+mod page;
 mod weblate;
 
 fn testdata(rel: &str) -> PathBuf {
@@ -550,6 +551,159 @@ fn entries_are_replaced_in_place() {
 }
 
 #[test]
+fn revisions_keep_the_old_answer_refuse_stale_changes_and_undo_as_a_new_revision() {
+    let s = Server::start(ServerConfig::new());
+    let (_, v) = s.post("/v1/entries", Some(&s.write), &en_de("Quarterly zebra report", "Zebrabericht"));
+    let id = v["entries"][0]["id"].as_i64().unwrap();
+    let (_, stats) = s.get_json("/v1/stats", None);
+    let before = stats["entries"].as_u64().unwrap();
+    let revise = format!("/v1/entries/{id}/revise");
+    let base = json!([{"text": "Zebrabericht"}]);
+    let change = json!({"locale": "de", "text": "Quartalsbericht über Zebras", "base": base}).to_string();
+
+    // Writes only, with a write token.
+    let (status, _) = s.send("POST", &revise, None, Some(&change));
+    assert_eq!(status, 401);
+    let (status, v) = s.send("POST", &revise, Some(&s.read), Some(&change));
+    assert_eq!(status, 403, "{v}");
+
+    // Bad requests: located errors, nothing changed.
+    for (path, body, status, code) in [
+        (revise.clone(), "{\"locale\": \"de\"".to_owned(), 400, "invalid_json"),
+        (revise.clone(), json!({"locale": "de", "base": base}).to_string(), 400, "bad_request"),
+        (
+            revise.clone(),
+            json!({"locale": "x y", "text": "a", "base": base}).to_string(),
+            400,
+            "invalid_locale",
+        ),
+        (revise.clone(), json!({"locale": "fr", "text": "a", "base": base}).to_string(), 404, "not_found"),
+        (format!("/v1/entries/{}/revise", id + 1000), change.clone(), 404, "not_found"),
+        // Made against a text that is no longer stored: refused, never overwritten.
+        (
+            revise.clone(),
+            json!({"locale": "de", "text": "a", "base": [{"text": "Zebra"}]}).to_string(),
+            409,
+            "conflict",
+        ),
+        (
+            format!("/v1/entries/{id}/undo"),
+            json!({"locale": "de", "base": base}).to_string(),
+            409,
+            "conflict",
+        ),
+    ] {
+        let (got, v) = s.send("POST", &path, Some(&s.write), Some(&body));
+        assert_eq!(got, status, "{path} {body}: {v}");
+        if !code.is_empty() {
+            assert_error(&v, code);
+        }
+    }
+    let (_, history) = s.get_json(&format!("/v1/entries/{id}/history"), None);
+    assert_eq!(history["previous"], json!([]), "{history}");
+
+    // A revision: the id kept, the new text served, the old one in the history only.
+    let (status, h) = s.send("POST", &revise, Some(&s.write), Some(&change));
+    assert_eq!(status, 200, "{h}");
+    assert_eq!(h["entry_id"], id);
+    assert_eq!(h["current"]["variants"][1]["text"], "Quartalsbericht über Zebras", "{h}");
+    assert_eq!(h["previous"][0]["variants"][1]["text"], "Zebrabericht", "{h}");
+    assert_eq!(h["previous"][0]["by"], "writer", "{h}");
+    let (_, again) = s.get_json(&format!("/v1/entries/{id}/history"), None);
+    assert_eq!(again, h);
+    let lookup = |text: &str| {
+        s.post("/v1/lookup", None, &json!({"text": text, "source_locale": "en", "target_locale": "de"})).1
+    };
+    let found = lookup("Quarterly zebra report");
+    let targets: Vec<&str> =
+        found["matches"].as_array().unwrap().iter().map(|m| m["target"]["text"].as_str().unwrap()).collect();
+    assert_eq!(targets, ["Quartalsbericht über Zebras"], "only the new answer is served: {found}");
+    let (_, stats) = s.get_json("/v1/stats", None);
+    assert_eq!(stats["entries"].as_u64().unwrap(), before, "a revision adds no entry");
+
+    // The old answer travels with the entry through an export.
+    let (status, jsonl, _) = s.get("/v1/export?format=jsonl", None);
+    assert_eq!(status, 200);
+    assert!(jsonl.contains("cmem:previous-answer") && jsonl.contains("Zebrabericht"), "{jsonl}");
+
+    // Undo: conditional too; the previous answer made current as a new revision.
+    let undo = format!("/v1/entries/{id}/undo");
+    let (status, v) =
+        s.send("POST", &undo, Some(&s.write), Some(&json!({"locale": "de", "base": base}).to_string()));
+    assert_eq!(status, 409, "{v}");
+    let now = json!({"locale": "de", "base": [{"text": "Quartalsbericht über Zebras"}]}).to_string();
+    let (status, h) = s.send("POST", &undo, Some(&s.write), Some(&now));
+    assert_eq!(status, 200, "{h}");
+    assert_eq!(h["current"]["variants"][1]["text"], "Zebrabericht", "{h}");
+    let previous: Vec<&str> = h["previous"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["variants"][1]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(previous, ["Quartalsbericht über Zebras", "Zebrabericht"], "history only grows: {h}");
+    let found = lookup("Quarterly zebra report");
+    assert_eq!(found["matches"][0]["target"]["text"], "Zebrabericht", "{found}");
+
+    // A revision equal to another entry is refused, as a replace is.
+    let (_, v) = s.post("/v1/entries", Some(&s.write), &en_de("Quarterly zebra report", "Zebraberichte"));
+    let twin = v["entries"][0]["id"].as_i64().unwrap();
+    let body =
+        json!({"locale": "de", "text": "Zebrabericht", "base": [{"text": "Zebraberichte"}]}).to_string();
+    let (status, v) = s.send("POST", &format!("/v1/entries/{twin}/revise"), Some(&s.write), Some(&body));
+    assert_eq!(status, 422, "{v}");
+    assert_error(&v, "invalid_entry");
+}
+
+#[test]
+fn concurrent_revisions_of_one_text_let_exactly_one_through() {
+    let s = Server::start(ServerConfig::new());
+    let (_, v) = s.post("/v1/entries", Some(&s.write), &en_de("Quarterly zebra report", "Zebrabericht"));
+    let id = v["entries"][0]["id"].as_i64().unwrap();
+    let path = format!("/v1/entries/{id}/revise");
+    // Six editors who all read "Zebrabericht" save at once: one wins, the others are told
+    // the text changed, and no answer is lost from the history.
+    let statuses: Vec<u16> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..6)
+            .map(|k| {
+                let (s, path) = (&s, &path);
+                scope.spawn(move || {
+                    let body = json!({"locale": "de", "text": format!("Zebrabericht {k}"), "base": [{"text": "Zebrabericht"}]});
+                    s.send("POST", path, Some(&s.write), Some(&body.to_string())).0
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 1, "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|s| **s == 409).count(), 5, "{statuses:?}");
+    let (_, h) = s.get_json(&format!("/v1/entries/{id}/history"), None);
+    assert_eq!(h["previous"].as_array().unwrap().len(), 1, "{h}");
+    assert_eq!(h["previous"][0]["variants"][1]["text"], "Zebrabericht", "{h}");
+}
+
+#[test]
+fn search_filters_by_project_and_names_each_hits_project() {
+    let s = Server::start(ServerConfig::new());
+    let mut mine = en_de("Zebra directory", "Zebraverzeichnis");
+    mine["project_id"] = json!("zoo");
+    let (status, v) = s.post("/v1/entries", Some(&s.write), &mine);
+    assert_eq!(status, 201, "{v}");
+    let (_, all) = s.get_json("/v1/search?q=directory&locale=en&limit=50", None);
+    let all = all["hits"].as_array().unwrap().clone();
+    assert!(all.len() > 1, "{all:?}");
+    assert!(all.iter().any(|h| h["project_id"] == "zoo"));
+    let (_, zoo) = s.get_json("/v1/search?q=directory&locale=en&project=zoo", None);
+    let hits = zoo["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 1, "{zoo}");
+    assert_eq!(hits[0]["project_id"], "zoo");
+    assert!(hits[0]["snippet"].as_str().unwrap().contains("[directory]"), "{zoo}");
+    assert_eq!(zoo["next_offset"], Value::Null);
+    let (_, none) = s.get_json("/v1/search?q=directory&locale=en&project=nobody", None);
+    assert_eq!(none["hits"], json!([]));
+}
+
+#[test]
 fn weblate_requests_get_amagama_answers() {
     let s = Server::start(ServerConfig::new());
     // What Weblate asks first: the languages, with the trailing slash.
@@ -1020,15 +1174,20 @@ fn the_web_page_looks_up_and_searches_in_a_browser() {
     assert!(headers.get("content-security-policy").unwrap().to_str().unwrap().contains("default-src 'self'"));
     let profile = tempfile::tempdir().unwrap();
 
-    // A lookup from the page's link form: the script posts it and shows the matches.
+    // A lookup from the page's link form: the script posts it and shows the matches,
+    // in words a translator uses, the stored source's differences from the query in the
+    // CLI's direction (struck: only in the memory; underlined: only in the query).
     let url = format!("{}/?q={}&from=en&to=de", s.base, quote("failed to remove directory %d"));
     let dom = browse(profile.path(), &url, &["--dump-dom"]);
     assert!(dom.contains("class=\"match\""), "no match shown:\n{dom}");
-    assert!(dom.contains("<dd class=\"adapted\">konnte Verzeichnis %d nicht entfernen</dd>"), "{dom}");
-    assert!(dom.contains("100 %") && dom.contains("structural exact"), "{dom}");
-    // The query's %d against the stored %s, word by word.
-    assert!(dom.contains("<ins>%s</ins>") && dom.contains("<del>%d</del>"), "{dom}");
-    assert!(dom.contains("193 entries"), "{dom}");
+    assert!(dom.contains("konnte Verzeichnis <ins class=\"repaired\" title=\"changed for your text\">%d</ins> nicht entfernen"), "{dom}");
+    assert!(dom.contains("1. Exact<") && !dom.contains("Fuzzy"), "{dom}");
+    assert!(dom.contains("structural exact (tier 2)"), "the engine's terms are in the details: {dom}");
+    assert!(
+        dom.contains("<del title=\"only in the memory\">%s</del><ins title=\"only in your text\">%d</ins>"),
+        "{dom}"
+    );
+    assert!(dom.contains("sample: 193 entries"), "{dom}");
 
     // A search: hits marked.
     let url = format!("{}/?search=directory&locale=en", s.base);
@@ -1149,6 +1308,52 @@ impl Browser {
         }
     }
 
+    /// Sends a command to the browser itself (not the page), e.g. `Browser.grantPermissions`.
+    fn call_browser(&mut self, method: &str, params: Value) -> Value {
+        let session = std::mem::take(&mut self.session);
+        let answer = self.call(method, params);
+        self.session = session;
+        answer
+    }
+
+    /// The value a script's promise settles to.
+    fn read_async(&mut self, expression: &str) -> Value {
+        let got = self.call(
+            "Runtime.evaluate",
+            json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
+        );
+        assert!(got.get("exceptionDetails").is_none(), "{expression}: {got}");
+        got["result"]["value"].clone()
+    }
+
+    /// Scrolls the element `selector` names into view, as a person would, and clicks
+    /// its middle, as a mouse would.
+    fn click(&mut self, selector: &str) {
+        let at = self.read(&format!(
+            "(() => {{ const e = document.querySelector({selector:?}); e.scrollIntoView({{ block: 'center' }}); \
+             const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
+        ));
+        let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+        for kind in ["mousePressed", "mouseReleased"] {
+            self.call(
+                "Input.dispatchMouseEvent",
+                json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}),
+            );
+        }
+    }
+
+    /// Saves a PNG of the page (as laid out now) as `name` in the build's test
+    /// directory, for people to look at; checks it is a picture.
+    fn screenshot(&mut self, name: &str) -> PathBuf {
+        let shot =
+            self.call("Page.captureScreenshot", json!({"format": "png", "captureBeyondViewport": true}));
+        let png = base64_decode(shot["data"].as_str().unwrap());
+        assert!(png.starts_with(b"\x89PNG") && png.len() > 5_000, "{name}: {} bytes", png.len());
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+        std::fs::write(&path, png).unwrap();
+        path
+    }
+
     /// The value of a script that reads the page.
     fn read(&mut self, expression: &str) -> Value {
         let got = self.call("Runtime.evaluate", json!({"expression": expression, "returnByValue": true}));
@@ -1232,6 +1437,29 @@ impl Drop for Browser {
     }
 }
 
+/// Standard base64 (RFC 4648 §4), as DevTools sends screenshots.
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => panic!("{c} is not base64"),
+    };
+    let digits: Vec<u8> =
+        text.bytes().filter(|c| *c != b'=' && !c.is_ascii_whitespace()).map(value).collect();
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for chunk in digits.chunks(4) {
+        let mut n = 0u32;
+        for (k, d) in chunk.iter().enumerate() {
+            n |= u32::from(*d) << (18 - 6 * k);
+        }
+        out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
+    }
+    out
+}
+
 /// A script naming a control: its id, or its tag and text.
 const NAME: &str = "(e) => e ? (e.id || `${e.tagName.toLowerCase()}:${e.textContent.trim()}`) : ''";
 
@@ -1239,7 +1467,7 @@ const NAME: &str = "(e) => e ? (e.id || `${e.tagName.toLowerCase()}:${e.textCont
 /// (no control may set a positive `tabindex`, so that is the order expected; one that
 /// takes itself out of the order with `tabindex="-1"` is still listed, and missed).
 const TABBABLE: &str = "JSON.stringify(Array.from(document.querySelectorAll(\
-     'a[href], button, input, select, textarea, [tabindex]:not([tabindex=\"-1\"])')).filter((e) => \
+     'a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex=\"-1\"])')).filter((e) => \
      !e.disabled && !e.hidden && e.getClientRects().length > 0).map(NAME))";
 
 /// A script: does the focused control show a visible focus ring (`:focus-visible`, an
@@ -1274,9 +1502,22 @@ fn the_web_page_works_with_the_keyboard_alone() {
     // ring; Shift+Tab walks back the same way.
     let tabbable = b.read(&TABBABLE.replace("NAME", NAME));
     let expected: Vec<String> = serde_json::from_str(tabbable.as_str().unwrap()).unwrap();
-    for control in
-        ["lookup-text", "lookup-threshold", "button:Look up", "search-words", "import-file", "button:Import"]
-    {
+    for control in [
+        "lookup-text",
+        "lookup-from",
+        "lookup-to",
+        "lookup-threshold",
+        "lookup-codes",
+        "button:Look up",
+        "button:Copy (1)",
+        "summary:Details",
+        "button:Edit",
+        "search-words",
+        "search-locale",
+        "import-file",
+        "button:Import",
+        "write-token",
+    ] {
         assert!(expected.iter().any(|e| e == control), "{control} is not tabbable: {expected:?}");
     }
     assert_eq!(expected[0], "lookup-text", "{expected:?}");
@@ -1305,30 +1546,62 @@ fn the_web_page_works_with_the_keyboard_alone() {
     assert_eq!(b.read("document.getElementById('search-results').getAttribute('aria-live')"), "polite");
     assert_eq!(b.read("document.querySelector('#search-results mark').textContent"), "directory");
 
-    // A match's target edited with the keyboard: look up, Tab to its Edit button, Enter,
-    // type the new text and a write token, Enter saves it (PUT), the answer announced.
+    // A match's target edited with the keyboard: the write token typed once, look up,
+    // Tab to its Edit button, Enter, type the new text, Enter asks for confirmation, Tab
+    // to Save and Enter saves it; the old answer stays in the entry's history, and the
+    // Undo button (focused) restores it as a new revision.
     let (_, v) = s.post("/v1/entries", Some(&s.write), &en_de("Quarterly zebra report", "Zebrabericht"));
     let id = v["entries"][0]["id"].as_i64().unwrap();
+    b.tab_to("write-token", false);
+    b.type_text(&s.write);
     b.tab_to("lookup-text", true);
     b.select_all();
     b.type_text("Quarterly zebra report");
     b.enter();
     b.wait_for("/Zebrabericht/.test(document.getElementById('lookup-results').textContent)");
-    b.tab_to("button:Edit target", false);
+    b.tab_to("button:Edit", false);
     b.enter();
     b.wait_for(&format!("document.activeElement.id === 'edit-target-{id}'"));
     b.select_all();
     b.type_text("Vierteljährlicher Zebrabericht");
+    b.enter();
+    b.wait_for("document.getElementById('confirm').open && document.activeElement.id === 'confirm-cancel'");
+    assert!(b
+        .read("document.getElementById('confirm-body').textContent")
+        .as_str()
+        .unwrap()
+        .contains("Zebrabericht"));
     b.tab(false);
-    assert_eq!(b.focused(), format!("edit-token-{id}"));
-    b.type_text(&s.write);
+    assert_eq!(b.focused(), "confirm-ok");
     b.enter();
     b.wait_for("/Saved entry/.test(document.querySelector('.edit-status').textContent)");
     assert_eq!(b.read("document.querySelector('.edit-status').getAttribute('aria-live')"), "polite");
     let (_, entry) = s.get_json(&format!("/v1/entries/{id}"), None);
     assert_eq!(entry["variants"][1]["runs"], json!([{"text": "Vierteljährlicher Zebrabericht"}]), "{entry}");
+    let (_, history) = s.get_json(&format!("/v1/entries/{id}/history"), None);
+    assert_eq!(history["previous"].as_array().unwrap().len(), 1, "{history}");
+    assert_eq!(history["previous"][0]["variants"][1]["text"], "Zebrabericht", "{history}");
+    assert_eq!(history["previous"][0]["by"], "writer", "{history}");
     assert_eq!(
-        b.read("document.querySelector('#lookup-results .target').textContent"),
+        b.read("document.querySelector('#lookup-results .use').textContent"),
         "Vierteljährlicher Zebrabericht"
     );
+    assert!(b
+        .read("document.querySelector('.history').textContent")
+        .as_str()
+        .unwrap()
+        .contains("Zebrabericht — replaced"));
+
+    assert_eq!(b.focused(), "button:Undo");
+    b.enter();
+    b.wait_for(
+        "/Restored the previous translation/.test(document.querySelector('.edit-status').textContent)",
+    );
+    let (_, entry) = s.get_json(&format!("/v1/entries/{id}"), None);
+    assert_eq!(entry["variants"][1]["runs"], json!([{"text": "Zebrabericht"}]), "{entry}");
+    let (_, history) = s.get_json(&format!("/v1/entries/{id}/history"), None);
+    let previous: Vec<&Value> = history["previous"].as_array().unwrap().iter().collect();
+    assert_eq!(previous.len(), 2, "undo adds a revision, losing nothing: {history}");
+    assert_eq!(previous[0]["variants"][1]["text"], "Vierteljährlicher Zebrabericht", "{history}");
+    assert_eq!(b.read("document.querySelector('#lookup-results .use').textContent"), "Zebrabericht");
 }
