@@ -114,7 +114,7 @@ pub struct Repair {
 }
 
 /// The text of `runs` with each code as U+FFFC, NFC.
-fn skeleton(runs: &[Run]) -> String {
+pub(crate) fn skeleton(runs: &[Run]) -> String {
     let mut out = String::new();
     crate::run::walk_runs(runs, &mut |run| match run {
         Run::Text(t) => out.push_str(t),
