@@ -14,6 +14,7 @@
 
 #![forbid(unsafe_code)]
 
+mod align;
 mod analyze;
 mod args;
 mod export;
@@ -63,6 +64,7 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::Analyze(a) => analyze::run(a, memory).map(|()| Outcome::Success),
         Command::Serve(a) => serve::run(a, memory, cli.quiet).map(|()| Outcome::Success),
         Command::Token(a) => token::run(a, memory, cli.quiet).map(|()| Outcome::Success),
+        Command::Align(a) => align::run(a, memory).map(|()| Outcome::Success),
     }
 }
 

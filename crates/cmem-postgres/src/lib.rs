@@ -55,6 +55,7 @@ mod rows;
 mod scope;
 mod session;
 mod store;
+mod words;
 #[cfg(feature = "testing")]
 pub mod testing;
 

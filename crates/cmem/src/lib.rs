@@ -54,6 +54,8 @@ pub struct ReadmeDoctests;
 mod memory;
 
 pub use address::Address;
+/// Word alignment and phrase pairs learned from a memory (the word repair's evidence).
+pub use cmem_core::align;
 pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
 
 /// Word diffs of two texts, as a match's repairs and its rendering show them.

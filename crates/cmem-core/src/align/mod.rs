@@ -465,3 +465,74 @@ pub fn text_of(runs: &[crate::run::Run]) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// The key a locale pair's word model is kept under: the two language subtags
+/// (`en de`), since word correspondences do not depend on the region.
+pub fn pair_key(source: &crate::locale::Locale, target: &crate::locale::Locale) -> String {
+    format!("{} {}", source.language(), target.language())
+}
+
+/// Word models read once per memory and process: what a store that persists them keeps
+/// beside its connection. A pair found untrained is remembered as such too; a model
+/// trained by another process is seen when the memory is opened again.
+#[derive(Debug, Default)]
+pub struct ModelCache {
+    models: std::sync::RwLock<FxHashMap<String, Option<std::sync::Arc<WordModel>>>>,
+}
+
+impl ModelCache {
+    /// The model of the pair `key`, read with `load` (its saved form, or `None` when not
+    /// trained) the first time.
+    ///
+    /// # Errors
+    /// What `load` returns, or a saved form that does not read.
+    pub fn get_or_load(
+        &self,
+        key: &str,
+        load: impl FnOnce() -> Result<Option<String>>,
+    ) -> Result<Option<std::sync::Arc<WordModel>>> {
+        if let Some(m) = self.models.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(key) {
+            return Ok(m.clone());
+        }
+        let model = match load()? {
+            Some(text) => Some(std::sync::Arc::new(WordModel::from_saved(&text)?)),
+            None => None,
+        };
+        self.models
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key.to_owned(), model.clone());
+        Ok(model)
+    }
+
+    /// Keeps `model` as the pair's, after it was saved.
+    pub fn put(&self, key: &str, model: std::sync::Arc<WordModel>) {
+        self.models.write().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key.to_owned(), Some(model));
+    }
+}
+
+/// Trains the word model of `source` → `target` over every entry of `store` that has both
+/// (the variants a lookup between them would use), reading the entries a page at a time.
+///
+/// # Errors
+/// A store failure.
+pub fn train_store(
+    store: &dyn crate::store::ContentMemory,
+    source: &crate::locale::Locale,
+    target: &crate::locale::Locale,
+    opts: &AlignOptions,
+) -> Result<(WordModel, TrainReport)> {
+    let mut pairs = Vec::new();
+    let mut after = None;
+    loop {
+        let page = store.entries(after, 10_000)?;
+        let Some(last) = page.last() else { break };
+        after = Some(last.id);
+        for entry in &page {
+            let Some((ti, _)) = entry.lookup_variant(target) else { continue };
+            let Some((si, _)) = entry.lookup_variant_except(source, ti) else { continue };
+            pairs.push((text_of(&entry.variants[si].runs), text_of(&entry.variants[ti].runs)));
+        }
+    }
+    Ok(WordModel::train(pairs, opts))
+}
