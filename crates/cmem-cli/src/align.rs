@@ -65,7 +65,10 @@ pub fn run(args: &AlignArgs, path: Option<&Path>) -> Result<()> {
     mem.store().save_word_model(&from, &to, Arc::new(model)).map_err(|e| anyhow!("{e}"))?;
     let mut out = Stdout::new();
     if args.json {
-        serde_json::to_writer(&mut out, &json!({ "from": from.as_str(), "to": to.as_str(), "report": report }))?;
+        serde_json::to_writer(
+            &mut out,
+            &json!({ "from": from.as_str(), "to": to.as_str(), "report": report }),
+        )?;
         writeln!(out)?;
     } else {
         writeln!(

@@ -55,9 +55,9 @@ mod rows;
 mod scope;
 mod session;
 mod store;
-mod words;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod words;
 
 pub use address::redact;
 pub use options::{PgOptions, WaitHook};

@@ -940,7 +940,11 @@ impl ContentMemory for SqliteStore {
         Ok(())
     }
 
-    fn word_model(&self, source: &Locale, target: &Locale) -> Result<Option<std::sync::Arc<cmem_core::align::WordModel>>> {
+    fn word_model(
+        &self,
+        source: &Locale,
+        target: &Locale,
+    ) -> Result<Option<std::sync::Arc<cmem_core::align::WordModel>>> {
         self.load_word_model(source, target)
     }
 

@@ -26,7 +26,12 @@ impl SqliteStore {
         })
     }
 
-    pub(crate) fn store_word_model(&self, source: &Locale, target: &Locale, model: Arc<WordModel>) -> Result<()> {
+    pub(crate) fn store_word_model(
+        &self,
+        source: &Locale,
+        target: &Locale,
+        model: Arc<WordModel>,
+    ) -> Result<()> {
         self.refuse_read_only()?;
         let key = pair_key(source, target);
         let text = model.to_saved();

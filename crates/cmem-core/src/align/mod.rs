@@ -507,7 +507,10 @@ impl ModelCache {
 
     /// Keeps `model` as the pair's, after it was saved.
     pub fn put(&self, key: &str, model: std::sync::Arc<WordModel>) {
-        self.models.write().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key.to_owned(), Some(model));
+        self.models
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key.to_owned(), Some(model));
     }
 }
 
