@@ -91,6 +91,7 @@ macro_rules! conformance_suite {
             memory_metadata,
             evidence_orders_equal_scores,
             mechanical_repairs,
+            word_repair,
             ties_at_the_top_are_complete,
             match_cases,
         );

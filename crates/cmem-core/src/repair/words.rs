@@ -45,7 +45,7 @@ impl RepairBands {
     /// In every band.
     pub const ALL: RepairBands = RepairBands { low: true, mid: true, high: true };
     /// What a lookup repairs unless told otherwise (measured: docs/performance.md).
-    pub const DEFAULT: RepairBands = RepairBands { low: false, mid: true, high: true };
+    pub const DEFAULT: RepairBands = RepairBands::ALL;
 
     /// Whether a match of `score` is repaired.
     pub fn covers(self, score: f64) -> bool {
@@ -220,8 +220,27 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
     let mut out = Vec::new();
     // Target byte ranges to replace, with what.
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    // A stretch's text, or for an empty one what lies between its neighbours.
+    let gap = |text: &str, w: &[(usize, usize)], a: usize, b: usize| -> String {
+        if a < b {
+            return text[w[a].0..w[b - 1].1].to_owned();
+        }
+        let start = if a == 0 { 0 } else { w[a - 1].1 };
+        let end = w.get(a).map_or(text.len(), |p| p.0);
+        text[start..end.max(start)].to_owned()
+    };
+    let letters =
+        |t: &str| t.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
     for (a1, a2, b1, b2) in found {
         let (from, to) = (text_of(&s, &sw, a1, a2), text_of(&q, &qw, b1, b2));
+        let (s_gap, q_gap) = (gap(&s, &sw, a1, a2), gap(&q, &qw, b1, b2));
+        // The same letters written another way (`e-mail` → `email`, a mnemonic): spelling,
+        // which the target does its own way.
+        if letters(&s_gap) == letters(&q_gap) {
+            continue;
+        }
+        // A word that became a code or a code that became words: the code adaptation's.
+        let coded = s_gap.contains('\u{FFFC}') || q_gap.contains('\u{FFFC}');
         let mut repair = Repair {
             kind: RepairKind::Words,
             from,
@@ -245,7 +264,7 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
             w.target_to = old.to_owned();
         }
         let overlaps = edits.iter().any(|&(ex, ey, _)| x < ey && ex < y);
-        if !consistent || old.contains('\u{FFFC}') || to.contains('\u{FFFC}') || overlaps {
+        if !consistent || coded || old.contains('\u{FFFC}') || overlaps {
             out.push(repair);
             continue;
         }
