@@ -172,6 +172,7 @@ pub fn run(
         arms[1].store.write(chunk)?;
     }
     let mut words = [WordBand::default(); 3];
+    let (mut lookup_ns, mut repair_ns): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
 
     let queries: Vec<serde_json::Value> = corpus::read_jsonl(queries_path)?;
     let refs: Vec<serde_json::Value> = corpus::read_jsonl(references_path)?;
@@ -193,7 +194,11 @@ pub fn run(
             let runs = runs_of(k, &rec, query);
             let req = LookupRequest::new(runs, en.clone(), de.clone())
                 .options(LookupOptions::default().threshold(0.70).limit(1).word_repair(RepairBands::OFF));
+            let t = Instant::now();
             let matches = lookup(&arm.store, &req)?;
+            if k == 1 {
+                lookup_ns.push(t.elapsed().as_nanos() as u64);
+            }
             let Some(best) = matches.first() else {
                 arm.none += 1;
                 answers.push((String::new(), 0.0, false));
@@ -203,7 +208,9 @@ pub fn run(
             let stored = render(best.source());
             if k == 1 && !best.identical_source && best.score < 1.0 {
                 let mut repaired = best.adapted_target.clone();
+                let t = Instant::now();
                 let r = repair_words(&req.source, best.source(), &mut repaired, &model);
+                repair_ns.push(t.elapsed().as_nanos() as u64);
                 let fixed = render(&repaired);
                 let band = if best.score >= 0.95 { 2 } else { usize::from(best.score >= 0.85) };
                 let (before, after) = (similarity(&got, want), similarity(&fixed, want));
@@ -299,6 +306,21 @@ pub fn run(
         println!("| {} | < 0.85 or none | {} | | | |", arm.name, arm.none);
         println!("| {} | 100 % with text runs unlike the query's | {} | | | |", arm.name, arm.false_exact);
     }
+    println!();
+    let p50 = |v: &mut Vec<u64>| {
+        v.sort_unstable();
+        v.get(v.len() / 2).copied().unwrap_or(0) as f64 / 1e3
+    };
+    let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / v.len().max(1) as f64 / 1e3;
+    println!(
+        "recognized store, one lookup (word repair off): p50 {:.0} µs, mean {:.0} µs; the word repair of its best \
+         match: p50 {:.0} µs, mean {:.0} µs ({} repairs)",
+        p50(&mut lookup_ns),
+        mean(&lookup_ns),
+        p50(&mut repair_ns),
+        mean(&repair_ns),
+        repair_ns.len()
+    );
     println!();
     println!("Word repair (recognized store, best match, repair made in every band):");
     println!();
