@@ -261,7 +261,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 /// A memory figure of this process in MB: `VmHWM` (peak resident) or `VmRSS` (resident
 /// now) of `/proc/self/status`; 0 where that file does not exist.
-fn status_mb(field: &str) -> f64 {
+pub(crate) fn status_mb(field: &str) -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {

@@ -167,7 +167,7 @@ pub fn run(
     for chunk in plain.chunks(5_000) {
         arms[0].store.write(chunk)?;
     }
-    let model = word_model(model_path, &coded)?;
+    let model = std::sync::Arc::new(word_model(model_path, &coded)?);
     for chunk in coded.chunks(5_000) {
         arms[1].store.write(chunk)?;
     }
@@ -321,6 +321,28 @@ pub fn run(
         mean(&repair_ns),
         repair_ns.len()
     );
+    // Lookups as a client makes them (default options: ten matches at 0.70), without the
+    // word repair and with it in every band; the same queries, in turn.
+    arms[1].store.save_word_model(&en, &de, model.clone())?;
+    let (mut off_ns, mut on_ns): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
+    for q in queries.iter().filter_map(|q| q["query"].as_str()) {
+        for (bands, times) in [(RepairBands::OFF, &mut off_ns), (RepairBands::ALL, &mut on_ns)] {
+            let req = LookupRequest::new(runs_of(1, &rec, q), en.clone(), de.clone())
+                .options(LookupOptions::default().word_repair(bands));
+            let t = Instant::now();
+            lookup(&arms[1].store, &req)?;
+            times.push(t.elapsed().as_nanos() as u64);
+        }
+    }
+    println!(
+        "all {} versioned queries, default options (10 matches ≥ 0.70): p50 {:.0} µs without the word repair, \
+         {:.0} µs with it; mean {:.0} µs and {:.0} µs",
+        off_ns.len(),
+        p50(&mut off_ns),
+        p50(&mut on_ns),
+        mean(&off_ns),
+        mean(&on_ns)
+    );
     println!();
     println!("Word repair (recognized store, best match, repair made in every band):");
     println!();
@@ -382,12 +404,17 @@ fn word_model(path: Option<&Path>, entries: &[NewEntry]) -> Result<WordModel> {
         println!("word model read from {} in {:.1} s", p.display(), t0.elapsed().as_secs_f64());
         return Ok(model);
     }
+    let rss_before = crate::status_mb("VmRSS");
     let t0 = Instant::now();
     let pairs = entries.iter().map(|e| {
         (cmem_core::align::text_of(&e.variants[0].runs), cmem_core::align::text_of(&e.variants[1].runs))
     });
     let (model, report) = WordModel::train(pairs, &AlignOptions::default());
-    println!("word model trained in {:.1} s: {report:?}", t0.elapsed().as_secs_f64());
+    println!(
+        "word model trained in {:.1} s (resident before {rss_before:.0} MB, peak after {:.0} MB): {report:?}",
+        t0.elapsed().as_secs_f64(),
+        crate::status_mb("VmHWM")
+    );
     if let Some(p) = path {
         std::fs::write(p, model.to_saved())?;
     }

@@ -1,7 +1,7 @@
 //! Word alignment of one sentence pair: the best link of each word in each direction,
 //! symmetrized by grow-diag (the intersection, grown into the union by neighbours).
 
-use super::em::{diagonal_z, prior};
+use super::em::{diagonal, prior};
 use super::{AlignOptions, Table};
 
 /// The unseen pair's probability: small, so the diagonal decides between unknown words.
@@ -12,11 +12,25 @@ const FLOOR: f64 = 1e-7;
 pub(super) fn viterbi(table: &Table, opts: &AlignOptions, e: &[u32], f: &[u32]) -> Vec<Option<usize>> {
     let (l, m) = (e.len(), f.len());
     let mut out = Vec::with_capacity(m);
+    // The diagonal terms of one target position, computed once for its normalizer and
+    // its priors.
+    let mut h = vec![1.0f64; l];
     for (j, &fw) in f.iter().enumerate() {
-        let z = if opts.tension.is_some() { diagonal_z(opts, j + 1, l, m) } else { 0.0 };
-        let mut best = (prior(opts, 0, j + 1, l, m, z) * table.prob_of(0, fw).max(FLOOR), None);
+        let (null, scale) = match opts.tension {
+            Some(_) => {
+                for (i, v) in h.iter_mut().enumerate() {
+                    *v = diagonal(opts, i + 1, j + 1, l, m);
+                }
+                (opts.null_prob, (1.0 - opts.null_prob) / h.iter().sum::<f64>())
+            }
+            None => {
+                let u = prior(opts, 0, j + 1, l, m, 0.0);
+                (u, u)
+            }
+        };
+        let mut best = (null * table.prob_of(0, fw).max(FLOOR), None);
         for (i, &ew) in e.iter().enumerate() {
-            let p = prior(opts, i + 1, j + 1, l, m, z) * table.prob_of(ew, fw).max(FLOOR);
+            let p = scale * h[i] * table.prob_of(ew, fw).max(FLOOR);
             if p > best.0 {
                 best = (p, Some(i));
             }
@@ -42,21 +56,31 @@ pub(super) fn grow_diag(
     let mut union: Vec<(usize, usize)> = fwd.iter().chain(&bwd).copied().collect();
     union.sort_unstable();
     union.dedup();
-    let mut links: Vec<(usize, usize)> = fwd.iter().filter(|p| bwd.contains(p)).copied().collect();
+    let mut in_bwd = vec![false; n_source * n_target];
+    for &(s, t) in &bwd {
+        in_bwd[s * n_target + t] = true;
+    }
+    let mut linked = vec![false; n_source * n_target];
+    let mut links: Vec<(usize, usize)> = Vec::new();
     let mut s_aligned = vec![false; n_source];
     let mut t_aligned = vec![false; n_target];
-    for &(s, t) in &links {
+    for &(s, t) in fwd.iter().filter(|&&(s, t)| in_bwd[s * n_target + t]) {
+        linked[s * n_target + t] = true;
+        links.push((s, t));
         s_aligned[s] = true;
         t_aligned[t] = true;
     }
     loop {
         let mut added = false;
         for &(s, t) in &union {
-            if links.contains(&(s, t)) || (s_aligned[s] && t_aligned[t]) {
+            if linked[s * n_target + t] || (s_aligned[s] && t_aligned[t]) {
                 continue;
             }
-            let near = links.iter().any(|&(ls, lt)| ls.abs_diff(s) <= 1 && lt.abs_diff(t) <= 1);
+            let near = (s.saturating_sub(1)..=(s + 1).min(n_source - 1)).any(|ls| {
+                (t.saturating_sub(1)..=(t + 1).min(n_target - 1)).any(|lt| linked[ls * n_target + lt])
+            });
             if near {
+                linked[s * n_target + t] = true;
                 links.push((s, t));
                 s_aligned[s] = true;
                 t_aligned[t] = true;
