@@ -56,6 +56,8 @@ mod memory;
 pub use address::Address;
 /// Word alignment and phrase pairs learned from a memory (the word repair's evidence).
 pub use cmem_core::align;
+/// Repairs of adapted targets: mechanical ones and the word repair.
+pub use cmem_core::repair;
 pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
 
 /// Word diffs of two texts, as a match's repairs and its rendering show them.
