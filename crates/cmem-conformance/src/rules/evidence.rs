@@ -143,12 +143,8 @@ pub fn word_repair(make: Make<'_>) -> Outcome {
     let after = ask("Print the folder")?;
     let m = after.first().ok_or_else(|| Failure::new("no match after training"))?;
     ensure_eq!(m.adapted_text(), "Ordner drucken", "the changed word repaired");
-    ensure!(
-        (m.score - before[0].score).abs() < 1e-12,
-        "the score unchanged: {} vs {}",
-        m.score,
-        before[0].score
-    );
+    let unchanged = (m.score - before[0].score).abs() < 1e-12;
+    ensure!(unchanged, "the score unchanged: {} vs {}", m.score, before[0].score);
     let w = m
         .repairs
         .iter()

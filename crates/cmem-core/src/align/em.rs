@@ -105,10 +105,10 @@ pub(super) fn train(text: &Bitext<'_>, e_vocab: usize, opts: &AlignOptions) -> T
                 }
             }
         }
-        for ew in 0..e_vocab {
-            let total = totals[ew];
-            for at in table.rows[ew] as usize..table.rows[ew + 1] as usize {
-                table.prob[at] = if total > 0.0 { (counts[at] / total) as f32 } else { 0.0 };
+        for (ew, &total) in totals.iter().enumerate() {
+            let cells = table.rows[ew]..table.rows[ew + 1];
+            for (p, &c) in table.prob[cells.clone()].iter_mut().zip(&counts[cells]) {
+                *p = if total > 0.0 { (c / total) as f32 } else { 0.0 };
             }
         }
     }

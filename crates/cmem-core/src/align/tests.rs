@@ -70,7 +70,10 @@ fn corpus() -> Vec<(String, String)> {
     .collect()
 }
 
-fn ids(pairs: &[(String, String)]) -> (Vec<(Vec<u32>, Vec<u32>)>, usize, usize) {
+/// Sentence pairs as word ids.
+type Ids = Vec<(Vec<u32>, Vec<u32>)>;
+
+fn ids(pairs: &[(String, String)]) -> (Ids, usize, usize) {
     let (mut s, mut t) = (Vocab::new(), Vocab::new());
     let v = pairs.iter().map(|(a, b)| (lower_words(a, &mut s), lower_words(b, &mut t))).collect();
     (v, s.words.len(), t.words.len())

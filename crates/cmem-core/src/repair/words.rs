@@ -304,7 +304,7 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
         out.push(repair);
     }
     // Right to left, each inside its one text run (a span holds no code).
-    edits.sort_by(|a, b| b.0.cmp(&a.0));
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
     for (x, y, new) in edits {
         let Some(&(ri, start)) = pieces.iter().rev().find(|&&(_, start)| start <= x) else { continue };
         let Run::Text(text) = &mut target[ri] else { continue };
