@@ -1646,15 +1646,17 @@ fn align_trains_a_word_model_and_lookups_repair_changed_words() {
         ("Delete the folder", "Ordner löschen"),
         ("Print the file", "Datei drucken"),
     ];
-    let lines: String = pairs
-        .iter()
-        .map(|(s, t)| format!("{}\n", serde_json::json!({ "source": s, "target": t })))
-        .collect();
+    let lines: String =
+        pairs.iter().map(|(s, t)| format!("{}\n", serde_json::json!({ "source": s, "target": t }))).collect();
     std::fs::write(d.path("m.jsonl"), lines).unwrap();
     d.ok(&["import", "-q", "--from", "en", "--to", "de", "m.jsonl"]);
     // Before training: the stored target, no word repair.
     let r = d.ok(&["lookup", "Print the folder", "--from", "en", "--to", "de", "--limit", "1"]);
-    assert!(r.stdout().contains("target   Datei drucken") && !r.stdout().contains("repair"), "{}", r.stdout());
+    assert!(
+        r.stdout().contains("target   Datei drucken") && !r.stdout().contains("repair"),
+        "{}",
+        r.stdout()
+    );
     let r = d.ok(&["align", "--from", "en", "--to", "de", "--model1", "--iterations", "10"]);
     assert!(r.stdout().starts_with("aligned 7 pairs (0 left out)"), "{}", r.stdout());
     let r = d.ok(&["lookup", "Print the folder", "--from", "en", "--to", "de", "--limit", "1"]);

@@ -16,10 +16,14 @@
 //!   starts with the word before the span and translates the word before the stretch,
 //!   or ends with the word after it), then by how often the memory has them.
 //!
+//! Words the query inserts between unchanged words have no target span of their own:
+//! they are placed beside the one target word linked to the source word before (or
+//! after) them, by the most frequent phrase pair that translates that word with the new
+//! ones and starts (or ends) with that target word.
+//!
 //! Otherwise the stretch is left as it is and the repair says so (`applied: false`, no
-//! evidence). A stretch the query inserts between unchanged words has no target span to
-//! take its place and is never placed. A target with plural or select forms is not
-//! repaired.
+//! evidence). Respelled words (the same letters: `e-mail` → `email`) are not repaired, nor
+//! words that became codes. A target with plural or select forms is not repaired.
 
 use serde::{Deserialize, Serialize};
 
@@ -251,6 +255,52 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
         let linked: Vec<usize> =
             alignment.links.iter().filter(|&&(ls, _)| (a1..a2).contains(&ls)).map(|&(_, lt)| lt).collect();
         let span = linked.iter().min().zip(linked.iter().max()).map(|(&x, &y)| (x, y + 1));
+        if a1 == a2 && !choices && !coded {
+            // Words the query inserts: placed only next to the one target word linked to
+            // a neighbouring source word, by a phrase pair that holds both.
+            let new_words = ql[b1..b2].join(" ");
+            let only_link = |src: usize| -> Option<usize> {
+                let mut l = alignment.links.iter().filter(|&&(ls, _)| ls == src).map(|&(_, lt)| lt);
+                let first = l.next()?;
+                l.next().is_none().then_some(first)
+            };
+            let mut best: Option<(usize, String, u32)> = None;
+            let mut consider = |at: usize, text: String, n: u32| {
+                if !text.is_empty() && !text.contains('\u{FFFC}') && best.as_ref().is_none_or(|b| n > b.2) {
+                    best = Some((at, text, n));
+                }
+            };
+            if let Some(tl) = a1.checked_sub(1).and_then(only_link) {
+                let word = &t[tw[tl].0..tw[tl].1];
+                for (cand, n) in model.phrases(&format!("{} {new_words}", sl[a1 - 1])) {
+                    if let Some(rest) = cand.strip_prefix(word).filter(|r| r.starts_with(char::is_whitespace))
+                    {
+                        consider(tw[tl].1, format!(" {}", rest.trim()), *n);
+                    }
+                }
+            }
+            if let Some(tr) = (a1 < sl.len()).then(|| only_link(a1)).flatten() {
+                let word = &t[tw[tr].0..tw[tr].1];
+                for (cand, n) in model.phrases(&format!("{new_words} {}", sl[a1])) {
+                    if let Some(rest) = cand.strip_suffix(word).filter(|r| r.ends_with(char::is_whitespace)) {
+                        consider(tw[tr].0, format!("{} ", rest.trim()), *n);
+                    }
+                }
+            }
+            if let Some((at, text, count)) =
+                best.filter(|b| !edits.iter().any(|&(x, y, _)| x < b.0 && b.0 < y))
+            {
+                repair.applied = true;
+                repair.words = Some(WordChange {
+                    target_from: String::new(),
+                    target_to: text.trim().to_owned(),
+                    evidence: Some(Evidence::Phrase { count, context: 1 }),
+                });
+                edits.push((at, at, text));
+            }
+            out.push(repair);
+            continue;
+        }
         let Some((c1, c2)) = span.filter(|_| !choices) else {
             out.push(repair);
             continue;
@@ -397,6 +447,50 @@ mod tests {
         assert!(r.iter().all(|r| !r.applied));
         // The same words: nothing to do.
         assert!(run(&m, "Print the file.", "Print the file", "Datei drucken").1.is_empty());
+    }
+
+    #[test]
+    fn inserted_words_go_beside_their_neighbours_translation() {
+        let m = model();
+        // "the file was" → "Die Datei wurde": "new" has no evidence here.
+        let (text, r) = run(&m, "Print the new file", "Print the file", "Datei drucken");
+        assert_eq!(text, "Datei drucken");
+        assert!(r.iter().all(|r| !r.applied));
+        let pairs = [
+            ("all files", "alle Dateien"),
+            ("all folders", "alle Ordner"),
+            ("delete all files", "alle Dateien löschen"),
+            ("delete files", "Dateien löschen"),
+            ("open files", "Dateien öffnen"),
+            ("open all files", "alle Dateien öffnen"),
+            ("save files", "Dateien speichern"),
+            ("save all files", "alle Dateien speichern"),
+            ("print files", "Dateien drucken"),
+        ];
+        let opts = AlignOptions::default().tension(None).iterations(10);
+        let m = WordModel::train(pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())), &opts).0;
+        let (text, r) = run(&m, "print all files", "print files", "Dateien drucken");
+        assert_eq!(text, "alle Dateien drucken", "{r:?}");
+        assert!(
+            r[0].applied
+                && matches!(r[0].words.as_ref().unwrap().evidence, Some(Evidence::Phrase { context: 1, .. }))
+        );
+    }
+
+    #[test]
+    fn respelled_words_and_words_become_codes_are_left() {
+        let m = model();
+        assert!(run(&m, "Print the email", "Print the e-mail", "E-Mail drucken").1.is_empty());
+        let code = Run::Ph(crate::run::Code::new("1").data("%PRODUCTNAME"));
+        let mut target = vec![Run::text("Modul PRODUCTNAME Writer")];
+        let r = repair_words(
+            &[Run::text("module "), code, Run::text(" Writer")],
+            &[Run::text("module PRODUCTNAME Writer")],
+            &mut target,
+            &m,
+        );
+        assert_eq!(target, vec![Run::text("Modul PRODUCTNAME Writer")]);
+        assert!(r.iter().all(|r| !r.applied), "{r:?}");
     }
 
     #[test]
