@@ -160,6 +160,15 @@ struct Args {
     /// shipped, repairs).
     #[arg(long, default_value_t = 0)]
     misses: usize,
+    /// With `--quality`: the word model of the recognized memory, read from this file
+    /// when it exists, else trained (timed) and written there, so a second run does not
+    /// train again.
+    #[arg(long)]
+    word_model: Option<PathBuf>,
+    /// With `--quality`: print up to K word repairs that moved the target farther from
+    /// the shipped translation.
+    #[arg(long, default_value_t = 0)]
+    word_misses: usize,
     /// With `--store sqlite`: also run the queries through the memory opened as a one-shot
     /// `cmem lookup` opens it (the persisted index, never built) and count the lists that
     /// differ from the in-process index's.
@@ -252,7 +261,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 /// A memory figure of this process in MB: `VmHWM` (peak resident) or `VmRSS` (resident
 /// now) of `/proc/self/status`; 0 where that file does not exist.
-fn status_mb(field: &str) -> f64 {
+pub(crate) fn status_mb(field: &str) -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
@@ -428,7 +437,14 @@ fn main() -> Result<()> {
     if args.quality {
         let references = args.references.as_ref().context("--quality needs --references")?;
         let queries = args.queries.first().context("--quality needs --queries")?;
-        return quality::run(&args.memory, args.entries, queries, references, args.examples, args.misses);
+        return quality::run(
+            &args.memory,
+            args.entries,
+            queries,
+            references,
+            (args.examples, args.misses, args.word_misses),
+            args.word_model.as_deref(),
+        );
     }
     let from = Locale::parse(&args.from)?;
     let to = Locale::parse(&args.to)?;

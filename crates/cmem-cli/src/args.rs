@@ -93,6 +93,8 @@ pub enum Command {
     Serve(crate::serve::ServeArgs),
     /// Create, list or revoke the HTTP server's bearer tokens.
     Token(crate::token::TokenArgs),
+    /// Learn the word alignment of a locale pair from the memory, for word repairs.
+    Align(crate::align::AlignArgs),
 }
 
 /// A file format, for `--format`.

@@ -119,10 +119,29 @@ fn write_match(
         writeln!(out, "  penalty  -{}: {what}", p.points)?;
     }
     for r in &m.repairs {
-        let state = if r.applied { "" } else { " (not applied: the target has nothing to change)" };
+        let state = match (&r.words, r.applied) {
+            (_, true) => String::new(),
+            (Some(_), false) => " (not applied: no evidence in the memory)".to_owned(),
+            (None, false) => " (not applied: the target has nothing to change)".to_owned(),
+        };
+        // A word repair also shows the target's span, what replaced it and the evidence.
+        let target = match &r.words {
+            Some(w) if r.applied => {
+                let why = match &w.evidence {
+                    Some(cmem::repair::words::Evidence::Phrase { count, .. }) => {
+                        format!("phrase pair, {count}×")
+                    }
+                    Some(cmem::repair::words::Evidence::Copied) => "copied".to_owned(),
+                    Some(cmem::repair::words::Evidence::Deleted) => "dropped".to_owned(),
+                    _ => String::new(),
+                };
+                format!(": {:?} → {:?} ({why})", visible(&w.target_from, true), visible(&w.target_to, true))
+            }
+            _ => String::new(),
+        };
         writeln!(
             out,
-            "  repair   {} {:?} → {:?}{state}",
+            "  repair   {} {:?} → {:?}{target}{state}",
             serde_json::to_value(r.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
             visible(&r.from, true),
             visible(&r.to, true)

@@ -14,6 +14,7 @@
 
 #![forbid(unsafe_code)]
 
+mod align;
 mod analyze;
 mod args;
 mod export;
@@ -67,6 +68,7 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::Analyze(a) => analyze::run(a, one("analyze")?).map(|()| Outcome::Success),
         Command::Serve(a) => serve::run(a, one("serve")?, cli.quiet).map(|()| Outcome::Success),
         Command::Token(a) => token::run(a, one("token")?, cli.quiet).map(|()| Outcome::Success),
+        Command::Align(a) => align::run(a, one("align")?).map(|()| Outcome::Success),
     }
 }
 

@@ -1875,3 +1875,46 @@ fn a_release_is_recycled_and_quoted_from_the_previous_one() {
     );
     assert!(html.contains(&format!("<td>{weighted:.1}</td></tr></tfoot>")), "{html}");
 }
+
+// ---- align ----
+
+#[test]
+fn align_trains_a_word_model_and_lookups_repair_changed_words() {
+    let d = Dir::new();
+    let pairs = [
+        ("Open the file", "Datei öffnen"),
+        ("Save the file", "Datei speichern"),
+        ("Open the folder", "Ordner öffnen"),
+        ("Save the folder", "Ordner speichern"),
+        ("Delete the file", "Datei löschen"),
+        ("Delete the folder", "Ordner löschen"),
+        ("Print the file", "Datei drucken"),
+    ];
+    let lines: String =
+        pairs.iter().map(|(s, t)| format!("{}\n", serde_json::json!({ "source": s, "target": t }))).collect();
+    std::fs::write(d.path("m.jsonl"), lines).unwrap();
+    d.ok(&["import", "-q", "--from", "en", "--to", "de", "m.jsonl"]);
+    // Before training: the stored target, no word repair.
+    let r = d.ok(&["lookup", "Print the folder", "--from", "en", "--to", "de", "--limit", "1"]);
+    assert!(
+        r.stdout().contains("target   Datei drucken") && !r.stdout().contains("repair"),
+        "{}",
+        r.stdout()
+    );
+    let r = d.ok(&["align", "--from", "en", "--to", "de", "--model1", "--iterations", "10"]);
+    assert!(r.stdout().starts_with("aligned 7 pairs (0 left out)"), "{}", r.stdout());
+    let r = d.ok(&["lookup", "Print the folder", "--from", "en", "--to", "de", "--limit", "1"]);
+    assert!(r.stdout().contains("adapted  "), "{}", r.stdout());
+    assert!(
+        r.stdout().contains("repair   words \"file\" → \"folder\": \"Datei\" → \"Ordner\" (phrase pair, 3×)"),
+        "{}",
+        r.stdout()
+    );
+    let r = d.ok(&["lookup", "Print the folder", "--from", "en", "--to", "de", "--limit", "1", "--json"]);
+    let v = &r.json_lines()[0];
+    assert!(v.to_string().contains("\"target_to\":\"Ordner\""), "{v}");
+    // Nothing to learn from: an error, and no model is saved.
+    let r = d.run(&["align", "--from", "en", "--to", "fr"]);
+    assert_eq!(r.code(), 3, "{}", r.stderr());
+    assert!(r.stderr().contains("no en → fr pairs"), "{}", r.stderr());
+}

@@ -93,6 +93,7 @@ macro_rules! conformance_suite {
             context_matches,
             attribute_penalties,
             mechanical_repairs,
+            word_repair,
             ties_at_the_top_are_complete,
             several_memories_rank_after_penalties,
             match_cases,

@@ -103,4 +103,19 @@ impl ContentMemory for Reopening {
     fn set_meta(&self, key: &str, value: &str) -> Result<()> {
         self.store.set_meta(key, value)
     }
+    fn word_model(
+        &self,
+        source: &cmem_core::Locale,
+        target: &cmem_core::Locale,
+    ) -> Result<Option<std::sync::Arc<cmem_core::align::WordModel>>> {
+        self.store.word_model(source, target)
+    }
+    fn save_word_model(
+        &self,
+        source: &cmem_core::Locale,
+        target: &cmem_core::Locale,
+        model: std::sync::Arc<cmem_core::align::WordModel>,
+    ) -> Result<()> {
+        self.store.save_word_model(source, target, model)
+    }
 }

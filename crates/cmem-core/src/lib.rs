@@ -45,6 +45,7 @@ macro_rules! setters {
 }
 
 pub mod adapt;
+pub mod align;
 pub mod context;
 pub mod diff;
 pub mod entry;

@@ -5,6 +5,7 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::repair::words::RepairBands;
 use crate::repair::Repair;
 use unicode_normalization::UnicodeNormalization;
 
@@ -126,6 +127,11 @@ pub struct LookupOptions {
     /// Points off matches whose stored entry has an attribute (`origin:mt=10`), charged
     /// as penalties of the attribute's kind; default none (docs/matching.md §4).
     pub penalties: Vec<AttributePenalty>,
+    /// In which score bands a fuzzy match's changed words are repaired from the memory's
+    /// word model ([`crate::repair::words`]), when the store has one for the locale pair;
+    /// default: the bands where the benchmark found more repaired targets nearer the
+    /// translation shipped than farther from it (docs/performance.md).
+    pub word_repair: RepairBands,
 }
 
 impl Default for LookupOptions {
@@ -139,6 +145,7 @@ impl Default for LookupOptions {
             max_candidates: 150,
             scan_limit: usize::MAX,
             penalties: Vec::new(),
+            word_repair: RepairBands::DEFAULT,
         }
     }
 }
@@ -148,6 +155,13 @@ impl LookupOptions {
     #[must_use]
     pub fn threshold(mut self, threshold: f64) -> Self {
         self.threshold = threshold;
+        self
+    }
+
+    /// Sets the bands of the word repair.
+    #[must_use]
+    pub fn word_repair(mut self, bands: RepairBands) -> Self {
+        self.word_repair = bands;
         self
     }
 
@@ -487,11 +501,31 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
     loop {
         tries += 1;
         let mut scope = store.read_scope(&req.source_locale)?;
-        let out = lookup_in_scope(store, req, &keys, &asked)?;
+        let mut out = lookup_in_scope(store, req, &keys, &asked)?;
         if scope.confirm()? || tries == 3 {
+            drop(scope);
+            repair_words_of(store, req, &mut out)?;
             return Ok(out);
         }
     }
+}
+
+/// The word repair ([`crate::repair::words`]) of the returned fuzzy matches in the
+/// bands [`LookupOptions::word_repair`] names, with the pair's word model when the store
+/// has one (read once per store). Never a match whose source is the query's text.
+fn repair_words_of(store: &dyn ContentMemory, req: &LookupRequest, out: &mut [Match]) -> Result<()> {
+    let bands = req.options.word_repair;
+    let wanted = |m: &Match| !m.identical_source && m.score < 1.0 && bands.covers(m.score);
+    if !out.iter().any(wanted) {
+        return Ok(());
+    }
+    let Some(model) = store.word_model(&req.source_locale, &req.target_locale)? else { return Ok(()) };
+    for m in out.iter_mut().filter(|m| wanted(m)) {
+        let source = &m.entry.variants[m.source_index].runs;
+        let repairs = crate::repair::words::repair_words(&req.source, source, &mut m.adapted_target, &model);
+        m.repairs.extend(repairs);
+    }
+    Ok(())
 }
 
 /// One try of [`lookup`]: its store calls, scoring and ranking.

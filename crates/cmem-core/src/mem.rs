@@ -5,7 +5,9 @@
 //! with a count filter and length bounds, the same one the SQLite store uses.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use crate::align::WordModel;
 
 use crate::candidate_index::CandidateIndex;
 use crate::entry::{Entry, EntryId, NewEntry, WriteOutcome};
@@ -33,6 +35,8 @@ pub struct MemStore {
 #[derive(Debug, Default)]
 struct Inner {
     entries: BTreeMap<EntryId, Entry>,
+    /// Word models by [`pair_key`](crate::align::pair_key), kept in memory only.
+    word_models: HashMap<String, Arc<WordModel>>,
     next_id: i64,
     by_identity: HashMap<u64, Vec<EntryId>>,
     /// Per key kind: key → the entries holding it, with the interned locale of the
@@ -292,6 +296,15 @@ impl ContentMemory for MemStore {
 
     fn set_meta(&self, key: &str, value: &str) -> Result<()> {
         self.write_lock()?.meta.insert(key.to_owned(), value.to_owned());
+        Ok(())
+    }
+
+    fn word_model(&self, source: &Locale, target: &Locale) -> Result<Option<Arc<WordModel>>> {
+        Ok(self.read()?.word_models.get(&crate::align::pair_key(source, target)).cloned())
+    }
+
+    fn save_word_model(&self, source: &Locale, target: &Locale, model: Arc<WordModel>) -> Result<()> {
+        self.write_lock()?.word_models.insert(crate::align::pair_key(source, target), model);
         Ok(())
     }
 }

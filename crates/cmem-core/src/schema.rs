@@ -5,7 +5,8 @@
 //! Migrations 1–5 follow the design note: 1 the tables, 2 the trigram index for fuzzy
 //! candidates, 3 the word index for concordance search, 4 `tm_entries.point`,
 //! 5 `tm_entries.unit` and its index; beyond it, 6 `tm_entries.approvals` and 7 the
-//! change log with its triggers and the memory token. A migration, once released, is never edited;
+//! change log with its triggers and the memory token, 8 the word models
+//! (`tm_word_models`). A migration, once released, is never edited;
 //! a change is a new migration.
 
 use std::fmt::Write as _;
@@ -237,6 +238,16 @@ pub const TM_CHANGES: Table = Table {
     columns: &[col("seq", ColumnType::Id), col("entry_id", ColumnType::Integer)],
 };
 
+/// The table of word models (see [`TM_WORD_MODELS`]).
+pub const WORD_MODELS_TABLE: &str = "tm_word_models";
+
+/// Word models: one row per locale pair ([`crate::align::pair_key`]), the model in its
+/// saved form ([`crate::align::WordModel::to_saved`]), replaced whole when trained again.
+pub const TM_WORD_MODELS: Table = Table {
+    name: WORD_MODELS_TABLE,
+    columns: &[Column { primary_key: true, ..col("pair", ColumnType::Text) }, col("model", ColumnType::Text)],
+};
+
 /// Origins: the write events of an entry, oldest first by `seq`.
 pub const TM_ORIGINS: Table = Table {
     name: "tm_origins",
@@ -391,10 +402,15 @@ pub const MIGRATIONS: &[Migration] = &[
             Step::CreateIndex(&IDX_SOURCE_LOCALE),
         ],
     },
+    Migration {
+        version: 8,
+        description: "tm_word_models: the word alignment models of locale pairs, for the word repair",
+        steps: &[Step::CreateTable(&TM_WORD_MODELS)],
+    },
 ];
 
 /// The schema version this program writes: the last migration's number.
-pub const SCHEMA_VERSION: u32 = 7;
+pub const SCHEMA_VERSION: u32 = 8;
 
 fn column_sql(c: &Column, dialect: Dialect) -> String {
     let ty = match (c.ty, dialect) {

@@ -9,6 +9,9 @@ use crate::error::Result;
 use crate::key::{KeyKind, KindSet};
 use crate::locale::Locale;
 use crate::version::VersionReader;
+use std::sync::Arc;
+
+use crate::align::WordModel;
 
 /// Entries whose source variant has one key equal to a given key.
 #[derive(Debug, Clone, Copy)]
@@ -546,6 +549,30 @@ pub trait ContentMemory: Send + Sync {
         Ok(None)
     }
 
+    /// The word model of a locale pair ([`crate::align`]), when one was trained and
+    /// saved; read once per memory and process. The default: none.
+    ///
+    /// # Errors
+    /// A store failure, or a saved model that does not read.
+    fn word_model(&self, source: &Locale, target: &Locale) -> Result<Option<Arc<WordModel>>> {
+        let _ = (source, target);
+        Ok(None)
+    }
+
+    /// Saves `model` as the word model of a locale pair, replacing one saved before; in
+    /// one transaction (a reader sees the old model or the new one).
+    ///
+    /// # Errors
+    /// A store failure, or a store that keeps no word models
+    /// ([`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported)).
+    fn save_word_model(&self, source: &Locale, target: &Locale, model: Arc<WordModel>) -> Result<()> {
+        let _ = (target, model);
+        Err(crate::Error::new(
+            crate::ErrorKind::Unsupported,
+            format!("this store keeps no word models (saving one for {})", source.as_str()),
+        ))
+    }
+
     /// Sets a named value about the memory.
     ///
     /// # Errors
@@ -619,6 +646,12 @@ macro_rules! forward_store {
             }
             fn set_meta(&self, key: &str, value: &str) -> Result<()> {
                 (**self).set_meta(key, value)
+            }
+            fn word_model(&self, source: &Locale, target: &Locale) -> Result<Option<Arc<WordModel>>> {
+                (**self).word_model(source, target)
+            }
+            fn save_word_model(&self, source: &Locale, target: &Locale, model: Arc<WordModel>) -> Result<()> {
+                (**self).save_word_model(source, target, model)
             }
         }
     )*};

@@ -5,3 +5,4 @@
 mod key_props;
 mod keys;
 mod recognize;
+mod word_repair_props;

@@ -712,6 +712,7 @@ fn candidate(
             cmem_core::repair::RepairKind::Whitespace => "white space",
             cmem_core::repair::RepairKind::Number => "number",
             cmem_core::repair::RepairKind::Mnemonic => "mnemonic",
+            cmem_core::repair::RepairKind::Words => "words",
             _ => "punctuation",
         };
         if !changed.contains(&what) {

@@ -57,6 +57,7 @@ mod session;
 mod store;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod words;
 
 pub use address::redact;
 pub use options::{PgOptions, WaitHook};

@@ -45,6 +45,8 @@ pub struct PgStore {
     options: PgOptions,
     /// When the change counter was last read (see [`PgOptions::freshness`]).
     checked: std::sync::Mutex<Option<std::time::Instant>>,
+    /// The word models read so far (see `words`).
+    pub(crate) word_models: cmem_core::align::ModelCache,
     /// The size of the variants table and when it was read (see
     /// [`PgOptions::words_from_bytes`]).
     table_bytes: std::sync::Mutex<Option<(std::time::Instant, i64)>>,
@@ -119,6 +121,7 @@ impl PgStore {
             cache: RwLock::new(Cache::default()),
             options,
             checked: Default::default(),
+            word_models: Default::default(),
             table_bytes: Default::default(),
             scope_id,
             change_checks: Default::default(),
@@ -744,6 +747,23 @@ impl ContentMemory for PgStore {
             )
             .ctx_with(&self.name, || format!("setting {key}"))?;
         Ok(())
+    }
+
+    fn word_model(
+        &self,
+        source: &Locale,
+        target: &Locale,
+    ) -> Result<Option<std::sync::Arc<cmem_core::align::WordModel>>> {
+        self.load_word_model(source, target)
+    }
+
+    fn save_word_model(
+        &self,
+        source: &Locale,
+        target: &Locale,
+        model: std::sync::Arc<cmem_core::align::WordModel>,
+    ) -> Result<()> {
+        self.store_word_model(source, target, model)
     }
 }
 

@@ -48,6 +48,7 @@ mod open;
 mod options;
 mod session;
 mod store;
+mod words;
 
 pub use cache::IndexInfo;
 pub use options::{SqliteOptions, WaitHook};

@@ -55,6 +55,8 @@ pub struct SqliteStore {
     pub(crate) options: SqliteOptions,
     /// The cap of [`set_max_page_count`](Self::set_max_page_count); 0 = none.
     pub(crate) max_pages: std::sync::atomic::AtomicU64,
+    /// The word models read so far (see `words`).
+    pub(crate) word_models: cmem_core::align::ModelCache,
 }
 
 /// SQL for "the locale in column `col` matches `?N` by the prefix rule" (tags are
@@ -205,6 +207,7 @@ impl SqliteStore {
             trigram,
             options,
             max_pages: std::sync::atomic::AtomicU64::new(0),
+            word_models: cmem_core::align::ModelCache::default(),
         })
     }
 
@@ -278,7 +281,7 @@ impl SqliteStore {
     /// Runs `read` on a connection that sees every committed write: an idle pooled
     /// reader or a new one, given back afterwards; for an in-memory database, or when a
     /// reader cannot be opened, the main connection.
-    fn with_reader<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+    pub(crate) fn with_reader<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
         if self.path != ":memory:" {
             let idle = self.readers.lock().ok().and_then(|mut idle| idle.pop());
             let conn = idle.or_else(|| self.open_reader());
@@ -935,6 +938,23 @@ impl ContentMemory for SqliteStore {
         )
         .ctx_with(&self.path, || format!("setting {key}"))?;
         Ok(())
+    }
+
+    fn word_model(
+        &self,
+        source: &Locale,
+        target: &Locale,
+    ) -> Result<Option<std::sync::Arc<cmem_core::align::WordModel>>> {
+        self.load_word_model(source, target)
+    }
+
+    fn save_word_model(
+        &self,
+        source: &Locale,
+        target: &Locale,
+        model: std::sync::Arc<cmem_core::align::WordModel>,
+    ) -> Result<()> {
+        self.store_word_model(source, target, model)
     }
 }
 

@@ -1321,3 +1321,35 @@ fn the_change_mark_moves_with_every_write_from_any_connection() {
     // A memory in memory cannot tell: nothing may be cached.
     assert_eq!(SqliteStore::open_in_memory().unwrap().change_mark().unwrap(), None);
 }
+
+/// A saved word model is in the file: another store opened on it reads it, for the same
+/// two languages whatever the regions; a read-only store cannot save one; a damaged
+/// saved model is an error naming it, not a panic.
+#[test]
+fn word_models_persist_with_the_memory() {
+    let dir = TempDir::new("words");
+    let path = dir.path("m.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store.write(&[pair("Open the file", "Datei öffnen"), pair("Open the folder", "Ordner öffnen")]).unwrap();
+    assert!(store.word_model(&loc("en"), &loc("de")).unwrap().is_none());
+    let (model, _) =
+        cmem_core::align::train_store(&store, &loc("en"), &loc("de"), &Default::default()).unwrap();
+    store.save_word_model(&loc("en"), &loc("de"), Arc::new(model)).unwrap();
+    drop(store);
+    let again = SqliteStore::open(&path).unwrap();
+    let model = again.word_model(&loc("en-US"), &loc("de-DE")).unwrap().expect("read back");
+    assert_eq!(model.report().pairs, 2);
+    assert!(again.word_model(&loc("en"), &loc("fr")).unwrap().is_none());
+    drop(again);
+    let ro = SqliteStore::open_with(&path, SqliteOptions::default().read_only(true)).unwrap();
+    assert!(ro.word_model(&loc("en"), &loc("de")).unwrap().is_some());
+    let err = ro.save_word_model(&loc("en"), &loc("de"), model).unwrap_err();
+    assert!(err.to_string().contains("read"), "{err}");
+    drop(ro);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute("UPDATE tm_word_models SET model = '{broken'", []).unwrap();
+    drop(conn);
+    let broken = SqliteStore::open(&path).unwrap();
+    let err = broken.word_model(&loc("en"), &loc("de")).unwrap_err();
+    assert!(err.to_string().contains("saved word model"), "{err}");
+}

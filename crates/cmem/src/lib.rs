@@ -65,6 +65,10 @@ mod several;
 pub use address::Address;
 pub use answer::LookupAnswer;
 pub use import::{ImportRequest, Imported};
+/// Word alignment and phrase pairs learned from a memory (the word repair's evidence).
+pub use cmem_core::align;
+/// Repairs of adapted targets: mechanical ones and the word repair.
+pub use cmem_core::repair;
 pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
 pub use several::{choose_writer, Member, Memories, MemorySpec, Role};
 

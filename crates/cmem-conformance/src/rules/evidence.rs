@@ -95,3 +95,81 @@ pub fn mechanical_repairs(make: Make<'_>) -> Outcome {
     );
     Ok(())
 }
+
+/// The word repair: with a word model trained over the memory and saved in the store,
+/// a fuzzy match whose source changed by a word has that word's translation replaced from
+/// the memory's phrase pairs, listed as a `words` repair with its evidence; the score
+/// stays the match's, an exact match is never changed, and a store without a model
+/// repairs nothing (and does not fail).
+///
+/// # Errors
+/// What the store got wrong.
+pub fn word_repair(make: Make<'_>) -> Outcome {
+    use cmem_core::align::{train_store, AlignOptions};
+    use cmem_core::repair::words::RepairBands;
+    use cmem_core::repair::RepairKind;
+
+    let store = make();
+    let (en, de) = (locale("en")?, locale("de")?);
+    let memory = [
+        ("Open the file", "Datei öffnen"),
+        ("Save the file", "Datei speichern"),
+        ("Open the folder", "Ordner öffnen"),
+        ("Save the folder", "Ordner speichern"),
+        ("Delete the file", "Datei löschen"),
+        ("Delete the folder", "Ordner löschen"),
+        ("Close the window", "Fenster schließen"),
+        ("Save the window", "Fenster speichern"),
+        ("Print the file", "Datei drucken"),
+    ];
+    let entries = memory.iter().map(|(s, t)| pair(s, t)).collect::<Result<Vec<_>, _>>()?;
+    store.write(&entries)?;
+    let ask = |q: &str| -> Result<Vec<cmem_core::Match>, Failure> {
+        let req = LookupRequest::new(runs(q)?, en.clone(), de.clone())
+            .options(cmem_core::LookupOptions::default().threshold(0.5).word_repair(RepairBands::ALL));
+        Ok(cmem_core::lookup(&*store, &req)?)
+    };
+    let before = ask("Print the folder")?;
+    let m = before.first().ok_or_else(|| Failure::new("no match before training"))?;
+    ensure_eq!(m.adapted_text(), "Datei drucken", "no model: the stored target");
+    ensure!(m.repairs.iter().all(|r| r.kind != RepairKind::Words), "no word repair without a model");
+
+    let opts = AlignOptions::default().tension(None).iterations(10);
+    let (model, report) = train_store(&*store, &en, &de, &opts)?;
+    ensure_eq!(report.pairs, memory.len(), "every pair trained on");
+    store.save_word_model(&en, &de, std::sync::Arc::new(model))?;
+    ensure!(store.word_model(&en, &de)?.is_some(), "the model is kept");
+
+    let after = ask("Print the folder")?;
+    let m = after.first().ok_or_else(|| Failure::new("no match after training"))?;
+    ensure_eq!(m.adapted_text(), "Ordner drucken", "the changed word repaired");
+    let unchanged = (m.score - before[0].score).abs() < 1e-12;
+    ensure!(unchanged, "the score unchanged: {} vs {}", m.score, before[0].score);
+    let w = m
+        .repairs
+        .iter()
+        .find(|r| r.kind == RepairKind::Words && r.applied)
+        .and_then(|r| r.words.as_ref())
+        .ok_or_else(|| Failure::new(format!("a words repair listed: {:?}", m.repairs)))?;
+    ensure_eq!((w.target_from.as_str(), w.target_to.as_str()), ("Datei", "Ordner"), "the replaced span");
+    ensure!(w.evidence.is_some(), "with its evidence");
+
+    // The query is a stored source: its target as stored.
+    let exact = ask("Print the file")?;
+    ensure_eq!(exact.first().map(|m| m.adapted_text()), Some("Datei drucken".to_owned()), "exact untouched");
+    // Words the memory has no evidence for: left, and said so.
+    let m = ask("Print the zebra")?;
+    let m = m.first().ok_or_else(|| Failure::new("no match for an unknown word"))?;
+    ensure_eq!(m.adapted_text(), "Datei drucken", "nothing to replace it with");
+    ensure!(
+        m.repairs.iter().any(|r| r.kind == RepairKind::Words && !r.applied),
+        "an unapplied words repair: {:?}",
+        m.repairs
+    );
+    // Off in every band: nothing.
+    let req = LookupRequest::new(runs("Print the folder")?, en.clone(), de.clone())
+        .options(cmem_core::LookupOptions::default().threshold(0.5).word_repair(RepairBands::OFF));
+    let got = cmem_core::lookup(&*store, &req)?;
+    ensure_eq!(got.first().map(|m| m.adapted_text()), Some("Datei drucken".to_owned()), "off");
+    Ok(())
+}

@@ -68,6 +68,7 @@ pub(super) fn repair_inner(q: &str, s: &str, target: &mut [Run]) -> Vec<Repair> 
                     from: from.to_owned(),
                     to: to.to_owned(),
                     applied,
+                    words: None,
                 }
             })
             .collect()

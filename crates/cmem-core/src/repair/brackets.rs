@@ -66,6 +66,7 @@ pub(super) fn repair_brackets(q: &str, s: &str, target: &mut [Run]) -> Option<Ve
                 from: from.to_string(),
                 to: to.to_string(),
                 applied,
+                words: None,
             })
             .collect(),
     )
@@ -107,7 +108,13 @@ pub(super) fn repair_wrap(q: &str, s: &str, query: &[Run], target: &mut Vec<Run>
         });
         codes.get(k).is_some_and(|c| wrap_code(target, c, open, close))
     };
-    Some(Repair { kind: RepairKind::Punctuation, from: String::new(), to: format!("{open}{close}"), applied })
+    Some(Repair {
+        kind: RepairKind::Punctuation,
+        from: String::new(),
+        to: format!("{open}{close}"),
+        applied,
+        words: None,
+    })
 }
 
 /// Puts `open` and `close` around the target, inside its white space at the ends.

@@ -77,6 +77,7 @@ mod mnemonics;
 mod numbers;
 mod punctuation;
 mod white_space;
+pub mod words;
 
 use between_words::repair_inner;
 use brackets::{repair_brackets, repair_wrap};
@@ -98,6 +99,8 @@ pub enum RepairKind {
     Number,
     /// A keyboard mnemonic mark (`&`, `_`, `~` before the accelerator letter).
     Mnemonic,
+    /// Words the query changed, replaced from the memory's evidence ([`words`]).
+    Words,
 }
 
 /// One mechanical change of the target, or one that could not be made.
@@ -111,10 +114,13 @@ pub struct Repair {
     pub to: String,
     /// False when the target had nothing corresponding to change.
     pub applied: bool,
+    /// For [`RepairKind::Words`]: the target's text, what replaced it and the evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub words: Option<words::WordChange>,
 }
 
 /// The text of `runs` with each code as U+FFFC, NFC.
-fn skeleton(runs: &[Run]) -> String {
+pub(crate) fn skeleton(runs: &[Run]) -> String {
     let mut out = String::new();
     crate::run::walk_runs(runs, &mut |run| match run {
         Run::Text(t) => out.push_str(t),
@@ -166,6 +172,7 @@ pub fn repair(query: &[Run], source: &[Run], target: &mut Vec<Run>, target_local
                     from: (*from).to_owned(),
                     to: (*to).to_owned(),
                     applied,
+                    words: None,
                 });
             }
         }
@@ -181,13 +188,19 @@ pub fn repair(query: &[Run], source: &[Run], target: &mut Vec<Run>, target_local
         // The query has none: neither has the target (a mark only the target had is gone
         // from the new source too).
         let applied = drop_mnemonic(target);
-        out.push(Repair { kind: RepairKind::Mnemonic, from: marks_of(&s, &sm), to: String::new(), applied });
+        out.push(Repair {
+            kind: RepairKind::Mnemonic,
+            from: marks_of(&s, &sm),
+            to: String::new(),
+            applied,
+            words: None,
+        });
     } else if let ([qi], [si]) = (&qm[..], &sm[..]) {
         // Both have one, written with another mark (`~` became `_`): the target's too.
         let (to, from) = (marks_of(&q, &[*qi]), marks_of(&s, &[*si]));
         if to != from {
             let applied = swap_mnemonic(target, &to);
-            out.push(Repair { kind: RepairKind::Mnemonic, from, to, applied });
+            out.push(Repair { kind: RepairKind::Mnemonic, from, to, applied, words: None });
         }
     }
     // Line breaks inside: the query's white space where the source broke the line and the
@@ -205,6 +218,7 @@ pub fn repair(query: &[Run], source: &[Run], target: &mut Vec<Run>, target_local
                         from: (*sw).to_owned(),
                         to: (*qw).to_owned(),
                         applied,
+                        words: None,
                     });
                 }
                 k += 1;
@@ -215,7 +229,13 @@ pub fn repair(query: &[Run], source: &[Run], target: &mut Vec<Run>, target_local
     // `...` and `…` are one mark written two ways: the target keeps its own.
     if qp.replace("...", "…") != sp.replace("...", "…") {
         let applied = repair_final_mark(target, sp, qp, target_locale);
-        out.push(Repair { kind: RepairKind::Punctuation, from: sp.to_owned(), to: qp.to_owned(), applied });
+        out.push(Repair {
+            kind: RepairKind::Punctuation,
+            from: sp.to_owned(),
+            to: qp.to_owned(),
+            applied,
+            words: None,
+        });
     }
     for (lead, (qw, sw)) in
         [(true, (leading_space(&q), leading_space(&s))), (false, (trailing_space(&q), trailing_space(&s)))]
@@ -227,6 +247,7 @@ pub fn repair(query: &[Run], source: &[Run], target: &mut Vec<Run>, target_local
                 from: sw.to_owned(),
                 to: qw.to_owned(),
                 applied,
+                words: None,
             });
         }
     }

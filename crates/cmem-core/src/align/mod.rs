@@ -1,0 +1,541 @@
+//! Word alignment learned from the memory itself, and the phrase pairs it yields: the
+//! evidence the word repair ([`crate::repair`]) draws on.
+//!
+//! Training is expectation–maximization over the memory's sentence pairs of one locale
+//! pair, in both directions: IBM Model 1, or (the default) fast_align's variant with a
+//! prior that favours links near the diagonal (`tension`, with a fixed probability for
+//! the empty word). Words are runs of letters and digits (an apostrophe between two of
+//! them stays inside), compared in lower case; codes and punctuation are not words. A
+//! sentence pair's alignment is the best link of each word in each direction,
+//! symmetrized by grow-diag. Phrase pairs of up to [`AlignOptions::max_phrase_words`]
+//! source words consistent with those alignments are counted over the memory; the
+//! target side keeps the text as the memory wrote it (case, hyphens, spaces).
+//!
+//! Bounds: pairs longer than [`AlignOptions::max_words`] words on either side are left
+//! out of training (counted in [`TrainReport::skipped`]), the saved table keeps only
+//! probabilities of at least [`AlignOptions::min_prob`], and phrase pairs seen fewer than
+//! [`AlignOptions::min_phrase_count`] times are dropped, the most frequent
+//! [`AlignOptions::max_phrase_targets`] kept per source phrase.
+//!
+//! ```
+//! use cmem_core::align::{AlignOptions, WordModel};
+//!
+//! let pairs = [
+//!     ("the red house", "das rote Haus"),
+//!     ("the house", "das Haus"),
+//!     ("the red car", "das rote Auto"),
+//!     ("a car", "ein Auto"),
+//! ];
+//! let opts = AlignOptions::default().min_phrase_count(1);
+//! let (model, report) = WordModel::train(pairs.iter().map(|(s, t)| (s.to_string(), t.to_string())), &opts);
+//! assert_eq!(report.pairs, 4);
+//! let a = model.align("the red car", "das rote Auto");
+//! assert!(a.links.contains(&(2, 2)), "{:?}", a.links);
+//! assert_eq!(model.phrases("car")[0].0, "Auto");
+//! ```
+
+mod em;
+mod phrase;
+mod sym;
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// How the aligner trains and what it keeps.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct AlignOptions {
+    /// EM rounds per direction; default 5.
+    pub iterations: usize,
+    /// fast_align's diagonal tension λ; `None` is IBM Model 1. Default 4.
+    pub tension: Option<f64>,
+    /// With a tension, the probability of the empty word; default 0.08.
+    pub null_prob: f64,
+    /// Pairs with more words than this on either side are not trained on; default 60.
+    pub max_words: usize,
+    /// The least translation probability saved with the model; default 0.01.
+    pub min_prob: f32,
+    /// The most source words of a phrase pair; default 4.
+    pub max_phrase_words: usize,
+    /// The fewest sightings a phrase pair needs to be kept; default 2.
+    pub min_phrase_count: u32,
+    /// The most target phrases kept per source phrase; default 8.
+    pub max_phrase_targets: usize,
+}
+
+impl Default for AlignOptions {
+    fn default() -> Self {
+        AlignOptions {
+            iterations: 5,
+            tension: Some(4.0),
+            null_prob: 0.08,
+            max_words: 60,
+            min_prob: 0.01,
+            max_phrase_words: 4,
+            min_phrase_count: 2,
+            max_phrase_targets: 8,
+        }
+    }
+}
+
+crate::setters!(AlignOptions {
+    iterations: usize,
+    tension: Option<f64>,
+    null_prob: f64,
+    max_words: usize,
+    min_prob: f32,
+    max_phrase_words: usize,
+    min_phrase_count: u32,
+    max_phrase_targets: usize,
+});
+
+/// What a training run used and kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TrainReport {
+    /// Sentence pairs trained on.
+    pub pairs: usize,
+    /// Pairs left out: a side without words, or longer than `max_words`.
+    pub skipped: usize,
+    /// Distinct source words.
+    pub source_words: usize,
+    /// Distinct target words.
+    pub target_words: usize,
+    /// Translation-table cells saved (both directions).
+    pub table_cells: usize,
+    /// Phrase pairs kept.
+    pub phrase_pairs: usize,
+}
+
+/// The byte ranges of the words of `text`: runs of letters and digits, an apostrophe
+/// between two of them inside the word. Codes (U+FFFC in a skeleton) and punctuation are
+/// not words.
+pub fn words(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let inner_apostrophe = (c == '\'' || c == '’')
+            && start.is_some()
+            && chars.peek().is_some_and(|&(_, n)| n.is_alphanumeric());
+        if c.is_alphanumeric() || inner_apostrophe {
+            start.get_or_insert(i);
+        } else if let Some(s) = start.take() {
+            out.push((s, i));
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, text.len()));
+    }
+    out
+}
+
+/// One direction's translation table, `t(f | e)`, rows by `e` (0 = the empty word),
+/// columns sorted.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Table {
+    rows: Vec<usize>,
+    cols: Vec<u32>,
+    prob: Vec<f32>,
+}
+
+impl Table {
+    /// A table over sorted, distinct `cells` (`e << 32 | f`), every probability `init`.
+    fn from_cells(e_vocab: usize, cells: &[u64], init: f32) -> Table {
+        let mut rows = vec![0usize; e_vocab + 1];
+        for &c in cells {
+            rows[(c >> 32) as usize + 1] += 1;
+        }
+        for k in 1..rows.len() {
+            rows[k] += rows[k - 1];
+        }
+        Table { rows, cols: cells.iter().map(|&c| c as u32).collect(), prob: vec![init; cells.len()] }
+    }
+
+    fn find(&self, e: u32, f: u32) -> Option<usize> {
+        let (a, b) = (*self.rows.get(e as usize)?, *self.rows.get(e as usize + 1)?);
+        self.cols[a..b].binary_search(&f).ok().map(|k| a + k)
+    }
+
+    fn prob_of(&self, e: u32, f: u32) -> f64 {
+        self.find(e, f).map_or(0.0, |k| f64::from(self.prob[k]))
+    }
+
+    /// Rows as lists of `(f, t)` with `t ≥ min`.
+    fn to_rows(&self, min: f32) -> Vec<Vec<(u32, f32)>> {
+        (0..self.rows.len().saturating_sub(1))
+            .map(|e| {
+                (self.rows[e]..self.rows[e + 1])
+                    .filter(|&k| self.prob[k] >= min)
+                    .map(|k| (self.cols[k], self.prob[k]))
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn from_rows(rows: &[Vec<(u32, f32)>]) -> Table {
+        let mut t = Table { rows: vec![0], ..Table::default() };
+        for row in rows {
+            let mut row = row.clone();
+            row.sort_unstable_by_key(|c| c.0);
+            row.dedup_by_key(|c| c.0);
+            for (f, p) in row {
+                t.cols.push(f);
+                t.prob.push(p);
+            }
+            t.rows.push(t.cols.len());
+        }
+        t
+    }
+}
+
+/// Interned lower-case words; id 0 is the empty word.
+#[derive(Debug, Clone, Default)]
+struct Vocab {
+    words: Vec<String>,
+    ids: FxHashMap<String, u32>,
+}
+
+impl Vocab {
+    fn new() -> Vocab {
+        Vocab::from_words(vec![String::new()])
+    }
+
+    fn from_words(words: Vec<String>) -> Vocab {
+        let ids = words.iter().enumerate().map(|(i, w)| (w.clone(), i as u32)).collect();
+        Vocab { words, ids }
+    }
+
+    fn intern(&mut self, word: &str) -> u32 {
+        if let Some(&id) = self.ids.get(word) {
+            return id;
+        }
+        let id = self.words.len() as u32;
+        self.words.push(word.to_owned());
+        self.ids.insert(word.to_owned(), id);
+        id
+    }
+
+    /// The id of `word`, or `u32::MAX` (no probability anywhere) when unknown.
+    fn id(&self, word: &str) -> u32 {
+        self.ids.get(word).copied().unwrap_or(u32::MAX)
+    }
+}
+
+/// A sentence pair's words and links.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Alignment {
+    /// The source's words, as byte ranges.
+    pub source_words: Vec<(usize, usize)>,
+    /// The target's words, as byte ranges.
+    pub target_words: Vec<(usize, usize)>,
+    /// `(source word, target word)` links, sorted.
+    pub links: Vec<(usize, usize)>,
+}
+
+/// A locale pair's word model: the translation tables of both directions and the phrase
+/// pairs counted over the memory. See the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct WordModel {
+    opts: AlignOptions,
+    source: Vocab,
+    target: Vocab,
+    /// `t(target | source)`.
+    forward: Table,
+    /// `t(source | target)`.
+    backward: Table,
+    /// Lower-case source words joined by one space → target texts with their counts,
+    /// most first.
+    phrases: FxHashMap<String, Vec<(String, u32)>>,
+    report: TrainReport,
+}
+
+/// The saved form.
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    format: u32,
+    iterations: usize,
+    tension: Option<f64>,
+    null_prob: f64,
+    max_words: usize,
+    source_words: Vec<String>,
+    target_words: Vec<String>,
+    forward: Vec<Vec<(u32, f32)>>,
+    backward: Vec<Vec<(u32, f32)>>,
+    phrases: Vec<(String, Vec<(String, u32)>)>,
+    report: TrainReport,
+}
+
+const FORMAT: u32 = 1;
+
+fn lower_words(text: &str, vocab: &mut Vocab) -> Vec<u32> {
+    words(text).into_iter().map(|(a, b)| vocab.intern(&text[a..b].to_lowercase())).collect()
+}
+
+fn known_words(text: &str, vocab: &Vocab) -> Vec<u32> {
+    words(text).into_iter().map(|(a, b)| vocab.id(&text[a..b].to_lowercase())).collect()
+}
+
+impl WordModel {
+    /// Trains on `pairs` of (source, target) texts (codes as U+FFFC, see
+    /// [`crate::align::text_of`]); see the [module docs](self).
+    pub fn train(
+        pairs: impl IntoIterator<Item = (String, String)>,
+        opts: &AlignOptions,
+    ) -> (WordModel, TrainReport) {
+        let (mut source, mut target) = (Vocab::new(), Vocab::new());
+        let mut ids: Vec<(Vec<u32>, Vec<u32>)> = Vec::new();
+        let mut texts: Vec<(String, String)> = Vec::new();
+        let mut report = TrainReport::default();
+        for (s, t) in pairs {
+            let (sw, tw) = (words(&s), words(&t));
+            if sw.is_empty() || tw.is_empty() || sw.len() > opts.max_words || tw.len() > opts.max_words {
+                report.skipped += 1;
+                continue;
+            }
+            ids.push((lower_words(&s, &mut source), lower_words(&t, &mut target)));
+            texts.push((s, t));
+        }
+        report.pairs = ids.len();
+        report.source_words = source.words.len() - 1;
+        report.target_words = target.words.len() - 1;
+        let forward = em::train(&em::Bitext { pairs: &ids, f_first: false }, source.words.len(), opts);
+        let backward = em::train(&em::Bitext { pairs: &ids, f_first: true }, target.words.len(), opts);
+        let mut model = WordModel {
+            opts: opts.clone(),
+            source,
+            target,
+            forward,
+            backward,
+            phrases: FxHashMap::default(),
+            report: TrainReport::default(),
+        };
+        model.count_phrases(&ids, &texts);
+        // What is saved is what is used: prune now, so a model in memory and one loaded
+        // back align alike.
+        model.forward = Table::from_rows(&model.forward.to_rows(opts.min_prob));
+        model.backward = Table::from_rows(&model.backward.to_rows(opts.min_prob));
+        report.table_cells = model.forward.cols.len() + model.backward.cols.len();
+        report.phrase_pairs = model.phrases.values().map(Vec::len).sum();
+        model.report = report.clone();
+        (model, report)
+    }
+
+    fn count_phrases(&mut self, ids: &[(Vec<u32>, Vec<u32>)], texts: &[(String, String)]) {
+        let mut keys: FxHashMap<Box<[u32]>, u32> = FxHashMap::default();
+        let mut key_list: Vec<Box<[u32]>> = Vec::new();
+        let mut targets: FxHashMap<Box<str>, u32> = FxHashMap::default();
+        let mut target_list: Vec<Box<str>> = Vec::new();
+        let mut counts: FxHashMap<u64, u32> = FxHashMap::default();
+        for ((s, t), (_, ttext)) in ids.iter().zip(texts) {
+            let links = self.links_of(s, t);
+            let tw = words(ttext);
+            for (s1, s2, t1, t2) in phrase::extract(&links, s.len(), self.opts.max_phrase_words) {
+                let key = &s[s1..=s2];
+                let k = *keys.entry(key.into()).or_insert_with(|| {
+                    key_list.push(key.into());
+                    key_list.len() as u32 - 1
+                });
+                let text = &ttext[tw[t1].0..tw[t2].1];
+                let v = match targets.get(text) {
+                    Some(&v) => v,
+                    None => {
+                        target_list.push(text.into());
+                        let v = target_list.len() as u32 - 1;
+                        targets.insert(text.into(), v);
+                        v
+                    }
+                };
+                *counts.entry((u64::from(k) << 32) | u64::from(v)).or_insert(0) += 1;
+            }
+        }
+        let mut by_key: FxHashMap<u32, Vec<(u32, u32)>> = FxHashMap::default();
+        for (kv, n) in counts {
+            if n >= self.opts.min_phrase_count {
+                by_key.entry((kv >> 32) as u32).or_default().push((kv as u32, n));
+            }
+        }
+        for (k, mut list) in by_key {
+            // Most first, then by text: the same model from the same memory.
+            list.sort_unstable_by(|a, b| {
+                b.1.cmp(&a.1).then_with(|| target_list[a.0 as usize].cmp(&target_list[b.0 as usize]))
+            });
+            list.truncate(self.opts.max_phrase_targets);
+            let key: Vec<&str> =
+                key_list[k as usize].iter().map(|&w| self.source.words[w as usize].as_str()).collect();
+            self.phrases.insert(
+                key.join(" "),
+                list.into_iter().map(|(v, n)| (target_list[v as usize].to_string(), n)).collect(),
+            );
+        }
+    }
+
+    /// The symmetrized links of a pair of word-id sequences.
+    fn links_of(&self, s: &[u32], t: &[u32]) -> Vec<(usize, usize)> {
+        let to_source = sym::viterbi(&self.forward, &self.opts, s, t);
+        let to_target = sym::viterbi(&self.backward, &self.opts, t, s);
+        sym::grow_diag(&to_source, &to_target, s.len(), t.len())
+    }
+
+    /// The words of `source` and `target` and the links between them.
+    pub fn align(&self, source: &str, target: &str) -> Alignment {
+        let (s, t) = (known_words(source, &self.source), known_words(target, &self.target));
+        Alignment { source_words: words(source), target_words: words(target), links: self.links_of(&s, &t) }
+    }
+
+    /// The target texts of the phrase pairs whose source is `words` (lower-case words
+    /// joined by one space), with their counts, most first.
+    pub fn phrases(&self, words: &str) -> &[(String, u32)] {
+        self.phrases.get(words).map_or(&[], Vec::as_slice)
+    }
+
+    /// `t(target word | source word)`, both in lower case; 0 when unseen.
+    pub fn prob(&self, source: &str, target: &str) -> f64 {
+        self.forward.prob_of(self.source.id(source), self.target.id(target))
+    }
+
+    /// What the training run used and kept.
+    pub fn report(&self) -> &TrainReport {
+        &self.report
+    }
+
+    /// The saved form (JSON), what [`WordModel::from_saved`] reads.
+    pub fn to_saved(&self) -> String {
+        let mut phrases: Vec<(String, Vec<(String, u32)>)> =
+            self.phrases.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        phrases.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let saved = Saved {
+            format: FORMAT,
+            iterations: self.opts.iterations,
+            tension: self.opts.tension,
+            null_prob: self.opts.null_prob,
+            max_words: self.opts.max_words,
+            source_words: self.source.words.clone(),
+            target_words: self.target.words.clone(),
+            forward: self.forward.to_rows(0.0),
+            backward: self.backward.to_rows(0.0),
+            phrases,
+            report: self.report.clone(),
+        };
+        serde_json::to_string(&saved).unwrap_or_default()
+    }
+
+    /// Reads a model written by [`WordModel::to_saved`].
+    ///
+    /// # Errors
+    /// [`ErrorKind::Corrupt`] when `text` is not a saved model of this format.
+    pub fn from_saved(text: &str) -> Result<WordModel> {
+        let bad = |m: String| Error::new(ErrorKind::Corrupt, format!("saved word model: {m}"));
+        let s: Saved = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+        if s.format != FORMAT {
+            return Err(bad(format!("format {} (this program reads {FORMAT}); train it again", s.format)));
+        }
+        let in_range =
+            |rows: &[Vec<(u32, f32)>], n: usize| rows.iter().flatten().all(|&(f, _)| (f as usize) < n);
+        if s.forward.len() != s.source_words.len()
+            || s.backward.len() != s.target_words.len()
+            || !in_range(&s.forward, s.target_words.len())
+            || !in_range(&s.backward, s.source_words.len())
+        {
+            return Err(bad("its tables do not fit its vocabularies".into()));
+        }
+        let opts = AlignOptions::default()
+            .iterations(s.iterations)
+            .tension(s.tension)
+            .null_prob(s.null_prob)
+            .max_words(s.max_words);
+        Ok(WordModel {
+            opts,
+            source: Vocab::from_words(s.source_words),
+            target: Vocab::from_words(s.target_words),
+            forward: Table::from_rows(&s.forward),
+            backward: Table::from_rows(&s.backward),
+            phrases: s.phrases.into_iter().collect(),
+            report: s.report,
+        })
+    }
+}
+
+/// The text of `runs` with each code as U+FFFC (not a word), NFC: what the aligner reads.
+pub fn text_of(runs: &[crate::run::Run]) -> String {
+    crate::repair::skeleton(runs)
+}
+
+#[cfg(test)]
+mod tests;
+
+/// The key a locale pair's word model is kept under: the two language subtags
+/// (`en de`), since word correspondences do not depend on the region.
+pub fn pair_key(source: &crate::locale::Locale, target: &crate::locale::Locale) -> String {
+    format!("{} {}", source.language(), target.language())
+}
+
+/// Word models read once per memory and process: what a store that persists them keeps
+/// beside its connection. A pair found untrained is remembered as such too; a model
+/// trained by another process is seen when the memory is opened again.
+#[derive(Debug, Default)]
+pub struct ModelCache {
+    models: std::sync::RwLock<FxHashMap<String, Option<std::sync::Arc<WordModel>>>>,
+}
+
+impl ModelCache {
+    /// The model of the pair `key`, read with `load` (its saved form, or `None` when not
+    /// trained) the first time.
+    ///
+    /// # Errors
+    /// What `load` returns, or a saved form that does not read.
+    pub fn get_or_load(
+        &self,
+        key: &str,
+        load: impl FnOnce() -> Result<Option<String>>,
+    ) -> Result<Option<std::sync::Arc<WordModel>>> {
+        if let Some(m) = self.models.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(key) {
+            return Ok(m.clone());
+        }
+        let model = match load()? {
+            Some(text) => Some(std::sync::Arc::new(WordModel::from_saved(&text)?)),
+            None => None,
+        };
+        self.models
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key.to_owned(), model.clone());
+        Ok(model)
+    }
+
+    /// Keeps `model` as the pair's, after it was saved.
+    pub fn put(&self, key: &str, model: std::sync::Arc<WordModel>) {
+        self.models
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key.to_owned(), Some(model));
+    }
+}
+
+/// Trains the word model of `source` → `target` over every entry of `store` that has both
+/// (the variants a lookup between them would use), reading the entries a page at a time.
+///
+/// # Errors
+/// A store failure.
+pub fn train_store(
+    store: &dyn crate::store::ContentMemory,
+    source: &crate::locale::Locale,
+    target: &crate::locale::Locale,
+    opts: &AlignOptions,
+) -> Result<(WordModel, TrainReport)> {
+    let mut pairs = Vec::new();
+    let mut after = None;
+    loop {
+        let page = store.entries(after, 10_000)?;
+        let Some(last) = page.last() else { break };
+        after = Some(last.id);
+        for entry in &page {
+            let Some((ti, _)) = entry.lookup_variant(target) else { continue };
+            let Some((si, _)) = entry.lookup_variant_except(source, ti) else { continue };
+            pairs.push((text_of(&entry.variants[si].runs), text_of(&entry.variants[ti].runs)));
+        }
+    }
+    Ok(WordModel::train(pairs, opts))
+}

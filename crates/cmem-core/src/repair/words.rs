@@ -1,0 +1,526 @@
+//! The word repair: the words of a fuzzy match's stored source that the query changed,
+//! followed through the memory's word alignment to the target words they were
+//! translated by, and replaced there from the memory's own evidence.
+//!
+//! For each changed stretch (a word-level difference between the stored source and the
+//! query), the target stretch is the span of the target words linked to it, when no word
+//! inside that span is linked to a source word outside the stretch and the span holds no
+//! code (codes keep their positions). The replacement is, in order:
+//!
+//! - **copied**: the target wrote the old words as the source did (a name, a number, an
+//!   identifier): the query's new words, as the query writes them;
+//! - **deleted**: the query dropped the words: the target span goes, with the white space
+//!   before it;
+//! - **phrase**: the phrase pairs of the memory whose source is the query's new words,
+//!   those that agree with the target's unchanged neighbours first (a phrase pair that
+//!   starts with the word before the span and translates the word before the stretch,
+//!   or ends with the word after it), then by how often the memory has them.
+//!
+//! Words the query inserts between unchanged words have no target span of their own:
+//! they are placed beside the one target word linked to the source word before (or
+//! after) them, by the most frequent phrase pair that translates that word with the new
+//! ones and starts (or ends) with that target word.
+//!
+//! Otherwise the stretch is left as it is and the repair says so (`applied: false`, no
+//! evidence). Respelled words (the same letters: `e-mail` → `email`) are not repaired, nor
+//! words that became codes. A target with plural or select forms is not repaired.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Repair, RepairKind};
+use crate::align::{words, WordModel};
+use crate::run::Run;
+
+/// Which fuzzy matches the word repair changes, by the match's score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RepairBands {
+    /// Scores below 0.85.
+    pub low: bool,
+    /// Scores from 0.85 to below 0.95.
+    pub mid: bool,
+    /// Scores from 0.95 (below 1: a match whose source is the query is never changed).
+    pub high: bool,
+}
+
+impl RepairBands {
+    /// In no band.
+    pub const OFF: RepairBands = RepairBands { low: false, mid: false, high: false };
+    /// In every band.
+    pub const ALL: RepairBands = RepairBands { low: true, mid: true, high: true };
+    /// What a lookup repairs unless told otherwise (measured: docs/performance.md).
+    pub const DEFAULT: RepairBands = RepairBands::ALL;
+
+    /// Whether a match of `score` is repaired.
+    pub fn covers(self, score: f64) -> bool {
+        if score >= 0.95 - 1e-12 {
+            self.high
+        } else if score >= 0.85 - 1e-12 {
+            self.mid
+        } else {
+            self.low
+        }
+    }
+}
+
+/// What a word repair's replacement rests on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Evidence {
+    /// The target had copied the old words: the new ones are copied alike.
+    Copied,
+    /// The query dropped the words: their translation went too.
+    Deleted,
+    /// A phrase pair of the memory.
+    Phrase {
+        /// How many times the memory holds the pair (with its context, when it agreed
+        /// with one).
+        count: u32,
+        /// How many of the target's neighbours (0–2) the phrase pair agreed with.
+        context: u8,
+    },
+}
+
+/// What a word repair changed in the target.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WordChange {
+    /// The target's text for the changed words (empty when none was found).
+    pub target_from: String,
+    /// What replaced it (empty: removed); equal to `target_from` when not applied.
+    pub target_to: String,
+    /// The evidence; `None` when nothing trustworthy was found.
+    pub evidence: Option<Evidence>,
+}
+
+/// The flat text of the target's top-level runs (codes as U+FFFC) and, per text run, its
+/// index and where it starts in that text.
+fn flat(runs: &[Run]) -> (String, Vec<(usize, usize)>) {
+    let mut out = String::new();
+    let mut pieces = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        match run {
+            Run::Text(t) => {
+                pieces.push((i, out.len()));
+                out.push_str(t);
+            }
+            _ => out.push('\u{FFFC}'),
+        }
+    }
+    (out, pieces)
+}
+
+fn lower(text: &str, w: &[(usize, usize)]) -> Vec<String> {
+    w.iter().map(|&(a, b)| text[a..b].to_lowercase()).collect()
+}
+
+/// The changed stretches between word lists `a` (stored source) and `b` (query):
+/// `(a1, a2, b1, b2)`, half open; longest common subsequence.
+fn hunks(a: &[String], b: &[String]) -> Vec<(usize, usize, usize, usize)> {
+    let (n, m) = (a.len(), b.len());
+    let mut dp = vec![0u32; (n + 1) * (m + 1)];
+    let at = |i: usize, j: usize| i * (m + 1) + j;
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            dp[at(i, j)] =
+                if a[i] == b[j] { dp[at(i + 1, j + 1)] + 1 } else { dp[at(i + 1, j)].max(dp[at(i, j + 1)]) };
+        }
+    }
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    let mut open: Option<(usize, usize)> = None;
+    while i < n || j < m {
+        if i < n && j < m && a[i] == b[j] {
+            if let Some((a1, b1)) = open.take() {
+                out.push((a1, i, b1, j));
+            }
+            i += 1;
+            j += 1;
+            continue;
+        }
+        open.get_or_insert((i, j));
+        if j < m && (i == n || dp[at(i, j + 1)] >= dp[at(i + 1, j)]) {
+            j += 1;
+        } else {
+            i += 1;
+        }
+    }
+    if let Some((a1, b1)) = open {
+        out.push((a1, n, b1, m));
+    }
+    out
+}
+
+/// A candidate replacement and how it ranks: (context sides agreeing, count).
+type Candidate = (String, u8, u32);
+
+/// The phrase candidates for the query's new words `key`, with the target's neighbours
+/// `left`/`right` (the word before and after the span) and the source's unchanged
+/// neighbours `s_left`/`s_right`.
+fn phrase_candidates(
+    model: &WordModel,
+    key: &str,
+    (s_left, left): (Option<&str>, Option<&str>),
+    (s_right, right): (Option<&str>, Option<&str>),
+) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = Vec::new();
+    let mut add = |text: &str, side: u8, count: u32| {
+        let text = text.trim();
+        if text.is_empty() || text.contains('\u{FFFC}') {
+            return;
+        }
+        match out.iter_mut().find(|c| c.0 == text) {
+            Some(c) => {
+                c.1 += side;
+                c.2 = c.2.max(count);
+            }
+            None => out.push((text.to_owned(), side, count)),
+        }
+    };
+    for (t, n) in model.phrases(key) {
+        add(t, 0, *n);
+    }
+    if let (Some(sl), Some(l)) = (s_left, left) {
+        for (t, n) in model.phrases(&format!("{sl} {key}")) {
+            if let Some(rest) = t.strip_prefix(l).filter(|r| r.starts_with(char::is_whitespace)) {
+                add(rest, 1, *n);
+            }
+        }
+    }
+    if let (Some(sr), Some(r)) = (s_right, right) {
+        for (t, n) in model.phrases(&format!("{key} {sr}")) {
+            if let Some(rest) = t.strip_suffix(r).filter(|r| r.ends_with(char::is_whitespace)) {
+                add(rest, 1, *n);
+            }
+        }
+    }
+    out.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.cmp(&b.0)));
+    out
+}
+
+/// Replaces the changed words of `target` (the adapted target of a match whose stored
+/// source is `source`) by the translation of the query's words; see the
+/// [module docs](self). Returns one repair per changed stretch, applied or not.
+pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &WordModel) -> Vec<Repair> {
+    let (q, _) = flat(query);
+    let (s, _) = flat(source);
+    let (qw, sw) = (words(&q), words(&s));
+    let (ql, sl) = (lower(&q, &qw), lower(&s, &sw));
+    let found = hunks(&sl, &ql);
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let (t, pieces) = flat(target);
+    let choices = target.iter().any(|r| matches!(r, Run::Plural(_) | Run::Select(_)));
+    let alignment = model.align(&s, &t);
+    let tw = &alignment.target_words;
+    let text_of = |text: &str, w: &[(usize, usize)], a: usize, b: usize| -> String {
+        if a >= b {
+            String::new()
+        } else {
+            text[w[a].0..w[b - 1].1].to_owned()
+        }
+    };
+    let mut out = Vec::new();
+    // Target byte ranges to replace, with what.
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    // A stretch's text, or for an empty one what lies between its neighbours.
+    let gap = |text: &str, w: &[(usize, usize)], a: usize, b: usize| -> String {
+        if a < b {
+            return text[w[a].0..w[b - 1].1].to_owned();
+        }
+        let start = if a == 0 { 0 } else { w[a - 1].1 };
+        let end = w.get(a).map_or(text.len(), |p| p.0);
+        text[start..end.max(start)].to_owned()
+    };
+    let letters =
+        |t: &str| t.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
+    for (a1, a2, b1, b2) in found {
+        let (from, to) = (text_of(&s, &sw, a1, a2), text_of(&q, &qw, b1, b2));
+        let (s_gap, q_gap) = (gap(&s, &sw, a1, a2), gap(&q, &qw, b1, b2));
+        // The same letters written another way (`e-mail` → `email`, a mnemonic): spelling,
+        // which the target does its own way.
+        if letters(&s_gap) == letters(&q_gap) {
+            continue;
+        }
+        // A word that became a code or a code that became words: the code adaptation's.
+        let coded = s_gap.contains('\u{FFFC}') || q_gap.contains('\u{FFFC}');
+        let mut repair = Repair {
+            kind: RepairKind::Words,
+            from,
+            to: to.clone(),
+            applied: false,
+            words: Some(WordChange { target_from: String::new(), target_to: String::new(), evidence: None }),
+        };
+        let linked: Vec<usize> =
+            alignment.links.iter().filter(|&&(ls, _)| (a1..a2).contains(&ls)).map(|&(_, lt)| lt).collect();
+        let span = linked.iter().min().zip(linked.iter().max()).map(|(&x, &y)| (x, y + 1));
+        if a1 == a2 && !choices && !coded {
+            // Words the query inserts: placed only next to the one target word linked to
+            // a neighbouring source word, by a phrase pair that holds both.
+            let new_words = ql[b1..b2].join(" ");
+            let only_link = |src: usize| -> Option<usize> {
+                let mut l = alignment.links.iter().filter(|&&(ls, _)| ls == src).map(|&(_, lt)| lt);
+                let first = l.next()?;
+                l.next().is_none().then_some(first)
+            };
+            let mut best: Option<(usize, String, u32)> = None;
+            let mut consider = |at: usize, text: String, n: u32| {
+                if !text.is_empty() && !text.contains('\u{FFFC}') && best.as_ref().is_none_or(|b| n > b.2) {
+                    best = Some((at, text, n));
+                }
+            };
+            if let Some(tl) = a1.checked_sub(1).and_then(only_link) {
+                let word = &t[tw[tl].0..tw[tl].1];
+                for (cand, n) in model.phrases(&format!("{} {new_words}", sl[a1 - 1])) {
+                    if let Some(rest) = cand.strip_prefix(word).filter(|r| r.starts_with(char::is_whitespace))
+                    {
+                        consider(tw[tl].1, format!(" {}", rest.trim()), *n);
+                    }
+                }
+            }
+            if let Some(tr) = (a1 < sl.len()).then(|| only_link(a1)).flatten() {
+                let word = &t[tw[tr].0..tw[tr].1];
+                for (cand, n) in model.phrases(&format!("{new_words} {}", sl[a1])) {
+                    if let Some(rest) = cand.strip_suffix(word).filter(|r| r.ends_with(char::is_whitespace)) {
+                        consider(tw[tr].0, format!("{} ", rest.trim()), *n);
+                    }
+                }
+            }
+            if let Some((at, text, count)) =
+                best.filter(|b| !edits.iter().any(|&(x, y, _)| x < b.0 && b.0 < y))
+            {
+                repair.applied = true;
+                repair.words = Some(WordChange {
+                    target_from: String::new(),
+                    target_to: text.trim().to_owned(),
+                    evidence: Some(Evidence::Phrase { count, context: 1 }),
+                });
+                edits.push((at, at, text));
+            }
+            out.push(repair);
+            continue;
+        }
+        let Some((c1, c2)) = span.filter(|_| !choices) else {
+            out.push(repair);
+            continue;
+        };
+        let consistent =
+            !alignment.links.iter().any(|&(ls, lt)| (c1..c2).contains(&lt) && !(a1..a2).contains(&ls));
+        let (x, y) = (tw[c1].0, tw[c2 - 1].1);
+        let old = &t[x..y];
+        if let Some(w) = repair.words.as_mut() {
+            w.target_from = old.to_owned();
+            w.target_to = old.to_owned();
+        }
+        let overlaps = edits.iter().any(|&(ex, ey, _)| x < ey && ex < y);
+        if !consistent || coded || old.contains('\u{FFFC}') || overlaps {
+            out.push(repair);
+            continue;
+        }
+        let copied = old.to_lowercase() == repair.from.to_lowercase();
+        let chosen: Option<(String, Evidence)> = if b1 == b2 {
+            Some((String::new(), Evidence::Deleted))
+        } else if copied {
+            Some((to.clone(), Evidence::Copied))
+        } else {
+            let key = ql[b1..b2].join(" ");
+            let s_left = a1.checked_sub(1).map(|k| sl[k].as_str());
+            let s_right = sl.get(a2).map(String::as_str);
+            let left = c1.checked_sub(1).map(|k| &t[tw[k].0..tw[k].1]);
+            let right = tw.get(c2).map(|&(p, r)| &t[p..r]);
+            phrase_candidates(model, &key, (s_left, left), (s_right, right))
+                .into_iter()
+                .next()
+                .map(|(text, context, count)| (text, Evidence::Phrase { count, context }))
+        };
+        let Some((mut new, evidence)) = chosen else {
+            out.push(repair);
+            continue;
+        };
+        // The first word of the target keeps its capital.
+        if c1 == 0 && old.starts_with(char::is_uppercase) {
+            let mut cs = new.chars();
+            if let Some(first) = cs.next() {
+                new = first.to_uppercase().chain(cs).collect();
+            }
+        }
+        repair.applied = true;
+        if let Some(w) = repair.words.as_mut() {
+            w.target_to.clone_from(&new);
+            w.evidence = Some(evidence);
+        }
+        edits.push((x, y, new));
+        out.push(repair);
+    }
+    // Right to left, each inside its one text run (a span holds no code).
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    for (x, y, new) in edits {
+        let Some(&(ri, start)) = pieces.iter().rev().find(|&&(_, start)| start <= x) else { continue };
+        let Run::Text(text) = &mut target[ri] else { continue };
+        let (mut a, mut b) = (x - start, y - start);
+        if b > text.len() {
+            continue;
+        }
+        if new.is_empty() {
+            // The white space before the words goes with them (or after, at the start).
+            let before = text[..a].len() - text[..a].trim_end().len();
+            if before > 0 {
+                a -= before;
+            } else {
+                b += text[b..].len() - text[b..].trim_start().len();
+            }
+        }
+        text.replace_range(a..b, &new);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::align::AlignOptions;
+
+    fn model() -> WordModel {
+        let pairs = [
+            ("Open the file", "Datei öffnen"),
+            ("Save the file", "Datei speichern"),
+            ("Open the folder", "Ordner öffnen"),
+            ("Save the folder", "Ordner speichern"),
+            ("Delete the file", "Datei löschen"),
+            ("Delete the folder", "Ordner löschen"),
+            ("The file was saved", "Die Datei wurde gespeichert"),
+            ("The folder was saved", "Der Ordner wurde gespeichert"),
+            ("Close the window", "Fenster schließen"),
+            ("Save the window", "Fenster speichern"),
+            ("Close the file", "Datei schließen"),
+            ("Print the file", "Datei drucken"),
+            ("Print the folder", "Ordner drucken"),
+            ("File name", "Dateiname"),
+            ("Copy to LibreOffice", "Nach LibreOffice kopieren"),
+            ("Copy to Firefox", "Nach Firefox kopieren"),
+        ];
+        let opts = AlignOptions::default().tension(None).iterations(10);
+        WordModel::train(pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())), &opts).0
+    }
+
+    fn run(model: &WordModel, q: &str, s: &str, t: &str) -> (String, Vec<Repair>) {
+        let mut target = vec![Run::text(t)];
+        let r = repair_words(&[Run::text(q)], &[Run::text(s)], &mut target, model);
+        (crate::run::surface_text(&target), r)
+    }
+
+    #[test]
+    fn a_changed_word_is_replaced_by_the_phrase_the_memory_has_most() {
+        let m = model();
+        let (text, r) = run(&m, "Print the window", "Print the file", "Datei drucken");
+        assert_eq!(text, "Fenster drucken", "{r:?}");
+        assert_eq!(r.len(), 1);
+        assert!(r[0].applied);
+        let w = r[0].words.as_ref().unwrap();
+        assert_eq!((w.target_from.as_str(), w.target_to.as_str()), ("Datei", "Fenster"));
+        assert!(matches!(w.evidence, Some(Evidence::Phrase { count, .. }) if count >= 1));
+    }
+
+    #[test]
+    fn copied_words_are_copied_and_deleted_words_go() {
+        let m = model();
+        assert_eq!(
+            run(&m, "Copy to Thunderbird", "Copy to Firefox", "Nach Firefox kopieren").0,
+            "Nach Thunderbird kopieren"
+        );
+        let (text, r) = run(&m, "Copy to Thunderbird", "Copy to Firefox", "Nach Firefox kopieren");
+        assert_eq!(r[0].words.as_ref().unwrap().evidence, Some(Evidence::Copied), "{text}");
+    }
+
+    #[test]
+    fn without_evidence_nothing_changes_and_the_repair_says_so() {
+        let m = model();
+        let (text, r) = run(&m, "Print the zebra", "Print the file", "Datei drucken");
+        assert_eq!(text, "Datei drucken");
+        assert_eq!(r.len(), 1);
+        assert!(!r[0].applied);
+        assert_eq!(r[0].words.as_ref().unwrap().evidence, None);
+        // An inserted word has no place.
+        let (text, r) = run(&m, "Print the new file", "Print the file", "Datei drucken");
+        assert_eq!(text, "Datei drucken");
+        assert!(r.iter().all(|r| !r.applied));
+        // The same words: nothing to do.
+        assert!(run(&m, "Print the file.", "Print the file", "Datei drucken").1.is_empty());
+    }
+
+    #[test]
+    fn inserted_words_go_beside_their_neighbours_translation() {
+        let m = model();
+        // "the file was" → "Die Datei wurde": "new" has no evidence here.
+        let (text, r) = run(&m, "Print the new file", "Print the file", "Datei drucken");
+        assert_eq!(text, "Datei drucken");
+        assert!(r.iter().all(|r| !r.applied));
+        let pairs = [
+            ("all files", "alle Dateien"),
+            ("all folders", "alle Ordner"),
+            ("delete all files", "alle Dateien löschen"),
+            ("delete files", "Dateien löschen"),
+            ("open files", "Dateien öffnen"),
+            ("open all files", "alle Dateien öffnen"),
+            ("save files", "Dateien speichern"),
+            ("save all files", "alle Dateien speichern"),
+            ("print files", "Dateien drucken"),
+        ];
+        let opts = AlignOptions::default().tension(None).iterations(10);
+        let m = WordModel::train(pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())), &opts).0;
+        let (text, r) = run(&m, "print all files", "print files", "Dateien drucken");
+        assert_eq!(text, "alle Dateien drucken", "{r:?}");
+        assert!(
+            r[0].applied
+                && matches!(r[0].words.as_ref().unwrap().evidence, Some(Evidence::Phrase { context: 1, .. }))
+        );
+    }
+
+    #[test]
+    fn respelled_words_and_words_become_codes_are_left() {
+        let m = model();
+        assert!(run(&m, "Print the email", "Print the e-mail", "E-Mail drucken").1.is_empty());
+        let code = Run::Ph(crate::run::Code::new("1").data("%PRODUCTNAME"));
+        let mut target = vec![Run::text("Modul PRODUCTNAME Writer")];
+        let r = repair_words(
+            &[Run::text("module "), code, Run::text(" Writer")],
+            &[Run::text("module PRODUCTNAME Writer")],
+            &mut target,
+            &m,
+        );
+        assert_eq!(target, vec![Run::text("Modul PRODUCTNAME Writer")]);
+        assert!(r.iter().all(|r| !r.applied), "{r:?}");
+    }
+
+    #[test]
+    fn codes_keep_their_places_and_choices_are_left_alone() {
+        let m = model();
+        let code = Run::Ph(crate::run::Code::new("1").data("%s"));
+        let mut target = vec![Run::text("Datei "), code.clone(), Run::text(" drucken")];
+        let r = repair_words(
+            &[Run::text("Print the "), code.clone(), Run::text(" window")],
+            &[Run::text("Print the "), code.clone(), Run::text(" file")],
+            &mut target,
+            &m,
+        );
+        assert_eq!(target[1], code);
+        assert_eq!(target.iter().filter(|r| r.code().is_some()).count(), 1, "{r:?}");
+    }
+
+    #[test]
+    fn bands() {
+        let b = RepairBands { low: false, mid: true, high: true };
+        assert!(!b.covers(0.80) && b.covers(0.85) && b.covers(0.97));
+        assert!(!RepairBands::OFF.covers(0.99) && RepairBands::ALL.covers(0.5));
+    }
+
+    #[test]
+    fn hunks_of_words() {
+        let w = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
+        assert_eq!(hunks(&w("a b c"), &w("a x c")), vec![(1, 2, 1, 2)]);
+        assert_eq!(hunks(&w("a b c"), &w("a c")), vec![(1, 2, 1, 1)]);
+        assert_eq!(hunks(&w("a c"), &w("a b c")), vec![(1, 1, 1, 2)]);
+        assert!(hunks(&w("a b"), &w("a b")).is_empty());
+    }
+}
