@@ -78,6 +78,8 @@ pub mod distance;
 #[doc(hidden)]
 pub mod gram_index;
 #[doc(hidden)]
+pub mod index_cache;
+#[doc(hidden)]
 pub mod locale_set;
 #[doc(hidden)]
 pub mod schema;
@@ -93,10 +95,13 @@ pub mod trigram;
 /// change between minor versions.
 pub mod imp {
     #[doc(inline)]
-    pub use crate::{candidate_index, distance, gram_index, locale_set, schema, stored, trigram};
+    pub use crate::{
+        candidate_index, distance, gram_index, index_cache, locale_set, schema, stored, trigram,
+    };
 
     pub use crate::candidate_index::CandidateIndex;
     pub use crate::gram_index::GramIndex;
+    pub use crate::index_cache::IndexCache;
     pub use crate::key::{KeyKind, Keys, KindSet, KEY_VERSION};
     pub use crate::locale_set::{LocaleSets, PairFilter};
     pub use crate::store::{

@@ -17,11 +17,11 @@ use cmem_core::schema::{stored_keys, META_TABLE, SEARCH_TABLE};
 use cmem_core::{merge_origins, Entry, EntryId, Error, ErrorKind, NewEntry, Origin, Result, WriteOutcome};
 use postgres::Statement;
 
-use crate::cache::CachedKeys;
 use crate::conn::Pooled;
 use crate::error::Context;
 use crate::migrate::META_CHANGES;
 use crate::store::PgStore;
+use cmem_core::index_cache::ChangedKeys as CachedKeys;
 
 /// How long one attempt at the writer's turn waits before the hook is told.
 const WAIT_STEP: std::time::Duration = std::time::Duration::from_millis(250);
@@ -196,7 +196,7 @@ impl<'a> PgSession<'a> {
                 before: after - 1,
                 after,
                 added: Vec::new(),
-                keep_added: store.cache_write().map(|c| c.is_at(after - 1)).unwrap_or(false),
+                keep_added: store.cache_write().map(|c| c.counter() == Some(after - 1)).unwrap_or(false),
                 removed: Vec::new(),
                 wrote_variants: false,
                 bulk: Bulk::Undecided,

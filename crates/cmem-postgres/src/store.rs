@@ -18,7 +18,10 @@ use cmem_core::{
 use postgres::types::Type;
 use postgres::{GenericClient, NoTls};
 
-use crate::cache::{Cache, KEYS_OF_V};
+use cmem_core::imp::IndexCache as Cache;
+use cmem_core::index_cache::IndexFiles;
+
+use crate::cache::{Dir, Log, KEYS_OF_V};
 use crate::candidates::{
     has_target, locale_fits, locale_match, PAIR_STEP, RARE_BELOW, RARE_STEP, WIDE_STEP, WINDOW, WORD_ROWS,
 };
@@ -252,7 +255,10 @@ impl PgStore {
         if self.cache_read()?.is_current(changes, source) {
             return Ok(());
         }
-        self.cache_write()?.load(client.client(), &self.name, source, self.options.index_dir.as_deref())
+        let dir = self.options.index_dir.as_deref().map(Dir);
+        let files = dir.as_ref().map(|d| d as &dyn IndexFiles);
+        let loaded = self.cache_write()?.load(Log::begin(client.client(), &self.name)?, files, source, true);
+        loaded.map(drop)
     }
 
     /// The end of a read scope of this store (see [`crate::scope`]): whether its reads
@@ -618,7 +624,7 @@ impl ContentMemory for PgStore {
             None
         };
         let id = self.scope_id;
-        crate::scope::enter(id, self.cache_read()?.changes(), !optimistic, ahead);
+        crate::scope::enter(id, self.cache_read()?.counter(), !optimistic, ahead);
         Ok(ReadScope::new(move || crate::scope::leave(id)).confirmed_by(move || self.confirm_scope()))
     }
 

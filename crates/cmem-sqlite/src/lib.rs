@@ -49,6 +49,6 @@ mod options;
 mod session;
 mod store;
 
-pub use cache::IndexInfo;
+pub use cmem_core::index_cache::IndexInfo;
 pub use options::{SqliteOptions, WaitHook};
 pub use store::SqliteStore;

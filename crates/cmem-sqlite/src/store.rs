@@ -20,7 +20,9 @@ use cmem_core::{
 };
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
-use crate::cache::{Cache, CachedKeys, IndexInfo, Loaded, Persist, KEYS_OF_V};
+use cmem_core::index_cache::{ChangedKeys as CachedKeys, IndexCache as Cache, IndexFiles, IndexInfo, Loaded};
+
+use crate::cache::{Log, Persist, KEYS_OF_V};
 use crate::error::{corrupt, Context};
 use crate::lock::Immediate;
 use crate::migrate::{self, INSERT_TRIGRAM};
@@ -303,7 +305,7 @@ impl SqliteStore {
     }
 
     /// Loads the index of every locale matching `source` when missing, and catches up
-    /// with other connections' writes (see [`Cache::load`]); false when a locale has no
+    /// with other connections' writes (see [`Cache::load`](cmem_core::index_cache::IndexCache::load)); false when a locale has no
     /// usable index file and [`build_index`](SqliteOptions::build_index) is off.
     fn ensure_cache(&self, source: &Locale) -> Result<bool> {
         let conn = self.conn()?;
@@ -315,8 +317,9 @@ impl SqliteStore {
         }
         let persist = (self.options.persist_index && self.path != ":memory:")
             .then(|| Persist { db: std::path::PathBuf::from(&self.path), write: !self.options.read_only });
+        let files = persist.as_ref().map(|f| f as &dyn IndexFiles);
         let loaded =
-            self.cache_write()?.load(&conn, p, dv, source, persist.as_ref(), self.options.build_index)?;
+            self.cache_write()?.load(Log::begin(&conn, p, dv)?, files, source, self.options.build_index)?;
         Ok(loaded == Loaded::Ready)
     }
 
@@ -707,7 +710,7 @@ impl ContentMemory for SqliteStore {
         }
         let gone = tx.changes() > 0;
         tx.commit(p, || format!("committing the delete of entry {id}"))?;
-        self.cache_write()?.remove(id);
+        self.cache_write()?.learn(&[id], &[]);
         Ok(gone)
     }
 
@@ -896,7 +899,24 @@ impl ContentMemory for SqliteStore {
     }
 
     fn source_locales(&self) -> Result<Vec<Locale>> {
-        self.with_reader(|conn| crate::cache::source_locales(conn, &self.path))
+        // One index probe per locale (a loose scan of the locale index), not a read of
+        // every row.
+        let what = "listing variant locales";
+        let sql = "WITH RECURSIVE l(tag) AS (SELECT MIN(locale) FROM tm_variants WHERE ord = 0 UNION ALL \
+                   SELECT (SELECT MIN(locale) FROM tm_variants WHERE locale > l.tag AND ord = 0) FROM l \
+                   WHERE l.tag IS NOT NULL) SELECT tag FROM l WHERE tag IS NOT NULL";
+        let p = &self.path;
+        let mut out = self.with_reader(|conn| {
+            let mut stmt = conn.prepare_cached(sql).ctx(p, what)?;
+            let tags = stmt.query_map([], |r| r.get::<_, String>(0)).ctx(p, what)?;
+            tags.map(|tag| {
+                let tag = tag.ctx(p, what)?;
+                Locale::parse(&tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))
+            })
+            .collect::<Result<Vec<_>>>()
+        })?;
+        out.sort();
+        Ok(out)
     }
 
     fn change_mark(&self) -> Result<Option<u64>> {
