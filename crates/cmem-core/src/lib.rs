@@ -82,6 +82,8 @@ pub mod index_cache;
 #[doc(hidden)]
 pub mod locale_set;
 #[doc(hidden)]
+pub mod migrate;
+#[doc(hidden)]
 pub mod schema;
 #[doc(hidden)]
 pub mod trigram;

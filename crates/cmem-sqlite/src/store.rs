@@ -158,12 +158,12 @@ impl SqliteStore {
     #[cfg(feature = "testing")]
     pub fn create_at_version(path: impl AsRef<Path>, version: u32) -> Result<()> {
         let name = path.as_ref().display().to_string();
-        let mut conn = Connection::open(path.as_ref()).ctx(&name, "cannot open the database")?;
-        migrate::create_at(&mut conn, &name, version)
+        let conn = Connection::open(path.as_ref()).ctx(&name, "cannot open the database")?;
+        migrate::create_at(&conn, &name, version)
     }
 
     fn init(
-        mut conn: Connection,
+        conn: Connection,
         path: String,
         reader_uri: Option<String>,
         options: SqliteOptions,
@@ -176,7 +176,7 @@ impl SqliteStore {
             .ctx(&path, "setting the cache size")?;
         // Refuse a foreign, newer or damaged database before touching the file (WAL
         // changes it).
-        migrate::refuse_newer(&path, migrate::schema_version(&conn, &path)?)?;
+        migrate::refuse_foreign_or_newer(&conn, &path)?;
         if !options.read_only && options.check_on_write {
             quick_check(&conn, &path)?;
         }
@@ -191,7 +191,7 @@ impl SqliteStore {
             conn.pragma_update(None, "synchronous", "NORMAL").ctx(&path, "setting synchronous")?;
         }
         conn.pragma_update(None, "foreign_keys", "ON").ctx(&path, "enabling foreign keys")?;
-        migrate::migrate(&mut conn, &path, target, &options)?;
+        migrate::migrate(&conn, &path, target, &options)?;
         #[cfg(feature = "testing")]
         let forced_off = options.force_no_trigram;
         #[cfg(not(feature = "testing"))]
