@@ -45,6 +45,7 @@ macro_rules! setters {
 }
 
 pub mod adapt;
+pub mod atomic_file;
 pub mod diff;
 pub mod entry;
 pub mod error;
@@ -98,7 +99,7 @@ pub mod trigram;
 pub mod imp {
     #[doc(inline)]
     pub use crate::{
-        candidate_index, distance, gram_index, index_cache, locale_set, schema, stored, trigram,
+        candidate_index, distance, gram_index, index_cache, locale_set, migrate, schema, stored, trigram,
     };
 
     pub use crate::candidate_index::CandidateIndex;
