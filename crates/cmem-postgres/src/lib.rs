@@ -48,6 +48,7 @@ mod ahead;
 mod cache;
 mod candidates;
 mod conn;
+mod db;
 mod error;
 mod migrate;
 mod options;
