@@ -30,9 +30,25 @@ pub(crate) struct Db {
     pub(crate) probing: AtomicBool,
     /// How to connect, for those tries (the pool's manager holds its own copy).
     pub(crate) config: postgres::Config,
+    /// The streaming replica reads go to ([`PgOptions::replica`]), its address redacted.
+    pub(crate) replica: Option<(String, r2d2::Pool<Manager>)>,
 }
 
 impl Db {
+    /// A pooled connection for reading: to the replica when there is one, else
+    /// [`client`](Self::client)'s.
+    pub(crate) fn reader(&self) -> Result<Pooled> {
+        let Some((name, pool)) = &self.replica else { return self.client() };
+        pool.get().map_err(|e| {
+            Error::new(ErrorKind::Unavailable, format!("postgres store {name} (replica): no connection: {e}"))
+        })
+    }
+
+    /// The pool reads go to.
+    pub(crate) fn read_pool(&self) -> &r2d2::Pool<Manager> {
+        self.replica.as_ref().map_or(&self.pool, |(_, pool)| pool)
+    }
+
     /// A pooled connection. While the database is unreachable, a call gets an idle
     /// connection if one is left and otherwise fails at once, but for one call at a time
     /// that tries to connect again: a server answers `503` in microseconds during an

@@ -95,15 +95,29 @@ impl PgStore {
         let mut client = config.connect(NoTls).ctx(&name, "cannot connect")?;
         migrate::migrate(&mut client, &name, &options)?;
         drop(client);
-        let pool = r2d2::Pool::builder()
-            .max_size(options.pool_size.max(1))
-            .min_idle(Some(0))
-            .connection_timeout(options.connect_timeout.min(CHECKOUT_WAIT))
-            // Checking a connection on every checkout is a round trip per store call (a
-            // lookup makes several); a broken connection fails its statement instead, and
-            // the pool drops it (`has_broken`).
-            .test_on_check_out(false)
-            .build_unchecked(Manager::new(config.clone()));
+        let pool_of = |config: &postgres::Config| {
+            r2d2::Pool::builder()
+                .max_size(options.pool_size.max(1))
+                .min_idle(Some(0))
+                .connection_timeout(options.connect_timeout.min(CHECKOUT_WAIT))
+                // Checking a connection on every checkout is a round trip per store call
+                // (a lookup makes several); a broken connection fails its statement
+                // instead, and the pool drops it (`has_broken`).
+                .test_on_check_out(false)
+                .build_unchecked(Manager::new(config.clone()))
+        };
+        let pool = pool_of(&config);
+        let replica = match &options.replica {
+            Some(url) => {
+                let name = crate::address::redact(url);
+                let mut config = crate::address::config(url, &name)?;
+                config.connect_timeout(options.connect_timeout);
+                config.application_name("cmem");
+                drop(config.connect(NoTls).ctx(&name, "cannot connect to the replica")?);
+                Some((name, pool_of(&config)))
+            }
+            None => None,
+        };
         let scope_id = NEXT_SCOPE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let db = Db {
             name,
@@ -113,6 +127,7 @@ impl PgStore {
             unreachable: Default::default(),
             probing: Default::default(),
             config,
+            replica,
         };
         Ok(PgStore {
             db,
@@ -190,7 +205,7 @@ impl PgStore {
     /// Reads the change counter and reloads the candidate index for `source` when it
     /// was loaded at another or lacks the locale.
     fn reload_if_changed(&self, source: &Locale) -> Result<()> {
-        let mut client = self.db.client()?;
+        let mut client = self.db.reader()?;
         let changes = self.read_counter(&mut client)?;
         self.mark_checked();
         if self.db.cache_read()?.is_current(changes, source) {
@@ -219,7 +234,7 @@ impl PgStore {
         }
         let changes = match ahead.and_then(|t| self.ahead.answer(t)) {
             Some(changes) => changes,
-            None => self.read_counter(&mut self.db.client()?)?,
+            None => self.read_counter(&mut self.db.reader()?)?,
         };
         if Some(changes) == at {
             self.mark_checked();
@@ -291,7 +306,7 @@ impl PgStore {
     /// first (up to 200), to raise the cut-off and narrow it.
     fn sql_candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
         let p = &self.db.name;
-        let mut client = self.db.client()?;
+        let mut client = self.db.reader()?;
         let src = q.source.as_str();
         let tgt = q.target.as_str();
         let offer = |row: &postgres::Row, sink: &mut dyn CandidateSink| -> Result<()> {
@@ -369,7 +384,7 @@ impl ContentMemory for PgStore {
     }
 
     fn get(&self, id: EntryId) -> Result<Option<Entry>> {
-        let mut client = self.db.client()?;
+        let mut client = self.db.reader()?;
         self.db.load_entry(client.client(), id)
     }
 
@@ -383,7 +398,7 @@ impl ContentMemory for PgStore {
     fn entries(&self, after: Option<EntryId>, limit: usize) -> Result<Vec<Entry>> {
         // Three queries per page rather than three per entry: export reads it all.
         let p = &self.db.name;
-        let mut client = self.db.client()?;
+        let mut client = self.db.reader()?;
         // One snapshot for the page's three reads, so a concurrent delete cannot split an
         // entry.
         let mut tx = snapshot(&mut client, p, "listing entries")?;
@@ -411,7 +426,7 @@ impl ContentMemory for PgStore {
         let (mut by_id, missing) = crate::scope::recall(self.scope_id, ids);
         if !missing.is_empty() {
             let wanted: Vec<i64> = missing.iter().map(|id| id.0).collect();
-            let mut conn = self.db.client()?;
+            let mut conn = self.db.reader()?;
             let stmt = conn.prepared(GET_MANY, &[Type::INT8_ARRAY]).ctx_with(p, reading)?;
             let rows = conn.query(&stmt, &[&wanted]).ctx_with(p, reading)?;
             if let Some(r) = rows.first() {
@@ -455,7 +470,7 @@ impl ContentMemory for PgStore {
                  WHERE general_key IS NULL AND struct_key IS NULL AND plain = $1) s ORDER BY entry_id"
             }
         };
-        let mut conn = self.db.client()?;
+        let mut conn = self.db.reader()?;
         let stmt = conn.prepared(sql, &[Type::TEXT]).ctx(p, "exact lookup")?;
         let rows = conn.query(&stmt, &[&q.key]).ctx(p, "exact lookup")?;
         drop(conn);
@@ -483,7 +498,7 @@ impl ContentMemory for PgStore {
 
     fn change_mark(&self) -> Result<Option<u64>> {
         // The counter every write session raises (`META_CHANGES`): one round trip.
-        let mut conn = self.db.client()?;
+        let mut conn = self.db.reader()?;
         Ok(Some(read_changes_prepared(&mut conn, &self.db.name)? as u64))
     }
 
@@ -505,7 +520,7 @@ impl ContentMemory for PgStore {
         // the index (see `crate::ahead`).
         let ahead = if optimistic && !self.is_fresh() {
             self.ahead.ask(|| {
-                let (pool, name) = (self.db.pool.clone(), self.db.name.clone());
+                let (pool, name) = (self.db.read_pool().clone(), self.db.name.clone());
                 let unreachable = std::sync::Arc::clone(&self.db.unreachable);
                 // No answer while the database is unreachable: the lookup then asks
                 // itself, and fails at once (`client`).
@@ -558,7 +573,7 @@ impl ContentMemory for PgStore {
              ORDER BY s.rank DESC, s.entry_id LIMIT $3",
             locale_match("v.locale", 2)
         );
-        let mut client = self.db.client()?;
+        let mut client = self.db.reader()?;
         let rows = client
             .query(&sql, &[&expr, &q.locale.as_str(), &limit])
             .ctx_with(p, || format!("search for {}", q.quoted()))?;
@@ -576,7 +591,7 @@ impl ContentMemory for PgStore {
 
     fn stats(&self) -> Result<Stats> {
         let p = &self.db.name;
-        let mut client = self.db.client()?;
+        let mut client = self.db.reader()?;
         let mut tx = snapshot(&mut client, p, "counting")?;
         let mut count = |sql: &str| -> Result<u64> {
             let n: i64 = tx.query_one(sql, &[]).and_then(|r| r.try_get(0)).ctx(p, "counting")?;
@@ -652,7 +667,7 @@ impl ContentMemory for PgStore {
 impl VersionReader for PgStore {
     fn versions(&self, q: &VersionQuery, exclude: Option<EntryId>) -> Result<Vec<Version>> {
         q.validate()?;
-        let mut client = self.db.client()?;
+        let mut client = self.db.reader()?;
         let rows = client
             .query("SELECT id FROM tm_entries WHERE unit = $1 ORDER BY id", &[&q.unit])
             .ctx_with(&self.db.name, || format!("reading versions of unit {:?}", q.unit))?;

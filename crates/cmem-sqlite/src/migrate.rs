@@ -4,8 +4,8 @@
 
 use cmem_core::imp::Keys;
 use cmem_core::migrate::{Allowed, SchemaStore};
-use cmem_core::schema::{stored_keys, Dialect, META_TABLE, SCHEMA_VERSION};
-use cmem_core::{Error, ErrorKind, Result};
+use cmem_core::schema::{stored_keys, Dialect, META_TABLE};
+use cmem_core::Result;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::Context;
@@ -109,6 +109,8 @@ pub(crate) fn migrate(conn: &Connection, path: &str, target: u32, options: &Sqli
 /// fixtures and tests.
 #[cfg(feature = "testing")]
 pub(crate) fn create_at(conn: &Connection, path: &str, version: u32) -> Result<()> {
+    use cmem_core::schema::SCHEMA_VERSION;
+    use cmem_core::{Error, ErrorKind};
     if version == 0 || version > SCHEMA_VERSION {
         return Err(Error::new(
             ErrorKind::InvalidQuery,
