@@ -7,7 +7,7 @@
 //! - A symbolic link: followed (to any depth) to its target, which is treated as below;
 //!   the link stays a link.
 //! - A regular file, or nothing yet: written as core's
-//!   [`AtomicFile`](cmem_core::atomic_file::AtomicFile), the one file replacement of
+//!   [`AtomicFile`], the one file replacement of
 //!   cmem: a temporary file created exclusively (`O_EXCL`) under an unpredictable name
 //!   (`.NAME.XXXXXXXXXXXXXXXX.tmp`) in the same directory, then, at [`commit`](OutputFile::commit), given the original's mode (and owner,
 //!   where allowed), flushed to disk (`fsync`) and renamed over the name, so a reader

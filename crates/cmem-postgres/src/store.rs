@@ -83,8 +83,8 @@ impl PgStore {
     /// password to `PGPASSWORD`.
     ///
     /// # Errors
-    /// [`ErrorKind::Store`] for an address that does not parse or a server that cannot
-    /// be reached or refuses the login; [`ErrorKind::Schema`] for a database of a newer
+    /// [`ErrorKind::Store`](cmem_core::ErrorKind::Store) for an address that does not parse or a server that cannot
+    /// be reached or refuses the login; [`ErrorKind::Schema`](cmem_core::ErrorKind::Schema) for a database of a newer
     /// schema version, one that is not a cmem memory, or an empty one that `options`
     /// do not let become one. Each names the address with its password left out.
     pub fn open_with(url: &str, options: PgOptions) -> Result<PgStore> {

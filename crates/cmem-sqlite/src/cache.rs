@@ -17,7 +17,7 @@ use cmem_core::gram_index::Bytes;
 use cmem_core::imp::Keys;
 use cmem_core::index_cache::{Arg, ChangeLog, Identity, IndexFiles, VariantRow};
 use cmem_core::schema::{META_MEMORY_TOKEN, META_TABLE};
-use cmem_core::{Error, Result};
+use cmem_core::{Error, Locale, Result};
 use rusqlite::{params_from_iter, Connection, OptionalExtension, Transaction};
 
 use crate::error::{corrupt, Context};
@@ -128,4 +128,24 @@ impl ChangeLog for Log<'_> {
     fn finish(self) -> Result<()> {
         self.tx.finish().ctx(self.p, "reading the candidate index")
     }
+}
+
+/// The locales of the memory's first variants (see
+/// [`ContentMemory::source_locales`](cmem_core::ContentMemory::source_locales)), sorted:
+/// one index probe per locale (a loose scan of the locale index), not a read of every row.
+pub(crate) fn source_locales(conn: &Connection, p: &str) -> Result<Vec<Locale>> {
+    let what = "listing variant locales";
+    let sql = "WITH RECURSIVE l(tag) AS (SELECT MIN(locale) FROM tm_variants WHERE ord = 0 UNION ALL \
+               SELECT (SELECT MIN(locale) FROM tm_variants WHERE locale > l.tag AND ord = 0) FROM l \
+               WHERE l.tag IS NOT NULL) SELECT tag FROM l WHERE tag IS NOT NULL";
+    let mut stmt = conn.prepare_cached(sql).ctx(p, what)?;
+    let tags = stmt.query_map([], |r| r.get::<_, String>(0)).ctx(p, what)?;
+    let mut out = tags
+        .map(|tag| {
+            let tag = tag.ctx(p, what)?;
+            Locale::parse(&tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    out.sort();
+    Ok(out)
 }

@@ -899,24 +899,7 @@ impl ContentMemory for SqliteStore {
     }
 
     fn source_locales(&self) -> Result<Vec<Locale>> {
-        // One index probe per locale (a loose scan of the locale index), not a read of
-        // every row.
-        let what = "listing variant locales";
-        let sql = "WITH RECURSIVE l(tag) AS (SELECT MIN(locale) FROM tm_variants WHERE ord = 0 UNION ALL \
-                   SELECT (SELECT MIN(locale) FROM tm_variants WHERE locale > l.tag AND ord = 0) FROM l \
-                   WHERE l.tag IS NOT NULL) SELECT tag FROM l WHERE tag IS NOT NULL";
-        let p = &self.path;
-        let mut out = self.with_reader(|conn| {
-            let mut stmt = conn.prepare_cached(sql).ctx(p, what)?;
-            let tags = stmt.query_map([], |r| r.get::<_, String>(0)).ctx(p, what)?;
-            tags.map(|tag| {
-                let tag = tag.ctx(p, what)?;
-                Locale::parse(&tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))
-            })
-            .collect::<Result<Vec<_>>>()
-        })?;
-        out.sort();
-        Ok(out)
+        self.with_reader(|conn| crate::cache::source_locales(conn, &self.path))
     }
 
     fn change_mark(&self) -> Result<Option<u64>> {
