@@ -153,14 +153,16 @@ pub fn replace_with(path: &Path, write: impl FnOnce(&mut AtomicFile) -> io::Resu
     file.commit()
 }
 
-/// Removes the temporary files of `path` not written to for [`STALE_TEMPORARY`];
-/// anything that cannot be read or removed is left.
+/// Removes the temporary files of `path` not written to for [`STALE_TEMPORARY`]
+/// (and those of earlier versions, `NAME.tmp-…`); anything that cannot be read or
+/// removed is left.
 fn remove_stale_temporaries(path: &Path) {
     let (prefix, suffix) = temp_affixes(path);
+    let earlier = format!("{}.tmp-", path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default());
     let Ok(entries) = fs::read_dir(dir_of(path)) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if !(name.starts_with(&prefix) && name.ends_with(suffix)) {
+        if !((name.starts_with(&prefix) && name.ends_with(suffix)) || name.starts_with(&earlier)) {
             continue;
         }
         let age = entry.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok());
