@@ -56,8 +56,16 @@ fn a_replica_serves_reads_and_is_promoted_with_nothing_acknowledged_lost() {
     // Two servers: `a` on the primary alone, `b` writing there and reading the replica.
     let a = PgStore::open(&primary_url).unwrap();
     let b = PgStore::open_with(&primary_url, PgOptions::default().replica(&replica_url)).unwrap();
+    // A third, as `cmem serve` opens one: the counter taken as read for a while.
+    let fresh = std::time::Duration::from_millis(200);
+    let f = PgStore::open_with(&primary_url, PgOptions::default().replica(&replica_url).freshness(fresh))
+        .unwrap();
+    assert!(best(&f, "Open the files").is_none());
     a.write(&[pair("Open the file", "Datei öffnen")]).unwrap();
     assert_eq!(best(&b, "Open the files").unwrap().0, "Datei öffnen", "a's write read on the replica");
+    std::thread::sleep(fresh + fresh / 2);
+    assert_eq!(best(&f, "Open the files").unwrap().0, "Datei öffnen", "seen within the freshness bound");
+    drop(f);
     b.write(&[pair("Close the window now", "Fenster jetzt schließen")]).unwrap();
     assert_eq!(best(&a, "Close the windows now").unwrap().0, "Fenster jetzt schließen");
     assert_eq!(
