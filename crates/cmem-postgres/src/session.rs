@@ -569,7 +569,7 @@ impl WriteSession for PgSession<'_> {
         let Some(keys) = self.in_savepoint("a replace", |s| s.replace_in(id, entry))? else {
             return Ok(false);
         };
-        // The index forgets the old keys before it learns the new (see `Cache::apply`),
+        // The index forgets the old keys before it learns the new (see `IndexCache::apply`),
         // and keys of `id` this session added before are stale too.
         self.added.retain(|(x, _)| *x != id);
         self.removed.push(id);

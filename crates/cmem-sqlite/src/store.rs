@@ -305,7 +305,7 @@ impl SqliteStore {
     }
 
     /// Loads the index of every locale matching `source` when missing, and catches up
-    /// with other connections' writes (see [`Cache::load`](cmem_core::index_cache::IndexCache::load)); false when a locale has no
+    /// with other connections' writes (see [`IndexCache::load`](cmem_core::index_cache::IndexCache::load)); false when a locale has no
     /// usable index file and [`build_index`](SqliteOptions::build_index) is off.
     fn ensure_cache(&self, source: &Locale) -> Result<bool> {
         let conn = self.conn()?;
