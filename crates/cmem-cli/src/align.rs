@@ -53,7 +53,7 @@ pub struct AlignArgs {
 pub fn run(args: &AlignArgs, path: Option<&Path>) -> Result<()> {
     let (from, to) = (Locale::parse(&args.from)?, Locale::parse(&args.to)?);
     let path = memory::resolve(path);
-    let mem = open_existing_for_write(&path, None)?;
+    let mem = open_existing_for_write(&path, None, None)?;
     let mut opts = AlignOptions::default().iterations(args.iterations);
     if args.model1 {
         opts = opts.tension(None);

@@ -92,6 +92,12 @@ pub struct ServeArgs {
     /// this.
     #[arg(long, value_name = "DIR")]
     pub index_dir: Option<std::path::PathBuf>,
+    /// A streaming replica of the PostgreSQL memory (postgres://…) to read from:
+    /// lookups, search and exports are read there, writes, imports and tokens go to
+    /// --memory. Several servers behind a load balancer each name one
+    /// (docs/operators.md).
+    #[arg(long, value_name = "ADDRESS")]
+    pub read_replica: Option<String>,
 }
 
 /// Parses a rate above zero.
@@ -106,7 +112,11 @@ fn positive(s: &str) -> Result<f64, String> {
 ///
 /// # Errors
 /// No memory there, or it cannot be opened.
-pub fn open_existing_for_write(path: &Path, index_dir: Option<&Path>) -> Result<Memory> {
+pub fn open_existing_for_write(
+    path: &Path,
+    index_dir: Option<&Path>,
+    replica: Option<&str>,
+) -> Result<Memory> {
     let address = path.to_string_lossy().into_owned();
     if let Ok(Address::Sqlite(file)) = Address::parse(&address) {
         if !file.exists() {
@@ -123,6 +133,9 @@ pub fn open_existing_for_write(path: &Path, index_dir: Option<&Path>) -> Result<
     if let Some(dir) = index_dir {
         options = options.index_dir(dir);
     }
+    if let Some(replica) = replica {
+        options = options.replica(replica);
+    }
     Memory::open_with(&address, &memory::with_index_dir(options)).map_err(|e| anyhow!("{e}"))
 }
 
@@ -135,7 +148,11 @@ const SERVER_FRESHNESS: Duration = Duration::from_millis(100);
 /// A missing memory, the address cannot be bound, the store failed while starting.
 pub fn run(args: &ServeArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<()> {
     crate::output::survive_file_limit().context("serve: cannot install the SIGXFSZ handler")?;
-    let memory = open_existing_for_write(&memory::resolve(memory_flag), args.index_dir.as_deref())?;
+    let memory = open_existing_for_write(
+        &memory::resolve(memory_flag),
+        args.index_dir.as_deref(),
+        args.read_replica.as_deref(),
+    )?;
     let address = memory.address().to_string();
     let config = ServerConfig::new()
         .listen(args.listen)

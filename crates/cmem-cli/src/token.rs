@@ -82,7 +82,7 @@ pub fn run(args: &TokenArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
                 ScopeArg::Write => Scope::Write,
                 ScopeArg::Admin => Scope::Admin,
             };
-            let memory = open_existing_for_write(&path, None)?;
+            let memory = open_existing_for_write(&path, None, None)?;
             let (secret, record) =
                 Tokens::create(&memory, scope, name).map_err(|e| anyhow!("token create: {e}"))?;
             writeln!(out, "{secret}")?;
@@ -103,7 +103,7 @@ pub fn run(args: &TokenArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
             }
         }
         TokenAction::Revoke { id } => {
-            let memory = open_existing_for_write(&path, None)?;
+            let memory = open_existing_for_write(&path, None, None)?;
             if !Tokens::revoke(&memory, id).map_err(|e| anyhow!("token revoke: {e}"))? {
                 bail!("token revoke: no token {id:?} (see `cmem token list`)");
             }

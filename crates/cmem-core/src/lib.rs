@@ -46,6 +46,7 @@ macro_rules! setters {
 
 pub mod adapt;
 pub mod align;
+pub mod atomic_file;
 pub mod context;
 pub mod diff;
 pub mod entry;
@@ -81,7 +82,11 @@ pub mod distance;
 #[doc(hidden)]
 pub mod gram_index;
 #[doc(hidden)]
+pub mod index_cache;
+#[doc(hidden)]
 pub mod locale_set;
+#[doc(hidden)]
+pub mod migrate;
 #[doc(hidden)]
 pub mod schema;
 #[doc(hidden)]
@@ -96,10 +101,13 @@ pub mod trigram;
 /// change between minor versions.
 pub mod imp {
     #[doc(inline)]
-    pub use crate::{candidate_index, distance, gram_index, locale_set, schema, stored, trigram};
+    pub use crate::{
+        candidate_index, distance, gram_index, index_cache, locale_set, migrate, schema, stored, trigram,
+    };
 
     pub use crate::candidate_index::CandidateIndex;
     pub use crate::gram_index::GramIndex;
+    pub use crate::index_cache::IndexCache;
     pub use crate::key::{KeyKind, Keys, KindSet, KEY_VERSION};
     pub use crate::locale_set::{LocaleSets, PairFilter};
     pub use crate::store::{

@@ -6,9 +6,10 @@
 //! - `-`: standard output, written directly.
 //! - A symbolic link: followed (to any depth) to its target, which is treated as below;
 //!   the link stays a link.
-//! - A regular file, or nothing yet: written to a temporary file created exclusively
-//!   (`O_EXCL`) under an unpredictable name (`.NAME.XXXXXX.tmp`) in the same directory,
-//!   then, at [`commit`](OutputFile::commit), given the original's mode (and owner,
+//! - A regular file, or nothing yet: written as core's
+//!   [`AtomicFile`], the one file replacement of
+//!   cmem: a temporary file created exclusively (`O_EXCL`) under an unpredictable name
+//!   (`.NAME.XXXXXXXXXXXXXXXX.tmp`) in the same directory, then, at [`commit`](OutputFile::commit), given the original's mode (and owner,
 //!   where allowed), flushed to disk (`fsync`) and renamed over the name, so a reader
 //!   sees the old file or the new one, never a part. A file the user may not write is
 //!   refused before anything is created (a writable directory would otherwise let a
@@ -40,12 +41,11 @@
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use tempfile::NamedTempFile;
+use cmem_core::atomic_file::AtomicFile;
 
 /// How many symbolic links are followed before giving up, as the kernel's `ELOOP`.
 const MAX_LINKS: usize = 40;
@@ -57,11 +57,7 @@ enum Target {
     Direct(File),
     /// A temporary file to rename over `dest`; `meta` is the file it replaces (boxed:
     /// it is large, and there is one target).
-    Atomic {
-        temp: NamedTempFile,
-        dest: PathBuf,
-        meta: Option<Box<fs::Metadata>>,
-    },
+    Atomic(Box<AtomicFile>),
 }
 
 /// An output being written; see the [module docs](self).
@@ -80,7 +76,7 @@ impl Write for TargetWriter {
         match &mut self.0 {
             Target::Stdout(w) => w.write(buf),
             Target::Direct(f) => f.write(buf),
-            Target::Atomic { temp, .. } => temp.write(buf),
+            Target::Atomic(f) => f.write(buf),
         }
     }
 
@@ -88,7 +84,7 @@ impl Write for TargetWriter {
         match &mut self.0 {
             Target::Stdout(w) => w.flush(),
             Target::Direct(f) => f.flush(),
-            Target::Atomic { temp, .. } => temp.flush(),
+            Target::Atomic(f) => f.flush(),
         }
     }
 }
@@ -98,7 +94,7 @@ impl fmt::Debug for OutputFile {
         let how = match &self.out.get_ref().0 {
             Target::Stdout(_) => "stdout".to_owned(),
             Target::Direct(_) => "direct".to_owned(),
-            Target::Atomic { temp, .. } => format!("via {}", temp.path().display()),
+            Target::Atomic(f) => format!("via {}", f.temp_path().display()),
         };
         f.debug_struct("OutputFile").field("name", &self.name).field("how", &how).finish()
     }
@@ -120,14 +116,6 @@ fn resolve(path: &Path) -> io::Result<PathBuf> {
         }
     }
     Err(io::Error::other(format!("more than {MAX_LINKS} symbolic links")))
-}
-
-/// The directory a temporary file for `path` goes in.
-fn dir_of(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
 }
 
 impl OutputFile {
@@ -155,11 +143,11 @@ impl OutputFile {
                     // Opening for writing (not truncating) changes nothing and asks the
                     // system, ACLs and read-only mounts included, whether we may.
                     drop(OpenOptions::new().write(true).open(&dest)?);
-                    Target::Atomic { temp: temp_beside(&dest, Some(&m))?, dest, meta: Some(Box::new(m)) }
+                    Target::Atomic(Box::new(AtomicFile::create(&dest)?))
                 }
                 Ok(_) => Target::Direct(OpenOptions::new().write(true).open(&dest)?),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    Target::Atomic { temp: temp_beside(&dest, None)?, dest, meta: None }
+                    Target::Atomic(Box::new(AtomicFile::create(&dest)?))
                 }
                 Err(e) => return Err(e),
             }
@@ -185,7 +173,7 @@ impl OutputFile {
 
     /// True when the output replaces a regular file (or creates one) at commit.
     pub fn is_atomic(&self) -> bool {
-        matches!(self.out.get_ref().0, Target::Atomic { .. })
+        matches!(self.out.get_ref().0, Target::Atomic(_))
     }
 
     /// Finishes the output: flushes; for a regular file, gives the temporary file the
@@ -199,23 +187,7 @@ impl OutputFile {
         match target {
             Target::Stdout(mut w) => w.flush(),
             Target::Direct(mut f) => f.flush(),
-            Target::Atomic { temp, dest, meta } => {
-                if let Some(m) = &meta {
-                    let file = temp.as_file();
-                    file.set_permissions(fs::Permissions::from_mode(m.mode() & 0o7777))?;
-                    // Keep the owner where the system lets us (root replacing another
-                    // user's file); otherwise the new file is the writer's, as with any
-                    // editor's save.
-                    let _ = std::os::unix::fs::fchown(file, Some(m.uid()), Some(m.gid()));
-                }
-                temp.as_file().sync_all()?;
-                temp.persist(&dest).map_err(|e| e.error)?;
-                // The rename itself is durable once the directory is synced.
-                if let Ok(dir) = File::open(dir_of(&dest)) {
-                    let _ = dir.sync_all();
-                }
-                Ok(())
-            }
+            Target::Atomic(f) => f.commit(),
         }
     }
 
@@ -225,18 +197,6 @@ impl OutputFile {
         }
         Ok(())
     }
-}
-
-/// A temporary file beside `dest`, created exclusively with a random name, with the
-/// mode of the file it replaces (`meta`) or, for a new file, `0666` less the umask.
-fn temp_beside(dest: &Path, meta: Option<&fs::Metadata>) -> io::Result<NamedTempFile> {
-    let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mode = meta.map_or(0o666, |m| m.mode() & 0o777);
-    tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
-        .permissions(fs::Permissions::from_mode(mode))
-        .tempfile_in(dir_of(dest))
 }
 
 impl Write for OutputFile {
@@ -261,7 +221,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use std::os::unix::fs::{symlink, FileTypeExt};
+    use std::os::unix::fs::{symlink, FileTypeExt, MetadataExt, PermissionsExt};
 
     fn entries(dir: &Path) -> Vec<String> {
         let mut v: Vec<String> = fs::read_dir(dir)

@@ -24,7 +24,11 @@
 //!   counter's row lock, waiting at most [`PgOptions::write_wait`]. Readers see an
 //!   import whole once it commits and nothing of it before.
 //! - Connections from an `r2d2` pool of the blocking `postgres` client, each with the
-//!   statements a lookup runs prepared once; no TLS.
+//!   statements a lookup runs prepared once; no TLS. With [`PgOptions::replica`], reads
+//!   go to a pool on a streaming replica and writes to the primary.
+//! - The index's state machine (files, catching up, reloading) and the migration runner
+//!   are core's ([`cmem_core::index_cache`], [`cmem_core::migrate`]); this crate gives
+//!   them its SQL.
 //!
 //! ```no_run
 //! use cmem_core::{lookup, ContentMemory, Locale, LookupRequest, NewEntry, Run, Variant};
@@ -48,6 +52,7 @@ mod ahead;
 mod cache;
 mod candidates;
 mod conn;
+mod db;
 mod error;
 mod migrate;
 mod options;

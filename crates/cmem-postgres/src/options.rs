@@ -67,6 +67,14 @@ pub struct PgOptions {
     /// again and replaced. A directory that cannot be written only costs the next
     /// process the build.
     pub index_dir: Option<PathBuf>,
+    /// A streaming replica of the database to read from (an address as for
+    /// [`PgStore::open`](crate::PgStore::open); default none): lookups, entries, search,
+    /// stats, versions and the change counter are read there, writes, migrations, the
+    /// memory's metadata and tokens go to the primary. The replica's change counter
+    /// keeps the index current as the primary's does. A write is seen on the replica once
+    /// it has replayed it: with `synchronous_commit = remote_apply` and the replica in
+    /// `synchronous_standby_names`, at once (docs/operators.md).
+    pub replica: Option<String>,
 }
 
 impl Default for PgOptions {
@@ -84,6 +92,7 @@ impl Default for PgOptions {
             pool_size: 8,
             freshness: Duration::ZERO,
             index_dir: None,
+            replica: None,
         }
     }
 }
@@ -103,6 +112,7 @@ impl fmt::Debug for PgOptions {
             .field("pool_size", &self.pool_size)
             .field("freshness", &self.freshness)
             .field("index_dir", &self.index_dir)
+            .field("replica", &self.replica.as_deref().map(crate::address::redact))
             .finish()
     }
 }
@@ -119,6 +129,13 @@ impl PgOptions {
     #[must_use]
     pub fn index_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.index_dir = Some(dir.into());
+        self
+    }
+
+    /// Sets [`replica`](Self::replica).
+    #[must_use]
+    pub fn replica(mut self, url: impl Into<String>) -> Self {
+        self.replica = Some(url.into());
         self
     }
 

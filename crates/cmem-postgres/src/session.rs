@@ -17,11 +17,11 @@ use cmem_core::schema::{stored_keys, META_TABLE, SEARCH_TABLE};
 use cmem_core::{merge_origins, Entry, EntryId, Error, ErrorKind, NewEntry, Origin, Result, WriteOutcome};
 use postgres::Statement;
 
-use crate::cache::CachedKeys;
 use crate::conn::Pooled;
+use crate::db::Db;
 use crate::error::Context;
 use crate::migrate::META_CHANGES;
-use crate::store::PgStore;
+use cmem_core::index_cache::ChangedKeys as CachedKeys;
 
 /// How long one attempt at the writer's turn waits before the hook is told.
 const WAIT_STEP: std::time::Duration = std::time::Duration::from_millis(250);
@@ -30,8 +30,8 @@ const WAIT_STEP: std::time::Duration = std::time::Duration::from_millis(250);
 /// of [`WAIT_STEP`] (each in a savepoint, so a timed-out attempt leaves the transaction
 /// usable), telling [`PgOptions::on_wait`](crate::PgOptions::on_wait) after each, up to
 /// [`PgOptions::write_wait`](crate::PgOptions::write_wait). Returns the new counter.
-fn take_turn(store: &PgStore, conn: &mut Pooled) -> Result<i64> {
-    let p = store.name();
+fn take_turn(store: &Db, conn: &mut Pooled) -> Result<i64> {
+    let p = store.name.as_str();
     let started = std::time::Instant::now();
     let bump = format!(
         "UPDATE {META_TABLE} SET value = (value::bigint + 1)::text WHERE key = $1 RETURNING value::bigint"
@@ -42,7 +42,7 @@ fn take_turn(store: &PgStore, conn: &mut Pooled) -> Result<i64> {
             Ok(after) => {
                 // The session's own statements take no lock another writer holds (writers
                 // take turns here); a wait on one is a fault, bounded as the turn was.
-                let wait_ms = store.options().write_wait.as_millis().clamp(1, i32::MAX as u128);
+                let wait_ms = store.options.write_wait.as_millis().clamp(1, i32::MAX as u128);
                 conn.batch_execute(&format!(
                     "RELEASE SAVEPOINT cmem_turn; SET LOCAL lock_timeout = {wait_ms}"
                 ))
@@ -52,8 +52,8 @@ fn take_turn(store: &PgStore, conn: &mut Pooled) -> Result<i64> {
             Err(e) if e.code() == Some(&postgres::error::SqlState::LOCK_NOT_AVAILABLE) => {
                 conn.batch_execute("ROLLBACK TO SAVEPOINT cmem_turn").ctx(p, "waiting for another writer")?;
                 let waited = started.elapsed();
-                let go_on = store.options().on_wait.as_ref().is_none_or(|hook| hook.call(waited));
-                if waited >= store.options().write_wait || !go_on {
+                let go_on = store.options.on_wait.as_ref().is_none_or(|hook| hook.call(waited));
+                if waited >= store.options.write_wait || !go_on {
                     return Err(crate::error::pg_error(p, "waiting for another writer", e));
                 }
             }
@@ -113,10 +113,10 @@ struct Statements {
     get_many: Statement,
 }
 
-/// The [`WriteSession`] of a [`PgStore`]: one transaction, each batch in a savepoint
+/// The [`WriteSession`] of a [`Db`]: one transaction, each batch in a savepoint
 /// (so a failed batch leaves the session as it was before it).
 pub(crate) struct PgSession<'a> {
-    store: &'a PgStore,
+    store: &'a Db,
     conn: Pooled,
     stmts: Statements,
     /// The change counter before and after this session.
@@ -137,9 +137,9 @@ pub(crate) struct PgSession<'a> {
 
 impl<'a> PgSession<'a> {
     /// Begins the transaction and takes the writer's turn.
-    pub(crate) fn begin(store: &'a PgStore) -> Result<PgSession<'a>> {
+    pub(crate) fn begin(store: &'a Db) -> Result<PgSession<'a>> {
         store.refuse_read_only()?;
-        let p = store.name();
+        let p = store.name.as_str();
         let mut conn = store.client()?;
         conn.batch_execute(&format!(
             "BEGIN; SET LOCAL lock_timeout = {}; SET LOCAL work_mem = '64MB'; \
@@ -196,7 +196,7 @@ impl<'a> PgSession<'a> {
                 before: after - 1,
                 after,
                 added: Vec::new(),
-                keep_added: store.cache_write().map(|c| c.is_at(after - 1)).unwrap_or(false),
+                keep_added: store.cache_write().map(|c| c.counter() == Some(after - 1)).unwrap_or(false),
                 removed: Vec::new(),
                 wrote_variants: false,
                 bulk: Bulk::Undecided,
@@ -221,7 +221,7 @@ impl<'a> PgSession<'a> {
     /// statement per entry would). Real memories repeat many of their pairs in later
     /// batches, and reading and updating those one at a time cost four round trips each.
     fn write_batch(&mut self, batch: &[NewEntry]) -> Result<(Vec<WriteOutcome>, Vec<Added>)> {
-        let p = self.store.name().to_owned();
+        let p = self.store.name.clone();
         let hashes: Vec<i64> = batch.iter().map(|e| e.identity_hash() as i64).collect();
         let mut stored: HashMap<i64, Vec<EntryId>> = HashMap::new();
         for r in self.conn.query(&self.stmts.same, &[&hashes]).ctx(&p, "finding duplicates")? {
@@ -317,7 +317,7 @@ impl<'a> PgSession<'a> {
         approved: &BTreeMap<EntryId, i64>,
         origins: &[(EntryId, usize, Origin)],
     ) -> Result<()> {
-        let p = self.store.name().to_owned();
+        let p = self.store.name.clone();
         if !approved.is_empty() {
             let ids: Vec<i64> = approved.keys().map(|id| id.0).collect();
             let counts: Vec<i64> = approved.values().copied().collect();
@@ -330,7 +330,7 @@ impl<'a> PgSession<'a> {
 
     /// Inserts new entries with their reserved ids: one statement per table.
     fn insert_fresh(&mut self, fresh: &[Entry]) -> Result<Vec<Added>> {
-        let p = self.store.name().to_owned();
+        let p = self.store.name.clone();
         let mut metadata = Vec::with_capacity(fresh.len());
         for e in fresh {
             metadata.push(serde_json::to_string(&e.metadata).map_err(|err| {
@@ -358,7 +358,7 @@ impl<'a> PgSession<'a> {
     /// Replaces entry `id` in the open savepoint (see [`WriteSession::replace`]); `None`
     /// when there is no entry `id`, else the new keys for the cache.
     fn replace_in(&mut self, id: EntryId, new: &NewEntry) -> Result<Option<CachedKeys>> {
-        let p = self.store.name().to_owned();
+        let p = self.store.name.clone();
         let Some(existing) = self.store.load_entry(self.conn.client(), id)? else { return Ok(None) };
         let hash = new.identity_hash() as i64;
         let others: Vec<i64> = self
@@ -414,7 +414,7 @@ impl<'a> PgSession<'a> {
     /// keys for the cache.
     fn insert_variants(&mut self, entries: &[Entry]) -> Result<Vec<Added>> {
         self.wrote_variants |= !entries.is_empty();
-        let p = self.store.name().to_owned();
+        let p = self.store.name.clone();
         let mut added = Vec::with_capacity(entries.len());
         let (mut v_entry, mut v_ord, mut v_locale, mut v_runs) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -463,14 +463,14 @@ impl<'a> PgSession<'a> {
         let created: Vec<&str> = rows.iter().map(|(_, _, o)| o.created_at.as_str()).collect();
         self.conn
             .execute(&self.stmts.origins, &[&ids, &seqs, &projects, &contexts, &created])
-            .ctx(self.store.name(), "writing origins")?;
+            .ctx(self.store.name.as_str(), "writing origins")?;
         Ok(())
     }
 
     /// Runs `step` (`what`, for messages) in a savepoint: a step that fails leaves the
     /// session as it was before it.
     fn in_savepoint<T>(&mut self, what: &str, step: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
-        let p = self.store.name().to_owned();
+        let p = self.store.name.clone();
         self.conn.batch_execute("SAVEPOINT cmem_batch").ctx_with(&p, || format!("starting {what}"))?;
         match step(self) {
             Ok(done) => {
@@ -490,7 +490,7 @@ impl<'a> PgSession<'a> {
     /// Drops the indexes [`DEFERRABLE_INDEXES`] names, in a savepoint, when the memory has
     /// no variant yet (see [`Bulk`]); a writer that may not drop them keeps them.
     fn defer_indexes(&mut self) -> Result<Bulk> {
-        let p = self.store.name().to_owned();
+        let p = self.store.name.clone();
         let empty: bool = self
             .conn
             .query_one("SELECT NOT EXISTS (SELECT 1 FROM tm_variants)", &[])
@@ -532,7 +532,7 @@ impl<'a> PgSession<'a> {
         let n = self
             .conn
             .execute("DELETE FROM tm_entries WHERE id = $1", &[&id.0])
-            .ctx_with(self.store.name(), || format!("deleting entry {id}"))?;
+            .ctx_with(self.store.name.as_str(), || format!("deleting entry {id}"))?;
         if n > 0 {
             self.added.retain(|(x, _)| *x != id);
             self.removed.push(id);
@@ -569,7 +569,7 @@ impl WriteSession for PgSession<'_> {
         let Some(keys) = self.in_savepoint("a replace", |s| s.replace_in(id, entry))? else {
             return Ok(false);
         };
-        // The index forgets the old keys before it learns the new (see `Cache::apply`),
+        // The index forgets the old keys before it learns the new (see `IndexCache::apply`),
         // and keys of `id` this session added before are stale too.
         self.added.retain(|(x, _)| *x != id);
         self.removed.push(id);
@@ -580,7 +580,7 @@ impl WriteSession for PgSession<'_> {
     }
 
     fn commit(mut self: Box<Self>) -> Result<()> {
-        let p = self.store.name().to_owned();
+        let p = self.store.name.clone();
         let rebuilt = match &self.bulk {
             Bulk::Deferred(defs) if !defs.is_empty() => {
                 // The session is still open: a failure here rolls the whole import back.

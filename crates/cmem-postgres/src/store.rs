@@ -2,31 +2,32 @@
 //! process and machine that opens it.
 
 use std::collections::BTreeMap;
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::RwLock;
 
 use cmem_core::imp::{KeyKind, Keys, WriteSession};
 use cmem_core::schema::META_TABLE;
 use cmem_core::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, ReadScope, SearchHit, SearchQuery, Stats,
 };
-use cmem_core::stored;
 use cmem_core::trigram::length_bounds;
 use cmem_core::version::{select_versions, Version, VersionQuery, VersionReader};
-use cmem_core::{
-    normalize_text, Entry, EntryId, Error, ErrorKind, Locale, NewEntry, Origin, Result, WriteOutcome,
-};
+use cmem_core::{normalize_text, Entry, EntryId, Locale, NewEntry, Result, WriteOutcome};
 use postgres::types::Type;
-use postgres::{GenericClient, NoTls};
+use postgres::NoTls;
 
-use crate::cache::{Cache, KEYS_OF_V};
+use cmem_core::imp::IndexCache as Cache;
+use cmem_core::index_cache::IndexFiles;
+
+use crate::cache::{Dir, Log, KEYS_OF_V};
 use crate::candidates::{
     has_target, locale_fits, locale_match, PAIR_STEP, RARE_BELOW, RARE_STEP, WIDE_STEP, WINDOW, WORD_ROWS,
 };
 use crate::conn::{Conn, Manager, Pooled};
-use crate::error::{corrupt, store_error, Context};
+use crate::db::Db;
+use crate::error::{corrupt, Context};
 use crate::migrate;
 use crate::options::PgOptions;
-use crate::rows::{entries_of_rows, read_changes_prepared, read_entries, snapshot, GET_MANY, STORE};
+use crate::rows::{entries_of_rows, read_changes_prepared, read_entries, snapshot, GET_MANY};
 use crate::session::PgSession;
 
 /// A [`ContentMemory`] in one PostgreSQL database (15 or newer, with `pg_trgm`): tables
@@ -39,10 +40,8 @@ use crate::session::PgSession;
 /// has committed since it was loaded (see the crate docs).
 #[derive(Debug)]
 pub struct PgStore {
-    name: String,
-    pool: r2d2::Pool<Manager>,
-    cache: RwLock<Cache>,
-    options: PgOptions,
+    /// What the store shares with its write sessions.
+    pub(crate) db: Db,
     /// When the change counter was last read (see [`PgOptions::freshness`]).
     checked: std::sync::Mutex<Option<std::time::Instant>>,
     /// The word models read so far (see `words`).
@@ -58,13 +57,6 @@ pub struct PgStore {
     change_checks: std::sync::atomic::AtomicU64,
     /// Reads the change counter while lookups walk the index.
     ahead: crate::ahead::CounterAhead,
-    /// The database could not be reached at the last try: store calls fail at once
-    /// (`Unavailable`) while one of them at a time tries again ([`client`](Self::client)).
-    unreachable: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    /// A call is trying the database again while it is unreachable.
-    probing: std::sync::atomic::AtomicBool,
-    /// How to connect, for those tries (the pool's manager holds its own copy).
-    config: postgres::Config,
 }
 
 /// The longest a store call waits for a pooled connection: a connection held by others
@@ -93,8 +85,8 @@ impl PgStore {
     /// password to `PGPASSWORD`.
     ///
     /// # Errors
-    /// [`ErrorKind::Store`] for an address that does not parse or a server that cannot
-    /// be reached or refuses the login; [`ErrorKind::Schema`] for a database of a newer
+    /// [`ErrorKind::Store`](cmem_core::ErrorKind::Store) for an address that does not parse or a server that cannot
+    /// be reached or refuses the login; [`ErrorKind::Schema`](cmem_core::ErrorKind::Schema) for a database of a newer
     /// schema version, one that is not a cmem memory, or an empty one that `options`
     /// do not let become one. Each names the address with its password left out.
     pub fn open_with(url: &str, options: PgOptions) -> Result<PgStore> {
@@ -105,21 +97,42 @@ impl PgStore {
         let mut client = config.connect(NoTls).ctx(&name, "cannot connect")?;
         migrate::migrate(&mut client, &name, &options)?;
         drop(client);
-        let pool = r2d2::Pool::builder()
-            .max_size(options.pool_size.max(1))
-            .min_idle(Some(0))
-            .connection_timeout(options.connect_timeout.min(CHECKOUT_WAIT))
-            // Checking a connection on every checkout is a round trip per store call (a
-            // lookup makes several); a broken connection fails its statement instead, and
-            // the pool drops it (`has_broken`).
-            .test_on_check_out(false)
-            .build_unchecked(Manager::new(config.clone()));
+        let pool_of = |config: &postgres::Config| {
+            r2d2::Pool::builder()
+                .max_size(options.pool_size.max(1))
+                .min_idle(Some(0))
+                .connection_timeout(options.connect_timeout.min(CHECKOUT_WAIT))
+                // Checking a connection on every checkout is a round trip per store call
+                // (a lookup makes several); a broken connection fails its statement
+                // instead, and the pool drops it (`has_broken`).
+                .test_on_check_out(false)
+                .build_unchecked(Manager::new(config.clone()))
+        };
+        let pool = pool_of(&config);
+        let replica = match &options.replica {
+            Some(url) => {
+                let name = crate::address::redact(url);
+                let mut config = crate::address::config(url, &name)?;
+                config.connect_timeout(options.connect_timeout);
+                config.application_name("cmem");
+                drop(config.connect(NoTls).ctx(&name, "cannot connect to the replica")?);
+                Some((name, pool_of(&config)))
+            }
+            None => None,
+        };
         let scope_id = NEXT_SCOPE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Ok(PgStore {
+        let db = Db {
             name,
             pool,
             cache: RwLock::new(Cache::default()),
             options,
+            unreachable: Default::default(),
+            probing: Default::default(),
+            config,
+            replica,
+        };
+        Ok(PgStore {
+            db,
             checked: Default::default(),
             word_models: Default::default(),
             table_bytes: Default::default(),
@@ -127,9 +140,6 @@ impl PgStore {
             change_checks: Default::default(),
             stale: Default::default(),
             ahead: crate::ahead::CounterAhead::new(scope_id),
-            unreachable: Default::default(),
-            probing: Default::default(),
-            config,
         })
     }
 
@@ -158,81 +168,30 @@ impl PgStore {
     /// catch-up with it).
     #[cfg(feature = "testing")]
     pub fn index_loads(&self) -> u64 {
-        self.cache_read().map(|c| c.loads()).unwrap_or(0)
+        self.db.cache_read().map(|c| c.loads()).unwrap_or(0)
     }
 
     /// How many locale indexes were opened from files in
     /// [`PgOptions::index_dir`](crate::PgOptions::index_dir) rather than built.
     #[cfg(feature = "testing")]
     pub fn index_files_opened(&self) -> u64 {
-        self.cache_read().map(|c| c.opened()).unwrap_or(0)
+        self.db.cache_read().map(|c| c.opened()).unwrap_or(0)
     }
 
     /// The address this store opened, its password left out.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.db.name
     }
 
     /// The options the store was opened with.
     pub fn options(&self) -> &PgOptions {
-        &self.options
-    }
-
-    /// A pooled connection.
-    /// A pooled connection. While the database is unreachable, a call gets an idle
-    /// connection if one is left and otherwise fails at once, but for one call at a time
-    /// that tries to connect again: a server answers `503` in microseconds during an
-    /// outage, not after a wait per request, and serves again once a try succeeds.
-    pub(crate) fn client(&self) -> Result<Pooled> {
-        use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
-        let unavailable = |why: String| {
-            Error::new(ErrorKind::Unavailable, format!("postgres store {}: no connection: {why}", self.name))
-        };
-        if self.unreachable.load(Acquire) {
-            if let Some(conn) = self.pool.try_get() {
-                return Ok(conn);
-            }
-            if self.probing.compare_exchange(false, true, AcqRel, Acquire).is_err() {
-                return Err(unavailable("the database did not answer; another call is trying again".into()));
-            }
-            // One plain connection: a refused one fails at once, where the pool would
-            // try again until its wait is over.
-            let tried = self.config.connect(postgres::NoTls);
-            self.probing.store(false, Release);
-            match tried {
-                Ok(_) => self.unreachable.store(false, Release),
-                Err(e) => return Err(unavailable(e.to_string())),
-            }
-        }
-        self.pool.get().map_err(|e| {
-            self.unreachable.store(true, Release);
-            unavailable(e.to_string())
-        })
-    }
-
-    fn poisoned(&self) -> Error {
-        store_error(&self.name, "candidate cache lock poisoned")
-    }
-
-    fn cache_read(&self) -> Result<RwLockReadGuard<'_, Cache>> {
-        self.cache.read().map_err(|_| self.poisoned())
-    }
-
-    pub(crate) fn cache_write(&self) -> Result<RwLockWriteGuard<'_, Cache>> {
-        self.cache.write().map_err(|_| self.poisoned())
-    }
-
-    pub(crate) fn refuse_read_only(&self) -> Result<()> {
-        if self.options.read_only {
-            return Err(store_error(&self.name, "opened read-only; writes are refused"));
-        }
-        Ok(())
+        &self.db.options
     }
 
     /// Loads the candidate index for `source` when missing or stale; inside a
     /// [`read_scope`](ContentMemory::read_scope) of this store, only when missing.
     fn ensure_cache(&self, source: &Locale) -> Result<()> {
-        if crate::scope::inside(self.scope_id) && self.cache_read()?.has(source) {
+        if crate::scope::inside(self.scope_id) && self.db.cache_read()?.has(source) {
             return Ok(());
         }
         self.refresh_cache(source)
@@ -240,7 +199,7 @@ impl PgStore {
 
     /// Loads the candidate index for `source` when missing or stale.
     fn refresh_cache(&self, source: &Locale) -> Result<()> {
-        if self.is_fresh() && self.cache_read()?.has(source) {
+        if self.is_fresh() && self.db.cache_read()?.has(source) {
             return Ok(());
         }
         self.reload_if_changed(source)
@@ -249,13 +208,17 @@ impl PgStore {
     /// Reads the change counter and reloads the candidate index for `source` when it
     /// was loaded at another or lacks the locale.
     fn reload_if_changed(&self, source: &Locale) -> Result<()> {
-        let mut client = self.client()?;
+        let mut client = self.db.reader()?;
         let changes = self.read_counter(&mut client)?;
         self.mark_checked();
-        if self.cache_read()?.is_current(changes, source) {
+        if self.db.cache_read()?.is_current(changes, source) {
             return Ok(());
         }
-        self.cache_write()?.load(client.client(), &self.name, source, self.options.index_dir.as_deref())
+        let dir = self.db.options.index_dir.as_deref().map(Dir);
+        let files = dir.as_ref().map(|d| d as &dyn IndexFiles);
+        let loaded =
+            self.db.cache_write()?.load(Log::begin(client.client(), &self.db.name)?, files, source, true);
+        loaded.map(drop)
     }
 
     /// The end of a read scope of this store (see [`crate::scope`]): whether its reads
@@ -274,7 +237,7 @@ impl PgStore {
         }
         let changes = match ahead.and_then(|t| self.ahead.answer(t)) {
             Some(changes) => changes,
-            None => self.read_counter(&mut self.client()?)?,
+            None => self.read_counter(&mut self.db.reader()?)?,
         };
         if Some(changes) == at {
             self.mark_checked();
@@ -288,13 +251,18 @@ impl PgStore {
     /// `change_checks`).
     fn read_counter(&self, client: &mut Pooled) -> Result<i64> {
         self.change_checks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        read_changes_prepared(client, &self.name)
+        read_changes_prepared(client, &self.db.name)
     }
 
     /// Whether the change counter was read within [`PgOptions::freshness`].
     fn is_fresh(&self) -> bool {
-        !self.options.freshness.is_zero()
-            && self.checked.lock().ok().and_then(|c| *c).is_some_and(|t| t.elapsed() < self.options.freshness)
+        !self.db.options.freshness.is_zero()
+            && self
+                .checked
+                .lock()
+                .ok()
+                .and_then(|c| *c)
+                .is_some_and(|t| t.elapsed() < self.db.options.freshness)
     }
 
     /// Notes that the change counter was just read.
@@ -304,61 +272,10 @@ impl PgStore {
         }
     }
 
-    /// One entry by id, on `client`.
-    pub(crate) fn load_entry<C: GenericClient>(&self, client: &mut C, id: EntryId) -> Result<Option<Entry>> {
-        let p = &self.name;
-        let reading = || format!("reading entry {id}");
-        let head = client
-            .query_opt(
-                "SELECT project_id, metadata::text, point, unit, approvals FROM tm_entries WHERE id = $1",
-                &[&id.0],
-            )
-            .ctx_with(p, reading)?;
-        let Some(head) = head else { return Ok(None) };
-        let project_id: String = head.try_get(0).ctx_with(p, reading)?;
-        let metadata: String = head.try_get(1).ctx_with(p, reading)?;
-        let point: String = head.try_get(2).ctx_with(p, reading)?;
-        let unit: String = head.try_get(3).ctx_with(p, reading)?;
-        let approvals: i64 = head.try_get(4).ctx_with(p, reading)?;
-        let mut variants = Vec::new();
-        for r in client
-            .query("SELECT locale, runs::text FROM tm_variants WHERE entry_id = $1 ORDER BY ord", &[&id.0])
-            .ctx_with(p, reading)?
-        {
-            let tag: &str = r.try_get(0).ctx_with(p, reading)?;
-            let json: &str = r.try_get(1).ctx_with(p, reading)?;
-            variants.push(stored::variant(STORE, p, id, tag, json)?);
-        }
-        let mut origins = Vec::new();
-        for r in client
-            .query(
-                "SELECT project_id, context_fingerprint, created_at FROM tm_origins WHERE entry_id = $1 ORDER BY seq",
-                &[&id.0],
-            )
-            .ctx_with(p, reading)?
-        {
-            origins.push(Origin {
-                project_id: r.try_get(0).ctx_with(p, reading)?,
-                context_fingerprint: r.try_get(1).ctx_with(p, reading)?,
-                created_at: r.try_get(2).ctx_with(p, reading)?,
-            });
-        }
-        Ok(Some(Entry {
-            id,
-            approvals: stored::approvals(approvals),
-            variants,
-            point: stored::point(STORE, p, id, &point)?,
-            unit,
-            project_id,
-            origins,
-            metadata: stored::metadata(STORE, p, id, &metadata)?,
-        }))
-    }
-
     /// Whether the variants table is large enough for the word step
     /// ([`PgOptions::words_from_bytes`]); its size is read at most once a minute.
     fn word_step_pays(&self, client: &mut Conn) -> Result<bool> {
-        let wanted = i64::try_from(self.options.words_from_bytes).unwrap_or(i64::MAX);
+        let wanted = i64::try_from(self.db.options.words_from_bytes).unwrap_or(i64::MAX);
         if wanted == 0 {
             return Ok(true);
         }
@@ -370,7 +287,7 @@ impl PgStore {
                 let bytes: i64 = client
                     .query_one("SELECT pg_relation_size('tm_variants')", &[])
                     .and_then(|r| r.try_get(0))
-                    .ctx(&self.name, "reading the size of the memory")?;
+                    .ctx(&self.db.name, "reading the size of the memory")?;
                 if let Ok(mut t) = self.table_bytes.lock() {
                     *t = Some((std::time::Instant::now(), bytes));
                 }
@@ -391,8 +308,8 @@ impl PgStore {
     /// [`PgOptions::trigram_first`], `pg_trgm` similarity hits before the window, best
     /// first (up to 200), to raise the cut-off and narrow it.
     fn sql_candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
-        let p = &self.name;
-        let mut client = self.client()?;
+        let p = &self.db.name;
+        let mut client = self.db.reader()?;
         let src = q.source.as_str();
         let tgt = q.target.as_str();
         let offer = |row: &postgres::Row, sink: &mut dyn CandidateSink| -> Result<()> {
@@ -409,7 +326,7 @@ impl PgStore {
             }
             Ok(())
         };
-        if self.options.trigram_first && q.key.chars().count() >= 3 {
+        if self.db.options.trigram_first && q.key.chars().count() >= 3 {
             let sql = format!(
                 "SELECT v.entry_id, {KEYS_OF_V} FROM tm_variants v \
                  WHERE (v.plain % $3 OR v.struct_key % $3 OR v.general_key % $3) AND {} AND {} \
@@ -425,7 +342,7 @@ impl PgStore {
         let (lo, hi) = length_bounds(q.key.chars().count(), sink.cutoff());
         let lo = i32::try_from(lo).unwrap_or(i32::MAX);
         let hi = i32::try_from(hi).unwrap_or(i32::MAX);
-        if !self.options.exhaustive_window && self.word_step_pays(&mut client)? {
+        if !self.db.options.exhaustive_window && self.word_step_pays(&mut client)? {
             let types = [Type::TEXT, Type::TEXT, Type::INT4, Type::INT4, Type::TEXT, Type::INT8];
             for (step, sql, what) in [
                 (0, &*PAIR_STEP, "fuzzy candidates (word pairs)"),
@@ -459,23 +376,23 @@ impl PgStore {
 
 impl ContentMemory for PgStore {
     fn write(&self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
-        let mut session = PgSession::begin(self)?;
+        let mut session = PgSession::begin(&self.db)?;
         let outcomes = session.write(entries)?;
         Box::new(session).commit()?;
         Ok(outcomes)
     }
 
     fn begin(&self) -> Result<Box<dyn WriteSession + '_>> {
-        Ok(Box::new(PgSession::begin(self)?))
+        Ok(Box::new(PgSession::begin(&self.db)?))
     }
 
     fn get(&self, id: EntryId) -> Result<Option<Entry>> {
-        let mut client = self.client()?;
-        self.load_entry(client.client(), id)
+        let mut client = self.db.reader()?;
+        self.db.load_entry(client.client(), id)
     }
 
     fn delete(&self, id: EntryId) -> Result<bool> {
-        let mut session = PgSession::begin(self)?;
+        let mut session = PgSession::begin(&self.db)?;
         let gone = session.delete(id)?;
         Box::new(session).commit()?;
         Ok(gone)
@@ -483,8 +400,8 @@ impl ContentMemory for PgStore {
 
     fn entries(&self, after: Option<EntryId>, limit: usize) -> Result<Vec<Entry>> {
         // Three queries per page rather than three per entry: export reads it all.
-        let p = &self.name;
-        let mut client = self.client()?;
+        let p = &self.db.name;
+        let mut client = self.db.reader()?;
         // One snapshot for the page's three reads, so a concurrent delete cannot split an
         // entry.
         let mut tx = snapshot(&mut client, p, "listing entries")?;
@@ -506,13 +423,13 @@ impl ContentMemory for PgStore {
         // One statement (one snapshot, so a concurrent delete cannot split an entry),
         // prepared once per connection: one round trip, where a lookup spent three per
         // entry, and no planning.
-        let p = &self.name;
+        let p = &self.db.name;
         let reading = || "reading entries".to_owned();
         // Inside a lookup, an entry its scope read already is not asked for again.
         let (mut by_id, missing) = crate::scope::recall(self.scope_id, ids);
         if !missing.is_empty() {
             let wanted: Vec<i64> = missing.iter().map(|id| id.0).collect();
-            let mut conn = self.client()?;
+            let mut conn = self.db.reader()?;
             let stmt = conn.prepared(GET_MANY, &[Type::INT8_ARRAY]).ctx_with(p, reading)?;
             let rows = conn.query(&stmt, &[&wanted]).ctx_with(p, reading)?;
             if let Some(r) = rows.first() {
@@ -526,11 +443,11 @@ impl ContentMemory for PgStore {
     }
 
     fn exact(&self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
-        if self.options.gram_index {
+        if self.db.options.gram_index {
             // The in-process index holds every key: no query to find the entries, one
             // round trip to read them.
             self.ensure_cache(q.source)?;
-            let ids = self.cache_read()?.exact(q);
+            let ids = self.db.cache_read()?.exact(q);
             return Ok(self
                 .get_many(&ids)?
                 .into_iter()
@@ -538,7 +455,7 @@ impl ContentMemory for PgStore {
                 .filter(|e| e.lookup_variant(q.target).is_some())
                 .collect());
         }
-        let p = &self.name;
+        let p = &self.db.name;
         // NULL keys stand for the key before them (`stored_keys`): each arm uses an index.
         let sql = match q.kind {
             KeyKind::Plain => "SELECT entry_id, locale FROM tm_variants WHERE plain = $1 ORDER BY entry_id",
@@ -556,7 +473,7 @@ impl ContentMemory for PgStore {
                  WHERE general_key IS NULL AND struct_key IS NULL AND plain = $1) s ORDER BY entry_id"
             }
         };
-        let mut conn = self.client()?;
+        let mut conn = self.db.reader()?;
         let stmt = conn.prepared(sql, &[Type::TEXT]).ctx(p, "exact lookup")?;
         let rows = conn.query(&stmt, &[&q.key]).ctx(p, "exact lookup")?;
         drop(conn);
@@ -584,19 +501,19 @@ impl ContentMemory for PgStore {
 
     fn change_mark(&self) -> Result<Option<u64>> {
         // The counter every write session raises (`META_CHANGES`): one round trip.
-        let mut conn = self.client()?;
-        Ok(Some(read_changes_prepared(&mut conn, &self.name)? as u64))
+        let mut conn = self.db.reader()?;
+        Ok(Some(read_changes_prepared(&mut conn, &self.db.name)? as u64))
     }
 
     fn read_scope(&self, source: &Locale) -> Result<ReadScope<'_>> {
-        if !self.options.gram_index {
+        if !self.db.options.gram_index {
             // Database-side candidates read the database on every call anyway.
             return Ok(ReadScope::none());
         }
         // Optimistic when the index is loaded and no scope found it stale: the entry
         // reads tell at the end whether a writer came between (see `crate::scope`).
         let stale = self.stale.swap(false, std::sync::atomic::Ordering::Relaxed);
-        let optimistic = !stale && self.cache_read()?.has(source);
+        let optimistic = !stale && self.db.cache_read()?.has(source);
         if stale {
             self.reload_if_changed(source)?;
         } else if !optimistic {
@@ -606,8 +523,8 @@ impl ContentMemory for PgStore {
         // the index (see `crate::ahead`).
         let ahead = if optimistic && !self.is_fresh() {
             self.ahead.ask(|| {
-                let (pool, name) = (self.pool.clone(), self.name.clone());
-                let unreachable = std::sync::Arc::clone(&self.unreachable);
+                let (pool, name) = (self.db.read_pool().clone(), self.db.name.clone());
+                let unreachable = std::sync::Arc::clone(&self.db.unreachable);
                 // No answer while the database is unreachable: the lookup then asks
                 // itself, and fails at once (`client`).
                 move || {
@@ -621,16 +538,16 @@ impl ContentMemory for PgStore {
             None
         };
         let id = self.scope_id;
-        crate::scope::enter(id, self.cache_read()?.changes(), !optimistic, ahead);
+        crate::scope::enter(id, self.db.cache_read()?.counter(), !optimistic, ahead);
         Ok(ReadScope::new(move || crate::scope::leave(id)).confirmed_by(move || self.confirm_scope()))
     }
 
     fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
-        if !self.options.gram_index {
+        if !self.db.options.gram_index {
             return self.sql_candidates(q, sink);
         }
         self.ensure_cache(q.source)?;
-        self.cache_read()?.offer(q, sink);
+        self.db.cache_read()?.offer(q, sink);
         Ok(())
     }
 
@@ -648,7 +565,7 @@ impl ContentMemory for PgStore {
             .map(|w| format!("'{}':*", w.replace('\\', "\\\\").replace('\'', "''")))
             .collect::<Vec<_>>()
             .join(" & ");
-        let p = &self.name;
+        let p = &self.db.name;
         let limit = i64::try_from(q.limit).unwrap_or(i64::MAX);
         let sql = format!(
             "SELECT s.entry_id, s.rank::float8, \
@@ -659,7 +576,7 @@ impl ContentMemory for PgStore {
              ORDER BY s.rank DESC, s.entry_id LIMIT $3",
             locale_match("v.locale", 2)
         );
-        let mut client = self.client()?;
+        let mut client = self.db.reader()?;
         let rows = client
             .query(&sql, &[&expr, &q.locale.as_str(), &limit])
             .ctx_with(p, || format!("search for {}", q.quoted()))?;
@@ -668,7 +585,7 @@ impl ContentMemory for PgStore {
             let id: i64 = r.try_get(0).ctx(p, "search")?;
             let score: f64 = r.try_get(1).ctx(p, "search")?;
             let snippet: String = r.try_get(2).ctx(p, "search")?;
-            if let Some(entry) = self.load_entry(client.client(), EntryId(id))? {
+            if let Some(entry) = self.db.load_entry(client.client(), EntryId(id))? {
                 out.push(SearchHit { entry, score, snippet });
             }
         }
@@ -676,8 +593,8 @@ impl ContentMemory for PgStore {
     }
 
     fn stats(&self) -> Result<Stats> {
-        let p = &self.name;
-        let mut client = self.client()?;
+        let p = &self.db.name;
+        let mut client = self.db.reader()?;
         let mut tx = snapshot(&mut client, p, "counting")?;
         let mut count = |sql: &str| -> Result<u64> {
             let n: i64 = tx.query_one(sql, &[]).and_then(|r| r.try_get(0)).ctx(p, "counting")?;
@@ -714,7 +631,7 @@ impl ContentMemory for PgStore {
     /// Builds the in-process candidate index for every source locale matching `source`
     /// now, instead of on the first lookup (nothing when the index is off).
     fn warm(&self, source: &Locale) -> Result<()> {
-        if self.options.gram_index {
+        if self.db.options.gram_index {
             self.ensure_cache(source)?;
         }
         Ok(())
@@ -723,20 +640,20 @@ impl ContentMemory for PgStore {
     /// True with an [`index_dir`](PgOptions::index_dir): a warmed index is written
     /// there for the next process.
     fn index_persists(&self) -> bool {
-        self.options.gram_index && self.options.index_dir.is_some()
+        self.db.options.gram_index && self.db.options.index_dir.is_some()
     }
 
     fn meta(&self, key: &str) -> Result<Option<String>> {
-        let mut client = self.client()?;
+        let mut client = self.db.client()?;
         let row = client
             .query_opt(&format!("SELECT value FROM {META_TABLE} WHERE key = $1"), &[&key])
-            .ctx_with(&self.name, || format!("reading {key}"))?;
-        row.map(|r| r.try_get(0)).transpose().ctx_with(&self.name, || format!("reading {key}"))
+            .ctx_with(&self.db.name, || format!("reading {key}"))?;
+        row.map(|r| r.try_get(0)).transpose().ctx_with(&self.db.name, || format!("reading {key}"))
     }
 
     fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        self.refuse_read_only()?;
-        let mut client = self.client()?;
+        self.db.refuse_read_only()?;
+        let mut client = self.db.client()?;
         client
             .execute(
                 &format!(
@@ -745,7 +662,7 @@ impl ContentMemory for PgStore {
                 ),
                 &[&key, &value],
             )
-            .ctx_with(&self.name, || format!("setting {key}"))?;
+            .ctx_with(&self.db.name, || format!("setting {key}"))?;
         Ok(())
     }
 
@@ -770,14 +687,14 @@ impl ContentMemory for PgStore {
 impl VersionReader for PgStore {
     fn versions(&self, q: &VersionQuery, exclude: Option<EntryId>) -> Result<Vec<Version>> {
         q.validate()?;
-        let mut client = self.client()?;
+        let mut client = self.db.reader()?;
         let rows = client
             .query("SELECT id FROM tm_entries WHERE unit = $1 ORDER BY id", &[&q.unit])
-            .ctx_with(&self.name, || format!("reading versions of unit {:?}", q.unit))?;
+            .ctx_with(&self.db.name, || format!("reading versions of unit {:?}", q.unit))?;
         let mut entries = Vec::with_capacity(rows.len());
         for r in rows {
-            let id: i64 = r.try_get(0).ctx(&self.name, "reading versions")?;
-            if let Some(e) = self.load_entry(client.client(), EntryId(id))? {
+            let id: i64 = r.try_get(0).ctx(&self.db.name, "reading versions")?;
+            if let Some(e) = self.db.load_entry(client.client(), EntryId(id))? {
                 entries.push(e);
             }
         }

@@ -86,7 +86,50 @@ impl TestServer {
             server.drop_leftovers()?;
             return Ok(server);
         }
-        TestServer::start_cluster()
+        TestServer::start_cluster(None)
+    }
+
+    /// A streaming replica of this throwaway cluster (`pg_basebackup -R`), a throwaway
+    /// cluster of its own on another loopback port, a hot standby until promoted.
+    ///
+    /// # Errors
+    /// The server is `CMEM_PG_URL`'s, or the copy or the replica's start failed.
+    pub fn start_replica(&self) -> Result<TestServer> {
+        if self.watchdog.is_none() {
+            return Err(fail("the server is CMEM_PG_URL's: start a replica of it by hand"));
+        }
+        TestServer::start_cluster(self.admin.get_ports().first().copied())
+    }
+
+    /// Promotes a replica ([`start_replica`](Self::start_replica)) to a primary and
+    /// returns once it accepts writes.
+    ///
+    /// # Errors
+    /// A server failure, or it is still in recovery after 30 s.
+    pub fn promote(&self) -> Result<()> {
+        let mut client = self.admin_client()?;
+        client
+            .batch_execute("SELECT pg_promote()")
+            .map_err(|e| fail(format!("promote: {}", db_message(&e))))?;
+        let started = Instant::now();
+        loop {
+            let row = client.query_one("SELECT pg_is_in_recovery()", &[]);
+            if matches!(row.and_then(|r| r.try_get::<_, bool>(0)), Ok(false)) {
+                return Ok(());
+            }
+            if started.elapsed() > Duration::from_secs(30) {
+                return Err(fail("the replica was still in recovery 30 s after its promotion"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Runs `sql` on the server's `postgres` database as its superuser.
+    ///
+    /// # Errors
+    /// A server failure.
+    pub fn admin_execute(&self, sql: &str) -> Result<()> {
+        self.admin_client()?.batch_execute(sql).map_err(|e| fail(format!("{sql}: {}", db_message(&e))))
     }
 
     /// The directory of the server's programs: `PG_BIN`, else the newest
@@ -144,7 +187,8 @@ impl TestServer {
         cmd
     }
 
-    fn start_cluster() -> Result<TestServer> {
+    /// A new cluster: `initdb`, or with `primary` (its port) a `pg_basebackup` of it.
+    fn start_cluster(primary: Option<u16>) -> Result<TestServer> {
         let bin = TestServer::bin_dir()?;
         let dir = std::env::temp_dir().join(format!("cmem-pg-{}-{}", std::process::id(), nanos()));
         std::fs::create_dir(&dir).map_err(|e| fail(format!("creating {}: {e}", dir.display())))?;
@@ -163,11 +207,19 @@ impl TestServer {
             }
         }
         let (bin_s, dir_s) = (bin.display().to_string(), dir.display().to_string());
-        let init = TestServer::shell(
-            "\"$1/initdb\" -D \"$2/data\" -A trust -U postgres -E UTF8 --locale=C --no-sync >\"$2/initdb.log\" 2>&1",
-            &[&bin_s, &dir_s],
-        )
-        .status();
+        let init = match primary {
+            None => TestServer::shell(
+                "\"$1/initdb\" -D \"$2/data\" -A trust -U postgres -E UTF8 --locale=C --no-sync >\"$2/initdb.log\" 2>&1",
+                &[&bin_s, &dir_s],
+            )
+            .status(),
+            Some(port) => TestServer::shell(
+                "\"$1/pg_basebackup\" -D \"$2/data\" -h 127.0.0.1 -p \"$3\" -U postgres -R -X stream --no-sync \
+                 >\"$2/initdb.log\" 2>&1",
+                &[&bin_s, &dir_s, &port.to_string()],
+            )
+            .status(),
+        };
         if !matches!(init, Ok(s) if s.success()) {
             let log = std::fs::read_to_string(dir.join("initdb.log")).unwrap_or_default();
             let _ = std::fs::remove_dir_all(&dir);
@@ -206,6 +258,10 @@ impl TestServer {
         let started = Instant::now();
         loop {
             match server.admin_client() {
+                Ok(mut c) if primary.is_some() => {
+                    c.batch_execute("SELECT 1").map_err(|e| fail(e.to_string()))?;
+                    return Ok(server);
+                }
                 Ok(mut c) => {
                     let mut t = server.admin.clone();
                     t.dbname("template1");

@@ -15,7 +15,7 @@ impl PgStore {
     pub(crate) fn load_word_model(&self, source: &Locale, target: &Locale) -> Result<Option<Arc<WordModel>>> {
         let key = pair_key(source, target);
         self.word_models.get_or_load(&key, || {
-            let mut client = self.client()?;
+            let mut client = self.db.reader()?;
             let what = || format!("reading the word model of {key}");
             let row = client
                 .query_opt(&format!("SELECT model FROM {WORD_MODELS_TABLE} WHERE pair = $1"), &[&key])
@@ -30,10 +30,10 @@ impl PgStore {
         target: &Locale,
         model: Arc<WordModel>,
     ) -> Result<()> {
-        self.refuse_read_only()?;
+        self.db.refuse_read_only()?;
         let key = pair_key(source, target);
         let text = model.to_saved();
-        let mut client = self.client()?;
+        let mut client = self.db.client()?;
         client
             .execute(
                 &format!(

@@ -12,7 +12,9 @@
 //! - Fuzzy candidates from an in-process trigram-count index built from the table on
 //!   first use ([`cmem_core::imp::GramIndex`], the same as the in-memory store's), so lookups
 //!   rank exactly as on every other store; without it, from FTS5 and a length
-//!   pre-filter.
+//!   pre-filter. The index is kept in a file beside the database and caught up from the
+//!   change log by core's [`IndexCache`](cmem_core::imp::IndexCache); migrations are run
+//!   by [`cmem_core::migrate`].
 //! - Writes are one transaction per batch, or per [`WriteSession`](cmem_core::imp::WriteSession)
 //!   (an import), taking the write lock up front (`BEGIN IMMEDIATE`) and waiting,
 //!   bounded, for another writer ([`SqliteOptions::write_wait`], [`WaitHook`]); entries
@@ -50,6 +52,6 @@ mod session;
 mod store;
 mod words;
 
-pub use cache::IndexInfo;
+pub use cmem_core::index_cache::IndexInfo;
 pub use options::{SqliteOptions, WaitHook};
 pub use store::SqliteStore;

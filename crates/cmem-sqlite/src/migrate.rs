@@ -1,16 +1,14 @@
-//! Numbered, append-only migrations (declared in [`cmem_core::schema`]), each in its
-//! own transaction, and the key version: a database whose keys were derived by another
-//! [`KEY_VERSION`] is re-keyed from its runs when it opens.
+//! The SQLite side of core's migration runner ([`cmem_core::migrate`]): the catalog, the
+//! meta table, the writers' lock (`BEGIN IMMEDIATE`) and re-keying, which rebuilds both
+//! FTS5 tables.
 
-use cmem_core::imp::{Keys, KEY_VERSION};
-use cmem_core::run::runs_from_json;
-use cmem_core::schema::{
-    stored_keys, Dialect, META_KEY_VERSION, META_SCHEMA_VERSION, META_TABLE, MIGRATIONS, SCHEMA_VERSION,
-};
-use cmem_core::{Error, ErrorKind, Result};
+use cmem_core::imp::Keys;
+use cmem_core::migrate::{Allowed, SchemaStore};
+use cmem_core::schema::{stored_keys, Dialect, META_TABLE};
+use cmem_core::Result;
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::error::{corrupt, Context};
+use crate::error::Context;
 use crate::lock::Immediate;
 use crate::options::SqliteOptions;
 
@@ -19,189 +17,67 @@ use crate::options::SqliteOptions;
 pub(crate) const INSERT_TRIGRAM: &str =
     "INSERT INTO tm_variant_trigram (rowid, plain, struct_key, general_key) VALUES (?1, ?2, ?3, ?4)";
 
-/// The schema version recorded in the database; 0 for an empty database.
-///
-/// # Errors
-/// A database with tables but no meta table (not a cmem database), an unreadable
-/// version, or a SQLite failure (a file that is not a database is
-/// [`ErrorKind::Corrupt`]).
-pub(crate) fn schema_version(conn: &Connection, path: &str) -> Result<u32> {
-    // Both counts in one statement, so one snapshot: read apart, a program creating the
-    // memory at the same time could commit its first migration between them, and its
-    // tables would be seen without the meta table they came with.
-    let (has_meta, tables): (i64, i64) = conn
-        .query_row(
-            "SELECT (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1), \
-             (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%')",
-            [META_TABLE],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .ctx(path, "reading the schema")?;
-    if has_meta == 0 {
-        if tables > 0 {
-            return Err(Error::new(
-                ErrorKind::Schema,
-                format!(
-                    "sqlite store {path}: not a cmem database ({tables} tables but no {META_TABLE} table)"
-                ),
-            ));
-        }
-        return Ok(0);
-    }
-    meta_u32(conn, path, META_SCHEMA_VERSION)?.ok_or_else(|| {
-        Error::new(
-            ErrorKind::Corrupt,
-            format!("sqlite store {path}: {META_TABLE} has no {META_SCHEMA_VERSION}"),
-        )
-    })
+/// The schema of the database file `path` on `conn`.
+pub(crate) struct Schema<'c> {
+    pub(crate) conn: &'c Connection,
+    pub(crate) path: &'c str,
+    pub(crate) options: &'c SqliteOptions,
 }
 
-/// Refuses a database of a schema `version` newer than this program's.
-///
-/// # Errors
-/// [`ErrorKind::Schema`] naming both versions.
-pub(crate) fn refuse_newer(path: &str, version: u32) -> Result<()> {
-    if version > SCHEMA_VERSION {
-        return Err(Error::new(
-            ErrorKind::Schema,
-            format!(
-                "sqlite store {path}: schema version {version} is newer than this program supports \
-                 ({SCHEMA_VERSION}); use a newer cmem"
-            ),
-        ));
+impl SchemaStore for Schema<'_> {
+    fn label(&self) -> String {
+        format!("sqlite store {}", self.path)
     }
-    Ok(())
-}
 
-fn meta_u32(conn: &Connection, path: &str, key: &str) -> Result<Option<u32>> {
-    let value: Option<String> = conn
-        .query_row(&format!("SELECT value FROM {META_TABLE} WHERE key = ?1"), [key], |r| r.get(0))
-        .optional()
-        .ctx(path, &format!("reading {key}"))?;
-    value
-        .map(|v| {
-            v.trim()
-                .parse::<u32>()
-                .map_err(|e| corrupt(path, format!("{META_TABLE}.{key} is not a number: {v:?}"), e))
-        })
-        .transpose()
-}
+    fn dialect(&self) -> Dialect {
+        Dialect::Sqlite
+    }
 
-fn set_meta(conn: &Connection, path: &str, key: &str, value: u32) -> Result<()> {
-    conn.execute(
-        &format!("INSERT INTO {META_TABLE} (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2"),
-        params![key, value.to_string()],
-    )
-    .ctx(path, &format!("writing {key}"))?;
-    Ok(())
-}
+    fn tables(&mut self) -> Result<(bool, i64)> {
+        // Both counts in one statement, so one snapshot: read apart, a program creating
+        // the memory at the same time could commit its first migration between them, and
+        // its tables would be seen without the meta table they came with.
+        self.conn
+            .query_row(
+                "SELECT (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1), \
+                 (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%')",
+                [META_TABLE],
+                |r| Ok((r.get::<_, i64>(0)? > 0, r.get(1)?)),
+            )
+            .ctx(self.path, "reading the schema")
+    }
 
-/// Brings the schema to `target` (≤ [`SCHEMA_VERSION`]), one transaction per migration,
-/// then re-keys when the recorded key version differs from [`KEY_VERSION`]. Each step
-/// holds the write lock and looks again at the version under it, so two programs
-/// opening a new or old database at once migrate it once.
-///
-/// # Errors
-/// A database newer than this program ([`ErrorKind::Schema`]), a read-only database
-/// that needs upgrading or re-keying, or a failed migration (whose transaction is
-/// rolled back: the database stays at the last completed version).
-pub(crate) fn migrate(conn: &mut Connection, path: &str, target: u32, options: &SqliteOptions) -> Result<()> {
-    let current = schema_version(conn, path)?;
-    refuse_newer(path, current)?;
-    if options.read_only {
-        return check_read_only(conn, path, current, target);
+    fn meta(&mut self, key: &str) -> Result<Option<String>> {
+        let sql = format!("SELECT value FROM {META_TABLE} WHERE key = ?1");
+        self.conn.query_row(&sql, [key], |r| r.get(0)).optional().ctx(self.path, &format!("reading {key}"))
     }
-    for m in MIGRATIONS.iter().filter(|m| m.version > current && m.version <= target) {
-        let tx = Immediate::begin(conn, path, options)?;
-        if schema_version(&tx, path)? >= m.version {
-            continue;
-        }
-        for sql in m.sql(Dialect::Sqlite) {
-            tx.execute_batch(&sql).ctx(path, &format!("migration {} ({})", m.version, m.description))?;
-        }
-        set_meta(&tx, path, META_SCHEMA_VERSION, m.version)?;
-        if m.version == 1 {
-            set_meta(&tx, path, META_KEY_VERSION, KEY_VERSION)?;
-        }
-        tx.commit(path, || format!("committing migration {}", m.version))?;
-    }
-    if target < SCHEMA_VERSION {
-        return Ok(());
-    }
-    let keys = meta_u32(conn, path, META_KEY_VERSION)?;
-    if keys != Some(KEY_VERSION) {
-        rekey(conn, path, options)?;
-    }
-    Ok(())
-}
 
-/// What a read-only open accepts: a database at `target` whose keys are of
-/// [`KEY_VERSION`]. Anything else needs writing, which it may not do: refused, saying
-/// what would fix it.
-fn check_read_only(conn: &Connection, path: &str, current: u32, target: u32) -> Result<()> {
-    if current == 0 {
-        return Err(Error::new(
-            ErrorKind::Schema,
-            format!(
-                "sqlite store {path}: not a cmem memory (an empty database); opened read-only, left as it is"
-            ),
-        ));
+    fn set_meta(&mut self, key: &str, value: &str) -> Result<()> {
+        let sql = format!(
+            "INSERT INTO {META_TABLE} (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2"
+        );
+        self.conn.execute(&sql, params![key, value]).ctx(self.path, &format!("writing {key}")).map(drop)
     }
-    if current < target {
-        return Err(Error::new(
-            ErrorKind::Schema,
-            format!(
-                "sqlite store {path}: opened read-only at schema version {current}, needs upgrading to \
-                 {target}; open it once for writing to upgrade it"
-            ),
-        ));
-    }
-    let keys = meta_u32(conn, path, META_KEY_VERSION)?;
-    if target == SCHEMA_VERSION && keys != Some(KEY_VERSION) {
-        let found = keys.map_or_else(|| "none".to_owned(), |k| k.to_string());
-        return Err(Error::new(
-            ErrorKind::Schema,
-            format!(
-                "sqlite store {path}: its matching keys are of version {found}, this program derives version \
-                 {KEY_VERSION}; opened read-only, it cannot be re-keyed: open it once for writing to re-key it"
-            ),
-        ));
-    }
-    Ok(())
-}
 
-/// Creates the schema of an older `version` in an empty database: for compatibility
-/// fixtures and tests.
-#[cfg(feature = "testing")]
-pub(crate) fn create_at(conn: &mut Connection, path: &str, version: u32) -> Result<()> {
-    if version == 0 || version > SCHEMA_VERSION {
-        return Err(Error::new(
-            ErrorKind::InvalidQuery,
-            format!("sqlite store {path}: no schema version {version} (1–{SCHEMA_VERSION})"),
-        ));
+    fn batch(&mut self, sql: &str, what: &str) -> Result<()> {
+        self.conn.execute_batch(sql).ctx(self.path, what)
     }
-    if schema_version(conn, path)? != 0 {
-        return Err(Error::new(ErrorKind::Schema, format!("sqlite store {path}: the database is not empty")));
-    }
-    migrate(conn, path, version, &SqliteOptions::default())
-}
 
-/// Re-derives every variant's keys from its runs and rebuilds both FTS5 tables, in one
-/// transaction; records [`KEY_VERSION`].
-fn rekey(conn: &mut Connection, path: &str, options: &SqliteOptions) -> Result<()> {
-    let tx = Immediate::begin(conn, path, options)?;
-    if meta_u32(&tx, path, META_KEY_VERSION)? == Some(KEY_VERSION) {
-        // Another program re-keyed it while this one waited for the lock.
-        return Ok(());
+    fn locked(&mut self, step: &mut dyn FnMut(&mut dyn SchemaStore) -> Result<()>) -> Result<()> {
+        let tx = Immediate::begin(self.conn, self.path, self.options)?;
+        step(&mut Schema { conn: &tx, path: self.path, options: self.options })?;
+        tx.commit(self.path, || "committing a migration".to_owned())
     }
-    let rows: Vec<(i64, String)> = {
-        let mut stmt = tx.prepare("SELECT id, runs FROM tm_variants").ctx(path, "re-keying")?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).ctx(path, "re-keying")?;
-        rows.collect::<rusqlite::Result<_>>().ctx(path, "re-keying")?
-    };
-    tx.execute("INSERT INTO tm_variant_trigram (tm_variant_trigram) VALUES ('delete-all')", [])
-        .ctx(path, "re-keying: clearing the trigram index")?;
-    {
+
+    fn rekey(&mut self, keys: &dyn Fn(i64, &str) -> Result<Keys>) -> Result<()> {
+        let (tx, path) = (self.conn, self.path);
+        let rows: Vec<(i64, String)> = {
+            let mut stmt = tx.prepare("SELECT id, runs FROM tm_variants").ctx(path, "re-keying")?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).ctx(path, "re-keying")?;
+            rows.collect::<rusqlite::Result<_>>().ctx(path, "re-keying")?
+        };
+        tx.execute("INSERT INTO tm_variant_trigram (tm_variant_trigram) VALUES ('delete-all')", [])
+            .ctx(path, "re-keying: clearing the trigram index")?;
         let mut update = tx
             .prepare(
                 "UPDATE tm_variants SET plain = ?2, struct_key = ?3, general_key = ?4, text = ?2 WHERE id = ?1",
@@ -209,16 +85,53 @@ fn rekey(conn: &mut Connection, path: &str, options: &SqliteOptions) -> Result<(
             .ctx(path, "re-keying")?;
         let mut gram = tx.prepare(INSERT_TRIGRAM).ctx(path, "re-keying")?;
         for (id, json) in rows {
-            let runs = runs_from_json(&json)
-                .map_err(|e| corrupt(path, format!("re-keying: variant {id} has unreadable runs"), e))?;
-            let k = Keys::of(&runs);
+            let k = keys(id, &json)?;
             let (s, g) = stored_keys(&k);
             update.execute(params![id, k.plain, s, g]).ctx(path, "re-keying a variant")?;
             gram.execute(params![id, k.plain, s, g]).ctx(path, "re-keying the trigram index")?;
         }
+        tx.execute("INSERT INTO tm_variant_search (tm_variant_search) VALUES ('rebuild')", [])
+            .ctx(path, "re-keying: rebuilding the search index")
+            .map(drop)
     }
-    tx.execute("INSERT INTO tm_variant_search (tm_variant_search) VALUES ('rebuild')", [])
-        .ctx(path, "re-keying: rebuilding the search index")?;
-    set_meta(&tx, path, META_KEY_VERSION, KEY_VERSION)?;
-    tx.commit(path, || "committing the re-keying".to_owned())
+}
+
+/// Brings the schema of `path` to `target` (see [`cmem_core::migrate::migrate`]).
+///
+/// # Errors
+/// As [`cmem_core::migrate::migrate`].
+pub(crate) fn migrate(conn: &Connection, path: &str, target: u32, options: &SqliteOptions) -> Result<()> {
+    let allowed = Allowed { target, read_only: options.read_only, create: true };
+    cmem_core::migrate::migrate(&mut Schema { conn, path, options }, allowed)
+}
+
+/// Creates the schema of an older `version` in an empty database: for compatibility
+/// fixtures and tests.
+#[cfg(feature = "testing")]
+pub(crate) fn create_at(conn: &Connection, path: &str, version: u32) -> Result<()> {
+    use cmem_core::schema::SCHEMA_VERSION;
+    use cmem_core::{Error, ErrorKind};
+    if version == 0 || version > SCHEMA_VERSION {
+        return Err(Error::new(
+            ErrorKind::InvalidQuery,
+            format!("sqlite store {path}: no schema version {version} (1–{SCHEMA_VERSION})"),
+        ));
+    }
+    let options = SqliteOptions::default();
+    if cmem_core::migrate::schema_version(&mut Schema { conn, path, options: &options })? != 0 {
+        return Err(Error::new(ErrorKind::Schema, format!("sqlite store {path}: the database is not empty")));
+    }
+    migrate(conn, path, version, &options)
+}
+
+/// Refuses a database that is not a cmem one, or of a newer schema than this program's,
+/// before anything touches the file.
+///
+/// # Errors
+/// As [`cmem_core::migrate::schema_version`] and [`cmem_core::migrate::refuse_newer`].
+pub(crate) fn refuse_foreign_or_newer(conn: &Connection, path: &str) -> Result<()> {
+    let options = SqliteOptions::default();
+    let mut schema = Schema { conn, path, options: &options };
+    let version = cmem_core::migrate::schema_version(&mut schema)?;
+    cmem_core::migrate::refuse_newer(&schema, version)
 }

@@ -13,10 +13,10 @@ use cmem_core::imp::{replace_conflict, replaced_entry, WriteSession};
 use cmem_core::{EntryId, Error, ErrorKind, NewEntry, Result, WriteOutcome};
 use rusqlite::{params, Connection, OpenFlags};
 
-use crate::cache::CachedKeys;
 use crate::error::Context;
 use crate::lock::{begin_immediate, roll_back, Immediate};
 use crate::store::SqliteStore;
+use cmem_core::index_cache::ChangedKeys as CachedKeys;
 
 impl SqliteStore {
     /// A new write session: on a connection of its own for a file, on the store's one
@@ -157,14 +157,7 @@ impl SqliteStore {
     /// Tells the candidate cache of committed changes: the entries `removed` forgotten
     /// first, then the entries `added` filed.
     pub(crate) fn learn(&self, removed: &[EntryId], added: &[(EntryId, CachedKeys)]) -> Result<()> {
-        let mut cache = self.cache_write()?;
-        for id in removed {
-            cache.remove(*id);
-        }
-        for (id, keys) in added {
-            cache.add(*id, keys);
-        }
-        cache.settle();
+        self.cache_write()?.learn(removed, added);
         Ok(())
     }
 

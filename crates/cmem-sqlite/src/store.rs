@@ -20,7 +20,9 @@ use cmem_core::{
 };
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
-use crate::cache::{Cache, CachedKeys, IndexInfo, Loaded, Persist, KEYS_OF_V};
+use cmem_core::index_cache::{ChangedKeys as CachedKeys, IndexCache as Cache, IndexFiles, IndexInfo, Loaded};
+
+use crate::cache::{Log, Persist, KEYS_OF_V};
 use crate::error::{corrupt, Context};
 use crate::lock::Immediate;
 use crate::migrate::{self, INSERT_TRIGRAM};
@@ -158,12 +160,12 @@ impl SqliteStore {
     #[cfg(feature = "testing")]
     pub fn create_at_version(path: impl AsRef<Path>, version: u32) -> Result<()> {
         let name = path.as_ref().display().to_string();
-        let mut conn = Connection::open(path.as_ref()).ctx(&name, "cannot open the database")?;
-        migrate::create_at(&mut conn, &name, version)
+        let conn = Connection::open(path.as_ref()).ctx(&name, "cannot open the database")?;
+        migrate::create_at(&conn, &name, version)
     }
 
     fn init(
-        mut conn: Connection,
+        conn: Connection,
         path: String,
         reader_uri: Option<String>,
         options: SqliteOptions,
@@ -176,7 +178,7 @@ impl SqliteStore {
             .ctx(&path, "setting the cache size")?;
         // Refuse a foreign, newer or damaged database before touching the file (WAL
         // changes it).
-        migrate::refuse_newer(&path, migrate::schema_version(&conn, &path)?)?;
+        migrate::refuse_foreign_or_newer(&conn, &path)?;
         if !options.read_only && options.check_on_write {
             quick_check(&conn, &path)?;
         }
@@ -191,7 +193,7 @@ impl SqliteStore {
             conn.pragma_update(None, "synchronous", "NORMAL").ctx(&path, "setting synchronous")?;
         }
         conn.pragma_update(None, "foreign_keys", "ON").ctx(&path, "enabling foreign keys")?;
-        migrate::migrate(&mut conn, &path, target, &options)?;
+        migrate::migrate(&conn, &path, target, &options)?;
         #[cfg(feature = "testing")]
         let forced_off = options.force_no_trigram;
         #[cfg(not(feature = "testing"))]
@@ -306,7 +308,7 @@ impl SqliteStore {
     }
 
     /// Loads the index of every locale matching `source` when missing, and catches up
-    /// with other connections' writes (see [`Cache::load`]); false when a locale has no
+    /// with other connections' writes (see [`IndexCache::load`](cmem_core::index_cache::IndexCache::load)); false when a locale has no
     /// usable index file and [`build_index`](SqliteOptions::build_index) is off.
     fn ensure_cache(&self, source: &Locale) -> Result<bool> {
         let conn = self.conn()?;
@@ -318,8 +320,9 @@ impl SqliteStore {
         }
         let persist = (self.options.persist_index && self.path != ":memory:")
             .then(|| Persist { db: std::path::PathBuf::from(&self.path), write: !self.options.read_only });
+        let files = persist.as_ref().map(|f| f as &dyn IndexFiles);
         let loaded =
-            self.cache_write()?.load(&conn, p, dv, source, persist.as_ref(), self.options.build_index)?;
+            self.cache_write()?.load(Log::begin(&conn, p, dv)?, files, source, self.options.build_index)?;
         Ok(loaded == Loaded::Ready)
     }
 
@@ -710,7 +713,7 @@ impl ContentMemory for SqliteStore {
         }
         let gone = tx.changes() > 0;
         tx.commit(p, || format!("committing the delete of entry {id}"))?;
-        self.cache_write()?.remove(id);
+        self.cache_write()?.learn(&[id], &[]);
         Ok(gone)
     }
 

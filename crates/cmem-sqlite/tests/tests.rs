@@ -1215,16 +1215,22 @@ fn temporary_index_files_a_killed_writer_left_are_removed() {
     let path = dir.path("s.db");
     let store = SqliteStore::open(&path).unwrap();
     store.write(&sample_entries()[..50]).unwrap();
-    // One left by a writer killed an hour ago, one being written right now.
-    let stale = dir.path("s.db-gix-en.tmp-999999-1");
-    let fresh = dir.path("s.db-gix-en.tmp-999999-2");
-    std::fs::write(&stale, b"half an index").unwrap();
-    std::fs::write(&fresh, b"half an index").unwrap();
+    // Left by writers killed an hour ago (this version's name, and an earlier one's),
+    // and one being written right now.
+    let stale = dir.path(".s.db-gix-en.00000000000000aa.tmp");
+    let earlier = dir.path("s.db-gix-en.tmp-999999-1");
+    let fresh = dir.path(".s.db-gix-en.00000000000000bb.tmp");
     let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    std::fs::File::options().write(true).open(&stale).unwrap().set_modified(hour_ago).unwrap();
+    for file in [&stale, &earlier, &fresh] {
+        std::fs::write(file, b"half an index").unwrap();
+    }
+    for file in [&stale, &earlier] {
+        std::fs::File::options().write(true).open(file).unwrap().set_modified(hour_ago).unwrap();
+    }
     store.warm(&loc("en")).unwrap();
     assert!(index_file(&path, "en").exists());
     assert!(!stale.exists(), "a stale temporary index file was left");
+    assert!(!earlier.exists(), "a stale temporary index file of an earlier version was left");
     assert!(fresh.exists(), "a temporary index file still being written was removed");
 }
 

@@ -53,6 +53,10 @@ pub struct OpenOptions {
     /// (`None`: built by every process; see `cmem_postgres::PgOptions::index_dir`). A
     /// SQLite memory keeps its index file beside the database and ignores it.
     pub index_dir: Option<PathBuf>,
+    /// A streaming replica of a PostgreSQL memory to read from, writes going to the
+    /// memory's address (`None`: everything on the memory's address; see
+    /// `cmem_postgres::PgOptions::replica`). Refused for a SQLite memory.
+    pub replica: Option<String>,
 }
 
 impl fmt::Debug for OpenOptions {
@@ -65,6 +69,13 @@ impl fmt::Debug for OpenOptions {
             .field("on_wait", &self.on_wait.as_ref().map(|_| ".."))
             .field("freshness", &self.freshness)
             .field("index_dir", &self.index_dir)
+            .field(
+                "replica",
+                &self
+                    .replica
+                    .as_ref()
+                    .map(|r| Address::parse(r).map_or_else(|_| "..".to_owned(), |a| a.to_string())),
+            )
             .finish()
     }
 }
@@ -121,6 +132,13 @@ impl OpenOptions {
     #[must_use]
     pub fn index_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.index_dir = Some(dir.into());
+        self
+    }
+
+    /// Sets [`replica`](Self::replica).
+    #[must_use]
+    pub fn replica(mut self, address: impl Into<String>) -> Self {
+        self.replica = Some(address.into());
         self
     }
 }
@@ -626,6 +644,12 @@ fn open_sqlite(
     options: &OpenOptions,
 ) -> Result<Box<dyn ContentMemory>> {
     use cmem_sqlite::{SqliteOptions, SqliteStore};
+    if options.replica.is_some() {
+        return Err(Error::new(
+            ErrorKind::InvalidQuery,
+            format!("memory {address}: a read replica needs a PostgreSQL memory"),
+        ));
+    }
     if path.is_dir() {
         return Err(Error::new(ErrorKind::Store, format!("memory {address} is a directory")));
     }
@@ -666,6 +690,9 @@ fn open_postgres(url: &str, _: &Address, options: &OpenOptions) -> Result<Box<dy
     }
     if let Some(dir) = &options.index_dir {
         pg = pg.index_dir(dir.clone());
+    }
+    if let Some(replica) = &options.replica {
+        pg = pg.replica(replica.clone());
     }
     if let Some(wait) = options.write_wait {
         pg = pg.write_wait(wait);

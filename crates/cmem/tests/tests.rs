@@ -67,3 +67,17 @@ fn a_postgres_memory_keeps_its_index_in_the_directory_asked() {
     assert_eq!(std::fs::metadata(&files[0]).unwrap().modified().unwrap(), written);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_read_replica_needs_a_postgres_memory_and_hides_its_password() {
+    let dir = std::env::temp_dir().join(format!("cmem-replica-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.db").display().to_string();
+    let options = OpenOptions::new().create(true).replica("postgres://cmem:secret@replica.internal/cmem");
+    let err = Memory::open_with(&path, &options).unwrap_err();
+    assert!(err.to_string().contains("a read replica needs a PostgreSQL memory"), "{err}");
+    assert!(!std::path::Path::new(&path).exists(), "nothing created");
+    let shown = format!("{options:?}");
+    assert!(shown.contains("replica.internal") && !shown.contains("secret"), "{shown}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -502,3 +502,77 @@ fn a_full_disk_fails_the_servers_write_and_it_keeps_serving() -> Vec<Row> {
         "the write that does not fit fails (`500 store`, the database's message) and stores nothing of its batch; the server keeps serving",
     )]
 }
+
+/// Two servers on a primary and its streaming replica (`pg_basebackup -R`): one on the
+/// primary alone, one reading the replica (`--read-replica`); writes through either are
+/// read through the other within the freshness bound, the second keeps serving when the
+/// first stops and when the primary goes down, and the replica promoted holds every
+/// acknowledged write.
+#[test]
+fn two_servers_on_a_primary_and_its_replica_and_the_replica_promoted() {
+    if std::env::var_os("CMEM_PG_URL").is_some() {
+        eprintln!("!! CMEM_PG_URL is set: the replica case needs throwaway clusters of its own; skipped");
+        return;
+    }
+    let primary = TestServer::start().unwrap();
+    let replica = primary.start_replica().unwrap();
+    // Acknowledged once the replica has applied it (docs/operators.md).
+    primary.admin_execute("ALTER SYSTEM SET synchronous_standby_names = '*'").unwrap();
+    primary.admin_execute("SELECT pg_reload_conf()").unwrap();
+    let url = primary.fresh_database().unwrap();
+    let db = url.rsplit('/').next().unwrap().to_owned();
+    primary.admin_execute(&format!("ALTER DATABASE {db} SET synchronous_commit = remote_apply")).unwrap();
+    let replica_url = replica.url_of(&db);
+    let d = Dir::new();
+    d.ok(&["--memory", &url, "import", "-q", "--from", "en", "--to", "de", &td("cli/sample.jsonl")]);
+    let token = d.ok(&["--memory", &url, "token", "create", "--scope", "write"]).stdout().trim().to_owned();
+    let serve_on = |extra: &[&str]| {
+        let mut args = vec!["--memory", url.as_str(), "serve", "--listen", "127.0.0.1:0"];
+        args.extend_from_slice(extra);
+        let mut child = d.cmd(&args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
+        let base =
+            line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("{line}"));
+        Served { base: base.to_owned(), child }
+    };
+    let a = serve_on(&[]);
+    let b = serve_on(&["--read-replica", &replica_url]);
+    let past_the_bound = || std::thread::sleep(Duration::from_millis(300));
+    let found =
+        |server: &Served, text: &str| lookup(&server.base, text).1["matches"][0]["target"]["text"].clone();
+    let write = |server: &Served, source: &str, target: &str| {
+        let (status, v, _) =
+            call("POST", &format!("{}/v1/entries", server.base), Some(&token), Some(&entry(source, target)));
+        assert_eq!(status, 201, "{v}");
+    };
+    write(&a, "Written through A", "Durch A geschrieben");
+    past_the_bound();
+    assert_eq!(found(&b, "Written through A"), "Durch A geschrieben", "A's write read on the replica");
+    write(&b, "Written through B", "Durch B geschrieben");
+    assert_eq!(found(&b, "Written through B"), "Durch B geschrieben", "B's own write");
+    past_the_bound();
+    assert_eq!(found(&a, "Written through B"), "Durch B geschrieben");
+
+    // A stops; B keeps serving, and keeps serving from the replica with the primary down.
+    drop(a);
+    assert_eq!(found(&b, "Written through A"), "Durch A geschrieben");
+    primary.pause().unwrap();
+    past_the_bound();
+    assert_eq!(found(&b, "Written through B"), "Durch B geschrieben", "served from the replica");
+
+    // The replica promoted: a server on it has every acknowledged write, and takes more.
+    replica.promote().unwrap();
+    drop(b);
+    let c = serve(&d, &replica_url);
+    for (text, want) in
+        [("Written through A", "Durch A geschrieben"), ("Written through B", "Durch B geschrieben")]
+    {
+        assert_eq!(found(&c, text), want, "nothing acknowledged lost");
+    }
+    write(&c, "Written after the promotion", "Nach der Beförderung geschrieben");
+    assert_eq!(found(&c, "Written after the promotion"), "Nach der Beförderung geschrieben");
+    drop(c);
+    replica.stop();
+    primary.stop();
+}

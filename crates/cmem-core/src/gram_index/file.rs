@@ -18,17 +18,15 @@
 //! | sets | the locale sets the records' set numbers refer to |
 //!
 //! The file ends with the magic bytes again. A file is streamed to a temporary name,
-//! synced and renamed ([`write_file_with`]), so a reader sees an old file or a new one; a
+//! synced and renamed ([`replace_with`](crate::atomic_file::replace_with)), so a reader sees an old file or a new one; a
 //! torn or foreign file fails [`FrozenGrams::open`]'s checks (length, trailer, header checksum, section
 //! bounds) and is rebuilt. Every read of a section is bounds-checked: a file damaged inside
 //! a section can yield wrong candidates (the scorer still checks each one) but never a
 //! panic.
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
 use std::ops::Range;
-use std::path::Path;
 use std::sync::Arc;
 
 use crate::distance::CharSketch;
@@ -616,64 +614,6 @@ pub fn write_to<W: Write + Seek>(
     Ok(())
 }
 
-/// A temporary index file older than this was left by a writer that died (a write takes
-/// seconds): the next writer removes it.
-const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(600);
-
-/// Writes the file at `path` with `write` (given the file, buffered, at its start): to a
-/// temporary file beside it, synced, then renamed over it, so readers see the old file
-/// or the new one, whole. Temporary files of this index that writers killed mid-write
-/// left behind are removed first.
-///
-/// # Errors
-/// When `write` fails or the temporary file cannot be written, synced or renamed (it is
-/// removed then).
-pub fn write_file_with(
-    path: &Path,
-    write: impl FnOnce(&mut std::io::BufWriter<File>) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    remove_stale_temporaries(path);
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
-    name.push(format!(".tmp-{}-{nanos}", std::process::id()));
-    let tmp = path.with_file_name(name);
-    let written = (|| {
-        let mut file = std::io::BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
-        write(&mut file)?;
-        let file = file.into_inner().map_err(std::io::IntoInnerError::into_error)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
-}
-
-/// Removes the temporary files of `path`'s index (`<name>.tmp-…`) not written to for
-/// [`STALE_TEMPORARY`]; anything that cannot be read or removed is left.
-fn remove_stale_temporaries(path: &Path) {
-    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return };
-    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
-    let prefix = format!("{}.tmp-", name.to_string_lossy());
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        if !entry.file_name().to_string_lossy().starts_with(&prefix) {
-            continue;
-        }
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > STALE_TEMPORARY);
-        if old {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -899,7 +839,7 @@ mod tests {
         assert_eq!(written, ix.to_file(&sets, &meta()).unwrap_or_default());
         assert!(FrozenGrams::open(bytes(&written)).is_ok());
         // A stream that fails half way: the file before it stays, and no temporary is left.
-        let failed = write_file_with(&path, |file| {
+        let failed = crate::atomic_file::replace_with(&path, |file| {
             file_write_half(file)?;
             Err(std::io::Error::other("disk full"))
         });
@@ -912,7 +852,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    fn file_write_half(file: &mut std::io::BufWriter<File>) -> std::io::Result<()> {
+    fn file_write_half(file: &mut crate::atomic_file::AtomicFile) -> std::io::Result<()> {
         file.write_all(&[7; 3 << 20])
     }
 

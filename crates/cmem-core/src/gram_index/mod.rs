@@ -34,7 +34,7 @@ use same_text::*;
 use scan::*;
 use walk::*;
 
-pub use file::{write_file_with, Bytes, FileMeta, FrozenGrams, CATCH_UP_MOST};
+pub use file::{Bytes, FileMeta, FrozenGrams, CATCH_UP_MOST};
 
 /// One indexed key: everything an offer reads, on one cache line (64 bytes, aligned).
 #[derive(Debug)]
@@ -125,7 +125,7 @@ impl GramIndex {
 
     /// Writes the persisted form of this index as the file at `path`, streamed (beside
     /// the index, the process holds a fraction of the file, not the file; DESIGN.md §97)
-    /// and replaced whole ([`write_file_with`]).
+    /// and replaced whole ([`replace_with`](crate::atomic_file::replace_with)).
     ///
     /// # Errors
     /// When the index has a persisted part itself, outgrows the format, or the file
@@ -136,7 +136,7 @@ impl GramIndex {
         sets: &crate::locale_set::LocaleSets,
         meta: &FileMeta,
     ) -> std::io::Result<()> {
-        write_file_with(path, |file| file::write_to(self, sets, meta, file))
+        crate::atomic_file::replace_with(path, |file| file::write_to(self, sets, meta, file))
     }
 
     /// Number of persisted keys (dead ones included).
