@@ -3,11 +3,10 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::sync::Arc;
 
 use anyhow::{anyhow, Result};
 use clap::Args;
-use cmem::align::{train_store, AlignOptions};
+use cmem::align::AlignOptions;
 use cmem::Locale;
 use serde_json::json;
 
@@ -58,11 +57,10 @@ pub fn run(args: &AlignArgs, path: Option<&Path>) -> Result<()> {
     if args.model1 {
         opts = opts.tension(None);
     }
-    let (model, report) = train_store(mem.store(), &from, &to, &opts).map_err(|e| anyhow!("{e}"))?;
+    let report = mem.train_word_model(&from, &to, &opts).map_err(|e| anyhow!("{e}"))?;
     if report.pairs == 0 {
         anyhow::bail!("the memory holds no {} → {} pairs to learn from", from.as_str(), to.as_str());
     }
-    mem.store().save_word_model(&from, &to, Arc::new(model)).map_err(|e| anyhow!("{e}"))?;
     let mut out = Stdout::new();
     if args.json {
         serde_json::to_writer(

@@ -181,7 +181,7 @@ fn change(
     static PRIVATE: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let shared = !matches!(memory.address(), Address::Sqlite(p) if p.as_os_str() == ":memory:");
     let _turn = if shared { None } else { Some(PRIVATE.lock().unwrap_or_else(|e| e.into_inner())) };
-    let session = if shared { Some(memory.store().begin()?) } else { None };
+    let session = if shared { Some(memory.begin()?) } else { None };
     let entry = memory.get(id)?.ok_or_else(|| ApiError::not_found(format!("no entry {}", id.0)))?;
     let Some(variant) = entry.variants.iter().find(|v| v.locale == *locale) else {
         return Err(ApiError::not_found(format!("entry {} has no {locale} variant", id.0)).in_field("locale"));

@@ -298,6 +298,36 @@ impl Memory {
         self.store.replace(id, entry)
     }
 
+    /// Opens a write session: this process holds the memory's writer turn until the
+    /// session commits or is dropped, so a read made inside it sees what no other writer
+    /// can change before the commit (a check-then-write, as an editor's revision needs).
+    ///
+    /// # Errors
+    /// A read-only memory, the writer turn not had in time, or a store failure.
+    pub fn begin(&self) -> Result<Box<dyn cmem_core::imp::WriteSession + '_>> {
+        self.store.begin()
+    }
+
+    /// Learns the word model of `source` → `target` from the memory's pairs
+    /// ([`cmem_core::align::train_store`]) and keeps it with the memory, where lookups'
+    /// word repairs find it; a memory with no such pair keeps no model (the report says
+    /// 0 pairs).
+    ///
+    /// # Errors
+    /// A read-only memory, a store that keeps no models, or a store failure.
+    pub fn train_word_model(
+        &self,
+        source: &Locale,
+        target: &Locale,
+        options: &cmem_core::align::AlignOptions,
+    ) -> Result<cmem_core::align::TrainReport> {
+        let (model, report) = cmem_core::align::train_store(self.store.as_ref(), source, target, options)?;
+        if report.pairs > 0 {
+            self.store.save_word_model(source, target, std::sync::Arc::new(model))?;
+        }
+        Ok(report)
+    }
+
     /// Deletes entry `id`; false when there was none.
     ///
     /// # Errors
