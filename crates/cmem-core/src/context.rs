@@ -22,7 +22,6 @@ use serde::{Deserialize, Serialize};
 use crate::entry::Entry;
 use crate::error::{Error, Result};
 use crate::key::{flatten_runs, normalize_text};
-use crate::lookup::PenaltyKind;
 use crate::run::Run;
 
 /// The metadata key of the source text of the segment before an entry's in its
@@ -131,17 +130,6 @@ impl Attribute {
             Attribute::Origin => "origin",
             Attribute::Status => "status",
             Attribute::File => "file",
-        }
-    }
-
-    /// The penalty kind a match is charged under.
-    pub fn penalty_kind(self) -> PenaltyKind {
-        match self {
-            Attribute::Project => PenaltyKind::Project,
-            Attribute::Client => PenaltyKind::Client,
-            Attribute::Origin => PenaltyKind::Origin,
-            Attribute::Status => PenaltyKind::Status,
-            Attribute::File => PenaltyKind::File,
         }
     }
 

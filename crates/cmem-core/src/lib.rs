@@ -52,6 +52,7 @@ pub mod diff;
 pub mod entry;
 pub mod error;
 pub mod key;
+pub mod learn;
 pub mod locale;
 pub mod lookup;
 pub mod mem;

@@ -231,6 +231,17 @@ pub fn surface_text(runs: &[Run]) -> String {
     })
 }
 
+/// The text of `runs` with each code as U+FFFC, NFC.
+pub(crate) fn skeleton(runs: &[Run]) -> String {
+    let mut out = String::new();
+    crate::run::walk_runs(runs, &mut |run| match run {
+        Run::Text(t) => out.push_str(t),
+        _ if run.code().is_some() => out.push('\u{FFFC}'),
+        _ => {}
+    });
+    unicode_normalization::UnicodeNormalization::nfc(out.chars()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

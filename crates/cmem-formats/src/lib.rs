@@ -49,6 +49,7 @@
 pub mod analyze;
 pub mod decode;
 pub mod error;
+pub mod files;
 pub mod import;
 pub mod ingest;
 pub mod inline;
@@ -71,6 +72,7 @@ pub use analyze::{
     AnalyzeOptions, Band, BandCount, Bands, Batch, CSV_HEADER,
 };
 pub use error::{Format, FormatError, FormatErrorKind};
+pub use files::{recycle_file, write_atomically};
 pub use import::{
     export, filter_entry, format_of, import, open_input, EntrySink, ExportOptions, ImportOptions,
     ImportReport, ItemSource, Progress,
@@ -83,7 +85,7 @@ pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};
 pub use kmb::{KmbReader, KmbWriter};
 pub use output::OutputFile;
 pub use po::{analyze_po, recycle_po, PoOptions, PoReader, PoTally, PoWriter};
-pub use recycle::{recycle, recycle_document, recycle_file, FillAmbiguous, RecycleOptions, RecycleReport};
+pub use recycle::{recycle, recycle_document, FillAmbiguous, RecycleOptions, RecycleReport};
 pub use tmx::{TmxHeader, TmxOptions, TmxReader, TmxWriteOptions, TmxWriter};
 pub use weblate::{WeblateOptions, WeblateReader, WeblateWriter};
 pub use xliff::{Candidate, WrittenRuns, XliffDocument, XliffSegment, XliffVersion};

@@ -69,9 +69,7 @@
 //! ```
 
 use std::collections::HashMap;
-use std::fs;
 use std::io::Write;
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -779,46 +777,4 @@ pub fn recycle(
         .and_then(|()| output.flush())
         .map_err(|e| FormatError::io(Format::Xliff, "cannot write", e).in_file(name))?;
     Ok(report)
-}
-
-/// Recycles the file `input` into `output` (which may be the same path): an XLIFF
-/// document, or a gettext catalog when its name ends in `.po` or `.pot`
-/// ([`recycle_po`](crate::recycle_po)).
-///
-/// # Errors
-/// As [`XliffDocument::read`] (or the catalog's reader) and [`recycle_document`], and
-/// I/O writing the output; the output is then left as it was.
-pub fn recycle_file(
-    input: &Path,
-    output: &Path,
-    store: &dyn ContentMemory,
-    options: &RecycleOptions,
-) -> Result<RecycleReport, FormatError> {
-    let name = input.display().to_string();
-    let format = if crate::import::format_of(input) == Some(Format::Po) { Format::Po } else { Format::Xliff };
-    let raw = fs::read(input).map_err(|e| FormatError::io(format, "cannot read", e).in_file(&name))?;
-    let (bytes, report) = if format == Format::Po {
-        crate::po::recycle_po_bytes(&raw, &name, store, options)?
-    } else {
-        let mut doc = XliffDocument::parse(raw, &name)?;
-        let report = recycle_document(&mut doc, store, options)?;
-        (doc.to_bytes(), report)
-    };
-    write_atomically(output, &bytes, format)?;
-    Ok(report)
-}
-
-/// Writes `bytes` to `path` as an [`OutputFile`](crate::output::OutputFile): a regular
-/// file is replaced atomically (its mode kept), a link written through, a device written
-/// directly.
-///
-/// # Errors
-/// I/O, or a file the user may not write; the temporary file is removed and `path` left
-/// as it was.
-pub fn write_atomically(path: &Path, bytes: &[u8], format: Format) -> Result<(), FormatError> {
-    let result = crate::output::OutputFile::create(path).and_then(|mut out| {
-        out.write_all(bytes)?;
-        out.commit()
-    });
-    result.map_err(|e| FormatError::io(format, "cannot write", e).in_file(path.display().to_string()))
 }

@@ -1339,7 +1339,7 @@ fn word_models_persist_with_the_memory() {
     store.write(&[pair("Open the file", "Datei öffnen"), pair("Open the folder", "Ordner öffnen")]).unwrap();
     assert!(store.word_model(&loc("en"), &loc("de")).unwrap().is_none());
     let (model, _) =
-        cmem_core::align::train_store(&store, &loc("en"), &loc("de"), &Default::default()).unwrap();
+        cmem_core::learn::train_store(&store, &loc("en"), &loc("de"), &Default::default()).unwrap();
     store.save_word_model(&loc("en"), &loc("de"), Arc::new(model)).unwrap();
     drop(store);
     let again = SqliteStore::open(&path).unwrap();

@@ -105,7 +105,8 @@ pub fn mechanical_repairs(make: Make<'_>) -> Outcome {
 /// # Errors
 /// What the store got wrong.
 pub fn word_repair(make: Make<'_>) -> Outcome {
-    use cmem_core::align::{train_store, AlignOptions};
+    use cmem_core::align::AlignOptions;
+    use cmem_core::learn::train_store;
     use cmem_core::repair::words::RepairBands;
     use cmem_core::repair::RepairKind;
 

@@ -460,7 +460,7 @@ impl WordModel {
 
 /// The text of `runs` with each code as U+FFFC (not a word), NFC: what the aligner reads.
 pub fn text_of(runs: &[crate::run::Run]) -> String {
-    crate::repair::skeleton(runs)
+    crate::run::skeleton(runs)
 }
 
 #[cfg(test)]
@@ -512,30 +512,4 @@ impl ModelCache {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(key.to_owned(), Some(model));
     }
-}
-
-/// Trains the word model of `source` → `target` over every entry of `store` that has both
-/// (the variants a lookup between them would use), reading the entries a page at a time.
-///
-/// # Errors
-/// A store failure.
-pub fn train_store(
-    store: &dyn crate::store::ContentMemory,
-    source: &crate::locale::Locale,
-    target: &crate::locale::Locale,
-    opts: &AlignOptions,
-) -> Result<(WordModel, TrainReport)> {
-    let mut pairs = Vec::new();
-    let mut after = None;
-    loop {
-        let page = store.entries(after, 10_000)?;
-        let Some(last) = page.last() else { break };
-        after = Some(last.id);
-        for entry in &page {
-            let Some((ti, _)) = entry.lookup_variant(target) else { continue };
-            let Some((si, _)) = entry.lookup_variant_except(source, ti) else { continue };
-            pairs.push((text_of(&entry.variants[si].runs), text_of(&entry.variants[ti].runs)));
-        }
-    }
-    Ok(WordModel::train(pairs, opts))
 }

@@ -10,7 +10,7 @@ use crate::repair::Repair;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::adapt::{adapt, entity_values, Adapted, CodeAdaptation, EntityAdaptation};
-use crate::context::{AttributePenalty, QueryContext};
+use crate::context::{Attribute, AttributePenalty, QueryContext};
 use crate::distance::{CharSketch, Pattern};
 use crate::entry::{Entry, EntryId};
 use crate::error::{Error, Result};
@@ -849,6 +849,19 @@ fn settle_ambiguity(matches: &mut [Match], point: Option<&Point>) {
                 matches[i].score = SCORE_NEAR_EXACT;
                 matches[i].ambiguous = true;
             }
+        }
+    }
+}
+
+impl Attribute {
+    /// The penalty kind a match is charged under.
+    pub fn penalty_kind(self) -> PenaltyKind {
+        match self {
+            Attribute::Project => PenaltyKind::Project,
+            Attribute::Client => PenaltyKind::Client,
+            Attribute::Origin => PenaltyKind::Origin,
+            Attribute::Status => PenaltyKind::Status,
+            Attribute::File => PenaltyKind::File,
         }
     }
 }

@@ -67,7 +67,6 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
-use unicode_normalization::UnicodeNormalization;
 
 use crate::locale::Locale;
 use crate::run::Run;
@@ -119,16 +118,7 @@ pub struct Repair {
     pub words: Option<words::WordChange>,
 }
 
-/// The text of `runs` with each code as U+FFFC, NFC.
-pub(crate) fn skeleton(runs: &[Run]) -> String {
-    let mut out = String::new();
-    crate::run::walk_runs(runs, &mut |run| match run {
-        Run::Text(t) => out.push_str(t),
-        _ if run.code().is_some() => out.push('\u{FFFC}'),
-        _ => {}
-    });
-    out.nfc().collect()
-}
+pub(crate) use crate::run::skeleton;
 
 /// `text` without its white space at both ends and its final punctuation, numbers as
 /// `#`, inner white space collapsed: what must be equal for a repair to be mechanical.

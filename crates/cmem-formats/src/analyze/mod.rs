@@ -619,29 +619,14 @@ impl Batch {
         Batch::default()
     }
 
-    /// Analyzes the file at `path` (a PO or POT catalog by its extension, else XLIFF)
-    /// and adds it to the batch; returns its own report.
-    ///
-    /// # Errors
-    /// As [`analyze_file`] and [`analyze_po`](crate::po::analyze_po).
-    pub fn add_file(
+    /// Adds a file's report and its counted segments (see [`Batch::add_file`]); returns
+    /// its report.
+    pub(crate) fn add(
         &mut self,
-        path: &Path,
-        store: &dyn ContentMemory,
+        analysis: Analysis,
+        counted: Vec<Counted>,
         options: &AnalyzeOptions,
-    ) -> Result<&Analysis, FormatError> {
-        let name = path.display().to_string();
-        let (analysis, counted) = if crate::import::format_of(path) == Some(Format::Po) {
-            let file = std::fs::File::open(path)
-                .map_err(|e| FormatError::io(Format::Po, "cannot read", e).in_file(&name))?;
-            crate::po::analyze_po_counted(std::io::BufReader::new(file), &name, store, options)?
-        } else {
-            let raw = std::fs::read(path).map_err(|e| {
-                FormatError::new(Format::Xliff, FormatErrorKind::Io, format!("cannot read: {e}"))
-                    .in_file(&name)
-            })?;
-            analyze_counted(&XliffDocument::parse(raw, &name)?, store, options)?
-        };
+    ) -> &Analysis {
         for mut c in counted {
             if !self.seen.insert(c.key.clone()) && c.band != Band::Context {
                 c.band = Band::Repetition;
@@ -651,7 +636,7 @@ impl Batch {
         self.skipped += analysis.skipped;
         self.bands = options.bands.clone();
         self.files.push(analysis);
-        Ok(&self.files[self.files.len() - 1])
+        &self.files[self.files.len() - 1]
     }
 
     /// The reports of the files added, in order.
