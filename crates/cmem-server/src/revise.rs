@@ -79,19 +79,7 @@ pub(crate) struct UndoBody {
 
 /// Now, as RFC 3339 in UTC (`2024-06-11T12:00:00Z`).
 fn now_rfc3339() -> String {
-    let unix = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (days, secs) = (unix / 86_400, unix % 86_400);
-    // The proleptic Gregorian date of a day count (H. Hinnant's civil_from_days).
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + u64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", secs / 3_600, secs % 3_600 / 60, secs % 60)
+    cmem::rfc3339_utc(SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()))
 }
 
 /// The previous answers in `entry`'s metadata, oldest first; a value that does not

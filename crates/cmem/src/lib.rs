@@ -61,6 +61,7 @@ pub mod matching {}
 pub struct ReadmeDoctests;
 mod memory;
 mod several;
+mod time;
 
 pub use address::Address;
 pub use answer::LookupAnswer;
@@ -71,6 +72,7 @@ pub use cmem_core::repair;
 pub use import::{ImportRequest, Imported};
 pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
 pub use several::{choose_writer, Member, Memories, MemorySpec, Role};
+pub use time::rfc3339_utc;
 
 /// Word diffs of two texts, as a match's repairs and its rendering show them.
 pub use cmem_core::diff;
