@@ -174,7 +174,8 @@ fn change(
     base: &[Run],
     change: impl FnOnce(&Entry) -> Result<NewEntry, ApiError>,
 ) -> Result<Entry, ApiError> {
-    let memory = &app.memory;
+    // Of several memories, the write memory: with several writable, refused (409).
+    let memory = app.write_memory(None)?;
     // A private SQLite database in memory has one connection, which the session holds:
     // reading through the store then would wait for itself. No other process can write
     // to it, so a lock of this process orders its changes instead.
@@ -218,7 +219,7 @@ pub(crate) async fn get_history(
 ) -> Result<Json<Value>, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
     let id = entry_id(&id)?;
-    let entry = app.blocking(move |app| Ok(app.memory.get(id)?)).await?;
+    let entry = app.blocking(move |app| Ok(app.memory().get(id)?)).await?;
     match entry {
         Some(e) => Ok(Json(history(&e))),
         None => Err(ApiError::not_found(format!("no entry {}", id.0))),
