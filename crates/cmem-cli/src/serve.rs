@@ -139,7 +139,7 @@ fn open_existing(path: &Path, index_dir: Option<&Path>, read_only: bool) -> Resu
 
 /// What `cmem serve` serves.
 enum Served {
-    One(Memory),
+    One(Box<Memory>),
     Several(Memories),
 }
 
@@ -153,10 +153,10 @@ const SERVER_FRESHNESS: Duration = Duration::from_millis(100);
 pub fn run(args: &ServeArgs, given: &memory::Given, quiet: bool) -> Result<()> {
     crate::output::survive_file_limit().context("serve: cannot install the SIGXFSZ handler")?;
     let served = match given {
-        memory::Given::One(flag) => Served::One(open_existing_for_write(
-            &memory::resolve(flag.as_deref()),
-            args.index_dir.as_deref(),
-        )?),
+        memory::Given::One(flag) => {
+            let path = memory::resolve(flag.as_deref());
+            Served::One(Box::new(open_existing_for_write(&path, args.index_dir.as_deref())?))
+        }
         memory::Given::Several(specs) => {
             let mut members = Vec::with_capacity(specs.len());
             for spec in specs {
@@ -199,7 +199,7 @@ pub fn run(args: &ServeArgs, given: &memory::Given, quiet: bool) -> Result<()> {
         .workers(args.workers);
     let started = Instant::now();
     let app = match served {
-        Served::One(memory) => App::new(memory, config),
+        Served::One(memory) => App::new(*memory, config),
         Served::Several(memories) => App::several(memories, config),
     }
     .map_err(|e| anyhow!("serve: {e}"))?;
