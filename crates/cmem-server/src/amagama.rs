@@ -98,6 +98,31 @@ pub(crate) async fn unit_query_in(
     answer(app, &headers, (Some(memory), source, target), text, params).await
 }
 
+/// `GET /t/{token}/m/{memory}/tmserver/{source}/{target}/unit/{text}`.
+pub(crate) async fn unit_in_with_token(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path((token, memory, source, target, text)): Path<(String, String, String, String, String)>,
+    params: Result<Query<UnitParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(params) = params.map_err(query_error)?;
+    app.authorize_secret(Some(token), Scope::Read).await?;
+    answer(app, &headers, (Some(memory), source, target), text, params).await
+}
+
+/// `GET /t/{token}/m/{memory}/tmserver/{source}/{target}/unit/?source=TEXT`.
+pub(crate) async fn unit_query_in_with_token(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path((token, memory, source, target)): Path<(String, String, String, String)>,
+    params: Result<Query<UnitParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(mut params) = params.map_err(query_error)?;
+    app.authorize_secret(Some(token), Scope::Read).await?;
+    let text = source_param(&mut params)?;
+    answer(app, &headers, (Some(memory), source, target), text, params).await
+}
+
 /// `GET /t/{token}/tmserver/{source}/{target}/unit/{text}`.
 pub(crate) async fn unit_with_token(
     State(app): State<Arc<App>>,
@@ -301,6 +326,16 @@ pub(crate) async fn languages_in(
     params: Result<Query<UnitParams>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
+    list_languages(app, Some(memory), params).await
+}
+
+/// `GET /t/{token}/m/{memory}/tmserver/languages/`.
+pub(crate) async fn languages_in_with_token(
+    State(app): State<Arc<App>>,
+    Path((token, memory)): Path<(String, String)>,
+    params: Result<Query<UnitParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    app.authorize_secret(Some(token), Scope::Read).await?;
     list_languages(app, Some(memory), params).await
 }
 

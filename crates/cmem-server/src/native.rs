@@ -424,7 +424,9 @@ pub(crate) struct MemoryParam {
 }
 
 /// The `?memory=NAME` of a request.
-fn memory_param(params: Result<Query<MemoryParam>, QueryRejection>) -> Result<Option<String>, ApiError> {
+pub(crate) fn memory_param(
+    params: Result<Query<MemoryParam>, QueryRejection>,
+) -> Result<Option<String>, ApiError> {
     Ok(params.map_err(query_error)?.0.memory)
 }
 

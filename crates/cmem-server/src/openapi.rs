@@ -52,6 +52,12 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/m/{memory}/api/v1/languages/"),
     ("get", "/m/{memory}/api/v1/{source}/{target}/unit/"),
     ("get", "/m/{memory}/api/v1/{source}/{target}/unit/{text}"),
+    ("get", "/t/{token}/m/{memory}/tmserver/languages/"),
+    ("get", "/t/{token}/m/{memory}/tmserver/{source}/{target}/unit/"),
+    ("get", "/t/{token}/m/{memory}/tmserver/{source}/{target}/unit/{text}"),
+    ("get", "/t/{token}/m/{memory}/api/v1/languages/"),
+    ("get", "/t/{token}/m/{memory}/api/v1/{source}/{target}/unit/"),
+    ("get", "/t/{token}/m/{memory}/api/v1/{source}/{target}/unit/{text}"),
 ];
 
 /// The path parameter of a read token given in the URL.
@@ -125,7 +131,9 @@ fn unit_op(with_text: bool, with_token: bool) -> Value {
 /// `op` (a unit or languages operation) for one memory of several, under `/m/{memory}`.
 fn in_memory(mut op: Value) -> Value {
     if let Some(params) = op["get"]["parameters"].as_array_mut() {
-        params.insert(0, memory_path_param());
+        // After the token, where there is one: the order of the path.
+        let at = usize::from(params.first().is_some_and(|p| p["name"] == "token"));
+        params.insert(at, memory_path_param());
     }
     op["get"]["summary"] =
         Value::from(format!("{}, from one memory of several", op["get"]["summary"].as_str().unwrap_or("")));
@@ -439,12 +447,6 @@ pub fn openapi() -> Value {
             "/t/{token}/api/v1/languages/": languages_op(true),
             "/t/{token}/api/v1/{source}/{target}/unit/": unit_op(false, true),
             "/t/{token}/api/v1/{source}/{target}/unit/{text}": unit_op(true, true),
-            "/m/{memory}/tmserver/languages/": in_memory(languages_op(false)),
-            "/m/{memory}/tmserver/{source}/{target}/unit/": in_memory(unit_op(false, false)),
-            "/m/{memory}/tmserver/{source}/{target}/unit/{text}": in_memory(unit_op(true, false)),
-            "/m/{memory}/api/v1/languages/": in_memory(languages_op(false)),
-            "/m/{memory}/api/v1/{source}/{target}/unit/": in_memory(unit_op(false, false)),
-            "/m/{memory}/api/v1/{source}/{target}/unit/{text}": in_memory(unit_op(true, false)),
         },
         "components": {
             "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } },
@@ -492,6 +494,13 @@ pub fn openapi() -> Value {
         },
     });
     revision_paths(&mut doc, &read, &write, &id);
+    // One memory of several: each amaGama route again under `/m/{memory}`.
+    for (_, path) in ROUTES {
+        let base = path.replace("/m/{memory}", "");
+        if base != *path {
+            doc["paths"][*path] = in_memory(doc["paths"][&base].clone());
+        }
+    }
     doc
 }
 

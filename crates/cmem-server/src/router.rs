@@ -61,6 +61,24 @@ impl App {
             .route("/m/{memory}/api/v1/languages/", get(amagama::languages_in))
             .route("/m/{memory}/api/v1/{source}/{target}/unit/", get(amagama::unit_query_in))
             .route("/m/{memory}/api/v1/{source}/{target}/unit/{text}", get(amagama::unit_in))
+            .route("/t/{token}/m/{memory}/tmserver/languages/", get(amagama::languages_in_with_token))
+            .route(
+                "/t/{token}/m/{memory}/tmserver/{source}/{target}/unit/",
+                get(amagama::unit_query_in_with_token),
+            )
+            .route(
+                "/t/{token}/m/{memory}/tmserver/{source}/{target}/unit/{text}",
+                get(amagama::unit_in_with_token),
+            )
+            .route("/t/{token}/m/{memory}/api/v1/languages/", get(amagama::languages_in_with_token))
+            .route(
+                "/t/{token}/m/{memory}/api/v1/{source}/{target}/unit/",
+                get(amagama::unit_query_in_with_token),
+            )
+            .route(
+                "/t/{token}/m/{memory}/api/v1/{source}/{target}/unit/{text}",
+                get(amagama::unit_in_with_token),
+            )
             // The same with a read token in the path, for clients that cannot send a
             // header (Weblate's tmserver machinery): `/t/TOKEN/tmserver/…`.
             .route("/t/{token}/tmserver/languages/", get(amagama::languages_with_token))

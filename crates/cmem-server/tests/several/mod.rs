@@ -135,6 +135,12 @@ fn each_memory_answers_alone_on_its_own_amagama_path() {
     let (status, v) = s.get_json("/m/client/tmserver/languages/", None);
     assert_eq!(status, 200);
     assert!(v["sourceLanguages"].as_array().unwrap().contains(&json!("en")), "{v}");
+    // With a read token in the path, as Weblate gives it.
+    assert_eq!(units(&format!("/t/{}/m/client/tmserver/en/de/unit/Save", s.read)), ["Sichern"]);
+    let (status, _) = s.get_json(&format!("/t/{}/m/client/api/v1/languages/", s.read), None);
+    assert_eq!(status, 200);
+    let (status, v) = s.get_json(&format!("/t/{}/m/client/tmserver/en/de/unit/Save", s.revoked), None);
+    assert_eq!(status, 401, "{v}");
     let (status, v) = s.get_json("/m/nobody/tmserver/en/de/unit/Save", None);
     assert_eq!(status, 400);
     assert_error(&v, "unknown_memory");
@@ -171,6 +177,17 @@ fn writes_go_to_the_memory_chosen_and_are_refused_when_none_is() {
     assert_eq!((status, v["variants"][1]["runs"][0]["text"].clone()), (200, json!("Schließen")), "{v}");
     let (_, v) = s.post("/v1/lookup", None, &lookup("Close"));
     assert_eq!(targets(&v["matches"])[0].0, "client", "{v}");
+    // A revision goes to the memory named, and only there; unnamed, it is refused.
+    let revise = json!({"locale": "de", "base": [{"text": "Schließen"}], "text": "Zumachen"});
+    let (status, v) = s.post(&format!("/v1/entries/{id}/revise"), Some(&s.write), &revise);
+    assert_eq!((status, v["error"].clone()), (409, json!("choose_memory")), "{v}");
+    let (status, v) = s.post(&format!("/v1/entries/{id}/revise?memory=client"), Some(&s.write), &revise);
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = s.get_json(&format!("/v1/entries/{id}/history?memory=client"), None);
+    assert_eq!(status, 200, "{v}");
+    assert!(v.to_string().contains("Zumachen") && v.to_string().contains("Schließen"), "{v}");
+    let (_, v) = s.post("/v1/lookup", None, &lookup("Close"));
+    assert_eq!(targets(&v["matches"])[0].1, "Zumachen", "{v}");
     let (_, v) = s.get_json("/v1/stats?memory=project", None);
     assert_eq!(v["entries"], 2, "{v}");
 
