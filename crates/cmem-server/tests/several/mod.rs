@@ -295,3 +295,26 @@ fn penalties_and_a_context_change_the_ranking_as_the_cli_does() {
     assert_eq!(status, 400, "{v}");
     assert_error(&v, "invalid_json");
 }
+
+#[test]
+fn import_jobs_go_to_the_memory_chosen() {
+    let s = two(Role::Write);
+    let file = b"{\"source\": \"Quarterly zebra report\", \"target\": \"Zebrabericht\", \"source_locale\": \"en\", \"target_locale\": \"de\"}\n".to_vec();
+    // Refused before the upload is read: no job is made.
+    let (status, v, location) = s.upload("format=jsonl", Some(&s.write), file.clone());
+    assert_eq!((status, v["error"].clone(), location), (409, json!("choose_memory"), None), "{v}");
+    let (status, v, _) = s.upload("format=jsonl&memory=nobody", Some(&s.write), file.clone());
+    assert_eq!((status, v["details"]["field"].clone()), (400, json!("memory")), "{v}");
+    let (_, jobs) = s.get_json("/v1/imports", None);
+    assert_eq!(jobs["jobs"], json!([]), "{jobs}");
+
+    let (status, v, location) = s.upload("format=jsonl&memory=client", Some(&s.write), file);
+    assert_eq!(status, 202, "{v}");
+    let job = s.finished(&location.unwrap());
+    assert_eq!((job["status"].clone(), job["inserted"].clone()), (json!("succeeded"), json!(1)), "{job}");
+    let (_, client) = s.get_json("/v1/stats?memory=client", None);
+    let (_, project) = s.get_json("/v1/stats?memory=project", None);
+    assert_eq!((client["entries"].clone(), project["entries"].clone()), (json!(3), json!(2)));
+    let (_, v) = s.post("/v1/lookup", None, &lookup("Quarterly zebra report"));
+    assert_eq!(targets(&v["matches"])[0].0, "client", "{v}");
+}
