@@ -159,7 +159,14 @@ async fn record_metrics(State(app): State<Arc<App>>, request: Request, next: Nex
 /// `GET /metrics`: Prometheus' text format.
 async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Result<Response, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
-    let entries = app.blocking(|app| Ok(app.memory().stats()?.entries)).await.ok();
+    // Of several memories, the entries of all.
+    let entries = app
+        .blocking(|app| {
+            let members = app.memories().members();
+            members.iter().try_fold(0, |sum, m| Ok::<u64, ApiError>(sum + m.memory.stats()?.entries))
+        })
+        .await
+        .ok();
     let mut text = app.metrics.render(entries, &app.jobs.counts());
     let (hits, misses) = app.answers.counts();
     text.push_str(&format!(

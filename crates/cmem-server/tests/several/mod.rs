@@ -118,6 +118,10 @@ fn a_lookup_over_two_memories_ranks_the_penalized_equal_match_second_and_names_b
     }
     let (status, v) = s.get_json("/readyz", None);
     assert_eq!((status, v["memories"].clone()), (200, json!(["project", "client"])));
+    // The entries metric counts every memory's.
+    let (status, text, _) = s.get("/metrics", None);
+    assert_eq!(status, 200);
+    assert!(text.lines().any(|l| l == "cmem_memory_entries 4"), "{text}");
 }
 
 #[test]
