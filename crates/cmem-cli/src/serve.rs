@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use cmem::{Address, Memory, OpenOptions};
+use cmem::{Address, Memories, Memory, OpenOptions, Role};
 use cmem_server::{serve_on, shutdown_signal, App, RateLimit, ServerConfig};
 
 use crate::memory;
@@ -27,6 +27,12 @@ Writes need a bearer token of scope write (`cmem token create --scope write`); r
 are open unless --read-needs-token. The candidate index is built before the first
 connection is accepted. SIGTERM or Ctrl-C stop accepting and end once the requests
 under way are answered (exit 0).
+
+Several --memory serve several named memories: /v1/lookup merges them (or the ones its
+\"memories\" field names), each match naming its memory; /m/NAME/tmserver answers from
+one alone. Writes go to the one memory of role write, or to ?memory=NAME; tokens are
+kept in that memory (else the first). Example:
+  cmem -m project.db -m client=client.db,role=read,penalty=5 serve
 
 It speaks plain HTTP: put TLS, and any address beyond this machine, behind a reverse
 proxy.";
@@ -117,6 +123,17 @@ pub fn open_existing_for_write(
     index_dir: Option<&Path>,
     replica: Option<&str>,
 ) -> Result<Memory> {
+    open_existing(path, index_dir, replica, false)
+}
+
+/// Opens the existing memory at `path` (reading through `replica` when given), for
+/// reading only when `read_only`.
+fn open_existing(
+    path: &Path,
+    index_dir: Option<&Path>,
+    replica: Option<&str>,
+    read_only: bool,
+) -> Result<Memory> {
     let address = path.to_string_lossy().into_owned();
     if let Ok(Address::Sqlite(file)) = Address::parse(&address) {
         if !file.exists() {
@@ -129,7 +146,7 @@ pub fn open_existing_for_write(
     }
     // A server on PostgreSQL sees other processes' writes within 100 ms rather than
     // asking the database on every store call (a round trip each; docs/operators.md).
-    let mut options = OpenOptions::new().freshness(SERVER_FRESHNESS);
+    let mut options = OpenOptions::new().freshness(SERVER_FRESHNESS).read_only(read_only);
     if let Some(dir) = index_dir {
         options = options.index_dir(dir);
     }
@@ -139,6 +156,12 @@ pub fn open_existing_for_write(
     Memory::open_with(&address, &memory::with_index_dir(options)).map_err(|e| anyhow!("{e}"))
 }
 
+/// What `cmem serve` serves.
+enum Served {
+    One(Box<Memory>),
+    Several(Memories),
+}
+
 /// How stale a served PostgreSQL memory's index may be about other processes' writes.
 const SERVER_FRESHNESS: Duration = Duration::from_millis(100);
 
@@ -146,14 +169,46 @@ const SERVER_FRESHNESS: Duration = Duration::from_millis(100);
 ///
 /// # Errors
 /// A missing memory, the address cannot be bound, the store failed while starting.
-pub fn run(args: &ServeArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<()> {
+pub fn run(args: &ServeArgs, given: &memory::Given, quiet: bool) -> Result<()> {
     crate::output::survive_file_limit().context("serve: cannot install the SIGXFSZ handler")?;
-    let memory = open_existing_for_write(
-        &memory::resolve(memory_flag),
-        args.index_dir.as_deref(),
-        args.read_replica.as_deref(),
-    )?;
-    let address = memory.address().to_string();
+    let served = match given {
+        memory::Given::One(flag) => {
+            let path = memory::resolve(flag.as_deref());
+            Served::One(Box::new(open_existing_for_write(
+                &path,
+                args.index_dir.as_deref(),
+                args.read_replica.as_deref(),
+            )?))
+        }
+        memory::Given::Several(specs) => {
+            if args.read_replica.is_some() {
+                bail!("serve: --read-replica is the replica of one memory; serve one memory to use it");
+            }
+            let mut members = Vec::with_capacity(specs.len());
+            for spec in specs {
+                let read_only = spec.role == Role::Read;
+                let memory =
+                    open_existing(Path::new(&spec.address), args.index_dir.as_deref(), None, read_only)
+                        .map_err(|e| anyhow!("serve: memory {}: {e}", spec.name))?;
+                members.push((spec.clone(), memory));
+            }
+            Served::Several(Memories::new(members).map_err(|e| anyhow!("serve: {e}"))?)
+        }
+    };
+    let address = match &served {
+        Served::One(memory) => memory.address().to_string(),
+        Served::Several(memories) => {
+            let names: Vec<String> = memories
+                .members()
+                .iter()
+                .map(|m| match m.spec.role {
+                    Role::Read => format!("{} (read)", m.spec.name),
+                    Role::Write => m.spec.name.clone(),
+                })
+                .collect();
+            format!("memories {}", names.join(", "))
+        }
+    };
     let config = ServerConfig::new()
         .listen(args.listen)
         .read_needs_token(args.read_needs_token)
@@ -170,7 +225,11 @@ pub fn run(args: &ServeArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
         .answer_cache(args.answer_cache)
         .workers(args.workers);
     let started = Instant::now();
-    let app = App::new(memory, config).map_err(|e| anyhow!("serve: {e}"))?;
+    let app = match served {
+        Served::One(memory) => App::new(*memory, config),
+        Served::Several(memories) => App::several(memories, config),
+    }
+    .map_err(|e| anyhow!("serve: {e}"))?;
     let warm = started.elapsed();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -69,7 +69,58 @@ pub(crate) async fn unit(
 ) -> Result<Response, ApiError> {
     let Query(params) = params.map_err(query_error)?;
     app.authorize(&headers, Scope::Read).await?;
-    answer(app, &headers, source, target, text, params).await
+    answer(app, &headers, (None, source, target), text, params).await
+}
+
+/// `GET /m/{memory}/tmserver/{source}/{target}/unit/{text}`: of several memories, one
+/// alone.
+pub(crate) async fn unit_in(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path((memory, source, target, text)): Path<(String, String, String, String)>,
+    params: Result<Query<UnitParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(params) = params.map_err(query_error)?;
+    app.authorize(&headers, Scope::Read).await?;
+    answer(app, &headers, (Some(memory), source, target), text, params).await
+}
+
+/// `GET /m/{memory}/tmserver/{source}/{target}/unit/?source=TEXT`.
+pub(crate) async fn unit_query_in(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path((memory, source, target)): Path<(String, String, String)>,
+    params: Result<Query<UnitParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(mut params) = params.map_err(query_error)?;
+    app.authorize(&headers, Scope::Read).await?;
+    let text = source_param(&mut params)?;
+    answer(app, &headers, (Some(memory), source, target), text, params).await
+}
+
+/// `GET /t/{token}/m/{memory}/tmserver/{source}/{target}/unit/{text}`.
+pub(crate) async fn unit_in_with_token(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path((token, memory, source, target, text)): Path<(String, String, String, String, String)>,
+    params: Result<Query<UnitParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(params) = params.map_err(query_error)?;
+    app.authorize_secret(Some(token), Scope::Read).await?;
+    answer(app, &headers, (Some(memory), source, target), text, params).await
+}
+
+/// `GET /t/{token}/m/{memory}/tmserver/{source}/{target}/unit/?source=TEXT`.
+pub(crate) async fn unit_query_in_with_token(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path((token, memory, source, target)): Path<(String, String, String, String)>,
+    params: Result<Query<UnitParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(mut params) = params.map_err(query_error)?;
+    app.authorize_secret(Some(token), Scope::Read).await?;
+    let text = source_param(&mut params)?;
+    answer(app, &headers, (Some(memory), source, target), text, params).await
 }
 
 /// `GET /t/{token}/tmserver/{source}/{target}/unit/{text}`.
@@ -81,7 +132,7 @@ pub(crate) async fn unit_with_token(
 ) -> Result<Response, ApiError> {
     let Query(params) = params.map_err(query_error)?;
     app.authorize_secret(Some(token), Scope::Read).await?;
-    answer(app, &headers, source, target, text, params).await
+    answer(app, &headers, (None, source, target), text, params).await
 }
 
 /// `GET /tmserver/{source}/{target}/unit/?source=TEXT`.
@@ -94,7 +145,7 @@ pub(crate) async fn unit_query(
     let Query(mut params) = params.map_err(query_error)?;
     app.authorize(&headers, Scope::Read).await?;
     let text = source_param(&mut params)?;
-    answer(app, &headers, source, target, text, params).await
+    answer(app, &headers, (None, source, target), text, params).await
 }
 
 /// `GET /t/{token}/tmserver/{source}/{target}/unit/?source=TEXT`.
@@ -107,7 +158,7 @@ pub(crate) async fn unit_query_with_token(
     let Query(mut params) = params.map_err(query_error)?;
     app.authorize_secret(Some(token), Scope::Read).await?;
     let text = source_param(&mut params)?;
-    answer(app, &headers, source, target, text, params).await
+    answer(app, &headers, (None, source, target), text, params).await
 }
 
 /// The text of `…/unit/?source=TEXT`.
@@ -125,16 +176,18 @@ fn valid_callback(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.')
 }
 
-/// The suggestions for `text`, the caller authorized: from the answer cache while the
-/// memory has not changed, with an `ETag` (`304` when the client has that answer).
+/// The suggestions for `text` from `memory` of several (`None`: all), the caller
+/// authorized: from the answer cache while no memory has changed, with an `ETag` (`304`
+/// when the client has that answer).
 async fn answer(
     app: Arc<App>,
     headers: &HeaderMap,
-    source: String,
-    target: String,
+    (memory, source, target): (Option<String>, String, String),
     text: String,
     params: UnitParams,
 ) -> Result<Response, ApiError> {
+    let names = memory.map(|m| vec![m]);
+    let selection = app.selection(names.as_deref())?;
     let min = params.min_similarity.unwrap_or(DEFAULT_MIN_SIMILARITY);
     if !(0.0..=100.0).contains(&min) {
         return Err(ApiError::bad_request(format!("min_similarity {min} is not a percentage 0–100"))
@@ -153,13 +206,17 @@ async fn answer(
     let (units, mark, key) = match (Locale::parse(&source), Locale::parse(&target)) {
         (Ok(s), Ok(t)) if !s.matches(&t) && s.language() != t.language() => {
             // By canonical tags: `de_DE` and `de-de` ask the same.
-            let key = format!("{s}\0{t}\0{min}\0{max}\0{callback}\0{text}");
+            let mut key = format!("{s}\0{t}\0{min}\0{max}\0{callback}\0{text}");
+            // Of several memories, the answer is the memories asked's.
+            if let (true, Some(names)) = (app.named, &names) {
+                key = format!("{}\0{key}", names.join("\0"));
+            }
             let answer_key = key.clone();
             let (units, mark) = app
                 .blocking(move |app| {
                     // Read before the answer is computed: an answer kept under this mark never
                     // predates a write the mark counts.
-                    let mark = app.memory.change_mark()?;
+                    let mark = app.change_mark()?;
                     if let Some(hit) = mark.and_then(|m| app.answers.get(m, &answer_key)) {
                         return Ok((hit, mark));
                     }
@@ -167,7 +224,12 @@ async fn answer(
                     // The client's `max_candidates` is the limit: asking for 5 does the work of
                     // 5. A match left out below is not replaced.
                     let options = LookupOptions::default().threshold(min / 100.0).limit(max);
-                    let matches = app.memory.lookup(&LookupRequest::new(runs, s, t).options(options))?;
+                    let req = LookupRequest::new(runs, s, t).options(options);
+                    let matches = if app.named {
+                        app.lookup_in(&selection, &req)?.into_iter().map(|(_, m)| m).collect()
+                    } else {
+                        app.memory().lookup(&req)?
+                    };
                     let units = matches
                         .iter()
                         .filter(|m| carries_every_query_code(m))
@@ -253,7 +315,28 @@ pub(crate) async fn languages(
     params: Result<Query<UnitParams>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
-    list_languages(app, params).await
+    list_languages(app, None, params).await
+}
+
+/// `GET /m/{memory}/tmserver/languages/`: the locales one memory of several holds.
+pub(crate) async fn languages_in(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(memory): Path<String>,
+    params: Result<Query<UnitParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    app.authorize(&headers, Scope::Read).await?;
+    list_languages(app, Some(memory), params).await
+}
+
+/// `GET /t/{token}/m/{memory}/tmserver/languages/`.
+pub(crate) async fn languages_in_with_token(
+    State(app): State<Arc<App>>,
+    Path((token, memory)): Path<(String, String)>,
+    params: Result<Query<UnitParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    app.authorize_secret(Some(token), Scope::Read).await?;
+    list_languages(app, Some(memory), params).await
 }
 
 /// `GET /t/{token}/tmserver/languages/`.
@@ -263,20 +346,29 @@ pub(crate) async fn languages_with_token(
     params: Result<Query<UnitParams>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     app.authorize_secret(Some(token), Scope::Read).await?;
-    list_languages(app, params).await
+    list_languages(app, None, params).await
 }
 
+/// The locales `memory` of several holds (`None`: all of them).
 async fn list_languages(
     app: Arc<App>,
+    memory: Option<String>,
     params: Result<Query<UnitParams>, QueryRejection>,
 ) -> Result<Response, ApiError> {
+    let names = memory.map(|m| vec![m]);
+    let selection = app.selection(names.as_deref())?;
     let Query(params) = params.map_err(query_error)?;
     if let Some(cb) = params.jsoncallback.as_deref().filter(|cb| !valid_callback(cb)) {
         return Err(ApiError::bad_request(format!("jsoncallback {cb:?} is not a JavaScript name")));
     }
-    let stats = app.blocking(|app| Ok(app.memory.stats()?)).await?;
+    let stats = app
+        .blocking(move |app| {
+            let members = app.memories().members();
+            selection.iter().map(|&i| Ok(members[i].memory.stats()?)).collect::<Result<Vec<_>, ApiError>>()
+        })
+        .await?;
     let (mut sources, mut targets) = (BTreeSet::new(), BTreeSet::new());
-    for pair in &stats.pairs {
+    for pair in stats.iter().flat_map(|s| &s.pairs) {
         codes_of(&pair.source, &mut sources);
         codes_of(&pair.target, &mut targets);
     }

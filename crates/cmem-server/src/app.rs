@@ -4,7 +4,11 @@
 use std::sync::Arc;
 
 use axum::http::{header, HeaderMap, StatusCode};
-use cmem::{Memory, Recognizer};
+use cmem::{
+    lookup_several, ContentMemory, LookupRequest, Match, Member, Memories, Memory, MemorySpec, Recognizer,
+    SourceRank,
+};
+use sha2::{Digest, Sha256};
 
 use crate::answers::Answers;
 use crate::config::ServerConfig;
@@ -14,11 +18,18 @@ use crate::metrics::Metrics;
 use crate::rate::{BadTokens, Limiter};
 use crate::token::{Scope, TokenRecord, Tokens};
 
-/// What every request handler shares: the memory, the configuration, the recognizer for
-/// plain-text queries and the locales the memory holds.
+/// What every request handler shares: the memory (or memories), the configuration and
+/// the recognizer for plain-text queries.
 #[derive(Debug)]
 pub struct App {
-    pub(crate) memory: Memory,
+    /// The memories served: one ([`App::new`]) or several named ([`App::several`]).
+    pub(crate) memories: Memories,
+    /// Served as several named memories: lookups merge them and each match names its
+    /// memory; writes go to the write memory or the one a request names.
+    pub(crate) named: bool,
+    /// The home memory: where bearer tokens are kept and reads that name no memory go —
+    /// the one memory of role `write`, else the first.
+    home: usize,
     pub(crate) config: ServerConfig,
     pub(crate) recognizer: Option<Recognizer>,
     pub(crate) metrics: Metrics,
@@ -41,16 +52,44 @@ impl App {
     /// # Errors
     /// A store failure, or a recorded rule set this program does not know.
     pub fn new(memory: Memory, config: ServerConfig) -> Result<App, ServerError> {
-        let (recognizer, _) = memory.query_recognizer(None)?;
-        for source in &memory.source_locales()? {
-            memory.warm(source)?;
+        let spec = MemorySpec::new(&memory.address().to_string()).or_else(|_| MemorySpec::new("memory:"))?;
+        App::build(Memories::new(vec![(spec, memory)])?, false, config)
+    }
+
+    /// Prepares several named memories for serving, as [`new`](Self::new) one: a lookup
+    /// asks all of them (or those it names) and merges their matches by core's ranking
+    /// ([`cmem::lookup_several`]: score after each memory's penalty, then priority), each
+    /// match naming its memory; each memory also answers amaGama's protocol alone under
+    /// `/m/{name}/…`. Writes go to the one memory of role `write`, or to the one a request
+    /// names with `?memory=NAME`; with several writable and none named, a write is refused
+    /// (`409`). Bearer tokens are kept in the home memory: the write memory, else the first.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new), for any of the memories.
+    pub fn several(memories: Memories, config: ServerConfig) -> Result<App, ServerError> {
+        App::build(memories, true, config)
+    }
+
+    fn build(memories: Memories, named: bool, config: ServerConfig) -> Result<App, ServerError> {
+        let home = memories
+            .writer(None)
+            .ok()
+            .and_then(|w| memories.members().iter().position(|m| m.spec.name == w.spec.name))
+            .unwrap_or(0);
+        let (recognizer, _) = memories.members()[home].memory.query_recognizer(None)?;
+        for member in memories.members() {
+            for source in &member.memory.source_locales()? {
+                member.memory.warm(source)?;
+            }
         }
         let limiter = config.rate_limit.map(Limiter::new);
         let bad_tokens = BadTokens::new(config.max_bad_tokens);
         let answers = Answers::new(config.answer_cache);
         let workers = Arc::new(tokio::sync::Semaphore::new(config.effective_workers()));
         Ok(App {
-            memory,
+            memories,
+            named,
+            home,
             config,
             recognizer,
             metrics: Metrics::default(),
@@ -62,9 +101,106 @@ impl App {
         })
     }
 
-    /// The memory served.
+    /// The memory served; of several, the home memory (the write memory, else the
+    /// first), where bearer tokens are kept.
     pub fn memory(&self) -> &Memory {
-        &self.memory
+        &self.memories.members()[self.home].memory
+    }
+
+    /// The memories served (one, unnamed, for a server made by [`new`](Self::new)).
+    pub fn memories(&self) -> &Memories {
+        &self.memories
+    }
+
+    /// The memory a read names with `?memory=NAME`, or the home memory.
+    pub(crate) fn read_memory(&self, name: Option<&str>) -> Result<&Memory, ApiError> {
+        match name {
+            None => Ok(self.memory()),
+            Some(name) => Ok(&self.member(name, "memory")?.memory),
+        }
+    }
+
+    /// The memory named `name`; a `400` naming `field` when there is none.
+    pub(crate) fn member(&self, name: &str, field: &str) -> Result<&Member, ApiError> {
+        self.memories.get(name).ok_or_else(|| {
+            let names: Vec<&str> = self.memories.members().iter().map(|m| m.spec.name.as_str()).collect();
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "unknown_memory",
+                format!("no memory is named {name:?} (the memories: {})", names.join(", ")),
+            )
+            .in_field(field)
+        })
+    }
+
+    /// The memory a write goes to: the one `?memory=NAME` names, else the one memory of
+    /// role `write` ([`cmem::choose_writer`]). An unknown name is a `400`; a read-only
+    /// memory, or several writable and none named, a `409`.
+    pub(crate) fn write_memory(&self, name: Option<&str>) -> Result<&Memory, ApiError> {
+        if let Some(name) = name {
+            self.member(name, "memory")?;
+        }
+        match self.memories.writer(name) {
+            Ok(member) => Ok(&member.memory),
+            Err(e) => Err(ApiError::new(StatusCode::CONFLICT, "choose_memory", e.message().to_owned())
+                .in_field("memory")),
+        }
+    }
+
+    /// The members of `names` (`None`: all), in the order served, each once.
+    pub(crate) fn selection(&self, names: Option<&[String]>) -> Result<Vec<usize>, ApiError> {
+        let members = self.memories.members();
+        let Some(names) = names else { return Ok((0..members.len()).collect()) };
+        if names.is_empty() {
+            return Err(ApiError::bad_request("\"memories\" names no memory; leave it out to ask all")
+                .in_field("memories"));
+        }
+        for name in names {
+            self.member(name, "memories")?;
+        }
+        Ok((0..members.len()).filter(|&i| names.contains(&members[i].spec.name)).collect())
+    }
+
+    /// Looks `req` up in the memories `selection` and merges their matches by core's
+    /// ranking, each with the name of its memory.
+    pub(crate) fn lookup_in(
+        &self,
+        selection: &[usize],
+        req: &LookupRequest,
+    ) -> cmem::Result<Vec<(&str, Match)>> {
+        let members = self.memories.members();
+        let sources: Vec<(&dyn ContentMemory, SourceRank)> = selection
+            .iter()
+            .map(|&i| {
+                let spec = &members[i].spec;
+                (
+                    members[i].memory.store(),
+                    SourceRank::new(spec.priority.unwrap_or(u32::MAX)).penalty(spec.penalty),
+                )
+            })
+            .collect();
+        Ok(lookup_several(&sources, req)?
+            .into_iter()
+            .map(|(i, m)| (members[selection[i]].spec.name.as_str(), m))
+            .collect())
+    }
+
+    /// The change mark of everything served: the one memory's own, or of several one that
+    /// changes when any of them changes (`None` when any has none).
+    pub(crate) fn change_mark(&self) -> cmem::Result<Option<u64>> {
+        let members = self.memories.members();
+        if let [one] = members {
+            return one.memory.change_mark();
+        }
+        let mut hash = Sha256::new();
+        for member in members {
+            let Some(mark) = member.memory.change_mark()? else { return Ok(None) };
+            hash.update(mark.to_le_bytes());
+        }
+        let digest = hash.finalize();
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(&digest[..8]);
+        Ok(Some(u64::from_le_bytes(bytes)))
     }
 
     /// Checks the request's bearer token against `need`: a write needs a token of scope
@@ -113,7 +249,7 @@ impl App {
             None => return Ok(None),
             Some(secret) => secret,
         };
-        let record = self.blocking(move |app| Ok(Tokens::verify(&app.memory, &secret)?)).await?;
+        let record = self.blocking(move |app| Ok(Tokens::verify(app.memory(), &secret)?)).await?;
         match record {
             None => Err(ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "unknown or revoked token")),
             Some(r) if r.scope < need => Err(ApiError::new(

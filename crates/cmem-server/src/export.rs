@@ -90,7 +90,7 @@ fn drive<S: EntrySink>(
     finish: impl FnOnce(S) -> Result<ToBody, FormatError>,
 ) -> Result<ToBody, FormatError> {
     let mut sink = sink?;
-    app.memory.export(&mut sink, options, &mut |_| {})?;
+    app.memory().export(&mut sink, options, &mut |_| {})?;
     finish(sink)
 }
 

@@ -42,6 +42,9 @@ pub(crate) struct ImportParams {
     /// The file's name, for messages (default `upload`).
     #[serde(default)]
     name: Option<String>,
+    /// The memory written, of several (default: the write memory).
+    #[serde(default)]
+    memory: Option<String>,
 }
 
 fn format_named(name: &str) -> Option<Format> {
@@ -66,6 +69,8 @@ pub(crate) async fn start(
 ) -> Result<Response, ApiError> {
     app.authorize(&headers, Scope::Write).await?;
     let Query(p) = params.map_err(query_error)?;
+    // Refused before the upload is read when no memory may take it.
+    app.write_memory(p.memory.as_deref())?;
     let format = format_named(&p.format).ok_or_else(|| {
         ApiError::bad_request(format!("format {:?} is not tmx, kmb, jsonl, po, weblate or xliff", p.format))
             .in_field("format")
@@ -122,7 +127,7 @@ pub(crate) async fn start(
     let view = job.lock().map(|v| v.clone()).map_err(|_| internal("job", &"lock poisoned"))?;
     let worker = Arc::clone(&app);
     let handle = tokio::task::spawn_blocking(move || {
-        run(&worker, &job, &file, format, from, to, p.strict, &name);
+        run(&worker, &job, &file, format, (from, to), p.strict, (&name, p.memory.as_deref()));
         drop(file);
     });
     if let Ok(mut running) = app.jobs.running.lock() {
@@ -143,10 +148,9 @@ fn run(
     job: &Mutex<JobView>,
     file: &tempfile::NamedTempFile,
     format: Format,
-    from: Option<Locale>,
-    to: Option<Locale>,
+    (from, to): (Option<Locale>, Option<Locale>),
     strict: bool,
-    name: &str,
+    (name, memory): (&str, Option<&str>),
 ) {
     let update = |p: &Progress| {
         if let Ok(mut v) = job.lock() {
@@ -164,7 +168,10 @@ fn run(
             .locales(from, to)
             .strict(strict)
             .cancel_on(Arc::clone(&app.jobs.cancel));
-        app.memory.import(request, &mut |p| update(p))
+        match app.write_memory(memory) {
+            Ok(memory) => memory.import(request, &mut |p| update(p)),
+            Err(e) => Err(cmem::Error::new(cmem::ErrorKind::InvalidQuery, e.message).into()),
+        }
     });
     let Ok(mut v) = job.lock() else { return };
     match result {

@@ -20,7 +20,8 @@
 //!
 //! Routes: `/v1/lookup`, `/v1/lookup/batch`, `/v1/search`, `/v1/entries`,
 //! `/v1/entries/{id}` (get, replace with `PUT`, delete), `/v1/stats`, `/tmserver/…` and `/api/v1/…` (amaGama;
-//! `/t/{token}/…` with a read token in the path),
+//! `/t/{token}/…` with a read token in the path; `/m/{memory}/…` one memory of several,
+//! [`App::several`]),
 //! `/v1/versions`, `/healthz`, `/readyz`, `/metrics` (Prometheus),
 //! `/openapi.json` ([`openapi::openapi`]).
 

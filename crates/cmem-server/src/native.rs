@@ -10,8 +10,9 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cmem::{
-    client_masks, prepare_query, EntryId, Locale, LookupAnswer, LookupOptions, LookupRequest, NewEntry,
-    Point, QueryText, Run, SearchQuery, SegmentView, VersionQuery,
+    client_masks, prepare_query, AttributePenalty, EntryId, Locale, LookupAnswer, LookupOptions,
+    LookupRequest, MatchView, NewEntry, Point, QueryContext, QueryText, Run, SearchQuery, SegmentView,
+    VersionQuery,
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -46,6 +47,60 @@ pub(crate) struct LookupBody {
     /// codes (docs/matching.md §4).
     #[serde(default)]
     client_masks: bool,
+    /// Attribute penalties, as the CLI's `--penalty` (`origin:mt=10`).
+    #[serde(default)]
+    penalties: Vec<String>,
+    /// Where the segment stands in its document.
+    #[serde(default)]
+    context: Option<ContextBody>,
+    /// Of several memories served, the ones asked (default: all).
+    #[serde(default)]
+    memories: Option<Vec<String>>,
+}
+
+/// A segment's context as a request gives it: the unit's key and the neighbours'
+/// source texts (both, `""` at the start or end of the document).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ContextBody {
+    #[serde(default)]
+    key: String,
+    #[serde(default)]
+    pre: Option<String>,
+    #[serde(default)]
+    post: Option<String>,
+}
+
+impl ContextBody {
+    /// The lookup's context; `field` names it in errors.
+    fn parse(&self, field: &str) -> Result<QueryContext, ApiError> {
+        match (&self.pre, &self.post) {
+            (Some(pre), Some(post)) => Ok(QueryContext::of(
+                &self.key,
+                Some(&[Run::text(pre.clone())]),
+                Some(&[Run::text(post.clone())]),
+            )),
+            (None, None) => Ok(QueryContext { key: self.key.clone(), ..QueryContext::default() }),
+            _ => Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_query",
+                "give both \"pre\" and \"post\" (\"\" at the start or end of the document), or neither",
+            )
+            .in_field(field)),
+        }
+    }
+}
+
+/// The attribute penalties of a request (`origin:mt=10`), parsed as the CLI's.
+fn penalties(rules: &[String]) -> Result<Vec<AttributePenalty>, ApiError> {
+    rules
+        .iter()
+        .enumerate()
+        .map(|(i, rule)| {
+            rule.parse::<AttributePenalty>()
+                .map_err(|e| ApiError::from(e).with_details(json!({ "field": format!("penalties[{i}]") })))
+        })
+        .collect()
 }
 
 /// One segment of a batch.
@@ -60,6 +115,9 @@ pub(crate) struct BatchSegment {
     notation: Option<String>,
     #[serde(default)]
     runs: Option<Value>,
+    /// Where this segment stands in its document.
+    #[serde(default)]
+    context: Option<ContextBody>,
 }
 
 /// A batch lookup: segments and the options they share.
@@ -78,6 +136,12 @@ pub(crate) struct BatchBody {
     /// As [`LookupBody`]'s.
     #[serde(default)]
     client_masks: bool,
+    /// As [`LookupBody`]'s.
+    #[serde(default)]
+    penalties: Vec<String>,
+    /// As [`LookupBody`]'s.
+    #[serde(default)]
+    memories: Option<Vec<String>>,
 }
 
 /// The parsed options of a lookup.
@@ -93,6 +157,7 @@ fn target(
     threshold: Option<f64>,
     limit: Option<usize>,
     point: Option<&str>,
+    rules: &[String],
 ) -> Result<Target, ApiError> {
     let field = |name: &'static str| move |e: cmem::Error| ApiError::from(e).in_field(name);
     let source = Locale::parse(source).map_err(field("source_locale"))?;
@@ -116,7 +181,11 @@ fn target(
         .in_field("limit"));
     }
     let point = point.map(Point::parse).transpose().map_err(field("point"))?;
-    let options = LookupOptions::default().threshold(threshold / 100.0).limit(limit).maybe_point(point);
+    let options = LookupOptions::default()
+        .threshold(threshold / 100.0)
+        .limit(limit)
+        .maybe_point(point)
+        .penalties(penalties(rules)?);
     Ok(Target { source, target, options })
 }
 
@@ -153,8 +222,26 @@ fn segment_runs(
 }
 
 /// The request of one lookup of `runs`.
-fn request(t: &Target, runs: Vec<Run>) -> LookupRequest {
-    LookupRequest::new(runs, t.source.clone(), t.target.clone()).options(t.options.clone())
+fn request(t: &Target, runs: Vec<Run>, context: Option<QueryContext>) -> LookupRequest {
+    let req = LookupRequest::new(runs, t.source.clone(), t.target.clone()).options(t.options.clone());
+    match context {
+        Some(context) => req.context(context),
+        None => req,
+    }
+}
+
+/// The answer of a lookup over the memories `selection` of several, each match naming
+/// its memory: the fields of [`LookupAnswer`].
+fn named_answer(app: &App, selection: &[usize], req: &LookupRequest) -> Result<Map<String, Value>, ApiError> {
+    let started = std::time::Instant::now();
+    let found = app.lookup_in(selection, req)?;
+    let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+    let matches: Vec<Value> = found.iter().map(|(name, m)| to_value(MatchView::of_memory(m, name))).collect();
+    let mut fields = Map::new();
+    fields.insert("query".into(), to_value(SegmentView::of(Some(req.source_locale.as_str()), &req.source)));
+    fields.insert("micros".into(), Value::from(micros));
+    fields.insert("matches".into(), Value::Array(matches));
+    Ok(fields)
 }
 
 /// A lookup's answer ([`cmem::LookupAnswer`]: the query, the time taken and the
@@ -208,7 +295,10 @@ pub(crate) async fn lookup(
                 body.threshold,
                 body.limit,
                 body.point.as_deref(),
+                &body.penalties,
             )?;
+            let selection = app.selection(body.memories.as_deref())?;
+            let context = body.context.as_ref().map(|c| c.parse("context")).transpose()?;
             let runs = segment_runs(
                 app,
                 body.text.as_deref(),
@@ -216,7 +306,12 @@ pub(crate) async fn lookup(
                 body.runs.as_ref(),
                 body.client_masks,
             )?;
-            object(app.memory.answer(&request(&t, runs))?)
+            let req = request(&t, runs, context);
+            if app.named {
+                named_answer(app, &selection, &req)
+            } else {
+                object(app.memory().answer(&req)?)
+            }
         })
         .await?;
     Ok(Json(Value::Object(answer)))
@@ -248,9 +343,13 @@ pub(crate) async fn lookup_batch(
                 body.threshold,
                 body.limit,
                 body.point.as_deref(),
+                &body.penalties,
             )?;
+            let selection = app.selection(body.memories.as_deref())?;
             let mut results = Vec::with_capacity(body.segments.len());
-            let requests = body.segments.iter().map(|s| {
+            let requests = body.segments.iter().enumerate().map(|(i, s)| {
+                let context =
+                    s.context.as_ref().map(|c| c.parse(&format!("segments[{i}].context"))).transpose()?;
                 segment_runs(
                     app,
                     s.text.as_deref(),
@@ -258,9 +357,23 @@ pub(crate) async fn lookup_batch(
                     s.runs.as_ref(),
                     body.client_masks,
                 )
-                .map(|runs| request(&t, runs))
+                .map(|runs| request(&t, runs, context))
             });
-            let answers = app.memory.lookup_batch(requests).map(|one| one.and_then(object));
+            let answers: Box<dyn Iterator<Item = Result<Map<String, Value>, ApiError>>> = if app.named {
+                let mut warmed: Vec<Locale> = Vec::new();
+                Box::new(requests.map(move |req| {
+                    let req = req?;
+                    if !warmed.contains(&req.source_locale) {
+                        for &i in &selection {
+                            app.memories.members()[i].memory.warm(&req.source_locale)?;
+                        }
+                        warmed.push(req.source_locale.clone());
+                    }
+                    named_answer(app, &selection, &req)
+                }))
+            } else {
+                Box::new(app.memory().lookup_batch(requests).map(|one| one.and_then(object)))
+            };
             for (index, (s, one)) in body.segments.iter().zip(answers).enumerate() {
                 let mut item = match one {
                     Ok(answer) => answer,
@@ -297,6 +410,24 @@ pub(crate) struct SearchParams {
     /// Only entries of this project (the entry's or one of its origins').
     #[serde(default)]
     project: Option<String>,
+    /// Of several memories, the one searched (default: the home memory).
+    #[serde(default)]
+    memory: Option<String>,
+}
+
+/// `?memory=NAME`: of several memories, the one a request reads or writes.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MemoryParam {
+    #[serde(default)]
+    memory: Option<String>,
+}
+
+/// The `?memory=NAME` of a request.
+pub(crate) fn memory_param(
+    params: Result<Query<MemoryParam>, QueryRejection>,
+) -> Result<Option<String>, ApiError> {
+    Ok(params.map_err(query_error)?.0.memory)
 }
 
 /// `GET /v1/search?q=WORDS&locale=L[&to=L][&project=P][&limit=N][&offset=N]`:
@@ -329,7 +460,7 @@ pub(crate) async fn search(
             if p.project.is_some() {
                 q.limit = max;
             }
-            let mut hits = app.memory.search_with(&q)?;
+            let mut hits = app.read_memory(p.memory.as_deref())?.search_with(&q)?;
             if let Some(project) = p.project.as_deref().filter(|p| !p.is_empty()) {
                 hits.retain(|h| {
                     h.entry.project_id == project || h.entry.origins.iter().any(|o| o.project_id == project)
@@ -379,10 +510,12 @@ pub(crate) async fn get_entry(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
     Path(id): Path<String>,
+    params: Result<Query<MemoryParam>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
     let id = entry_id(&id)?;
-    let entry = app.blocking(move |app| Ok(app.memory.get(id)?)).await?;
+    let memory = memory_param(params)?;
+    let entry = app.blocking(move |app| Ok(app.read_memory(memory.as_deref())?.get(id)?)).await?;
     match entry {
         Some(e) => Ok(Json(to_value(e))),
         None => Err(ApiError::not_found(format!("no entry {}", id.0))),
@@ -394,10 +527,12 @@ pub(crate) async fn delete_entry(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
     Path(id): Path<String>,
+    params: Result<Query<MemoryParam>, QueryRejection>,
 ) -> Result<StatusCode, ApiError> {
     app.authorize(&headers, Scope::Write).await?;
     let id = entry_id(&id)?;
-    if app.blocking(move |app| Ok(app.memory.delete(id)?)).await? {
+    let memory = memory_param(params)?;
+    if app.blocking(move |app| Ok(app.write_memory(memory.as_deref())?.delete(id)?)).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(ApiError::not_found(format!("no entry {}", id.0)))
@@ -412,10 +547,12 @@ pub(crate) async fn replace_entry(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
     Path(id): Path<String>,
+    params: Result<Query<MemoryParam>, QueryRejection>,
     body: Result<Json<Value>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     app.authorize(&headers, Scope::Write).await?;
     let id = entry_id(&id)?;
+    let chosen = memory_param(params)?;
     let Json(mut body) = body.map_err(json_error)?;
     if let Some(given) = body.as_object_mut().and_then(|fields| fields.remove("id")) {
         if given.as_i64() != Some(id.0) {
@@ -433,7 +570,7 @@ pub(crate) async fn replace_entry(
     entry.validate()?;
     let stored = app
         .blocking(move |app| {
-            let memory = &app.memory;
+            let memory = app.write_memory(chosen.as_deref())?;
             Ok(if memory.replace(id, &entry)? { memory.get(id)? } else { None })
         })
         .await?;
@@ -448,9 +585,11 @@ pub(crate) async fn replace_entry(
 pub(crate) async fn add_entries(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
+    params: Result<Query<MemoryParam>, QueryRejection>,
     body: Result<Json<Value>, JsonRejection>,
 ) -> Result<Response, ApiError> {
     app.authorize(&headers, Scope::Write).await?;
+    let chosen = memory_param(params)?;
     let Json(body) = body.map_err(json_error)?;
     let items = match body {
         Value::Array(items) => items,
@@ -465,7 +604,7 @@ pub(crate) async fn add_entries(
         entry.validate().map_err(|e| ApiError::from(e).with_details(json!({ "index": index })))?;
         entries.push(entry);
     }
-    let outcomes = app.blocking(move |app| Ok(app.memory.write(&entries)?)).await?;
+    let outcomes = app.blocking(move |app| Ok(app.write_memory(chosen.as_deref())?.write(&entries)?)).await?;
     let outcomes: Vec<Value> = outcomes
         .iter()
         .map(|o| {
@@ -480,9 +619,14 @@ pub(crate) async fn add_entries(
 }
 
 /// `GET /v1/stats`.
-pub(crate) async fn stats(State(app): State<Arc<App>>, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
+pub(crate) async fn stats(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    params: Result<Query<MemoryParam>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
-    let s = app.blocking(|app| Ok(app.memory.stats()?)).await?;
+    let memory = memory_param(params)?;
+    let s = app.blocking(move |app| Ok(app.read_memory(memory.as_deref())?.stats()?)).await?;
     Ok(Json(json!({
         "entries": s.entries,
         "variants": s.variants,
@@ -502,6 +646,9 @@ pub(crate) struct VersionParams {
     point: Option<String>,
     #[serde(default)]
     limit: Option<usize>,
+    /// Of several memories, the one read (default: the home memory).
+    #[serde(default)]
+    memory: Option<String>,
 }
 
 /// `GET /v1/versions?unit=U[&point=P][&limit=N]`: the prior answers of a content
@@ -526,7 +673,9 @@ pub(crate) async fn versions(
     }
     let versions = app
         .blocking(move |app| {
-            Ok(app.memory.versions_with(&VersionQuery::new(p.unit).point(point).limit(limit))?)
+            Ok(app
+                .read_memory(p.memory.as_deref())?
+                .versions_with(&VersionQuery::new(p.unit).point(point).limit(limit))?)
         })
         .await?;
     let versions: Vec<Value> = versions

@@ -46,11 +46,37 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/t/{token}/api/v1/languages/"),
     ("get", "/t/{token}/api/v1/{source}/{target}/unit/"),
     ("get", "/t/{token}/api/v1/{source}/{target}/unit/{text}"),
+    ("get", "/m/{memory}/tmserver/languages/"),
+    ("get", "/m/{memory}/tmserver/{source}/{target}/unit/"),
+    ("get", "/m/{memory}/tmserver/{source}/{target}/unit/{text}"),
+    ("get", "/m/{memory}/api/v1/languages/"),
+    ("get", "/m/{memory}/api/v1/{source}/{target}/unit/"),
+    ("get", "/m/{memory}/api/v1/{source}/{target}/unit/{text}"),
+    ("get", "/t/{token}/m/{memory}/tmserver/languages/"),
+    ("get", "/t/{token}/m/{memory}/tmserver/{source}/{target}/unit/"),
+    ("get", "/t/{token}/m/{memory}/tmserver/{source}/{target}/unit/{text}"),
+    ("get", "/t/{token}/m/{memory}/api/v1/languages/"),
+    ("get", "/t/{token}/m/{memory}/api/v1/{source}/{target}/unit/"),
+    ("get", "/t/{token}/m/{memory}/api/v1/{source}/{target}/unit/{text}"),
 ];
 
 /// The path parameter of a read token given in the URL.
 fn token_param() -> Value {
     path_param("token", "a read token, for clients that cannot send an Authorization header (Weblate)")
+}
+
+/// The path parameter naming one memory of several.
+fn memory_path_param() -> Value {
+    path_param("memory", "the name of one of the memories served: the answer is that memory's alone")
+}
+
+/// The query parameter naming one memory of several (default: `default`).
+fn memory_query_param(default: &str) -> Value {
+    query_param(
+        "memory",
+        "string",
+        &format!("of several memories served, the one meant (default: {default})"),
+    )
 }
 
 fn path_param(name: &str, about: &str) -> Value {
@@ -102,6 +128,18 @@ fn unit_op(with_text: bool, with_token: bool) -> Value {
     }})
 }
 
+/// `op` (a unit or languages operation) for one memory of several, under `/m/{memory}`.
+fn in_memory(mut op: Value) -> Value {
+    if let Some(params) = op["get"]["parameters"].as_array_mut() {
+        // After the token, where there is one: the order of the path.
+        let at = usize::from(params.first().is_some_and(|p| p["name"] == "token"));
+        params.insert(at, memory_path_param());
+    }
+    op["get"]["summary"] =
+        Value::from(format!("{}, from one memory of several", op["get"]["summary"].as_str().unwrap_or("")));
+    op
+}
+
 /// No token, or a bearer token; with the token in the path, that one.
 fn security(with_token: bool) -> Value {
     if with_token {
@@ -137,7 +175,21 @@ fn lookup_options() -> Value {
         "limit": { "type": "integer", "minimum": 1, "maximum": 100, "description": "most matches (default 10)" },
         "point": { "type": "string", "description": "profile/channel/collection the caller asks from" },
         "client_masks": { "type": "boolean", "description": "read Weblate's placeholder masks `[X20X]` in `text` as codes (default false)" },
+        "penalties": { "type": "array", "items": { "type": "string", "examples": ["origin:mt=10"] },
+            "description": "attribute penalties as `cmem lookup --penalty`: ATTRIBUTE:VALUE=POINTS, the attribute one of project, client, origin, status, file; `*` is any value" },
+        "memories": { "type": "array", "minItems": 1, "items": { "type": "string" },
+            "description": "of several memories served, the names of those asked (default: all); each match names its memory" },
     })
+}
+
+/// Where a segment stands in its document: a context match (`context_exact`) outranks
+/// other exact matches.
+fn context_schema() -> Value {
+    json!({ "type": "object", "additionalProperties": false, "properties": {
+        "key": { "type": "string", "description": "the unit's key (msgctxt, XLIFF unit id or resname, JSON key)" },
+        "pre": { "type": "string", "description": "the previous segment's source text; \"\" at the document's start (give both pre and post, or neither)" },
+        "post": { "type": "string", "description": "the next segment's source text; \"\" at the document's end" },
+    } })
 }
 
 fn segment_fields(props: &mut serde_json::Map<String, Value>) {
@@ -147,6 +199,7 @@ fn segment_fields(props: &mut serde_json::Map<String, Value>) {
     );
     props.insert("notation".into(), json!({ "type": "string", "description": "the run notation" }));
     props.insert("runs".into(), json!({ "type": "array", "items": { "type": "object" } }));
+    props.insert("context".into(), context_schema());
 }
 
 /// The routes of edits that keep history (`revise.rs`), and their schema.
@@ -224,6 +277,10 @@ pub fn openapi() -> Value {
     let write = json!([{ "bearer": [] }]);
     let read = json!([{}, { "bearer": [] }]);
     let id = path_param("id", "entry id");
+    let memory_read = memory_query_param("the write memory, else the first");
+    let memory_write = memory_query_param(
+        "the one memory of role write; 409 when several may be written and none is named, or the one named is read-only",
+    );
     let mut doc = json!({
         "openapi": "3.1.0",
         "info": {
@@ -277,6 +334,7 @@ pub fn openapi() -> Value {
                     query_param("project", "string", "only entries of this project (among the best max_search_hits)"),
                     query_param("limit", "integer", "hits per page (default 20)"),
                     query_param("offset", "integer", "hits to skip (default 0)"),
+                    memory_query_param("the write memory, else the first"),
                 ],
                 "responses": ok("a page of hits; next_offset is null on the last", json!({ "type": "object", "properties": {
                     "hits": { "type": "array", "items": { "type": "object" } },
@@ -286,7 +344,7 @@ pub fn openapi() -> Value {
             } },
             "/v1/entries": { "post": {
                 "summary": "add one entry or an array of them, all or none",
-                "tags": ["entries"], "security": write,
+                "tags": ["entries"], "security": write, "parameters": [memory_write.clone()],
                 "requestBody": { "required": true, "content": { "application/json": { "schema": {
                     "oneOf": [{ "$ref": "#/components/schemas/NewEntry" },
                               { "type": "array", "items": { "$ref": "#/components/schemas/NewEntry" } }],
@@ -298,7 +356,7 @@ pub fn openapi() -> Value {
                 },
             } },
             "/v1/entries/{id}": {
-                "get": { "summary": "one entry", "tags": ["entries"], "security": read, "parameters": [id.clone()],
+                "get": { "summary": "one entry", "tags": ["entries"], "security": read, "parameters": [id.clone(), memory_read.clone()],
                          "responses": ok("the entry", json!({ "type": "object" })) },
                 "put": {
                     "summary": "replace one entry's variants, point, unit and metadata at once, keeping its id",
@@ -306,17 +364,18 @@ pub fn openapi() -> Value {
                         are kept and the body's new ones appended; approvals are the body's. The body may carry \
                         the id a GET answered with, which must then be the path's. 404 when there is no such \
                         entry; 422 when the body is not a valid entry or would equal another entry.",
-                    "tags": ["entries"], "security": write, "parameters": [id.clone()],
+                    "tags": ["entries"], "security": write, "parameters": [id.clone(), memory_write.clone()],
                     "requestBody": { "required": true, "content": { "application/json": { "schema": {
                         "$ref": "#/components/schemas/NewEntry" } } } },
                     "responses": ok("the entry as stored", json!({ "type": "object" })),
                 },
-                "delete": { "summary": "delete one entry", "tags": ["entries"], "security": write, "parameters": [id],
+                "delete": { "summary": "delete one entry", "tags": ["entries"], "security": write,
+                            "parameters": [id, memory_write.clone()],
                             "responses": { "204": { "description": "deleted" },
                                            "default": { "$ref": "#/components/responses/Error" } } },
             },
             "/v1/stats": { "get": { "summary": "entries, variants, locale pairs, size", "tags": ["stats"],
-                "security": read, "responses": ok("the counts", json!({ "type": "object" })) } },
+                "security": read, "parameters": [memory_read.clone()], "responses": ok("the counts", json!({ "type": "object" })) } },
             "/v1/versions": { "get": {
                 "summary": "the prior answers of a content block, newest first",
                 "tags": ["entries"], "security": read,
@@ -324,6 +383,7 @@ pub fn openapi() -> Value {
                     { "name": "unit", "in": "query", "required": true, "schema": { "type": "string" } },
                     query_param("point", "string", "narrow to one point (default: every point)"),
                     query_param("limit", "integer", "most versions, 1–100 (default 20)"),
+                    memory_read.clone(),
                 ],
                 "responses": ok("the versions", json!({ "type": "object", "properties": {
                     "versions": { "type": "array", "items": { "type": "object" } } } })),
@@ -339,6 +399,7 @@ pub fn openapi() -> Value {
                         query_param("to", "string", "target locale, for formats that do not name it"),
                         query_param("strict", "boolean", "fail at the first problem"),
                         query_param("name", "string", "the file's name in messages"),
+                        memory_write,
                     ],
                     "requestBody": { "required": true, "content": { "application/octet-stream": {
                         "schema": { "type": "string", "format": "binary" } } } },
@@ -433,6 +494,13 @@ pub fn openapi() -> Value {
         },
     });
     revision_paths(&mut doc, &read, &write, &id);
+    // One memory of several: each amaGama route again under `/m/{memory}`.
+    for (_, path) in ROUTES {
+        let base = path.replace("/m/{memory}", "");
+        if base != *path {
+            doc["paths"][*path] = in_memory(doc["paths"][&base].clone());
+        }
+    }
     doc
 }
 

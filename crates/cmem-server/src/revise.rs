@@ -18,8 +18,8 @@
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, State};
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use cmem::{
@@ -30,7 +30,7 @@ use serde_json::{json, Value};
 
 use crate::app::App;
 use crate::error::ApiError;
-use crate::native::{entry_id, json_error};
+use crate::native::{entry_id, json_error, memory_param, MemoryParam};
 use crate::token::Scope;
 
 /// The metadata key of a previous answer: a JSON [`Previous`].
@@ -157,12 +157,15 @@ fn conflict(message: String) -> ApiError {
 /// is still `base`, and replaces it by what `change` makes of it; the stored entry.
 fn change(
     app: &App,
+    chosen: Option<&str>,
     id: EntryId,
     locale: &Locale,
     base: &[Run],
     change: impl FnOnce(&Entry) -> Result<NewEntry, ApiError>,
 ) -> Result<Entry, ApiError> {
-    let memory = &app.memory;
+    // Of several memories, the one chosen, else the write memory (409 when several may
+    // be written).
+    let memory = app.write_memory(chosen)?;
     // A private SQLite database in memory has one connection, which the session holds:
     // reading through the store then would wait for itself. No other process can write
     // to it, so a lock of this process orders its changes instead.
@@ -203,10 +206,12 @@ pub(crate) async fn get_history(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
     Path(id): Path<String>,
+    params: Result<Query<MemoryParam>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
     let id = entry_id(&id)?;
-    let entry = app.blocking(move |app| Ok(app.memory.get(id)?)).await?;
+    let memory = memory_param(params)?;
+    let entry = app.blocking(move |app| Ok(app.read_memory(memory.as_deref())?.get(id)?)).await?;
     match entry {
         Some(e) => Ok(Json(history(&e))),
         None => Err(ApiError::not_found(format!("no entry {}", id.0))),
@@ -219,10 +224,12 @@ pub(crate) async fn revise(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
     Path(id): Path<String>,
+    params: Result<Query<MemoryParam>, QueryRejection>,
     body: Result<Json<ReviseBody>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let by = app.authorize(&headers, Scope::Write).await?.map(|t| t.name).unwrap_or_default();
     let id = entry_id(&id)?;
+    let chosen = memory_param(params)?;
     let Json(body) = body.map_err(json_error)?;
     let entry = app
         .blocking(move |app| {
@@ -241,7 +248,7 @@ pub(crate) async fn revise(
             if runs.is_empty() {
                 return Err(ApiError::bad_request("the new text is empty").in_field("text"));
             }
-            change(app, id, &locale, &body.base, |entry| {
+            change(app, chosen.as_deref(), id, &locale, &body.base, |entry| {
                 let mut variants = entry.variants.clone();
                 if let Some(v) = variants.iter_mut().find(|v| v.locale == locale) {
                     v.runs = runs;
@@ -261,15 +268,17 @@ pub(crate) async fn undo(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
     Path(id): Path<String>,
+    params: Result<Query<MemoryParam>, QueryRejection>,
     body: Result<Json<UndoBody>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let by = app.authorize(&headers, Scope::Write).await?.map(|t| t.name).unwrap_or_default();
     let id = entry_id(&id)?;
+    let chosen = memory_param(params)?;
     let Json(body) = body.map_err(json_error)?;
     let entry = app
         .blocking(move |app| {
             let locale = field_locale(&body.locale)?;
-            change(app, id, &locale, &body.base, |entry| {
+            change(app, chosen.as_deref(), id, &locale, &body.base, |entry| {
                 let Some(last) = previous(entry).pop() else {
                     return Err(conflict(format!("entry {} has no previous answer to go back to", id.0)));
                 };

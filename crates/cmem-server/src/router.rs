@@ -54,6 +54,31 @@ impl App {
             .route("/api/v1/languages/", get(amagama::languages))
             .route("/api/v1/{source}/{target}/unit/", get(amagama::unit_query))
             .route("/api/v1/{source}/{target}/unit/{text}", get(amagama::unit))
+            // Of several memories, each alone.
+            .route("/m/{memory}/tmserver/languages/", get(amagama::languages_in))
+            .route("/m/{memory}/tmserver/{source}/{target}/unit/", get(amagama::unit_query_in))
+            .route("/m/{memory}/tmserver/{source}/{target}/unit/{text}", get(amagama::unit_in))
+            .route("/m/{memory}/api/v1/languages/", get(amagama::languages_in))
+            .route("/m/{memory}/api/v1/{source}/{target}/unit/", get(amagama::unit_query_in))
+            .route("/m/{memory}/api/v1/{source}/{target}/unit/{text}", get(amagama::unit_in))
+            .route("/t/{token}/m/{memory}/tmserver/languages/", get(amagama::languages_in_with_token))
+            .route(
+                "/t/{token}/m/{memory}/tmserver/{source}/{target}/unit/",
+                get(amagama::unit_query_in_with_token),
+            )
+            .route(
+                "/t/{token}/m/{memory}/tmserver/{source}/{target}/unit/{text}",
+                get(amagama::unit_in_with_token),
+            )
+            .route("/t/{token}/m/{memory}/api/v1/languages/", get(amagama::languages_in_with_token))
+            .route(
+                "/t/{token}/m/{memory}/api/v1/{source}/{target}/unit/",
+                get(amagama::unit_query_in_with_token),
+            )
+            .route(
+                "/t/{token}/m/{memory}/api/v1/{source}/{target}/unit/{text}",
+                get(amagama::unit_in_with_token),
+            )
             // The same with a read token in the path, for clients that cannot send a
             // header (Weblate's tmserver machinery): `/t/TOKEN/tmserver/…`.
             .route("/t/{token}/tmserver/languages/", get(amagama::languages_with_token))
@@ -81,10 +106,15 @@ async fn healthz() -> Json<serde_json::Value> {
 /// Ready when the store answers a read; the index was built before the server began
 /// accepting connections.
 async fn readyz(State(app): State<Arc<App>>) -> Result<Json<serde_json::Value>, ApiError> {
-    app.blocking(|app| Ok(app.memory.meta(cmem::RECOGNIZER_META)?))
+    app.blocking(|app| Ok(app.memory().meta(cmem::RECOGNIZER_META)?))
         .await
         .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "not_ready", e.message))?;
-    Ok(Json(json!({ "status": "ready", "memory": app.memory.address().to_string() })))
+    let mut ready = json!({ "status": "ready", "memory": app.memory().address().to_string() });
+    if app.named {
+        let names: Vec<&str> = app.memories().members().iter().map(|m| m.spec.name.as_str()).collect();
+        ready["memories"] = json!(names);
+    }
+    Ok(Json(ready))
 }
 
 async fn no_route(request: Request) -> ApiError {
@@ -129,7 +159,14 @@ async fn record_metrics(State(app): State<Arc<App>>, request: Request, next: Nex
 /// `GET /metrics`: Prometheus' text format.
 async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Result<Response, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
-    let entries = app.blocking(|app| Ok(app.memory.stats()?.entries)).await.ok();
+    // Of several memories, the entries of all.
+    let entries = app
+        .blocking(|app| {
+            let members = app.memories().members();
+            members.iter().try_fold(0, |sum, m| Ok::<u64, ApiError>(sum + m.memory.stats()?.entries))
+        })
+        .await
+        .ok();
     let mut text = app.metrics.render(entries, &app.jobs.counts());
     let (hits, misses) = app.answers.counts();
     text.push_str(&format!(

@@ -16,6 +16,7 @@ use tokio::sync::oneshot;
 
 mod hostile;
 mod page;
+mod several;
 mod weblate;
 
 fn testdata(rel: &str) -> PathBuf {
@@ -89,6 +90,18 @@ impl Server {
                 (q.to_string(), Value::Array(views))
             })
             .collect();
+        Server::serve(app, dir, path, [read, write, revoked], expected)
+    }
+
+    /// Serves `app`, whose memories are kept in `dir`, the home one at `path`, with the
+    /// tokens `[read, write, revoked]` and the library's `expected` answers.
+    fn serve(
+        app: App,
+        dir: tempfile::TempDir,
+        path: PathBuf,
+        [read, write, revoked]: [String; 3],
+        expected: Vec<(String, Value)>,
+    ) -> Server {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());

@@ -164,3 +164,52 @@ fn serve_needs_an_existing_memory_and_a_free_address() {
     let (code, _, _) = served.terminate();
     assert_eq!(code, 0);
 }
+
+#[test]
+fn serve_several_memories_merges_them_and_writes_the_one_chosen() {
+    let d = Dir::with_sample();
+    std::fs::write(
+        d.0.join("client.jsonl"),
+        "{\"source\": \"Automatic\", \"target\": \"Selbsttätig\", \"source_locale\": \"en\", \"target_locale\": \"de\"}\n",
+    )
+    .unwrap();
+    d.ok(&["-m", "client.db", "import", "-q", "client.jsonl"]);
+    let write = d.ok(&["token", "create", "--scope", "write"]).stdout().trim().to_owned();
+    let missing = d.run(&["-m", "cmem.db", "-m", "nowhere.db", "serve", "--listen", "127.0.0.1:0"]);
+    assert_eq!(missing.code(), 3);
+    assert!(missing.stderr().contains("memory nowhere: no memory at nowhere.db"), "{}", missing.stderr());
+
+    let served = Served::start(&d, &["-m", "team=cmem.db", "-m", "client.db,penalty=5"]);
+    let base = served.base.clone();
+    let (status, v) = get(&base, "/readyz");
+    assert_eq!((status, &v["memories"]), (200, &json!(["team", "client"])), "{v}");
+    let (status, v) = post(
+        &base,
+        "/v1/lookup",
+        None,
+        &json!({"text": "Automatic", "source_locale": "en", "target_locale": "de"}),
+    );
+    assert_eq!(status, 200, "{v}");
+    let named: Vec<(&str, &str)> = v["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["memory"].as_str().unwrap(), m["target"]["text"].as_str().unwrap()))
+        .collect();
+    assert_eq!(named[..2], [("team", "Automatisch"), ("client", "Selbsttätig")], "{v}");
+    let (_, v) = get(&base, "/m/client/tmserver/en/de/unit/Automatic");
+    assert_eq!(v.as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v[0]["target"], "Selbsttätig");
+    let entry = json!({"variants": [
+        {"locale": "en", "runs": [{"text": "Quarterly zebra report"}]},
+        {"locale": "de", "runs": [{"text": "Vierteljährlicher Zebrabericht"}]},
+    ]});
+    let (status, v) = post(&base, "/v1/entries", Some(&write), &entry);
+    assert_eq!((status, &v["error"]), (409, &json!("choose_memory")), "{v}");
+    let (status, v) = post(&base, "/v1/entries?memory=client", Some(&write), &entry);
+    assert_eq!(status, 201, "{v}");
+    let (code, stderr, _) = served.terminate();
+    assert_eq!(code, 0, "{stderr}");
+    let stats = |db: &str| d.ok(&["-m", db, "stats", "--json"]).stdout();
+    assert!(stats("client.db").contains("\"entries\":2"), "{}", stats("client.db"));
+}
