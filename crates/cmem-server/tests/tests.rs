@@ -1374,11 +1374,12 @@ impl Browser {
         got["result"]["value"].clone()
     }
 
-    /// Waits up to 10 s for `expression` to read true.
+    /// Waits up to 30 s for `expression` to read true (a loaded machine runs several
+    /// browsers at once).
     fn wait_for(&mut self, expression: &str) {
         let started = Instant::now();
         while self.read(expression) != json!(true) {
-            assert!(started.elapsed() < Duration::from_secs(10), "still not true after 10 s: {expression}");
+            assert!(started.elapsed() < Duration::from_secs(30), "still not true after 30 s: {expression}");
             std::thread::sleep(Duration::from_millis(50));
         }
     }
