@@ -62,7 +62,7 @@ impl Batch {
     /// and adds it to the batch; returns its own report.
     ///
     /// # Errors
-    /// As [`analyze_file`] and [`analyze_po`](crate::po::analyze_po).
+    /// As [`analyze_file`](crate::analyze::analyze_file) and [`analyze_po`](crate::po::analyze_po).
     pub fn add_file(
         &mut self,
         path: &Path,

@@ -39,7 +39,7 @@
 //! without `trgLang` gets one with its first target. With
 //! [`RecycleOptions::review_exact`] exact fills are marked for review too.
 //!
-//! [`recycle_file`] writes its output as an [`OutputFile`](crate::output::OutputFile):
+//! [`recycle_file`](crate::recycle_file) writes its output as an [`OutputFile`](crate::output::OutputFile):
 //! a temporary file in the output's directory renamed into place, so an error never
 //! leaves a half-written output; a link is written through, a device directly.
 //!
