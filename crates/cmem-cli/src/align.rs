@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, Result};
 use clap::Args;
-use cmem::align::{train_store, AlignOptions};
+use cmem::align::{train_store, AlignOptions, TrainReport};
 use cmem::Locale;
 use serde_json::json;
 
@@ -23,7 +23,8 @@ Examples:
 Learns which words translate which from the memory's own entries (EM over the sentence
 pairs, both directions) and counts the phrase pairs that follow; saved in the memory for
 the two languages (regions do not matter), replacing a model trained before. Train again
-after large imports. A running `cmem serve` reads the new model when restarted.";
+after large imports, or import with --align. A running `cmem serve` on a SQLite memory
+reads the new model at its next lookup; on PostgreSQL, when restarted.";
 
 /// `cmem align`.
 #[derive(Debug, Clone, Args)]
@@ -58,11 +59,7 @@ pub fn run(args: &AlignArgs, path: Option<&Path>) -> Result<()> {
     if args.model1 {
         opts = opts.tension(None);
     }
-    let (model, report) = train_store(mem.store(), &from, &to, &opts).map_err(|e| anyhow!("{e}"))?;
-    if report.pairs == 0 {
-        anyhow::bail!("the memory holds no {} → {} pairs to learn from", from.as_str(), to.as_str());
-    }
-    mem.store().save_word_model(&from, &to, Arc::new(model)).map_err(|e| anyhow!("{e}"))?;
+    let report = train_and_save(mem.store(), &from, &to, &opts)?;
     let mut out = Stdout::new();
     if args.json {
         serde_json::to_writer(
@@ -83,4 +80,22 @@ pub fn run(args: &AlignArgs, path: Option<&Path>) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// Trains the word model of `from` → `to` over the memory `store` and saves it there.
+///
+/// # Errors
+/// A memory without such pairs, or a store failure.
+pub fn train_and_save(
+    store: &dyn cmem::ContentMemory,
+    from: &Locale,
+    to: &Locale,
+    opts: &AlignOptions,
+) -> Result<TrainReport> {
+    let (model, report) = train_store(store, from, to, opts).map_err(|e| anyhow!("{e}"))?;
+    if report.pairs == 0 {
+        anyhow::bail!("the memory holds no {} → {} pairs to learn from", from.as_str(), to.as_str());
+    }
+    store.save_word_model(from, to, Arc::new(model)).map_err(|e| anyhow!("{e}"))?;
+    Ok(report)
 }

@@ -196,6 +196,10 @@ pub struct ImportArgs {
     /// than one may be written).
     #[arg(long, value_name = "NAME")]
     pub into: Option<String>,
+    /// After the import, train the word model of --from → --to again over the whole
+    /// memory, as `cmem align` does, so lookups repair changed words with what came in.
+    #[arg(long, requires_all = ["from", "to"])]
+    pub align: bool,
     /// Inline-code recognition of plain strings.
     #[command(flatten)]
     pub recognize: RecognizeArgs,

@@ -692,7 +692,9 @@ pub fn recycle_document(
         }
         let mut candidates: Vec<Candidate> = Vec::new();
         // The alternative of a fill the word repair changed: the target without it.
-        if let Some(unrepaired) = fill.and_then(|pick| unrepaired_candidate(&matches[pick], &doc.segments()[index].source, &as_doc, &options.origin)) {
+        if let Some(unrepaired) = fill.and_then(|pick| {
+            unrepaired_candidate(&matches[pick], &doc.segments()[index].source, &as_doc, &options.origin)
+        }) {
             if options.max_candidates > 0 {
                 candidates.push(unrepaired);
             }
@@ -794,7 +796,11 @@ fn unrepaired_candidate(
 /// the word repair's changes only `with_words`.
 fn changes(m: &Match, with_words: bool) -> Vec<&'static str> {
     let mut changed: Vec<&str> = Vec::new();
-    for r in m.repairs.iter().filter(|r| r.applied && (with_words || r.kind != cmem_core::repair::RepairKind::Words)) {
+    for r in m
+        .repairs
+        .iter()
+        .filter(|r| r.applied && (with_words || r.kind != cmem_core::repair::RepairKind::Words))
+    {
         let what = match r.kind {
             cmem_core::repair::RepairKind::Whitespace => "white space",
             cmem_core::repair::RepairKind::Number => "number",

@@ -1361,7 +1361,8 @@ fn word_model_store() -> MemStore {
         ("Print the file", "Datei drucken"),
     ]);
     let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
-    let (model, _) = train_store(&store, &en, &de, &AlignOptions::default().tension(None).iterations(10)).unwrap();
+    let (model, _) =
+        train_store(&store, &en, &de, &AlignOptions::default().tension(None).iterations(10)).unwrap();
     store.save_word_model(&en, &de, std::sync::Arc::new(model)).unwrap();
     store
 }
@@ -1434,7 +1435,10 @@ fn a_word_repaired_fill_is_for_review_with_the_unrepaired_target_beside_it_in_xl
     assert!(out.contains("state=\"translated\" subState=\"cmem:needs-review-repaired\""), "{out}");
     assert!(out.contains("<target>Ordner drucken</target>"), "{out}");
     assert!(out.contains("subType=\"cmem:unrepaired\""), "{out}");
-    assert!(out.contains("<source>Print the file</source><target>Datei drucken</target></mtc:match>"), "{out}");
+    assert!(
+        out.contains("<source>Print the file</source><target>Datei drucken</target></mtc:match>"),
+        "{out}"
+    );
     let again = XliffDocument::parse(out.into_bytes(), "a.xlf").unwrap();
     assert_eq!(again.segments()[0].state.as_deref(), Some("translated"));
 }

@@ -64,11 +64,11 @@ mod several;
 
 pub use address::Address;
 pub use answer::LookupAnswer;
-pub use import::{ImportRequest, Imported};
 /// Word alignment and phrase pairs learned from a memory (the word repair's evidence).
 pub use cmem_core::align;
 /// Repairs of adapted targets: mechanical ones and the word repair.
 pub use cmem_core::repair;
+pub use import::{ImportRequest, Imported};
 pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
 pub use several::{choose_writer, Member, Memories, MemorySpec, Role};
 
@@ -81,10 +81,9 @@ pub use cmem_core::run::surface_text;
 pub use cmem_core::{
     client_masks, lookup, lookup_several, prepare_query, to_notation, AttributePenalty, ContentMemory, Entry,
     EntryId, Error, ErrorKind, Locale, LocaleFit, LookupOptions, LookupRequest, Match, MatchType, MatchView,
-    NewEntry, Notation, Origin, PairCount, PenaltyKind, Point, PriorVersion, Provider, QueryContext, QueryText,
-    Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, SourceRank, Stats, Variant, Version,
-    VersionQuery,
-    VersionRequest, WaitHook, WriteOutcome,
+    NewEntry, Notation, Origin, PairCount, PenaltyKind, Point, PriorVersion, Provider, QueryContext,
+    QueryText, Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, SourceRank, Stats, Variant,
+    Version, VersionQuery, VersionRequest, WaitHook, WriteOutcome,
 };
 /// File formats: readers, writers, import and export, recycle and analyze.
 pub use cmem_formats as formats;

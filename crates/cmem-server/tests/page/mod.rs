@@ -344,7 +344,10 @@ fn a_word_repair_is_named_marked_and_its_evidence_shown() {
         let entries: Vec<NewEntry> = pairs
             .iter()
             .map(|(s, t)| {
-                NewEntry::pair(Variant::new(en.clone(), vec![Run::text(*s)]), Variant::new(de.clone(), vec![Run::text(*t)]))
+                NewEntry::pair(
+                    Variant::new(en.clone(), vec![Run::text(*s)]),
+                    Variant::new(de.clone(), vec![Run::text(*t)]),
+                )
             })
             .collect();
         memory.store().write(&entries).unwrap();
