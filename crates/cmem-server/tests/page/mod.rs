@@ -329,7 +329,7 @@ fn repairs_are_named_and_marked_in_the_text_to_use_and_the_source() {
 #[test]
 fn a_word_repair_is_named_marked_and_its_evidence_shown() {
     use cmem::align::{train_store, AlignOptions};
-    use cmem::{ContentMemory, Locale, NewEntry, Run, Variant};
+    use cmem::{Locale, NewEntry, Run, Variant};
     let s = Server::start_with(ServerConfig::new(), |memory| {
         let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
         let pairs = [
