@@ -6,8 +6,8 @@ use std::path::Path;
 
 use anyhow::{anyhow, Result};
 use clap::Args;
-use cmem::align::AlignOptions;
-use cmem::Locale;
+use cmem::align::{AlignOptions, TrainReport};
+use cmem::{Locale, Memory};
 use serde_json::json;
 
 use crate::memory;
@@ -22,7 +22,8 @@ Examples:
 Learns which words translate which from the memory's own entries (EM over the sentence
 pairs, both directions) and counts the phrase pairs that follow; saved in the memory for
 the two languages (regions do not matter), replacing a model trained before. Train again
-after large imports. A running `cmem serve` reads the new model when restarted.";
+after large imports, or import with --align. A running `cmem serve` on a SQLite memory
+reads the new model at its next lookup; on PostgreSQL, when restarted.";
 
 /// `cmem align`.
 #[derive(Debug, Clone, Args)]
@@ -57,10 +58,7 @@ pub fn run(args: &AlignArgs, path: Option<&Path>) -> Result<()> {
     if args.model1 {
         opts = opts.tension(None);
     }
-    let report = mem.train_word_model(&from, &to, &opts).map_err(|e| anyhow!("{e}"))?;
-    if report.pairs == 0 {
-        anyhow::bail!("the memory holds no {} → {} pairs to learn from", from.as_str(), to.as_str());
-    }
+    let report = train_and_save(&mem, &from, &to, &opts)?;
     let mut out = Stdout::new();
     if args.json {
         serde_json::to_writer(
@@ -81,4 +79,21 @@ pub fn run(args: &AlignArgs, path: Option<&Path>) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// Trains the word model of `from` → `to` over the memory `store` and saves it there.
+///
+/// # Errors
+/// A memory without such pairs, or a store failure.
+pub fn train_and_save(
+    memory: &Memory,
+    from: &Locale,
+    to: &Locale,
+    opts: &AlignOptions,
+) -> Result<TrainReport> {
+    let report = memory.train_word_model(from, to, opts).map_err(|e| anyhow!("{e}"))?;
+    if report.pairs == 0 {
+        anyhow::bail!("the memory holds no {} → {} pairs to learn from", from.as_str(), to.as_str());
+    }
+    Ok(report)
 }

@@ -196,6 +196,10 @@ pub struct ImportArgs {
     /// than one may be written).
     #[arg(long, value_name = "NAME")]
     pub into: Option<String>,
+    /// After the import, train the word model of --from → --to again over the whole
+    /// memory, as `cmem align` does, so lookups repair changed words with what came in.
+    #[arg(long, requires_all = ["from", "to"])]
+    pub align: bool,
     /// Inline-code recognition of plain strings.
     #[command(flatten)]
     pub recognize: RecognizeArgs,
@@ -562,11 +566,16 @@ A segment whose best matches are ambiguous (equally good, with differing answers
 least twice as often as every other, marked for review (1.2 needs-review-translation,
 2.x subState cmem:needs-review-ambiguous, PO #, fuzzy).
 
+A fill whose target the word repair changed (see `cmem align`) is marked for review too
+(2.x subState cmem:needs-review-repaired), and the target without the repair is written
+beside it as its first candidate, labelled (1.2 <note>cmem: without the word repair …,
+2.x subType cmem:unrepaired, PO a # cmem: without the word repair: comment).
+
 The languages come from the document unless --from/--to are given. The output may be
 the input: it is written under a temporary name and renamed when complete, and on an
 error nothing is written. A summary goes to stderr; with --json (and -o FILE) the report
 goes to stdout as JSON: {\"input\", \"output\", \"micros\", \"segments\", \"filled\",
-\"filled_exact\", \"filled_ambiguous\", \"with_candidates\", \"untouched\", \"skipped\", \"codes_dropped\",
+\"filled_exact\", \"filled_ambiguous\", \"filled_repaired\", \"with_candidates\", \"untouched\", \"skipped\", \"codes_dropped\",
 \"candidate_codes_dropped\"}. Exit status 0 also when nothing was filled.";
 
 /// When `recycle` fills an ambiguous segment, for `--fill-ambiguous`.

@@ -209,6 +209,23 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     if p.read == 0 && p.problems > 0 {
         bail!("import: nothing imported, {} (listed above)", plural(p.problems, "problem"));
     }
+    if let (true, Some(from), Some(to)) = (args.align, &args.from, &args.to) {
+        // The import stands whatever training does: its error names the step.
+        let trained = Instant::now();
+        let opts = cmem::align::AlignOptions::default();
+        let report = crate::align::train_and_save(&memory, from, to, &opts)
+            .map_err(|e| anyhow!("import --align (the import itself is kept): {e}"))?;
+        if !quiet {
+            eprintln!(
+                "aligned {} → {}: {} pairs, {} phrase pairs in {}",
+                from.as_str(),
+                to.as_str(),
+                count(report.pairs as u64),
+                count(report.phrase_pairs as u64),
+                duration(trained.elapsed())
+            );
+        }
+    }
     Ok(())
 }
 

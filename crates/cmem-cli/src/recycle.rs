@@ -174,6 +174,16 @@ fn summary(r: &RecycleReport, input: &str, output: &str, took: &str) -> String {
             }
         ));
     }
+    if r.filled_repaired > 0 {
+        line.push_str(&format!(
+            "; {} (marked for review, the target without the repair beside it)",
+            if r.filled_repaired == 1 {
+                "1 fill had words repaired".to_owned()
+            } else {
+                format!("{} fills had words repaired", n(r.filled_repaired))
+            }
+        ));
+    }
     if r.codes_dropped > 0 {
         line.push_str(&format!(
             "; {} of the fills without a counterpart in the source left out (those fills are marked for review)",

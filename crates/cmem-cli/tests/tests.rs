@@ -1879,6 +1879,43 @@ fn a_release_is_recycled_and_quoted_from_the_previous_one() {
 // ---- align ----
 
 #[test]
+fn import_with_align_trains_the_word_model_of_its_pair() {
+    let d = Dir::new();
+    let pairs = [
+        ("Open the file", "Datei öffnen"),
+        ("Save the file", "Datei speichern"),
+        ("Open the folder", "Ordner öffnen"),
+        ("Print the file", "Datei drucken"),
+    ];
+    let lines: String =
+        pairs.iter().map(|(s, t)| format!("{}\n", serde_json::json!({ "source": s, "target": t }))).collect();
+    std::fs::write(d.path("a.jsonl"), lines).unwrap();
+    let more = [
+        ("Save the folder", "Ordner speichern"),
+        ("Delete the folder", "Ordner löschen"),
+        ("Delete the file", "Datei löschen"),
+    ];
+    let lines: String =
+        more.iter().map(|(s, t)| format!("{}\n", serde_json::json!({ "source": s, "target": t }))).collect();
+    std::fs::write(d.path("b.jsonl"), lines).unwrap();
+    // --align needs the pair.
+    let r = d.run(&["import", "--align", "a.jsonl"]);
+    assert_eq!(r.code(), 2, "{}", r.stderr());
+    let r = d.ok(&["import", "--from", "en", "--to", "de", "--align", "a.jsonl"]);
+    assert!(r.stderr().contains("aligned en → de: 4 pairs, "), "{}", r.stderr());
+    // A second import trains again over everything the memory now holds.
+    let r = d.ok(&["import", "--from", "en", "--to", "de", "--align", "b.jsonl"]);
+    assert!(r.stderr().contains("aligned en → de: 7 pairs, "), "{}", r.stderr());
+    // The memory has a word model now: the changed word is looked at (a memory this
+    // small gives `cmem align`'s default rounds too little evidence to replace it).
+    let r = d.ok(&["lookup", "Print the folder", "--from", "en", "--to", "de", "--limit", "1"]);
+    assert!(r.stdout().contains("repair   words \"file\" → \"folder\""), "{}", r.stdout());
+    // -q trains as well, silently.
+    let r = d.ok(&["import", "-q", "--from", "en", "--to", "de", "--align", "b.jsonl"]);
+    assert_eq!(r.stderr(), "");
+}
+
+#[test]
 fn align_trains_a_word_model_and_lookups_repair_changed_words() {
     let d = Dir::new();
     let pairs = [
@@ -1913,6 +1950,36 @@ fn align_trains_a_word_model_and_lookups_repair_changed_words() {
     let r = d.ok(&["lookup", "Print the folder", "--from", "en", "--to", "de", "--limit", "1", "--json"]);
     let v = &r.json_lines()[0];
     assert!(v.to_string().contains("\"target_to\":\"Ordner\""), "{v}");
+    // Recycled with a fill threshold under the match's score: the repaired target fills,
+    // for review, and the target without the repair is written beside it.
+    std::fs::write(
+        d.path("in.xlf"),
+        "<xliff version=\"1.2\"><file source-language=\"en\" target-language=\"de\" datatype=\"x\" original=\"o\"><body>\n\
+<trans-unit id=\"1\"><source>Print the folder</source></trans-unit>\n</body></file></xliff>",
+    )
+    .unwrap();
+    let r =
+        d.ok(&["recycle", "in.xlf", "-o", "out.xlf", "--fill-threshold", "50", "--fuzzy-threshold", "50"]);
+    assert!(
+        r.stderr().contains("1 filled (0 exact)")
+            && r.stderr().ends_with(
+                "; 1 fill had words repaired (marked for review, the target without the repair beside it)\n"
+            ),
+        "{}",
+        r.stderr()
+    );
+    let out = std::fs::read_to_string(d.path("out.xlf")).unwrap();
+    assert!(
+        out.contains(r#"<target xml:lang="de" state="needs-review-translation" state-qualifier="fuzzy-match">Ordner drucken</target>"#),
+        "{out}"
+    );
+    assert!(
+        out.contains(r#"<target xml:lang="de">Datei drucken</target><note>cmem: without the word repair (the fill replaced "Datei" → "Ordner")</note>"#),
+        "{out}"
+    );
+    // At the default fill threshold the match only becomes a candidate.
+    let r = d.ok(&["recycle", "in.xlf", "-o", "default.xlf", "--fuzzy-threshold", "50"]);
+    assert!(r.stderr().contains("0 filled (0 exact), 1 with candidates"), "{}", r.stderr());
     // Nothing to learn from: an error, and no model is saved.
     let r = d.run(&["align", "--from", "en", "--to", "fr"]);
     assert_eq!(r.code(), 3, "{}", r.stderr());

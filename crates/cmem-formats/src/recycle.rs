@@ -27,10 +27,19 @@
 //! | exact, unambiguous, fully adapted, every code placed | `state="translated" state-qualifier="exact-match"` | `state="translated"` (any `subState` removed) |
 //! | a repetition its own lookup left empty, from its first occurrence's fill ([`RecycleOptions::fill_repetitions`]) | `state="needs-review-translation" state-qualifier="leveraged-inherited"` | `state="translated" subState="cmem:repetition"` |
 //! | an ambiguous best match whose answer dominates, with [`FillAmbiguous::Dominant`] | `state="needs-review-translation" state-qualifier="leveraged-tm"` | `state="translated" subState="cmem:needs-review-ambiguous"` |
+//! | a match whose target the word repair changed ([`cmem_core::repair::words`]) | `state="needs-review-translation" state-qualifier="fuzzy-match"` | `state="translated" subState="cmem:needs-review-repaired"` |
 //! | anything else | `state="needs-review-translation" state-qualifier="fuzzy-match"` | `state="translated" subState="cmem:needs-review"` |
 //!
 //! An ambiguous best match (equal scores, differing answers, no point) fills nothing by
 //! default; its answers are written as candidates.
+//!
+//! A fill whose target the word repair changed (only ever at or above the fill
+//! threshold, like every fill) has the target without the word repair as its first
+//! candidate, so a translator sees both: a 1.x `<alt-trans>` with
+//! `<note>cmem: without the word repair (the fill replaced "Datei" → "Ordner")</note>`,
+//! a 2.x `<mtc:match subType="cmem:unrepaired">`. Its source is the memory's, or the
+//! segment's when other adaptations changed that target too. It counts among
+//! [`RecycleOptions::max_candidates`].
 //!
 //! XLIFF 2 has no state that asks for review, so the review request is the `subState`
 //! (a `prefix:value` whose prefix names the tool that defines it). In a segmented 1.2
@@ -243,6 +252,9 @@ pub struct RecycleReport {
     /// Of those, fills with an ambiguous answer that dominates by evidence
     /// ([`FillAmbiguous::Dominant`]; marked for review).
     pub filled_ambiguous: usize,
+    /// Of the fills, targets the word repair changed (marked for review, the target
+    /// without the repair written as a candidate).
+    pub filled_repaired: usize,
     /// Segments not filled that got candidates.
     pub with_candidates: usize,
     /// Segments looked up with no match at or above the fuzzy threshold.
@@ -277,6 +289,9 @@ impl std::fmt::Display for RecycleReport {
         }
         if self.filled_ambiguous > 0 {
             write!(f, "; {} of the fills chose the dominant of ambiguous answers", self.filled_ambiguous)?;
+        }
+        if self.filled_repaired > 0 {
+            write!(f, "; {} of the fills had words repaired (marked for review)", self.filled_repaired)?;
         }
         if self.codes_dropped > 0 {
             write!(f, "; {} inline codes of fills without a counterpart left out", self.codes_dropped)?;
@@ -612,7 +627,11 @@ pub fn recycle_document(
         };
         if let Some(pick) = fill {
             let best = &matches[pick];
+            // A target the word repair changed is the memory's evidence, not its answer:
+            // always for review (docs/matching.md §10).
+            let repaired = best.words_repaired();
             let exact = best.match_type.is_exact()
+                && !repaired
                 && !best.ambiguous
                 && best.score >= 1.0
                 && best.adaptation_complete()
@@ -632,6 +651,7 @@ pub fn recycle_document(
                 (true, false, false) => ("needs-review-translation", Some("fuzzy-match")),
                 (false, true, _) => ("translated", None),
                 (false, false, true) => ("translated", Some("cmem:needs-review-ambiguous")),
+                (false, false, false) if repaired => ("translated", Some("cmem:needs-review-repaired")),
                 (false, false, false) => ("translated", Some("cmem:needs-review")),
             };
             doc.set_written_target(index, written, state, qualifier);
@@ -645,6 +665,9 @@ pub fn recycle_document(
             }
             if best.ambiguous {
                 report.filled_ambiguous += 1;
+            }
+            if repaired {
+                report.filled_repaired += 1;
             }
             if first {
                 firsts.insert(source_key, Some(target));
@@ -666,6 +689,14 @@ pub fn recycle_document(
             filled = true;
         }
         let mut candidates: Vec<Candidate> = Vec::new();
+        // The alternative of a fill the word repair changed: the target without it.
+        if let Some(unrepaired) = fill.and_then(|pick| {
+            unrepaired_candidate(&matches[pick], &doc.segments()[index].source, &as_doc, &options.origin)
+        }) {
+            if options.max_candidates > 0 {
+                candidates.push(unrepaired);
+            }
+        }
         for m in rest.iter().filter(|m| m.score >= options.fuzzy_threshold) {
             if candidates.len() >= options.max_candidates {
                 break;
@@ -704,8 +735,70 @@ fn candidate(
     as_doc: &dyn Fn(&[Run]) -> Vec<Run>,
     origin: &str,
 ) -> Candidate {
+    let changed = changes(m, true);
+    let (source, adapted) = if changed.is_empty() {
+        (as_doc(m.source()), None)
+    } else {
+        (segment_source.to_vec(), Some(changed.join(", ")))
+    };
+    Candidate {
+        source,
+        target: as_doc(&m.adapted_target),
+        quality: percent(m.score),
+        origin: origin.to_owned(),
+        adapted,
+        unrepaired: None,
+    }
+}
+
+/// The alternative of fill `m` when the word repair changed its target: the target
+/// without the word repair, beside the memory's source when nothing else adapted it,
+/// else beside the segment's source, labelled with what the fill replaced. `None` when
+/// the word repair changed nothing.
+fn unrepaired_candidate(
+    m: &Match,
+    segment_source: &[Run],
+    as_doc: &dyn Fn(&[Run]) -> Vec<Run>,
+    origin: &str,
+) -> Option<Candidate> {
+    let target = m.unrepaired_target.as_deref()?;
+    let changed = changes(m, false);
+    let (source, adapted) = if changed.is_empty() {
+        (as_doc(m.source()), None)
+    } else {
+        (segment_source.to_vec(), Some(changed.join(", ")))
+    };
+    let replaced: Vec<String> = m
+        .repairs
+        .iter()
+        .filter(|r| r.applied)
+        .filter_map(|r| r.words.as_ref())
+        .filter(|w| w.target_from != w.target_to)
+        .map(|w| match (w.target_from.is_empty(), w.target_to.is_empty()) {
+            (true, _) => format!("inserted {:?}", w.target_to),
+            (false, true) => format!("removed {:?}", w.target_from),
+            (false, false) => format!("{:?} → {:?}", w.target_from, w.target_to),
+        })
+        .collect();
+    Some(Candidate {
+        source,
+        target: as_doc(target),
+        quality: percent(m.score),
+        origin: origin.to_owned(),
+        adapted,
+        unrepaired: Some(replaced.join(", ")),
+    })
+}
+
+/// What adaptation changed in `m`'s target text, by kind (`punctuation`, `entity`…);
+/// the word repair's changes only `with_words`.
+fn changes(m: &Match, with_words: bool) -> Vec<&'static str> {
     let mut changed: Vec<&str> = Vec::new();
-    for r in m.repairs.iter().filter(|r| r.applied) {
+    for r in m
+        .repairs
+        .iter()
+        .filter(|r| r.applied && (with_words || r.kind != cmem_core::repair::RepairKind::Words))
+    {
         let what = match r.kind {
             cmem_core::repair::RepairKind::Whitespace => "white space",
             cmem_core::repair::RepairKind::Number => "number",
@@ -720,18 +813,7 @@ fn candidate(
     if m.entity_adaptations.iter().any(|a| a.applied) {
         changed.push("entity");
     }
-    let (source, adapted) = if changed.is_empty() {
-        (as_doc(m.source()), None)
-    } else {
-        (segment_source.to_vec(), Some(changed.join(", ")))
-    };
-    Candidate {
-        source,
-        target: as_doc(&m.adapted_target),
-        quality: percent(m.score),
-        origin: origin.to_owned(),
-        adapted,
-    }
+    changed
 }
 
 /// Recycles the XLIFF document read from `input` (named `name` in messages) and

@@ -1344,3 +1344,118 @@ fn tmx_context_props_survive_import_and_export() {
     assert!(out.contains(r#"<prop type="x-context-pre">File</prop>"#), "{out}");
     assert!(out.contains(r#"<prop type="x-context-post">Close</prop>"#), "{out}");
 }
+
+/// A memory whose word model (trained over it, saved in it) lets the word repair turn
+/// `Datei drucken` into `Ordner drucken` for the query `Print the folder`.
+fn word_model_store() -> MemStore {
+    use cmem_core::align::AlignOptions;
+    use cmem_core::learn::train_store;
+    let store = en_de_store(&[
+        ("Open the file", "Datei öffnen"),
+        ("Save the file", "Datei speichern"),
+        ("Open the folder", "Ordner öffnen"),
+        ("Save the folder", "Ordner speichern"),
+        ("Delete the file", "Datei löschen"),
+        ("Delete the folder", "Ordner löschen"),
+        ("Close the window", "Fenster schließen"),
+        ("Save the window", "Fenster speichern"),
+        ("Print the file", "Datei drucken"),
+    ]);
+    let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+    let (model, _) =
+        train_store(&store, &en, &de, &AlignOptions::default().tension(None).iterations(10)).unwrap();
+    store.save_word_model(&en, &de, std::sync::Arc::new(model)).unwrap();
+    store
+}
+
+/// The options that fill a repaired match of `Print the folder` (its score under the
+/// default fill threshold) or, with `fill` above its score, only offer it.
+fn word_repair_options(fill: f64) -> RecycleOptions {
+    let mut o = RecycleOptions::default();
+    o.fuzzy_threshold = 0.5;
+    o.fill_threshold = fill;
+    o.lookup = o.lookup.word_repair(cmem_core::repair::words::RepairBands::ALL);
+    o.threads = 1;
+    o
+}
+
+#[test]
+fn a_word_repaired_fill_is_for_review_with_the_unrepaired_target_beside_it_in_xliff12() {
+    let store = word_model_store();
+    let xlf = xliff12(&[("1", "Print the folder", None), ("2", "Print the file", None)]);
+    let recycled = |options: &RecycleOptions| {
+        let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "a.xlf").unwrap();
+        let report = recycle_document(&mut doc, &store, options).unwrap();
+        (report, String::from_utf8(doc.to_bytes()).unwrap())
+    };
+    let (report, out) = recycled(&word_repair_options(0.5));
+    assert_eq!((report.filled, report.filled_exact, report.filled_repaired), (2, 1, 1), "{report}");
+    assert!(report.to_string().contains("1 of the fills had words repaired"), "{report}");
+    assert!(
+        out.contains("<source>Print the folder</source><target xml:lang=\"de\" state=\"needs-review-translation\" state-qualifier=\"fuzzy-match\">Ordner drucken</target>"),
+        "{out}"
+    );
+    // The target without the repair, beside the memory's own source, labelled.
+    assert!(
+        out.contains("<source xml:lang=\"en\">Print the file</source><target xml:lang=\"de\">Datei drucken</target><note>cmem: without the word repair (the fill replaced \"Datei\" → \"Ordner\")</note></alt-trans>"),
+        "{out}"
+    );
+    // The exact match is untouched and has no alternative.
+    assert!(out.contains("state-qualifier=\"exact-match\">Datei drucken</target>"), "{out}");
+    assert_eq!(out.matches("without the word repair").count(), 1, "{out}");
+    let again = XliffDocument::parse(out.into_bytes(), "a.xlf").unwrap();
+    assert_eq!(again.segments()[0].state.as_deref(), Some("needs-review-translation"));
+
+    // Above the match's score nothing fills: the repaired target is a candidate, labelled
+    // as adapted (by words) beside the segment's own source.
+    let (report, out) = recycled(&word_repair_options(0.99));
+    assert_eq!((report.filled, report.filled_repaired, report.with_candidates), (1, 0, 1), "{report}");
+    assert!(!out.contains("Ordner drucken</target>\n") && !out.contains("without the word repair"), "{out}");
+    assert!(
+        out.contains("<source xml:lang=\"en\">Print the folder</source><target xml:lang=\"de\">Ordner drucken</target><note>cmem: adapted to this source (words)</note>"),
+        "{out}"
+    );
+
+    // With the repair off, the stored target fills as any fuzzy match, with no alternative.
+    let mut off = word_repair_options(0.5);
+    off.lookup = off.lookup.word_repair(cmem_core::repair::words::RepairBands::OFF);
+    let (report, out) = recycled(&off);
+    assert_eq!((report.filled, report.filled_repaired), (2, 0), "{report}");
+    assert!(out.contains("state-qualifier=\"fuzzy-match\">Datei drucken</target>"), "{out}");
+    assert!(!out.contains("without the word repair") && !out.contains("(words)"), "{out}");
+}
+
+#[test]
+fn a_word_repaired_fill_is_for_review_with_the_unrepaired_target_beside_it_in_xliff2() {
+    let store = word_model_store();
+    let xlf = "<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\" trgLang=\"de\"><file id=\"f\"><unit id=\"u\"><segment id=\"s\"><source>Print the folder</source></segment></unit></file></xliff>";
+    let mut doc = XliffDocument::parse(xlf.as_bytes().to_vec(), "a.xlf").unwrap();
+    let report = recycle_document(&mut doc, &store, &word_repair_options(0.5)).unwrap();
+    assert_eq!((report.filled, report.filled_exact, report.filled_repaired), (1, 0, 1), "{report}");
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert!(out.contains("state=\"translated\" subState=\"cmem:needs-review-repaired\""), "{out}");
+    assert!(out.contains("<target>Ordner drucken</target>"), "{out}");
+    assert!(out.contains("subType=\"cmem:unrepaired\""), "{out}");
+    assert!(
+        out.contains("<source>Print the file</source><target>Datei drucken</target></mtc:match>"),
+        "{out}"
+    );
+    let again = XliffDocument::parse(out.into_bytes(), "a.xlf").unwrap();
+    assert_eq!(again.segments()[0].state.as_deref(), Some("translated"));
+}
+
+#[test]
+fn a_word_repaired_fill_is_fuzzy_with_the_unrepaired_target_in_a_comment_in_po() {
+    let store = word_model_store();
+    let po = "msgid \"\"\nmsgstr \"\"\n\"Language: de\\n\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\nmsgid \"Print the folder\"\nmsgstr \"\"\n\nmsgid \"Print the file\"\nmsgstr \"\"\n";
+    let mut options = word_repair_options(0.5);
+    options.source_locale = Some(Locale::parse("en").unwrap());
+    let mut out = Vec::new();
+    let report = cmem_formats::recycle_po(po.as_bytes(), "de.po", &mut out, &store, &options).unwrap();
+    assert_eq!((report.filled, report.filled_exact, report.filled_repaired), (2, 1, 1), "{report}");
+    let out = String::from_utf8(out).unwrap();
+    let want = "% match, words repaired (cmem)\n# cmem: without the word repair: \"Datei drucken\"\n#, fuzzy\nmsgid \"Print the folder\"\nmsgstr \"Ordner drucken\"\n";
+    assert!(out.contains(want), "{out}");
+    assert!(out.contains("msgid \"Print the file\"\nmsgstr \"Datei drucken\"\n"), "{out}");
+    assert_eq!(out.matches("fuzzy").count(), 1, "{out}");
+}

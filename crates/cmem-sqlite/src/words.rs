@@ -1,12 +1,14 @@
 //! Word models ([`cmem_core::align`]) in `tm_word_models`: one row per locale pair,
-//! replaced whole in one transaction, read once per store and kept in its
-//! [`ModelCache`](cmem_core::align::ModelCache).
+//! replaced whole in one transaction that also counts the pair's saves in the meta
+//! table (its stamp), kept in the store's [`ModelCache`](cmem_core::align::ModelCache)
+//! and read again when another process saved a new one: the database's
+//! `data_version` moved and so did the stamp.
 
 use std::sync::Arc;
 
-use cmem_core::align::{pair_key, WordModel};
-use cmem_core::schema::WORD_MODELS_TABLE;
-use cmem_core::{Locale, Result};
+use cmem_core::align::{pair_key, stamp_key, WordModel};
+use cmem_core::schema::{META_TABLE, WORD_MODELS_TABLE};
+use cmem_core::{ContentMemory, Locale, Result};
 use rusqlite::{params, OptionalExtension};
 
 use crate::error::Context;
@@ -16,7 +18,15 @@ use crate::store::SqliteStore;
 impl SqliteStore {
     pub(crate) fn load_word_model(&self, source: &Locale, target: &Locale) -> Result<Option<Arc<WordModel>>> {
         let key = pair_key(source, target);
-        self.word_models.get_or_load(&key, || {
+        let stamp = || {
+            let sql = format!("SELECT value FROM {META_TABLE} WHERE key = ?1");
+            self.with_reader(|conn| {
+                conn.query_row(&sql, [stamp_key(&key)], |r| r.get(0))
+                    .optional()
+                    .ctx_with(&self.path, || format!("reading the stamp of the word model of {key}"))
+            })
+        };
+        self.word_models.get_or_load_checked(&key, self.change_mark()?, stamp, || {
             let sql = format!("SELECT model FROM {WORD_MODELS_TABLE} WHERE pair = ?1");
             self.with_reader(|conn| {
                 conn.query_row(&sql, [&key], |r| r.get(0))
@@ -46,8 +56,20 @@ impl SqliteStore {
             params![key, text],
         )
         .ctx_with(p, || format!("saving the word model of {key}"))?;
+        // The stamp other processes compare: this pair's saves, counted.
+        let stamp: String = tx
+            .query_row(
+                &format!(
+                    "INSERT INTO {META_TABLE} (key, value) VALUES (?1, '1') \
+                     ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) \
+                     RETURNING value"
+                ),
+                [stamp_key(&key)],
+                |r| r.get(0),
+            )
+            .ctx_with(p, || format!("stamping the word model of {key}"))?;
         tx.commit(p, || format!("committing the word model of {key}"))?;
-        self.word_models.put(&key, model);
+        self.word_models.put_stamped(&key, model, Some(stamp));
         Ok(())
     }
 }

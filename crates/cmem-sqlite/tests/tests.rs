@@ -1359,3 +1359,37 @@ fn word_models_persist_with_the_memory() {
     let err = broken.word_model(&loc("en"), &loc("de")).unwrap_err();
     assert!(err.to_string().contains("saved word model"), "{err}");
 }
+
+/// A word model another process saves is seen by an open store at its next read, not
+/// only when the memory is opened again; a write of entries alone does not make the
+/// store read its kept model again, and a model found untrained is looked for again once
+/// another process trained it.
+#[test]
+fn a_word_model_saved_by_another_process_is_seen() {
+    let dir = TempDir::new("words-seen");
+    let path = dir.path("m.db");
+    let reader = SqliteStore::open(&path).unwrap();
+    reader.write(&[pair("Open the file", "Datei öffnen"), pair("Open the folder", "Ordner öffnen")]).unwrap();
+    // Untrained, and remembered so.
+    assert!(reader.word_model(&loc("en"), &loc("de")).unwrap().is_none());
+    let trainer = SqliteStore::open(&path).unwrap();
+    let train = |store: &SqliteStore| {
+        let (model, _) =
+            cmem_core::learn::train_store(store, &loc("en"), &loc("de"), &Default::default()).unwrap();
+        store.save_word_model(&loc("en"), &loc("de"), Arc::new(model)).unwrap();
+    };
+    train(&trainer);
+    let first = reader.word_model(&loc("en"), &loc("de")).unwrap().expect("seen after another's save");
+    assert_eq!(first.report().pairs, 2);
+    // Another process writes entries: the kept model stands (the stamp did not move).
+    trainer.write(&[pair("Save the file", "Datei speichern")]).unwrap();
+    let same = reader.word_model(&loc("en"), &loc("de")).unwrap().unwrap();
+    assert!(Arc::ptr_eq(&first, &same), "the kept model is used while its stamp stays");
+    // It trains again over three pairs: the reader reads the new model.
+    train(&trainer);
+    let newer = reader.word_model(&loc("en"), &loc("de")).unwrap().unwrap();
+    assert_eq!(newer.report().pairs, 3);
+    // The trainer keeps its own save without reading it back.
+    let own = trainer.word_model(&loc("en"), &loc("de")).unwrap().unwrap();
+    assert_eq!(own.report().pairs, 3);
+}

@@ -154,6 +154,8 @@ pub fn word_repair(make: Make<'_>) -> Outcome {
         .ok_or_else(|| Failure::new(format!("a words repair listed: {:?}", m.repairs)))?;
     ensure_eq!((w.target_from.as_str(), w.target_to.as_str()), ("Datei", "Ordner"), "the replaced span");
     ensure!(w.evidence.is_some(), "with its evidence");
+    let unrepaired = m.unrepaired_target.as_deref().map(cmem_core::run::plain_text);
+    ensure_eq!(unrepaired.as_deref(), Some("Datei drucken"), "the target before the word repair kept");
 
     // The query is a stored source: its target as stored.
     let exact = ask("Print the file")?;

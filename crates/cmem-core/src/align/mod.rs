@@ -472,15 +472,43 @@ pub fn pair_key(source: &crate::locale::Locale, target: &crate::locale::Locale) 
     format!("{} {}", source.language(), target.language())
 }
 
+/// The key under which a store's meta table counts the saves of the word model of the
+/// pair `pair` (a [`pair_key`]): the stamp [`ModelCache::get_or_load_checked`] compares.
+pub fn stamp_key(pair: &str) -> String {
+    format!("word_model_saves {pair}")
+}
+
 /// Word models read once per memory and process: what a store that persists them keeps
-/// beside its connection. A pair found untrained is remembered as such too; a model
-/// trained by another process is seen when the memory is opened again.
+/// beside its connection. A pair found untrained is remembered as such too. With
+/// [`get_or_load_checked`](Self::get_or_load_checked) a model another process saved is
+/// seen at the next read after it: while the store's [change mark](crate::ContentMemory::change_mark)
+/// stays, the kept model is used; when it moves, the pair's *stamp* (a value the store
+/// changes with every save of the pair's model) is read, and the model is read again
+/// only when the stamp moved too. With [`get_or_load`](Self::get_or_load) it is seen
+/// when the memory is opened again.
 #[derive(Debug, Default)]
 pub struct ModelCache {
-    models: std::sync::RwLock<FxHashMap<String, Option<std::sync::Arc<WordModel>>>>,
+    models: std::sync::RwLock<FxHashMap<String, Kept>>,
+}
+
+/// A pair's model as read, with the change mark and stamp it was read under.
+#[derive(Debug, Clone)]
+struct Kept {
+    model: Option<std::sync::Arc<WordModel>>,
+    /// `None`: not known (the model was saved by this process, or read unchecked).
+    mark: Option<u64>,
+    stamp: Option<String>,
 }
 
 impl ModelCache {
+    fn kept(&self, key: &str) -> Option<Kept> {
+        self.models.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(key).cloned()
+    }
+
+    fn keep(&self, key: &str, kept: Kept) {
+        self.models.write().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key.to_owned(), kept);
+    }
+
     /// The model of the pair `key`, read with `load` (its saved form, or `None` when not
     /// trained) the first time.
     ///
@@ -491,25 +519,58 @@ impl ModelCache {
         key: &str,
         load: impl FnOnce() -> Result<Option<String>>,
     ) -> Result<Option<std::sync::Arc<WordModel>>> {
-        if let Some(m) = self.models.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(key) {
-            return Ok(m.clone());
+        if let Some(k) = self.kept(key) {
+            return Ok(k.model);
         }
-        let model = match load()? {
-            Some(text) => Some(std::sync::Arc::new(WordModel::from_saved(&text)?)),
-            None => None,
-        };
-        self.models
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(key.to_owned(), model.clone());
+        let model = parse(load()?)?;
+        self.keep(key, Kept { model: model.clone(), mark: None, stamp: None });
+        Ok(model)
+    }
+
+    /// The model of the pair `key`, kept while the store's change mark is `mark`; when
+    /// the mark moved (or `mark` is `None`: the store cannot tell), the pair's `stamp`
+    /// is read and the model read again with `load` only when the stamp moved too.
+    ///
+    /// # Errors
+    /// What `stamp` or `load` return, or a saved form that does not read.
+    pub fn get_or_load_checked(
+        &self,
+        key: &str,
+        mark: Option<u64>,
+        stamp: impl FnOnce() -> Result<Option<String>>,
+        load: impl FnOnce() -> Result<Option<String>>,
+    ) -> Result<Option<std::sync::Arc<WordModel>>> {
+        let kept = self.kept(key);
+        if let Some(k) = &kept {
+            if mark.is_some() && k.mark == mark {
+                return Ok(k.model.clone());
+            }
+        }
+        // The stamp before the model: a save between the two leaves a newer model under
+        // an older stamp, read once more next time, never an older model kept.
+        let now = stamp()?;
+        if let Some(k) = kept.filter(|k| k.stamp == now) {
+            self.keep(key, Kept { mark, ..k.clone() });
+            return Ok(k.model);
+        }
+        let model = parse(load()?)?;
+        self.keep(key, Kept { model: model.clone(), mark, stamp: now });
         Ok(model)
     }
 
     /// Keeps `model` as the pair's, after it was saved.
     pub fn put(&self, key: &str, model: std::sync::Arc<WordModel>) {
-        self.models
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(key.to_owned(), Some(model));
+        self.keep(key, Kept { model: Some(model), mark: None, stamp: None });
     }
+
+    /// Keeps `model` as the pair's, saved under `stamp`
+    /// (see [`get_or_load_checked`](Self::get_or_load_checked)).
+    pub fn put_stamped(&self, key: &str, model: std::sync::Arc<WordModel>, stamp: Option<String>) {
+        self.keep(key, Kept { model: Some(model), mark: None, stamp });
+    }
+}
+
+/// A saved model read, or `None` for an untrained pair.
+fn parse(saved: Option<String>) -> Result<Option<std::sync::Arc<WordModel>>> {
+    saved.map(|text| WordModel::from_saved(&text).map(std::sync::Arc::new)).transpose()
 }

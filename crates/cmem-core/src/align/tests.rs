@@ -150,3 +150,46 @@ fn words_are_letters_and_digits() {
     assert_eq!(w, vec!["Don't", "open", "file", "name", "4", "2"]);
     assert!(words("  ,. \u{FFFC}").is_empty());
 }
+
+/// The checked cache reads the model again only when both the change mark and the stamp
+/// moved; a store that cannot tell its mark has the stamp read each time.
+#[test]
+fn the_checked_cache_reads_again_only_when_the_stamp_moved() {
+    use std::cell::Cell;
+    let saved = WordModel::train(corpus(), &AlignOptions::default()).0.to_saved();
+    let cache = ModelCache::default();
+    let (stamps, loads) = (Cell::new(0), Cell::new(0));
+    let get = |mark: Option<u64>, stamp: &str| {
+        cache
+            .get_or_load_checked(
+                "en de",
+                mark,
+                || {
+                    stamps.set(stamps.get() + 1);
+                    Ok(Some(stamp.to_owned()))
+                },
+                || {
+                    loads.set(loads.get() + 1);
+                    Ok(Some(saved.clone()))
+                },
+            )
+            .unwrap()
+            .unwrap()
+    };
+    let first = get(Some(1), "1");
+    assert_eq!((stamps.get(), loads.get()), (1, 1));
+    // The same mark: neither read.
+    assert!(std::sync::Arc::ptr_eq(&first, &get(Some(1), "1")));
+    assert_eq!((stamps.get(), loads.get()), (1, 1));
+    // Another mark, the same stamp (entries written): the stamp read, the model kept.
+    assert!(std::sync::Arc::ptr_eq(&first, &get(Some(2), "1")));
+    assert_eq!((stamps.get(), loads.get()), (2, 1));
+    // Another stamp (a new save): read again.
+    let second = get(Some(3), "2");
+    assert!(!std::sync::Arc::ptr_eq(&first, &second));
+    assert_eq!((stamps.get(), loads.get()), (3, 2));
+    // No mark: the stamp is asked every time.
+    get(None, "2");
+    get(None, "2");
+    assert_eq!((stamps.get(), loads.get()), (5, 2));
+}

@@ -336,6 +336,11 @@ pub struct Match {
     /// identical.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub source_diff: Vec<crate::diff::DiffOp>,
+    /// The adapted target as it was before the word repair ([`crate::repair::words`])
+    /// changed it: what recycle writes as the alternative of a repaired fill. `None` when
+    /// no word repair was applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unrepaired_target: Option<Vec<Run>>,
 }
 
 /// Why a match whose keys equal the query's scores under 100 %.
@@ -428,6 +433,12 @@ impl Match {
                 self.charge(Penalty { kind: rule.attribute.penalty_kind(), points: rule.points });
             }
         }
+    }
+
+    /// True when the word repair changed the adapted target (see
+    /// [`unrepaired_target`](Self::unrepaired_target)).
+    pub fn words_repaired(&self) -> bool {
+        self.unrepaired_target.is_some()
     }
 
     /// True for a context match.
@@ -525,7 +536,11 @@ fn repair_words_of(store: &dyn ContentMemory, req: &LookupRequest, out: &mut [Ma
     let Some(model) = store.word_model(&req.source_locale, &req.target_locale)? else { return Ok(()) };
     for m in out.iter_mut().filter(|m| wanted(m)) {
         let source = &m.entry.variants[m.source_index].runs;
+        let before = m.adapted_target.clone();
         let repairs = crate::repair::words::repair_words(&req.source, source, &mut m.adapted_target, &model);
+        if m.adapted_target != before {
+            m.unrepaired_target = Some(before);
+        }
         m.repairs.extend(repairs);
     }
     Ok(())
@@ -691,6 +706,7 @@ fn new_match(
         if identical_source { Vec::new() } else { crate::diff::word_diff(&source_text, query_text) };
     Match {
         source_diff,
+        unrepaired_target: None,
         penalties: Vec::new(),
         repairs,
         identical_source,

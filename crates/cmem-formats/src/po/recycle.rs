@@ -10,6 +10,7 @@
 //! | a context match (docs/matching.md §4), fully adapted | its adapted target | a translator comment `# cmem: context match (PROJECT)` |
 //! | at or above the fill threshold, unambiguous, fully adapted | its adapted target | none (with [`RecycleOptions::review_exact`]: as below) |
 //! | otherwise at or above the fuzzy threshold | its adapted target | `#, fuzzy` and a translator comment `# cmem: 87% match (PROJECT)`, as msgmerge and translate-toolkit's `pretranslate` leave fuzzy matches |
+//! | at or above the fill threshold, its target changed by the word repair ([`cmem_core::repair::words`]) | its adapted target | `#, fuzzy`, `# cmem: 96% match, words repaired (PROJECT)` and `# cmem: without the word repair: "Datei drucken"` |
 //! | ambiguous (differing answers, no point), one answer dominating by evidence, with [`FillAmbiguous::Dominant`] | that answer | `#, fuzzy` and `# cmem: 99% match, the dominant of ambiguous answers (PROJECT)` |
 //! | ambiguous otherwise, or none, in a repetition of an earlier filled message ([`RecycleOptions::fill_repetitions`]) | the first occurrence's fill | `#, fuzzy` and `# cmem: repetition of line N` |
 //! | ambiguous otherwise | left empty | |
@@ -215,6 +216,7 @@ fn recycle_catalog(
             continue;
         }
         let clean = best.score >= options.fill_threshold
+            && !best.words_repaired()
             && !best.ambiguous
             && best.adaptation_complete()
             && !options.review_exact;
@@ -239,8 +241,18 @@ fn recycle_catalog(
         if !clean {
             let origin =
                 if best.project_id.is_empty() { options.origin.as_str() } else { best.project_id.as_str() };
-            let why = if best.ambiguous { ", the dominant of ambiguous answers" } else { "" };
-            let comment = format!("# cmem: {}% match{why} ({origin}){nl}", percent(best.score));
+            let why = match (best.ambiguous, best.words_repaired()) {
+                (true, true) => ", the dominant of ambiguous answers, words repaired",
+                (true, false) => ", the dominant of ambiguous answers",
+                (false, true) => ", words repaired",
+                (false, false) => "",
+            };
+            let mut comment = format!("# cmem: {}% match{why} ({origin}){nl}", percent(best.score));
+            if let Some(unrepaired) = &best.unrepaired_target {
+                // Debug quoting keeps a line break of the target on the comment's line.
+                let text = surface_text(unrepaired);
+                comment.push_str(&format!("# cmem: without the word repair: {text:?}{nl}"));
+            }
             let already = m.has_flag("fuzzy");
             edits.push(Edit { range: m.start..m.start, text: comment });
             if !already {
@@ -271,6 +283,9 @@ fn recycle_catalog(
             report.filled += 1;
             if best.ambiguous {
                 report.filled_ambiguous += 1;
+            }
+            if best.words_repaired() {
+                report.filled_repaired += 1;
             }
         } else {
             report.with_candidates += 1;

@@ -151,6 +151,11 @@ pub struct Candidate {
     /// changed (`punctuation, number`). Written as the candidate's label: a 1.x
     /// `<note>`, a 2.x `subType="cmem:adapted"`.
     pub adapted: Option<String>,
+    /// `None` but for the alternative of a fill the word repair changed: its target is
+    /// the target without the word repair, and this what the fill replaced
+    /// (`Datei → Ordner`). Written as a 1.x `<note>cmem: without the word repair (…)`,
+    /// a 2.x `subType="cmem:unrepaired"`.
+    pub unrepaired: Option<String>,
 }
 
 /// What writing runs with the document's codes gave.

@@ -302,12 +302,20 @@ impl XliffDocument {
                             push_attr(&mut xml, "xml:lang", l);
                         }
                         xml.push_str(&format!(">{}</{p}target>", trg.markup));
-                        if let Some(what) = &c.adapted {
+                        let label = match (&c.adapted, &c.unrepaired) {
+                            (None, None) => None,
+                            (Some(what), None) => Some(format!("{}: adapted to this source ({what})", c.origin)),
+                            (None, Some(replaced)) => {
+                                Some(format!("{}: without the word repair (the fill replaced {replaced})", c.origin))
+                            }
+                            (Some(what), Some(replaced)) => Some(format!(
+                                "{}: adapted to this source ({what}), without the word repair (the fill replaced {replaced})",
+                                c.origin
+                            )),
+                        };
+                        if let Some(label) = label {
                             let mut note = String::new();
-                            crate::xml::escape_text_into(
-                                &format!("{}: adapted to this source ({what})", c.origin),
-                                &mut note,
-                            );
+                            crate::xml::escape_text_into(&label, &mut note);
                             xml.push_str(&format!("<{p}note>{note}</{p}note>"));
                         }
                         xml.push_str(&format!("</{p}alt-trans>"));
@@ -350,7 +358,9 @@ impl XliffDocument {
                         push_attr(&mut xml, "matchQuality", &c.quality.to_string());
                         push_attr(&mut xml, "origin", &c.origin);
                         push_attr(&mut xml, "type", "tm");
-                        if c.adapted.is_some() {
+                        if c.unrepaired.is_some() {
+                            push_attr(&mut xml, "subType", "cmem:unrepaired");
+                        } else if c.adapted.is_some() {
                             push_attr(&mut xml, "subType", "cmem:adapted");
                         }
                         xml.push('>');

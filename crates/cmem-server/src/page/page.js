@@ -127,6 +127,20 @@ const PENALTIES = {
 const REPAIRS = { number: "numbers", punctuation: "punctuation", whitespace: "spaces", mnemonic: "access keys" };
 const repairName = (kind) => REPAIRS[kind] || "words";
 
+// What a word repair's replacement rests on, as the translator reads it.
+function evidence(w) {
+  const e = w.evidence;
+  if (!e) return "no evidence";
+  if (e.by === "copied") return "written as your text writes it, as the translation had copied the old words";
+  if (e.by === "deleted") return "removed, as your text dropped the words";
+  const agreed = e.context ? `, agreeing with ${e.context === 1 ? "a neighbouring word" : "the words on both sides"}` : "";
+  return `phrase pair seen ${e.count}× in the memory${agreed}`;
+}
+
+// The word repairs applied: "Datei" → "Ordner" (phrase pair seen 3× in the memory).
+const wordRepairs = (m) => (m.repairs || []).filter((r) => r.applied && r.words)
+  .map((r) => `${JSON.stringify(r.words.target_from)} → ${JSON.stringify(r.words.target_to)} (${evidence(r.words)})`);
+
 function notes(m) {
   const out = [];
   for (const a of m.entity_adaptations || []) {
@@ -136,7 +150,10 @@ function notes(m) {
   if (unplaced.length) out.push(`Codes of your text that could not be placed in the translation: ${unplaced.join(" ")} — add them by hand`);
   if ((m.code_adaptations || []).some((a) => !a.applied && !a.to)) out.push("The translation keeps a placeholder your text does not have");
   for (const r of m.repairs || []) {
-    if (!r.applied) out.push(`Not repaired (${repairName(r.kind)} ${JSON.stringify(r.from)} → ${JSON.stringify(r.to)}): the translation has nothing to change`);
+    if (!r.applied) {
+      const why = r.words ? "the memory has no evidence for it" : "the translation has nothing to change";
+      out.push(`Not repaired (${repairName(r.kind)} ${JSON.stringify(r.from)} → ${JSON.stringify(r.to)}): ${why}`);
+    }
   }
   for (const p of m.penalties || []) out.push(`${PENALTIES[p.kind]?.(m) ?? `Lowered for its ${p.kind}`} (−${p.points} %)`);
   return out;
@@ -159,8 +176,15 @@ function sourceDiff(m) {
   return out;
 }
 
-// The adapted target with what adaptation and repair changed in the stored one marked.
-function marked(from, to) {
+// The adapted target with what adaptation and repair changed in the stored one marked; a
+// word put in by a word repair says what it replaced and on what evidence.
+function marked(from, to, m) {
+  const words = (m?.repairs || []).filter((r) => r.applied && r.words?.target_to.trim());
+  const why = (word) => {
+    const r = words.find((r) => r.words.target_to.split(/\s+/).includes(word));
+    return r ? `repaired from the memory: ${JSON.stringify(r.words.target_from)} → ${JSON.stringify(r.words.target_to)}, ${evidence(r.words)}`
+      : "changed for your text";
+  };
   const a = from.split(/(\s+)/), b = to.split(/(\s+)/);
   if (a.length * b.length > 250000) return el("span", {}, to);
   const n = a.length, k = b.length;
@@ -173,7 +197,7 @@ function marked(from, to) {
   while (j < k) {
     if (i < n && a[i] === b[j]) { out.append(b[j]); i++; j++; }
     else if (i < n && lcs[i + 1][j] >= lcs[i][j + 1]) i++;
-    else { out.append(el("ins", { class: "repaired", title: "changed for your text" }, b[j])); j++; }
+    else { out.append(el("ins", { class: "repaired", title: why(b[j]) }, b[j])); j++; }
   }
   return out;
 }
@@ -224,6 +248,7 @@ function matchView(m, n) {
       el("dt", {}, "Match type"), el("dd", {}, `${m.match_type.replace(/_/g, " ")} (tier ${m.tier}), score ${m.percent} %`),
       el("dt", {}, "Entry"), el("dd", {}, String(m.entry_id)),
       ...(m.point ? [el("dt", {}, "Point"), el("dd", {}, m.point)] : []),
+      ...(wordRepairs(m).length ? [el("dt", {}, "Words repaired"), el("dd", { class: "word-repairs" }, wordRepairs(m).join("; "))] : []),
       el("dt", {}, "Write events"), el("dd", {}, m.origins.length
         ? m.origins.map((o) => [o.created_at, o.project_id].filter(Boolean).join(" ") || "(undated)").join("; ") : "none recorded")));
   const noteList = notes(m);
@@ -234,7 +259,7 @@ function matchView(m, n) {
       ...(m.ambiguous ? [el("span", { class: "warning" }, "Different answers were approved — check")] : []),
       ...(repaired.length ? [el("span", { class: "repaired-label" }, `Repaired: ${repaired.join(" / ")}`)] : [])),
     el("dl", {},
-      el("dt", {}, "Use"), el("dd", { class: "use adapted" }, marked(m.target.text, m.adapted_target.text)),
+      el("dt", {}, "Use"), el("dd", { class: "use adapted" }, marked(m.target.text, m.adapted_target.text, m)),
       ...(m.adapted_target.text !== m.target.text ? [el("dt", {}, "Stored translation"), el("dd", { class: "target" }, m.target.text)] : []),
       el("dt", {}, "Memory source"), el("dd", { class: "source" }, sourceDiff(m)),
       el("dt", {}, "Origin"), el("dd", { class: "origin" }, [(m.memory || memoryName) && `memory ${m.memory || memoryName}`, project && `project ${project}`].filter(Boolean).join(" · ") || "—"),

@@ -324,6 +324,69 @@ fn repairs_are_named_and_marked_in_the_text_to_use_and_the_source() {
     assert_eq!(read(&mut b, "#match-1 .notes li"), json!(["Written for another region (en → de-DE) (−1 %)"]));
 }
 
+/// A word repair: the page names it, marks the replaced word in the text to use with its
+/// evidence, keeps the stored translation beside it, and lists the evidence in the details.
+#[test]
+fn a_word_repair_is_named_marked_and_its_evidence_shown() {
+    use cmem::align::AlignOptions;
+    use cmem::{Locale, NewEntry, Run, Variant};
+    let s = Server::start_with(ServerConfig::new(), |memory| {
+        let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+        let pairs = [
+            ("Open the file", "Datei öffnen"),
+            ("Save the file", "Datei speichern"),
+            ("Open the folder", "Ordner öffnen"),
+            ("Save the folder", "Ordner speichern"),
+            ("Delete the file", "Datei löschen"),
+            ("Delete the folder", "Ordner löschen"),
+            ("Print the file", "Datei drucken"),
+        ];
+        let entries: Vec<NewEntry> = pairs
+            .iter()
+            .map(|(s, t)| {
+                NewEntry::pair(
+                    Variant::new(en.clone(), vec![Run::text(*s)]),
+                    Variant::new(de.clone(), vec![Run::text(*t)]),
+                )
+            })
+            .collect();
+        memory.write(&entries).unwrap();
+        let opts = AlignOptions::default().tension(None).iterations(10);
+        memory.train_word_model(&en, &de, &opts).unwrap();
+    });
+    let mut b = Browser::start();
+    open(&mut b, &format!("{}/?q={}&from=en&to=de", s.base, quote("Print the folder")));
+    b.wait_for("document.querySelector('#match-1') !== null");
+    let read = |b: &mut Browser, selector: &str| {
+        b.read(&format!("Array.from(document.querySelectorAll({selector:?})).map((e) => e.textContent)"))
+    };
+    assert_eq!(read(&mut b, "#match-1 .repaired-label"), json!(["Repaired: words"]));
+    assert_eq!(read(&mut b, "#match-1 .use"), json!(["Ordner drucken"]));
+    assert_eq!(read(&mut b, "#match-1 .use ins.repaired"), json!(["Ordner"]));
+    let title = b.read("document.querySelector('#match-1 .use ins.repaired').title");
+    assert_eq!(
+        title,
+        json!("repaired from the memory: \"Datei\" → \"Ordner\", phrase pair seen 3× in the memory"),
+    );
+    assert_eq!(read(&mut b, "#match-1 .target"), json!(["Datei drucken"]));
+    assert_eq!(
+        read(&mut b, "#match-1 .word-repairs"),
+        json!(["\"Datei\" → \"Ordner\" (phrase pair seen 3× in the memory)"])
+    );
+    // No evidence for a word: left as stored, and said so.
+    b.read(
+        "document.getElementById('lookup-threshold').value = '50'; \
+         document.getElementById('lookup-text').value = 'Print the zebra'; \
+         document.getElementById('lookup-form').requestSubmit(); true",
+    );
+    b.wait_for("document.querySelector('#match-1 .notes') !== null");
+    assert_eq!(read(&mut b, "#match-1 .repaired-label"), json!([]));
+    assert_eq!(
+        read(&mut b, "#match-1 .notes li"),
+        json!(["Not repaired (words \"file\" → \"zebra\"): the memory has no evidence for it"])
+    );
+}
+
 /// Clicks the export link, the export format chosen `down` places below TMX, and waits
 /// for the file the browser saves in `dir`.
 fn download(b: &mut Browser, dir: &std::path::Path, down: usize) -> String {
