@@ -4,10 +4,7 @@
 use std::sync::Arc;
 
 use axum::http::{header, HeaderMap, StatusCode};
-use cmem::{
-    lookup_several, ContentMemory, LookupRequest, Match, Member, Memories, Memory, MemorySpec, Recognizer,
-    SourceRank,
-};
+use cmem::{LookupRequest, Match, Member, Memories, Memory, MemorySpec, Recognizer};
 use sha2::{Digest, Sha256};
 
 use crate::answers::Answers;
@@ -168,21 +165,7 @@ impl App {
         selection: &[usize],
         req: &LookupRequest,
     ) -> cmem::Result<Vec<(&str, Match)>> {
-        let members = self.memories.members();
-        let sources: Vec<(&dyn ContentMemory, SourceRank)> = selection
-            .iter()
-            .map(|&i| {
-                let spec = &members[i].spec;
-                (
-                    members[i].memory.store(),
-                    SourceRank::new(spec.priority.unwrap_or(u32::MAX)).penalty(spec.penalty),
-                )
-            })
-            .collect();
-        Ok(lookup_several(&sources, req)?
-            .into_iter()
-            .map(|(i, m)| (members[selection[i]].spec.name.as_str(), m))
-            .collect())
+        self.memories.lookup_among(selection, req)
     }
 
     /// The change mark of everything served: the one memory's own, or of several one that

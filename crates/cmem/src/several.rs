@@ -308,11 +308,29 @@ impl Memories {
     /// # Errors
     /// As [`Memory::lookup`], from the first memory that fails.
     pub fn lookup(&self, req: &LookupRequest) -> Result<Vec<(&str, Match)>> {
-        let sources: Vec<(&dyn ContentMemory, SourceRank)> =
-            self.members.iter().map(|m| (m.memory.store(), rank(&m.spec))).collect();
+        let all: Vec<usize> = (0..self.members.len()).collect();
+        self.lookup_among(&all, req)
+    }
+
+    /// Looks `req` up in the members at positions `selection` only (a server's request
+    /// that names some of its memories), ranked as [`lookup`](Self::lookup) ranks all.
+    ///
+    /// # Errors
+    /// A position out of range, or as [`lookup`](Self::lookup).
+    pub fn lookup_among(&self, selection: &[usize], req: &LookupRequest) -> Result<Vec<(&str, Match)>> {
+        let mut sources: Vec<(&dyn ContentMemory, SourceRank)> = Vec::with_capacity(selection.len());
+        for &i in selection {
+            let m = self.members.get(i).ok_or_else(|| {
+                Error::new(
+                    ErrorKind::InvalidQuery,
+                    format!("no memory at position {i} of {}", self.members.len()),
+                )
+            })?;
+            sources.push((m.memory.store(), rank(&m.spec)));
+        }
         Ok(lookup_several(&sources, req)?
             .into_iter()
-            .map(|(i, m)| (self.members[i].spec.name.as_str(), m))
+            .map(|(k, m)| (self.members[selection[k]].spec.name.as_str(), m))
             .collect())
     }
 
