@@ -374,7 +374,7 @@ pub(crate) type Query<'a> = (&'a [Run], Locale, Locale, QueryContext);
 /// context matches.
 pub(crate) fn xliff_context(doc: &XliffDocument, index: usize) -> QueryContext {
     let (pre, post) = xliff_neighbours(doc, index);
-    QueryContext::of(&doc.segments()[index].unit_id, pre, post)
+    QueryContext::of(doc.segments()[index].context_key(), pre, post)
 }
 
 /// The sources of the segments before and after segment `index`.

@@ -109,7 +109,7 @@ impl XliffReader {
             metadata.extend(cmem_core::context_metadata(pre, post));
             items.push_back(Ok(Item::Entry(NewEntry {
                 variants: vec![Variant::new(src, source_runs), Variant::new(trg, target_runs)],
-                unit: seg.unit_id.clone(),
+                unit: seg.context_key().to_owned(),
                 project_id: doc.file().to_owned(),
                 metadata,
                 ..NewEntry::default()

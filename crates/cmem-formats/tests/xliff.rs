@@ -1459,3 +1459,60 @@ fn a_word_repaired_fill_is_fuzzy_with_the_unrepaired_target_in_a_comment_in_po()
     assert!(out.contains("msgid \"Print the file\"\nmsgstr \"Datei drucken\"\n"), "{out}");
     assert_eq!(out.matches("fuzzy").count(), 1, "{out}");
 }
+
+#[test]
+fn a_resource_name_keys_a_context_match_across_renumbered_ids() {
+    // Release 1: "Open" is the string `menu.open` (1.2 `resname`), translated "Öffnen";
+    // another tool said "Aufmachen", so without context the answers are ambiguous.
+    let doc = |version: &str, units: &[(&str, &str, &str, Option<&str>)]| -> String {
+        let mut body = String::new();
+        for (id, name, source, target) in units {
+            if version == "1.2" {
+                let target =
+                    target.map(|t| format!("<target state=\"translated\">{t}</target>")).unwrap_or_default();
+                body.push_str(&format!(
+                    "<trans-unit id=\"{id}\" resname=\"{name}\"><source>{source}</source>{target}</trans-unit>\n"
+                ));
+            } else {
+                body.push_str(&format!(
+                    "<unit id=\"{id}\" name=\"{name}\"><segment><source>{source}</source></segment></unit>\n"
+                ));
+            }
+        }
+        if version == "1.2" {
+            format!("<xliff version=\"1.2\"><file source-language=\"en\" target-language=\"de\" datatype=\"x\" original=\"o\"><body>\n{body}</body></file></xliff>")
+        } else {
+            format!("<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\" trgLang=\"de\"><file id=\"f\">\n{body}</file></xliff>")
+        }
+    };
+    let old =
+        doc("1.2", &[("1", "menu.file", "File", Some("Datei")), ("2", "menu.open", "Open", Some("Öffnen"))]);
+    let mut options = cmem_formats::XliffInOptions::default();
+    options.file_name = "r1.xlf".into();
+    let reader = cmem_formats::XliffReader::new(old.as_bytes(), options, None).unwrap();
+    let (entries, _) = cmem_formats::collect_items(reader).unwrap();
+    assert_eq!(entries[1].unit, "menu.open", "the resource name is the unit's key");
+    let store = MemStore::new();
+    store.write(&entries).unwrap();
+    let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+    store
+        .write(&[NewEntry::pair(
+            Variant::new(en, vec![Run::text("Open")]),
+            Variant::new(de, vec![Run::text("Aufmachen")]),
+        )])
+        .unwrap();
+    // Release 2: ids renumbered and new neighbours; only the resource name is the same.
+    for version in ["1.2", "2.0"] {
+        let new = doc(version, &[("7", "toolbar.save", "Save", None), ("8", "menu.open", "Open", None)]);
+        let mut d = XliffDocument::parse(new.into_bytes(), "r2.xlf").unwrap();
+        let report = recycle_document(&mut d, &store, &RecycleOptions::default()).unwrap();
+        assert_eq!(report.filled_context, 1, "{version}: {report}");
+        let out = String::from_utf8(d.to_bytes()).unwrap();
+        let filled = if version == "1.2" {
+            r#"state-qualifier="id-match">Öffnen</target>"#
+        } else {
+            "subState=\"cmem:context-match\" id=\"cmem-s1\"><source>Open</source>\n<target>Öffnen</target>"
+        };
+        assert!(out.contains(filled), "{version}: {out}");
+    }
+}

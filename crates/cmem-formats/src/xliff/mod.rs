@@ -104,6 +104,9 @@ pub enum XliffVersion {
 pub struct XliffSegment {
     /// The `id` of its `trans-unit` / `unit`.
     pub unit_id: String,
+    /// The 1.x `resname` of its `trans-unit` / the 2.x `name` of its `unit`: the key of
+    /// the string in the resource it came from, which survives a renumbering of ids.
+    pub resname: Option<String>,
     /// The 1.x `mid` of a `seg-source` segment or the 2.x `segment` `id`, if any.
     pub segment_id: Option<String>,
     /// The source runs.
@@ -125,6 +128,13 @@ pub struct XliffSegment {
 }
 
 impl XliffSegment {
+    /// The segment's key in its document, as context matches compare it: the resource
+    /// name when the unit has one (ids are renumbered when a document is generated
+    /// again), else the unit id.
+    pub fn context_key(&self) -> &str {
+        self.resname.as_deref().filter(|r| !r.is_empty()).unwrap_or(&self.unit_id)
+    }
+
     /// True when the target holds any text or code.
     pub fn has_target(&self) -> bool {
         self.target

@@ -13,6 +13,7 @@ impl<R: Read> Parser<'_, R> {
     /// A 1.x `trans-unit` whose start tag was just read.
     pub(super) fn unit_v1(&mut self, translate: bool, lines: &mut Lines) -> Result<(), FormatError> {
         let unit_id = self.attr("id").unwrap_or_default();
+        let resname = self.attr("resname");
         let approved = self.r.attr("approved") == Some("yes");
         let unit_index = self.doc.units.len();
         let mut unit = Unit::default();
@@ -187,6 +188,7 @@ impl<R: Read> Parser<'_, R> {
             let index = self.doc.push_segment(
                 XliffSegment {
                     unit_id,
+                    resname: resname.clone(),
                     segment_id: None,
                     source: source.runs,
                     target: target.map(|t| t.runs),
@@ -210,6 +212,7 @@ impl<R: Read> Parser<'_, R> {
                 let index = self.doc.push_segment(
                     XliffSegment {
                         unit_id: unit_id.clone(),
+                        resname: resname.clone(),
                         segment_id: Some(mid),
                         source: inline.runs,
                         target: tm.as_ref().map(|(t, _)| t.runs.clone()),

@@ -14,6 +14,7 @@ impl<R: Read> Parser<'_, R> {
     /// A 2.x `unit` whose start tag was just read.
     pub(super) fn unit_v2(&mut self, translate: bool, lines: &mut Lines) -> Result<(), FormatError> {
         let unit_id = self.attr("id").unwrap_or_default();
+        let resname = self.attr("name");
         let unit_index = self.doc.units.len();
         let mut unit = Unit { unit_start_tag_end: self.pos(), ..Unit::default() };
         self.data_ids.clear();
@@ -151,6 +152,7 @@ impl<R: Read> Parser<'_, R> {
                     let index = self.doc.push_segment(
                         XliffSegment {
                             unit_id: unit_id.clone(),
+                            resname: resname.clone(),
                             segment_id: seg_id,
                             source: source.runs,
                             target: target.map(|(t, _)| t.runs),
