@@ -34,6 +34,9 @@ pub(crate) struct ExportParams {
     from: Option<String>,
     #[serde(default)]
     to: Option<String>,
+    /// Of several memories served, the one exported (default: the home memory).
+    #[serde(default)]
+    memory: Option<String>,
 }
 
 /// The sending end of the response body, shared by the writer and the task that ends
@@ -84,17 +87,17 @@ impl Write for ToBody {
 }
 
 fn drive<S: EntrySink>(
-    app: &App,
+    memory: &cmem::Memory,
     sink: Result<S, FormatError>,
     options: &ExportOptions,
     finish: impl FnOnce(S) -> Result<ToBody, FormatError>,
 ) -> Result<ToBody, FormatError> {
     let mut sink = sink?;
-    app.memory().export(&mut sink, options, &mut |_| {})?;
+    memory.export(&mut sink, options, &mut |_| {})?;
     finish(sink)
 }
 
-/// `GET /v1/export?format=tmx|tmx1|kmb|jsonl[&from=L][&to=L]`.
+/// `GET /v1/export?format=tmx|tmx1|kmb|jsonl[&from=L][&to=L][&memory=NAME]`.
 pub(crate) async fn run(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
@@ -111,6 +114,9 @@ pub(crate) async fn run(
                 .in_field("format"))
         }
     };
+    // Checked here, so that an unknown name is a 400 before the body starts.
+    app.read_memory(p.memory.as_deref())?;
+    let which = p.memory;
     let mut options = ExportOptions::default();
     options.source_locale = optional_locale("from", p.from.as_deref())?;
     options.target_locale = optional_locale("to", p.to.as_deref())?;
@@ -121,18 +127,20 @@ pub(crate) async fn run(
         ToBody { sender: Arc::clone(&sender), handle: Handle::current(), buf: Vec::with_capacity(CHUNK) };
     let format = p.format;
     tokio::task::spawn_blocking(move || {
+        // The name was checked above and the memories served do not change.
+        let memory = app.read_memory(which.as_deref()).unwrap_or_else(|_| app.memory());
         let result = match format.as_str() {
-            "kmb" => drive(&app, KmbWriter::new(out, None), &options, KmbWriter::finish),
+            "kmb" => drive(memory, KmbWriter::new(out, None), &options, KmbWriter::finish),
             "jsonl" => {
                 let mut o = JsonlOptions::default();
                 o.mode = JsonlMode::Full;
-                drive(&app, Ok(JsonlWriter::new(out, o)), &options, JsonlWriter::finish)
+                drive(memory, Ok(JsonlWriter::new(out, o)), &options, JsonlWriter::finish)
             }
             _ => {
                 let mut o = TmxWriteOptions::default();
                 o.level = if format == "tmx1" { Level::One } else { Level::Two };
                 o.source_locale.clone_from(&options.source_locale);
-                drive(&app, TmxWriter::new(out, o), &options, TmxWriter::finish)
+                drive(memory, TmxWriter::new(out, o), &options, TmxWriter::finish)
             }
         };
         match result.and_then(|mut out| {

@@ -426,6 +426,7 @@ pub fn openapi() -> Value {
                       "schema": { "type": "string", "enum": ["tmx", "tmx1", "kmb", "jsonl"] } },
                     query_param("from", "string", "only entries with this locale, written first"),
                     query_param("to", "string", "only entries with this locale"),
+                    memory_query_param("the home memory"),
                 ],
                 "responses": {
                     "200": { "description": "the file", "content": {

@@ -322,3 +322,19 @@ fn import_jobs_go_to_the_memory_chosen() {
     let (_, v) = s.post("/v1/lookup", None, &lookup("Quarterly zebra report"));
     assert_eq!(targets(&v["matches"])[0].0, "client", "{v}");
 }
+
+#[test]
+fn an_export_names_the_memory_it_streams() {
+    let s = two(Role::Read);
+    let export = |query: &str| s.get(&format!("/v1/export?format=jsonl{query}"), None);
+    let (status, body, _) = export("&memory=client");
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("Druckvorschau") && !body.contains("Datei öffnen"), "{body}");
+    // Unnamed: the home memory, the one writable.
+    let (status, body, _) = export("");
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("Datei öffnen") && !body.contains("Druckvorschau"), "{body}");
+    let (status, body, _) = export("&memory=nobody");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!((status, v["details"]["field"].clone()), (400, json!("memory")), "{v}");
+}
