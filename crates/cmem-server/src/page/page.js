@@ -280,13 +280,20 @@ function actionButton(text, action) {
   return b;
 }
 
+// An entry's address on the API: of several memories served, the match's own memory
+// (a server with several writable memories refuses a write that names none).
+function entryUrl(m, rest = "") {
+  const memory = m.memory ? `?memory=${encodeURIComponent(m.memory)}` : "";
+  return `/v1/entries${m.entry_id === undefined ? "" : `/${m.entry_id}`}${rest}${memory}`;
+}
+
 // The file, context or origin an import recorded (metadata such as `jsonl:origin` or a
 // TMX property), read from each matched entry.
 async function fillOrigins() {
   const shown = matches;
   await Promise.all(shown.map(async (m, n) => {
     try {
-      const entry = await api(`/v1/entries/${m.entry_id}`);
+      const entry = await api(entryUrl(m));
       const where = (entry.metadata || []).filter(([k]) => /origin|file|context|project/i.test(k) && !k.startsWith("cmem:"))
         .map(([, v]) => v);
       const dd = document.querySelector(`#match-${n + 1} .origin`);
@@ -376,7 +383,7 @@ function editForm(m, item) {
         el("p", {}, el("del", {}, m.target.text)), el("p", {}, el("ins", {}, runsText(newRuns, "markup", text.value)))], "Save");
       if (!sure) { text.focus(); return; }
       status.textContent = "Saving…";
-      const history = await api(`/v1/entries/${id}/revise`, {
+      const history = await api(entryUrl(m, "/revise"), {
         method: "POST", headers: writeHeaders(),
         body: JSON.stringify({ locale: m.target.locale, runs: newRuns, base: runs }),
       });
@@ -408,7 +415,7 @@ function updated(m, item, history, message) {
 async function undoChange(m, item) {
   const status = item.querySelector(".edit-status");
   try {
-    const history = await api(`/v1/entries/${m.entry_id}/undo`, {
+    const history = await api(entryUrl(m, "/undo"), {
       method: "POST", headers: writeHeaders(), body: JSON.stringify({ locale: m.target.locale, base: m.target.runs }),
     });
     updated(m, item, history, `Restored the previous translation of entry ${m.entry_id}.`);
@@ -417,7 +424,7 @@ async function undoChange(m, item) {
 
 async function showHistory(m, item) {
   try {
-    renderHistory(item, await api(`/v1/entries/${m.entry_id}/history`));
+    renderHistory(item, await api(entryUrl(m, "/history")));
     item.querySelector(".history h3")?.focus();
   } catch (err) { showError(item.querySelector(".edit-status"), err); }
 }
@@ -446,13 +453,13 @@ async function deleteMatch(m, item) {
       el("p", {}, "It is removed from the memory for every user; right afterwards you can undo."),
       el("p", {}, `${m.source.text} → ${m.target.text}`)], "Delete");
     if (!sure) return;
-    const entry = await api(`/v1/entries/${m.entry_id}`);
-    await api(`/v1/entries/${m.entry_id}`, { method: "DELETE", headers: writeHeaders() });
+    const entry = await api(entryUrl(m));
+    await api(entryUrl(m), { method: "DELETE", headers: writeHeaders() });
     // Undo writes the entry back as it was read, history and all (under a new id).
     const undo = actionButton("Undo", async () => {
       try {
         delete entry.id;
-        const added = await api("/v1/entries", { method: "POST", headers: writeHeaders(), body: JSON.stringify(entry) });
+        const added = await api(entryUrl({ memory: m.memory }), { method: "POST", headers: writeHeaders(), body: JSON.stringify(entry) });
         m.entry_id = added.entries[0].id;
         status.replaceChildren(`Restored as entry ${m.entry_id}.`);
         item.querySelector(".actions").hidden = false;
