@@ -5,7 +5,6 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
-use cmem::formats::output::OutputFile;
 use cmem::formats::{html_report, Analysis, AnalyzeOptions, Batch, CSV_HEADER};
 
 use crate::args::AnalyzeArgs;
@@ -73,10 +72,8 @@ pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>) -> Result<()> {
     out.flush()?;
     if let Some(path) = &args.html {
         let page = html_report(batch.files(), total.as_ref());
-        let fail = |e: std::io::Error| anyhow!("analyze: cannot write {}: {e}", path.display());
-        let mut file = OutputFile::create(path).map_err(fail)?;
-        file.write_all(page.as_bytes()).map_err(fail)?;
-        file.commit().map_err(fail)?;
+        cmem::formats::write_atomically(path, page.as_bytes(), cmem::formats::Format::Store)
+            .map_err(|e| anyhow!("analyze: {e}"))?;
     }
     Ok(())
 }

@@ -87,19 +87,11 @@ impl Analysis {
     }
 }
 
-/// Text escaped for HTML content and attribute values.
+/// Text escaped for HTML content and double-quoted attribute values (as XML escapes
+/// them: HTML reads the same entities).
 fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
+    crate::xml::escape_attr_into(s, &mut out);
     out
 }
 
