@@ -108,7 +108,14 @@ impl ContentMemory for Reopening {
         source: &cmem_core::Locale,
         target: &cmem_core::Locale,
     ) -> Result<Option<std::sync::Arc<cmem_core::align::WordModel>>> {
-        self.store.word_model(source, target)
+        // Through another store, like candidates: a model must be kept, not only cached.
+        match &self.reopen {
+            Some(reopen) => reopen()?.word_model(source, target),
+            None => self.store.word_model(source, target),
+        }
+    }
+    fn change_mark(&self) -> Result<Option<u64>> {
+        self.store.change_mark()
     }
     fn save_word_model(
         &self,
