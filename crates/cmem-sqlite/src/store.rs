@@ -916,7 +916,8 @@ impl ContentMemory for SqliteStore {
         }
         let Some(conn) = marker.as_ref() else { return Ok(None) };
         let version: i64 = conn
-            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .prepare_cached("PRAGMA data_version")
+            .and_then(|mut statement| statement.query_row([], |r| r.get(0)))
             .ctx(&self.path, "reading data_version")?;
         Ok(Some(version as u64))
     }
