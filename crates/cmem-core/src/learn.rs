@@ -24,8 +24,8 @@ pub fn train_store(
         let Some(last) = page.last() else { break };
         after = Some(last.id);
         for entry in &page {
-            let Some((ti, _)) = entry.lookup_variant(target) else { continue };
-            let Some((si, _)) = entry.lookup_variant_except(source, ti) else { continue };
+            // The pair a lookup between the two locales would use.
+            let Some((si, ti, _)) = crate::lookup::pair_of(entry, source, target) else { continue };
             pairs.push((text_of(&entry.variants[si].runs), text_of(&entry.variants[ti].runs)));
         }
     }

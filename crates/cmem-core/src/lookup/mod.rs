@@ -662,7 +662,7 @@ fn kth_score(matches: &[Match], k: usize) -> f64 {
 
 /// The source and target variants a lookup from `src` to `tgt` uses in `entry` (the
 /// best fits, two different variants), and the region penalty they cost together.
-fn pair_of(entry: &Entry, src: &Locale, tgt: &Locale) -> Option<(usize, usize, u8)> {
+pub(crate) fn pair_of(entry: &Entry, src: &Locale, tgt: &Locale) -> Option<(usize, usize, u8)> {
     let (ti, tfit) = entry.lookup_variant(tgt)?;
     let (si, sfit) = entry.lookup_variant_except(src, ti)?;
     Some((si, ti, sfit.penalty() + tfit.penalty()))
