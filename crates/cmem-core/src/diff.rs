@@ -74,6 +74,30 @@ fn tokens(text: &str) -> Vec<&str> {
 pub fn word_diff(old: &str, new: &str) -> Vec<DiffOp> {
     let a = tokens(old);
     let b = tokens(new);
+    let mut out: Vec<DiffOp> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    let hunks = lcs_hunks(&a, &b);
+    for (a1, a2, b1, b2) in hunks.into_iter().chain([(a.len(), a.len(), b.len(), b.len())]) {
+        if a1 > i {
+            out.push(DiffOp::equal(a[i..a1].concat()));
+        }
+        if a2 > a1 {
+            out.push(DiffOp::delete(a[a1..a2].concat()));
+        }
+        if b2 > b1 {
+            out.push(DiffOp::insert(b[b1..b2].concat()));
+        }
+        (i, j) = (a2, b2);
+    }
+    debug_assert_eq!(j, b.len());
+    out
+}
+
+/// The changed stretches between `a` and `b`: `(a1, a2, b1, b2)`, half open, in order,
+/// between the runs of a longest common subsequence (where two choices are as long, the
+/// walk takes `b`'s item first, so a stretch lists what `a` loses before what `b` gains).
+/// Quadratic, meant for the words of segments.
+pub(crate) fn lcs_hunks<T: PartialEq>(a: &[T], b: &[T]) -> Vec<(usize, usize, usize, usize)> {
     let (n, m) = (a.len(), b.len());
     let mut dp = vec![0u32; (n + 1) * (m + 1)];
     let at = |i: usize, j: usize| i * (m + 1) + j;
@@ -83,35 +107,28 @@ pub fn word_diff(old: &str, new: &str) -> Vec<DiffOp> {
                 if a[i] == b[j] { dp[at(i + 1, j + 1)] + 1 } else { dp[at(i + 1, j)].max(dp[at(i, j + 1)]) };
         }
     }
-    let mut out: Vec<DiffOp> = Vec::new();
-    let (mut del, mut ins) = (String::new(), String::new());
-    let flush = |out: &mut Vec<DiffOp>, del: &mut String, ins: &mut String| {
-        if !del.is_empty() {
-            out.push(DiffOp::delete(std::mem::take(del)));
-        }
-        if !ins.is_empty() {
-            out.push(DiffOp::insert(std::mem::take(ins)));
-        }
-    };
+    let mut out = Vec::new();
     let (mut i, mut j) = (0, 0);
+    let mut open: Option<(usize, usize)> = None;
     while i < n || j < m {
         if i < n && j < m && a[i] == b[j] {
-            flush(&mut out, &mut del, &mut ins);
-            match out.last_mut() {
-                Some(DiffOp { op: DiffKind::Equal, text }) => text.push_str(a[i]),
-                _ => out.push(DiffOp::equal(a[i])),
+            if let Some((a1, b1)) = open.take() {
+                out.push((a1, i, b1, j));
             }
             i += 1;
             j += 1;
-        } else if j < m && (i == n || dp[at(i, j + 1)] >= dp[at(i + 1, j)]) {
-            ins.push_str(b[j]);
+            continue;
+        }
+        open.get_or_insert((i, j));
+        if j < m && (i == n || dp[at(i, j + 1)] >= dp[at(i + 1, j)]) {
             j += 1;
         } else {
-            del.push_str(a[i]);
             i += 1;
         }
     }
-    flush(&mut out, &mut del, &mut ins);
+    if let Some((a1, b1)) = open {
+        out.push((a1, n, b1, m));
+    }
     out
 }
 

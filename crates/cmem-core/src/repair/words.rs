@@ -117,38 +117,7 @@ fn lower(text: &str, w: &[(usize, usize)]) -> Vec<String> {
 /// The changed stretches between word lists `a` (stored source) and `b` (query):
 /// `(a1, a2, b1, b2)`, half open; longest common subsequence.
 fn hunks(a: &[String], b: &[String]) -> Vec<(usize, usize, usize, usize)> {
-    let (n, m) = (a.len(), b.len());
-    let mut dp = vec![0u32; (n + 1) * (m + 1)];
-    let at = |i: usize, j: usize| i * (m + 1) + j;
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            dp[at(i, j)] =
-                if a[i] == b[j] { dp[at(i + 1, j + 1)] + 1 } else { dp[at(i + 1, j)].max(dp[at(i, j + 1)]) };
-        }
-    }
-    let mut out = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    let mut open: Option<(usize, usize)> = None;
-    while i < n || j < m {
-        if i < n && j < m && a[i] == b[j] {
-            if let Some((a1, b1)) = open.take() {
-                out.push((a1, i, b1, j));
-            }
-            i += 1;
-            j += 1;
-            continue;
-        }
-        open.get_or_insert((i, j));
-        if j < m && (i == n || dp[at(i, j + 1)] >= dp[at(i + 1, j)]) {
-            j += 1;
-        } else {
-            i += 1;
-        }
-    }
-    if let Some((a1, b1)) = open {
-        out.push((a1, n, b1, m));
-    }
-    out
+    crate::diff::lcs_hunks(a, b)
 }
 
 /// A candidate replacement and how it ranks: (context sides agreeing, count).
