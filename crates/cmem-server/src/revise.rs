@@ -93,19 +93,6 @@ fn previous(entry: &Entry) -> Vec<Previous> {
         .collect()
 }
 
-/// `entry` as a new entry: what a replace keeps it as.
-fn as_new(entry: &Entry) -> NewEntry {
-    NewEntry {
-        variants: entry.variants.clone(),
-        point: entry.point.clone(),
-        unit: entry.unit.clone(),
-        project_id: entry.project_id.clone(),
-        origins: entry.origins.clone(),
-        metadata: entry.metadata.clone(),
-        approvals: entry.approvals(),
-    }
-}
-
 /// `entry` with its current answer kept as a previous one and `variants` made current,
 /// with `approvals` and a write event now.
 fn revised(entry: &Entry, variants: Vec<Variant>, approvals: u32, by: &str) -> Result<NewEntry, ApiError> {
@@ -118,7 +105,7 @@ fn revised(entry: &Entry, variants: Vec<Variant>, approvals: u32, by: &str) -> R
     };
     let kept = serde_json::to_string(&kept)
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
-    let mut new = as_new(entry);
+    let mut new = entry.to_new();
     new.variants = variants;
     new.approvals = approvals;
     new.metadata.push((PREVIOUS.to_owned(), kept));
