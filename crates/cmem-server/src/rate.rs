@@ -108,7 +108,11 @@ impl BadTokens {
     pub(crate) fn strike(&self, client: &str, now: Instant) -> bool {
         let Ok(mut clients) = self.clients.lock() else { return false };
         if clients.len() >= PRUNE_AT {
-            clients.retain(|_, s| now.saturating_duration_since(s.since) < STRIKE_WINDOW);
+            // Never forget a client still shut out: cycling addresses must not unblock it.
+            clients.retain(|_, s| {
+                now.saturating_duration_since(s.since) < STRIKE_WINDOW
+                    || s.shut_until.is_some_and(|u| u > now)
+            });
         }
         let s =
             clients.entry(client.to_owned()).or_insert(Strikes { count: 0, since: now, shut_until: None });
