@@ -52,9 +52,13 @@ impl Jobs {
 
     /// Counts by status, for the metrics.
     pub(crate) fn counts(&self) -> BTreeMap<&'static str, u64> {
+        // Read under the lock: a job's view holds its problems, too much to copy here.
         let mut counts = BTreeMap::new();
-        for job in self.all() {
-            *counts.entry(job.status).or_insert(0) += 1;
+        let Ok(jobs) = self.jobs.lock() else { return counts };
+        for job in jobs.values() {
+            if let Ok(view) = job.lock() {
+                *counts.entry(view.status).or_insert(0) += 1;
+            }
         }
         counts
     }
