@@ -16,11 +16,14 @@ function el(tag, attrs, ...children) {
 let readsNeedToken = false;
 
 async function api(path, options = {}) {
-  let response = await fetch(path, options);
   const token = $("write-token").value.trim();
-  if (response.status === 401 && token && !options.headers?.Authorization) {
+  const withToken = () => ({ ...options, headers: { ...options.headers, Authorization: `Bearer ${token}` } });
+  // Once reads are known to need it, the token goes with the first request.
+  const bare = !token || options.headers?.Authorization || !readsNeedToken;
+  let response = await fetch(path, bare ? options : withToken());
+  if (response.status === 401 && token && !options.headers?.Authorization && !readsNeedToken) {
     readsNeedToken = true;
-    response = await fetch(path, { ...options, headers: { ...options.headers, Authorization: `Bearer ${token}` } });
+    response = await fetch(path, withToken());
   }
   const body = response.headers.get("content-type")?.includes("json") ? await response.json() : null;
   if (!response.ok) throw new Error(body?.message || `${response.status} ${response.statusText}`);
