@@ -37,20 +37,30 @@ pub struct LookupAnswer {
     pub matches: Vec<MatchView>,
 }
 
+impl LookupAnswer {
+    /// The answer to `req` whose matches `look` finds, timed.
+    pub(crate) fn timed(
+        req: &LookupRequest,
+        look: impl FnOnce() -> Result<Vec<MatchView>>,
+    ) -> Result<LookupAnswer> {
+        let started = Instant::now();
+        let matches = look()?;
+        let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        Ok(LookupAnswer {
+            query: SegmentView::of(Some(req.source_locale.as_str()), &req.source),
+            micros,
+            matches,
+        })
+    }
+}
+
 impl Memory {
     /// Looks `req` up and returns the [`LookupAnswer`].
     ///
     /// # Errors
     /// As [`lookup`](Self::lookup).
     pub fn answer(&self, req: &LookupRequest) -> Result<LookupAnswer> {
-        let started = Instant::now();
-        let matches = self.lookup(req)?;
-        let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-        Ok(LookupAnswer {
-            query: SegmentView::of(Some(req.source_locale.as_str()), &req.source),
-            micros,
-            matches: matches.iter().map(MatchView::of).collect(),
-        })
+        LookupAnswer::timed(req, || Ok(self.lookup(req)?.iter().map(MatchView::of).collect()))
     }
 
     /// Answers many lookups, lazily and in order: the candidate index of each source

@@ -8,8 +8,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use cmem_core::{
-    lookup_several, ContentMemory, Error, ErrorKind, LookupRequest, Match, MatchView, Result, SegmentView,
-    SourceRank,
+    lookup_several, ContentMemory, Error, ErrorKind, LookupRequest, Match, MatchView, Result, SourceRank,
 };
 
 use crate::address::Address;
@@ -351,13 +350,8 @@ impl Memories {
     /// # Errors
     /// As [`lookup`](Self::lookup).
     pub fn answer(&self, req: &LookupRequest) -> Result<LookupAnswer> {
-        let started = std::time::Instant::now();
-        let found = self.lookup(req)?;
-        let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-        Ok(LookupAnswer {
-            query: SegmentView::of(Some(req.source_locale.as_str()), &req.source),
-            micros,
-            matches: found.iter().map(|(name, m)| MatchView::of_memory(m, name)).collect(),
+        LookupAnswer::timed(req, || {
+            Ok(self.lookup(req)?.iter().map(|(name, m)| MatchView::of_memory(m, name)).collect())
         })
     }
 
