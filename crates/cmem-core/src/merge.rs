@@ -4,7 +4,8 @@
 //! (docs/matching.md, "Several memories").
 
 use crate::error::Result;
-use crate::lookup::{lookup, LookupRequest, Match, Penalty, PenaltyKind};
+use crate::lookup::{lookup, repair_words_of, LookupRequest, Match, Penalty, PenaltyKind};
+use crate::repair::words::RepairBands;
 use crate::store::ContentMemory;
 
 /// How one memory of several ranks: its priority (lower first, between equal scores)
@@ -77,6 +78,9 @@ pub fn lookup_several(
     let mut lists = Vec::with_capacity(sources.len());
     for (store, rank) in sources {
         let mut own = req.clone();
+        // Words are repaired once the merge has chosen, not in lists it cuts (a repair
+        // never changes a score, so the merge is the same).
+        own.options.word_repair = RepairBands::OFF;
         if rank.penalty > 0 {
             // A score under threshold + penalty cannot reach the threshold once charged;
             // a threshold outside 0–1 is left for `lookup` to refuse.
@@ -92,7 +96,21 @@ pub fn lookup_several(
         }
         lists.push((*rank, lookup(*store, &own)?));
     }
-    Ok(merge_ranked(lists, req.options.threshold, req.options.limit))
+    let merged = merge_ranked(lists, req.options.threshold, req.options.limit);
+    let (from, matches): (Vec<usize>, Vec<Match>) = merged.into_iter().unzip();
+    let mut slots: Vec<Option<Match>> = matches.into_iter().map(Some).collect();
+    for (i, (store, _)) in sources.iter().enumerate() {
+        let at: Vec<usize> = (0..from.len()).filter(|&k| from[k] == i).collect();
+        if at.is_empty() {
+            continue;
+        }
+        let mut mine: Vec<Match> = at.iter().filter_map(|&k| slots[k].take()).collect();
+        repair_words_of(*store, req, &mut mine)?;
+        for (k, m) in at.into_iter().zip(mine) {
+            slots[k] = Some(m);
+        }
+    }
+    Ok(from.into_iter().zip(slots).filter_map(|(i, m)| Some((i, m?))).collect())
 }
 
 /// Merges ranked lists, one per memory with its [`SourceRank`], as [`lookup_several`]

@@ -527,7 +527,11 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
 /// The word repair ([`crate::repair::words`]) of the returned fuzzy matches in the
 /// bands [`LookupOptions::word_repair`] names, with the pair's word model when the store
 /// has one (read once per store). Never a match whose source is the query's text.
-fn repair_words_of(store: &dyn ContentMemory, req: &LookupRequest, out: &mut [Match]) -> Result<()> {
+pub(crate) fn repair_words_of(
+    store: &dyn ContentMemory,
+    req: &LookupRequest,
+    out: &mut [Match],
+) -> Result<()> {
     let bands = req.options.word_repair;
     let wanted = |m: &Match| !m.identical_source && m.score < 1.0 && bands.covers(m.score);
     if !out.iter().any(wanted) {
