@@ -128,7 +128,8 @@ pub use error::{Error, ErrorKind, Result, StoreError};
 pub use key::{flatten_runs, generalized_text, normalize_text, structural_text};
 pub use locale::{Locale, LocaleFit, REGION_PENALTY};
 pub use lookup::{
-    lookup, LookupOptions, LookupRequest, Match, MatchType, Penalty, PenaltyKind, SCORE_NEAR_EXACT,
+    context_matches, lookup, LookupOptions, LookupRequest, Match, MatchType, Penalty, PenaltyKind,
+    SCORE_NEAR_EXACT,
 };
 pub use mem::MemStore;
 pub use merge::{lookup_several, merge_ranked, SourceRank};

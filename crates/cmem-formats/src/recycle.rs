@@ -84,7 +84,7 @@ use std::sync::{Arc, Mutex};
 
 use cmem_core::run::runs_to_json;
 use cmem_core::{
-    lookup, ContentMemory, Locale, LookupOptions, LookupRequest, Match, Point, QueryContext, Run,
+    lookup, ContentMemory, EntryId, Locale, LookupOptions, LookupRequest, Match, Point, QueryContext, Run,
 };
 use serde::Serialize;
 
@@ -460,31 +460,51 @@ pub(crate) fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
-/// Looks up each distinct (source, locales, context) once (a repeated segment in the
-/// same context reuses its first lookup), on `threads` threads; the results are in the order of `queries` (`None` only if a
-/// lookup thread stopped without a result).
+/// Looks up each distinct text once, on `threads` threads: segments with the same
+/// source and locales share one lookup unless their contexts make different stored
+/// entries context matches ([`cmem_core::context_matches`], asked only for texts that
+/// repeat). The results are in the order of `queries` (`None` only if a lookup thread
+/// stopped without a result).
 pub(crate) fn lookup_all(
     store: &dyn ContentMemory,
     queries: &[Query<'_>],
     options: &LookupOptions,
     threads: usize,
 ) -> Vec<Option<Shared>> {
-    let mut first: HashMap<String, usize> = HashMap::new();
+    let request = |(runs, src, trg, context): &Query<'_>| {
+        LookupRequest::new(runs.to_vec(), src.clone(), trg.clone())
+            .options(options.clone())
+            .context(context.clone())
+    };
+    let texts: Vec<String> = queries
+        .iter()
+        .map(|(runs, src, trg, _)| {
+            format!("{}\u{0}{}\u{0}{}", runs_to_json(runs), src.as_str(), trg.as_str())
+        })
+        .collect();
+    let mut repeats: HashMap<&str, usize> = HashMap::new();
+    for text in &texts {
+        *repeats.entry(text).or_default() += 1;
+    }
+    let mut first: HashMap<(&str, Vec<EntryId>), usize> = HashMap::new();
     let mut distinct: Vec<usize> = Vec::new();
+    // A text that occurs once needs no context ids; a store failure here leaves the
+    // segment a lookup of its own, which reports the failure.
     let slot: Vec<usize> = queries
         .iter()
+        .zip(&texts)
         .enumerate()
-        .map(|(i, (runs, src, trg, context))| {
-            let key = format!(
-                "{}\u{0}{}\u{0}{}\u{0}{}\u{0}{:?}\u{0}{:?}",
-                runs_to_json(runs),
-                src.as_str(),
-                trg.as_str(),
-                context.key,
-                context.pre,
-                context.post
-            );
-            *first.entry(key).or_insert_with(|| {
+        .map(|(i, (query, text))| {
+            let ids = if repeats[text.as_str()] > 1 {
+                cmem_core::context_matches(store, &request(query)).ok()
+            } else {
+                Some(Vec::new())
+            };
+            let Some(ids) = ids else {
+                distinct.push(i);
+                return distinct.len() - 1;
+            };
+            *first.entry((text.as_str(), ids)).or_insert_with(|| {
                 distinct.push(i);
                 distinct.len() - 1
             })
@@ -495,11 +515,7 @@ pub(crate) fn lookup_all(
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         let Some(&i) = distinct.get(k) else { break };
-        let (runs, src, trg, context) = &queries[i];
-        let request = LookupRequest::new(runs.to_vec(), src.clone(), trg.clone())
-            .options(options.clone())
-            .context(context.clone());
-        let result = Arc::new(lookup(store, &request));
+        let result = Arc::new(lookup(store, &request(&queries[i])));
         if let Ok(mut r) = results.lock() {
             r[k] = Some(result);
         }

@@ -1516,3 +1516,83 @@ fn a_resource_name_keys_a_context_match_across_renumbered_ids() {
         assert!(out.contains(filled), "{version}: {out}");
     }
 }
+
+/// A store that counts its lookups (one read scope each).
+struct CountingLookups {
+    inner: MemStore,
+    lookups: std::sync::atomic::AtomicUsize,
+}
+
+impl ContentMemory for CountingLookups {
+    fn write(&self, entries: &[NewEntry]) -> cmem_core::Result<Vec<cmem_core::WriteOutcome>> {
+        self.inner.write(entries)
+    }
+    fn begin(&self) -> cmem_core::Result<Box<dyn cmem_core::imp::WriteSession + '_>> {
+        self.inner.begin()
+    }
+    fn get(&self, id: cmem_core::EntryId) -> cmem_core::Result<Option<cmem_core::Entry>> {
+        self.inner.get(id)
+    }
+    fn delete(&self, id: cmem_core::EntryId) -> cmem_core::Result<bool> {
+        self.inner.delete(id)
+    }
+    fn entries(
+        &self,
+        after: Option<cmem_core::EntryId>,
+        limit: usize,
+    ) -> cmem_core::Result<Vec<cmem_core::Entry>> {
+        self.inner.entries(after, limit)
+    }
+    fn exact(&self, q: &cmem_core::imp::ExactQuery<'_>) -> cmem_core::Result<Vec<cmem_core::Entry>> {
+        self.inner.exact(q)
+    }
+    fn candidates(
+        &self,
+        q: &cmem_core::imp::CandidateQuery<'_>,
+        sink: &mut dyn cmem_core::imp::CandidateSink,
+    ) -> cmem_core::Result<()> {
+        self.inner.candidates(q, sink)
+    }
+    fn read_scope(&self, source: &Locale) -> cmem_core::Result<cmem_core::imp::ReadScope<'_>> {
+        self.lookups.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.read_scope(source)
+    }
+    fn search(&self, q: &cmem_core::SearchQuery) -> cmem_core::Result<Vec<cmem_core::SearchHit>> {
+        self.inner.search(q)
+    }
+    fn stats(&self) -> cmem_core::Result<cmem_core::Stats> {
+        self.inner.stats()
+    }
+}
+
+#[test]
+fn repeated_segments_share_a_lookup_unless_their_context_matches() {
+    let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+    let mut in_u2 = NewEntry::pair(
+        Variant::new(en.clone(), vec![Run::text("Open the file")]),
+        Variant::new(de.clone(), vec![Run::text("Datei öffnen")]),
+    );
+    in_u2.unit = "u2".to_owned();
+    let close = NewEntry::pair(
+        Variant::new(en, vec![Run::text("Close")]),
+        Variant::new(de, vec![Run::text("Schließen")]),
+    );
+    let store = CountingLookups { inner: MemStore::new(), lookups: Default::default() };
+    store.write(&[in_u2, close]).unwrap();
+    let units: String = ["u1", "u2", "u3", "u4"]
+        .iter()
+        .map(|id| format!("<trans-unit id=\"{id}\"><source>Open the file</source></trans-unit>\n"))
+        .chain(["<trans-unit id=\"u5\"><source>Close</source></trans-unit>\n".to_owned()])
+        .collect();
+    let xlf = format!(
+        "<xliff version=\"1.2\"><file source-language=\"en\" target-language=\"de\" datatype=\"x\" original=\"o\"><body>\n{units}</body></file></xliff>"
+    );
+    let mut doc = XliffDocument::read(xlf.as_bytes(), "repeats.xlf").unwrap();
+    let report = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+    // u1, u3 and u4 have no context the memory knows: one lookup for the three. u2's
+    // unit id is the stored entry's: a lookup of its own, a context match.
+    assert_eq!(store.lookups.load(std::sync::atomic::Ordering::Relaxed), 3);
+    assert_eq!((report.segments, report.filled, report.filled_context), (5, 5, 1));
+    let out = String::from_utf8(doc.to_bytes()).unwrap();
+    assert_eq!(out.matches(">Datei öffnen</target>").count(), 4, "{out}");
+}

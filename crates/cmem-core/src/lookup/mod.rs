@@ -571,11 +571,7 @@ fn lookup_in_scope(
                 continue;
             }
             if let Some(mut m) = exact_match(entry, keys, asked) {
-                if m.match_type == MatchType::StructuralExact
-                    && m.score >= 1.0
-                    && !req.context.is_empty()
-                    && req.context.matches(&m.entry)
-                {
+                if in_context(&m, req) {
                     m.match_type = MatchType::ContextExact;
                 }
                 seen.insert(m.entry.id);
@@ -655,6 +651,48 @@ fn lookup_in_scope(
     out.sort_by(Match::rank);
     out.truncate(opts.limit);
     Ok(out)
+}
+
+/// Whether exact match `m` is a context match of `req`: a full structural match whose
+/// entry was stored in the query's context.
+fn in_context(m: &Match, req: &LookupRequest) -> bool {
+    m.match_type == MatchType::StructuralExact
+        && m.score >= 1.0
+        && !req.context.is_empty()
+        && req.context.matches(&m.entry)
+}
+
+/// The entries that [`lookup`] of `req` would list as context matches, by id, before
+/// ambiguity is settled: the one thing a lookup's context changes. Two requests for the
+/// same text whose contexts give the same ids get the same list, so a document's
+/// repeated segments can share one lookup (an empty context gives none, at no cost).
+///
+/// # Errors
+/// A store failure.
+pub fn context_matches(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<EntryId>> {
+    if req.context.is_empty() {
+        return Ok(Vec::new());
+    }
+    let keys = Keys::of(&req.source);
+    let asked = Asked::of(req);
+    let (src, tgt) = (&req.source_locale, &req.target_locale);
+    let mut ids = Vec::new();
+    let mut seen: HashSet<EntryId> = HashSet::new();
+    for kind in KeyKind::ALL {
+        for entry in store.exact(&ExactQuery { kind, key: keys.get(kind), source: src, target: tgt })? {
+            if seen.contains(&entry.id) {
+                continue;
+            }
+            if let Some(m) = exact_match(entry, &keys, &asked) {
+                seen.insert(m.entry.id);
+                if in_context(&m, req) {
+                    ids.push(m.entry.id);
+                }
+            }
+        }
+    }
+    ids.sort_unstable();
+    Ok(ids)
 }
 
 /// The `k`-th best score of `matches` (`k` ≥ 1 and at most their number).
