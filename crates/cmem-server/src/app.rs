@@ -1,5 +1,5 @@
 //! The application: its state ([`App`]), who may do what, and running a request's work on
-//! a blocking thread. The routes are in `router`, serving in `listen`.
+//! a worker thread. The routes are in `router`, serving in `listen`.
 
 use std::sync::Arc;
 
@@ -14,6 +14,7 @@ use crate::job_table::Jobs;
 use crate::metrics::Metrics;
 use crate::rate::{BadTokens, Limiter};
 use crate::token::{Scope, TokenRecord, Tokens};
+use crate::workers::Workers;
 
 /// What every request handler shares: the memory (or memories), the configuration and
 /// the recognizer for plain-text queries.
@@ -35,9 +36,8 @@ pub struct App {
     /// The amaGama routes' answers, under the memory's change mark.
     pub(crate) answers: Answers,
     pub(crate) jobs: Jobs,
-    /// One permit per request doing store work at once (see
-    /// [`ServerConfig::workers`]).
-    pub(crate) workers: Arc<tokio::sync::Semaphore>,
+    /// The threads that do the requests' store work (see [`ServerConfig::workers`]).
+    pub(crate) workers: Workers,
 }
 
 impl App {
@@ -82,7 +82,8 @@ impl App {
         let limiter = config.rate_limit.map(Limiter::new);
         let bad_tokens = BadTokens::new(config.max_bad_tokens);
         let answers = Answers::new(config.answer_cache);
-        let workers = Arc::new(tokio::sync::Semaphore::new(config.effective_workers()));
+        let workers = Workers::start(config.effective_workers())
+            .map_err(|source| ServerError::Io { doing: "starting the worker threads".to_owned(), source })?;
         Ok(App {
             memories,
             named,
@@ -244,32 +245,22 @@ impl App {
         }
     }
 
-    /// Runs `work` on a blocking thread (the store's calls block) once one of the
-    /// configured workers is free, bounded by the configured request timeout (waiting
-    /// for the worker included).
+    /// Runs `work` on one of the configured workers (the store's calls block), in
+    /// arrival order, bounded by the configured request timeout (waiting for the worker
+    /// included).
     pub(crate) async fn blocking<T, F>(self: &Arc<Self>, work: F) -> Result<T, ApiError>
     where
         T: Send + 'static,
         F: FnOnce(&App) -> Result<T, ApiError> + Send + 'static,
     {
         let app = Arc::clone(self);
-        let workers = Arc::clone(&self.workers);
-        let task = async move {
-            // The semaphore is never closed, so acquiring only waits.
-            let permit = workers.acquire_owned().await.ok();
-            tokio::task::spawn_blocking(move || {
-                let answer = work(&app);
-                drop(permit);
-                answer
-            })
-            .await
-        };
+        let task = self.workers.run(move || work(&app));
         match tokio::time::timeout(self.config.request_timeout, task).await {
-            Ok(Ok(result)) => result,
-            Ok(Err(e)) => Err(ApiError::new(
+            Ok(Some(result)) => result,
+            Ok(None) => Err(ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "internal",
-                format!("the request's work failed: {e}"),
+                "the request's work failed".to_owned(),
             )),
             Err(_) => Err(ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,

@@ -4,8 +4,8 @@
 //!
 //! [`serve`] runs the server on a [`Memory`](cmem::Memory) until `SIGTERM`; [`App`]
 //! builds the router for embedding or tests, served with [`serve_on`]. The store's
-//! calls are blocking, so every one runs on a blocking thread, never on the threads
-//! that drive connections.
+//! calls are blocking, so every one runs on a worker thread of its own pool, never on
+//! the threads that drive connections.
 //!
 //! ```no_run
 //! use cmem::{Memory, OpenOptions};
@@ -44,6 +44,7 @@ mod rate;
 mod revise;
 mod router;
 mod token;
+mod workers;
 
 pub use app::App;
 pub use config::ServerConfig;
