@@ -53,7 +53,7 @@ pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>) -> Result<()> {
     for (i, path) in args.files.iter().enumerate() {
         let analysis = memory.analyze(&mut batch, path, &options).map_err(|e| {
             let file = if e.file().is_empty() { path.display().to_string() } else { e.file().to_owned() };
-            anyhow!("analyze {file}: {}", with_flags(&located(&e)))
+            anyhow!("analyze {file}: {}", with_flags(e.kind(), &located(&e)))
         });
         let analysis = match analysis {
             Ok(a) => a.clone(),

@@ -161,7 +161,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
             // A memory this import created stays, empty: another program may have
             // opened it meanwhile, and removing it would lose what that one writes.
             let what = if e.file().is_empty() { "import".to_owned() } else { format!("import {}", e.file()) };
-            bail!("{what}: {}", with_flags(&located(&e)));
+            bail!("{what}: {}", with_flags(e.kind(), &located(&e)));
         }
     };
     let (report, p) = (&imported.report, imported.report.progress);
@@ -175,7 +175,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     }
     for problem in report.problems.iter().take(args.max_problems) {
         // A problem without a file (an entry the store refused) names its entry only.
-        eprintln!("{}", with_flags(&problem_line(problem, "")));
+        eprintln!("{}", with_flags(problem.kind(), &problem_line(problem, "")));
     }
     if p.problems > args.max_problems as u64 {
         let more = p.problems - args.max_problems as u64;

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use cmem::formats::FormatErrorKind;
 use signal_hook::consts::{SIGINT, SIGTERM, SIGXFSZ};
 
 /// The flag [`stop_on_signals`] hands out, and which signal set it (0: none yet).
@@ -212,16 +213,15 @@ pub fn duration(d: Duration) -> String {
 /// A library message asking for a language "in the options" (the libraries know no
 /// command line), with the option that gives it here: `--from` for a source language,
 /// `--to` for a target language; other messages as they are.
-pub fn with_flags(message: &str) -> String {
-    let Some(rest) = message.strip_suffix("; give one in the options") else {
-        return message.to_owned();
+pub fn with_flags(kind: FormatErrorKind, message: &str) -> String {
+    let flag = match kind {
+        FormatErrorKind::NoSourceLanguage => "--from",
+        FormatErrorKind::NoTargetLanguage => "--to",
+        _ => return message.to_owned(),
     };
-    if rest.contains("source language") {
-        format!("{rest}; give one with --from")
-    } else if rest.contains("target language") {
-        format!("{rest}; give one with --to")
-    } else {
-        message.to_owned()
+    match message.strip_suffix("give one in the options") {
+        Some(rest) => format!("{rest}give one with {flag}"),
+        None => format!("{message}; give one with {flag}"),
     }
 }
 
@@ -304,19 +304,27 @@ mod tests {
 
     #[test]
     fn options_asked_for_by_their_flags() {
+        use FormatErrorKind::{NoSourceLanguage, NoTargetLanguage, NotXliff};
         assert_eq!(
-            with_flags("line 9, column 1: the document names no target language; give one in the options"),
+            with_flags(
+                NoTargetLanguage,
+                "line 9, column 1: the document names no target language; give one in the options"
+            ),
             "line 9, column 1: the document names no target language; give one with --to"
         );
         assert_eq!(
-            with_flags("the document names no source language; give one in the options"),
+            with_flags(NoSourceLanguage, "the document names no source language; give one in the options"),
             "the document names no source language; give one with --from"
         );
         assert_eq!(
-            with_flags("the header names no Language (the target language); give one in the options"),
-            "the header names no Language (the target language); give one with --to"
+            with_flags(NoTargetLanguage, "no target language"),
+            "no target language; give one with --to"
         );
-        assert_eq!(with_flags("line 1, column 1: no root element"), "line 1, column 1: no root element");
+        // The kind decides, not the words.
+        assert_eq!(
+            with_flags(NotXliff, "the document names no source language; give one in the options"),
+            "the document names no source language; give one in the options"
+        );
     }
 
     #[test]

@@ -49,7 +49,7 @@ fn name(path: &Path, dash: &str) -> String {
 /// naming the file the error is about (the output, when writing it failed).
 fn failure(e: &FormatError, input: &str) -> anyhow::Error {
     let file = if e.file().is_empty() { input } else { e.file() };
-    anyhow::anyhow!("recycle {file}: {}", with_flags(&located(e)))
+    anyhow::anyhow!("recycle {file}: {}", with_flags(e.kind(), &located(e)))
 }
 
 /// Runs `cmem recycle`.

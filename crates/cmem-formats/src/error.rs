@@ -93,6 +93,13 @@ pub enum FormatErrorKind {
     Store,
     /// An input whose format is unknown, or a format that cannot be read for the job.
     Unsupported,
+    /// The file names no source language and the options give none (a *problem* for a
+    /// JSON Lines line, which is skipped; elsewhere it ends the read). The message ends
+    /// "give one in the options": a front end may name its own option instead.
+    NoSourceLanguage,
+    /// The file names no target language and the options give none; as
+    /// [`NoSourceLanguage`](Self::NoSourceLanguage).
+    NoTargetLanguage,
 }
 
 /// An error or a located problem in a file.
@@ -172,6 +179,12 @@ impl FormatError {
     #[must_use]
     pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
         self.inner.source = Some(Box::new(source));
+        self
+    }
+
+    /// The error as another kind: a more precise one than its maker's default.
+    pub(crate) fn with_kind(mut self, kind: FormatErrorKind) -> Self {
+        self.inner.kind = kind;
         self
     }
 

@@ -206,13 +206,18 @@ impl<'h, R: BufRead> JsonlReader<'h, R> {
                         .for_entry(self.line, None)
                 }),
                 None => default.clone().ok_or_else(|| {
-                    let side = if key == "source_locale" { "source" } else { "target" };
+                    let (side, kind) = if key == "source_locale" {
+                        ("source", FormatErrorKind::NoSourceLanguage)
+                    } else {
+                        ("target", FormatErrorKind::NoTargetLanguage)
+                    };
                     self.problem(
                         format!(
                             "no {key:?} on the line and no {side} language given; give one in the options"
                         ),
                         None,
                     )
+                    .with_kind(kind)
                 }),
             }
         };

@@ -311,7 +311,8 @@ impl Locales {
     /// `file`'s (1.x) or the document's.
     ///
     /// # Errors
-    /// [`FormatErrorKind::NotXliff`] when a language is missing or not BCP 47.
+    /// [`FormatErrorKind::NoSourceLanguage`] or [`NoTargetLanguage`](FormatErrorKind::NoTargetLanguage)
+    /// when a language is missing, [`FormatErrorKind::NotXliff`] when one is not BCP 47.
     pub(crate) fn of(
         &mut self,
         doc: &XliffDocument,
@@ -332,9 +333,15 @@ impl Locales {
                         .for_entry(index as u64 + 1, Some(&seg.unit_id))
                 };
                 let Some(tag) = found else {
+                    let kind = if what == "source" {
+                        FormatErrorKind::NoSourceLanguage
+                    } else {
+                        FormatErrorKind::NoTargetLanguage
+                    };
                     return Err(located(format!(
                         "the document names no {what} language; give one in the options"
-                    )));
+                    ))
+                    .with_kind(kind));
                 };
                 if let Some(l) = self.parsed.get(tag) {
                     return Ok(l.clone());

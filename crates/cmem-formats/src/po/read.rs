@@ -232,7 +232,7 @@ impl PoReader {
                     return Err(first);
                 }
                 return Err(located(
-                    FormatErrorKind::InvalidLocale,
+                    FormatErrorKind::NoTargetLanguage,
                     "the header names no Language (the target language); give one in the options".to_owned(),
                 ));
             }
@@ -421,7 +421,7 @@ mod tests {
         assert!(e.to_string().starts_with("po: messages.pot: a .pot file is a template"), "{e}");
         let e =
             PoReader::new("msgid \"a\"\nmsgstr \"b\"\n".as_bytes(), PoOptions::default(), None).unwrap_err();
-        assert_eq!(e.kind(), FormatErrorKind::InvalidLocale);
+        assert_eq!(e.kind(), FormatErrorKind::NoTargetLanguage);
         assert_eq!(po_locale("sr@latin").unwrap().as_str(), "sr-Latn");
         assert_eq!(po_locale("pt_BR").unwrap().as_str(), "pt-BR");
     }

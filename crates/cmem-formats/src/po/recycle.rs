@@ -75,7 +75,8 @@ fn locales(
         (Some(l), _) => l.clone(),
         (None, Some(lang)) => po_locale(&lang).map_err(|e| located(format!("the header's Language: {e}")))?,
         (None, None) => {
-            return Err(located("the catalog names no target language; give one in the options".to_owned()))
+            return Err(located("the catalog names no target language; give one in the options".to_owned())
+                .with_kind(FormatErrorKind::NoTargetLanguage))
         }
     };
     Ok((src, trg))
