@@ -113,7 +113,7 @@ pub mod imp {
     pub use crate::locale_set::{LocaleSets, PairFilter};
     pub use crate::store::{
         replace_conflict, replaced_entry, CandidateQuery, CandidateSink, ExactQuery, KeyText, ReadScope,
-        WriteSession,
+        ScopedReads, WriteSession,
     };
     pub use crate::trigram::build_trigram_query;
     pub use crate::version::{prior_version_for, VersionReader};

@@ -18,7 +18,7 @@ use crate::key::{flatten_runs, normalize_text, KeyKind, Keys, KindSet};
 use crate::locale::{Locale, LocaleFit};
 use crate::point::{nearer_answer, Point};
 use crate::run::{runs_to_json, Run};
-use crate::store::{CandidateQuery, CandidateSink, ContentMemory, ExactQuery, KeyText};
+use crate::store::{CandidateQuery, CandidateSink, ContentMemory, ExactQuery, KeyText, ReadScope};
 
 mod sink;
 use sink::Sink;
@@ -509,13 +509,13 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
     if opts.limit == 0 {
         return Ok(Vec::new());
     }
-    // Every store call of a try reads the memory as its scope found it; a scope whose
-    // reads did not hold (another writer came between) is tried again in a new one.
+    // Every read of a try goes through its scope; a scope whose reads did not hold
+    // (another writer came between) is tried again in a new one.
     let mut tries = 0;
     loop {
         tries += 1;
         let mut scope = store.read_scope(&req.source_locale)?;
-        let mut out = lookup_in_scope(store, req, &keys, &asked)?;
+        let mut out = lookup_in_scope(&mut scope, req, &keys, &asked)?;
         if scope.confirm()? || tries == 3 {
             drop(scope);
             repair_words_of(store, req, &mut out)?;
@@ -550,9 +550,9 @@ pub(crate) fn repair_words_of(
     Ok(())
 }
 
-/// One try of [`lookup`]: its store calls, scoring and ranking.
+/// One try of [`lookup`]: its reads (all through `scope`), scoring and ranking.
 fn lookup_in_scope(
-    store: &dyn ContentMemory,
+    scope: &mut ReadScope<'_>,
     req: &LookupRequest,
     keys: &Keys,
     asked: &Asked<'_>,
@@ -565,7 +565,7 @@ fn lookup_in_scope(
     let mut exact: Vec<Match> = Vec::new();
     let mut seen: HashSet<EntryId> = HashSet::new();
     for kind in KeyKind::ALL {
-        let hits = store.exact(&ExactQuery { kind, key: keys.get(kind), source: src, target: tgt })?;
+        let hits = scope.exact(&ExactQuery { kind, key: keys.get(kind), source: src, target: tgt })?;
         for entry in hits {
             if seen.contains(&entry.id) {
                 continue;
@@ -589,7 +589,7 @@ fn lookup_in_scope(
     let mut sink = Sink::new(opts, &seen, &exact);
     for (key, kinds) in keys.distinct() {
         sink.set_query(key, kinds);
-        store.candidates(&CandidateQuery { key, kinds, source: src, target: tgt }, &mut sink)?;
+        scope.candidates(&CandidateQuery { key, kinds, source: src, target: tgt }, &mut sink)?;
     }
     let mut fuzzy: Vec<(EntryId, f64, KeyKind)> = sink
         .best
@@ -619,7 +619,7 @@ fn lookup_in_scope(
         wanted.push(id);
     }
     let mut fetched: HashMap<EntryId, Option<Entry>> =
-        wanted.iter().copied().zip(store.get_many(&wanted)?).collect();
+        wanted.iter().copied().zip(scope.get_many(&wanted)?).collect();
     let mut last_taken = f64::INFINITY;
     let penalized = opts.penalties.iter().any(|p| p.points > 0);
     for (id, score, kind) in fuzzy {
@@ -634,7 +634,7 @@ fn lookup_in_scope(
         last_taken = score;
         let entry = match fetched.remove(&id) {
             Some(entry) => entry,
-            None => store.get(id)?,
+            None => scope.get_many(&[id])?.pop().flatten(),
         };
         let Some(entry) = entry else { continue };
         let Some((si, ti, region)) = pair_of(&entry, src, tgt) else { continue };
