@@ -153,28 +153,21 @@ impl Default for LookupOptions {
     }
 }
 
+crate::setters!(LookupOptions {
+    threshold: f64,
+    limit: usize,
+    word_repair: RepairBands,
+    /// `usize::MAX`: the whole list exact.
+    verify_budget: usize,
+    /// `usize::MAX`: no limit.
+    max_candidates: usize,
+    /// `usize::MAX`: no limit.
+    scan_limit: usize,
+    max_query_chars: usize,
+    penalties: Vec<AttributePenalty>,
+});
+
 impl LookupOptions {
-    /// Sets the threshold.
-    #[must_use]
-    pub fn threshold(mut self, threshold: f64) -> Self {
-        self.threshold = threshold;
-        self
-    }
-
-    /// Sets the bands of the word repair.
-    #[must_use]
-    pub fn word_repair(mut self, bands: RepairBands) -> Self {
-        self.word_repair = bands;
-        self
-    }
-
-    /// Sets the limit.
-    #[must_use]
-    pub fn limit(mut self, limit: usize) -> Self {
-        self.limit = limit;
-        self
-    }
-
     /// Sets the caller's point.
     #[must_use]
     pub fn point(mut self, point: Point) -> Self {
@@ -186,41 +179,6 @@ impl LookupOptions {
     #[must_use]
     pub fn maybe_point(mut self, point: Option<Point>) -> Self {
         self.point = point;
-        self
-    }
-
-    /// Sets the verification budget (`usize::MAX`: the whole list exact).
-    #[must_use]
-    pub fn verify_budget(mut self, budget: usize) -> Self {
-        self.verify_budget = budget;
-        self
-    }
-
-    /// Sets the most candidates scored (`usize::MAX`: no limit).
-    #[must_use]
-    pub fn max_candidates(mut self, max: usize) -> Self {
-        self.max_candidates = max;
-        self
-    }
-
-    /// Sets the scan limit (`usize::MAX`: no limit).
-    #[must_use]
-    pub fn scan_limit(mut self, limit: usize) -> Self {
-        self.scan_limit = limit;
-        self
-    }
-
-    /// Sets [`max_query_chars`](Self::max_query_chars).
-    #[must_use]
-    pub fn max_query_chars(mut self, chars: usize) -> Self {
-        self.max_query_chars = chars;
-        self
-    }
-
-    /// Sets the penalties by attribute.
-    #[must_use]
-    pub fn penalties(mut self, penalties: Vec<AttributePenalty>) -> Self {
-        self.penalties = penalties;
         self
     }
 
@@ -246,6 +204,8 @@ pub struct LookupRequest {
     /// Where the segment stands in its document, for context matches; default: unknown.
     pub context: QueryContext,
 }
+
+crate::setters!(LookupRequest { options: LookupOptions, context: QueryContext });
 
 impl LookupRequest {
     /// A lookup with default options.
@@ -276,20 +236,6 @@ impl LookupRequest {
     /// not BCP 47, naming it.
     pub fn from_tags(source: Vec<Run>, from: &str, to: &str) -> Result<Self> {
         Ok(LookupRequest::new(source, Locale::parse(from)?, Locale::parse(to)?))
-    }
-
-    /// Replaces the options.
-    #[must_use]
-    pub fn options(mut self, options: LookupOptions) -> Self {
-        self.options = options;
-        self
-    }
-
-    /// Sets where the segment stands in its document.
-    #[must_use]
-    pub fn context(mut self, context: QueryContext) -> Self {
-        self.context = context;
-        self
     }
 }
 
