@@ -147,3 +147,30 @@ impl ContentMemory for Counting<'_> {
         self.inner.version_reader()
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use cmem_core::{lookup, Locale, LookupRequest, MemStore, Run, Variant};
+
+    #[test]
+    fn a_lookup_through_the_wrapper_has_its_candidates_counted() {
+        let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+        let store = MemStore::new();
+        store
+            .write(&[NewEntry::pair(
+                Variant::new(en.clone(), vec![Run::text("Open the file")]),
+                Variant::new(de.clone(), vec![Run::text("Datei öffnen")]),
+            )])
+            .unwrap();
+        let counting =
+            Counting { inner: &store, offered: 0.into(), candidates_ns: 0.into(), exact_ns: 0.into() };
+        // The lookup reads through the scope the wrapper gives, not through its methods:
+        // that scope must count as they do.
+        let matches =
+            lookup(&counting, &LookupRequest::new(vec![Run::text("Open the files")], en, de)).unwrap();
+        assert_eq!(matches.len(), 1);
+        assert!(counting.offered.load(Ordering::Relaxed) >= 1);
+    }
+}

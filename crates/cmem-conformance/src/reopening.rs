@@ -156,3 +156,28 @@ impl ScopedReads for ReopeningReads<'_> {
         self.scope.confirm()
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use cmem_core::{lookup, LookupRequest, MemStore, Run, Variant};
+
+    #[test]
+    fn a_lookups_candidates_come_from_the_reopened_store() {
+        let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+        let store = MemStore::new();
+        store
+            .write(&[NewEntry::pair(
+                Variant::new(en.clone(), vec![Run::text("Open the file")]),
+                Variant::new(de.clone(), vec![Run::text("Datei öffnen")]),
+            )])
+            .unwrap();
+        let req = LookupRequest::new(vec![Run::text("Open the files")], en, de);
+        assert_eq!(lookup(&store, &req).unwrap().len(), 1, "a fuzzy match in the store itself");
+        // Reopened as an empty memory: a lookup that reads through the scope the wrapper
+        // gives still asks the reopened store for its candidates, and finds none.
+        let reopening = Reopening::new(store, || Ok(Box::new(MemStore::new()) as Box<dyn ContentMemory>), ());
+        assert!(lookup(&reopening, &req).unwrap().is_empty());
+    }
+}
