@@ -693,7 +693,8 @@ forward_store!(&T, Box<T>, std::sync::Arc<T>);
 /// # Implementer contract
 /// - `exact`, `candidates` and `get_many` answer as the store's methods of those names
 ///   do (the same entries, the same offers in the same order), from the memory as it
-///   was when the scope began or later.
+///   was when the scope began or later; from an earlier state (an index not checked
+///   yet) only when `confirm` then answers false.
 /// - [`confirm`](ScopedReads::confirm), called once the lookup's reads are done, answers
 ///   whether they saw every write committed before the scope began. When it answers
 ///   false, the lookup drops the scope and reads again in a new one, which the store
