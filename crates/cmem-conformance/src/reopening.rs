@@ -5,7 +5,7 @@
 //! a persisted index to the same rules as one built in the process.
 
 use cmem_core::imp::VersionReader;
-use cmem_core::store::{CandidateQuery, CandidateSink, ExactQuery, ReadScope, WriteSession};
+use cmem_core::store::{CandidateQuery, CandidateSink, ExactQuery, ReadScope, ScopedReads, WriteSession};
 use cmem_core::{
     ContentMemory, Entry, EntryId, Locale, NewEntry, Result, SearchHit, SearchQuery, Stats, WriteOutcome,
 };
@@ -91,8 +91,13 @@ impl ContentMemory for Reopening {
     fn index_persists(&self) -> bool {
         self.store.index_persists()
     }
+    // The store's own scope, so its lookups check their index once as they do unwrapped,
+    // with the candidate queries still answered by a store opened for each.
     fn read_scope(&self, source: &Locale) -> Result<ReadScope<'_>> {
-        self.store.read_scope(source)
+        Ok(ReadScope::new(ReopeningReads {
+            scope: self.store.read_scope(source)?,
+            reopen: self.reopen.as_ref(),
+        }))
     }
     fn source_locales(&self) -> Result<Vec<Locale>> {
         self.store.source_locales()
@@ -124,5 +129,55 @@ impl ContentMemory for Reopening {
         model: std::sync::Arc<cmem_core::align::WordModel>,
     ) -> Result<()> {
         self.store.save_word_model(source, target, model)
+    }
+}
+
+/// A lookup's reads in a [`Reopening`]: through the store's scope, but for candidates
+/// when a store is opened for each query.
+struct ReopeningReads<'a> {
+    scope: ReadScope<'a>,
+    reopen: Option<&'a Reopen>,
+}
+
+impl ScopedReads for ReopeningReads<'_> {
+    fn exact(&mut self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
+        self.scope.exact(q)
+    }
+    fn candidates(&mut self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
+        match self.reopen {
+            Some(reopen) => reopen()?.candidates(q, sink),
+            None => self.scope.candidates(q, sink),
+        }
+    }
+    fn get_many(&mut self, ids: &[EntryId]) -> Result<Vec<Option<Entry>>> {
+        self.scope.get_many(ids)
+    }
+    fn confirm(&mut self) -> Result<bool> {
+        self.scope.confirm()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use cmem_core::{lookup, LookupRequest, MemStore, Run, Variant};
+
+    #[test]
+    fn a_lookups_candidates_come_from_the_reopened_store() {
+        let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+        let store = MemStore::new();
+        store
+            .write(&[NewEntry::pair(
+                Variant::new(en.clone(), vec![Run::text("Open the file")]),
+                Variant::new(de.clone(), vec![Run::text("Datei öffnen")]),
+            )])
+            .unwrap();
+        let req = LookupRequest::new(vec![Run::text("Open the files")], en, de);
+        assert_eq!(lookup(&store, &req).unwrap().len(), 1, "a fuzzy match in the store itself");
+        // Reopened as an empty memory: a lookup that reads through the scope the wrapper
+        // gives still asks the reopened store for its candidates, and finds none.
+        let reopening = Reopening::new(store, || Ok(Box::new(MemStore::new()) as Box<dyn ContentMemory>), ());
+        assert!(lookup(&reopening, &req).unwrap().is_empty());
     }
 }

@@ -26,17 +26,12 @@ pub struct SourceRank {
     pub penalty: u8,
 }
 
+crate::setters!(SourceRank { penalty: u8 });
+
 impl SourceRank {
     /// A memory of priority `priority` without a penalty.
     pub fn new(priority: u32) -> SourceRank {
         SourceRank { priority, penalty: 0 }
-    }
-
-    /// Sets [`penalty`](Self::penalty).
-    #[must_use]
-    pub fn penalty(mut self, points: u8) -> SourceRank {
-        self.penalty = points;
-        self
     }
 }
 

@@ -497,23 +497,51 @@ pub trait ContentMemory: Send + Sync {
         false
     }
 
-    /// Begins the reads of one lookup: [`lookup`](crate::lookup()) calls it once, before
-    /// its [`exact`](Self::exact) and [`candidates`](Self::candidates) calls, which it
-    /// makes while the returned scope lives.
+    /// Begins the reads of one lookup: [`lookup`](crate::lookup()) calls it once per try
+    /// and makes every read of the try through the returned scope (its
+    /// [`exact`](ReadScope::exact), [`candidates`](ReadScope::candidates) and
+    /// [`get_many`](ReadScope::get_many)), then asks it to [`confirm`](ReadScope::confirm)
+    /// them.
     ///
     /// A store whose candidate index follows other processes' writes checks once per
-    /// lookup that the index is current, here or in the scope's
-    /// [`confirm`](ReadScope::confirm) after the lookup's reads, and answers the
-    /// lookup's calls from the index without checking again: for a store across a
-    /// network at most one round trip per lookup for the check instead of one per call.
-    /// Calls outside a scope check for themselves. By default there is nothing to check
-    /// and the scope does nothing.
+    /// lookup that the index is current, here or in the scope's `confirm` after the
+    /// lookup's reads, and answers the scope's reads from the index without checking
+    /// again: for a store across a network at most one round trip per lookup for the
+    /// check instead of one per call. What it learns along the way lives in the scope (a
+    /// value owned by the one lookup, see [`ScopedReads`]), so lookups interleaved on one
+    /// thread, or a lookup whose scope moves to another thread, each judge their own
+    /// reads. Calls on the store itself check for themselves.
+    ///
+    /// By default there is nothing to check: the scope reads straight from the store
+    /// ([`ReadScope::direct`]) and always holds. A wrapper that changes what a store's
+    /// reads answer (counts them, answers candidates from elsewhere) either leaves this
+    /// default, so that the lookup's reads go through its own methods (each of the inner
+    /// store's reads then checks for itself), or wraps the inner store's scope in a
+    /// [`ScopedReads`] of its own, keeping the inner store's one check per lookup.
     ///
     /// # Errors
     /// A store failure.
+    ///
+    /// # Examples
+    /// ```
+    /// use cmem_core::imp::{ExactQuery, KeyKind};
+    /// use cmem_core::{ContentMemory, Locale, MemStore, NewEntry, Run, Variant};
+    ///
+    /// let store = MemStore::new();
+    /// let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
+    /// store.write(&[NewEntry::pair(
+    ///     Variant::new(en.clone(), vec![Run::text("Open")]),
+    ///     Variant::new(de.clone(), vec![Run::text("Öffnen")]),
+    /// )])?;
+    /// let mut scope = store.read_scope(&en)?;
+    /// let q = ExactQuery { kind: KeyKind::Plain, key: "Open", source: &en, target: &de };
+    /// assert_eq!(scope.exact(&q)?.len(), 1);
+    /// assert!(scope.confirm()?, "the reads saw the memory as it was when the scope began");
+    /// # Ok::<(), cmem_core::Error>(())
+    /// ```
     fn read_scope(&self, source: &Locale) -> Result<ReadScope<'_>> {
         let _ = source;
-        Ok(ReadScope::none())
+        Ok(ReadScope::direct(self))
     }
 
     /// A number that changes whenever the memory does, by this process or another: a
@@ -659,65 +687,121 @@ macro_rules! forward_store {
 
 forward_store!(&T, Box<T>, std::sync::Arc<T>);
 
-/// One lookup's reads (see [`ContentMemory::read_scope`]): what the store set up for them
-/// ends when the scope is dropped.
-#[must_use = "the lookup's reads happen while the scope lives"]
-pub struct ReadScope<'a> {
-    end: Option<Box<dyn FnOnce() + 'a>>,
-    confirm: Option<ConfirmFn<'a>>,
+/// The reads of one lookup in one store, and what the store learns from them: what a
+/// [`ReadScope`] is made of (see [`ContentMemory::read_scope`]).
+///
+/// # Implementer contract
+/// - `exact`, `candidates` and `get_many` answer as the store's methods of those names
+///   do (the same entries, the same offers in the same order), from the memory as it
+///   was when the scope began or later; from an earlier state (an index not checked
+///   yet) only when `confirm` then answers false.
+/// - [`confirm`](ScopedReads::confirm), called once the lookup's reads are done, answers
+///   whether they saw every write committed before the scope began. When it answers
+///   false, the lookup drops the scope and reads again in a new one, which the store
+///   must begin from a checked state (a scope after a failed check that fails again is
+///   taken as it is, after three tries).
+/// - Whatever a scope keeps (the change counter its index was loaded at, the entries it
+///   read) is its own: another scope of the same store, open at the same time on the
+///   same thread or another, neither sees nor changes it.
+pub trait ScopedReads: Send {
+    /// Entries whose source variant's key of `q.kind` equals `q.key`, in id order; see
+    /// [`ContentMemory::exact`].
+    ///
+    /// # Errors
+    /// A store failure.
+    fn exact(&mut self, q: &ExactQuery<'_>) -> Result<Vec<Entry>>;
+
+    /// Offers fuzzy candidates to `sink`; see [`ContentMemory::candidates`].
+    ///
+    /// # Errors
+    /// A store failure.
+    fn candidates(&mut self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()>;
+
+    /// Several entries by id, in the order asked; see [`ContentMemory::get_many`].
+    ///
+    /// # Errors
+    /// A store failure.
+    fn get_many(&mut self, ids: &[EntryId]) -> Result<Vec<Option<Entry>>>;
+
+    /// Whether the scope's reads saw every write committed before it began. True by
+    /// default: reads that each checked for themselves.
+    ///
+    /// # Errors
+    /// A store failure.
+    fn confirm(&mut self) -> Result<bool> {
+        Ok(true)
+    }
 }
 
-type ConfirmFn<'a> = Box<dyn FnMut() -> Result<bool> + 'a>;
+/// One lookup's reads (see [`ContentMemory::read_scope`]): a value the lookup owns and
+/// reads through, like a searcher taken from an index reader. Dropping it ends the
+/// scope.
+#[must_use = "a lookup reads through its scope"]
+pub struct ReadScope<'a>(Box<dyn ScopedReads + 'a>);
+
+/// The scope of a store without one: each read goes to the store.
+struct Direct<'a, T: ?Sized>(&'a T);
+
+impl<T: ContentMemory + ?Sized> ScopedReads for Direct<'_, T> {
+    fn exact(&mut self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
+        self.0.exact(q)
+    }
+    fn candidates(&mut self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
+        self.0.candidates(q, sink)
+    }
+    fn get_many(&mut self, ids: &[EntryId]) -> Result<Vec<Option<Entry>>> {
+        self.0.get_many(ids)
+    }
+}
 
 impl<'a> ReadScope<'a> {
-    /// A scope that sets nothing up and always holds.
-    pub fn none() -> ReadScope<'a> {
-        ReadScope { end: None, confirm: None }
+    /// The scope of a store with nothing to check: every read goes to `store`'s own
+    /// method, and the scope always holds.
+    pub fn direct<T: ContentMemory + ?Sized>(store: &'a T) -> ReadScope<'a> {
+        ReadScope(Box::new(Direct(store)))
     }
 
-    /// A scope that runs `end` when dropped.
-    pub fn new(end: impl FnOnce() + 'a) -> ReadScope<'a> {
-        ReadScope { end: Some(Box::new(end)), confirm: None }
+    /// A scope made of `reads`.
+    pub fn new(reads: impl ScopedReads + 'a) -> ReadScope<'a> {
+        ReadScope(Box::new(reads))
     }
 
-    /// The scope with a check, run once its reads are done, of whether they saw the
-    /// memory as it was when the scope began, committed writes included: a store may
-    /// then begin a scope without asking the memory anything and learn from the reads
-    /// themselves whether another writer came between (see [`confirm`](Self::confirm)).
-    pub fn confirmed_by(mut self, check: impl FnMut() -> Result<bool> + 'a) -> ReadScope<'a> {
-        self.confirm = Some(Box::new(check));
-        self
+    /// See [`ScopedReads::exact`].
+    ///
+    /// # Errors
+    /// A store failure.
+    pub fn exact(&mut self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
+        self.0.exact(q)
     }
 
-    /// Whether the scope's reads hold. When they do not, [`lookup`](crate::lookup())
-    /// drops the scope and reads again in a new one, which the store must begin from a
-    /// checked state (a scope after a failed check that fails again is taken as it is,
-    /// after three tries).
+    /// See [`ScopedReads::candidates`].
+    ///
+    /// # Errors
+    /// A store failure.
+    pub fn candidates(&mut self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
+        self.0.candidates(q, sink)
+    }
+
+    /// See [`ScopedReads::get_many`].
+    ///
+    /// # Errors
+    /// A store failure.
+    pub fn get_many(&mut self, ids: &[EntryId]) -> Result<Vec<Option<Entry>>> {
+        self.0.get_many(ids)
+    }
+
+    /// Whether the scope's reads hold; see [`ScopedReads::confirm`].
     ///
     /// # Errors
     /// A store failure.
     pub fn confirm(&mut self) -> Result<bool> {
-        match &mut self.confirm {
-            Some(check) => check(),
-            None => Ok(true),
-        }
-    }
-}
-
-impl Drop for ReadScope<'_> {
-    fn drop(&mut self) {
-        if let Some(end) = self.end.take() {
-            end();
-        }
+        self.0.confirm()
     }
 }
 
 impl std::fmt::Debug for ReadScope<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ReadScope")
-            .field("ends", &self.end.is_some())
-            .field("confirms", &self.confirm.is_some())
-            .finish()
+        f.write_str("ReadScope(..)")
     }
 }
 

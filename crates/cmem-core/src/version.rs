@@ -20,24 +20,12 @@ pub struct VersionQuery {
     pub limit: usize,
 }
 
+crate::setters!(VersionQuery { point: Point, limit: usize });
+
 impl VersionQuery {
     /// Versions of `unit` at every point.
     pub fn new(unit: impl Into<String>) -> Self {
         VersionQuery { unit: unit.into(), point: Point::root(), limit: 0 }
-    }
-
-    /// Narrows to one point.
-    #[must_use]
-    pub fn point(mut self, point: Point) -> Self {
-        self.point = point;
-        self
-    }
-
-    /// Sets the limit.
-    #[must_use]
-    pub fn limit(mut self, limit: usize) -> Self {
-        self.limit = limit;
-        self
     }
 
     /// Checks the query: the unit must not be empty.
@@ -128,6 +116,11 @@ pub struct VersionRequest {
     pub exclude: Option<EntryId>,
 }
 
+crate::setters!(VersionRequest {
+    point: Point,
+    exclude: Option<EntryId>,
+});
+
 impl VersionRequest {
     /// A request for `unit` governed by `fingerprint`.
     pub fn new(
@@ -146,24 +139,10 @@ impl VersionRequest {
         }
     }
 
-    /// Sets [`point`](Self::point).
-    #[must_use]
-    pub fn point(mut self, point: Point) -> Self {
-        self.point = point;
-        self
-    }
-
     /// Sets [`context_fingerprint`](Self::context_fingerprint).
     #[must_use]
     pub fn context_fingerprint(mut self, fingerprint: impl Into<String>) -> Self {
         self.context_fingerprint = fingerprint.into();
-        self
-    }
-
-    /// Sets [`exclude`](Self::exclude).
-    #[must_use]
-    pub fn exclude(mut self, id: Option<EntryId>) -> Self {
-        self.exclude = id;
         self
     }
 }

@@ -57,29 +57,6 @@ pub struct IngestOptions {
     pub strict: bool,
 }
 
-impl IngestOptions {
-    /// Sets [`source_locale`](Self::source_locale).
-    #[must_use]
-    pub fn source_locale(mut self, locale: Option<Locale>) -> Self {
-        self.source_locale = locale;
-        self
-    }
-
-    /// Sets [`target_locale`](Self::target_locale).
-    #[must_use]
-    pub fn target_locale(mut self, locale: Option<Locale>) -> Self {
-        self.target_locale = locale;
-        self
-    }
-
-    /// Sets [`strict`](Self::strict).
-    #[must_use]
-    pub fn strict(mut self, strict: bool) -> Self {
-        self.strict = strict;
-        self
-    }
-}
-
 /// One input to read: its name for messages, its format and its bytes.
 pub struct Input {
     name: String,

@@ -8,6 +8,7 @@ use cmem_core::{Locale, LookupOptions, Point};
 use crate::analyze::AnalyzeOptions;
 use crate::import::ExportOptions;
 use crate::import::ImportOptions;
+use crate::ingest::IngestOptions;
 use crate::inline::Level;
 use crate::jsonl::JsonlMode;
 use crate::jsonl::JsonlOptions;
@@ -19,6 +20,8 @@ use crate::weblate::WeblateOptions;
 use crate::xliff_in::XliffInOptions;
 
 use cmem_core::setters;
+
+setters!(IngestOptions { source_locale: Option<Locale>, target_locale: Option<Locale>, strict: bool });
 
 setters!(ImportOptions { batch_size: usize, strict: bool, max_problems_kept: usize });
 

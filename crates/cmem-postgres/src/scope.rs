@@ -1,6 +1,6 @@
-//! The read scopes of this thread's lookups (see [`ContentMemory::read_scope`]): which
-//! stores' candidate indexes a lookup reads as they are, and what change counter the
-//! lookup's entry reads saw.
+//! What one lookup's read scope (see [`ContentMemory::read_scope`]) knows: the change
+//! counter its index was at, and the counter and entries its entry reads saw. A value
+//! the lookup's scope owns (`PgScope` in `store`), passed to the store's reads.
 //!
 //! How a lookup learns of other writers in one round trip or none: its scope begins
 //! without asking the database (when the index is loaded and no earlier scope found it
@@ -15,7 +15,6 @@
 //!
 //! [`ContentMemory::read_scope`]: cmem_core::ContentMemory::read_scope
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 
 use cmem_core::{Entry, EntryId};
@@ -24,8 +23,7 @@ use crate::ahead::Ticket;
 
 /// One open scope of one store.
 #[derive(Debug)]
-struct Scope {
-    store: u64,
+pub(crate) struct Scope {
     /// The change counter of the index when the scope began.
     at: Option<i64>,
     /// The scope began by reading the counter: its reads hold without a check.
@@ -40,86 +38,7 @@ struct Scope {
     read: HashMap<EntryId, Entry>,
 }
 
-thread_local! {
-    static SCOPES: RefCell<Vec<Scope>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Opens a scope of `store`, whose index is at change counter `at`, with the counter
-/// read asked `ahead` for it.
-pub(crate) fn enter(store: u64, at: Option<i64>, checked: bool, ahead: Option<Ticket>) {
-    SCOPES.with(|s| {
-        s.borrow_mut().push(Scope {
-            store,
-            at,
-            checked,
-            ahead,
-            seen: None,
-            differs: false,
-            read: HashMap::new(),
-        })
-    });
-}
-
-/// Closes the innermost scope of `store`.
-pub(crate) fn leave(store: u64) {
-    SCOPES.with(|s| {
-        let mut s = s.borrow_mut();
-        if let Some(i) = s.iter().rposition(|x| x.store == store) {
-            s.remove(i);
-        }
-    });
-}
-
-/// Whether this thread is inside a scope of `store`.
-pub(crate) fn inside(store: u64) -> bool {
-    SCOPES.with(|s| s.borrow().iter().any(|x| x.store == store))
-}
-
-/// Records that a read inside the scope of `store` saw change counter `changes`.
-pub(crate) fn saw(store: u64, changes: i64) {
-    SCOPES.with(|s| {
-        if let Some(x) = s.borrow_mut().iter_mut().rev().find(|x| x.store == store) {
-            match x.seen {
-                None => x.seen = Some(changes),
-                Some(c) if c != changes => x.differs = true,
-                Some(_) => {}
-            }
-        }
-    });
-}
-
-/// The entries of `ids` the innermost scope of `store` has read, and the ids it has
-/// not (all of them outside a scope).
-pub(crate) fn recall(store: u64, ids: &[EntryId]) -> (HashMap<EntryId, Entry>, Vec<EntryId>) {
-    SCOPES.with(|s| {
-        let s = s.borrow();
-        let Some(x) = s.iter().rev().find(|x| x.store == store) else {
-            return (HashMap::new(), ids.to_vec());
-        };
-        let mut found = HashMap::new();
-        let mut missing = Vec::new();
-        for id in ids {
-            match x.read.get(id) {
-                Some(e) => {
-                    found.insert(*id, e.clone());
-                }
-                None => missing.push(*id),
-            }
-        }
-        (found, missing)
-    })
-}
-
-/// Keeps `entries`, read inside the innermost scope of `store`, for its later reads.
-pub(crate) fn remember(store: u64, entries: &HashMap<EntryId, Entry>) {
-    SCOPES.with(|s| {
-        if let Some(x) = s.borrow_mut().iter_mut().rev().find(|x| x.store == store) {
-            x.read.extend(entries.iter().map(|(id, e)| (*id, e.clone())));
-        }
-    });
-}
-
-/// What the innermost scope of `store` needs at its end.
+/// What a scope needs at its end.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Verdict {
     /// Its reads hold.
@@ -131,21 +50,54 @@ pub(crate) enum Verdict {
     Check { at: Option<i64>, ahead: Option<Ticket> },
 }
 
-/// The verdict on the innermost scope of `store` (`Holds` when there is none).
-pub(crate) fn verdict(store: u64) -> Verdict {
-    SCOPES.with(|s| {
-        let s = s.borrow();
-        let Some(x) = s.iter().rev().find(|x| x.store == store) else { return Verdict::Holds };
-        if x.checked {
+impl Scope {
+    /// A scope whose index is at change counter `at`, begun by reading the counter
+    /// when `checked`, with the counter read asked `ahead` for it.
+    pub(crate) fn new(at: Option<i64>, checked: bool, ahead: Option<Ticket>) -> Scope {
+        Scope { at, checked, ahead, seen: None, differs: false, read: HashMap::new() }
+    }
+
+    /// Records that a read of the scope saw change counter `changes`.
+    pub(crate) fn saw(&mut self, changes: i64) {
+        match self.seen {
+            None => self.seen = Some(changes),
+            Some(c) if c != changes => self.differs = true,
+            Some(_) => {}
+        }
+    }
+
+    /// The entries of `ids` the scope has read, and the ids it has not.
+    pub(crate) fn recall(&self, ids: &[EntryId]) -> (HashMap<EntryId, Entry>, Vec<EntryId>) {
+        let mut found = HashMap::new();
+        let mut missing = Vec::new();
+        for id in ids {
+            match self.read.get(id) {
+                Some(e) => {
+                    found.insert(*id, e.clone());
+                }
+                None => missing.push(*id),
+            }
+        }
+        (found, missing)
+    }
+
+    /// Keeps `entries`, read in the scope, for its later reads.
+    pub(crate) fn remember(&mut self, entries: &HashMap<EntryId, Entry>) {
+        self.read.extend(entries.iter().map(|(id, e)| (*id, e.clone())));
+    }
+
+    /// The verdict on the scope's reads.
+    pub(crate) fn verdict(&self) -> Verdict {
+        if self.checked {
             return Verdict::Holds;
         }
-        match x.seen {
-            _ if x.differs => Verdict::Changed,
-            Some(c) if Some(c) == x.at => Verdict::Holds,
+        match self.seen {
+            _ if self.differs => Verdict::Changed,
+            Some(c) if Some(c) == self.at => Verdict::Holds,
             Some(_) => Verdict::Changed,
-            None => Verdict::Check { at: x.at, ahead: x.ahead },
+            None => Verdict::Check { at: self.at, ahead: self.ahead },
         }
-    })
+    }
 }
 
 #[cfg(test)]
@@ -155,38 +107,32 @@ mod tests {
 
     #[test]
     fn a_scope_holds_when_its_reads_saw_the_index_counter() {
-        enter(7, Some(3), false, Some(2));
-        assert_eq!(verdict(7), Verdict::Check { at: Some(3), ahead: Some(2) });
-        saw(7, 3);
-        assert_eq!(verdict(7), Verdict::Holds);
-        saw(7, 4);
-        assert_eq!(verdict(7), Verdict::Changed, "two reads saw two counters");
+        let mut scope = Scope::new(Some(3), false, Some(2));
+        assert_eq!(scope.verdict(), Verdict::Check { at: Some(3), ahead: Some(2) });
+        scope.saw(3);
+        assert_eq!(scope.verdict(), Verdict::Holds);
+        scope.saw(4);
+        assert_eq!(scope.verdict(), Verdict::Changed, "two reads saw two counters");
         let en = cmem_core::Locale::parse("en").unwrap();
         let entry = cmem_core::NewEntry::pair(
             cmem_core::Variant::new(en.clone(), vec![cmem_core::Run::text("a")]),
             cmem_core::Variant::new(en, vec![cmem_core::Run::text("b")]),
         )
         .into_entry(EntryId(4));
-        remember(7, &HashMap::from([(EntryId(4), entry)]));
-        let (found, missing) = recall(7, &[EntryId(4), EntryId(5)]);
+        scope.remember(&HashMap::from([(EntryId(4), entry)]));
+        let (found, missing) = scope.recall(&[EntryId(4), EntryId(5)]);
         assert_eq!((found.keys().collect::<Vec<_>>(), missing), (vec![&EntryId(4)], vec![EntryId(5)]));
-        leave(7);
-        assert!(!inside(7));
-        assert_eq!(recall(7, &[EntryId(4)]).1, vec![EntryId(4)], "forgotten with the scope");
-        assert_eq!(verdict(7), Verdict::Holds, "no scope");
+        let other = Scope::new(Some(3), false, None);
+        assert_eq!(other.recall(&[EntryId(4)]).1, vec![EntryId(4)], "another scope's reads are its own");
     }
 
     #[test]
-    fn a_checked_scope_holds_and_scopes_of_other_stores_are_apart() {
-        enter(1, Some(5), true, None);
-        enter(2, Some(5), false, None);
-        saw(2, 6);
-        saw(1, 6);
-        assert_eq!(verdict(1), Verdict::Holds);
-        assert_eq!(verdict(2), Verdict::Changed);
-        leave(2);
-        assert!(inside(1) && !inside(2));
-        leave(1);
-        assert!(!inside(1));
+    fn a_checked_scope_holds_whatever_its_reads_saw() {
+        let mut checked = Scope::new(Some(5), true, None);
+        checked.saw(6);
+        assert_eq!(checked.verdict(), Verdict::Holds);
+        let mut unchecked = Scope::new(Some(5), false, None);
+        unchecked.saw(6);
+        assert_eq!(unchecked.verdict(), Verdict::Changed);
     }
 }

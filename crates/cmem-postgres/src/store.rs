@@ -1,13 +1,14 @@
 //! [`PgStore`]: the [`ContentMemory`] over one PostgreSQL database, shared by every
 //! process and machine that opens it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::RwLock;
 
 use cmem_core::imp::{KeyKind, Keys, WriteSession};
 use cmem_core::schema::META_TABLE;
 use cmem_core::store::{
-    CandidateQuery, CandidateSink, ContentMemory, ExactQuery, ReadScope, SearchHit, SearchQuery, Stats,
+    CandidateQuery, CandidateSink, ContentMemory, ExactQuery, ReadScope, ScopedReads, SearchHit, SearchQuery,
+    Stats,
 };
 use cmem_core::trigram::length_bounds;
 use cmem_core::version::{select_versions, Version, VersionQuery, VersionReader};
@@ -28,6 +29,7 @@ use crate::error::{corrupt, Context};
 use crate::migrate;
 use crate::options::PgOptions;
 use crate::rows::{entries_of_rows, read_changes_prepared, read_entries, snapshot, GET_MANY};
+use crate::scope::{Scope, Verdict};
 use crate::session::PgSession;
 
 /// A [`ContentMemory`] in one PostgreSQL database (15 or newer, with `pg_trgm`): tables
@@ -49,8 +51,6 @@ pub struct PgStore {
     /// The size of the variants table and when it was read (see
     /// [`PgOptions::words_from_bytes`]).
     table_bytes: std::sync::Mutex<Option<(std::time::Instant, i64)>>,
-    /// Tells this store apart in this thread's [read scopes](crate::scope).
-    scope_id: u64,
     /// A read scope found the index stale: the next one reads the counter first.
     stale: std::sync::atomic::AtomicBool,
     /// How many times the change counter was read for the candidate index.
@@ -64,8 +64,8 @@ pub struct PgStore {
 /// now (`Unavailable`, a `503` from a server) rather than a call that hangs.
 const CHECKOUT_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Numbers the stores of this process for the [read scopes](crate::scope).
-static NEXT_SCOPE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// Numbers the stores of this process (their counter threads are named by it).
+static NEXT_STORE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// How long the size of the variants table is taken as read.
 const TABLE_BYTES_FOR: std::time::Duration = std::time::Duration::from_secs(60);
@@ -120,7 +120,7 @@ impl PgStore {
             }
             None => None,
         };
-        let scope_id = NEXT_SCOPE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let number = NEXT_STORE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let db = Db {
             name,
             pool,
@@ -136,10 +136,9 @@ impl PgStore {
             checked: Default::default(),
             word_models: Default::default(),
             table_bytes: Default::default(),
-            scope_id,
             change_checks: Default::default(),
             stale: Default::default(),
-            ahead: crate::ahead::CounterAhead::new(scope_id),
+            ahead: crate::ahead::CounterAhead::new(number),
         })
     }
 
@@ -188,10 +187,10 @@ impl PgStore {
         &self.db.options
     }
 
-    /// Loads the candidate index for `source` when missing or stale; inside a
-    /// [`read_scope`](ContentMemory::read_scope) of this store, only when missing.
-    fn ensure_cache(&self, source: &Locale) -> Result<()> {
-        if crate::scope::inside(self.scope_id) && self.db.cache_read()?.has(source) {
+    /// Loads the candidate index for `source` when missing or stale; for the reads of a
+    /// [`read_scope`](ContentMemory::read_scope) (`scoped`), only when missing.
+    fn ensure_cache(&self, source: &Locale, scoped: bool) -> Result<()> {
+        if scoped && self.db.cache_read()?.has(source) {
             return Ok(());
         }
         self.refresh_cache(source)
@@ -221,16 +220,16 @@ impl PgStore {
         loaded.map(drop)
     }
 
-    /// The end of a read scope of this store (see [`crate::scope`]): whether its reads
-    /// hold; when not, the next scope reads the counter first.
-    fn confirm_scope(&self) -> Result<bool> {
-        let (at, ahead) = match crate::scope::verdict(self.scope_id) {
-            crate::scope::Verdict::Holds => return Ok(true),
-            crate::scope::Verdict::Changed => {
+    /// The end of `scope`, a read scope of this store (see [`crate::scope`]): whether
+    /// its reads hold; when not, the next scope reads the counter first.
+    fn confirm_scope(&self, scope: &Scope) -> Result<bool> {
+        let (at, ahead) = match scope.verdict() {
+            Verdict::Holds => return Ok(true),
+            Verdict::Changed => {
                 self.stale.store(true, std::sync::atomic::Ordering::Relaxed);
                 return Ok(false);
             }
-            crate::scope::Verdict::Check { at, ahead } => (at, ahead),
+            Verdict::Check { at, ahead } => (at, ahead),
         };
         if self.is_fresh() {
             return Ok(true);
@@ -372,6 +371,113 @@ impl PgStore {
         }
         Ok(())
     }
+
+    /// [`get_many`](ContentMemory::get_many), for the reads of `scope` when there is
+    /// one.
+    fn get_many_in(&self, ids: &[EntryId], mut scope: Option<&mut Scope>) -> Result<Vec<Option<Entry>>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        // One statement (one snapshot, so a concurrent delete cannot split an entry),
+        // prepared once per connection: one round trip, where a lookup spent three per
+        // entry, and no planning.
+        let p = &self.db.name;
+        let reading = || "reading entries".to_owned();
+        // Inside a lookup, an entry its scope read already is not asked for again.
+        let (mut by_id, missing) = match scope.as_deref() {
+            Some(scope) => scope.recall(ids),
+            None => (HashMap::new(), ids.to_vec()),
+        };
+        if !missing.is_empty() {
+            let wanted: Vec<i64> = missing.iter().map(|id| id.0).collect();
+            let mut conn = self.db.reader()?;
+            let stmt = conn.prepared(GET_MANY, &[Type::INT8_ARRAY]).ctx_with(p, reading)?;
+            let rows = conn.query(&stmt, &[&wanted]).ctx_with(p, reading)?;
+            if let (Some(r), Some(scope)) = (rows.first(), scope.as_deref_mut()) {
+                scope.saw(r.try_get(8).ctx_with(p, reading)?);
+            }
+            let fetched = entries_of_rows(rows, p)?;
+            if let Some(scope) = scope {
+                scope.remember(&fetched);
+            }
+            by_id.extend(fetched);
+        }
+        Ok(ids.iter().map(|id| by_id.get(id).cloned()).collect())
+    }
+
+    /// [`exact`](ContentMemory::exact), for the reads of `scope` when there is one.
+    fn exact_in(&self, q: &ExactQuery<'_>, mut scope: Option<&mut Scope>) -> Result<Vec<Entry>> {
+        if self.db.options.gram_index {
+            // The in-process index holds every key: no query to find the entries, one
+            // round trip to read them.
+            self.ensure_cache(q.source, scope.is_some())?;
+            let ids = self.db.cache_read()?.exact(q);
+            return Ok(self
+                .get_many_in(&ids, scope.as_deref_mut())?
+                .into_iter()
+                .flatten()
+                .filter(|e| e.lookup_variant(q.target).is_some())
+                .collect());
+        }
+        let p = &self.db.name;
+        // NULL keys stand for the key before them (`stored_keys`): each arm uses an index.
+        let sql = match q.kind {
+            KeyKind::Plain => "SELECT entry_id, locale FROM tm_variants WHERE plain = $1 ORDER BY entry_id",
+            KeyKind::Structural => {
+                "SELECT entry_id, locale FROM (\
+                 SELECT entry_id, locale FROM tm_variants WHERE struct_key = $1 UNION ALL \
+                 SELECT entry_id, locale FROM tm_variants WHERE struct_key IS NULL AND plain = $1) s \
+                 ORDER BY entry_id"
+            }
+            KeyKind::Generalized => {
+                "SELECT entry_id, locale FROM (\
+                 SELECT entry_id, locale FROM tm_variants WHERE general_key = $1 UNION ALL \
+                 SELECT entry_id, locale FROM tm_variants WHERE general_key IS NULL AND struct_key = $1 \
+                 UNION ALL SELECT entry_id, locale FROM tm_variants \
+                 WHERE general_key IS NULL AND struct_key IS NULL AND plain = $1) s ORDER BY entry_id"
+            }
+        };
+        let mut conn = self.db.reader()?;
+        let stmt = conn.prepared(sql, &[Type::TEXT]).ctx(p, "exact lookup")?;
+        let rows = conn.query(&stmt, &[&q.key]).ctx(p, "exact lookup")?;
+        drop(conn);
+        // Rows come by entry; the entries with a variant in the source locale are read at
+        // once (one round trip, not three per entry).
+        let mut ids: Vec<EntryId> = Vec::new();
+        for r in rows {
+            let id = EntryId(r.try_get(0).ctx(p, "exact lookup")?);
+            if ids.last() == Some(&id) {
+                continue;
+            }
+            let tag: &str = r.try_get(1).ctx(p, "exact lookup")?;
+            let locale = Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
+            if q.source.fit(&locale).is_some() {
+                ids.push(id);
+            }
+        }
+        Ok(self
+            .get_many_in(&ids, scope)?
+            .into_iter()
+            .flatten()
+            .filter(|e| e.lookup_variant(q.target).is_some())
+            .collect())
+    }
+
+    /// [`candidates`](ContentMemory::candidates), for the reads of a scope when
+    /// `scoped`.
+    fn candidates_in(
+        &self,
+        q: &CandidateQuery<'_>,
+        sink: &mut dyn CandidateSink,
+        scoped: bool,
+    ) -> Result<()> {
+        if !self.db.options.gram_index {
+            return self.sql_candidates(q, sink);
+        }
+        self.ensure_cache(q.source, scoped)?;
+        self.db.cache_read()?.offer(q, sink);
+        Ok(())
+    }
 }
 
 impl ContentMemory for PgStore {
@@ -417,86 +523,11 @@ impl ContentMemory for PgStore {
     }
 
     fn get_many(&self, ids: &[EntryId]) -> Result<Vec<Option<Entry>>> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        // One statement (one snapshot, so a concurrent delete cannot split an entry),
-        // prepared once per connection: one round trip, where a lookup spent three per
-        // entry, and no planning.
-        let p = &self.db.name;
-        let reading = || "reading entries".to_owned();
-        // Inside a lookup, an entry its scope read already is not asked for again.
-        let (mut by_id, missing) = crate::scope::recall(self.scope_id, ids);
-        if !missing.is_empty() {
-            let wanted: Vec<i64> = missing.iter().map(|id| id.0).collect();
-            let mut conn = self.db.reader()?;
-            let stmt = conn.prepared(GET_MANY, &[Type::INT8_ARRAY]).ctx_with(p, reading)?;
-            let rows = conn.query(&stmt, &[&wanted]).ctx_with(p, reading)?;
-            if let Some(r) = rows.first() {
-                crate::scope::saw(self.scope_id, r.try_get(8).ctx_with(p, reading)?);
-            }
-            let fetched = entries_of_rows(rows, p)?;
-            crate::scope::remember(self.scope_id, &fetched);
-            by_id.extend(fetched);
-        }
-        Ok(ids.iter().map(|id| by_id.get(id).cloned()).collect())
+        self.get_many_in(ids, None)
     }
 
     fn exact(&self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
-        if self.db.options.gram_index {
-            // The in-process index holds every key: no query to find the entries, one
-            // round trip to read them.
-            self.ensure_cache(q.source)?;
-            let ids = self.db.cache_read()?.exact(q);
-            return Ok(self
-                .get_many(&ids)?
-                .into_iter()
-                .flatten()
-                .filter(|e| e.lookup_variant(q.target).is_some())
-                .collect());
-        }
-        let p = &self.db.name;
-        // NULL keys stand for the key before them (`stored_keys`): each arm uses an index.
-        let sql = match q.kind {
-            KeyKind::Plain => "SELECT entry_id, locale FROM tm_variants WHERE plain = $1 ORDER BY entry_id",
-            KeyKind::Structural => {
-                "SELECT entry_id, locale FROM (\
-                 SELECT entry_id, locale FROM tm_variants WHERE struct_key = $1 UNION ALL \
-                 SELECT entry_id, locale FROM tm_variants WHERE struct_key IS NULL AND plain = $1) s \
-                 ORDER BY entry_id"
-            }
-            KeyKind::Generalized => {
-                "SELECT entry_id, locale FROM (\
-                 SELECT entry_id, locale FROM tm_variants WHERE general_key = $1 UNION ALL \
-                 SELECT entry_id, locale FROM tm_variants WHERE general_key IS NULL AND struct_key = $1 \
-                 UNION ALL SELECT entry_id, locale FROM tm_variants \
-                 WHERE general_key IS NULL AND struct_key IS NULL AND plain = $1) s ORDER BY entry_id"
-            }
-        };
-        let mut conn = self.db.reader()?;
-        let stmt = conn.prepared(sql, &[Type::TEXT]).ctx(p, "exact lookup")?;
-        let rows = conn.query(&stmt, &[&q.key]).ctx(p, "exact lookup")?;
-        drop(conn);
-        // Rows come by entry; the entries with a variant in the source locale are read at
-        // once (one round trip, not three per entry).
-        let mut ids: Vec<EntryId> = Vec::new();
-        for r in rows {
-            let id = EntryId(r.try_get(0).ctx(p, "exact lookup")?);
-            if ids.last() == Some(&id) {
-                continue;
-            }
-            let tag: &str = r.try_get(1).ctx(p, "exact lookup")?;
-            let locale = Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))?;
-            if q.source.fit(&locale).is_some() {
-                ids.push(id);
-            }
-        }
-        Ok(self
-            .get_many(&ids)?
-            .into_iter()
-            .flatten()
-            .filter(|e| e.lookup_variant(q.target).is_some())
-            .collect())
+        self.exact_in(q, None)
     }
 
     fn change_mark(&self) -> Result<Option<u64>> {
@@ -508,7 +539,7 @@ impl ContentMemory for PgStore {
     fn read_scope(&self, source: &Locale) -> Result<ReadScope<'_>> {
         if !self.db.options.gram_index {
             // Database-side candidates read the database on every call anyway.
-            return Ok(ReadScope::none());
+            return Ok(ReadScope::direct(self));
         }
         // Optimistic when the index is loaded and no scope found it stale: the entry
         // reads tell at the end whether a writer came between (see `crate::scope`).
@@ -537,18 +568,12 @@ impl ContentMemory for PgStore {
         } else {
             None
         };
-        let id = self.scope_id;
-        crate::scope::enter(id, self.db.cache_read()?.counter(), !optimistic, ahead);
-        Ok(ReadScope::new(move || crate::scope::leave(id)).confirmed_by(move || self.confirm_scope()))
+        let scope = Scope::new(self.db.cache_read()?.counter(), !optimistic, ahead);
+        Ok(ReadScope::new(PgScope { store: self, scope }))
     }
 
     fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
-        if !self.db.options.gram_index {
-            return self.sql_candidates(q, sink);
-        }
-        self.ensure_cache(q.source)?;
-        self.db.cache_read()?.offer(q, sink);
-        Ok(())
+        self.candidates_in(q, sink, false)
     }
 
     fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>> {
@@ -632,7 +657,7 @@ impl ContentMemory for PgStore {
     /// now, instead of on the first lookup (nothing when the index is off).
     fn warm(&self, source: &Locale) -> Result<()> {
         if self.db.options.gram_index {
-            self.ensure_cache(source)?;
+            self.ensure_cache(source, false)?;
         }
         Ok(())
     }
@@ -699,5 +724,30 @@ impl VersionReader for PgStore {
             }
         }
         Ok(select_versions(entries, q, exclude))
+    }
+}
+
+/// The reads of one lookup in a [`PgStore`] with its in-process index: each goes to the
+/// store with the scope's state (see [`crate::scope`]).
+struct PgScope<'a> {
+    store: &'a PgStore,
+    scope: Scope,
+}
+
+impl ScopedReads for PgScope<'_> {
+    fn exact(&mut self, q: &ExactQuery<'_>) -> Result<Vec<Entry>> {
+        self.store.exact_in(q, Some(&mut self.scope))
+    }
+
+    fn candidates(&mut self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
+        self.store.candidates_in(q, sink, true)
+    }
+
+    fn get_many(&mut self, ids: &[EntryId]) -> Result<Vec<Option<Entry>>> {
+        self.store.get_many_in(ids, Some(&mut self.scope))
+    }
+
+    fn confirm(&mut self) -> Result<bool> {
+        self.store.confirm_scope(&self.scope)
     }
 }

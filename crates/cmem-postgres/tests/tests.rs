@@ -825,3 +825,70 @@ fn the_change_mark_moves_with_every_write_of_any_store() {
     PgStore::open(&url).unwrap().write(&[pair("Close the file", "Datei schließen")]).unwrap();
     assert_ne!(store.change_mark().unwrap().unwrap(), third);
 }
+
+#[test]
+fn two_scopes_open_at_once_on_one_thread_each_judge_their_own_reads() {
+    let url = fresh_url();
+    let (writer, reader) = (PgStore::open(&url).unwrap(), PgStore::open(&url).unwrap());
+    let id = writer.write(&[pair("Open the file", "Datei öffnen")]).unwrap()[0].id();
+    assert!(best(&reader, "Open the file").is_some(), "the reader's index is loaded");
+    let (en, de) = (loc("en"), loc("de"));
+    // A lookup begins and reads an entry: its reads saw the memory its index was loaded
+    // from, so they hold.
+    let mut first = reader.read_scope(&en).unwrap();
+    assert!(first.get_many(&[id]).unwrap()[0].is_some());
+    // Another store writes; a second lookup begins on the same thread, reads the index
+    // it finds without checking it, and misses the write.
+    writer.write(&[pair("Close the window", "Fenster schließen")]).unwrap();
+    let mut second = reader.read_scope(&en).unwrap();
+    let q = cmem_core::imp::ExactQuery {
+        kind: cmem_core::imp::KeyKind::Plain,
+        key: "Close the window",
+        source: &en,
+        target: &de,
+    };
+    assert!(second.exact(&q).unwrap().is_empty(), "the index read unchecked misses the write");
+    // The first ends before the second: the second must still learn that it missed a
+    // write committed before it began, and not take the first's verdict.
+    assert!(first.confirm().unwrap());
+    drop(first);
+    assert!(!second.confirm().unwrap(), "the second scope's reads missed a write made before it began");
+    drop(second);
+    // The next scope begins checked and sees the write.
+    let mut third = reader.read_scope(&en).unwrap();
+    assert_eq!(third.exact(&q).unwrap().len(), 1);
+    assert!(third.confirm().unwrap());
+}
+
+#[test]
+fn a_scope_moved_to_another_thread_keeps_what_its_reads_saw() {
+    let url = fresh_url();
+    let (writer, reader) = (PgStore::open(&url).unwrap(), PgStore::open(&url).unwrap());
+    let id = writer.write(&[pair("Open the file", "Datei öffnen")]).unwrap()[0].id();
+    assert!(best(&reader, "Open the file").is_some(), "the index is loaded");
+    // Begun on this thread, read on another (as a lookup whose work hops threads), ended
+    // here: what its entry read saw travels with the scope.
+    fn read_elsewhere(
+        mut scope: cmem_core::imp::ReadScope<'_>,
+        id: cmem_core::EntryId,
+    ) -> cmem_core::imp::ReadScope<'_> {
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                assert!(scope.get_many(&[id]).unwrap()[0].is_some());
+                scope
+            })
+            .join()
+            .unwrap()
+        })
+    }
+    let checks = reader.change_checks();
+    let mut scope = read_elsewhere(reader.read_scope(&loc("en")).unwrap(), id);
+    assert!(scope.confirm().unwrap());
+    assert_eq!(reader.change_checks(), checks, "the counter came with the entry read, no round trip");
+    // A write between the scope's beginning and its entry read: the read saw another
+    // counter than the index was loaded at, and the scope does not hold.
+    let scope = reader.read_scope(&loc("en")).unwrap();
+    writer.write(&[pair("Close the window", "Fenster schließen")]).unwrap();
+    let mut scope = read_elsewhere(scope, id);
+    assert!(!scope.confirm().unwrap());
+}

@@ -90,108 +90,28 @@ impl Default for ServerConfig {
     }
 }
 
+cmem::setters!(ServerConfig {
+    listen: SocketAddr,
+    read_needs_token: bool,
+    max_body_bytes: usize,
+    max_upload_bytes: u64,
+    max_uri_bytes: usize,
+    rate_limit: Option<RateLimit>,
+    access_log: bool,
+    request_timeout: Duration,
+    header_timeout: Duration,
+    body_timeout: Duration,
+    max_header_bytes: usize,
+    max_connections: usize,
+    answer_cache: usize,
+    workers: usize,
+    max_bad_tokens: u32,
+});
+
 impl ServerConfig {
     /// The defaults.
     pub fn new() -> Self {
         ServerConfig::default()
-    }
-
-    /// Sets [`listen`](Self::listen).
-    #[must_use]
-    pub fn listen(mut self, addr: SocketAddr) -> Self {
-        self.listen = addr;
-        self
-    }
-
-    /// Sets [`read_needs_token`](Self::read_needs_token).
-    #[must_use]
-    pub fn read_needs_token(mut self, on: bool) -> Self {
-        self.read_needs_token = on;
-        self
-    }
-
-    /// Sets [`max_body_bytes`](Self::max_body_bytes).
-    #[must_use]
-    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
-        self.max_body_bytes = bytes;
-        self
-    }
-
-    /// Sets [`max_upload_bytes`](Self::max_upload_bytes).
-    #[must_use]
-    pub fn max_upload_bytes(mut self, bytes: u64) -> Self {
-        self.max_upload_bytes = bytes;
-        self
-    }
-
-    /// Sets [`max_uri_bytes`](Self::max_uri_bytes).
-    #[must_use]
-    pub fn max_uri_bytes(mut self, bytes: usize) -> Self {
-        self.max_uri_bytes = bytes;
-        self
-    }
-
-    /// Sets [`rate_limit`](Self::rate_limit).
-    #[must_use]
-    pub fn rate_limit(mut self, limit: Option<RateLimit>) -> Self {
-        self.rate_limit = limit;
-        self
-    }
-
-    /// Sets [`access_log`](Self::access_log).
-    #[must_use]
-    pub fn access_log(mut self, on: bool) -> Self {
-        self.access_log = on;
-        self
-    }
-
-    /// Sets [`request_timeout`](Self::request_timeout).
-    #[must_use]
-    pub fn request_timeout(mut self, timeout: Duration) -> Self {
-        self.request_timeout = timeout;
-        self
-    }
-
-    /// Sets [`header_timeout`](Self::header_timeout).
-    #[must_use]
-    pub fn header_timeout(mut self, timeout: Duration) -> Self {
-        self.header_timeout = timeout;
-        self
-    }
-
-    /// Sets [`body_timeout`](Self::body_timeout).
-    #[must_use]
-    pub fn body_timeout(mut self, timeout: Duration) -> Self {
-        self.body_timeout = timeout;
-        self
-    }
-
-    /// Sets [`max_header_bytes`](Self::max_header_bytes).
-    #[must_use]
-    pub fn max_header_bytes(mut self, bytes: usize) -> Self {
-        self.max_header_bytes = bytes;
-        self
-    }
-
-    /// Sets [`max_connections`](Self::max_connections).
-    #[must_use]
-    pub fn max_connections(mut self, connections: usize) -> Self {
-        self.max_connections = connections;
-        self
-    }
-
-    /// Sets [`answer_cache`](Self::answer_cache).
-    #[must_use]
-    pub fn answer_cache(mut self, answers: usize) -> Self {
-        self.answer_cache = answers;
-        self
-    }
-
-    /// Sets [`workers`](Self::workers).
-    #[must_use]
-    pub fn workers(mut self, workers: usize) -> Self {
-        self.workers = workers;
-        self
     }
 
     /// How many requests do their store work at once: [`workers`](Self::workers), or
@@ -201,12 +121,5 @@ impl ServerConfig {
             0 => std::thread::available_parallelism().map_or(2, |n| n.get()) * 2,
             n => n,
         }
-    }
-
-    /// Sets [`max_bad_tokens`](Self::max_bad_tokens).
-    #[must_use]
-    pub fn max_bad_tokens(mut self, per_minute: u32) -> Self {
-        self.max_bad_tokens = per_minute;
-        self
     }
 }

@@ -69,6 +69,8 @@ impl fmt::Debug for ImportRequest {
     }
 }
 
+crate::setters!(ImportRequest { strict: bool, persist_index: bool });
+
 impl ImportRequest {
     /// An import of `inputs` with the memory's recognizer, not strict, persisting the
     /// index.
@@ -95,13 +97,6 @@ impl ImportRequest {
         self
     }
 
-    /// Sets [`strict`](Self::strict).
-    #[must_use]
-    pub fn strict(mut self, on: bool) -> Self {
-        self.strict = on;
-        self
-    }
-
     /// Sets [`recognizer`](Self::recognizer) to the caller's choice (`None`: none).
     #[must_use]
     pub fn recognizer(mut self, chosen: Option<Recognizer>) -> Self {
@@ -120,13 +115,6 @@ impl ImportRequest {
     #[must_use]
     pub fn on_cancel(mut self, told: impl Fn() + Send + Sync + 'static) -> Self {
         self.on_cancel = Some(Arc::new(told));
-        self
-    }
-
-    /// Sets [`persist_index`](Self::persist_index).
-    #[must_use]
-    pub fn persist_index(mut self, on: bool) -> Self {
-        self.persist_index = on;
         self
     }
 }

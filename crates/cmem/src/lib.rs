@@ -80,6 +80,10 @@ pub use cmem_core::diff;
 /// diagnostics; not part of the stable surface (see Stability above).
 pub use cmem_core::imp;
 pub use cmem_core::run::surface_text;
+/// The workspace's one way to write plain setters, for the crates built on this one
+/// (see `cmem_core::setters!`).
+#[doc(hidden)]
+pub use cmem_core::setters;
 pub use cmem_core::{
     client_masks, lookup, lookup_several, prepare_query, to_notation, AttributePenalty, ContentMemory, Entry,
     EntryId, Error, ErrorKind, Locale, LocaleFit, LookupOptions, LookupRequest, Match, MatchType, MatchView,

@@ -80,31 +80,12 @@ impl fmt::Debug for OpenOptions {
     }
 }
 
+crate::setters!(OpenOptions { create: bool, read_only: bool, sql_candidates: bool });
+
 impl OpenOptions {
     /// Reading and writing an existing memory.
     pub fn new() -> Self {
         OpenOptions::default()
-    }
-
-    /// Sets [`create`](Self::create).
-    #[must_use]
-    pub fn create(mut self, on: bool) -> Self {
-        self.create = on;
-        self
-    }
-
-    /// Sets [`read_only`](Self::read_only).
-    #[must_use]
-    pub fn read_only(mut self, on: bool) -> Self {
-        self.read_only = on;
-        self
-    }
-
-    /// Sets [`sql_candidates`](Self::sql_candidates).
-    #[must_use]
-    pub fn sql_candidates(mut self, on: bool) -> Self {
-        self.sql_candidates = on;
-        self
     }
 
     /// Sets [`write_wait`](Self::write_wait).

@@ -69,6 +69,8 @@ pub struct MemorySpec {
     pub priority: Option<u32>,
 }
 
+crate::setters!(MemorySpec { role: Role, penalty: u8 });
+
 impl MemorySpec {
     /// The memory at `address`, named by it, writable, without a penalty.
     ///
@@ -88,20 +90,6 @@ impl MemorySpec {
     #[must_use]
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
-        self
-    }
-
-    /// Sets [`role`](Self::role).
-    #[must_use]
-    pub fn role(mut self, role: Role) -> Self {
-        self.role = role;
-        self
-    }
-
-    /// Sets [`penalty`](Self::penalty).
-    #[must_use]
-    pub fn penalty(mut self, points: u8) -> Self {
-        self.penalty = points;
         self
     }
 

@@ -18,7 +18,7 @@ use crate::key::{flatten_runs, normalize_text, KeyKind, Keys, KindSet};
 use crate::locale::{Locale, LocaleFit};
 use crate::point::{nearer_answer, Point};
 use crate::run::{runs_to_json, Run};
-use crate::store::{CandidateQuery, CandidateSink, ContentMemory, ExactQuery, KeyText};
+use crate::store::{CandidateQuery, CandidateSink, ContentMemory, ExactQuery, KeyText, ReadScope};
 
 mod sink;
 use sink::Sink;
@@ -153,28 +153,21 @@ impl Default for LookupOptions {
     }
 }
 
+crate::setters!(LookupOptions {
+    threshold: f64,
+    limit: usize,
+    word_repair: RepairBands,
+    /// `usize::MAX`: the whole list exact.
+    verify_budget: usize,
+    /// `usize::MAX`: no limit.
+    max_candidates: usize,
+    /// `usize::MAX`: no limit.
+    scan_limit: usize,
+    max_query_chars: usize,
+    penalties: Vec<AttributePenalty>,
+});
+
 impl LookupOptions {
-    /// Sets the threshold.
-    #[must_use]
-    pub fn threshold(mut self, threshold: f64) -> Self {
-        self.threshold = threshold;
-        self
-    }
-
-    /// Sets the bands of the word repair.
-    #[must_use]
-    pub fn word_repair(mut self, bands: RepairBands) -> Self {
-        self.word_repair = bands;
-        self
-    }
-
-    /// Sets the limit.
-    #[must_use]
-    pub fn limit(mut self, limit: usize) -> Self {
-        self.limit = limit;
-        self
-    }
-
     /// Sets the caller's point.
     #[must_use]
     pub fn point(mut self, point: Point) -> Self {
@@ -186,41 +179,6 @@ impl LookupOptions {
     #[must_use]
     pub fn maybe_point(mut self, point: Option<Point>) -> Self {
         self.point = point;
-        self
-    }
-
-    /// Sets the verification budget (`usize::MAX`: the whole list exact).
-    #[must_use]
-    pub fn verify_budget(mut self, budget: usize) -> Self {
-        self.verify_budget = budget;
-        self
-    }
-
-    /// Sets the most candidates scored (`usize::MAX`: no limit).
-    #[must_use]
-    pub fn max_candidates(mut self, max: usize) -> Self {
-        self.max_candidates = max;
-        self
-    }
-
-    /// Sets the scan limit (`usize::MAX`: no limit).
-    #[must_use]
-    pub fn scan_limit(mut self, limit: usize) -> Self {
-        self.scan_limit = limit;
-        self
-    }
-
-    /// Sets [`max_query_chars`](Self::max_query_chars).
-    #[must_use]
-    pub fn max_query_chars(mut self, chars: usize) -> Self {
-        self.max_query_chars = chars;
-        self
-    }
-
-    /// Sets the penalties by attribute.
-    #[must_use]
-    pub fn penalties(mut self, penalties: Vec<AttributePenalty>) -> Self {
-        self.penalties = penalties;
         self
     }
 
@@ -246,6 +204,8 @@ pub struct LookupRequest {
     /// Where the segment stands in its document, for context matches; default: unknown.
     pub context: QueryContext,
 }
+
+crate::setters!(LookupRequest { options: LookupOptions, context: QueryContext });
 
 impl LookupRequest {
     /// A lookup with default options.
@@ -276,20 +236,6 @@ impl LookupRequest {
     /// not BCP 47, naming it.
     pub fn from_tags(source: Vec<Run>, from: &str, to: &str) -> Result<Self> {
         Ok(LookupRequest::new(source, Locale::parse(from)?, Locale::parse(to)?))
-    }
-
-    /// Replaces the options.
-    #[must_use]
-    pub fn options(mut self, options: LookupOptions) -> Self {
-        self.options = options;
-        self
-    }
-
-    /// Sets where the segment stands in its document.
-    #[must_use]
-    pub fn context(mut self, context: QueryContext) -> Self {
-        self.context = context;
-        self
     }
 }
 
@@ -509,13 +455,13 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
     if opts.limit == 0 {
         return Ok(Vec::new());
     }
-    // Every store call of a try reads the memory as its scope found it; a scope whose
-    // reads did not hold (another writer came between) is tried again in a new one.
+    // Every read of a try goes through its scope; a scope whose reads did not hold
+    // (another writer came between) is tried again in a new one.
     let mut tries = 0;
     loop {
         tries += 1;
         let mut scope = store.read_scope(&req.source_locale)?;
-        let mut out = lookup_in_scope(store, req, &keys, &asked)?;
+        let mut out = lookup_in_scope(&mut scope, req, &keys, &asked)?;
         if scope.confirm()? || tries == 3 {
             drop(scope);
             repair_words_of(store, req, &mut out)?;
@@ -550,9 +496,9 @@ pub(crate) fn repair_words_of(
     Ok(())
 }
 
-/// One try of [`lookup`]: its store calls, scoring and ranking.
+/// One try of [`lookup`]: its reads (all through `scope`), scoring and ranking.
 fn lookup_in_scope(
-    store: &dyn ContentMemory,
+    scope: &mut ReadScope<'_>,
     req: &LookupRequest,
     keys: &Keys,
     asked: &Asked<'_>,
@@ -565,7 +511,7 @@ fn lookup_in_scope(
     let mut exact: Vec<Match> = Vec::new();
     let mut seen: HashSet<EntryId> = HashSet::new();
     for kind in KeyKind::ALL {
-        let hits = store.exact(&ExactQuery { kind, key: keys.get(kind), source: src, target: tgt })?;
+        let hits = scope.exact(&ExactQuery { kind, key: keys.get(kind), source: src, target: tgt })?;
         for entry in hits {
             if seen.contains(&entry.id) {
                 continue;
@@ -585,7 +531,7 @@ fn lookup_in_scope(
     let mut sink = Sink::new(opts, &seen, &exact);
     for (key, kinds) in keys.distinct() {
         sink.set_query(key, kinds);
-        store.candidates(&CandidateQuery { key, kinds, source: src, target: tgt }, &mut sink)?;
+        scope.candidates(&CandidateQuery { key, kinds, source: src, target: tgt }, &mut sink)?;
     }
     let mut fuzzy: Vec<(EntryId, f64, KeyKind)> = sink
         .best
@@ -615,7 +561,7 @@ fn lookup_in_scope(
         wanted.push(id);
     }
     let mut fetched: HashMap<EntryId, Option<Entry>> =
-        wanted.iter().copied().zip(store.get_many(&wanted)?).collect();
+        wanted.iter().copied().zip(scope.get_many(&wanted)?).collect();
     let mut last_taken = f64::INFINITY;
     let penalized = opts.penalties.iter().any(|p| p.points > 0);
     for (id, score, kind) in fuzzy {
@@ -630,7 +576,7 @@ fn lookup_in_scope(
         last_taken = score;
         let entry = match fetched.remove(&id) {
             Some(entry) => entry,
-            None => store.get(id)?,
+            None => scope.get_many(&[id])?.pop().flatten(),
         };
         let Some(entry) = entry else { continue };
         let Some((si, ti, region)) = pair_of(&entry, src, tgt) else { continue };
