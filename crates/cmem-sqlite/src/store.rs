@@ -933,7 +933,10 @@ impl ContentMemory for SqliteStore {
 
     fn set_meta(&self, key: &str, value: &str) -> Result<()> {
         let conn = self.conn()?;
-        conn.execute(
+        // A write like any other: it waits for another writer (an import's long
+        // transaction) as long as the options say, not only the busy timeout.
+        let tx = Immediate::begin(&conn, &self.path, &self.options)?;
+        tx.execute(
             &format!(
                 "INSERT INTO {META_TABLE} (key, value) VALUES (?1, ?2) \
                  ON CONFLICT(key) DO UPDATE SET value = excluded.value"
@@ -941,7 +944,7 @@ impl ContentMemory for SqliteStore {
             params![key, value],
         )
         .ctx_with(&self.path, || format!("setting {key}"))?;
-        Ok(())
+        tx.commit(&self.path, || format!("setting {key}"))
     }
 
     fn word_model(

@@ -932,6 +932,29 @@ fn a_lock_held_elsewhere_times_out_with_a_clear_error() {
 }
 
 #[test]
+fn a_meta_write_waits_for_another_writer_like_any_write() {
+    let dir = TempDir::new("meta-wait");
+    let path = dir.path("m.db");
+    let store = SqliteStore::open_with(
+        &path,
+        SqliteOptions::default().busy_timeout(std::time::Duration::from_millis(50)),
+    )
+    .unwrap();
+    let other = rusqlite::Connection::open(&path).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE; INSERT INTO tm_meta (key, value) VALUES ('x', 'y');").unwrap();
+    // The other writer (an import's transaction, say) finishes well after the busy
+    // timeout: the meta write waits for it as a write does, instead of failing.
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        other.execute_batch("COMMIT").unwrap();
+    });
+    store.set_meta("recognizer", "rules").unwrap();
+    release.join().unwrap();
+    assert_eq!(store.meta("recognizer").unwrap().as_deref(), Some("rules"));
+    assert_eq!(store.meta("x").unwrap().as_deref(), Some("y"));
+}
+
+#[test]
 fn search_takes_any_words_without_syntax_errors() {
     let store = SqliteStore::open_in_memory().unwrap();
     store
