@@ -23,43 +23,51 @@ pub(crate) struct Db {
     pub(crate) pool: r2d2::Pool<Manager>,
     pub(crate) cache: RwLock<Cache>,
     pub(crate) options: PgOptions,
-    /// The database could not be reached at the last try: store calls fail at once
-    /// (`Unavailable`) while one of them at a time tries again ([`client`](Self::client)).
-    pub(crate) unreachable: Arc<AtomicBool>,
-    /// A call is trying the database again while it is unreachable.
-    pub(crate) probing: AtomicBool,
-    /// How to connect, for those tries (the pool's manager holds its own copy).
-    pub(crate) config: postgres::Config,
+    /// Whether the primary answered at the last try.
+    pub(crate) health: Health,
     /// The streaming replica reads go to ([`PgOptions::replica`]), its address redacted.
-    pub(crate) replica: Option<(String, r2d2::Pool<Manager>)>,
+    pub(crate) replica: Option<Replica>,
 }
 
-impl Db {
-    /// A pooled connection for reading: to the replica when there is one, else
-    /// [`client`](Self::client)'s.
-    pub(crate) fn reader(&self) -> Result<Pooled> {
-        let Some((name, pool)) = &self.replica else { return self.client() };
-        pool.get().map_err(|e| {
-            Error::new(ErrorKind::Unavailable, format!("postgres store {name} (replica): no connection: {e}"))
-        })
+/// A streaming replica: its address (redacted), pool and health.
+#[derive(Debug)]
+pub(crate) struct Replica {
+    pub(crate) name: String,
+    pub(crate) pool: r2d2::Pool<Manager>,
+    pub(crate) health: Health,
+}
+
+/// Whether a database answered at the last try, and how to try it again.
+#[derive(Debug)]
+pub(crate) struct Health {
+    /// The database could not be reached at the last try: store calls fail at once
+    /// (`Unavailable`) while one of them at a time tries again ([`checkout`](Self::checkout)).
+    pub(crate) unreachable: Arc<AtomicBool>,
+    /// A call is trying the database again while it is unreachable.
+    probing: AtomicBool,
+    /// How to connect, for those tries (the pool's manager holds its own copy).
+    config: postgres::Config,
+}
+
+impl Health {
+    /// A database thought reachable, connected to with `config`.
+    pub(crate) fn new(config: postgres::Config) -> Health {
+        Health { unreachable: Arc::default(), probing: AtomicBool::new(false), config }
     }
 
-    /// The pool reads go to.
-    pub(crate) fn read_pool(&self) -> &r2d2::Pool<Manager> {
-        self.replica.as_ref().map_or(&self.pool, |(_, pool)| pool)
-    }
-
-    /// A pooled connection. While the database is unreachable, a call gets an idle
-    /// connection if one is left and otherwise fails at once, but for one call at a time
-    /// that tries to connect again: a server answers `503` in microseconds during an
-    /// outage, not after a wait per request, and serves again once a try succeeds.
-    pub(crate) fn client(&self) -> Result<Pooled> {
+    /// A connection from `pool`, the pool of the database `name`. While the database is
+    /// unreachable, a call gets an idle connection if one is left and otherwise fails at
+    /// once, but for one call at a time that tries to connect again: a server answers
+    /// `503` in microseconds during an outage, not after a wait per request, and serves
+    /// again once a try succeeds. A pool whose every connection is busy is not an
+    /// outage: that call fails after the pool's wait, and the next ones wait their turn.
+    pub(crate) fn checkout(&self, pool: &r2d2::Pool<Manager>, name: &str) -> Result<Pooled> {
         use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
         let unavailable = |why: String| {
-            Error::new(ErrorKind::Unavailable, format!("postgres store {}: no connection: {why}", self.name))
+            Error::new(ErrorKind::Unavailable, format!("postgres store {name}: no connection: {why}"))
         };
         if self.unreachable.load(Acquire) {
-            if let Some(conn) = self.pool.try_get() {
+            if let Some(conn) = pool.try_get() {
                 return Ok(conn);
             }
             if self.probing.compare_exchange(false, true, AcqRel, Acquire).is_err() {
@@ -74,10 +82,35 @@ impl Db {
                 Err(e) => return Err(unavailable(e.to_string())),
             }
         }
-        self.pool.get().map_err(|e| {
+        pool.get().map_err(|e| {
+            let state = pool.state();
+            if state.connections >= pool.max_size() && state.idle_connections == 0 {
+                return unavailable(format!("all {} connections stayed busy: {e}", state.connections));
+            }
             self.unreachable.store(true, Release);
             unavailable(e.to_string())
         })
+    }
+}
+
+impl Db {
+    /// A pooled connection for reading: to the replica when there is one, else
+    /// [`client`](Self::client)'s.
+    pub(crate) fn reader(&self) -> Result<Pooled> {
+        match &self.replica {
+            Some(r) => r.health.checkout(&r.pool, &format!("{} (replica)", r.name)),
+            None => self.client(),
+        }
+    }
+
+    /// The pool reads go to, and its database's health.
+    pub(crate) fn read_pool(&self) -> (&r2d2::Pool<Manager>, &Health) {
+        self.replica.as_ref().map_or((&self.pool, &self.health), |r| (&r.pool, &r.health))
+    }
+
+    /// A pooled connection to the primary (see [`Health::checkout`]).
+    pub(crate) fn client(&self) -> Result<Pooled> {
+        self.health.checkout(&self.pool, &self.name)
     }
 
     pub(crate) fn poisoned(&self) -> Error {

@@ -116,7 +116,8 @@ impl PgStore {
                 config.connect_timeout(options.connect_timeout);
                 config.application_name("cmem");
                 drop(config.connect(NoTls).ctx(&name, "cannot connect to the replica")?);
-                Some((name, pool_of(&config)))
+                let pool = pool_of(&config);
+                Some(crate::db::Replica { name, pool, health: crate::db::Health::new(config) })
             }
             None => None,
         };
@@ -126,9 +127,7 @@ impl PgStore {
             pool,
             cache: RwLock::new(Cache::default()),
             options,
-            unreachable: Default::default(),
-            probing: Default::default(),
-            config,
+            health: crate::db::Health::new(config),
             replica,
         };
         Ok(PgStore {
@@ -554,8 +553,9 @@ impl ContentMemory for PgStore {
         // the index (see `crate::ahead`).
         let ahead = if optimistic && !self.is_fresh() {
             self.ahead.ask(|| {
-                let (pool, name) = (self.db.read_pool().clone(), self.db.name.clone());
-                let unreachable = std::sync::Arc::clone(&self.db.unreachable);
+                let (pool, health) = self.db.read_pool();
+                let (pool, name) = (pool.clone(), self.db.name.clone());
+                let unreachable = std::sync::Arc::clone(&health.unreachable);
                 // No answer while the database is unreachable: the lookup then asks
                 // itself, and fails at once (`client`).
                 move || {

@@ -892,3 +892,33 @@ fn a_scope_moved_to_another_thread_keeps_what_its_reads_saw() {
     let mut scope = read_elsewhere(scope, id);
     assert!(!scope.confirm().unwrap());
 }
+
+#[test]
+fn a_pool_busy_to_the_last_connection_is_a_wait_not_an_outage() {
+    let store = fresh(PgOptions::default().pool_size(1));
+    store.write(&[pair("Keep", "Behalten")]).unwrap();
+    // The write session holds the pool's only connection.
+    let session = store.begin().unwrap();
+    let err = store.stats().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unavailable);
+    assert!(err.to_string().contains("stayed busy"), "{err}");
+    // Not taken for an outage: calls made while the pool is still busy wait their turn
+    // (an outage would fail them at once, one of them trying the database again) ...
+    let waited = std::thread::scope(|s| {
+        let calls: Vec<_> = (0..2)
+            .map(|_| {
+                s.spawn(|| {
+                    let err = store.stats().unwrap_err();
+                    err.to_string()
+                })
+            })
+            .collect();
+        calls.into_iter().map(|c| c.join().unwrap()).collect::<Vec<_>>()
+    });
+    for err in &waited {
+        assert!(err.contains("stayed busy"), "{err}");
+    }
+    // ... and once the connection is back, the next call has it.
+    drop(session);
+    assert_eq!(store.stats().unwrap().entries, 1);
+}
