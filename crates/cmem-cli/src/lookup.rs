@@ -1,7 +1,5 @@
 //! `cmem lookup`: one segment, or a batch of them from JSON Lines.
 
-use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
@@ -232,17 +230,6 @@ impl<'a> Looked<'a> {
         }
     }
 
-    fn batch<I>(self, requests: I) -> Box<dyn Iterator<Item = Result<LookupAnswer>> + 'a>
-    where
-        I: IntoIterator<Item = Result<LookupRequest>>,
-        I::IntoIter: 'a,
-    {
-        match self {
-            Looked::One(m) => Box::new(m.lookup_batch(requests)),
-            Looked::Several(all) => Box::new(all.lookup_batch(requests)),
-        }
-    }
-
     /// Warnings when nothing was found because no memory holds the pair at all.
     fn pair_warnings(self, from: &cmem::Locale, to: &cmem::Locale) -> Vec<String> {
         match self {
@@ -393,48 +380,27 @@ fn run_batch(
     let mut times = Vec::new();
     let (mut queries, mut found, mut failed) = (0u64, 0u64, 0u64);
     let mut first_error: Option<String> = None;
-    // The lines, each with its number and id, as requests (or that line's error).
-    // (The answers come lazily, one per line taken, so each answer's line is the first
-    // of those not answered yet.)
-    let lines: RefCell<VecDeque<(usize, Option<Value>)>> = RefCell::new(VecDeque::new());
-    let read_error = RefCell::new(None);
-    let requests = input.split(b'\n').enumerate().map_while(|(i, line)| {
+    // One line at a time, each answered and written before the next is read: a program
+    // may use the batch mode as a co-process, writing a query and reading its answer.
+    // (The index was warmed above, for every request's source locale: the batch's.)
+    for (i, line) in input.split(b'\n').enumerate() {
         let n = i + 1;
-        let line = match line {
-            Ok(line) => line,
-            Err(e) => {
-                *read_error.borrow_mut() =
-                    Some(anyhow!("lookup --batch {}: line {n}: cannot read: {e}", batch.display()));
-                return None;
-            }
-        };
-        Some((n, line))
-    });
-    let requests = requests
-        .filter_map(|(n, line)| {
-            // A line that is not UTF-8 is that line's error; the others are still answered.
-            let line = String::from_utf8(line).map_err(|e| {
-                let at = e.utf8_error().valid_up_to();
-                anyhow!("not UTF-8 (an invalid byte after {at} bytes of the line)")
-            });
-            if line.as_ref().is_ok_and(|l| l.trim().is_empty()) {
-                return None;
-            }
-            Some((n, line))
-        })
-        .map(|(n, line)| {
-            let query = line.and_then(|line| batch_query(&line, rec));
-            let id = query.as_ref().ok().and_then(|(_, id)| id.clone());
-            lines.borrow_mut().push_back((n, id));
-            query.map(|(runs, _)| {
-                LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(opts.clone())
-            })
+        let line = line.map_err(|e| anyhow!("lookup --batch {}: line {n}: cannot read: {e}", batch.display()))?;
+        // A line that is not UTF-8 is that line's error; the others are still answered.
+        let line = String::from_utf8(line).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            anyhow!("not UTF-8 (an invalid byte after {at} bytes of the line)")
         });
-    for answer in memory.batch(requests) {
-        let Some((n, id)) = lines.borrow_mut().pop_front() else { break };
+        if line.as_ref().is_ok_and(|l| l.trim().is_empty()) {
+            continue;
+        }
         queries += 1;
+        let answer = line.and_then(|line| batch_query(&line, rec)).and_then(|(runs, id)| {
+            let req = LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(opts.clone());
+            Ok((memory.answer(&req)?, id))
+        });
         let value = match answer {
-            Ok(answer) => {
+            Ok((answer, id)) => {
                 times.push(Duration::from_micros(answer.micros));
                 if !answer.matches.is_empty() {
                     found += 1;
@@ -458,12 +424,7 @@ fn run_batch(
         };
         serde_json::to_writer(&mut out, &value)?;
         writeln!(out)?;
-        // Each answer as soon as it is known: a program may use the batch mode as a
-        // co-process, writing a query and reading its answer.
         out.flush()?;
-    }
-    if let Some(e) = read_error.into_inner() {
-        return Err(e);
     }
     if !quiet {
         times.sort_unstable();
