@@ -28,7 +28,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Repair, RepairKind};
-use crate::align::{words, WordModel};
+use crate::align::{fold, text_of, words, WordModel};
 use crate::run::Run;
 
 /// Which fuzzy matches the word repair changes, by the match's score.
@@ -111,7 +111,17 @@ fn flat(runs: &[Run]) -> (String, Vec<(usize, usize)>) {
 }
 
 fn lower(text: &str, w: &[(usize, usize)]) -> Vec<String> {
-    w.iter().map(|&(a, b)| text[a..b].to_lowercase()).collect()
+    w.iter().map(|&(a, b)| fold(&text[a..b])).collect()
+}
+
+/// `text` in NFC (UAX #15), as the model's phrase texts are written.
+fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
+    use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
+    if is_nfc_quick(text.chars()) == IsNormalized::Yes {
+        text.into()
+    } else {
+        text.nfc().collect::<String>().into()
+    }
 }
 
 /// The changed stretches between word lists `a` (stored source) and `b` (query):
@@ -171,8 +181,9 @@ fn phrase_candidates(
 /// source is `source`) by the translation of the query's words; see the
 /// [module docs](self). Returns one repair per changed stretch, applied or not.
 pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &WordModel) -> Vec<Repair> {
-    let (q, _) = flat(query);
-    let (s, _) = flat(source);
+    // Query and source as the model and the keys read them (NFC, codes as U+FFFC): a
+    // decomposed accent finds the same words as its composed form.
+    let (q, s) = (text_of(query), text_of(source));
     let (qw, sw) = (words(&q), words(&s));
     let (ql, sl) = (lower(&q, &qw), lower(&s, &sw));
     let found = hunks(&sl, &ql);
@@ -240,18 +251,20 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
                 }
             };
             if let Some(tl) = a1.checked_sub(1).and_then(only_link) {
-                let word = &t[tw[tl].0..tw[tl].1];
+                let word = nfc(&t[tw[tl].0..tw[tl].1]);
                 for (cand, n) in model.phrases(&format!("{} {new_words}", sl[a1 - 1])) {
-                    if let Some(rest) = cand.strip_prefix(word).filter(|r| r.starts_with(char::is_whitespace))
+                    if let Some(rest) =
+                        cand.strip_prefix(&*word).filter(|r| r.starts_with(char::is_whitespace))
                     {
                         consider(tw[tl].1, format!(" {}", rest.trim()), *n);
                     }
                 }
             }
             if let Some(tr) = (a1 < sl.len()).then(|| only_link(a1)).flatten() {
-                let word = &t[tw[tr].0..tw[tr].1];
+                let word = nfc(&t[tw[tr].0..tw[tr].1]);
                 for (cand, n) in model.phrases(&format!("{new_words} {}", sl[a1])) {
-                    if let Some(rest) = cand.strip_suffix(word).filter(|r| r.ends_with(char::is_whitespace)) {
+                    if let Some(rest) = cand.strip_suffix(&*word).filter(|r| r.ends_with(char::is_whitespace))
+                    {
                         consider(tw[tr].0, format!("{} ", rest.trim()), *n);
                     }
                 }
@@ -287,7 +300,7 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
             out.push(repair);
             continue;
         }
-        let copied = old.to_lowercase() == repair.from.to_lowercase();
+        let copied = fold(old) == fold(&repair.from);
         let chosen: Option<(String, Evidence)> = if b1 == b2 {
             Some((String::new(), Evidence::Deleted))
         } else if copied {
@@ -296,9 +309,9 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
             let key = ql[b1..b2].join(" ");
             let s_left = a1.checked_sub(1).map(|k| sl[k].as_str());
             let s_right = sl.get(a2).map(String::as_str);
-            let left = c1.checked_sub(1).map(|k| &t[tw[k].0..tw[k].1]);
-            let right = tw.get(c2).map(|&(p, r)| &t[p..r]);
-            phrase_candidates(model, &key, (s_left, left), (s_right, right))
+            let left = c1.checked_sub(1).map(|k| nfc(&t[tw[k].0..tw[k].1]));
+            let right = tw.get(c2).map(|&(p, r)| nfc(&t[p..r]));
+            phrase_candidates(model, &key, (s_left, left.as_deref()), (s_right, right.as_deref()))
                 .into_iter()
                 .next()
                 .map(|(text, context, count)| (text, Evidence::Phrase { count, context }))
@@ -389,6 +402,31 @@ mod tests {
         let w = r[0].words.as_ref().unwrap();
         assert_eq!((w.target_from.as_str(), w.target_to.as_str()), ("Datei", "Fenster"));
         assert!(matches!(w.evidence, Some(Evidence::Phrase { count, .. }) if count >= 1));
+    }
+
+    #[test]
+    fn a_decomposed_accent_is_repaired_as_its_composed_form() {
+        let pairs = [
+            ("Open the file", "Datei öffnen"),
+            ("Open the café", "Café öffnen"),
+            ("Close the café", "Café schließen"),
+            ("Print the file", "Datei drucken"),
+            ("Close the file", "Datei schließen"),
+            ("Open the folder", "Ordner öffnen"),
+            ("Print the folder", "Ordner drucken"),
+        ];
+        let opts = AlignOptions::default().tension(None).iterations(10);
+        let m = WordModel::train(pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())), &opts).0;
+        let composed = run(&m, "Print the caf\u{e9}", "Print the file", "Datei drucken");
+        assert_eq!(composed.0, "Café drucken", "{:?}", composed.1);
+        let decomposed = run(&m, "Print the cafe\u{301}", "Print the file", "Datei drucken");
+        assert_eq!(decomposed, composed);
+        // A target stored decomposed aligns as its composed form, and keeps its own
+        // spelling where nothing changed.
+        let nfd = "Datei o\u{308}ffnen";
+        assert_eq!(m.align("Open the file", nfd).links, m.align("Open the file", "Datei öffnen").links);
+        let (text, r) = run(&m, "Open the cafe\u{301}", "Open the file", nfd);
+        assert_eq!(text, "Café o\u{308}ffnen", "{r:?}");
     }
 
     #[test]
