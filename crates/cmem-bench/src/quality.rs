@@ -175,6 +175,9 @@ pub fn run(
     // sources and 100 % matches too, which the repair leaves): the band the issue's
     // "≥ 0.95 equal" counts.
     let mut words = [WordBand::default(); 4];
+    // (band, evidence) → (targets changed, nearer, farther).
+    let mut by_kind: std::collections::BTreeMap<(usize, &'static str), (usize, usize, usize)> =
+        std::collections::BTreeMap::new();
     let (mut lookup_ns, mut repair_ns): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
 
     let queries: Vec<serde_json::Value> = corpus::read_jsonl(queries_path)?;
@@ -216,16 +219,28 @@ pub fn run(
             if k == 1 && !best.identical_source && best.score < 1.0 {
                 let mut repaired = best.adapted_target.clone();
                 let t = Instant::now();
-                let r = repair_words(&req.source, best.source(), &mut repaired, &model);
+                let r = repair_words(&req.source, best.source(), &mut repaired, &model, &de);
                 repair_ns.push(t.elapsed().as_nanos() as u64);
                 let fixed = render(&repaired);
                 let band = if best.score >= 0.95 { 2 } else { usize::from(best.score >= 0.85) };
                 let (before, after) = (similarity(&got, want), similarity(&fixed, want));
                 words[band].add(&got, &fixed, want, before, after);
+                if fixed != got {
+                    let mut seen: Vec<&'static str> =
+                        r.iter().filter(|r| r.applied).map(repair_kind).collect();
+                    seen.sort_unstable();
+                    seen.dedup();
+                    for kind in seen {
+                        let k = by_kind.entry((band, kind)).or_default();
+                        k.0 += 1;
+                        k.1 += usize::from(after > before + 1e-9);
+                        k.2 += usize::from(after + 1e-9 < before);
+                    }
+                }
                 if band == 2 {
                     words[3].add(&got, &fixed, want, before, after);
                 }
-                if word_samples > 0 && band < 2 && fixed != *want {
+                if word_samples > 0 && fixed != *want && (band < 2 || word_samples % 3 == 0) {
                     word_samples -= 1;
                     println!(
                         "unequal   {:.3}\nquery     {query:?}\nsource    {stored:?}\nadapted   {got:?}\nrepaired  {fixed:?}\nshipped   {want:?}\nrepairs   {:?}\n",
@@ -398,7 +413,29 @@ pub fn run(
             b.farther
         );
     }
+    println!();
+    println!("Targets the word repair changed, by the evidence of the repairs made in them:");
+    println!();
+    println!("| band | evidence | changed | nearer | farther |");
+    println!("|---|---|---:|---:|---:|");
+    for ((band, kind), (n, nearer, farther)) in &by_kind {
+        println!("| {} | {kind} | {n} | {nearer} | {farther} |", ["0.70–0.85", "0.85–0.95", "≥ 0.95"][*band]);
+    }
     Ok(())
+}
+
+/// Which evidence a word repair rests on, for the counts by evidence.
+fn repair_kind(r: &cmem_core::repair::Repair) -> &'static str {
+    use cmem_core::repair::words::Evidence;
+    match r.words.as_ref().and_then(|w| w.evidence.as_ref().map(|e| (e, w.target_from.is_empty()))) {
+        None => "final mark",
+        Some((Evidence::Copied, _)) => "copied",
+        Some((Evidence::Deleted, _)) => "deleted",
+        Some((Evidence::Phrase { .. }, true)) => "inserted",
+        Some((Evidence::Phrase { context: 0, .. }, _)) => "phrase, no neighbour agreeing",
+        Some((Evidence::Phrase { .. }, _)) => "phrase, a neighbour agreeing",
+        Some(_) => "other",
+    }
 }
 
 /// The word repair's counts in one score band.

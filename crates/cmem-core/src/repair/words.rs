@@ -27,8 +27,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::punctuation::{final_marks, localized, repair_final_mark};
 use super::{Repair, RepairKind};
 use crate::align::{fold, text_of, words, WordModel};
+use crate::locale::Locale;
 use crate::run::Run;
 
 /// Which fuzzy matches the word repair changes, by the match's score.
@@ -177,10 +179,82 @@ fn phrase_candidates(
     out
 }
 
+/// What `text` holds after its last word.
+fn after_last_word(text: &str) -> &str {
+    &text[words(text).last().map_or(0, |w| w.1)..]
+}
+
+/// The runs of `query` after its last word, or `None` when it has no word or a choice.
+fn tail_runs(query: &[Run]) -> Option<Vec<Run>> {
+    let mut out = Vec::new();
+    for run in query.iter().rev() {
+        match run {
+            Run::Text(t) => {
+                let rest = after_last_word(t);
+                if !rest.is_empty() {
+                    out.push(Run::text(rest));
+                }
+                if rest.len() < t.len() {
+                    out.reverse();
+                    return Some(out);
+                }
+            }
+            Run::Plural(_) | Run::Select(_) => return None,
+            other => out.push(other.clone()),
+        }
+    }
+    None
+}
+
+/// Codes the query adds after its last word (`Unsupported file extension` → `…: %s`):
+/// the code adaptation places only codes the source had, so the target's tail, where it
+/// is the source's (`.` or nothing), becomes the query's, codes and marks as the query
+/// writes them. `q` and `s` are the skeletons of the query and the stored source.
+fn repair_tail(query: &[Run], q: &str, s: &str, target: &mut Vec<Run>) -> Option<Repair> {
+    let (q_tail, s_tail) = (after_last_word(q), after_last_word(s));
+    if !q_tail.contains('\u{FFFC}') || s_tail.contains('\u{FFFC}') {
+        return None;
+    }
+    let tail = tail_runs(query)?;
+    // A code of the tail already in the target was placed by the code adaptation.
+    if tail.iter().any(|r| r.code().is_some() && target.contains(r)) {
+        return None;
+    }
+    let Some(Run::Text(last)) = target.last_mut() else { return None };
+    if words(last).is_empty() || after_last_word(last).trim() != s_tail.trim() {
+        return None;
+    }
+    let from = after_last_word(last).to_owned();
+    last.truncate(last.len() - from.len());
+    let keep = last.len();
+    let mut tail = tail.into_iter().peekable();
+    if let Some(Run::Text(first)) = tail.peek() {
+        last.push_str(first);
+        tail.next();
+    }
+    let added = last[keep..].to_owned();
+    let rest: Vec<Run> = tail.collect();
+    let to = format!("{added}{}", crate::run::surface_text(&rest));
+    target.extend(rest);
+    Some(Repair {
+        kind: RepairKind::Words,
+        from: s_tail.to_owned(),
+        to: to.clone(),
+        applied: true,
+        words: Some(WordChange { target_from: from, target_to: to, evidence: Some(Evidence::Copied) }),
+    })
+}
+
 /// Replaces the changed words of `target` (the adapted target of a match whose stored
 /// source is `source`) by the translation of the query's words; see the
 /// [module docs](self). Returns one repair per changed stretch, applied or not.
-pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &WordModel) -> Vec<Repair> {
+pub fn repair_words(
+    query: &[Run],
+    source: &[Run],
+    target: &mut Vec<Run>,
+    model: &WordModel,
+    locale: &Locale,
+) -> Vec<Repair> {
     // Query and source as the model and the keys read them (NFC, codes as U+FFFC): a
     // decomposed accent finds the same words as its composed form.
     let (q, s) = (text_of(query), text_of(source));
@@ -235,6 +309,11 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
         let linked: Vec<usize> =
             alignment.links.iter().filter(|&&(ls, _)| (a1..a2).contains(&ls)).map(|&(_, lt)| lt).collect();
         let span = linked.iter().min().zip(linked.iter().max()).map(|(&x, &y)| (x, y + 1));
+        // Words the query inserts here that the source had elsewhere moved (see below).
+        if a1 == a2 && b2 > b1 && sl.windows(b2 - b1).any(|w| w == &ql[b1..b2]) {
+            out.push(repair);
+            continue;
+        }
         if a1 == a2 && !choices && !coded {
             // Words the query inserts: placed only next to the one target word linked to
             // a neighbouring source word, by a phrase pair that holds both.
@@ -250,12 +329,28 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
                     best = Some((at, text, n));
                 }
             };
+            // The target words from `from` on are those of `text`: the translation the
+            // query adds is there already (`Die gewählte …` for `The chosen …`).
+            let there = |from: usize, text: &str| -> bool {
+                let ws = words(text);
+                !ws.is_empty()
+                    && ws.iter().enumerate().all(|(i, &(a, b))| {
+                        tw.get(from + i).is_some_and(|&(x, y)| fold(&t[x..y]) == fold(&text[a..b]))
+                    })
+            };
+            // A target word beside the place linked to no source word: the target says more
+            // than the source there, likely what the query now adds (`The chosen sorting`
+            // against `Chosen sorting` / `Die gewählte Sortierung`).
+            let unlinked = |k: usize| k < tw.len() && !alignment.links.iter().any(|&(_, lt)| lt == k);
             if let Some(tl) = a1.checked_sub(1).and_then(only_link) {
                 let word = nfc(&t[tw[tl].0..tw[tl].1]);
                 for (cand, n) in model.phrases(&format!("{} {new_words}", sl[a1 - 1])) {
                     if let Some(rest) =
                         cand.strip_prefix(&*word).filter(|r| r.starts_with(char::is_whitespace))
                     {
+                        if there(tl + 1, rest) || unlinked(tl + 1) {
+                            continue;
+                        }
                         consider(tw[tl].1, format!(" {}", rest.trim()), *n);
                     }
                 }
@@ -265,6 +360,11 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
                 for (cand, n) in model.phrases(&format!("{new_words} {}", sl[a1])) {
                     if let Some(rest) = cand.strip_suffix(&*word).filter(|r| r.ends_with(char::is_whitespace))
                     {
+                        if tr.checked_sub(words(rest).len()).is_some_and(|k| there(k, rest))
+                            || tr.checked_sub(1).is_some_and(unlinked)
+                        {
+                            continue;
+                        }
                         consider(tw[tr].0, format!("{} ", rest.trim()), *n);
                     }
                 }
@@ -301,20 +401,34 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
             continue;
         }
         let copied = fold(old) == fold(&repair.from);
-        let chosen: Option<(String, Evidence)> = if b1 == b2 {
+        // Words the query dropped here but writes elsewhere moved: their translation
+        // stays, as the target orders its words its own way (`not yet set a password` →
+        // `not set a password yet`).
+        let moved = b1 == b2 && a2 > a1 && ql.windows(a2 - a1).any(|w| w == &sl[a1..a2]);
+        let chosen: Option<(String, Evidence)> = if moved {
+            None
+        } else if b1 == b2 {
             Some((String::new(), Evidence::Deleted))
-        } else if copied {
-            Some((to.clone(), Evidence::Copied))
         } else {
             let key = ql[b1..b2].join(" ");
             let s_left = a1.checked_sub(1).map(|k| sl[k].as_str());
             let s_right = sl.get(a2).map(String::as_str);
             let left = c1.checked_sub(1).map(|k| nfc(&t[tw[k].0..tw[k].1]));
             let right = tw.get(c2).map(|&(p, r)| nfc(&t[p..r]));
-            phrase_candidates(model, &key, (s_left, left.as_deref()), (s_right, right.as_deref()))
-                .into_iter()
-                .next()
-                .map(|(text, context, count)| (text, Evidence::Phrase { count, context }))
+            let found =
+                phrase_candidates(model, &key, (s_left, left.as_deref()), (s_right, right.as_deref()));
+            // A copied word stays copied unless the memory translates the new words
+            // otherwise (`Custom Pose` → `model` is `Modell`, `Firefox` → `Thunderbird`
+            // stays).
+            let copy = copied && (found.is_empty() || found.iter().any(|c| letters(&c.0) == letters(&to)));
+            if copy {
+                Some((to.clone(), Evidence::Copied))
+            } else {
+                found
+                    .into_iter()
+                    .next()
+                    .map(|(text, context, count)| (text, Evidence::Phrase { count, context }))
+            }
         };
         let Some((mut new, evidence)) = chosen else {
             out.push(repair);
@@ -355,6 +469,31 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
         }
         text.replace_range(a..b, &new);
     }
+    if let Some(r) = (!choices).then(|| repair_tail(query, &q, &s, target)).flatten() {
+        out.push(r);
+        return out;
+    }
+    // The query's final mark: with the words unchanged the mechanical repair makes it,
+    // but a stretch of changed words kept it from there (`… in source` → `… in the
+    // source.`). Only a target ending in text, as it stands, and no choice.
+    let (qp, sp) = (final_marks(&q), final_marks(&s));
+    let target_mark = match target.last() {
+        Some(Run::Text(last)) if !choices => Some(final_marks(last).to_owned()),
+        _ => None,
+    };
+    if let Some(tp) = target_mark.filter(|tp| *tp != localized(qp, locale)) {
+        if qp.replace("...", "…") != sp.replace("...", "…") && tp.replace("...", "…") == localized(sp, locale)
+        {
+            let applied = repair_final_mark(target, sp, qp, locale);
+            out.push(Repair {
+                kind: RepairKind::Punctuation,
+                from: sp.to_owned(),
+                to: qp.to_owned(),
+                applied,
+                words: None,
+            });
+        }
+    }
     out
 }
 
@@ -386,9 +525,13 @@ mod tests {
         WordModel::train(pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())), &opts).0
     }
 
+    fn de() -> Locale {
+        Locale::parse("de").unwrap()
+    }
+
     fn run(model: &WordModel, q: &str, s: &str, t: &str) -> (String, Vec<Repair>) {
         let mut target = vec![Run::text(t)];
-        let r = repair_words(&[Run::text(q)], &[Run::text(s)], &mut target, model);
+        let r = repair_words(&[Run::text(q)], &[Run::text(s)], &mut target, model, &de());
         (crate::run::surface_text(&target), r)
     }
 
@@ -482,6 +625,56 @@ mod tests {
             r[0].applied
                 && matches!(r[0].words.as_ref().unwrap().evidence, Some(Evidence::Phrase { context: 1, .. }))
         );
+        // A target word beside the place that translates nothing of the source: the
+        // target has the new words' translation already.
+        let (text, r) = run(&m, "print all files", "print files", "die Dateien drucken");
+        assert_eq!(text, "die Dateien drucken", "{r:?}");
+    }
+
+    #[test]
+    fn the_final_mark_follows_the_query_when_words_changed_too() {
+        let m = model();
+        let (text, r) = run(&m, "Print the window.", "Print the file", "Datei drucken");
+        assert_eq!(text, "Fenster drucken.", "{r:?}");
+        assert!(r.iter().any(|r| r.kind == RepairKind::Punctuation && r.applied && r.to == "."));
+        // A target that did not mirror the source's mark is left its own.
+        let (text, _) = run(&m, "Print the window.", "Print the file", "Datei drucken!");
+        assert_eq!(text, "Fenster drucken!");
+    }
+
+    #[test]
+    fn codes_the_query_adds_after_its_last_word_end_the_target_too() {
+        let m = model();
+        let code = Run::Ph(crate::run::Code::new("1").data("%s"));
+        let mut target = vec![Run::text("Datei drucken")];
+        let query = [Run::text("Print the window: "), code.clone()];
+        let r = repair_words(&query, &[Run::text("Print the file")], &mut target, &m, &de());
+        assert_eq!(target, vec![Run::text("Fenster drucken: "), code.clone()], "{r:?}");
+        assert!(r.iter().all(|r| r.applied), "{r:?}");
+        // Where the target's end is not the source's, it is left.
+        let mut target = vec![Run::text("Datei drucken (bitte)")];
+        repair_words(&query, &[Run::text("Print the file")], &mut target, &m, &de());
+        assert_eq!(target, vec![Run::text("Fenster drucken (bitte)")]);
+    }
+
+    #[test]
+    fn moved_words_keep_their_translation() {
+        let m = model();
+        let (text, r) = run(&m, "the file print", "print the file", "Datei drucken");
+        assert_eq!(text, "Datei drucken");
+        assert!(r.iter().all(|r| !r.applied), "{r:?}");
+    }
+
+    #[test]
+    fn a_copied_word_is_translated_when_the_memory_translates_the_new_one() {
+        let m = model();
+        assert_eq!(
+            run(&m, "Copy to file", "Copy to Firefox", "Nach Firefox kopieren").0,
+            "Nach Datei kopieren"
+        );
+        let (text, r) = run(&m, "Copy to Thunderbird", "Copy to Firefox", "Nach Firefox kopieren");
+        assert_eq!(text, "Nach Thunderbird kopieren");
+        assert_eq!(r[0].words.as_ref().unwrap().evidence, Some(Evidence::Copied));
     }
 
     #[test]
@@ -495,6 +688,7 @@ mod tests {
             &[Run::text("module PRODUCTNAME Writer")],
             &mut target,
             &m,
+            &de(),
         );
         assert_eq!(target, vec![Run::text("Modul PRODUCTNAME Writer")]);
         assert!(r.iter().all(|r| !r.applied), "{r:?}");
@@ -510,6 +704,7 @@ mod tests {
             &[Run::text("Print the "), code.clone(), Run::text(" file")],
             &mut target,
             &m,
+            &de(),
         );
         assert_eq!(target[1], code);
         assert_eq!(target.iter().filter(|r| r.code().is_some()).count(), 1, "{r:?}");
