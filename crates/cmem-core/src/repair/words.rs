@@ -8,7 +8,8 @@
 //! code (codes keep their positions). The replacement is, in order:
 //!
 //! - **copied**: the target wrote the old words as the source did (a name, a number, an
-//!   identifier): the query's new words, as the query writes them;
+//!   identifier): the query's new words, as the query writes them, unless the memory's
+//!   phrase pairs translate them otherwise;
 //! - **deleted**: the query dropped the words: the target span goes, with the white space
 //!   before it;
 //! - **phrase**: the phrase pairs of the memory whose source is the query's new words,
@@ -19,7 +20,14 @@
 //! Words the query inserts between unchanged words have no target span of their own:
 //! they are placed beside the one target word linked to the source word before (or
 //! after) them, by the most frequent phrase pair that translates that word with the new
-//! ones and starts (or ends) with that target word.
+//! ones and starts (or ends) with that target word; not where the target word on the
+//! other side is linked to no source word (the target says it already). Words the query
+//! dropped in one place and writes in another moved: their translation stays.
+//!
+//! Query, source and the target's words are compared in NFC, as the keys and the model
+//! read them. With the words, the query's final mark is carried over where the target
+//! ended as the source did, and codes the query adds after its last word (`…: %s`) end
+//! the target too (the code adaptation places only codes the source had).
 //!
 //! Otherwise the stretch is left as it is and the repair says so (`applied: false`, no
 //! evidence). Respelled words (the same letters: `e-mail` → `email`) are not repaired, nor
@@ -289,6 +297,9 @@ pub fn repair_words(
     };
     let letters =
         |t: &str| t.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
+    // The query dropped the source's last words: a code after them stands for them
+    // (`Attach a file` → `Attach {file}`), a word become a code.
+    let end_dropped = found.last().is_some_and(|&(_, a2, b1, b2)| a2 == sl.len() && b1 == b2);
     for (a1, a2, b1, b2) in found {
         let (from, to) = (text_of(&s, &sw, a1, a2), text_of(&q, &qw, b1, b2));
         let (s_gap, q_gap) = (gap(&s, &sw, a1, a2), gap(&q, &qw, b1, b2));
@@ -329,13 +340,16 @@ pub fn repair_words(
                     best = Some((at, text, n));
                 }
             };
-            // The target words from `from` on are those of `text`: the translation the
-            // query adds is there already (`Die gewählte …` for `The chosen …`).
+            // The target words from `from` on, or up to two words later, are those of
+            // `text`: the translation the query adds is there already (`Die gewählte …`
+            // for `The chosen …`, `den entsprechenden Link` for `the link`).
             let there = |from: usize, text: &str| -> bool {
                 let ws = words(text);
                 !ws.is_empty()
-                    && ws.iter().enumerate().all(|(i, &(a, b))| {
-                        tw.get(from + i).is_some_and(|&(x, y)| fold(&t[x..y]) == fold(&text[a..b]))
+                    && (from..=from + 2).any(|from| {
+                        ws.iter().enumerate().all(|(i, &(a, b))| {
+                            tw.get(from + i).is_some_and(|&(x, y)| fold(&t[x..y]) == fold(&text[a..b]))
+                        })
                     })
             };
             // A target word beside the place linked to no source word: the target says more
@@ -360,7 +374,7 @@ pub fn repair_words(
                 for (cand, n) in model.phrases(&format!("{new_words} {}", sl[a1])) {
                     if let Some(rest) = cand.strip_suffix(&*word).filter(|r| r.ends_with(char::is_whitespace))
                     {
-                        if tr.checked_sub(words(rest).len()).is_some_and(|k| there(k, rest))
+                        if there(tr.saturating_sub(words(rest).len() + 2), rest)
                             || tr.checked_sub(1).is_some_and(unlinked)
                         {
                             continue;
@@ -469,7 +483,7 @@ pub fn repair_words(
         }
         text.replace_range(a..b, &new);
     }
-    if let Some(r) = (!choices).then(|| repair_tail(query, &q, &s, target)).flatten() {
+    if let Some(r) = (!choices && !end_dropped).then(|| repair_tail(query, &q, &s, target)).flatten() {
         out.push(r);
         return out;
     }
@@ -651,6 +665,12 @@ mod tests {
         let r = repair_words(&query, &[Run::text("Print the file")], &mut target, &m, &de());
         assert_eq!(target, vec![Run::text("Fenster drucken: "), code.clone()], "{r:?}");
         assert!(r.iter().all(|r| r.applied), "{r:?}");
+        // A code standing for the words the query dropped at the end is a word become a
+        // code: left.
+        let mut target = vec![Run::text("Datei drucken")];
+        let dropped = [Run::text("Print "), code.clone()];
+        repair_words(&dropped, &[Run::text("Print the file")], &mut target, &m, &de());
+        assert_eq!(target, vec![Run::text("Datei drucken")]);
         // Where the target's end is not the source's, it is left.
         let mut target = vec![Run::text("Datei drucken (bitte)")];
         repair_words(&query, &[Run::text("Print the file")], &mut target, &m, &de());
