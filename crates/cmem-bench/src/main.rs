@@ -169,6 +169,10 @@ struct Args {
     /// the shipped translation.
     #[arg(long, default_value_t = 0)]
     word_misses: usize,
+    /// With `--quality`: print up to K best matches at 0.70–0.95 whose repaired target is
+    /// not the shipped translation, with every repair tried (applied or not).
+    #[arg(long, default_value_t = 0)]
+    word_samples: usize,
     /// With `--store sqlite`: also run the queries through the memory opened as a one-shot
     /// `cmem lookup` opens it (the persisted index, never built) and count the lists that
     /// differ from the in-process index's.
@@ -442,7 +446,7 @@ fn main() -> Result<()> {
             args.entries,
             queries,
             references,
-            (args.examples, args.misses, args.word_misses),
+            (args.examples, args.misses, args.word_misses, args.word_samples),
             args.word_model.as_deref(),
         );
     }

@@ -118,7 +118,7 @@ pub fn run(
     entries: Option<usize>,
     queries_path: &Path,
     references_path: &Path,
-    (mut examples, mut misses, mut word_misses): (usize, usize, usize),
+    (mut examples, mut misses, mut word_misses, mut word_samples): (usize, usize, usize, usize),
     model_path: Option<&Path>,
 ) -> Result<()> {
     let rec = Recognizer::default();
@@ -171,7 +171,13 @@ pub fn run(
     for chunk in coded.chunks(5_000) {
         arms[1].store.write(chunk)?;
     }
-    let mut words = [WordBand::default(); 3];
+    // The three bands of the repaired matches, then every best match ≥ 0.95 (identical
+    // sources and 100 % matches too, which the repair leaves): the band the issue's
+    // "≥ 0.95 equal" counts.
+    let mut words = [WordBand::default(); 4];
+    // (band, evidence) → (targets changed, nearer, farther).
+    let mut by_kind: std::collections::BTreeMap<(usize, &'static str), (usize, usize, usize)> =
+        std::collections::BTreeMap::new();
     let (mut lookup_ns, mut repair_ns): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
 
     let queries: Vec<serde_json::Value> = corpus::read_jsonl(queries_path)?;
@@ -206,15 +212,42 @@ pub fn run(
             };
             let got = render(&best.adapted_target);
             let stored = render(best.source());
+            if k == 1 && best.score >= 0.95 && (best.identical_source || best.score >= 1.0) {
+                let s = similarity(&got, want);
+                words[3].add(&got, &got, want, s, s);
+            }
             if k == 1 && !best.identical_source && best.score < 1.0 {
                 let mut repaired = best.adapted_target.clone();
                 let t = Instant::now();
-                let r = repair_words(&req.source, best.source(), &mut repaired, &model);
+                let r = repair_words(&req.source, best.source(), &mut repaired, &model, &de);
                 repair_ns.push(t.elapsed().as_nanos() as u64);
                 let fixed = render(&repaired);
                 let band = if best.score >= 0.95 { 2 } else { usize::from(best.score >= 0.85) };
                 let (before, after) = (similarity(&got, want), similarity(&fixed, want));
                 words[band].add(&got, &fixed, want, before, after);
+                if fixed != got {
+                    let mut seen: Vec<&'static str> =
+                        r.iter().filter(|r| r.applied).map(repair_kind).collect();
+                    seen.sort_unstable();
+                    seen.dedup();
+                    for kind in seen {
+                        let k = by_kind.entry((band, kind)).or_default();
+                        k.0 += 1;
+                        k.1 += usize::from(after > before + 1e-9);
+                        k.2 += usize::from(after + 1e-9 < before);
+                    }
+                }
+                if band == 2 {
+                    words[3].add(&got, &fixed, want, before, after);
+                }
+                if word_samples > 0 && fixed != *want && (band < 2 || word_samples % 3 == 0) {
+                    word_samples -= 1;
+                    println!(
+                        "unequal   {:.3}\nquery     {query:?}\nsource    {stored:?}\nadapted   {got:?}\nrepaired  {fixed:?}\nshipped   {want:?}\nrepairs   {:?}\n",
+                        best.score,
+                        r.iter().map(|r| (&r.from, &r.to, r.applied, &r.words)).collect::<Vec<_>>()
+                    );
+                }
                 if word_misses > 0 && after + 1e-9 < before {
                     word_misses -= 1;
                     println!(
@@ -356,7 +389,15 @@ pub fn run(
         "| band | best matches | repaired | = reference, stored | = reference, repaired | mean similarity, stored | mean similarity, repaired | nearer | farther |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for (label, b) in ["0.70–0.85", "0.85–0.95", "≥ 0.95"].iter().zip(&words) {
+    let both = words[0].plus(&words[1]);
+    let rows = [
+        ("0.70–0.85", words[0]),
+        ("0.85–0.95", words[1]),
+        ("0.70–0.95", both),
+        ("≥ 0.95, below 100 %", words[2]),
+        ("≥ 0.95, every best match", words[3]),
+    ];
+    for (label, b) in &rows {
         let n = b.queries.max(1) as f64;
         println!(
             "| {label} | {} | {} | {} ({:.1} %) | {} ({:.1} %) | {:.3} | {:.3} | {} | {} |",
@@ -372,7 +413,29 @@ pub fn run(
             b.farther
         );
     }
+    println!();
+    println!("Targets the word repair changed, by the evidence of the repairs made in them:");
+    println!();
+    println!("| band | evidence | changed | nearer | farther |");
+    println!("|---|---|---:|---:|---:|");
+    for ((band, kind), (n, nearer, farther)) in &by_kind {
+        println!("| {} | {kind} | {n} | {nearer} | {farther} |", ["0.70–0.85", "0.85–0.95", "≥ 0.95"][*band]);
+    }
     Ok(())
+}
+
+/// Which evidence a word repair rests on, for the counts by evidence.
+fn repair_kind(r: &cmem_core::repair::Repair) -> &'static str {
+    use cmem_core::repair::words::Evidence;
+    match r.words.as_ref().and_then(|w| w.evidence.as_ref().map(|e| (e, w.target_from.is_empty()))) {
+        None => "final mark",
+        Some((Evidence::Copied, _)) => "copied",
+        Some((Evidence::Deleted, _)) => "deleted",
+        Some((Evidence::Phrase { .. }, true)) => "inserted",
+        Some((Evidence::Phrase { context: 0, .. }, _)) => "phrase, no neighbour agreeing",
+        Some((Evidence::Phrase { .. }, _)) => "phrase, a neighbour agreeing",
+        Some(_) => "other",
+    }
 }
 
 /// The word repair's counts in one score band.
@@ -389,6 +452,19 @@ struct WordBand {
 }
 
 impl WordBand {
+    fn plus(&self, o: &WordBand) -> WordBand {
+        WordBand {
+            queries: self.queries + o.queries,
+            changed: self.changed + o.changed,
+            equal_before: self.equal_before + o.equal_before,
+            equal_after: self.equal_after + o.equal_after,
+            sim_before: self.sim_before + o.sim_before,
+            sim_after: self.sim_after + o.sim_after,
+            nearer: self.nearer + o.nearer,
+            farther: self.farther + o.farther,
+        }
+    }
+
     fn add(&mut self, before: &str, after: &str, want: &str, sim_before: f64, sim_after: f64) {
         self.queries += 1;
         self.changed += usize::from(before != after);

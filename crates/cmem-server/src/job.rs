@@ -2,6 +2,11 @@
 //! `202` with the job's address, and imports it on a blocking thread in one transaction
 //! (all or nothing, as `cmem import`); `GET /v1/imports/{id}` shows its progress and, at
 //! the end, its located problems. A shutdown cancels running jobs, which roll back.
+//!
+//! A job with both locales then trains the pair's word model again over the whole memory
+//! (as `cmem import --align`), when asked (`align=true`) or when the memory already keeps
+//! one: a model trained before the import would not know the words that came in, and
+//! lookups would repair with stale evidence. The import stands whatever training does.
 
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::sync::atomic::Ordering;
@@ -16,7 +21,7 @@ use axum::Json;
 use cmem::formats::{Format, FormatError, FormatErrorKind, Input, Progress};
 use cmem::{ImportRequest, Locale};
 use http_body_util::BodyExt;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::app::App;
@@ -45,6 +50,21 @@ pub(crate) struct ImportParams {
     /// The memory written, of several (default: the write memory).
     #[serde(default)]
     memory: Option<String>,
+    /// Train the word model of `from` → `to` after the import, even when the memory
+    /// keeps none yet.
+    #[serde(default)]
+    align: bool,
+}
+
+/// The word model a job trained after its import.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct WordModelView {
+    from: String,
+    to: String,
+    /// What training used and kept; `None` when it failed.
+    report: Option<cmem::align::TrainReport>,
+    /// Why training failed (the import itself is kept).
+    error: Option<String>,
 }
 
 fn format_named(name: &str) -> Option<Format> {
@@ -78,6 +98,12 @@ pub(crate) async fn start(
     let from = optional_locale("from", p.from.as_deref())?;
     let to = optional_locale("to", p.to.as_deref())?;
     let name = p.name.clone().unwrap_or_else(|| "upload".to_owned());
+    if p.align && (from.is_none() || to.is_none()) {
+        return Err(ApiError::bad_request(
+            "align=true needs from and to: the pair whose word model is trained",
+        )
+        .in_field("align"));
+    }
 
     // The upload goes to a temporary file as it arrives: any size, little memory.
     let internal = |doing: &str, e: &dyn std::fmt::Display| {
@@ -120,6 +146,7 @@ pub(crate) async fn start(
         problems: 0,
         problem_messages: Vec::new(),
         error: None,
+        word_model: None,
     }));
     if let Ok(mut jobs) = app.jobs.jobs.lock() {
         jobs.insert(id, Arc::clone(&job));
@@ -127,7 +154,7 @@ pub(crate) async fn start(
     let view = job.lock().map(|v| v.clone()).map_err(|_| internal("job", &"lock poisoned"))?;
     let worker = Arc::clone(&app);
     let handle = tokio::task::spawn_blocking(move || {
-        run(&worker, &job, &file, format, (from, to), p.strict, (&name, p.memory.as_deref()));
+        run(&worker, &job, &file, format, (from, to), (p.strict, p.align), (&name, p.memory.as_deref()));
         drop(file);
     });
     if let Ok(mut running) = app.jobs.running.lock() {
@@ -149,7 +176,7 @@ fn run(
     file: &tempfile::NamedTempFile,
     format: Format,
     (from, to): (Option<Locale>, Option<Locale>),
-    strict: bool,
+    (strict, align): (bool, bool),
     (name, memory): (&str, Option<&str>),
 ) {
     let update = |p: &Progress| {
@@ -165,7 +192,7 @@ fn run(
         // The memory's recognizer, its rule set recorded and the index persisted: the
         // one import every front end runs.
         let request = ImportRequest::new(vec![input])
-            .locales(from, to)
+            .locales(from.clone(), to.clone())
             .strict(strict)
             .cancel_on(Arc::clone(&app.jobs.cancel));
         match app.write_memory(memory) {
@@ -173,7 +200,14 @@ fn run(
             Err(e) => Err(cmem::Error::new(cmem::ErrorKind::InvalidQuery, e.message).into()),
         }
     });
+    let trained = match (&result, &from, &to, app.write_memory(memory)) {
+        (Ok(_), Some(from), Some(to), Ok(memory)) if !app.jobs.cancel.load(Ordering::Relaxed) => {
+            train(memory, from, to, align)
+        }
+        _ => None,
+    };
     let Ok(mut v) = job.lock() else { return };
+    v.word_model = trained;
     match result {
         Ok(imported) => {
             let report = imported.report;
@@ -189,6 +223,27 @@ fn run(
         Err(e) => {
             v.status = if app.jobs.cancel.load(Ordering::Relaxed) { "cancelled" } else { "failed" };
             v.error = Some(format!("{e}; nothing of this import was stored"));
+        }
+    }
+}
+
+/// Trains the word model of `from` → `to` over `memory` when `align` asks for it or the
+/// memory keeps one already; `None` when neither.
+fn train(memory: &cmem::Memory, from: &Locale, to: &Locale, align: bool) -> Option<WordModelView> {
+    let view = |report, error: Option<cmem::Error>| WordModelView {
+        from: from.as_str().to_owned(),
+        to: to.as_str().to_owned(),
+        report,
+        error: error.map(|e| format!("{e}; the import itself is kept")),
+    };
+    match memory.has_word_model(from, to) {
+        Ok(false) if !align => None,
+        // A model that does not read is replaced by training, as `cmem align` would.
+        Ok(_) | Err(_) => {
+            Some(match memory.train_word_model(from, to, &cmem::align::AlignOptions::default()) {
+                Ok(report) => view(Some(report), None),
+                Err(e) => view(None, Some(e)),
+            })
         }
     }
 }

@@ -25,6 +25,8 @@ pub(crate) struct JobView {
     pub(crate) problem_messages: Vec<String>,
     /// Why a failed or cancelled job stored nothing.
     pub(crate) error: Option<String>,
+    /// The word model trained after the import (see `job`), when one was.
+    pub(crate) word_model: Option<crate::job::WordModelView>,
 }
 
 /// The jobs of a server.

@@ -399,6 +399,7 @@ pub fn openapi() -> Value {
                         query_param("to", "string", "target locale, for formats that do not name it"),
                         query_param("strict", "boolean", "fail at the first problem"),
                         query_param("name", "string", "the file's name in messages"),
+                        query_param("align", "boolean", "train the word model of from → to after the import (done anyway when the memory keeps one)"),
                         memory_write,
                     ],
                     "requestBody": { "required": true, "content": { "application/octet-stream": {
@@ -487,7 +488,10 @@ pub fn openapi() -> Value {
                     "inserted": { "type": "integer" }, "deduplicated": { "type": "integer" },
                     "problems": { "type": "integer" },
                     "problem_messages": { "type": "array", "items": { "type": "string" } },
-                    "error": { "type": ["string", "null"] } } },
+                    "error": { "type": ["string", "null"] },
+                    "word_model": { "type": ["object", "null"], "description": "the word model trained after the import",
+                        "properties": { "from": { "type": "string" }, "to": { "type": "string" },
+                            "report": { "type": ["object", "null"] }, "error": { "type": ["string", "null"] } } } } },
                 "AmagamaUnit": { "type": "object", "required": ["source", "target", "quality", "rank"], "properties": {
                     "source": { "type": "string" }, "target": { "type": "string", "description": "adapted to the query" },
                     "quality": { "type": "number" }, "rank": { "type": "number" } } },

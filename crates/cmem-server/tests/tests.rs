@@ -550,7 +550,7 @@ fn entries_are_replaced_in_place() {
         s.post(
             "/v1/lookup",
             None,
-            &json!({"text": text, "source_locale": "en", "target_locale": "de", "threshold": 50}),
+            &json!({"text": text, "source_locale": "en", "target_locale": "de", "threshold": 50, "limit": 100}),
         )
         .1
     };
@@ -1041,6 +1041,99 @@ fn imports_run_as_jobs_with_located_problems() {
     assert_eq!(jobs["jobs"].as_array().unwrap().len(), 2);
     let (status, _) = s.get_json("/v1/imports/99", None);
     assert_eq!(status, 404);
+}
+
+/// An import job trains the pair's word model again when asked (`align=true`) or when
+/// the memory keeps one, so lookups repair changed words with the words that came in;
+/// without either, no model is made.
+#[test]
+fn import_jobs_train_the_word_model_when_asked_or_when_the_memory_keeps_one() {
+    let jsonl = |pairs: &[(&str, &str)]| -> Vec<u8> {
+        pairs
+            .iter()
+            .map(|(s, t)| format!("{}\n", json!({"source": s, "target": t})))
+            .collect::<String>()
+            .into_bytes()
+    };
+    // Every verb with every noun, so the model tells nouns from verbs.
+    let verbs = [
+        ("Open", "Öffne"),
+        ("Save", "Speichere"),
+        ("Print", "Drucke"),
+        ("Close", "Schließe"),
+        ("Delete", "Lösche"),
+        ("Copy", "Kopiere"),
+    ];
+    let nouns = [("file", "Datei"), ("page", "Seite"), ("table", "Tabelle"), ("list", "Liste")];
+    let grid: Vec<(String, String)> = verbs
+        .iter()
+        .flat_map(|(v, vt)| {
+            nouns.iter().map(move |(n, nt)| (format!("{v} the {n}"), format!("{vt} die {nt}")))
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = grid.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let views = [
+        ("Open the view", "Öffne die Ansicht"),
+        ("Close the view", "Schließe die Ansicht"),
+        ("Save the view", "Speichere die Ansicht"),
+    ];
+    let folders = [
+        ("Open the folder", "Öffne die Mappe"),
+        ("Delete the folder", "Lösche die Mappe"),
+        ("Copy the folder", "Kopiere die Mappe"),
+    ];
+    let body = jsonl(&files);
+    let s = Server::start_with(ServerConfig::new(), move |memory| {
+        import_into(
+            memory,
+            vec![Input::from_reader("files.jsonl", Format::Jsonl, std::io::Cursor::new(body))],
+        );
+    });
+    // The adapted target of the match whose source is "Print the file", and its repairs.
+    let print = |text: &str| -> (String, Value) {
+        let (status, v) = s.post(
+            "/v1/lookup",
+            None,
+            &json!({"text": text, "source_locale": "en", "target_locale": "de", "threshold": 50, "limit": 100}),
+        );
+        assert_eq!(status, 200, "{v}");
+        let m = v["matches"].as_array().unwrap().iter().find(|m| m["source"]["text"] == "Print the file");
+        let m = m.unwrap_or_else(|| panic!("no match of \"Print the file\": {v}"));
+        (m["adapted_target"]["text"].as_str().unwrap().to_owned(), m["repairs"].clone())
+    };
+    let import = |query: &str, pairs: &[(&str, &str)]| -> Value {
+        let (status, v, location) = s.upload(query, Some(&s.write), jsonl(pairs));
+        assert_eq!(status, 202, "{v}");
+        let job = s.finished(&location.unwrap());
+        assert_eq!(job["status"], "succeeded", "{job}");
+        job
+    };
+
+    // Neither asked nor kept: no model, no word repair.
+    let job = import("format=jsonl&from=en&to=de", &views);
+    assert!(job["word_model"].is_null(), "{job}");
+    assert_eq!(print("Print the view").0, "Drucke die Datei");
+
+    // `align` names the pair it trains.
+    let (status, v, _) = s.upload("format=jsonl&align=true", Some(&s.write), jsonl(&folders));
+    assert_eq!(status, 400, "{v}");
+    assert_eq!(v["details"]["field"], "align");
+
+    // Asked: trained over the whole memory (the views of the job before included).
+    let job = import("format=jsonl&from=en&to=de&align=true", &[("Show the file", "Zeige die Datei")]);
+    assert_eq!(job["word_model"]["from"], "en", "{job}");
+    assert_eq!(job["word_model"]["report"]["pairs"], 28, "{job}");
+    let (text, repairs) = print("Print the view");
+    assert_eq!(text, "Drucke die Ansicht", "{repairs}");
+    assert!(repairs.to_string().contains("Ansicht"), "{repairs}");
+    // The folders are not known yet.
+    assert_eq!(print("Print the folder").0, "Drucke die Datei");
+
+    // Kept: a job that does not ask trains it again, and the folders come in.
+    let job = import("format=jsonl&from=en&to=de", &folders);
+    assert_eq!(job["word_model"]["report"]["pairs"], 31, "{job}");
+    assert!(job["word_model"]["error"].is_null(), "{job}");
+    assert_eq!(print("Print the folder").0, "Drucke die Mappe");
 }
 
 /// The body limit (4 MiB by default) holds on every route but the import upload, which

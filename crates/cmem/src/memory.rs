@@ -309,6 +309,15 @@ impl Memory {
         Ok(report)
     }
 
+    /// Whether the memory keeps a word model of `source` → `target` (regions ignored,
+    /// as the model's pair is kept), which [`Memory::train_word_model`] made.
+    ///
+    /// # Errors
+    /// A store failure, or a saved model that does not read.
+    pub fn has_word_model(&self, source: &Locale, target: &Locale) -> Result<bool> {
+        Ok(self.store.word_model(source, target)?.is_some())
+    }
+
     /// Deletes entry `id`; false when there was none.
     ///
     /// # Errors

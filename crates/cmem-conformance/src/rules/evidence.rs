@@ -169,6 +169,13 @@ pub fn word_repair(make: Make<'_>) -> Outcome {
         "an unapplied words repair: {:?}",
         m.repairs
     );
+    // With the words, the query's final mark and a code it adds after its last word.
+    let m = ask(r#"Print the folder: {1/ data="%s"}"#)?;
+    let m = m.first().ok_or_else(|| Failure::new("no match for a query with a code at its end"))?;
+    ensure_eq!(m.adapted_text(), "Ordner drucken: %s", "the words and the query's end: {:?}", m.repairs);
+    let m = ask("Print the folder.")?;
+    let m = m.first().ok_or_else(|| Failure::new("no match for a query with a final mark"))?;
+    ensure_eq!(m.adapted_text(), "Ordner drucken.", "the words and the final mark: {:?}", m.repairs);
     // Off in every band: nothing.
     let req = LookupRequest::new(runs("Print the folder")?, en.clone(), de.clone())
         .options(cmem_core::LookupOptions::default().threshold(0.5).word_repair(RepairBands::OFF));

@@ -109,8 +109,8 @@ pub struct TrainReport {
     pub phrase_pairs: usize,
 }
 
-/// The byte ranges of the words of `text`: runs of letters and digits, an apostrophe
-/// between two of them inside the word. Codes (U+FFFC in a skeleton) and punctuation are
+/// The byte ranges of the words of `text`: runs of letters and digits (with their
+/// combining marks), an apostrophe between two of them inside the word. Codes (U+FFFC in a skeleton) and punctuation are
 /// not words.
 pub fn words(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
@@ -120,7 +120,9 @@ pub fn words(text: &str) -> Vec<(usize, usize)> {
         let inner_apostrophe = (c == '\'' || c == '’')
             && start.is_some()
             && chars.peek().is_some_and(|&(_, n)| n.is_alphanumeric());
-        if c.is_alphanumeric() || inner_apostrophe {
+        // A combining mark continues its word: a decomposed `ö` is one word, as composed.
+        let mark = start.is_some() && unicode_normalization::char::is_combining_mark(c);
+        if c.is_alphanumeric() || inner_apostrophe || mark {
             start.get_or_insert(i);
         } else if let Some(s) = start.take() {
             out.push((s, i));
@@ -271,11 +273,23 @@ struct Saved {
 const FORMAT: u32 = 1;
 
 fn lower_words(text: &str, vocab: &mut Vocab) -> Vec<u32> {
-    words(text).into_iter().map(|(a, b)| vocab.intern(&text[a..b].to_lowercase())).collect()
+    words(text).into_iter().map(|(a, b)| vocab.intern(&fold(&text[a..b]))).collect()
 }
 
 fn known_words(text: &str, vocab: &Vocab) -> Vec<u32> {
-    words(text).into_iter().map(|(a, b)| vocab.id(&text[a..b].to_lowercase())).collect()
+    words(text).into_iter().map(|(a, b)| vocab.id(&fold(&text[a..b]))).collect()
+}
+
+/// A word as the model compares it: NFC (UAX #15), in lower case. The model's words come
+/// from NFC text ([`text_of`]); a target read as stored, which may be decomposed, is
+/// folded word by word so its byte ranges stay those of the stored text.
+pub fn fold(word: &str) -> String {
+    use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
+    if is_nfc_quick(word.chars()) == IsNormalized::Yes {
+        word.to_lowercase()
+    } else {
+        word.nfc().collect::<String>().to_lowercase()
+    }
 }
 
 impl WordModel {

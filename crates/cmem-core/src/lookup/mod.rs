@@ -487,7 +487,13 @@ pub(crate) fn repair_words_of(
     for m in out.iter_mut().filter(|m| wanted(m)) {
         let source = &m.entry.variants[m.source_index].runs;
         let before = m.adapted_target.clone();
-        let repairs = crate::repair::words::repair_words(&req.source, source, &mut m.adapted_target, &model);
+        let repairs = crate::repair::words::repair_words(
+            &req.source,
+            source,
+            &mut m.adapted_target,
+            &model,
+            &req.target_locale,
+        );
         if m.adapted_target != before {
             m.unrepaired_target = Some(before);
         }

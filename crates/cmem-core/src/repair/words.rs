@@ -8,7 +8,8 @@
 //! code (codes keep their positions). The replacement is, in order:
 //!
 //! - **copied**: the target wrote the old words as the source did (a name, a number, an
-//!   identifier): the query's new words, as the query writes them;
+//!   identifier): the query's new words, as the query writes them, unless the memory's
+//!   phrase pairs translate them otherwise;
 //! - **deleted**: the query dropped the words: the target span goes, with the white space
 //!   before it;
 //! - **phrase**: the phrase pairs of the memory whose source is the query's new words,
@@ -19,7 +20,14 @@
 //! Words the query inserts between unchanged words have no target span of their own:
 //! they are placed beside the one target word linked to the source word before (or
 //! after) them, by the most frequent phrase pair that translates that word with the new
-//! ones and starts (or ends) with that target word.
+//! ones and starts (or ends) with that target word; not where the target word on the
+//! other side is linked to no source word (the target says it already). Words the query
+//! dropped in one place and writes in another moved: their translation stays.
+//!
+//! Query, source and the target's words are compared in NFC, as the keys and the model
+//! read them. With the words, the query's final mark is carried over where the target
+//! ended as the source did, and codes the query adds after its last word (`…: %s`) end
+//! the target too (the code adaptation places only codes the source had).
 //!
 //! Otherwise the stretch is left as it is and the repair says so (`applied: false`, no
 //! evidence). Respelled words (the same letters: `e-mail` → `email`) are not repaired, nor
@@ -27,8 +35,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::punctuation::{final_marks, localized, repair_final_mark};
 use super::{Repair, RepairKind};
-use crate::align::{words, WordModel};
+use crate::align::{fold, text_of, words, WordModel};
+use crate::locale::Locale;
 use crate::run::Run;
 
 /// Which fuzzy matches the word repair changes, by the match's score.
@@ -111,7 +121,17 @@ fn flat(runs: &[Run]) -> (String, Vec<(usize, usize)>) {
 }
 
 fn lower(text: &str, w: &[(usize, usize)]) -> Vec<String> {
-    w.iter().map(|&(a, b)| text[a..b].to_lowercase()).collect()
+    w.iter().map(|&(a, b)| fold(&text[a..b])).collect()
+}
+
+/// `text` in NFC (UAX #15), as the model's phrase texts are written.
+fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
+    use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
+    if is_nfc_quick(text.chars()) == IsNormalized::Yes {
+        text.into()
+    } else {
+        text.nfc().collect::<String>().into()
+    }
 }
 
 /// The changed stretches between word lists `a` (stored source) and `b` (query):
@@ -167,12 +187,85 @@ fn phrase_candidates(
     out
 }
 
+/// What `text` holds after its last word.
+fn after_last_word(text: &str) -> &str {
+    &text[words(text).last().map_or(0, |w| w.1)..]
+}
+
+/// The runs of `query` after its last word, or `None` when it has no word or a choice.
+fn tail_runs(query: &[Run]) -> Option<Vec<Run>> {
+    let mut out = Vec::new();
+    for run in query.iter().rev() {
+        match run {
+            Run::Text(t) => {
+                let rest = after_last_word(t);
+                if !rest.is_empty() {
+                    out.push(Run::text(rest));
+                }
+                if rest.len() < t.len() {
+                    out.reverse();
+                    return Some(out);
+                }
+            }
+            Run::Plural(_) | Run::Select(_) => return None,
+            other => out.push(other.clone()),
+        }
+    }
+    None
+}
+
+/// Codes the query adds after its last word (`Unsupported file extension` → `…: %s`):
+/// the code adaptation places only codes the source had, so the target's tail, where it
+/// is the source's (`.` or nothing), becomes the query's, codes and marks as the query
+/// writes them. `q` and `s` are the skeletons of the query and the stored source.
+fn repair_tail(query: &[Run], q: &str, s: &str, target: &mut Vec<Run>) -> Option<Repair> {
+    let (q_tail, s_tail) = (after_last_word(q), after_last_word(s));
+    if !q_tail.contains('\u{FFFC}') || s_tail.contains('\u{FFFC}') {
+        return None;
+    }
+    let tail = tail_runs(query)?;
+    // A code of the tail already in the target was placed by the code adaptation.
+    if tail.iter().any(|r| r.code().is_some() && target.contains(r)) {
+        return None;
+    }
+    let Some(Run::Text(last)) = target.last_mut() else { return None };
+    if words(last).is_empty() || after_last_word(last).trim() != s_tail.trim() {
+        return None;
+    }
+    let from = after_last_word(last).to_owned();
+    last.truncate(last.len() - from.len());
+    let keep = last.len();
+    let mut tail = tail.into_iter().peekable();
+    if let Some(Run::Text(first)) = tail.peek() {
+        last.push_str(first);
+        tail.next();
+    }
+    let added = last[keep..].to_owned();
+    let rest: Vec<Run> = tail.collect();
+    let to = format!("{added}{}", crate::run::surface_text(&rest));
+    target.extend(rest);
+    Some(Repair {
+        kind: RepairKind::Words,
+        from: s_tail.to_owned(),
+        to: to.clone(),
+        applied: true,
+        words: Some(WordChange { target_from: from, target_to: to, evidence: Some(Evidence::Copied) }),
+    })
+}
+
 /// Replaces the changed words of `target` (the adapted target of a match whose stored
 /// source is `source`) by the translation of the query's words; see the
 /// [module docs](self). Returns one repair per changed stretch, applied or not.
-pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &WordModel) -> Vec<Repair> {
-    let (q, _) = flat(query);
-    let (s, _) = flat(source);
+pub fn repair_words(
+    query: &[Run],
+    source: &[Run],
+    target: &mut Vec<Run>,
+    model: &WordModel,
+    locale: &Locale,
+) -> Vec<Repair> {
+    // Query and source as the model and the keys read them (NFC, codes as U+FFFC): a
+    // decomposed accent finds the same words as its composed form.
+    let (q, s) = (text_of(query), text_of(source));
     let (qw, sw) = (words(&q), words(&s));
     let (ql, sl) = (lower(&q, &qw), lower(&s, &sw));
     let found = hunks(&sl, &ql);
@@ -204,6 +297,9 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
     };
     let letters =
         |t: &str| t.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
+    // The query dropped the source's last words: a code after them stands for them
+    // (`Attach a file` → `Attach {file}`), a word become a code.
+    let end_dropped = found.last().is_some_and(|&(_, a2, b1, b2)| a2 == sl.len() && b1 == b2);
     for (a1, a2, b1, b2) in found {
         let (from, to) = (text_of(&s, &sw, a1, a2), text_of(&q, &qw, b1, b2));
         let (s_gap, q_gap) = (gap(&s, &sw, a1, a2), gap(&q, &qw, b1, b2));
@@ -224,6 +320,11 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
         let linked: Vec<usize> =
             alignment.links.iter().filter(|&&(ls, _)| (a1..a2).contains(&ls)).map(|&(_, lt)| lt).collect();
         let span = linked.iter().min().zip(linked.iter().max()).map(|(&x, &y)| (x, y + 1));
+        // Words the query inserts here that the source had elsewhere moved (see below).
+        if a1 == a2 && b2 > b1 && sl.windows(b2 - b1).any(|w| w == &ql[b1..b2]) {
+            out.push(repair);
+            continue;
+        }
         if a1 == a2 && !choices && !coded {
             // Words the query inserts: placed only next to the one target word linked to
             // a neighbouring source word, by a phrase pair that holds both.
@@ -239,19 +340,45 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
                     best = Some((at, text, n));
                 }
             };
+            // The target words from `from` on, or up to two words later, are those of
+            // `text`: the translation the query adds is there already (`Die gewählte …`
+            // for `The chosen …`, `den entsprechenden Link` for `the link`).
+            let there = |from: usize, text: &str| -> bool {
+                let ws = words(text);
+                !ws.is_empty()
+                    && (from..=from + 2).any(|from| {
+                        ws.iter().enumerate().all(|(i, &(a, b))| {
+                            tw.get(from + i).is_some_and(|&(x, y)| fold(&t[x..y]) == fold(&text[a..b]))
+                        })
+                    })
+            };
+            // A target word beside the place linked to no source word: the target says more
+            // than the source there, likely what the query now adds (`The chosen sorting`
+            // against `Chosen sorting` / `Die gewählte Sortierung`).
+            let unlinked = |k: usize| k < tw.len() && !alignment.links.iter().any(|&(_, lt)| lt == k);
             if let Some(tl) = a1.checked_sub(1).and_then(only_link) {
-                let word = &t[tw[tl].0..tw[tl].1];
+                let word = nfc(&t[tw[tl].0..tw[tl].1]);
                 for (cand, n) in model.phrases(&format!("{} {new_words}", sl[a1 - 1])) {
-                    if let Some(rest) = cand.strip_prefix(word).filter(|r| r.starts_with(char::is_whitespace))
+                    if let Some(rest) =
+                        cand.strip_prefix(&*word).filter(|r| r.starts_with(char::is_whitespace))
                     {
+                        if there(tl + 1, rest) || unlinked(tl + 1) {
+                            continue;
+                        }
                         consider(tw[tl].1, format!(" {}", rest.trim()), *n);
                     }
                 }
             }
             if let Some(tr) = (a1 < sl.len()).then(|| only_link(a1)).flatten() {
-                let word = &t[tw[tr].0..tw[tr].1];
+                let word = nfc(&t[tw[tr].0..tw[tr].1]);
                 for (cand, n) in model.phrases(&format!("{new_words} {}", sl[a1])) {
-                    if let Some(rest) = cand.strip_suffix(word).filter(|r| r.ends_with(char::is_whitespace)) {
+                    if let Some(rest) = cand.strip_suffix(&*word).filter(|r| r.ends_with(char::is_whitespace))
+                    {
+                        if there(tr.saturating_sub(words(rest).len() + 2), rest)
+                            || tr.checked_sub(1).is_some_and(unlinked)
+                        {
+                            continue;
+                        }
                         consider(tw[tr].0, format!("{} ", rest.trim()), *n);
                     }
                 }
@@ -287,21 +414,35 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
             out.push(repair);
             continue;
         }
-        let copied = old.to_lowercase() == repair.from.to_lowercase();
-        let chosen: Option<(String, Evidence)> = if b1 == b2 {
+        let copied = fold(old) == fold(&repair.from);
+        // Words the query dropped here but writes elsewhere moved: their translation
+        // stays, as the target orders its words its own way (`not yet set a password` →
+        // `not set a password yet`).
+        let moved = b1 == b2 && a2 > a1 && ql.windows(a2 - a1).any(|w| w == &sl[a1..a2]);
+        let chosen: Option<(String, Evidence)> = if moved {
+            None
+        } else if b1 == b2 {
             Some((String::new(), Evidence::Deleted))
-        } else if copied {
-            Some((to.clone(), Evidence::Copied))
         } else {
             let key = ql[b1..b2].join(" ");
             let s_left = a1.checked_sub(1).map(|k| sl[k].as_str());
             let s_right = sl.get(a2).map(String::as_str);
-            let left = c1.checked_sub(1).map(|k| &t[tw[k].0..tw[k].1]);
-            let right = tw.get(c2).map(|&(p, r)| &t[p..r]);
-            phrase_candidates(model, &key, (s_left, left), (s_right, right))
-                .into_iter()
-                .next()
-                .map(|(text, context, count)| (text, Evidence::Phrase { count, context }))
+            let left = c1.checked_sub(1).map(|k| nfc(&t[tw[k].0..tw[k].1]));
+            let right = tw.get(c2).map(|&(p, r)| nfc(&t[p..r]));
+            let found =
+                phrase_candidates(model, &key, (s_left, left.as_deref()), (s_right, right.as_deref()));
+            // A copied word stays copied unless the memory translates the new words
+            // otherwise (`Custom Pose` → `model` is `Modell`, `Firefox` → `Thunderbird`
+            // stays).
+            let copy = copied && (found.is_empty() || found.iter().any(|c| letters(&c.0) == letters(&to)));
+            if copy {
+                Some((to.clone(), Evidence::Copied))
+            } else {
+                found
+                    .into_iter()
+                    .next()
+                    .map(|(text, context, count)| (text, Evidence::Phrase { count, context }))
+            }
         };
         let Some((mut new, evidence)) = chosen else {
             out.push(repair);
@@ -342,6 +483,31 @@ pub fn repair_words(query: &[Run], source: &[Run], target: &mut [Run], model: &W
         }
         text.replace_range(a..b, &new);
     }
+    if let Some(r) = (!choices && !end_dropped).then(|| repair_tail(query, &q, &s, target)).flatten() {
+        out.push(r);
+        return out;
+    }
+    // The query's final mark: with the words unchanged the mechanical repair makes it,
+    // but a stretch of changed words kept it from there (`… in source` → `… in the
+    // source.`). Only a target ending in text, as it stands, and no choice.
+    let (qp, sp) = (final_marks(&q), final_marks(&s));
+    let target_mark = match target.last() {
+        Some(Run::Text(last)) if !choices => Some(final_marks(last).to_owned()),
+        _ => None,
+    };
+    if let Some(tp) = target_mark.filter(|tp| *tp != localized(qp, locale)) {
+        if qp.replace("...", "…") != sp.replace("...", "…") && tp.replace("...", "…") == localized(sp, locale)
+        {
+            let applied = repair_final_mark(target, sp, qp, locale);
+            out.push(Repair {
+                kind: RepairKind::Punctuation,
+                from: sp.to_owned(),
+                to: qp.to_owned(),
+                applied,
+                words: None,
+            });
+        }
+    }
     out
 }
 
@@ -373,9 +539,13 @@ mod tests {
         WordModel::train(pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())), &opts).0
     }
 
+    fn de() -> Locale {
+        Locale::parse("de").unwrap()
+    }
+
     fn run(model: &WordModel, q: &str, s: &str, t: &str) -> (String, Vec<Repair>) {
         let mut target = vec![Run::text(t)];
-        let r = repair_words(&[Run::text(q)], &[Run::text(s)], &mut target, model);
+        let r = repair_words(&[Run::text(q)], &[Run::text(s)], &mut target, model, &de());
         (crate::run::surface_text(&target), r)
     }
 
@@ -389,6 +559,31 @@ mod tests {
         let w = r[0].words.as_ref().unwrap();
         assert_eq!((w.target_from.as_str(), w.target_to.as_str()), ("Datei", "Fenster"));
         assert!(matches!(w.evidence, Some(Evidence::Phrase { count, .. }) if count >= 1));
+    }
+
+    #[test]
+    fn a_decomposed_accent_is_repaired_as_its_composed_form() {
+        let pairs = [
+            ("Open the file", "Datei öffnen"),
+            ("Open the café", "Café öffnen"),
+            ("Close the café", "Café schließen"),
+            ("Print the file", "Datei drucken"),
+            ("Close the file", "Datei schließen"),
+            ("Open the folder", "Ordner öffnen"),
+            ("Print the folder", "Ordner drucken"),
+        ];
+        let opts = AlignOptions::default().tension(None).iterations(10);
+        let m = WordModel::train(pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())), &opts).0;
+        let composed = run(&m, "Print the caf\u{e9}", "Print the file", "Datei drucken");
+        assert_eq!(composed.0, "Café drucken", "{:?}", composed.1);
+        let decomposed = run(&m, "Print the cafe\u{301}", "Print the file", "Datei drucken");
+        assert_eq!(decomposed, composed);
+        // A target stored decomposed aligns as its composed form, and keeps its own
+        // spelling where nothing changed.
+        let nfd = "Datei o\u{308}ffnen";
+        assert_eq!(m.align("Open the file", nfd).links, m.align("Open the file", "Datei öffnen").links);
+        let (text, r) = run(&m, "Open the cafe\u{301}", "Open the file", nfd);
+        assert_eq!(text, "Café o\u{308}ffnen", "{r:?}");
     }
 
     #[test]
@@ -444,6 +639,62 @@ mod tests {
             r[0].applied
                 && matches!(r[0].words.as_ref().unwrap().evidence, Some(Evidence::Phrase { context: 1, .. }))
         );
+        // A target word beside the place that translates nothing of the source: the
+        // target has the new words' translation already.
+        let (text, r) = run(&m, "print all files", "print files", "die Dateien drucken");
+        assert_eq!(text, "die Dateien drucken", "{r:?}");
+    }
+
+    #[test]
+    fn the_final_mark_follows_the_query_when_words_changed_too() {
+        let m = model();
+        let (text, r) = run(&m, "Print the window.", "Print the file", "Datei drucken");
+        assert_eq!(text, "Fenster drucken.", "{r:?}");
+        assert!(r.iter().any(|r| r.kind == RepairKind::Punctuation && r.applied && r.to == "."));
+        // A target that did not mirror the source's mark is left its own.
+        let (text, _) = run(&m, "Print the window.", "Print the file", "Datei drucken!");
+        assert_eq!(text, "Fenster drucken!");
+    }
+
+    #[test]
+    fn codes_the_query_adds_after_its_last_word_end_the_target_too() {
+        let m = model();
+        let code = Run::Ph(crate::run::Code::new("1").data("%s"));
+        let mut target = vec![Run::text("Datei drucken")];
+        let query = [Run::text("Print the window: "), code.clone()];
+        let r = repair_words(&query, &[Run::text("Print the file")], &mut target, &m, &de());
+        assert_eq!(target, vec![Run::text("Fenster drucken: "), code.clone()], "{r:?}");
+        assert!(r.iter().all(|r| r.applied), "{r:?}");
+        // A code standing for the words the query dropped at the end is a word become a
+        // code: left.
+        let mut target = vec![Run::text("Datei drucken")];
+        let dropped = [Run::text("Print "), code.clone()];
+        repair_words(&dropped, &[Run::text("Print the file")], &mut target, &m, &de());
+        assert_eq!(target, vec![Run::text("Datei drucken")]);
+        // Where the target's end is not the source's, it is left.
+        let mut target = vec![Run::text("Datei drucken (bitte)")];
+        repair_words(&query, &[Run::text("Print the file")], &mut target, &m, &de());
+        assert_eq!(target, vec![Run::text("Fenster drucken (bitte)")]);
+    }
+
+    #[test]
+    fn moved_words_keep_their_translation() {
+        let m = model();
+        let (text, r) = run(&m, "the file print", "print the file", "Datei drucken");
+        assert_eq!(text, "Datei drucken");
+        assert!(r.iter().all(|r| !r.applied), "{r:?}");
+    }
+
+    #[test]
+    fn a_copied_word_is_translated_when_the_memory_translates_the_new_one() {
+        let m = model();
+        assert_eq!(
+            run(&m, "Copy to file", "Copy to Firefox", "Nach Firefox kopieren").0,
+            "Nach Datei kopieren"
+        );
+        let (text, r) = run(&m, "Copy to Thunderbird", "Copy to Firefox", "Nach Firefox kopieren");
+        assert_eq!(text, "Nach Thunderbird kopieren");
+        assert_eq!(r[0].words.as_ref().unwrap().evidence, Some(Evidence::Copied));
     }
 
     #[test]
@@ -457,6 +708,7 @@ mod tests {
             &[Run::text("module PRODUCTNAME Writer")],
             &mut target,
             &m,
+            &de(),
         );
         assert_eq!(target, vec![Run::text("Modul PRODUCTNAME Writer")]);
         assert!(r.iter().all(|r| !r.applied), "{r:?}");
@@ -472,6 +724,7 @@ mod tests {
             &[Run::text("Print the "), code.clone(), Run::text(" file")],
             &mut target,
             &m,
+            &de(),
         );
         assert_eq!(target[1], code);
         assert_eq!(target.iter().filter(|r| r.code().is_some()).count(), 1, "{r:?}");
