@@ -19,7 +19,9 @@
 //! entries share the source index but answer no lookup into `--to`), and with
 //! `--synthesize N` it adds copies of every entry with one word-level edit each until the
 //! memory holds N entries (the million-entry benchmark); `--write-corpus` writes that
-//! memory as JSON Lines for `cmem import` instead of measuring. Beside build time, size on
+//! memory as JSON Lines for `cmem import` instead of measuring, and `--imported --db FILE`
+//! measures the database `cmem import` made of that file (its index file mapped, as a
+//! server's is) instead of writing the memory into a new one. Beside build time, size on
 //! disk (every file of the database) and peak memory, it reports the resident memory
 //! before the build, after it and after the lookups.
 //!
@@ -113,6 +115,12 @@ struct Args {
     /// file, removed at the end).
     #[arg(long)]
     db: Option<PathBuf>,
+    /// With `--db`: measure the database as it is, as `cmem import` made it from the
+    /// `--write-corpus` file of the same memory options, instead of writing the memory
+    /// into a new one (its index file is mapped, as a server's is; nothing is removed).
+    /// The memory is still loaded: the exhaustive reference scores it.
+    #[arg(long, requires = "db")]
+    imported: bool,
     /// Lookup threshold, 0–1.
     #[arg(long, default_value_t = 0.70)]
     threshold: f64,
@@ -475,16 +483,30 @@ fn main() -> Result<()> {
         bail!("--knn measures PostgreSQL's pg_trgm: give --store postgres");
     }
     let rss_before_build_mb = status_mb("VmRSS");
-    let (store, db_file, bench_db) = build_store(
-        &args.store,
-        args.db.as_ref(),
-        pg_url.as_deref(),
-        Duration::from_millis(args.pg_freshness_ms),
-    )?;
+    if args.imported && args.store != "sqlite" {
+        bail!("--imported opens a SQLite memory `cmem import` made: give --store sqlite");
+    }
+    let (store, db_file, bench_db) = if args.imported {
+        let path = args.db.clone().context("--imported needs --db")?;
+        if !path.exists() {
+            bail!("--imported: {} does not exist", path.display());
+        }
+        let store = cmem_sqlite::SqliteStore::open_with(&path, cmem_sqlite::SqliteOptions::default())?;
+        // As a server does before it answers: the index file opened, not built.
+        store.warm(&from)?;
+        (Box::new(store) as Box<dyn ContentMemory>, Some((path, false)), None)
+    } else {
+        build_store(
+            &args.store,
+            args.db.as_ref(),
+            pg_url.as_deref(),
+            Duration::from_millis(args.pg_freshness_ms),
+        )?
+    };
     // Entries are made a batch at a time, outside the clock, so the process never holds
     // the whole memory twice over.
     let mut build_s = 0.0;
-    for batch in memory.chunks(10_000) {
+    for batch in memory.chunks(10_000).take_while(|_| !args.imported) {
         let entries: Vec<NewEntry> = batch
             .iter()
             .map(|m| {
