@@ -200,7 +200,8 @@ struct Report {
     p99_us: f64,
     /// The same percentiles of the processor time each lookup took on its thread
     /// (`/proc/thread-self/schedstat`; absent elsewhere): unlike the wall clock, not
-    /// lengthened while other processes hold the processors.
+    /// lengthened while the lookup waits for a processor (a virtual machine's still
+    /// counts time its host gave to others).
     cpu_p50_us: Option<f64>,
     cpu_p95_us: Option<f64>,
     cpu_p99_us: Option<f64>,
