@@ -19,7 +19,9 @@
 //! entries share the source index but answer no lookup into `--to`), and with
 //! `--synthesize N` it adds copies of every entry with one word-level edit each until the
 //! memory holds N entries (the million-entry benchmark); `--write-corpus` writes that
-//! memory as JSON Lines for `cmem import` instead of measuring. Beside build time, size on
+//! memory as JSON Lines for `cmem import` instead of measuring, and `--imported --db FILE`
+//! measures the database `cmem import` made of that file (its index file mapped, as a
+//! server's is) instead of writing the memory into a new one. Beside build time, size on
 //! disk (every file of the database) and peak memory, it reports the resident memory
 //! before the build, after it and after the lookups.
 //!
@@ -113,6 +115,12 @@ struct Args {
     /// file, removed at the end).
     #[arg(long)]
     db: Option<PathBuf>,
+    /// With `--db`: measure the database as it is, as `cmem import` made it from the
+    /// `--write-corpus` file of the same memory options, instead of writing the memory
+    /// into a new one (its index file is mapped, as a server's is; nothing is removed).
+    /// The memory is still loaded: the exhaustive reference scores it.
+    #[arg(long, requires = "db")]
+    imported: bool,
     /// Lookup threshold, 0–1.
     #[arg(long, default_value_t = 0.70)]
     threshold: f64,
@@ -194,6 +202,13 @@ struct Report {
     p50_us: f64,
     p95_us: f64,
     p99_us: f64,
+    /// The same percentiles of the processor time each lookup took on its thread
+    /// (`/proc/thread-self/schedstat`; absent elsewhere): unlike the wall clock, not
+    /// lengthened while the lookup waits for a processor (a virtual machine's still
+    /// counts time its host gave to others).
+    cpu_p50_us: Option<f64>,
+    cpu_p95_us: Option<f64>,
+    cpu_p99_us: Option<f64>,
     exhaustive_p50_us: f64,
     exhaustive_p95_us: f64,
     exhaustive_p99_us: f64,
@@ -253,6 +268,14 @@ struct Report {
     knn_p50_us: Option<f64>,
     /// With `--knn`: seconds its GiST index took to build.
     knn_index_s: Option<f64>,
+}
+
+/// The processor time this thread has run, in µs, from `/proc/thread-self/schedstat`
+/// (nanoseconds); `None` where that file does not exist.
+fn thread_cpu_us() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = stat.split_whitespace().next()?.parse().ok()?;
+    Some(ns / 1e3)
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -479,16 +502,30 @@ fn main() -> Result<()> {
         bail!("--knn measures PostgreSQL's pg_trgm: give --store postgres");
     }
     let rss_before_build_mb = status_mb("VmRSS");
-    let (store, db_file, bench_db) = build_store(
-        &args.store,
-        args.db.as_ref(),
-        pg_url.as_deref(),
-        Duration::from_millis(args.pg_freshness_ms),
-    )?;
+    if args.imported && args.store != "sqlite" {
+        bail!("--imported opens a SQLite memory `cmem import` made: give --store sqlite");
+    }
+    let (store, db_file, bench_db) = if args.imported {
+        let path = args.db.clone().context("--imported needs --db")?;
+        if !path.exists() {
+            bail!("--imported: {} does not exist", path.display());
+        }
+        let store = cmem_sqlite::SqliteStore::open_with(&path, cmem_sqlite::SqliteOptions::default())?;
+        // As a server does before it answers: the index file opened, not built.
+        store.warm(&from)?;
+        (Box::new(store) as Box<dyn ContentMemory>, Some((path, false)), None)
+    } else {
+        build_store(
+            &args.store,
+            args.db.as_ref(),
+            pg_url.as_deref(),
+            Duration::from_millis(args.pg_freshness_ms),
+        )?
+    };
     // Entries are made a batch at a time, outside the clock, so the process never holds
     // the whole memory twice over.
     let mut build_s = 0.0;
-    for batch in memory.chunks(10_000) {
+    for batch in memory.chunks(10_000).take_while(|_| !args.imported) {
         let entries: Vec<NewEntry> = batch
             .iter()
             .map(|m| {
@@ -543,6 +580,7 @@ fn main() -> Result<()> {
     // scan of every query. Interleaved, each would evict the other's working set from the
     // caches and both would be measured cold, which no long-running service sees.
     let mut lat = Vec::with_capacity(queries.len());
+    let mut cpu = Vec::with_capacity(queries.len());
     // Per query: the capped similarity of each match returned, in order.
     let mut returned: Vec<Vec<f64>> = Vec::with_capacity(queries.len());
     let mut inconsistent = Vec::new();
@@ -550,9 +588,13 @@ fn main() -> Result<()> {
         let runs = vec![Run::text(q)];
         let req = LookupRequest::new(runs.clone(), from.clone(), to.clone()).options(options.clone());
         let before = counting.offered.load(Ordering::Relaxed);
+        let cpu_before = thread_cpu_us();
         let t = Instant::now();
         let matches = lookup(&counting, &req)?;
         lat.push(t.elapsed().as_secs_f64() * 1e6);
+        if let (Some(a), Some(b)) = (cpu_before, thread_cpu_us()) {
+            cpu.push(b - a);
+        }
         if args.verbose {
             eprintln!(
                 "{:>8.0} µs {:>6} cand top {:.3} n={} len={} {:?}",
@@ -666,6 +708,8 @@ fn main() -> Result<()> {
     };
     let first_lookup_ms = lat.first().map_or(0.0, |us| us / 1e3);
     lat.sort_by(f64::total_cmp);
+    cpu.sort_by(f64::total_cmp);
+    let cpu_at = |p: f64| (cpu.len() == lat.len() && !cpu.is_empty()).then(|| percentile(&cpu, p));
     ex_lat.sort_by(f64::total_cmp);
     exact_lat.sort_by(f64::total_cmp);
     let n = queries.len().max(1) as f64;
@@ -678,6 +722,9 @@ fn main() -> Result<()> {
         p50_us: percentile(&lat, 0.50),
         p95_us: percentile(&lat, 0.95),
         p99_us: percentile(&lat, 0.99),
+        cpu_p50_us: cpu_at(0.50),
+        cpu_p95_us: cpu_at(0.95),
+        cpu_p99_us: cpu_at(0.99),
         exhaustive_p50_us: percentile(&ex_lat, 0.50),
         exhaustive_p95_us: percentile(&ex_lat, 0.95),
         exhaustive_p99_us: percentile(&ex_lat, 0.99),
@@ -757,6 +804,9 @@ fn print_table(r: &Report) {
     println!("entries            {} ({} into the lookups' target locale)", r.entries, r.answering_entries);
     println!("queries            {} (threshold {:.2})", r.queries, r.threshold);
     println!("lookup p50/p95/p99 {:.0} / {:.0} / {:.0} µs", r.p50_us, r.p95_us, r.p99_us);
+    if let (Some(a), Some(b), Some(c)) = (r.cpu_p50_us, r.cpu_p95_us, r.cpu_p99_us) {
+        println!("  processor time   {a:.0} / {b:.0} / {c:.0} µs");
+    }
     println!(
         "exhaustive p50/p95/p99 {:.0} / {:.0} / {:.0} µs",
         r.exhaustive_p50_us, r.exhaustive_p95_us, r.exhaustive_p99_us

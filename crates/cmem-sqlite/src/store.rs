@@ -700,6 +700,20 @@ impl ContentMemory for SqliteStore {
         self.with_reader(|conn| self.load_entry(conn, id))
     }
 
+    /// One reader for all of them, read in id order: neighbouring rows share pages, and
+    /// a lookup's entries no longer take a pooled reader each.
+    fn get_many(&self, ids: &[EntryId]) -> Result<Vec<Option<Entry>>> {
+        let mut order: Vec<usize> = (0..ids.len()).collect();
+        order.sort_by_key(|&i| ids[i]);
+        self.with_reader(|conn| {
+            let mut out: Vec<Option<Entry>> = (0..ids.len()).map(|_| None).collect();
+            for i in order {
+                out[i] = self.load_entry(conn, ids[i])?;
+            }
+            Ok(out)
+        })
+    }
+
     fn delete(&self, id: EntryId) -> Result<bool> {
         let p = &self.path;
         self.refuse_read_only()?;

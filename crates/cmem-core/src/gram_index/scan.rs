@@ -176,7 +176,7 @@ thread_local! {
             offered: Vec::new(),
             links: Vec::new(),
             cells: Cells { head: Vec::new(), by_bound: Vec::new(), rows: Vec::new(), reaching: 0 },
-            round: Round { keys: Vec::new(), bounds: Vec::new() },
+            round: Round { keys: Vec::new(), bounds: Vec::new(), bits: Vec::new() },
             marked: Vec::new(),
         })
     };

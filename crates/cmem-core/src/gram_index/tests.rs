@@ -295,3 +295,48 @@ fn posting_windows_hold_exactly_the_keys_in_range() {
         assert_eq!(got, want, "window {lo}..={hi}");
     }
 }
+
+#[test]
+fn many_keys_of_one_bound_are_offered_by_key_number() {
+    // A thousand keys one substitution from the query at the same place (one bound),
+    // numbered among keys of two substitutions (a lower bound): enough of one bound,
+    // dense enough among the key numbers, for the walk to order them through its bitmap.
+    let query = "abcdefghijklmnopqrst";
+    let with = |at: &[usize], c: char| -> String {
+        query.chars().enumerate().map(|(i, q)| if at.contains(&i) { c } else { q }).collect()
+    };
+    let mut ix = GramIndex::new();
+    let mut near = Vec::new();
+    for i in 0..3000u32 {
+        let c = char::from_u32(0x4E00 + i).unwrap();
+        let (text, is_near) = if i % 3 == 1 { (with(&[5, 12], c), false) } else { (with(&[9], c), true) };
+        ix.add(EntryId(i64::from(i) + 1), 0, &Keys::of(&[Run::text(text)]));
+        if is_near {
+            near.push(EntryId(i64::from(i) + 1));
+        }
+    }
+    let en = Locale::parse("en").unwrap();
+    let offers = |query: &str, max: usize| {
+        let key = normalize_text(query);
+        let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
+        let mut sink = Collect::new(0.5);
+        sink.max = max;
+        ix.offer(&q, &|_| true, &mut sink);
+        sink.seen.into_iter().map(|(id, _)| id).collect::<Vec<_>>()
+    };
+    let all = offers(query, usize::MAX);
+    assert_eq!(all.len(), 3000);
+    assert_eq!(all[..near.len()], near[..], "the keys of the best bound, by number");
+    let mut far: Vec<EntryId> = all[near.len()..].to_vec();
+    far.sort_unstable();
+    assert_eq!(all[near.len()..], far[..], "then the next bound's, by number");
+    for max in [300, 1999, 2500] {
+        assert_eq!(offers(query, max), all[..max], "max {max}");
+    }
+    // A walk stopped inside a bound leaves nothing behind for the next query on the
+    // thread (whose best bound is the other keys'): it offers what a fresh thread does.
+    let other = with(&[5, 12], 'x');
+    let fresh = std::thread::scope(|s| s.spawn(|| offers(&other, usize::MAX)).join().unwrap());
+    assert_eq!(offers(query, 300).len(), 300);
+    assert_eq!(offers(&other, usize::MAX), fresh);
+}

@@ -10,6 +10,9 @@ pub(super) struct Round {
     pub(super) keys: Vec<u64>,
     /// Per rank: the bound.
     pub(super) bounds: Vec<f64>,
+    /// A bitmap over key numbers, all clear between uses: puts the many keys of one
+    /// bound in order (see [`Walk::offer_bound`]).
+    pub(super) bits: Vec<u64>,
 }
 
 impl Round {
@@ -239,6 +242,10 @@ pub(super) const EPS: f64 = 1e-9;
 
 /// How many keys the walk reads ahead of their offers (see [`GramIndex::touch`]).
 pub(super) const TOUCH_AHEAD: usize = 8;
+
+/// The most keys of one bound the walk sorts; more, when dense among the key numbers,
+/// are ordered through a bitmap (see [`Walk::offer_bound`]).
+pub(super) const BITMAP_FROM: usize = 256;
 
 /// How many keys sharing the most grams are offered halfway through the scan.
 pub(super) const EARLY: usize = 48;
@@ -532,37 +539,108 @@ impl Walk<'_> {
                 least = bound;
                 split = k + 1;
             }
-            // A round's last bound may hold far more keys than the walk offers: its keys
-            // are put in order a growing chunk at a time (the least first, by selection),
-            // which is the order of sorting them all.
+            // The round's keys come a bound at a time, best first (cells were added in
+            // order of bound), so ordering each bound's keys by number is the order of
+            // sorting them all.
             let mut keys = std::mem::take(&mut round.keys);
-            let mut done = 0;
-            let mut chunk = take;
-            let stopped = loop {
-                let open = &mut keys[done..];
-                if open.len() > chunk {
-                    open.select_nth_unstable(chunk - 1);
-                    open[..chunk].sort_unstable();
-                } else {
-                    open.sort_unstable();
-                }
-                let end = done + chunk.min(open.len());
-                if !self.offer_in_order(round, &keys[done..end], sink) {
-                    break true;
-                }
-                done = end;
-                if done == keys.len() {
-                    break false;
-                }
-                chunk = chunk.saturating_mul(4);
-            };
+            let mut bits = std::mem::take(&mut round.bits);
+            let mut start = 0;
+            let mut stopped = false;
+            while start < keys.len() && !stopped {
+                let rank = keys[start] >> 32;
+                let end =
+                    keys[start..].iter().position(|&k| k >> 32 != rank).map_or(keys.len(), |n| start + n);
+                stopped = !self.offer_bound(round, &mut keys[start..end], &mut bits, take, sink);
+                start = end;
+            }
             round.keys = keys;
+            round.bits = bits;
             if stopped {
                 return;
             }
             from += split.max(1);
             take = take.saturating_mul(4);
         }
+    }
+
+    /// Offers the keys of one bound of `round` (`keys`, packed, of one rank, in no
+    /// order) by key number; false once the walk stops.
+    ///
+    /// The last bound of a round may hold far more keys than the walk offers, and past
+    /// the candidate limit a query near the threshold offers tens of thousands of one
+    /// bound. Where the keys are dense enough among the key numbers they span (at least
+    /// one per 64), they are set in a bitmap and read back in order as the walk goes:
+    /// linear work, where sorting them took the most of such a walk's own instructions.
+    /// Sparser or fewer keys are put in order a growing chunk at a time (the least
+    /// first, by selection). Either is the order of sorting them all.
+    fn offer_bound(
+        &mut self,
+        round: &Round,
+        keys: &mut [u64],
+        bits: &mut Vec<u64>,
+        chunk: usize,
+        sink: &mut dyn CandidateSink,
+    ) -> bool {
+        let (least, most) = keys.iter().fold((u64::MAX, 0), |(lo, hi), &k| (lo.min(k), hi.max(k)));
+        // One rank: the packed keys differ in their key numbers alone.
+        let words = most.saturating_sub(least) as usize / 64 + 1;
+        if keys.len() <= BITMAP_FROM || words > keys.len() {
+            return self.offer_sorted(round, keys, chunk, sink);
+        }
+        if bits.len() < words {
+            bits.resize(words, 0);
+        }
+        for &k in keys.iter() {
+            let i = (k - least) as usize;
+            bits[i / 64] |= 1 << (i % 64);
+        }
+        let mut batch = [0u64; 64];
+        let mut n = 0;
+        for w in 0..words {
+            let mut word = std::mem::take(&mut bits[w]);
+            while word != 0 {
+                batch[n] = least + (w * 64) as u64 + u64::from(word.trailing_zeros());
+                word &= word - 1;
+                n += 1;
+                if n == batch.len() {
+                    n = 0;
+                    if !self.offer_in_order(round, &batch, sink) {
+                        bits[w + 1..words].fill(0);
+                        return false;
+                    }
+                }
+            }
+        }
+        self.offer_in_order(round, &batch[..n], sink)
+    }
+
+    /// Offers `keys` of `round` in order, putting them in order a growing chunk at a
+    /// time from `chunk` keys on (the least first, by selection); false once the walk
+    /// stops.
+    fn offer_sorted(
+        &mut self,
+        round: &Round,
+        keys: &mut [u64],
+        mut chunk: usize,
+        sink: &mut dyn CandidateSink,
+    ) -> bool {
+        let mut done = 0;
+        while done < keys.len() {
+            let open = &mut keys[done..];
+            if open.len() > chunk {
+                open.select_nth_unstable(chunk - 1);
+                open[..chunk].sort_unstable();
+            } else {
+                open.sort_unstable();
+            }
+            let end = done + chunk.min(open.len());
+            if !self.offer_in_order(round, &keys[done..end], sink) {
+                return false;
+            }
+            done = end;
+            chunk = chunk.saturating_mul(4);
+        }
+        true
     }
 
     /// Offers `keys` of `round` in their order, reading ahead; false once a bound falls
