@@ -385,7 +385,8 @@ fn run_batch(
     // (The index was warmed above, for every request's source locale: the batch's.)
     for (i, line) in input.split(b'\n').enumerate() {
         let n = i + 1;
-        let line = line.map_err(|e| anyhow!("lookup --batch {}: line {n}: cannot read: {e}", batch.display()))?;
+        let line =
+            line.map_err(|e| anyhow!("lookup --batch {}: line {n}: cannot read: {e}", batch.display()))?;
         // A line that is not UTF-8 is that line's error; the others are still answered.
         let line = String::from_utf8(line).map_err(|e| {
             let at = e.utf8_error().valid_up_to();
