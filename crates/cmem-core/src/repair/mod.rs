@@ -82,7 +82,7 @@ use between_words::repair_inner;
 use brackets::{repair_brackets, repair_wrap};
 use mnemonics::{drop_mnemonic, mnemonics, swap_mnemonic, without_mnemonics};
 use numbers::{numbers, replace_number, without_numbers};
-use punctuation::{final_marks, repair_final_mark, MARKS};
+use punctuation::{final_mark_repair, final_marks, MARKS};
 use white_space::{inner_spaces, leading_space, repair_space, replace_break, trailing_space};
 
 /// What a repair changed.
@@ -218,14 +218,7 @@ pub fn repair(query: &[Run], source: &[Run], target: &mut Vec<Run>, target_local
     let (qp, sp) = (final_marks(&q), final_marks(&s));
     // `...` and `…` are one mark written two ways: the target keeps its own.
     if qp.replace("...", "…") != sp.replace("...", "…") {
-        let applied = repair_final_mark(target, sp, qp, target_locale);
-        out.push(Repair {
-            kind: RepairKind::Punctuation,
-            from: sp.to_owned(),
-            to: qp.to_owned(),
-            applied,
-            words: None,
-        });
+        out.push(final_mark_repair(target, sp, qp, target_locale));
     }
     for (lead, (qw, sw)) in
         [(true, (leading_space(&q), leading_space(&s))), (false, (trailing_space(&q), trailing_space(&s)))]

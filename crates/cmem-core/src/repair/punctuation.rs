@@ -39,8 +39,26 @@ pub(super) fn localized(mark: &str, locale: &Locale) -> String {
         .collect()
 }
 
-/// Replaces the target's final mark `from` (the stored source's) by `to`.
-pub(super) fn repair_final_mark(target: &mut Vec<Run>, from: &str, to: &str, locale: &Locale) -> bool {
+/// Replaces the target's final mark `from` (the stored source's) by `to`: the repair,
+/// applied or not.
+pub(super) fn final_mark_repair(
+    target: &mut Vec<Run>,
+    from: &str,
+    to: &str,
+    locale: &Locale,
+) -> super::Repair {
+    let applied = repair_final_mark(target, from, to, locale);
+    super::Repair {
+        kind: super::RepairKind::Punctuation,
+        from: from.to_owned(),
+        to: to.to_owned(),
+        applied,
+        words: None,
+    }
+}
+
+/// Replaces the target's final mark `from` by `to`; false when it had none to replace.
+fn repair_final_mark(target: &mut Vec<Run>, from: &str, to: &str, locale: &Locale) -> bool {
     let french = locale.language() == "fr";
     let to = &localized(to, locale);
     let Some(Run::Text(last)) = target.last_mut() else {

@@ -35,7 +35,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::punctuation::{final_marks, localized, repair_final_mark};
+use super::punctuation::{final_mark_repair, final_marks, localized};
 use super::{Repair, RepairKind};
 use crate::align::{fold, text_of, words, WordModel};
 use crate::locale::Locale;
@@ -498,14 +498,7 @@ pub fn repair_words(
     if let Some(tp) = target_mark.filter(|tp| *tp != localized(qp, locale)) {
         if qp.replace("...", "…") != sp.replace("...", "…") && tp.replace("...", "…") == localized(sp, locale)
         {
-            let applied = repair_final_mark(target, sp, qp, locale);
-            out.push(Repair {
-                kind: RepairKind::Punctuation,
-                from: sp.to_owned(),
-                to: qp.to_owned(),
-                applied,
-                words: None,
-            });
+            out.push(final_mark_repair(target, sp, qp, locale));
         }
     }
     out
