@@ -512,14 +512,22 @@ pub(crate) async fn get_entry(
     Path(id): Path<String>,
     params: Result<Query<MemoryParam>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    app.authorize(&headers, Scope::Read).await?;
-    let id = entry_id(&id)?;
+    Ok(Json(to_value(read_entry(&app, &headers, &id, params).await?)))
+}
+
+/// The entry a read route's path names, in the memory its `?memory=` names: `404` when
+/// there is none.
+pub(crate) async fn read_entry(
+    app: &Arc<App>,
+    headers: &HeaderMap,
+    id: &str,
+    params: Result<Query<MemoryParam>, QueryRejection>,
+) -> Result<cmem::Entry, ApiError> {
+    app.authorize(headers, Scope::Read).await?;
+    let id = entry_id(id)?;
     let memory = memory_param(params)?;
     let entry = app.blocking(move |app| Ok(app.read_memory(memory.as_deref())?.get(id)?)).await?;
-    match entry {
-        Some(e) => Ok(Json(to_value(e))),
-        None => Err(ApiError::not_found(format!("no entry {}", id.0))),
-    }
+    entry.ok_or_else(|| ApiError::not_found(format!("no entry {}", id.0)))
 }
 
 /// `DELETE /v1/entries/{id}`: `204`, or `404` when there is no such entry.

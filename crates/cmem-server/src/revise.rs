@@ -195,14 +195,7 @@ pub(crate) async fn get_history(
     Path(id): Path<String>,
     params: Result<Query<MemoryParam>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    app.authorize(&headers, Scope::Read).await?;
-    let id = entry_id(&id)?;
-    let memory = memory_param(params)?;
-    let entry = app.blocking(move |app| Ok(app.read_memory(memory.as_deref())?.get(id)?)).await?;
-    match entry {
-        Some(e) => Ok(Json(history(&e))),
-        None => Err(ApiError::not_found(format!("no entry {}", id.0))),
-    }
+    Ok(Json(history(&crate::native::read_entry(&app, &headers, &id, params).await?)))
 }
 
 /// `POST /v1/entries/{id}/revise`: the variant's new text, the old answer kept; the
