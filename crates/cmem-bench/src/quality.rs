@@ -219,7 +219,7 @@ pub fn run(
             if k == 1 && !best.identical_source && best.score < 1.0 {
                 let mut repaired = best.adapted_target.clone();
                 let t = Instant::now();
-                let r = repair_words(&req.source, best.source(), &mut repaired, &model, &de);
+                let r = repair_words(&req.source, best.source(), &mut repaired, &model, &de, best.score);
                 repair_ns.push(t.elapsed().as_nanos() as u64);
                 let fixed = render(&repaired);
                 let band = if best.score >= 0.95 { 2 } else { usize::from(best.score >= 0.85) };
@@ -386,9 +386,9 @@ pub fn run(
     println!("Word repair (recognized store, best match, repair made in every band):");
     println!();
     println!(
-        "| band | best matches | repaired | = reference, stored | = reference, repaired | mean similarity, stored | mean similarity, repaired | nearer | farther |"
+        "| band | best matches | repaired | = reference, stored | = reference, repaired | mean similarity, stored | mean similarity, repaired | change | nearer | farther |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let both = words[0].plus(&words[1]);
     let rows = [
         ("0.70–0.85", words[0]),
@@ -400,7 +400,7 @@ pub fn run(
     for (label, b) in &rows {
         let n = b.queries.max(1) as f64;
         println!(
-            "| {label} | {} | {} | {} ({:.1} %) | {} ({:.1} %) | {:.3} | {:.3} | {} | {} |",
+            "| {label} | {} | {} | {} ({:.1} %) | {} ({:.1} %) | {:.3} | {:.3} | {:+.4} | {} | {} |",
             b.queries,
             b.changed,
             b.equal_before,
@@ -409,6 +409,7 @@ pub fn run(
             pct(b.equal_after, b.queries),
             b.sim_before / n,
             b.sim_after / n,
+            (b.sim_after - b.sim_before) / n,
             b.nearer,
             b.farther
         );
@@ -430,6 +431,7 @@ fn repair_kind(r: &cmem_core::repair::Repair) -> &'static str {
     match r.words.as_ref().and_then(|w| w.evidence.as_ref().map(|e| (e, w.target_from.is_empty()))) {
         None => "final mark",
         Some((Evidence::Copied, _)) => "copied",
+        Some((Evidence::Compound { .. }, _)) => "compound",
         Some((Evidence::Deleted, _)) => "deleted",
         Some((Evidence::Phrase { .. }, true)) => "inserted",
         Some((Evidence::Phrase { context: 0, .. }, _)) => "phrase, no neighbour agreeing",

@@ -78,7 +78,7 @@ proptest! {
     fn a_source_equal_to_the_query_leaves_the_target(source in segment(&EN), target in segment(&DE)) {
         let model = model();
         let mut t = target.clone();
-        let repairs = repair_words(&source, &source, &mut t, &model, &de());
+        let repairs = repair_words(&source, &source, &mut t, &model, &de(), 0.8);
         prop_assert!(repairs.is_empty(), "{:?}", repairs);
         prop_assert_eq!(t, target);
     }
@@ -87,7 +87,7 @@ proptest! {
     fn codes_are_never_dropped_or_moved(query in segment(&EN), source in segment(&EN), target in segment(&DE)) {
         let model = model();
         let mut t = target.clone();
-        let repairs = repair_words(&query, &source, &mut t, &model, &de());
+        let repairs = repair_words(&query, &source, &mut t, &model, &de(), 0.8);
         // The target's codes where they were; past its end, only codes the query ends with.
         prop_assert!(t.len() >= target.len());
         prop_assert_eq!(codes(&t[..target.len()]), codes(&target), "{:?}", repairs);

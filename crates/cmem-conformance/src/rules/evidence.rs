@@ -98,7 +98,8 @@ pub fn mechanical_repairs(make: Make<'_>) -> Outcome {
 
 /// The word repair: with a word model trained over the memory and saved in the store,
 /// a fuzzy match whose source changed by a word has that word's translation replaced from
-/// the memory's phrase pairs, listed as a `words` repair with its evidence; the score
+/// the memory's phrase pairs (inside a German compound word too), listed as a `words`
+/// repair with its evidence; the score
 /// stays the match's, an exact match is never changed, and a store without a model
 /// repairs nothing (and does not fail).
 ///
@@ -122,6 +123,10 @@ pub fn word_repair(make: Make<'_>) -> Outcome {
         ("Close the window", "Fenster schließen"),
         ("Save the window", "Fenster speichern"),
         ("Print the file", "Datei drucken"),
+        ("Payment details", "Zahlungsdetails"),
+        ("Payment", "Zahlung"),
+        ("details", "Details"),
+        ("Event", "Ereignis"),
     ];
     let entries = memory.iter().map(|(s, t)| pair(s, t)).collect::<Result<Vec<_>, _>>()?;
     store.write(&entries)?;
@@ -135,7 +140,7 @@ pub fn word_repair(make: Make<'_>) -> Outcome {
     ensure_eq!(m.adapted_text(), "Datei drucken", "no model: the stored target");
     ensure!(m.repairs.iter().all(|r| r.kind != RepairKind::Words), "no word repair without a model");
 
-    let opts = AlignOptions::default().tension(None).iterations(10);
+    let opts = AlignOptions::default().tension(None).iterations(10).min_phrase_count(1);
     let (model, report) = train_store(&*store, &en, &de, &opts)?;
     ensure_eq!(report.pairs, memory.len(), "every pair trained on");
     store.save_word_model(&en, &de, std::sync::Arc::new(model))?;
@@ -176,6 +181,11 @@ pub fn word_repair(make: Make<'_>) -> Outcome {
     let m = ask("Print the folder.")?;
     let m = m.first().ok_or_else(|| Failure::new("no match for a query with a final mark"))?;
     ensure_eq!(m.adapted_text(), "Ordner drucken.", "the words and the final mark: {:?}", m.repairs);
+    // A German compound that translates the changed word with an unchanged one is rebuilt
+    // around the unchanged part.
+    let m = ask("Event details")?;
+    let m = m.first().ok_or_else(|| Failure::new("no match for a changed compound"))?;
+    ensure_eq!(m.adapted_text(), "Ereignisdetails", "the compound rebuilt: {:?}", m.repairs);
     // Off in every band: nothing.
     let req = LookupRequest::new(runs("Print the folder")?, en.clone(), de.clone())
         .options(cmem_core::LookupOptions::default().threshold(0.5).word_repair(RepairBands::OFF));

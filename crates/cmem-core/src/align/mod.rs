@@ -410,6 +410,11 @@ impl WordModel {
         self.forward.prob_of(self.source.id(source), self.target.id(target))
     }
 
+    /// Whether the memory's targets hold `word` (in lower case).
+    pub fn target_has(&self, word: &str) -> bool {
+        self.target.id(word) != u32::MAX
+    }
+
     /// What the training run used and kept.
     pub fn report(&self) -> &TrainReport {
         &self.report

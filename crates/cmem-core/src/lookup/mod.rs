@@ -493,6 +493,7 @@ pub(crate) fn repair_words_of(
             &mut m.adapted_target,
             &model,
             &req.target_locale,
+            m.score,
         );
         if m.adapted_target != before {
             m.unrepaired_target = Some(before);

@@ -72,6 +72,7 @@ use crate::locale::Locale;
 use crate::run::Run;
 mod between_words;
 mod brackets;
+mod compound;
 mod mnemonics;
 mod numbers;
 mod punctuation;

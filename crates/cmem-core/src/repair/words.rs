@@ -90,6 +90,14 @@ pub enum Evidence {
         /// How many of the target's neighbours (0–2) the phrase pair agreed with.
         context: u8,
     },
+    /// A compound word of the target rebuilt: the part that translates an unchanged
+    /// neighbour kept, the other part a phrase pair of the memory for the new word.
+    Compound {
+        /// How many times the memory holds the new word's phrase pair.
+        count: u32,
+        /// The part of the compound kept, as the target writes it.
+        kept: String,
+    },
 }
 
 /// What a word repair changed in the target.
@@ -187,6 +195,74 @@ fn phrase_candidates(
     out
 }
 
+/// A one-word target span `old` that translates the changed source word and one
+/// unchanged neighbour together (a compound), rebuilt for the query's new word; German
+/// targets only ([`super::compound`]).
+fn compound_of(
+    model: &WordModel,
+    alignment: &crate::align::Alignment,
+    (a1, a2, b1, b2): (usize, usize, usize, usize),
+    (c1, c2): (usize, usize),
+    (sl, ql): (&[String], &[String]),
+    old: &str,
+    (locale, score): (&Locale, f64),
+) -> Option<(String, u32, String)> {
+    if locale.language() != "de" || score >= NEAR - 1e-12 || c2 != c1 + 1 || a2 != a1 + 1 || b2 != b1 + 1 {
+        return None;
+    }
+    let mut others = alignment.links.iter().filter(|&&(ls, lt)| lt == c1 && ls != a1).map(|&(ls, _)| ls);
+    let neighbour = others.next()?;
+    if others.next().is_some() {
+        return None;
+    }
+    // The source's order decides the compound's: a word before the changed one is the
+    // compound's start, one after it its end.
+    let side = if neighbour + 1 == a1 {
+        super::compound::Kept::Start
+    } else if neighbour == a2 {
+        super::compound::Kept::End
+    } else {
+        return None;
+    };
+    super::compound::rebuild(model, old, (&sl[a1], &ql[b1], &sl[neighbour]), side)
+}
+
+/// Below this score a phrase pair may replace words on its count alone; from it (a change
+/// of a word or two in a long text, the rest of the translation the translator's), only
+/// between the two target words the memory has it between.
+const NEAR: f64 = 0.95;
+
+/// The least share of the memory's phrase pairs for the new words that one agreeing with
+/// no neighbour must have.
+const ALONE_SHARE: f64 = 0.2;
+
+/// Drops the phrase candidates `found` that are not trustworthy enough to replace words
+/// in a match of `score` (`all`: every phrase pair of the new words), and where the old
+/// and the new source words (`from`, `to`, as letters) are forms of one word (their
+/// first four letters alike: `Style` → `Styles`), puts first, among equals in context,
+/// the candidates that are forms of the target's words (`old`) too.
+fn trust(found: &mut Vec<Candidate>, all: &[(String, u32)], score: f64, (from, to, old): (&str, &str, &str)) {
+    if score >= NEAR - 1e-12 {
+        found.retain(|c| c.1 >= 2);
+    }
+    let total: u32 = all.iter().map(|p| p.1).sum();
+    found.retain(|c| c.1 > 0 || f64::from(c.2) >= ALONE_SHARE * f64::from(total.max(1)));
+    let shared = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    if shared(from, to) >= 4 {
+        found.sort_by_key(|c| (std::cmp::Reverse(c.1), shared(&letters(&c.0), old) < 4));
+    }
+}
+
+/// The letters and digits of `text`, in lower case.
+fn letters(text: &str) -> String {
+    text.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+}
+
+/// Two letters or more, none in lower case.
+fn capitals(text: &str) -> bool {
+    text.chars().filter(|c| c.is_alphabetic()).count() > 1 && !text.chars().any(char::is_lowercase)
+}
+
 /// What `text` holds after its last word.
 fn after_last_word(text: &str) -> &str {
     &text[words(text).last().map_or(0, |w| w.1)..]
@@ -262,6 +338,7 @@ pub fn repair_words(
     target: &mut Vec<Run>,
     model: &WordModel,
     locale: &Locale,
+    score: f64,
 ) -> Vec<Repair> {
     // Query and source as the model and the keys read them (NFC, codes as U+FFFC): a
     // decomposed accent finds the same words as its composed form.
@@ -295,8 +372,6 @@ pub fn repair_words(
         let end = w.get(a).map_or(text.len(), |p| p.0);
         text[start..end.max(start)].to_owned()
     };
-    let letters =
-        |t: &str| t.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
     // The query dropped the source's last words: a code after them stands for them
     // (`Attach a file` → `Attach {file}`), a word become a code.
     let end_dropped = found.last().is_some_and(|&(_, a2, b1, b2)| a2 == sl.len() && b1 == b2);
@@ -410,6 +485,22 @@ pub fn repair_words(
             w.target_to = old.to_owned();
         }
         let overlaps = edits.iter().any(|&(ex, ey, _)| x < ey && ex < y);
+        if !consistent && !coded && !overlaps {
+            let words = (&sl[..], &ql[..]);
+            if let Some((word, count, kept)) =
+                compound_of(model, &alignment, (a1, a2, b1, b2), (c1, c2), words, old, (locale, score))
+            {
+                repair.applied = true;
+                repair.words = Some(WordChange {
+                    target_from: old.to_owned(),
+                    target_to: word.clone(),
+                    evidence: Some(Evidence::Compound { count, kept }),
+                });
+                edits.push((x, y, word));
+                out.push(repair);
+                continue;
+            }
+        }
         if !consistent || coded || old.contains('\u{FFFC}') || overlaps {
             out.push(repair);
             continue;
@@ -429,11 +520,17 @@ pub fn repair_words(
             let s_right = sl.get(a2).map(String::as_str);
             let left = c1.checked_sub(1).map(|k| nfc(&t[tw[k].0..tw[k].1]));
             let right = tw.get(c2).map(|&(p, r)| nfc(&t[p..r]));
-            let found =
+            let mut found =
                 phrase_candidates(model, &key, (s_left, left.as_deref()), (s_right, right.as_deref()));
-            // A copied word stays copied unless the memory translates the new words
-            // otherwise (`Custom Pose` → `model` is `Modell`, `Firefox` → `Thunderbird`
-            // stays).
+            trust(
+                &mut found,
+                model.phrases(&key),
+                score,
+                (&letters(&repair.from), &letters(&to), &letters(old)),
+            );
+            // A copied word stays copied unless the memory's trusted phrase pairs translate
+            // the new words otherwise (`Custom Pose` → `model` is `Modell`, `Firefox` →
+            // `Thunderbird` stays).
             let copy = copied && (found.is_empty() || found.iter().any(|c| letters(&c.0) == letters(&to)));
             if copy {
                 Some((to.clone(), Evidence::Copied))
@@ -454,6 +551,11 @@ pub fn repair_words(
             if let Some(first) = cs.next() {
                 new = first.to_uppercase().chain(cs).collect();
             }
+        }
+        // Words in capitals (a function name: `SQRT` → `WURZEL`) replaced by words in
+        // capitals are translated in capitals (`SORT` → `SORTIEREN`).
+        if capitals(old) && capitals(&to) {
+            new = new.to_uppercase();
         }
         repair.applied = true;
         if let Some(w) = repair.words.as_mut() {
@@ -538,7 +640,7 @@ mod tests {
 
     fn run(model: &WordModel, q: &str, s: &str, t: &str) -> (String, Vec<Repair>) {
         let mut target = vec![Run::text(t)];
-        let r = repair_words(&[Run::text(q)], &[Run::text(s)], &mut target, model, &de());
+        let r = repair_words(&[Run::text(q)], &[Run::text(s)], &mut target, model, &de(), 0.8);
         (crate::run::surface_text(&target), r)
     }
 
@@ -655,18 +757,18 @@ mod tests {
         let code = Run::Ph(crate::run::Code::new("1").data("%s"));
         let mut target = vec![Run::text("Datei drucken")];
         let query = [Run::text("Print the window: "), code.clone()];
-        let r = repair_words(&query, &[Run::text("Print the file")], &mut target, &m, &de());
+        let r = repair_words(&query, &[Run::text("Print the file")], &mut target, &m, &de(), 0.8);
         assert_eq!(target, vec![Run::text("Fenster drucken: "), code.clone()], "{r:?}");
         assert!(r.iter().all(|r| r.applied), "{r:?}");
         // A code standing for the words the query dropped at the end is a word become a
         // code: left.
         let mut target = vec![Run::text("Datei drucken")];
         let dropped = [Run::text("Print "), code.clone()];
-        repair_words(&dropped, &[Run::text("Print the file")], &mut target, &m, &de());
+        repair_words(&dropped, &[Run::text("Print the file")], &mut target, &m, &de(), 0.8);
         assert_eq!(target, vec![Run::text("Datei drucken")]);
         // Where the target's end is not the source's, it is left.
         let mut target = vec![Run::text("Datei drucken (bitte)")];
-        repair_words(&query, &[Run::text("Print the file")], &mut target, &m, &de());
+        repair_words(&query, &[Run::text("Print the file")], &mut target, &m, &de(), 0.8);
         assert_eq!(target, vec![Run::text("Fenster drucken (bitte)")]);
     }
 
@@ -702,6 +804,7 @@ mod tests {
             &mut target,
             &m,
             &de(),
+            0.8,
         );
         assert_eq!(target, vec![Run::text("Modul PRODUCTNAME Writer")]);
         assert!(r.iter().all(|r| !r.applied), "{r:?}");
@@ -718,9 +821,102 @@ mod tests {
             &mut target,
             &m,
             &de(),
+            0.8,
         );
         assert_eq!(target[1], code);
         assert_eq!(target.iter().filter(|r| r.code().is_some()).count(), 1, "{r:?}");
+    }
+
+    #[test]
+    fn near_exact_matches_take_a_phrase_pair_only_between_both_neighbours() {
+        let m = model();
+        // "Fenster" agrees with no neighbour (the word starts the target).
+        assert_eq!(run(&m, "Print the window", "Print the file", "Datei drucken").0, "Fenster drucken");
+        let mut target = vec![Run::text("Datei drucken")];
+        let r = repair_words(
+            &[Run::text("Print the window")],
+            &[Run::text("Print the file")],
+            &mut target,
+            &m,
+            &de(),
+            0.96,
+        );
+        assert_eq!(target, vec![Run::text("Datei drucken")]);
+        assert!(r.iter().all(|r| !r.applied), "{r:?}");
+    }
+
+    #[test]
+    fn trusted_phrase_pairs() {
+        let all: Vec<(String, u32)> =
+            [("Fenster", 3), ("A", 4), ("B", 4), ("C", 4), ("D", 4)].map(|(t, n)| (t.to_owned(), n)).into();
+        let words = ("window", "door", "datei");
+        // Alone, a pair needs a fifth of the memory's pairs for the words.
+        let mut found: Vec<Candidate> = vec![("Fenster".into(), 0, 3), ("A".into(), 0, 4)];
+        trust(&mut found, &all, 0.8, words);
+        assert_eq!(found, vec![("A".to_owned(), 0, 4)]);
+        // Agreeing with a neighbour, any count.
+        let mut found: Vec<Candidate> = vec![("Fenster".into(), 1, 3)];
+        trust(&mut found, &all, 0.8, words);
+        assert_eq!(found.len(), 1);
+        // Near an exact match, with both neighbours only.
+        let mut found: Vec<Candidate> = vec![("Fenster".into(), 1, 3), ("Tür".into(), 2, 1)];
+        trust(&mut found, &all, 0.96, words);
+        assert_eq!(found, vec![("Tür".to_owned(), 2, 1)]);
+        // Forms of one word (`style` → `styles`) take forms of the target's word first.
+        let all: Vec<(String, u32)> = [("Stile", 10), ("Vorlagen", 5)].map(|(t, n)| (t.to_owned(), n)).into();
+        let mut found: Vec<Candidate> = vec![("Stile".into(), 0, 10), ("Vorlagen".into(), 0, 5)];
+        trust(&mut found, &all, 0.8, ("style", "styles", "vorlage"));
+        assert_eq!(found[0].0, "Vorlagen");
+        let mut found: Vec<Candidate> = vec![("Stile".into(), 0, 10), ("Vorlagen".into(), 0, 5)];
+        trust(&mut found, &all, 0.8, ("layout", "styles", "vorlage"));
+        assert_eq!(found[0].0, "Stile");
+    }
+
+    #[test]
+    fn words_in_capitals_are_translated_in_capitals() {
+        let pairs = [("Sort", "Sortieren"), ("Sort", "Sortieren"), ("SQRT", "WURZEL"), ("SQRT", "WURZEL")];
+        let opts = AlignOptions::default().tension(None).iterations(10);
+        let m = WordModel::train(pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())), &opts).0;
+        assert_eq!(run(&m, "SORT", "SQRT", "WURZEL").0, "SORTIEREN");
+        assert_eq!(run(&m, "Sort", "SQRT", "WURZEL").0, "Sortieren");
+    }
+
+    #[test]
+    fn a_compound_word_is_rebuilt_around_the_part_that_stays() {
+        let pairs = [
+            ("Payment details", "Zahlungsdetails"),
+            ("Payment", "Zahlung"),
+            ("details", "Details"),
+            ("Event", "Ereignis"),
+            ("Warning", "Warnung"),
+            ("added", "hinzugefügt"),
+        ];
+        let opts = AlignOptions::default().tension(None).iterations(10).min_phrase_count(1);
+        let m = WordModel::train(pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())), &opts).0;
+        let (text, r) = run(&m, "Event details", "Payment details", "Zahlungsdetails");
+        assert_eq!(text, "Ereignisdetails", "{r:?}");
+        assert!(
+            matches!(&r[0].words.as_ref().unwrap().evidence, Some(Evidence::Compound { kept, .. }) if kept == "details"),
+            "{r:?}"
+        );
+        // The joint German writes after `-ung`.
+        assert_eq!(run(&m, "Warning details", "Payment details", "Zahlungsdetails").0, "Warnungsdetails");
+        // Only a noun goes into a compound.
+        let (text, r) = run(&m, "Payment added", "Payment details", "Zahlungsdetails");
+        assert_eq!(text, "Zahlungsdetails");
+        assert!(r.iter().all(|r| !r.applied), "{r:?}");
+        // Only in German.
+        let mut target = vec![Run::text("Zahlungsdetails")];
+        let fr = Locale::parse("fr").unwrap();
+        repair_words(
+            &[Run::text("Event details")],
+            &[Run::text("Payment details")],
+            &mut target,
+            &m,
+            &fr,
+            0.8,
+        );
+        assert_eq!(target, vec![Run::text("Zahlungsdetails")]);
     }
 
     #[test]
