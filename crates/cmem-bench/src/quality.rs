@@ -13,8 +13,7 @@
 //! translation, per score band (0.70–0.85, 0.85–0.95, ≥ 0.95): how many equal it, the
 //! mean similarity, and how often the repaired target is nearer than the unrepaired one
 //! and how often farther. The lookups run with the word repair off; the repair is then
-//! made as a lookup makes it (`repair_words_with` on the returned match, with the
-//! memory's concordance).
+//! made as a lookup makes it (`repair_words` on the returned match).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -24,7 +23,7 @@ use anyhow::{bail, Result};
 use cmem_core::align::{AlignOptions, WordModel};
 use cmem_core::distance::similarity;
 use cmem_core::recognize::Recognizer;
-use cmem_core::repair::words::{concordance_translations, repair_words_with, RepairBands};
+use cmem_core::repair::words::{repair_words, RepairBands};
 use cmem_core::{
     lookup, ContentMemory, Locale, LookupOptions, LookupRequest, MemStore, NewEntry, Run, Variant,
 };
@@ -220,31 +219,7 @@ pub fn run(
             if k == 1 && !best.identical_source && best.score < 1.0 {
                 let mut repaired = best.adapted_target.clone();
                 let t = Instant::now();
-                let store = &arm.store;
-                let mut concordance = |words: &str| -> Vec<(String, u32)> {
-                    let mut q = cmem_core::SearchQuery::new(words, en.clone());
-                    q.limit = 50;
-                    let hits = store.search(&q).expect("the memory store searches");
-                    let texts: Vec<(String, String)> = hits
-                        .iter()
-                        .filter_map(|h| {
-                            let (s, t) = (h.entry.variant(&en)?, h.entry.variant(&de)?);
-                            Some((cmem_core::align::text_of(&s.runs), cmem_core::align::text_of(&t.runs)))
-                        })
-                        .collect();
-                    concordance_translations(
-                        &model,
-                        words,
-                        texts.iter().map(|(s, t)| (s.as_str(), t.as_str())),
-                    )
-                };
-                let r = repair_words_with(
-                    &req.source,
-                    best.source(),
-                    &mut repaired,
-                    (&model, &de, best.score),
-                    &mut concordance,
-                );
+                let r = repair_words(&req.source, best.source(), &mut repaired, &model, &de, best.score);
                 repair_ns.push(t.elapsed().as_nanos() as u64);
                 let fixed = render(&repaired);
                 let band = if best.score >= 0.95 { 2 } else { usize::from(best.score >= 0.85) };
@@ -457,7 +432,6 @@ fn repair_kind(r: &cmem_core::repair::Repair) -> &'static str {
         None => "final mark",
         Some((Evidence::Copied, _)) => "copied",
         Some((Evidence::Compound { .. }, _)) => "compound",
-        Some((Evidence::Concordance { .. }, _)) => "concordance",
         Some((Evidence::Deleted, _)) => "deleted",
         Some((Evidence::Phrase { .. }, true)) => "inserted",
         Some((Evidence::Phrase { context: 0, .. }, _)) => "phrase, no neighbour agreeing",

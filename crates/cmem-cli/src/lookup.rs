@@ -130,9 +130,6 @@ fn write_match(
                         format!("phrase pair, {count}×")
                     }
                     Some(cmem::repair::words::Evidence::Copied) => "copied".to_owned(),
-                    Some(cmem::repair::words::Evidence::Concordance { count }) => {
-                        format!("{count} entries of the memory translate them so")
-                    }
                     Some(cmem::repair::words::Evidence::Compound { count, kept }) => {
                         format!("compound word, {kept:?} kept, phrase pair {count}×")
                     }

@@ -410,33 +410,6 @@ impl WordModel {
         self.forward.prob_of(self.source.id(source), self.target.id(target))
     }
 
-    /// The longest source stretch, in words, the phrase pairs hold: longer stretches are
-    /// looked for in the memory's concordance instead.
-    pub fn max_phrase_words(&self) -> usize {
-        self.opts.max_phrase_words
-    }
-
-    /// The text of `target` that `words` (lower-case words joined by one space, as
-    /// [`WordModel::phrases`] keys them) translate in the pair `source` / `target`: the
-    /// first place they stand together in the source, when the alignment gives them a
-    /// target span no outside word is linked into, as a phrase pair's is.
-    pub fn translation_in(&self, source: &str, target: &str, words: &str) -> Option<String> {
-        let want: Vec<&str> = words.split(' ').collect();
-        let a = self.align(source, target);
-        let folded: Vec<String> = a.source_words.iter().map(|&(x, y)| fold(&source[x..y])).collect();
-        let s1 = folded.windows(want.len()).position(|w| w.iter().zip(&want).all(|(a, b)| a == b))?;
-        let inside = s1..s1 + want.len();
-        let linked = a.links.iter().filter(|(s, _)| inside.contains(s)).map(|&(_, t)| t);
-        let (t1, t2) = linked.clone().min().zip(linked.max())?;
-        if t2 - t1 > 2 * want.len() + 2
-            || a.links.iter().any(|&(s, t)| (t1..=t2).contains(&t) && !inside.contains(&s))
-        {
-            return None;
-        }
-        let text = &target[a.target_words[t1].0..a.target_words[t2].1];
-        (!text.contains('\u{FFFC}')).then(|| text.to_owned())
-    }
-
     /// Whether the memory's targets hold `word` (in lower case).
     pub fn target_has(&self, word: &str) -> bool {
         self.target.id(word) != u32::MAX

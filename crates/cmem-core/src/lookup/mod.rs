@@ -470,9 +470,6 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
     }
 }
 
-/// The concordance hits read for new words longer than any phrase pair.
-const CONCORDANCE_HITS: usize = 50;
-
 /// The word repair ([`crate::repair::words`]) of the returned fuzzy matches in the
 /// bands [`LookupOptions::word_repair`] names, with the pair's word model when the store
 /// has one (read once per store). Never a match whose source is the query's text.
@@ -487,45 +484,17 @@ pub(crate) fn repair_words_of(
         return Ok(());
     }
     let Some(model) = store.word_model(&req.source_locale, &req.target_locale)? else { return Ok(()) };
-    // New words longer than any phrase pair are looked for in the memory's concordance.
-    let failed = std::cell::Cell::new(None);
-    let mut concordance = |words: &str| -> Vec<(String, u32)> {
-        let mut q = crate::store::SearchQuery::new(words, req.source_locale.clone());
-        q.limit = CONCORDANCE_HITS;
-        let hits = match store.search(&q) {
-            Ok(hits) => hits,
-            Err(e) => {
-                failed.set(Some(e));
-                return Vec::new();
-            }
-        };
-        let texts: Vec<(String, String)> = hits
-            .iter()
-            .filter_map(|h| {
-                let s = h.entry.variant(&req.source_locale)?;
-                let t = h.entry.lookup_variant(&req.target_locale)?.0;
-                Some((crate::align::text_of(&s.runs), crate::align::text_of(&h.entry.variants[t].runs)))
-            })
-            .collect();
-        crate::repair::words::concordance_translations(
-            &model,
-            words,
-            texts.iter().map(|(s, t)| (s.as_str(), t.as_str())),
-        )
-    };
     for m in out.iter_mut().filter(|m| wanted(m)) {
         let source = &m.entry.variants[m.source_index].runs;
         let before = m.adapted_target.clone();
-        let repairs = crate::repair::words::repair_words_with(
+        let repairs = crate::repair::words::repair_words(
             &req.source,
             source,
             &mut m.adapted_target,
-            (&model, &req.target_locale, m.score),
-            &mut concordance,
+            &model,
+            &req.target_locale,
+            m.score,
         );
-        if let Some(e) = failed.take() {
-            return Err(e);
-        }
         if m.adapted_target != before {
             m.unrepaired_target = Some(before);
         }

@@ -90,12 +90,6 @@ pub enum Evidence {
         /// How many of the target's neighbours (0–2) the phrase pair agreed with.
         context: u8,
     },
-    /// Entries of the memory whose source holds the new words (longer than any phrase
-    /// pair) and translate them alike.
-    Concordance {
-        /// How many entries translate them so.
-        count: u32,
-    },
     /// A compound word of the target rebuilt: the part that translates an unchanged
     /// neighbour kept, the other part a phrase pair of the memory for the new word.
     Compound {
@@ -233,27 +227,6 @@ fn compound_of(
     super::compound::rebuild(model, old, (&sl[a1], &ql[b1], &sl[neighbour]), side)
 }
 
-/// How the `(source, target)` texts of concordance hits translate `words`, counted, two
-/// entries at least, most first (then by text): what [`repair_words_with`] takes.
-pub fn concordance_translations<'a>(
-    model: &WordModel,
-    words: &str,
-    hits: impl IntoIterator<Item = (&'a str, &'a str)>,
-) -> Vec<(String, u32)> {
-    let mut counts: Vec<(String, u32)> = Vec::new();
-    for (s, t) in hits {
-        if let Some(text) = model.translation_in(s, t, words) {
-            match counts.iter_mut().find(|c| c.0 == text) {
-                Some(c) => c.1 += 1,
-                None => counts.push((text, 1)),
-            }
-        }
-    }
-    counts.retain(|c| c.1 >= 2);
-    counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    counts
-}
-
 /// Below this score a phrase pair may replace words on its count alone; from it (a change
 /// of a word or two in a long text, the rest of the translation the translator's), only
 /// between the two target words the memory has it between.
@@ -356,8 +329,8 @@ fn repair_tail(query: &[Run], q: &str, s: &str, target: &mut Vec<Run>) -> Option
     })
 }
 
-/// Replaces the changed words of `target` (the adapted target of a match of `score` whose
-/// stored source is `source`) by the translation of the query's words; see the
+/// Replaces the changed words of `target` (the adapted target of a match whose stored
+/// source is `source`) by the translation of the query's words; see the
 /// [module docs](self). Returns one repair per changed stretch, applied or not.
 pub fn repair_words(
     query: &[Run],
@@ -366,20 +339,6 @@ pub fn repair_words(
     model: &WordModel,
     locale: &Locale,
     score: f64,
-) -> Vec<Repair> {
-    repair_words_with(query, source, target, (model, locale, score), &mut |_| Vec::new())
-}
-
-/// [`repair_words`], with the memory's concordance for new words longer than any phrase
-/// pair: `concordance(words)` gives how the entries whose source holds `words` (lower-case
-/// words joined by one space) translate them, with how many entries agree (two or more),
-/// most first ([`concordance_translations`]).
-pub fn repair_words_with(
-    query: &[Run],
-    source: &[Run],
-    target: &mut Vec<Run>,
-    (model, locale, score): (&WordModel, &Locale, f64),
-    concordance: &mut dyn FnMut(&str) -> Vec<(String, u32)>,
 ) -> Vec<Repair> {
     // Query and source as the model and the keys read them (NFC, codes as U+FFFC): a
     // decomposed accent finds the same words as its composed form.
@@ -563,19 +522,12 @@ pub fn repair_words_with(
             let right = tw.get(c2).map(|&(p, r)| nfc(&t[p..r]));
             let mut found =
                 phrase_candidates(model, &key, (s_left, left.as_deref()), (s_right, right.as_deref()));
-            // New words longer than any phrase pair: how the memory's entries that hold
-            // them translate them, when two or more agree.
-            let seen = if found.is_empty() && b2 - b1 > model.max_phrase_words() {
-                concordance(&key)
-            } else {
-                Vec::new()
-            };
-            let from_entries = !seen.is_empty();
-            if from_entries {
-                found = seen.iter().map(|(text, n)| (text.clone(), 0, *n)).collect();
-            }
-            let all = if from_entries { &seen[..] } else { model.phrases(&key) };
-            trust(&mut found, all, score, (&letters(&repair.from), &letters(&to), &letters(old)));
+            trust(
+                &mut found,
+                model.phrases(&key),
+                score,
+                (&letters(&repair.from), &letters(&to), &letters(old)),
+            );
             // A copied word stays copied unless the memory's trusted phrase pairs translate
             // the new words otherwise (`Custom Pose` → `model` is `Modell`, `Firefox` →
             // `Thunderbird` stays).
@@ -583,16 +535,10 @@ pub fn repair_words_with(
             if copy {
                 Some((to.clone(), Evidence::Copied))
             } else {
-                found.into_iter().next().map(|(text, context, count)| {
-                    (
-                        text,
-                        if from_entries {
-                            Evidence::Concordance { count }
-                        } else {
-                            Evidence::Phrase { count, context }
-                        },
-                    )
-                })
+                found
+                    .into_iter()
+                    .next()
+                    .map(|(text, context, count)| (text, Evidence::Phrase { count, context }))
             }
         };
         let Some((mut new, evidence)) = chosen else {

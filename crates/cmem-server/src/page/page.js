@@ -136,7 +136,6 @@ function evidence(w) {
   if (!e) return "no evidence";
   if (e.by === "copied") return "written as your text writes it, as the translation had copied the old words";
   if (e.by === "deleted") return "removed, as your text dropped the words";
-  if (e.by === "concordance") return `as ${e.count} entries of the memory that hold these words translate them`;
   if (e.by === "compound") return `compound word rebuilt around ${JSON.stringify(e.kept)}, the new part from a phrase pair seen ${e.count}× in the memory`;
   const agreed = e.context ? `, agreeing with ${e.context === 1 ? "a neighbouring word" : "the words on both sides"}` : "";
   return `phrase pair seen ${e.count}× in the memory${agreed}`;
