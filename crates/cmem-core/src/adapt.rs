@@ -106,28 +106,33 @@ fn codes_of(runs: &[Run]) -> (Vec<&Code>, Vec<CodeRef<'_>>) {
     (entities, codes)
 }
 
-/// Aligns two sequences: position by position when `positional` and the lengths agree,
-/// else by a longest common subsequence of `eq`. Unaligned items pair with `None`.
+/// Aligns two sequences: position by position when `positional` and every pair weighs
+/// something, else by the order-keeping pairing of the greatest total `weight` (0: the
+/// items do not pair; a longest common subsequence when every weight is 0 or 1). Unaligned
+/// items pair with `None`.
 fn align<A, B>(
     a: &[A],
     b: &[B],
     positional: bool,
-    eq: impl Fn(&A, &B) -> bool,
+    weight: impl Fn(&A, &B) -> u32,
 ) -> Vec<(Option<usize>, Option<usize>)> {
-    if positional && a.len() == b.len() && a.iter().zip(b).all(|(x, y)| eq(x, y)) {
+    if positional && a.len() == b.len() && a.iter().zip(b).all(|(x, y)| weight(x, y) > 0) {
         return (0..a.len()).map(|i| (Some(i), Some(i))).collect();
     }
     let (n, m) = (a.len(), b.len());
     let mut dp = vec![vec![0u32; m + 1]; n + 1];
     for i in (0..n).rev() {
         for j in (0..m).rev() {
-            dp[i][j] = if eq(&a[i], &b[j]) { dp[i + 1][j + 1] + 1 } else { dp[i + 1][j].max(dp[i][j + 1]) };
+            let w = weight(&a[i], &b[j]);
+            let paired = if w > 0 { dp[i + 1][j + 1] + w } else { 0 };
+            dp[i][j] = paired.max(dp[i + 1][j]).max(dp[i][j + 1]);
         }
     }
     let (mut i, mut j) = (0, 0);
     let mut out = Vec::new();
     while i < n && j < m {
-        if eq(&a[i], &b[j]) {
+        let w = weight(&a[i], &b[j]);
+        if w > 0 && dp[i][j] == dp[i + 1][j + 1] + w {
             out.push((Some(i), Some(j)));
             i += 1;
             j += 1;
@@ -160,8 +165,19 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
     let mut code_map: HashMap<(CodeRole, &str), Option<&Code>> = HashMap::new();
     let mut codes: Vec<(CodeRole, Option<&Code>, Option<&Code>)> = Vec::new();
     // A client's mask (`[X20X]`) stands for whatever code the client took out: any role.
-    let same_role = |s: &CodeRef<'_>, q: &CodeRef<'_>| s.role == q.role || q.code.kind == CLIENT_MASK_TYPE;
-    for (si, qi) in align(&s_codes, &q_codes, positional, same_role) {
+    // Codes of one role pair, as many as can be in order; among those pairings, the one
+    // with most codes written as the query writes them, so a query that dropped one of
+    // two links keeps the link it has (`<a name></a><a href>…</a>` against `<a
+    // href>…</a>`). A pair outweighs every data bonus together.
+    let pair = u32::try_from(s_codes.len().min(q_codes.len())).unwrap_or(u32::MAX / 4).saturating_add(1);
+    let weight = |s: &CodeRef<'_>, q: &CodeRef<'_>| {
+        if s.role == q.role || q.code.kind == CLIENT_MASK_TYPE {
+            pair + u32::from(s.role == q.role && s.code.data == q.code.data)
+        } else {
+            0
+        }
+    };
+    for (si, qi) in align(&s_codes, &q_codes, positional, weight) {
         let s = si.map(|i| s_codes[i]);
         let q = qi.map(|i| q_codes[i]);
         let role = s.or(q).map_or(CodeRole::Ph, |c| c.role);
@@ -174,7 +190,7 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
     // Entities: map stored id → the query's entity.
     let mut entity_map: HashMap<&str, &Code> = HashMap::new();
     let mut entity_pairs: Vec<(&Code, &Code)> = Vec::new();
-    for (si, qi) in align(&s_entities, &q_entities, positional, |s, q| s.kind == q.kind) {
+    for (si, qi) in align(&s_entities, &q_entities, positional, |s, q| u32::from(s.kind == q.kind)) {
         if let (Some(si), Some(qi)) = (si, qi) {
             entity_map.entry(s_entities[si].id.as_str()).or_insert(q_entities[qi]);
             entity_pairs.push((s_entities[si], q_entities[qi]));
@@ -426,6 +442,21 @@ mod tests {
         assert_eq!(a.target[0], b("1", "<a href=\"fr/text/index.html\">"));
         let q = vec![b("1", "<a href=\"en-US/en-US.html\">"), Run::text("Help"), eb("1", "</a>")];
         assert_eq!(adapt(&q, &src, &tgt, true).target[0], q[0]);
+    }
+
+    #[test]
+    fn a_code_written_as_the_query_writes_it_pairs_first() {
+        let anchor =
+            (Run::PcOpen(Code::new("1").data("<a name=\"x\">")), Run::PcClose(Code::new("1").data("</a>")));
+        let link =
+            (Run::PcOpen(Code::new("2").data("<a href=\"y\">")), Run::PcClose(Code::new("2").data("</a>")));
+        let source =
+            vec![anchor.0.clone(), anchor.1.clone(), link.0.clone(), Run::text("Using it"), link.1.clone()];
+        let target =
+            vec![anchor.0.clone(), anchor.1.clone(), link.0.clone(), Run::text("Verwenden"), link.1.clone()];
+        let query = vec![link.0.clone(), Run::text("Using it"), link.1.clone()];
+        let a = adapt(&query, &source, &target, true);
+        assert_eq!(a.target, vec![link.0.clone(), Run::text("Verwenden"), link.1.clone()], "{:?}", a.codes);
     }
 
     #[test]
