@@ -233,6 +233,11 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
         })
     });
 
+    // Codes the query adds before all its text or after it (an anchor before a heading,
+    // a link around the whole text) go to the same end of the target.
+    let added: Vec<&Code> = codes.iter().filter(|c| c.1.is_none()).filter_map(|c| c.2).collect();
+    let placed = place_at_ends(query, &added, &mut target);
+
     let mut entities = Vec::new();
     for (s, q) in entity_pairs {
         if s.equiv == q.equiv {
@@ -273,12 +278,68 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
                 role,
                 from: None,
                 to: Some(q.clone()),
-                applied: false,
+                applied: placed.iter().any(|p| std::ptr::eq(*p, q)),
             }),
             (None, None) => {}
         }
     }
     Adapted { target, entities, codes: code_adaptations }
+}
+
+/// Puts the paired codes of `added` (the query's codes without a counterpart in the
+/// stored source) that stand before all of the query's text, or after it, at the same end
+/// of `target`, in the query's order; each only with its partner, so the target stays well
+/// formed, and none the target has already. Returns the codes placed. A standalone code
+/// (a placeholder) is not placed: the spaces and marks beside it are the text's (`%d
+/// files`, `…: %s`; the word repair carries a query's end).
+fn place_at_ends<'q>(query: &'q [Run], added: &[&Code], target: &mut Vec<Run>) -> Vec<&'q Code> {
+    let is_added = |run: &Run| -> bool {
+        matches!(run, Run::PcOpen(_) | Run::PcClose(_))
+            && role_of(run).is_some_and(|(_, c)| added.iter().any(|a| std::ptr::eq(*a, c)))
+    };
+    let blank = |run: &Run| matches!(run, Run::Text(t) if t.trim().is_empty());
+    let edge = |runs: &mut dyn Iterator<Item = &'q Run>| -> Vec<&'q Run> {
+        runs.filter(|r| !blank(r)).take_while(|r| is_added(r)).collect()
+    };
+    let head = edge(&mut query.iter());
+    let mut tail = edge(&mut query.iter().rev());
+    tail.reverse();
+    if head.len() == query.iter().filter(|r| !blank(r)).count() {
+        // Nothing but added codes: no text to put them around.
+        return Vec::new();
+    }
+    // A paired code goes only with its partner, opening before closing.
+    let order: Vec<&Run> = head.iter().chain(tail.iter()).copied().collect();
+    let well_formed = |run: &Run| -> bool {
+        let at = order.iter().position(|r| std::ptr::eq(*r, run));
+        let partner = |want: fn(&Run) -> bool, id: &str| {
+            order.iter().position(|r| want(r) && role_of(r).is_some_and(|(_, c)| c.id == id))
+        };
+        match (run, at) {
+            (Run::PcOpen(c), Some(i)) => {
+                partner(|r| matches!(r, Run::PcClose(_)), &c.id).is_some_and(|j| j > i)
+            }
+            (Run::PcClose(c), Some(i)) => {
+                partner(|r| matches!(r, Run::PcOpen(_)), &c.id).is_some_and(|j| j < i)
+            }
+            _ => true,
+        }
+    };
+    let keep = |runs: Vec<&'q Run>| -> Vec<&'q Run> {
+        runs.into_iter().filter(|r| well_formed(r) && !target.contains(r)).collect()
+    };
+    let (head, tail) = (keep(head), keep(tail));
+    let mut placed: Vec<&Code> = Vec::new();
+    for run in head.iter().chain(&tail) {
+        if let Some((_, c)) = role_of(run) {
+            placed.push(c);
+        }
+    }
+    let mut out: Vec<Run> = head.into_iter().cloned().collect();
+    out.append(target);
+    out.extend(tail.into_iter().cloned());
+    *target = out;
+    placed
 }
 
 /// The query's code `q` as the target should carry it. Where the translator changed the
@@ -457,6 +518,32 @@ mod tests {
         let query = vec![link.0.clone(), Run::text("Using it"), link.1.clone()];
         let a = adapt(&query, &source, &target, true);
         assert_eq!(a.target, vec![link.0.clone(), Run::text("Verwenden"), link.1.clone()], "{:?}", a.codes);
+    }
+
+    #[test]
+    fn codes_the_query_adds_around_its_text_go_around_the_target() {
+        let anchor =
+            (Run::PcOpen(Code::new("9").data("<a id=\"h1\">")), Run::PcClose(Code::new("9").data("</a>")));
+        let link =
+            (Run::PcOpen(Code::new("2").data("<a href=\"y\">")), Run::PcClose(Code::new("2").data("</a>")));
+        let source = vec![Run::text("Keep formatting")];
+        let target = vec![Run::text("Formatierung beibehalten")];
+        let query = vec![anchor.0.clone(), anchor.1.clone(), Run::text("Keep formatting")];
+        let a = adapt(&query, &source, &target, false);
+        assert_eq!(a.target, vec![anchor.0.clone(), anchor.1.clone(), Run::text("Formatierung beibehalten")]);
+        assert!(a.complete(), "{:?}", a.codes);
+        let query = vec![link.0.clone(), Run::text("Keep formatting"), link.1.clone()];
+        let a = adapt(&query, &source, &target, false);
+        assert_eq!(a.target, vec![link.0.clone(), Run::text("Formatierung beibehalten"), link.1.clone()]);
+        // A pair around some of the text has no place in the target: left, and said so.
+        let query = vec![link.0.clone(), Run::text("Keep"), link.1.clone(), Run::text(" formatting")];
+        let a = adapt(&query, &source, &target, false);
+        assert_eq!(a.target, target);
+        assert!(!a.complete());
+        // Nor a standalone code, even before all the text: its spacing is the text's.
+        let ph = Run::Ph(Code::new("5").data("%d"));
+        let query = vec![ph.clone(), Run::text(" Keep formatting")];
+        assert_eq!(adapt(&query, &source, &target, false).target, target);
     }
 
     #[test]

@@ -1063,7 +1063,13 @@ fn candidates_join_an_existing_matches_element() {
             || out.contains("</mtc:match><mtc:match id=\"cmem-0-1\""),
         "{out}"
     );
-    assert!(out.contains("<source>Texts</source><target>Textes</target></mtc:match></mtc:matches>"), "{out}");
+    // The query's annotation around its whole text goes around the candidate's target.
+    assert!(
+        out.contains(
+            "<source>Texts</source><target><mrk id=\"cmem-0-1-m1\" type=\"mtc:match\">Textes</mrk></target></mtc:match></mtc:matches>"
+        ),
+        "{out}"
+    );
     // Declared on the element itself rather than on the root.
     let xlf = "<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\" trgLang=\"fr\"><file id=\"f\"><unit id=\"u\">\
 <m:matches xmlns:m=\"urn:oasis:names:tc:xliff:matches:2.0\"></m:matches><segment id=\"s\"><source>Text</source></segment></unit></file></xliff>";

@@ -1469,12 +1469,12 @@ impl Browser {
         got["result"]["value"].clone()
     }
 
-    /// Waits up to 30 s for `expression` to read true (a loaded machine runs several
-    /// browsers at once).
+    /// Waits up to 120 s for `expression` to read true: a hang guard, not a timing (a
+    /// loaded machine runs several browsers at once).
     fn wait_for(&mut self, expression: &str) {
         let started = Instant::now();
         while self.read(expression) != json!(true) {
-            assert!(started.elapsed() < Duration::from_secs(30), "still not true after 30 s: {expression}");
+            assert!(started.elapsed() < Duration::from_secs(120), "still not true after 120 s: {expression}");
             std::thread::sleep(Duration::from_millis(50));
         }
     }
