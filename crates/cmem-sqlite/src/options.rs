@@ -48,6 +48,15 @@ pub struct SqliteOptions {
     pub check_on_write: bool,
     /// SQLite's page cache, in KiB. Default 65,536 (64 MiB).
     pub cache_kib: u32,
+    /// The most page cache a [`WriteSession`](cmem_core::imp::WriteSession) (an import)
+    /// may use, in KiB. A session's connection starts at a quarter of the database's
+    /// size and follows it as the session writes, never below
+    /// [`cache_kib`](Self::cache_kib) and never above this; SQLite takes the memory only
+    /// as pages are touched. A session is one transaction: pages that no longer fit its
+    /// cache go to the WAL and are written there again each time they change, so a
+    /// cache that holds the key indexes spares a large import most of those writes
+    /// (DESIGN.md §30). Default 1,048,576 (1 GiB).
+    pub session_cache_kib: u32,
 }
 
 impl Default for SqliteOptions {
@@ -65,6 +74,7 @@ impl Default for SqliteOptions {
             create: true,
             check_on_write: true,
             cache_kib: 64 * 1024,
+            session_cache_kib: 1024 * 1024,
         }
     }
 }
@@ -83,6 +93,7 @@ cmem_core::setters!(SqliteOptions {
     persist_index: bool,
     build_index: bool,
     cache_kib: u32,
+    session_cache_kib: u32,
     read_only: bool,
     busy_timeout: Duration,
     write_wait: Duration,

@@ -59,19 +59,68 @@ pub(crate) struct SqliteSession<'a> {
     /// Entries the session replaced, whose old keys the index forgets at commit (before
     /// it learns `added`); kept for the main connection only, as `added` is.
     removed: Vec<EntryId>,
+    /// The page cache of the session's own connection, in KiB (see [`session_cache_kib`]);
+    /// 0 on the main connection, whose cache a session leaves alone.
+    cache_kib: u32,
 }
 
 impl<'a> SqliteSession<'a> {
     pub(crate) fn begin(store: &'a SqliteStore, conn: Held<'a>) -> Result<SqliteSession<'a>> {
         begin_immediate(&conn, store.path(), store.options())?;
-        Ok(SqliteSession { store, conn, added: Vec::new(), removed: Vec::new() })
+        let mut session = SqliteSession { store, conn, added: Vec::new(), removed: Vec::new(), cache_kib: 0 };
+        session.size_cache()?;
+        Ok(session)
     }
+
+    /// Grows the page cache of the session's own connection with the database (see
+    /// [`session_cache_kib`]); never shrinks it, so pages it holds stay.
+    fn size_cache(&mut self) -> Result<()> {
+        if matches!(self.conn, Held::Main(_)) {
+            return Ok(());
+        }
+        let p = self.store.path();
+        // Counts the pages this transaction added: the database as the session sees it.
+        let (pages, page_size): (i64, i64) = self
+            .conn
+            .query_row("SELECT page_count, page_size FROM pragma_page_count(), pragma_page_size()", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .ctx(p, "reading the database's size")?;
+        let db_kib = u64::try_from(pages.saturating_mul(page_size) / 1024).unwrap_or(0);
+        let options = self.store.options();
+        let kib = session_cache_kib(db_kib, options.cache_kib, options.session_cache_kib);
+        if kib > self.cache_kib {
+            self.conn.pragma_update(None, "cache_size", -i64::from(kib)).ctx(p, "setting the cache size")?;
+            self.cache_kib = kib;
+        }
+        Ok(())
+    }
+}
+
+/// The page cache, in KiB, of a write session's own connection on a database of
+/// `db_kib`: a quarter of the database, at least `floor` (the connection's ordinary
+/// cache) and at most `cap` (unless `cap` is below `floor`).
+///
+/// Why: a session is one transaction, so SQLite cannot write its changed pages to the
+/// database before the commit; those the cache cannot hold go to the WAL and, when they
+/// change again, are written there again. Table rows arrive in id order and fill each
+/// page once, but the key and identity indexes take every entry at a random place, and a
+/// page of theirs is changed again and again; they are about a sixth of a SQLite memory.
+/// A cache of a quarter holds them, so a large import writes most pages once, while a
+/// small import into a large memory touches few pages and takes little of it (SQLite
+/// allocates cache pages as they are used). The cap bounds what an import takes as the
+/// input grows (DESIGN.md §30).
+pub(crate) fn session_cache_kib(db_kib: u64, floor: u32, cap: u32) -> u32 {
+    let quarter = u32::try_from(db_kib / 4).unwrap_or(u32::MAX);
+    quarter.min(cap).max(floor)
 }
 
 impl WriteSession for SqliteSession<'_> {
     fn write(&mut self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
         let p = self.store.path();
         crate::store::validate_batch(entries)?;
+        // Before the batch: a failure here leaves nothing of it in the session.
+        self.size_cache()?;
         self.conn.execute_batch("SAVEPOINT cmem_batch").ctx(p, "starting a batch")?;
         let mut outcomes = Vec::with_capacity(entries.len());
         let mut added = Vec::new();
@@ -236,5 +285,65 @@ impl SqliteStore {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SqliteOptions;
+    use cmem_core::{Locale, Run, Variant};
+
+    #[test]
+    fn the_session_cache_is_a_quarter_of_the_database_within_its_bounds() {
+        assert_eq!(session_cache_kib(0, 64, 1024), 64, "never below the ordinary cache");
+        assert_eq!(session_cache_kib(1000, 64, 1024), 250);
+        assert_eq!(session_cache_kib(4096, 64, 1024), 1024);
+        assert_eq!(session_cache_kib(1 << 40, 64, 1024), 1024, "the cap holds however large");
+        assert_eq!(session_cache_kib(u64::MAX, 64, u32::MAX), u32::MAX);
+        assert_eq!(session_cache_kib(1000, 64, 16), 64, "a cap below the ordinary cache leaves it");
+    }
+
+    fn entry(n: usize) -> NewEntry {
+        let en = Locale::parse("en").unwrap();
+        let de = Locale::parse("de").unwrap();
+        let source = format!("Entry number {n} of the cache test, with some words to fill its pages");
+        let target = format!("Eintrag Nummer {n} des Tests, mit einigen Wörtern");
+        NewEntry::pair(Variant::new(en, vec![Run::text(source)]), Variant::new(de, vec![Run::text(target)]))
+    }
+
+    fn cache_size(conn: &Connection) -> i64 {
+        conn.query_row("PRAGMA cache_size", [], |r| r.get(0)).unwrap()
+    }
+
+    #[test]
+    fn a_session_cache_grows_with_the_database_up_to_its_cap() {
+        let dir = std::env::temp_dir().join(format!("cmem-sqlite-session-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("c.db");
+        let options = SqliteOptions::default().cache_kib(32).session_cache_kib(256);
+        let store = SqliteStore::open_with(&path, options).unwrap();
+        let conn = Held::Own(store.open_writer().unwrap());
+        let mut session = SqliteSession::begin(&store, conn).unwrap();
+        // A new memory is smaller than four times the ordinary cache.
+        assert_eq!(session.cache_kib, 32);
+        let mut seen = vec![session.cache_kib];
+        for batch in 0..40 {
+            let entries: Vec<NewEntry> = (batch * 100..(batch + 1) * 100).map(entry).collect();
+            session.write(&entries).unwrap();
+            // Sized before each batch from the database as the session sees it.
+            session.size_cache().unwrap();
+            assert_eq!(cache_size(&session.conn), -i64::from(session.cache_kib), "the connection's cache");
+            seen.push(session.cache_kib);
+        }
+        assert!(seen.windows(2).all(|w| w[0] <= w[1]), "the cache shrank: {seen:?}");
+        assert!(seen.iter().any(|&k| k > 32 && k < 256), "it never followed the database: {seen:?}");
+        assert_eq!(seen.last(), Some(&256), "the database outgrew four times the cap: {seen:?}");
+        Box::new(session).commit().unwrap();
+        // The store's own connection keeps the ordinary cache.
+        assert_eq!(cache_size(&store.conn().unwrap()), -32);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

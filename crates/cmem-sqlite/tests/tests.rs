@@ -1136,6 +1136,64 @@ fn a_full_disk_fails_a_session_and_keeps_the_old_state() {
     assert_eq!(check, "ok");
 }
 
+/// The entry count and `PRAGMA integrity_check` of the database at `path`, read by a
+/// connection of its own (which recovers the WAL beside it, as after a crash).
+fn count_and_check(path: &Path) -> (i64, String) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    let n = conn.query_row("SELECT count(*) FROM tm_entries", [], |r| r.get(0)).unwrap();
+    let check = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    (n, check)
+}
+
+#[test]
+fn a_session_larger_than_its_cache_leaves_nothing_when_killed_or_dropped() {
+    // A session whose pages outgrow its cache writes them to the WAL before it commits
+    // (DESIGN.md §30): the files as a kill leaves them hold nothing of it, a dropped
+    // session leaves nothing, and a committed one stores what a large cache stores.
+    let dir = TempDir::new("spill");
+    let path = dir.path("s.db");
+    let wal = dir.path("s.db-wal");
+    let small = SqliteOptions::default().cache_kib(16).session_cache_kib(16);
+    let store = SqliteStore::open_with(&path, small.clone()).unwrap();
+    let all = sample_entries();
+    store.write(&all[..50]).unwrap();
+    let db_before = std::fs::read(&path).unwrap();
+    let wal_before = std::fs::metadata(&wal).unwrap().len();
+    let mut session = store.begin().unwrap();
+    for chunk in all[50..].chunks(500) {
+        session.write(chunk).unwrap();
+    }
+    let wal_during = std::fs::metadata(&wal).unwrap().len();
+    assert!(wal_during > wal_before + 256 * 1024, "nothing spilled to the WAL: {wal_before} → {wal_during}");
+    assert_eq!(std::fs::read(&path).unwrap(), db_before, "an uncommitted session wrote the database file");
+
+    // The files at this instant are what a kill leaves.
+    let killed = TempDir::new("spill-killed");
+    std::fs::copy(&path, killed.path("s.db")).unwrap();
+    std::fs::copy(&wal, killed.path("s.db-wal")).unwrap();
+    assert_eq!(count_and_check(&killed.path("s.db")), (50, "ok".to_owned()));
+
+    drop(session);
+    assert_eq!(store.stats().unwrap().entries, 50);
+    let mut session = store.begin().unwrap();
+    for chunk in all[50..].chunks(500) {
+        session.write(chunk).unwrap();
+    }
+    session.commit().unwrap();
+    drop(store);
+
+    let large = dir.path("large.db");
+    let reference = SqliteStore::open(&large).unwrap();
+    reference.write(&all).unwrap();
+    let n = reference.stats().unwrap().entries as i64;
+    assert_eq!(count_and_check(&path), (n, "ok".to_owned()));
+    let store = SqliteStore::open_with(&path, small).unwrap();
+    assert_eq!(store.entries(None, 10_000).unwrap(), reference.entries(None, 10_000).unwrap());
+    for q in sample_queries().iter().take(40) {
+        assert_eq!(summarize(&store, q, &opts()), summarize(&reference, q, &opts()), "{q}");
+    }
+}
+
 #[test]
 fn empty_files_and_damaged_databases_are_refused_untouched() {
     let dir = TempDir::new("refuse");
