@@ -21,12 +21,12 @@ use axum::Json;
 use cmem::formats::{Format, FormatError, FormatErrorKind, Input, Progress};
 use cmem::{ImportRequest, Locale};
 use http_body_util::BodyExt;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
 
 use crate::app::App;
 use crate::error::ApiError;
-use crate::job_table::JobView;
+use crate::job_table::{JobView, WordModelView};
 use crate::native::{optional_locale, query_error};
 use crate::token::Scope;
 
@@ -54,17 +54,6 @@ pub(crate) struct ImportParams {
     /// keeps none yet.
     #[serde(default)]
     align: bool,
-}
-
-/// The word model a job trained after its import.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct WordModelView {
-    from: String,
-    to: String,
-    /// What training used and kept; `None` when it failed.
-    report: Option<cmem::align::TrainReport>,
-    /// Why training failed (the import itself is kept).
-    error: Option<String>,
 }
 
 fn format_named(name: &str) -> Option<Format> {

@@ -26,7 +26,18 @@ pub(crate) struct JobView {
     /// Why a failed or cancelled job stored nothing.
     pub(crate) error: Option<String>,
     /// The word model trained after the import (see `job`), when one was.
-    pub(crate) word_model: Option<crate::job::WordModelView>,
+    pub(crate) word_model: Option<WordModelView>,
+}
+
+/// The word model a job trained after its import.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct WordModelView {
+    pub(crate) from: String,
+    pub(crate) to: String,
+    /// What training used and kept; `None` when it failed.
+    pub(crate) report: Option<cmem::align::TrainReport>,
+    /// Why training failed (the import itself is kept).
+    pub(crate) error: Option<String>,
 }
 
 /// The jobs of a server.

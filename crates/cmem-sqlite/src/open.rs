@@ -124,3 +124,22 @@ pub(crate) fn trigram_available(conn: &Connection) -> bool {
     )
     .is_ok()
 }
+
+/// Switches `conn` to WAL. Two programs creating one memory at once both ask: SQLite
+/// answers the second `SQLITE_BUSY` at once, without its busy handler, while the first
+/// holds its lock, so the switch is retried for as long as a writer waits
+/// ([`SqliteOptions::write_wait`]).
+pub(crate) fn enable_wal(conn: &Connection, path: &str, options: &SqliteOptions) -> Result<String> {
+    let started = std::time::Instant::now();
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
+            Ok(mode) => return Ok(mode),
+            Err(rusqlite::Error::SqliteFailure(f, _))
+                if f.code == rusqlite::ErrorCode::DatabaseBusy && started.elapsed() < options.write_wait =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => return Err(crate::error::sql_error(path, "enabling WAL", e)),
+        }
+    }
+}

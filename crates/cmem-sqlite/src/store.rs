@@ -183,7 +183,7 @@ impl SqliteStore {
             quick_check(&conn, &path)?;
         }
         if !options.read_only {
-            let mode = enable_wal(&conn, &path, &options)?;
+            let mode = crate::open::enable_wal(&conn, &path, &options)?;
             if mode != "wal" && mode != "memory" {
                 return Err(Error::new(
                     ErrorKind::Store,
@@ -634,25 +634,6 @@ impl SqliteStore {
             offer(r, sink).ctx(p, "fuzzy candidates (length)")?;
         }
         Ok(())
-    }
-}
-
-/// Switches `conn` to WAL. Two programs creating one memory at once both ask: SQLite
-/// answers the second `SQLITE_BUSY` at once, without its busy handler, while the first
-/// holds its lock, so the switch is retried for as long as a writer waits
-/// ([`SqliteOptions::write_wait`]).
-fn enable_wal(conn: &Connection, path: &str, options: &SqliteOptions) -> Result<String> {
-    let started = std::time::Instant::now();
-    loop {
-        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
-            Ok(mode) => return Ok(mode),
-            Err(rusqlite::Error::SqliteFailure(f, _))
-                if f.code == rusqlite::ErrorCode::DatabaseBusy && started.elapsed() < options.write_wait =>
-            {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            Err(e) => return Err(crate::error::sql_error(path, "enabling WAL", e)),
-        }
     }
 }
 
