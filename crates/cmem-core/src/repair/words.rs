@@ -15,7 +15,14 @@
 //! - **phrase**: the phrase pairs of the memory whose source is the query's new words,
 //!   those that agree with the target's unchanged neighbours first (a phrase pair that
 //!   starts with the word before the span and translates the word before the stretch,
-//!   or ends with the word after it), then by how often the memory has them.
+//!   or ends with the word after it), then by how often the memory has them. A pair that
+//!   agrees with no neighbour is trusted only with a fifth of the memory's pairs for the
+//!   words; in a match of 0.95 or more only a pair agreeing on both sides is. Where the
+//!   old and new source words are forms of one word (`Style` → `Styles`), forms of the
+//!   target's words come first; words in capitals are translated in capitals;
+//! - **compound**: a German target word that translates the changed word together with
+//!   an unchanged neighbour (`Zahlungsdetails`) is rebuilt around the neighbour's part
+//!   (see `repair::compound`), below 0.95.
 //!
 //! Words the query inserts between unchanged words have no target span of their own:
 //! they are placed beside the one target word linked to the source word before (or
