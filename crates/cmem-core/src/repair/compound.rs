@@ -62,19 +62,17 @@ pub(crate) fn rebuild(
         Kept::Start => word.split_at(kept_len),
     };
     let gone_lower = fold(gone);
-    let old_parts = parts(old);
-    let joint = match side {
-        Kept::End => old_parts
-            .iter()
-            .filter_map(|p| gone_lower.strip_prefix(p.as_str()))
-            .filter(|rest| rest.len() <= 2 && rest.chars().all(char::is_alphabetic))
-            .min_by_key(|rest| rest.len())?,
-        Kept::Start => old_parts
-            .iter()
-            .filter_map(|p| gone_lower.strip_suffix(p.as_str()))
-            .filter(|rest| rest.len() <= 2 && rest.chars().all(char::is_alphabetic))
-            .min_by_key(|rest| rest.len())?,
-    };
+    // What is left of the part that goes once the old word's translation is taken off:
+    // the joint, which stays with the start (`Zahlung·s` of `Zahlungsdetails`).
+    let joint = parts(old)
+        .iter()
+        .filter_map(|p| match side {
+            Kept::End => gone_lower.strip_prefix(p.as_str()),
+            Kept::Start => gone_lower.strip_suffix(p.as_str()),
+        })
+        .filter(|rest| rest.len() <= 2 && rest.chars().all(char::is_alphabetic))
+        .min_by_key(|rest| rest.len())?
+        .to_owned();
     let (noun, count) = noun_for(model, new, old, &gone_lower)?;
     // A noun that holds the kept part already (`spreadsheet` → `Tabellendokument`
     // beside `dokument`) is the whole compound, not its other part.
@@ -90,6 +88,7 @@ pub(crate) fn rebuild(
                 let first = head.next()?;
                 format!("{noun}-{}{}", first.to_uppercase(), head.as_str())
             } else {
+                // The new start takes its own joint.
                 let joint = joint_for(model, noun, keep);
                 let mut start = noun.chars();
                 let first = start.next()?;
@@ -132,7 +131,7 @@ fn noun_for<'m>(model: &'m WordModel, new: &str, old: &str, gone: &str) -> Optio
 }
 
 /// How many first characters `a` and `b` share.
-fn shared_start(a: &str, b: &str) -> usize {
+pub(super) fn shared_start(a: &str, b: &str) -> usize {
     a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
 }
 

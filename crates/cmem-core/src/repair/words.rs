@@ -254,9 +254,9 @@ fn trust(found: &mut Vec<Candidate>, all: &[(String, u32)], score: f64, (from, t
     }
     let total: u32 = all.iter().map(|p| p.1).sum();
     found.retain(|c| c.1 > 0 || f64::from(c.2) >= ALONE_SHARE * f64::from(total.max(1)));
-    let shared = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
-    if shared(from, to) >= 4 {
-        found.sort_by_key(|c| (std::cmp::Reverse(c.1), shared(&letters(&c.0), old) < 4));
+    use super::compound::shared_start;
+    if shared_start(from, to) >= 4 {
+        found.sort_by_cached_key(|c| (std::cmp::Reverse(c.1), shared_start(&letters(&c.0), old) < 4));
     }
 }
 
@@ -646,8 +646,19 @@ mod tests {
     }
 
     fn run(model: &WordModel, q: &str, s: &str, t: &str) -> (String, Vec<Repair>) {
+        run_at(model, q, s, t, (&de(), 0.8))
+    }
+
+    /// The repair of a match of `score` into `locale`.
+    fn run_at(
+        model: &WordModel,
+        q: &str,
+        s: &str,
+        t: &str,
+        (locale, score): (&Locale, f64),
+    ) -> (String, Vec<Repair>) {
         let mut target = vec![Run::text(t)];
-        let r = repair_words(&[Run::text(q)], &[Run::text(s)], &mut target, model, &de(), 0.8);
+        let r = repair_words(&[Run::text(q)], &[Run::text(s)], &mut target, model, locale, score);
         (crate::run::surface_text(&target), r)
     }
 
@@ -839,16 +850,8 @@ mod tests {
         let m = model();
         // "Fenster" agrees with no neighbour (the word starts the target).
         assert_eq!(run(&m, "Print the window", "Print the file", "Datei drucken").0, "Fenster drucken");
-        let mut target = vec![Run::text("Datei drucken")];
-        let r = repair_words(
-            &[Run::text("Print the window")],
-            &[Run::text("Print the file")],
-            &mut target,
-            &m,
-            &de(),
-            0.96,
-        );
-        assert_eq!(target, vec![Run::text("Datei drucken")]);
+        let (text, r) = run_at(&m, "Print the window", "Print the file", "Datei drucken", (&de(), 0.96));
+        assert_eq!(text, "Datei drucken");
         assert!(r.iter().all(|r| !r.applied), "{r:?}");
     }
 
@@ -913,17 +916,9 @@ mod tests {
         assert_eq!(text, "Zahlungsdetails");
         assert!(r.iter().all(|r| !r.applied), "{r:?}");
         // Only in German.
-        let mut target = vec![Run::text("Zahlungsdetails")];
         let fr = Locale::parse("fr").unwrap();
-        repair_words(
-            &[Run::text("Event details")],
-            &[Run::text("Payment details")],
-            &mut target,
-            &m,
-            &fr,
-            0.8,
-        );
-        assert_eq!(target, vec![Run::text("Zahlungsdetails")]);
+        let (text, _) = run_at(&m, "Event details", "Payment details", "Zahlungsdetails", (&fr, 0.8));
+        assert_eq!(text, "Zahlungsdetails");
     }
 
     #[test]
