@@ -909,18 +909,29 @@ fn damaged_pages_give_corrupt_errors_not_panics() {
     assert!(errors.iter().any(|e| e.kind() == ErrorKind::Corrupt), "{errors:?}");
 }
 
-#[test]
-fn a_lock_held_elsewhere_times_out_with_a_clear_error() {
-    let dir = TempDir::new("locked");
-    let path = dir.path("l.db");
+/// A store at `path` holding `entries`, with a 50 ms busy timeout, and another connection
+/// in a write transaction on it (its meta value `x` written, not committed).
+fn held_by_another_writer(
+    path: &std::path::Path,
+    entries: &[NewEntry],
+) -> (SqliteStore, rusqlite::Connection) {
     let store = SqliteStore::open_with(
-        &path,
+        path,
         SqliteOptions::default().busy_timeout(std::time::Duration::from_millis(50)),
     )
     .unwrap();
-    store.write(&[pair("Keep", "Behalten")]).unwrap();
-    let other = rusqlite::Connection::open(&path).unwrap();
+    if !entries.is_empty() {
+        store.write(entries).unwrap();
+    }
+    let other = rusqlite::Connection::open(path).unwrap();
     other.execute_batch("BEGIN IMMEDIATE; INSERT INTO tm_meta (key, value) VALUES ('x', 'y');").unwrap();
+    (store, other)
+}
+
+#[test]
+fn a_lock_held_elsewhere_times_out_with_a_clear_error() {
+    let dir = TempDir::new("locked");
+    let (store, other) = held_by_another_writer(&dir.path("l.db"), &[pair("Keep", "Behalten")]);
     let err = store.write(&[pair("Blocked", "Blockiert")]).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Store);
     assert!(err.to_string().contains("l.db") && err.to_string().contains("locked"), "{err}");
@@ -934,14 +945,7 @@ fn a_lock_held_elsewhere_times_out_with_a_clear_error() {
 #[test]
 fn a_meta_write_waits_for_another_writer_like_any_write() {
     let dir = TempDir::new("meta-wait");
-    let path = dir.path("m.db");
-    let store = SqliteStore::open_with(
-        &path,
-        SqliteOptions::default().busy_timeout(std::time::Duration::from_millis(50)),
-    )
-    .unwrap();
-    let other = rusqlite::Connection::open(&path).unwrap();
-    other.execute_batch("BEGIN IMMEDIATE; INSERT INTO tm_meta (key, value) VALUES ('x', 'y');").unwrap();
+    let (store, other) = held_by_another_writer(&dir.path("m.db"), &[]);
     // The other writer (an import's transaction, say) finishes well after the busy
     // timeout: the meta write waits for it as a write does, instead of failing.
     let release = std::thread::spawn(move || {
