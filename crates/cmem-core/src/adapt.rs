@@ -293,6 +293,10 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
 /// (a placeholder) is not placed: the spaces and marks beside it are the text's (`%d
 /// files`, `…: %s`; the word repair carries a query's end).
 fn place_at_ends<'q>(query: &'q [Run], added: &[&Code], target: &mut Vec<Run>) -> Vec<&'q Code> {
+    // The common case, on every match: nothing added.
+    if added.is_empty() {
+        return Vec::new();
+    }
     let is_added = |run: &Run| -> bool {
         matches!(run, Run::PcOpen(_) | Run::PcClose(_))
             && role_of(run).is_some_and(|(_, c)| added.iter().any(|a| std::ptr::eq(*a, c)))
