@@ -72,6 +72,48 @@ fn past_the_limit_every_key_that_can_reach_the_tie_cutoff_is_offered() {
 }
 
 #[test]
+fn past_the_limit_a_commoner_gram_is_read_rather_than_offering_keys_it_rules_out() {
+    // The query is two halves. 300 keys hold its first half and other text: they share
+    // its rarer grams, so while the second half's grams are unread their bound is that
+    // of the query itself. 600 fillers hold the second half only, making its grams the
+    // commoner ones; 8 keys are a substitution from the query.
+    let (a, b) = ("abcdefghijklmnopqrst", "uvwxyzABCDEFGHIJKLMN");
+    let query = format!("{a}{b}");
+    let mut ix = GramIndex::new();
+    let mut texts = Vec::new();
+    for i in 0..8usize {
+        let mut near: Vec<char> = query.chars().collect();
+        near[24 + i] = '#';
+        texts.push(near.into_iter().collect::<String>());
+    }
+    for i in 0..300usize {
+        texts.push(format!("{a}{:0>20}", i * 7919));
+    }
+    for i in 0..600usize {
+        texts.push(format!("{:0>20}{b}", i * 104_729));
+    }
+    for (i, t) in texts.iter().enumerate() {
+        ix.add(EntryId(i as i64 + 1), 0, &Keys::of(&[Run::text(t.as_str())]));
+    }
+    let en = Locale::parse("en").unwrap();
+    let key = normalize_text(&query);
+    let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
+    let mut sink = Collect::new(0.85);
+    sink.max = 5;
+    sink.tie = 0.85;
+    ix.offer(&q, &|_| true, &mut sink);
+    // Every key that can tie is offered...
+    for (i, t) in texts.iter().enumerate() {
+        if similarity(&key, t) + 1e-9 >= 0.85 {
+            assert!(sink.seen.iter().any(|(id, _)| id.0 == i as i64 + 1), "{t} was not offered");
+        }
+    }
+    // ...but not the keys holding the first half, once the second half's grams are read.
+    let first_half = sink.seen.iter().filter(|(id, _)| (9..=308).contains(&id.0)).count();
+    assert!(first_half < 30, "{first_half} keys holding only the first half were offered");
+}
+
+#[test]
 fn offers_every_key_above_the_cutoff_and_forgets_removed_ones() {
     let texts = ["Open the file", "Open the files", "Close the file", "x", "Save all", "Open file"];
     let mut ix = GramIndex::new();

@@ -191,6 +191,7 @@ impl GramIndex {
             if touched.len() <= docs {
                 touched.resize(docs + 1, (0, 0));
             }
+            let mut filed_scratch = Vec::new();
             let mut walk = Walk {
                 ix: self,
                 kinds: q.kinds,
@@ -205,13 +206,40 @@ impl GramIndex {
             };
             loop {
                 let mut tally = Tally { counts: &mut counts[..], touched: &mut touched[..], seen: 0 };
-                let left = lists.len() - walk.scan(&lists, &mut tally, sink);
-                let seen = tally.seen;
-                let candidates = &touched[..seen];
-                walk.rank(candidates, counts, left, links, sink.cutoff(), cells);
-                walk.offer_ranked(cells, candidates, links, round, sink);
-                if left == 0 {
-                    walk.offer_unshared(candidates, counts, sink);
+                let mut scanned = walk.scan(&lists, &mut tally, sink);
+                let mut seen = tally.seen;
+                loop {
+                    let left = lists.len() - scanned;
+                    let candidates = &touched[..seen];
+                    walk.rank(candidates, counts, left, links, sink.cutoff(), cells);
+                    // The size of the next list unread, when reading it may pay (see
+                    // [`Walk::offer_ranked`]).
+                    let next = lists
+                        .get(scanned)
+                        .filter(|_| sink.scan_limit() == usize::MAX)
+                        .map(|l| window_size(l, walk.window(sink.cutoff())));
+                    if walk.offer_ranked(cells, candidates, links, round, next, sink) == Ranked::Done {
+                        if left == 0 {
+                            walk.offer_unshared(candidates, counts, sink);
+                        }
+                        break;
+                    }
+                    // Too many keys could still tie for the bounds the grams read give:
+                    // read the next gram too, for the keys filed (only they can reach),
+                    // and rank them again on tighter bounds.
+                    seen = cells.refile(walk.grams, candidates, links, counts, &mut filed_scratch);
+                    touched[..seen].copy_from_slice(&filed_scratch);
+                    let mut tally = Tally { counts: &mut counts[..], touched: &mut touched[..], seen };
+                    // Lists are read until they cost what filing again does, so ranking
+                    // again is not most of the work.
+                    let (window, worth) = (walk.window(sink.cutoff()), seen.saturating_mul(REFILE_COST));
+                    let mut read = 0;
+                    while let Some(list) = lists.get(scanned).filter(|_| read == 0 || read < worth) {
+                        walk.count_list(list, &mut tally, sink.cutoff());
+                        read += window_size(list, window);
+                        scanned += 1;
+                    }
+                    seen = tally.seen;
                 }
                 if !walk.margin_stopped || walk.full() {
                     break;
@@ -226,6 +254,18 @@ impl GramIndex {
         });
     }
 }
+/// How many keys of `list` a scan reads in the length window `lo..=hi`.
+pub(super) fn window_size(list: &Lists<'_>, (lo, hi): (usize, usize)) -> usize {
+    [list.base, list.added]
+        .into_iter()
+        .flatten()
+        .map(|l| {
+            let (inside, _, tail, _) = l.window(lo, hi);
+            inside.len() + tail.len()
+        })
+        .sum()
+}
+
 /// A key as an offer reads it (see [`GramIndex::doc`]).
 pub(super) struct DocView<'a> {
     pub(super) entry: EntryId,
@@ -246,6 +286,22 @@ pub(super) const TOUCH_AHEAD: usize = 8;
 /// The most keys of one bound the walk sorts; more, when dense among the key numbers,
 /// are ordered through a bitmap (see [`Walk::offer_bound`]).
 pub(super) const BITMAP_FROM: usize = 256;
+
+/// What offering a key costs, in postings counted (see [`Walk::tighter_pays`]): it reads
+/// the key's record and often its text, out of cache.
+pub(super) const OFFER_COST: usize = 16;
+
+/// What filing a key again costs, in postings counted.
+pub(super) const REFILE_COST: usize = 2;
+
+/// What [`Walk::offer_ranked`] ended with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ranked {
+    /// The walk stopped, or offered every key filed.
+    Done,
+    /// Reading the next gram pays before more keys are offered.
+    Tighten,
+}
 
 /// How many keys sharing the most grams are offered halfway through the scan.
 pub(super) const EARLY: usize = 48;
@@ -298,6 +354,35 @@ pub(super) struct Cells {
 }
 
 impl Cells {
+    /// Puts back the count of every key filed (filing cleared them) and lists those keys,
+    /// with their lengths, in `filed`, for a query of `grams` grams; returns how many.
+    pub(super) fn refile(
+        &self,
+        grams: usize,
+        candidates: &[(u32, u16)],
+        links: &[u32],
+        counts: &mut [u8],
+        filed: &mut Vec<(u32, u16)>,
+    ) -> usize {
+        filed.clear();
+        for &(need, base) in &self.rows {
+            if need == usize::MAX {
+                continue;
+            }
+            for c in need..=grams {
+                let mut i = self.head[base.wrapping_add(c)];
+                while i != END {
+                    let (d, len) = candidates[i as usize];
+                    // Counts saturate: 255 reads as every gram, as the count it was.
+                    counts[d as usize] = u8::try_from(c).unwrap_or(u8::MAX);
+                    filed.push((d, len));
+                    i = links[i as usize];
+                }
+            }
+        }
+        filed.len()
+    }
+
     /// Adds to `round` the keys of `cells` (in order of bound, best first), each at its
     /// cell's bound. A key filed stands for its chain of keys of the same text too (see
     /// [`SameText`]).
@@ -404,19 +489,14 @@ impl Walk<'_> {
                     break;
                 }
             }
-            let parts = [list.base, list.added].map(|l| l.map(|l| l.window(lo, hi)));
-            let size: usize =
-                parts.iter().flatten().map(|(inside, _, tail, _)| inside.len() + tail.len()).sum();
+            let size = window_size(list, (lo, hi));
             if i > 0 && read.saturating_add(size) > scan_limit {
                 // Past the scan limit: keys sharing none of the grams read so far are
                 // left out (the sink allowed it).
                 break;
             }
             read += size;
-            for (inside, inside_lens, tail, tail_lens) in parts.into_iter().flatten() {
-                tally.count(inside, inside_lens, None);
-                tally.count(tail, tail_lens, Some((lo, hi)));
-            }
+            self.count_list(list, tally, cutoff);
             scanned = i + 1;
             if self.ix.same.chained == 0 {
                 keys_seen = tally.seen;
@@ -437,6 +517,16 @@ impl Walk<'_> {
             }
         }
         scanned
+    }
+
+    /// Counts the keys of `list` inside the length window at `cutoff`.
+    pub(super) fn count_list(&self, list: &Lists<'_>, tally: &mut Tally<'_>, cutoff: f64) {
+        let (lo, hi) = self.window(cutoff);
+        for l in [list.base, list.added].into_iter().flatten() {
+            let (inside, inside_lens, tail, tail_lens) = l.window(lo, hi);
+            tally.count(inside, inside_lens, None);
+            tally.count(tail, tail_lens, Some((lo, hi)));
+        }
     }
 
     /// The least count a key of `len` characters needs to reach `cutoff` when `left`
@@ -516,8 +606,9 @@ impl Walk<'_> {
         candidates: &[(u32, u16)],
         links: &[u32],
         round: &mut Round,
+        next: Option<usize>,
         sink: &mut dyn CandidateSink,
-    ) {
+    ) -> Ranked {
         // The walk usually stops long before the end: only the keys whose bound is among
         // the best few (what may still be offered, and 64 more) are ordered; the cells
         // after them are taken a growing round at a time, only if the walk gets there.
@@ -546,7 +637,19 @@ impl Walk<'_> {
             let mut bits = std::mem::take(&mut round.bits);
             let mut start = 0;
             let mut stopped = false;
+            let mut judged = false;
             while start < keys.len() && !stopped {
+                if !judged && self.full() {
+                    judged = true;
+                    let later = &cells.by_bound[from + split..];
+                    if next.is_some_and(|size| {
+                        self.tighter_pays(size, (cells, links), round, &keys[start..], later, sink)
+                    }) {
+                        round.keys = keys;
+                        round.bits = bits;
+                        return Ranked::Tighten;
+                    }
+                }
                 let rank = keys[start] >> 32;
                 let end =
                     keys[start..].iter().position(|&k| k >> 32 != rank).map_or(keys.len(), |n| start + n);
@@ -556,11 +659,50 @@ impl Walk<'_> {
             round.keys = keys;
             round.bits = bits;
             if stopped {
-                return;
+                return Ranked::Done;
             }
             from += split.max(1);
             take = take.saturating_mul(4);
         }
+        Ranked::Done
+    }
+
+    /// Whether reading the next gram (`size` keys in the window) and ranking the keys
+    /// filed again costs less than offering the keys that may still tie at the bounds
+    /// known: `pending`, the rest of a round, and the keys of the `later` cells.
+    ///
+    /// Past the candidate limit every key whose bound reaches the best match found is
+    /// offered, and with the query's commoner grams unread a bound counts each of them as
+    /// shared: near the threshold tens of thousands of keys pass. Each offer reads the
+    /// key's record and often its text, many times the work of counting a posting; one
+    /// more gram read lowers the bound of every key that lacks it.
+    fn tighter_pays(
+        &self,
+        size: usize,
+        (cells, links): (&Cells, &[u32]),
+        round: &Round,
+        pending: &[u64],
+        later: &[(f64, usize)],
+        sink: &dyn CandidateSink,
+    ) -> bool {
+        let cost = size.saturating_add(cells.reaching.saturating_mul(REFILE_COST));
+        let tie = sink.tie_cutoff();
+        let mut ties = pending
+            .iter()
+            .take_while(|&&k| round.unpack(k).0 + EPS >= tie)
+            .count()
+            .saturating_mul(OFFER_COST);
+        for &(bound, cell) in later {
+            if ties > cost || bound + EPS < tie {
+                break;
+            }
+            let mut i = cells.head[cell];
+            while i != END && ties <= cost {
+                ties += OFFER_COST;
+                i = links[i as usize];
+            }
+        }
+        ties > cost
     }
 
     /// Offers the keys of one bound of `round` (`keys`, packed, of one rank, in no
