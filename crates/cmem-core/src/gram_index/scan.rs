@@ -166,6 +166,9 @@ pub(super) struct Scratch {
     pub(super) round: Round,
     /// The keys offered by one walk.
     pub(super) marked: Vec<u32>,
+    /// The keys filed, with their lengths, when the walk reads more grams to rank them
+    /// again (see [`Cells::refile`]).
+    pub(super) filed: Vec<(u32, u16)>,
 }
 
 thread_local! {
@@ -178,6 +181,7 @@ thread_local! {
             cells: Cells { head: Vec::new(), by_bound: Vec::new(), rows: Vec::new(), reaching: 0 },
             round: Round { keys: Vec::new(), bounds: Vec::new(), bits: Vec::new() },
             marked: Vec::new(),
+            filed: Vec::new(),
         })
     };
 }

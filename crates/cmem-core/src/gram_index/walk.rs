@@ -183,7 +183,7 @@ impl GramIndex {
         let docs = self.doc_count();
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
-            let Scratch { counts, touched, offered, links, cells, round, marked } = &mut *scratch;
+            let Scratch { counts, touched, offered, links, cells, round, marked, filed } = &mut *scratch;
             if counts.len() < docs {
                 counts.resize(docs, 0);
                 offered.resize(docs, false);
@@ -191,7 +191,6 @@ impl GramIndex {
             if touched.len() <= docs {
                 touched.resize(docs + 1, (0, 0));
             }
-            let mut filed_scratch = Vec::new();
             let mut walk = Walk {
                 ix: self,
                 kinds: q.kinds,
@@ -225,10 +224,10 @@ impl GramIndex {
                         break;
                     }
                     // Too many keys could still tie for the bounds the grams read give:
-                    // read the next gram too, for the keys filed (only they can reach),
+                    // read the next grams too, for the keys filed (only they can reach),
                     // and rank them again on tighter bounds.
-                    seen = cells.refile(walk.grams, candidates, links, counts, &mut filed_scratch);
-                    touched[..seen].copy_from_slice(&filed_scratch);
+                    seen = cells.refile(walk.grams, candidates, links, counts, filed);
+                    touched[..seen].copy_from_slice(filed);
                     let mut tally = Tally { counts: &mut counts[..], touched: &mut touched[..], seen };
                     // Lists are read until they cost what filing again does, so ranking
                     // again is not most of the work.
