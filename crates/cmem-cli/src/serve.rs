@@ -88,7 +88,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = ServerConfig::default().answer_cache)]
     pub answer_cache: usize,
     /// Requests doing their lookup or store work at once; the others wait their turn in
-    /// arrival order (0: twice the number of processors).
+    /// arrival order (0: three per processor).
     #[arg(long, value_name = "N", default_value_t = ServerConfig::default().workers)]
     pub workers: usize,
     /// Where a PostgreSQL memory's candidate index is kept between runs: the next start

@@ -58,8 +58,8 @@ pub struct ServerConfig {
     /// How many answers of the amaGama routes are kept while the memory does not change
     /// (default 10,000; 0: none).
     pub answer_cache: usize,
-    /// How many requests do their store work at once (default 0: twice the processor
-    /// count); the others wait their turn in arrival order. Each thread doing lookups
+    /// How many requests do their store work at once (default 0: three per
+    /// processor); the others wait their turn in arrival order. Each thread doing lookups
     /// keeps scratch arrays as large as the index, so a crowd of them time-sliced over
     /// a few processors evicts each other's from the caches; a few at a time finish
     /// sooner, and the answers come in the order asked.
@@ -115,10 +115,15 @@ impl ServerConfig {
     }
 
     /// How many requests do their store work at once: [`workers`](Self::workers), or
-    /// twice the processor count when it is 0.
+    /// three per processor when it is 0.
+    ///
+    /// More workers than processors only time-slice the processors, but the scheduler
+    /// shares them out by runnable thread: beside a busy neighbour (an import, another
+    /// server) three a processor keep most of them for lookups, at a few milliseconds
+    /// of tail (docs/performance.md).
     pub fn effective_workers(&self) -> usize {
         match self.workers {
-            0 => std::thread::available_parallelism().map_or(2, |n| n.get()) * 2,
+            0 => std::thread::available_parallelism().map_or(2, |n| n.get()) * 3,
             n => n,
         }
     }
