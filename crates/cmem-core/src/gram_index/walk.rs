@@ -105,18 +105,16 @@ impl GramIndex {
         }
     }
 
-    /// Reads the records of keys `ds` and the first byte of their texts ahead of their
-    /// offers: the loads of different keys do not wait for each other, so their cache
-    /// misses overlap instead of coming one after another as the offers come.
+    /// Reads the records of keys `ds` ahead of their offers: the loads of different keys
+    /// do not wait for each other, so their cache misses overlap instead of coming one
+    /// after another as the offers come. A key's text is read only when its sketch lets
+    /// it through (see [`FrozenGrams::touch`]).
     pub(super) fn touch(&self, ds: impl Iterator<Item = u32>) {
         let base_len = self.base_len();
         let mut sum = 0usize;
         for d in ds {
             sum = sum.wrapping_add(match (d as usize).checked_sub(base_len) {
-                Some(i) => self
-                    .docs
-                    .get(i)
-                    .map_or(0, |doc| doc.key.as_bytes().first().map_or(0, |&b| usize::from(b))),
+                Some(i) => self.docs.get(i).map_or(0, |doc| usize::from(doc.len)),
                 None => self.base.as_ref().map_or(0, |b| b.grams.touch(d as usize)),
             });
         }
