@@ -808,14 +808,16 @@ impl Walk<'_> {
         counts: &mut [u8],
         sink: &mut dyn CandidateSink,
     ) {
-        if self.full() && sink.tie_cutoff() > 1.0 {
+        let (lo, hi) = self.window(sink.cutoff());
+        // Usually no length can reach without a shared gram: then there is nothing to
+        // mark, which costs two passes over every key seen.
+        if !(lo..=hi).any(|len| self.may_offer(self.bound(len, 0), sink)) {
             return;
         }
         // A key chained to one seen was seen: its first's mark is read.
         for &(d, _) in candidates {
             counts[d as usize] = 1;
         }
-        let (lo, hi) = self.window(sink.cutoff());
         for len in lo..=hi {
             let bound = self.bound(len, 0);
             for d in self.ix.by_len(len) {
