@@ -172,7 +172,9 @@ impl GramIndex {
     /// keys that can
     /// reach the sink's [`tie_cutoff`](CandidateSink::tie_cutoff) (they could tie with the
     /// best match found), and the margin never leaves such a key unread, so the ties at
-    /// the top are complete.
+    /// the top are complete. When more such keys are left than the grams the scan left
+    /// unread cost to count, it reads those grams first and offers only the keys whose
+    /// tighter bound still reaches.
     pub fn offer(&self, q: &CandidateQuery<'_>, accept: &dyn Fn(u32) -> bool, sink: &mut dyn CandidateSink) {
         let grams = padded_grams(q.key);
         let mut lists: Vec<Lists<'_>> =
