@@ -511,10 +511,8 @@ mod tests {
 
     #[test]
     fn a_code_written_as_the_query_writes_it_pairs_first() {
-        let anchor =
-            (Run::PcOpen(Code::new("1").data("<a name=\"x\">")), Run::PcClose(Code::new("1").data("</a>")));
-        let link =
-            (Run::PcOpen(Code::new("2").data("<a href=\"y\">")), Run::PcClose(Code::new("2").data("</a>")));
+        let anchor = (b("1", "<a name=\"x\">"), eb("1", "</a>"));
+        let link = (b("2", "<a href=\"y\">"), eb("2", "</a>"));
         let source =
             vec![anchor.0.clone(), anchor.1.clone(), link.0.clone(), Run::text("Using it"), link.1.clone()];
         let target =
@@ -526,10 +524,8 @@ mod tests {
 
     #[test]
     fn codes_the_query_adds_around_its_text_go_around_the_target() {
-        let anchor =
-            (Run::PcOpen(Code::new("9").data("<a id=\"h1\">")), Run::PcClose(Code::new("9").data("</a>")));
-        let link =
-            (Run::PcOpen(Code::new("2").data("<a href=\"y\">")), Run::PcClose(Code::new("2").data("</a>")));
+        let anchor = (b("9", "<a id=\"h1\">"), eb("9", "</a>"));
+        let link = (b("2", "<a href=\"y\">"), eb("2", "</a>"));
         let source = vec![Run::text("Keep formatting")];
         let target = vec![Run::text("Formatierung beibehalten")];
         let query = vec![anchor.0.clone(), anchor.1.clone(), Run::text("Keep formatting")];
