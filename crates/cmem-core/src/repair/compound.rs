@@ -84,20 +84,11 @@ pub(crate) fn rebuild(
         Kept::End => {
             let acronym = noun.chars().filter(|c| c.is_alphabetic()).all(char::is_uppercase);
             if acronym {
-                let mut head = keep.chars();
-                let first = head.next()?;
-                format!("{noun}-{}{}", first.to_uppercase(), head.as_str())
+                format!("{noun}-{}", first_in_case(keep, true))
             } else {
-                // The new start takes its own joint.
+                // The new start takes its own joint, and the word's case at its start.
                 let joint = joint_for(model, noun, keep);
-                let mut start = noun.chars();
-                let first = start.next()?;
-                let first: String = if word.starts_with(char::is_uppercase) {
-                    first.to_uppercase().collect()
-                } else {
-                    first.to_lowercase().collect()
-                };
-                format!("{first}{}{joint}{keep}", start.as_str())
+                format!("{}{joint}{keep}", first_in_case(noun, word.starts_with(char::is_uppercase)))
             }
         }
         Kept::Start => format!("{keep}{joint}{}", fold(noun)),
@@ -128,6 +119,16 @@ fn noun_for<'m>(model: &'m WordModel, new: &str, old: &str, gone: &str) -> Optio
     stem.or_else(|| {
         list.iter().map(|(t, n)| (t.trim(), *n)).find(|(t, _)| capital(t)).filter(|(t, n)| noun(t, *n))
     })
+}
+
+/// `text` with its first character in upper case (`upper`) or lower case.
+pub(super) fn first_in_case(text: &str, upper: bool) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) if upper => first.to_uppercase().chain(chars).collect(),
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 /// How many first characters `a` and `b` share.

@@ -554,10 +554,7 @@ pub fn repair_words(
         };
         // The first word of the target keeps its capital.
         if c1 == 0 && old.starts_with(char::is_uppercase) {
-            let mut cs = new.chars();
-            if let Some(first) = cs.next() {
-                new = first.to_uppercase().chain(cs).collect();
-            }
+            new = super::compound::first_in_case(&new, true);
         }
         // Words in capitals (a function name: `SQRT` → `WURZEL`) replaced by words in
         // capitals are translated in capitals (`SORT` → `SORTIEREN`).
