@@ -234,8 +234,7 @@ impl GramIndex {
                     let (window, worth) = (walk.window(sink.cutoff()), seen.saturating_mul(REFILE_COST));
                     let mut read = 0;
                     while let Some(list) = lists.get(scanned).filter(|_| read == 0 || read < worth) {
-                        walk.count_list(list, &mut tally, sink.cutoff());
-                        read += window_size(list, window);
+                        read += walk.count_list(list, &mut tally, window);
                         scanned += 1;
                     }
                     seen = tally.seen;
@@ -488,14 +487,16 @@ impl Walk<'_> {
                     break;
                 }
             }
-            let size = window_size(list, (lo, hi));
-            if i > 0 && read.saturating_add(size) > scan_limit {
+            // The windows are looked up again for the limit only when there is one.
+            if i > 0
+                && scan_limit != usize::MAX
+                && read.saturating_add(window_size(list, (lo, hi))) > scan_limit
+            {
                 // Past the scan limit: keys sharing none of the grams read so far are
                 // left out (the sink allowed it).
                 break;
             }
-            read += size;
-            self.count_list(list, tally, cutoff);
+            read += self.count_list(list, tally, (lo, hi));
             scanned = i + 1;
             if self.ix.same.chained == 0 {
                 keys_seen = tally.seen;
@@ -518,14 +519,22 @@ impl Walk<'_> {
         scanned
     }
 
-    /// Counts the keys of `list` inside the length window at `cutoff`.
-    pub(super) fn count_list(&self, list: &Lists<'_>, tally: &mut Tally<'_>, cutoff: f64) {
-        let (lo, hi) = self.window(cutoff);
+    /// Counts the keys of `list` inside the length window `lo..=hi`; returns how many
+    /// keys of the list it read (see [`window_size`]).
+    pub(super) fn count_list(
+        &self,
+        list: &Lists<'_>,
+        tally: &mut Tally<'_>,
+        (lo, hi): (usize, usize),
+    ) -> usize {
+        let mut read = 0;
         for l in [list.base, list.added].into_iter().flatten() {
             let (inside, inside_lens, tail, tail_lens) = l.window(lo, hi);
             tally.count(inside, inside_lens, None);
             tally.count(tail, tail_lens, Some((lo, hi)));
+            read += inside.len() + tail.len();
         }
+        read
     }
 
     /// The least count a key of `len` characters needs to reach `cutoff` when `left`
