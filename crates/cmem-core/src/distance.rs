@@ -190,9 +190,10 @@ impl Pattern {
     ///
     /// Along a diagonal of the distance table the values never fall (each step adds 0
     /// or 1), so a cell on the last cell's diagonal whose value exceeds `max` proves the
-    /// distance does too. The cell of each text column is read from the vertical deltas
-    /// with two population counts per word. A text far from the pattern is given up
-    /// about halfway instead of at its end; the result is the same.
+    /// distance does too. A text far from the pattern is given up about halfway instead
+    /// of at its end; the result is the same. Patterns of one word read the diagonal's
+    /// cell from the vertical deltas (population counts); longer ones follow it a bit a
+    /// column and compute a block only once it can matter (see `banded`).
     pub fn distance_within_diagonal(&self, text: &str, text_len: usize, max: usize) -> Option<usize> {
         self.distance_bounded::<true>(text, text_len, max)
     }
@@ -259,18 +260,106 @@ impl Pattern {
     fn blocks<const DIAGONAL: bool>(&self, text: &str, n: usize, max: usize) -> Option<usize> {
         // Patterns of up to 256 characters (most) keep their state in registers or on the
         // stack, in a loop the compiler unrolls.
-        match self.words {
-            2 => self.blocks_in::<2, DIAGONAL>(text, n, max, &mut [!0; 2], &mut [0; 2]),
-            3 => self.blocks_in::<3, DIAGONAL>(text, n, max, &mut [!0; 3], &mut [0; 3]),
-            4 => self.blocks_in::<4, DIAGONAL>(text, n, max, &mut [!0; 4], &mut [0; 4]),
-            words => self.blocks_in::<0, DIAGONAL>(text, n, max, &mut vec![!0; words], &mut vec![0; words]),
+        if DIAGONAL {
+            return match self.words {
+                2 => self.banded::<2>(text, n, max, &mut [!0; 2], &mut [0; 2]),
+                3 => self.banded::<3>(text, n, max, &mut [!0; 3], &mut [0; 3]),
+                4 => self.banded::<4>(text, n, max, &mut [!0; 4], &mut [0; 4]),
+                words => self.banded::<0>(text, n, max, &mut vec![!0; words], &mut vec![0; words]),
+            };
         }
+        match self.words {
+            2 => self.blocks_in::<2>(text, n, max, &mut [!0; 2], &mut [0; 2]),
+            3 => self.blocks_in::<3>(text, n, max, &mut [!0; 3], &mut [0; 3]),
+            4 => self.blocks_in::<4>(text, n, max, &mut [!0; 4], &mut [0; 4]),
+            words => self.blocks_in::<0>(text, n, max, &mut vec![!0; words], &mut vec![0; words]),
+        }
+    }
+
+    /// The match masks of `c`, one word per block; `None` for a character the pattern
+    /// lacks outside ASCII.
+    #[inline]
+    fn masks(&self, c: char) -> Option<&[u64]> {
+        if c.is_ascii() {
+            let at = c as usize * self.words;
+            self.ascii.get(at..at + self.words)
+        } else {
+            self.other.get(&c).map(Vec::as_slice)
+        }
+    }
+
+    /// [`distance_within_diagonal`](Pattern::distance_within_diagonal) over several
+    /// blocks, computing a block only from the first text column where one of its rows
+    /// can hold a value within `max` (Ukkonen's cut-off, a block at a time).
+    ///
+    /// A cell at row `i` and column `j` is at least `i − j`, so a block whose first row
+    /// is below `j + max` holds no value within `max` at column `j`, and neither does any
+    /// path through it to such a value. Until then the block keeps its first state (each
+    /// row one more than the row above): too high where it is not computed, never too
+    /// low, and exact wherever a value is within `max` — which is all the diagonal test
+    /// and the result read. Long patterns skip their lower blocks for the first columns,
+    /// where most far texts are given up.
+    fn banded<const WORDS: usize>(
+        &self,
+        text: &str,
+        n: usize,
+        max: usize,
+        vp: &mut [u64],
+        vn: &mut [u64],
+    ) -> Option<usize> {
+        let m = self.len;
+        let words = if WORDS == 0 { self.words } else { WORDS };
+        let shift = m as isize - n as isize;
+        // Blocks `0..active` are computed: those whose first row, 64·w + 1, is at most
+        // the column plus `max`.
+        let mut active = (max / 64 + 1).min(words);
+        // The value of the last cell's diagonal at the text column: it enters the table
+        // at row 0 or column 0, at `|m − n|`, and each column adds the horizontal delta
+        // of the row above it and the vertical delta of its row, one bit each.
+        let mut diagonal = shift.unsigned_abs();
+        for (j, c) in text.chars().enumerate() {
+            let col = j + 1;
+            while active < words && 64 * active < col + max {
+                active += 1;
+            }
+            // The diagonal's row in this column, from 0; its deltas are at bit `row − 1`.
+            let row = col as isize + shift;
+            let (word, bit) =
+                if row >= 1 { ((row - 1) as usize / 64, (row - 1) as u32 % 64) } else { (usize::MAX, 0) };
+            let masks = self.masks(c);
+            let mut hp_carry = 1u64;
+            let mut hn_carry = 0u64;
+            for w in 0..active {
+                let x = masks.map_or(0, |m| m[w]) | hn_carry;
+                let d0 = (((x & vp[w]).wrapping_add(vp[w])) ^ vp[w]) | x | vn[w];
+                let hp = vn[w] | !(d0 | vp[w]);
+                let hn = d0 & vp[w];
+                let hp_in = hp_carry;
+                let hn_in = hn_carry;
+                hp_carry = hp >> 63;
+                hn_carry = hn >> 63;
+                let hp = (hp << 1) | hp_in;
+                let hn = (hn << 1) | hn_in;
+                vp[w] = hn | !(d0 | hp);
+                vn[w] = hp & d0;
+                if w == word {
+                    let up = ((hp >> bit) & 1) + ((vp[w] >> bit) & 1);
+                    let down = ((hn >> bit) & 1) + ((vn[w] >> bit) & 1);
+                    diagonal = (diagonal + up as usize) - down as usize;
+                }
+            }
+            if row >= 1 && diagonal > max {
+                return None;
+            }
+        }
+        // The diagonal ends in the last cell.
+        (diagonal <= max).then_some(diagonal)
     }
 
     /// [`blocks`](Pattern::blocks) with its vertical deltas, one word per block, in `vp`
     /// (all ones) and `vn` (all zeros); `WORDS` is their number when known at compile
     /// time, else 0.
-    fn blocks_in<const WORDS: usize, const DIAGONAL: bool>(
+    fn blocks_in<const WORDS: usize>(
         &self,
         text: &str,
         n: usize,
@@ -282,7 +371,6 @@ impl Pattern {
         let words = if WORDS == 0 { self.words } else { WORDS };
         let last = 1u64 << ((m - 1) % 64);
         let mut dist = m;
-        let shift = m as isize - n as isize;
         for (j, c) in text.chars().enumerate() {
             let mut hp_carry = 1u64;
             let mut hn_carry = 0u64;
@@ -310,12 +398,6 @@ impl Pattern {
             let remaining = n - j - 1;
             if dist > max.saturating_add(remaining) {
                 return None;
-            }
-            if DIAGONAL {
-                let row = (j + 1) as isize + shift;
-                if (1..=m as isize).contains(&row) && cell(j + 1, row as usize, vp, vn) > max {
-                    return None;
-                }
             }
         }
         (dist <= max).then_some(dist)
@@ -431,6 +513,33 @@ mod tests {
         assert_eq!(p.distance_within_diagonal(&near, 201, 3), Some(1));
         let far: String = "zyxwvutsrq".repeat(20);
         assert_eq!(p.distance_within_diagonal(&far, 200, 50), None);
+    }
+
+    #[test]
+    fn a_long_pattern_reads_its_lower_blocks_only_once_they_can_matter() {
+        // Three blocks; the text's first 70 characters are new, so the lower blocks start
+        // late and the distance is still exact at every limit around it.
+        let pattern: String = "the quick brown fox jumps over the lazy dog, ".repeat(4);
+        let p = Pattern::new(&pattern);
+        let text = format!("{}{}", "x".repeat(70), &pattern[70..]);
+        let d = levenshtein_reference(&pattern, &text);
+        assert_eq!(d, 70 - pattern[..70].matches('x').count());
+        let n = text.chars().count();
+        for max in [0, 1, d - 1, d, d + 1, 63, 64, 65, 180] {
+            assert_eq!(p.distance_within_diagonal(&text, n, max), (d <= max).then_some(d), "max {max}");
+        }
+        // Longer and shorter texts: the diagonal enters the table at row or column |m − n|.
+        for text in [format!("ab{pattern}"), pattern[5..].to_string(), format!("{}zz", &pattern[..150])] {
+            let d = levenshtein_reference(&pattern, &text);
+            let n = text.chars().count();
+            for max in [d.saturating_sub(1), d, d + 3] {
+                assert_eq!(
+                    p.distance_within_diagonal(&text, n, max),
+                    (d <= max).then_some(d),
+                    "{text:?} max {max}"
+                );
+            }
+        }
     }
 
     #[test]
