@@ -307,6 +307,27 @@ impl Pattern {
         vp: &mut [u64],
         vn: &mut [u64],
     ) -> Option<usize> {
+        // A text of as many bytes as characters is ASCII: its masks are read by byte,
+        // without decoding.
+        if text.len() == n {
+            let words = self.words;
+            let masks =
+                text.bytes().map(|b| self.ascii.get(usize::from(b) * words..(usize::from(b) + 1) * words));
+            self.banded_masks::<WORDS>(masks, n, max, vp, vn)
+        } else {
+            self.banded_masks::<WORDS>(text.chars().map(|c| self.masks(c)), n, max, vp, vn)
+        }
+    }
+
+    /// [`banded`](Pattern::banded) over the match masks of the text's characters.
+    fn banded_masks<'a, const WORDS: usize>(
+        &self,
+        text: impl Iterator<Item = Option<&'a [u64]>>,
+        n: usize,
+        max: usize,
+        vp: &mut [u64],
+        vn: &mut [u64],
+    ) -> Option<usize> {
         let m = self.len;
         let words = if WORDS == 0 { self.words } else { WORDS };
         let shift = m as isize - n as isize;
@@ -317,7 +338,7 @@ impl Pattern {
         // at row 0 or column 0, at `|m − n|`, and each column adds the horizontal delta
         // of the row above it and the vertical delta of its row, one bit each.
         let mut diagonal = shift.unsigned_abs();
-        for (j, c) in text.chars().enumerate() {
+        for (j, masks) in text.enumerate() {
             let col = j + 1;
             while active < words && 64 * active < col + max {
                 active += 1;
@@ -326,7 +347,6 @@ impl Pattern {
             let row = col as isize + shift;
             let (word, bit) =
                 if row >= 1 { ((row - 1) as usize / 64, (row - 1) as u32 % 64) } else { (usize::MAX, 0) };
-            let masks = self.masks(c);
             let mut hp_carry = 1u64;
             let mut hn_carry = 0u64;
             for w in 0..active {
