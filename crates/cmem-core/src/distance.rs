@@ -116,25 +116,6 @@ pub struct Pattern {
     other: HashMap<char, Vec<u64>>,
 }
 
-/// The value of the distance table at text column `col` (from 1) and pattern row `row`
-/// (from 1), from that column's vertical deltas (`vp` up, `vn` down, one bit per row, 64
-/// rows a word): the column's number plus the deltas of rows 1..=`row`.
-#[inline]
-fn cell(col: usize, row: usize, vp: &[u64], vn: &[u64]) -> usize {
-    let (full, rest) = (row / 64, row % 64);
-    let (mut up, mut down) = (0usize, 0usize);
-    for w in 0..full {
-        up += vp[w].count_ones() as usize;
-        down += vn[w].count_ones() as usize;
-    }
-    if rest > 0 {
-        let below = (1u64 << rest) - 1;
-        up += (vp[full] & below).count_ones() as usize;
-        down += (vn[full] & below).count_ones() as usize;
-    }
-    (col + up).saturating_sub(down)
-}
-
 impl Pattern {
     /// Prepares `pattern`.
     pub fn new(pattern: &str) -> Pattern {
@@ -191,9 +172,9 @@ impl Pattern {
     /// Along a diagonal of the distance table the values never fall (each step adds 0
     /// or 1), so a cell on the last cell's diagonal whose value exceeds `max` proves the
     /// distance does too. A text far from the pattern is given up about halfway instead
-    /// of at its end; the result is the same. Patterns of one word read the diagonal's
-    /// cell from the vertical deltas (population counts); longer ones follow it a bit a
-    /// column and compute a block only once it can matter (see `banded`).
+    /// of at its end; the result is the same. The diagonal's cell is followed a bit a
+    /// column, and a long pattern's lower blocks are computed only once they can matter
+    /// (see `banded`).
     pub fn distance_within_diagonal(&self, text: &str, text_len: usize, max: usize) -> Option<usize> {
         self.distance_bounded::<true>(text, text_len, max)
     }
@@ -214,17 +195,18 @@ impl Pattern {
         if text_len == 0 {
             return Some(m);
         }
-        if self.words == 1 {
-            return self.single_word::<DIAGONAL>(text, text_len, max);
+        if DIAGONAL {
+            return self.diagonal(text, text_len, max);
         }
-        self.blocks::<DIAGONAL>(text, text_len, max)
+        if self.words == 1 {
+            return self.single_word(text, text_len, max);
+        }
+        self.blocks(text, text_len, max)
     }
 
-    fn single_word<const DIAGONAL: bool>(&self, text: &str, n: usize, max: usize) -> Option<usize> {
+    fn single_word(&self, text: &str, n: usize, max: usize) -> Option<usize> {
         let m = self.len;
         let last = 1u64 << (m - 1);
-        // After text column `j` (from 1), the last cell's diagonal is at row `j + m − n`.
-        let shift = m as isize - n as isize;
         let mut vp: u64 = !0;
         let mut vn: u64 = 0;
         let mut dist = m;
@@ -247,32 +229,30 @@ impl Pattern {
             hn <<= 1;
             vp = hn | !(d0 | hp);
             vn = hp & d0;
-            if DIAGONAL {
-                let row = (j + 1) as isize + shift;
-                if (1..=m as isize).contains(&row) && cell(j + 1, row as usize, &[vp], &[vn]) > max {
-                    return None;
-                }
-            }
         }
         (dist <= max).then_some(dist)
     }
 
-    fn blocks<const DIAGONAL: bool>(&self, text: &str, n: usize, max: usize) -> Option<usize> {
+    fn blocks(&self, text: &str, n: usize, max: usize) -> Option<usize> {
         // Patterns of up to 256 characters (most) keep their state in registers or on the
         // stack, in a loop the compiler unrolls.
-        if DIAGONAL {
-            return match self.words {
-                2 => self.banded::<2>(text, n, max, &mut [!0; 2], &mut [0; 2]),
-                3 => self.banded::<3>(text, n, max, &mut [!0; 3], &mut [0; 3]),
-                4 => self.banded::<4>(text, n, max, &mut [!0; 4], &mut [0; 4]),
-                words => self.banded::<0>(text, n, max, &mut vec![!0; words], &mut vec![0; words]),
-            };
-        }
         match self.words {
             2 => self.blocks_in::<2>(text, n, max, &mut [!0; 2], &mut [0; 2]),
             3 => self.blocks_in::<3>(text, n, max, &mut [!0; 3], &mut [0; 3]),
             4 => self.blocks_in::<4>(text, n, max, &mut [!0; 4], &mut [0; 4]),
             words => self.blocks_in::<0>(text, n, max, &mut vec![!0; words], &mut vec![0; words]),
+        }
+    }
+
+    /// [`distance_within_diagonal`](Pattern::distance_within_diagonal) past the trivial
+    /// cases, its state on the stack for patterns of up to 256 characters.
+    fn diagonal(&self, text: &str, n: usize, max: usize) -> Option<usize> {
+        match self.words {
+            1 => self.banded::<1>(text, n, max, &mut [!0; 1], &mut [0; 1]),
+            2 => self.banded::<2>(text, n, max, &mut [!0; 2], &mut [0; 2]),
+            3 => self.banded::<3>(text, n, max, &mut [!0; 3], &mut [0; 3]),
+            4 => self.banded::<4>(text, n, max, &mut [!0; 4], &mut [0; 4]),
+            words => self.banded::<0>(text, n, max, &mut vec![!0; words], &mut vec![0; words]),
         }
     }
 
@@ -288,8 +268,8 @@ impl Pattern {
         }
     }
 
-    /// [`distance_within_diagonal`](Pattern::distance_within_diagonal) over several
-    /// blocks, computing a block only from the first text column where one of its rows
+    /// [`distance_within_diagonal`](Pattern::distance_within_diagonal) a block (64
+    /// pattern characters) at a time, computing a block only from the first text column where one of its rows
     /// can hold a value within `max` (Ukkonen's cut-off, a block at a time).
     ///
     /// A cell at row `i` and column `j` is at least `i − j`, so a block whose first row
