@@ -72,43 +72,75 @@ const PAD_END: char = '\u{3}';
 /// end markers, so every character — even of a one-character key — lies in three
 /// grams. Each is three scalar values packed into 63 bits.
 pub fn padded_grams(key: &str) -> Vec<u64> {
-    let mut chars: Vec<char> = Vec::with_capacity(key.len() + 4);
-    chars.extend([PAD_START, PAD_START]);
-    chars.extend(key.chars());
-    chars.extend([PAD_END, PAD_END]);
-    let mut grams: Vec<u64> = chars
-        .windows(Q)
-        .map(|w| (u64::from(w[0] as u32) << 42) | (u64::from(w[1] as u32) << 21) | u64::from(w[2] as u32))
-        .collect();
+    let mut grams = padded_windows(key);
     grams.sort_unstable();
     grams.dedup();
     grams
 }
 
+/// [`padded_grams`] with how often each occurs in the key: a key of `n` characters has
+/// `n + 2` gram positions in all.
+pub fn padded_gram_counts(key: &str) -> Vec<(u64, usize)> {
+    let mut grams = padded_windows(key);
+    grams.sort_unstable();
+    let mut counted: Vec<(u64, usize)> = Vec::with_capacity(grams.len());
+    for g in grams {
+        match counted.last_mut() {
+            Some((last, n)) if *last == g => *n += 1,
+            _ => counted.push((g, 1)),
+        }
+    }
+    counted
+}
+
+/// The padded grams of a key in order, repeats and all.
+fn padded_windows(key: &str) -> Vec<u64> {
+    let mut chars: Vec<char> = Vec::with_capacity(key.len() + 4);
+    chars.extend([PAD_START, PAD_START]);
+    chars.extend(key.chars());
+    chars.extend([PAD_END, PAD_END]);
+    chars
+        .windows(Q)
+        .map(|w| (u64::from(w[0] as u32) << 42) | (u64::from(w[1] as u32) << 21) | u64::from(w[2] as u32))
+        .collect()
+}
+
 /// The least edit distance between a query of `query_len` characters with `query_grams`
-/// distinct padded grams and a key of `len` characters sharing `shared` of them.
-///
-/// A substitution or a deletion of a query character destroys at most `Q` query grams,
-/// an insertion at most `Q − 1` (only the grams spanning the gap). A key longer by `Δ`
-/// needs `Δ` insertions (destroying at most `2Δ` grams) and substitutions for the rest;
-/// a key shorter by `Δ` needs `Δ` deletions (at most `3Δ` grams) and the rest likewise.
+/// distinct padded grams and a key of `len` characters sharing `shared` of them: each
+/// gram the key lacks takes at least one of the query's gram positions with it (see
+/// [`min_distance_missing`]).
 #[inline]
 pub fn min_distance(query_len: usize, query_grams: usize, len: usize, shared: usize) -> usize {
-    let missing = query_grams.saturating_sub(shared);
+    min_distance_missing(query_len, query_grams.saturating_sub(shared), len)
+}
+
+/// The least edit distance between a query of `query_len` characters and a key of `len`
+/// characters when `missing` of the query's `query_len + 2` gram positions hold a gram
+/// the key lacks (a gram repeated in the query counts at each of its positions).
+///
+/// An edit changes the grams at the positions it touches and leaves the others in the
+/// key: a substitution or a deletion of a query character destroys at most `Q`
+/// positions, an insertion at most `Q − 1` (only the grams spanning the gap). A key
+/// longer by `Δ` needs `Δ` insertions (destroying at most `2Δ` positions) and
+/// substitutions for the rest; a key shorter by `Δ` needs `Δ` deletions (at most `3Δ`)
+/// and the rest likewise.
+#[inline]
+pub fn min_distance_missing(query_len: usize, missing: usize, len: usize) -> usize {
     let delta = query_len.abs_diff(len);
     let per_length_edit = if len >= query_len { Q - 1 } else { Q };
     delta + missing.saturating_sub(per_length_edit * delta).div_ceil(Q)
 }
 
-/// The highest similarity a key of `len` characters sharing `shared` grams can reach
-/// with a query of `query_len` characters and `query_grams` distinct grams.
+/// The highest similarity a key of `len` characters can reach with a query of
+/// `query_len` characters when `missing` of the query's gram positions hold a gram the
+/// key lacks (see [`min_distance_missing`]).
 #[inline]
-pub fn similarity_bound(query_len: usize, query_grams: usize, len: usize, shared: usize) -> f64 {
+pub fn similarity_bound(query_len: usize, missing: usize, len: usize) -> f64 {
     let max = query_len.max(len);
     if max == 0 {
         return 1.0;
     }
-    let d = min_distance(query_len, query_grams, len, shared);
+    let d = min_distance_missing(query_len, missing, len);
     1.0 - d as f64 / max as f64
 }
 
@@ -148,7 +180,7 @@ mod tests {
         assert_eq!(length_bounds(10, 0.7), (7, 14));
         assert_eq!(length_bounds(0, 0.7), (0, 0));
         assert_eq!(padded_grams("a").len(), 3);
-        assert!((similarity_bound(10, 12, 10, 12) - 1.0).abs() < 1e-12);
+        assert!((similarity_bound(10, 0, 10) - 1.0).abs() < 1e-12);
         // A key 8 longer that shares nothing: 8 insertions destroy at most 16 of 28
         // grams, the other 12 need 4 more edits.
         assert_eq!(min_distance(26, 28, 34, 0), 12);
@@ -166,6 +198,23 @@ mod tests {
             let shared = ga.iter().filter(|g| gb.binary_search(g).is_ok()).count();
             let (la, lb) = (a.chars().count(), b.chars().count());
             proptest::prop_assert!(min_distance(la, ga.len(), lb, shared) <= crate::distance::levenshtein(&a, &b));
+        }
+
+        #[test]
+        fn positions_bound_the_distance_too(
+            a in "[ab é]{0,12}",
+            b in "[ab é]{0,40}",
+            repeats in 1usize..4,
+        ) {
+            // Repeated grams in the query count at each position they hold.
+            let a = a.repeat(repeats);
+            let gb = padded_grams(&b);
+            let counted = padded_gram_counts(&a);
+            let missing: usize = counted.iter().filter(|(g, _)| gb.binary_search(g).is_err()).map(|(_, n)| n).sum();
+            let (la, lb) = (a.chars().count(), b.chars().count());
+            proptest::prop_assert_eq!(counted.iter().map(|(_, n)| n).sum::<usize>(), la + 2);
+            proptest::prop_assert!(missing >= counted.iter().filter(|(g, _)| gb.binary_search(g).is_err()).count());
+            proptest::prop_assert!(min_distance_missing(la, missing, lb) <= crate::distance::levenshtein(&a, &b));
         }
     }
 

@@ -21,7 +21,7 @@ use crate::distance::CharSketch;
 use crate::entry::EntryId;
 use crate::key::{Keys, KindSet};
 use crate::store::{CandidateQuery, CandidateSink, KeyText};
-use crate::trigram::{length_bounds, padded_grams, similarity_bound};
+use crate::trigram::{length_bounds, padded_gram_counts, padded_grams, similarity_bound};
 
 mod file;
 mod posting;

@@ -382,3 +382,54 @@ fn many_keys_of_one_bound_are_offered_by_key_number() {
     assert_eq!(offers(query, 300).len(), 300);
     assert_eq!(offers(&other, usize::MAX), fresh);
 }
+
+#[test]
+fn a_query_repeating_its_grams_does_not_offer_keys_that_share_none() {
+    // Seven distinct grams over 23 positions: counted by distinct grams, a key sharing
+    // none could reach 0.86 and every key of the window was offered; it must lack all 23
+    // positions, at least 8 edits, 0.62 at best.
+    let query = "xyz".repeat(7);
+    let mut ix = GramIndex::new();
+    let near = format!("{}xya", "xyz".repeat(6));
+    ix.add(EntryId(1), 0, &Keys::of(&[Run::text(near.as_str())]));
+    for i in 0..50usize {
+        let far: String = "abcdefghijklmnopqrstuvw".chars().cycle().skip(i % 23).take(21).collect();
+        ix.add(EntryId(100 + i as i64), 0, &Keys::of(&[Run::text(far)]));
+    }
+    let en = Locale::parse("en").unwrap();
+    let key = normalize_text(&query);
+    let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
+    let mut sink = Collect::new(0.7);
+    ix.offer(&q, &|_| true, &mut sink);
+    assert_eq!(sink.seen, vec![(EntryId(1), near.clone())]);
+    // Lower, where such a key could reach, it is offered.
+    let mut sink = Collect::new(0.5);
+    ix.offer(&q, &|_| true, &mut sink);
+    assert_eq!(sink.seen.len(), 51);
+}
+
+proptest::proptest! {
+    #[test]
+    fn every_key_that_reaches_the_cutoff_is_offered(
+        keys in proptest::collection::vec("(ab|ba|abc| a|x){1,12}", 1..40),
+        query in "(ab|ba|abc| a|x){1,12}",
+        cutoff in proptest::sample::select(vec![0.4, 0.6, 0.7, 0.85]),
+    ) {
+        // Texts of a few repeated pieces: grams repeat within the query and the keys.
+        let mut ix = GramIndex::new();
+        for (i, t) in keys.iter().enumerate() {
+            ix.add(EntryId(i as i64 + 1), 0, &Keys::of(&[Run::text(t.as_str())]));
+        }
+        let en = Locale::parse("en").unwrap();
+        let key = normalize_text(&query);
+        let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
+        let mut sink = Collect::new(cutoff);
+        ix.offer(&q, &|_| true, &mut sink);
+        for (i, t) in keys.iter().enumerate() {
+            let id = EntryId(i as i64 + 1);
+            if similarity(&key, &normalize_text(t)) + 1e-9 >= cutoff {
+                proptest::prop_assert!(sink.seen.iter().any(|(s, _)| *s == id), "{t:?} not offered for {key:?}");
+            }
+        }
+    }
+}

@@ -176,10 +176,21 @@ impl GramIndex {
     /// unread cost to count, it reads those grams first and offers only the keys whose
     /// tighter bound still reaches.
     pub fn offer(&self, q: &CandidateQuery<'_>, accept: &dyn Fn(u32) -> bool, sink: &mut dyn CandidateSink) {
-        let grams = padded_grams(q.key);
-        let mut lists: Vec<Lists<'_>> =
-            grams.iter().map(|&gram| self.lists(gram)).filter(|l| l.size > 0).collect();
+        let grams = padded_gram_counts(q.key);
+        let qlen = q.key.chars().count();
+        // The lists of the grams some key holds, and how often each gram is in the query.
+        let (mut lists, mut repeats): (Vec<Lists<'_>>, Vec<usize>) =
+            grams.iter().map(|&(gram, n)| (self.lists(gram), n)).filter(|(l, _)| l.size > 0).unzip();
         lists.sort_by_key(|l| l.size);
+        repeats.sort_unstable_by(|a, b| b.cmp(a));
+        // A key sharing `c` of the grams lacks at least the positions of all but the `c`
+        // most repeated.
+        let missing: Vec<usize> = std::iter::once(qlen + 2)
+            .chain(repeats.iter().scan(qlen + 2, |left, &n| {
+                *left -= n;
+                Some(*left)
+            }))
+            .collect();
         let docs = self.doc_count();
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
@@ -195,8 +206,9 @@ impl GramIndex {
                 ix: self,
                 kinds: q.kinds,
                 accept,
-                qlen: q.key.chars().count(),
+                qlen,
                 grams: grams.len(),
+                missing: &missing,
                 max_candidates: sink.max_candidates(),
                 offered,
                 marked: std::mem::take(marked),
@@ -210,7 +222,7 @@ impl GramIndex {
                 loop {
                     let left = lists.len() - scanned;
                     let candidates = &touched[..seen];
-                    walk.rank(candidates, counts, left, links, sink.cutoff(), cells);
+                    walk.rank(candidates, counts, left, links, walk.reach_cutoff(sink), cells);
                     // The size of the next list unread, when reading it may pay (see
                     // [`Walk::offer_ranked`]).
                     let next = lists
@@ -326,6 +338,10 @@ pub(super) struct Walk<'a> {
     pub(super) qlen: usize,
     /// Its number of distinct padded grams.
     pub(super) grams: usize,
+    /// Per number of distinct grams shared, up to the number that any key holds: the
+    /// fewest of the query's gram positions a key sharing them lacks (its grams in
+    /// order of repeats, most first; see [`min_distance_missing`](crate::trigram::min_distance_missing)).
+    pub(super) missing: &'a [usize],
     pub(super) max_candidates: usize,
     /// Per key: offered already (scratch; [`finish`](Walk::finish) clears what it set).
     pub(super) offered: &'a mut [bool],
@@ -415,15 +431,30 @@ impl Walk<'_> {
         (lo, hi.min(self.ix.max_len()))
     }
 
-    /// The similarity bound of a key of `len` characters sharing `shared` grams.
+    /// The similarity bound of a key of `len` characters sharing `shared` grams, from the
+    /// query's gram positions it lacks at the least: a gram repeated in the query counts
+    /// at each of its positions (DESIGN.md §11). It decides which keys can reach.
     pub(super) fn bound(&self, len: usize, shared: usize) -> f64 {
-        similarity_bound(self.qlen, self.grams, len, shared)
+        let missing = self.missing.get(shared).or(self.missing.last()).copied().unwrap_or(0);
+        similarity_bound(self.qlen, missing, len)
+    }
+
+    /// The bound that orders the keys and decides how many grams the scan reads: from
+    /// the distinct grams a key lacks, a looser bound than [`bound`](Walk::bound).
+    ///
+    /// Under the candidate limit the order is what is offered, and ordering or stopping
+    /// the scan by the tighter bound read fewer grams and ranked on coarser counts: it
+    /// lost best matches (DESIGN.md §11). With the tighter bound only ruling keys out,
+    /// the keys offered are those of this order that can reach.
+    pub(super) fn order_bound(&self, len: usize, shared: usize) -> f64 {
+        similarity_bound(self.qlen, self.grams.saturating_sub(shared), len)
     }
 
     /// Whether a key sharing at most `shared` grams can reach `cutoff` at some length of
-    /// the window `lo..=hi`; lengths nearest the query's first, where it usually can.
+    /// the window `lo..=hi` by [`order_bound`](Walk::order_bound); lengths nearest the
+    /// query's first, where it usually can.
     pub(super) fn can_reach(&self, shared: usize, lo: usize, hi: usize, cutoff: f64) -> bool {
-        let reaches = |len: usize| self.bound(len, shared) + EPS >= cutoff;
+        let reaches = |len: usize| self.order_bound(len, shared) + EPS >= cutoff;
         let mid = self.qlen.clamp(lo, hi.max(lo));
         lo <= hi && ((mid..=hi).any(reaches) || (lo..mid).rev().any(reaches))
     }
@@ -431,6 +462,17 @@ impl Walk<'_> {
     /// True once as many keys were offered as the sink takes.
     pub(super) fn full(&self) -> bool {
         self.marked.len() >= self.max_candidates
+    }
+
+    /// The least similarity a key must be able to reach to be offered now: the sink's
+    /// cut-off, and past the candidate limit its tie cut-off too (see
+    /// [`may_offer`](Walk::may_offer)). Both only rise.
+    pub(super) fn reach_cutoff(&self, sink: &dyn CandidateSink) -> f64 {
+        if self.full() {
+            sink.cutoff().max(sink.tie_cutoff())
+        } else {
+            sink.cutoff()
+        }
     }
 
     /// Whether a key whose similarity bound is `bound` is still offered: it must reach
@@ -561,7 +603,7 @@ impl Walk<'_> {
     /// Files the keys of `candidates` that can reach `cutoff` into cells, one per key
     /// length and count from the least count that can (an integer test per key instead
     /// of a bound: the keys to rank far outnumber the cells), and orders the occupied
-    /// cells by bound. Clears the counts of `candidates`.
+    /// cells by [`order_bound`](Walk::order_bound). Clears the counts of `candidates`.
     pub(super) fn rank(
         &self,
         candidates: &[(u32, u16)],
@@ -599,7 +641,7 @@ impl Walk<'_> {
             for c in need..=g {
                 let cell = base.wrapping_add(c);
                 if head[cell] != END {
-                    by_bound.push((self.bound(len, (c + left).min(g)), cell));
+                    by_bound.push((self.order_bound(len, (c + left).min(g)), cell));
                 }
             }
         }
