@@ -116,6 +116,24 @@ pub struct Pattern {
     other: HashMap<char, Vec<u64>>,
 }
 
+/// One text column's step through one block of 64 pattern rows (Myers's algorithm in
+/// Hyyrö's block form): `x` is the column character's match mask for the block, `vp` and
+/// `vn` the block's vertical deltas (updated), `carry` the horizontal deltas of the row
+/// above the block (`(1, 0)` for the first block: row 0 grows by one a column). Returns
+/// the block's horizontal deltas, row `r` at bit `r`; bit 63 is the carry of the next
+/// block, the rest shifted up by one and the carry in is that of the first row.
+#[inline(always)]
+fn advance(x: u64, vp: &mut u64, vn: &mut u64, carry: (u64, u64)) -> (u64, u64) {
+    let x = x | carry.1;
+    let d0 = (((x & *vp).wrapping_add(*vp)) ^ *vp) | x | *vn;
+    let hp = *vn | !(d0 | *vp);
+    let hn = d0 & *vp;
+    let (up, down) = ((hp << 1) | carry.0, (hn << 1) | carry.1);
+    *vp = down | !(d0 | up);
+    *vn = up & d0;
+    (hp, hn)
+}
+
 impl Pattern {
     /// Prepares `pattern`.
     pub fn new(pattern: &str) -> Pattern {
@@ -211,10 +229,7 @@ impl Pattern {
         let mut vn: u64 = 0;
         let mut dist = m;
         for (j, c) in text.chars().enumerate() {
-            let x = self.mask(c, 0);
-            let d0 = (((x & vp).wrapping_add(vp)) ^ vp) | x | vn;
-            let mut hp = vn | !(d0 | vp);
-            let mut hn = d0 & vp;
+            let (hp, hn) = advance(self.mask(c, 0), &mut vp, &mut vn, (1, 0));
             if hp & last != 0 {
                 dist += 1;
             } else if hn & last != 0 {
@@ -225,10 +240,6 @@ impl Pattern {
             if dist > max.saturating_add(remaining) {
                 return None;
             }
-            hp = (hp << 1) | 1;
-            hn <<= 1;
-            vp = hn | !(d0 | hp);
-            vn = hp & d0;
         }
         (dist <= max).then_some(dist)
     }
@@ -268,9 +279,9 @@ impl Pattern {
         }
     }
 
-    /// [`distance_within_diagonal`](Pattern::distance_within_diagonal) a block (64
-    /// pattern characters) at a time, computing a block only from the first text column where one of its rows
-    /// can hold a value within `max` (Ukkonen's cut-off, a block at a time).
+    /// [`distance_within_diagonal`](Pattern::distance_within_diagonal) a block of 64
+    /// pattern characters at a time, computing a block only from the first text column
+    /// where one of its rows can hold a value within `max` (Ukkonen's cut-off by block).
     ///
     /// A cell at row `i` and column `j` is at least `i − j`, so a block whose first row
     /// is below `j + max` holds no value within `max` at column `j`, and neither does any
@@ -327,26 +338,19 @@ impl Pattern {
             let row = col as isize + shift;
             let (word, bit) =
                 if row >= 1 { ((row - 1) as usize / 64, (row - 1) as u32 % 64) } else { (usize::MAX, 0) };
-            let mut hp_carry = 1u64;
-            let mut hn_carry = 0u64;
+            let mut carry = (1, 0);
             for w in 0..active {
-                let x = masks.map_or(0, |m| m[w]) | hn_carry;
-                let d0 = (((x & vp[w]).wrapping_add(vp[w])) ^ vp[w]) | x | vn[w];
-                let hp = vn[w] | !(d0 | vp[w]);
-                let hn = d0 & vp[w];
-                let hp_in = hp_carry;
-                let hn_in = hn_carry;
-                hp_carry = hp >> 63;
-                hn_carry = hn >> 63;
-                let hp = (hp << 1) | hp_in;
-                let hn = (hn << 1) | hn_in;
-                vp[w] = hn | !(d0 | hp);
-                vn[w] = hp & d0;
+                let (hp, hn) = advance(masks.map_or(0, |m| m[w]), &mut vp[w], &mut vn[w], carry);
                 if w == word {
+                    // The horizontal delta of the row above the diagonal's cell (the
+                    // deltas shifted up by one, the carry in below them) and the
+                    // vertical delta of its own.
+                    let (hp, hn) = ((hp << 1) | carry.0, (hn << 1) | carry.1);
                     let up = ((hp >> bit) & 1) + ((vp[w] >> bit) & 1);
                     let down = ((hn >> bit) & 1) + ((vn[w] >> bit) & 1);
                     diagonal = (diagonal + up as usize) - down as usize;
                 }
+                carry = (hp >> 63, hn >> 63);
             }
             if row >= 1 && diagonal > max {
                 return None;
@@ -372,13 +376,9 @@ impl Pattern {
         let last = 1u64 << ((m - 1) % 64);
         let mut dist = m;
         for (j, c) in text.chars().enumerate() {
-            let mut hp_carry = 1u64;
-            let mut hn_carry = 0u64;
+            let mut carry = (1, 0);
             for w in 0..words {
-                let x = self.mask(c, w) | hn_carry;
-                let d0 = (((x & vp[w]).wrapping_add(vp[w])) ^ vp[w]) | x | vn[w];
-                let mut hp = vn[w] | !(d0 | vp[w]);
-                let mut hn = d0 & vp[w];
+                let (hp, hn) = advance(self.mask(c, w), &mut vp[w], &mut vn[w], carry);
                 if w == words - 1 {
                     if hp & last != 0 {
                         dist += 1;
@@ -386,14 +386,7 @@ impl Pattern {
                         dist -= 1;
                     }
                 }
-                let hp_in = hp_carry;
-                let hn_in = hn_carry;
-                hp_carry = hp >> 63;
-                hn_carry = hn >> 63;
-                hp = (hp << 1) | hp_in;
-                hn = (hn << 1) | hn_in;
-                vp[w] = hn | !(d0 | hp);
-                vn[w] = hp & d0;
+                carry = (hp >> 63, hn >> 63);
             }
             let remaining = n - j - 1;
             if dist > max.saturating_add(remaining) {
