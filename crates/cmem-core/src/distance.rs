@@ -163,13 +163,22 @@ impl Pattern {
         self.len == 0
     }
 
+    /// The match masks of `c`, one word per block; `None` for a character the pattern
+    /// lacks outside ASCII.
     #[inline]
-    fn mask(&self, c: char, w: usize) -> u64 {
+    fn masks(&self, c: char) -> Option<&[u64]> {
         if c.is_ascii() {
-            self.ascii[c as usize * self.words + w]
+            self.ascii_masks(c as u8)
         } else {
-            self.other.get(&c).map_or(0, |v| v[w])
+            self.other.get(&c).map(Vec::as_slice)
         }
+    }
+
+    /// [`masks`](Pattern::masks) of an ASCII byte (`None` for any other byte).
+    #[inline]
+    fn ascii_masks(&self, b: u8) -> Option<&[u64]> {
+        let at = usize::from(b) * self.words;
+        self.ascii.get(at..at + self.words)
     }
 
     /// The distance to `text`.
@@ -213,69 +222,35 @@ impl Pattern {
         if text_len == 0 {
             return Some(m);
         }
-        if DIAGONAL {
-            return self.diagonal(text, text_len, max);
-        }
-        if self.words == 1 {
-            return self.single_word(text, text_len, max);
-        }
-        self.blocks(text, text_len, max)
-    }
-
-    fn single_word(&self, text: &str, n: usize, max: usize) -> Option<usize> {
-        let m = self.len;
-        let last = 1u64 << (m - 1);
-        let mut vp: u64 = !0;
-        let mut vn: u64 = 0;
-        let mut dist = m;
-        for (j, c) in text.chars().enumerate() {
-            let (hp, hn) = advance(self.mask(c, 0), &mut vp, &mut vn, (1, 0));
-            if hp & last != 0 {
-                dist += 1;
-            } else if hn & last != 0 {
-                dist -= 1;
-            }
-            // The distance changes by at most one per remaining text character.
-            let remaining = n - j - 1;
-            if dist > max.saturating_add(remaining) {
-                return None;
-            }
-        }
-        (dist <= max).then_some(dist)
-    }
-
-    fn blocks(&self, text: &str, n: usize, max: usize) -> Option<usize> {
         // Patterns of up to 256 characters (most) keep their state in registers or on the
         // stack, in a loop the compiler unrolls.
         match self.words {
-            2 => self.blocks_in::<2>(text, n, max, &mut [!0; 2], &mut [0; 2]),
-            3 => self.blocks_in::<3>(text, n, max, &mut [!0; 3], &mut [0; 3]),
-            4 => self.blocks_in::<4>(text, n, max, &mut [!0; 4], &mut [0; 4]),
-            words => self.blocks_in::<0>(text, n, max, &mut vec![!0; words], &mut vec![0; words]),
+            1 => self.kernel::<1, DIAGONAL>(text, text_len, max, &mut [!0; 1], &mut [0; 1]),
+            2 => self.kernel::<2, DIAGONAL>(text, text_len, max, &mut [!0; 2], &mut [0; 2]),
+            3 => self.kernel::<3, DIAGONAL>(text, text_len, max, &mut [!0; 3], &mut [0; 3]),
+            4 => self.kernel::<4, DIAGONAL>(text, text_len, max, &mut [!0; 4], &mut [0; 4]),
+            words => {
+                self.kernel::<0, DIAGONAL>(text, text_len, max, &mut vec![!0; words], &mut vec![0; words])
+            }
         }
     }
 
-    /// [`distance_within_diagonal`](Pattern::distance_within_diagonal) past the trivial
-    /// cases, its state on the stack for patterns of up to 256 characters.
-    fn diagonal(&self, text: &str, n: usize, max: usize) -> Option<usize> {
-        match self.words {
-            1 => self.banded::<1>(text, n, max, &mut [!0; 1], &mut [0; 1]),
-            2 => self.banded::<2>(text, n, max, &mut [!0; 2], &mut [0; 2]),
-            3 => self.banded::<3>(text, n, max, &mut [!0; 3], &mut [0; 3]),
-            4 => self.banded::<4>(text, n, max, &mut [!0; 4], &mut [0; 4]),
-            words => self.banded::<0>(text, n, max, &mut vec![!0; words], &mut vec![0; words]),
-        }
-    }
-
-    /// The match masks of `c`, one word per block; `None` for a character the pattern
-    /// lacks outside ASCII.
+    /// The bit-parallel distance with its vertical deltas, one word per block, in `vp`
+    /// (all ones) and `vn` (all zeros); `WORDS` is their number when known at compile
+    /// time, else 0. With `DIAGONAL`, the banded kernel of the index's path.
     #[inline]
-    fn masks(&self, c: char) -> Option<&[u64]> {
-        if c.is_ascii() {
-            let at = c as usize * self.words;
-            self.ascii.get(at..at + self.words)
+    fn kernel<const WORDS: usize, const DIAGONAL: bool>(
+        &self,
+        text: &str,
+        n: usize,
+        max: usize,
+        vp: &mut [u64],
+        vn: &mut [u64],
+    ) -> Option<usize> {
+        if DIAGONAL {
+            self.banded::<WORDS>(text, n, max, vp, vn)
         } else {
-            self.other.get(&c).map(Vec::as_slice)
+            self.blocks_in::<WORDS>(text, n, max, vp, vn)
         }
     }
 
@@ -301,10 +276,7 @@ impl Pattern {
         // A text of as many bytes as characters is ASCII: its masks are read by byte,
         // without decoding.
         if text.len() == n {
-            let words = self.words;
-            let masks =
-                text.bytes().map(|b| self.ascii.get(usize::from(b) * words..(usize::from(b) + 1) * words));
-            self.banded_masks::<WORDS>(masks, n, max, vp, vn)
+            self.banded_masks::<WORDS>(text.bytes().map(|b| self.ascii_masks(b)), n, max, vp, vn)
         } else {
             self.banded_masks::<WORDS>(text.chars().map(|c| self.masks(c)), n, max, vp, vn)
         }
@@ -360,9 +332,8 @@ impl Pattern {
         (diagonal <= max).then_some(diagonal)
     }
 
-    /// [`blocks`](Pattern::blocks) with its vertical deltas, one word per block, in `vp`
-    /// (all ones) and `vn` (all zeros); `WORDS` is their number when known at compile
-    /// time, else 0.
+    /// [`distance_within`](Pattern::distance_within) a block of 64 pattern characters at a
+    /// time, following the last row's value to the end (see [`kernel`](Pattern::kernel)).
     fn blocks_in<const WORDS: usize>(
         &self,
         text: &str,
@@ -376,9 +347,10 @@ impl Pattern {
         let last = 1u64 << ((m - 1) % 64);
         let mut dist = m;
         for (j, c) in text.chars().enumerate() {
+            let masks = self.masks(c);
             let mut carry = (1, 0);
             for w in 0..words {
-                let (hp, hn) = advance(self.mask(c, w), &mut vp[w], &mut vn[w], carry);
+                let (hp, hn) = advance(masks.map_or(0, |m| m[w]), &mut vp[w], &mut vn[w], carry);
                 if w == words - 1 {
                     if hp & last != 0 {
                         dist += 1;
