@@ -493,6 +493,15 @@ mod tests {
         for max in [0, 1, d - 1, d, d + 1, 63, 64, 65, 180] {
             assert_eq!(p.distance_within_diagonal(&text, n, max), (d <= max).then_some(d), "max {max}");
         }
+        // A near text under a small limit, edited at the second block's top rows: a block
+        // started late misses the diagonal's step there (starting 8 columns late fails).
+        let mut near: Vec<char> = pattern.chars().collect();
+        near[66] = 'Z';
+        near.remove(150);
+        let near: String = near.into_iter().collect();
+        for max in [2, 3, 5] {
+            assert_eq!(p.distance_within_diagonal(&near, near.chars().count(), max), Some(2), "max {max}");
+        }
         // Longer and shorter texts: the diagonal enters the table at row or column |m − n|.
         for text in [format!("ab{pattern}"), pattern[5..].to_string(), format!("{}zz", &pattern[..150])] {
             let d = levenshtein_reference(&pattern, &text);
