@@ -340,8 +340,23 @@ async function copyMatch(n) {
 
 // ---- Confirmation, edits, history, undo.
 
+// The open question's answer, settled once by whichever comes first: the dialog's close
+// event, or the next question. A close event is queued, not dispatched at once, so after
+// Escape and an immediate second Delete the first showing's close can arrive while the
+// second is open; it must neither answer the second nor be lost.
+let answer = null;
+
+function settle() {
+  const dialog = $("confirm");
+  if (dialog.open || !answer) return;
+  const done = answer;
+  answer = null;
+  done(dialog.returnValue === "ok");
+}
+
 function confirmDialog(title, body, action) {
   const dialog = $("confirm");
+  settle();
   $("confirm-title").textContent = title;
   $("confirm-body").replaceChildren(...body);
   $("confirm-ok").textContent = action;
@@ -349,10 +364,9 @@ function confirmDialog(title, body, action) {
   const back = document.activeElement;
   dialog.showModal();
   $("confirm-cancel").focus();
-  return new Promise((resolve) => dialog.addEventListener("close", () => {
-    back?.focus();
-    resolve(dialog.returnValue === "ok");
-  }, { once: true }));
+  return new Promise((resolve) => {
+    answer = (ok) => { back?.focus(); resolve(ok); };
+  });
 }
 
 const mode = (runs) => (hasCodes(runs) ? "numbered" : "none");
@@ -607,6 +621,7 @@ async function start() {
     try { sessionStorage.removeItem("cmem.token"); } catch { /* no storage */ }
   });
   $("lookup-form").addEventListener("submit", (e) => { e.preventDefault(); lookup(); });
+  $("confirm").addEventListener("close", settle);
   // Enter looks up; Shift+Enter starts a new line.
   $("lookup-text").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("lookup-form").requestSubmit(); }

@@ -276,9 +276,19 @@ fn a_delete_asks_first_and_can_be_undone() {
     b.wait_for("!document.getElementById('confirm').open");
     assert_eq!(s.get_json(&format!("/v1/entries/{id}"), None).0, 200);
 
-    // Confirmed, it is gone; Undo writes it back as it was read.
+    // Cancelled and asked again in one go, so the first showing's close event arrives
+    // while the second is open: it answers neither, and the second answer counts.
     b.click("#match-1 .actions button:nth-child(4)");
     b.wait_for("document.getElementById('confirm').open");
+    b.read(
+        "document.getElementById('confirm').close('cancel'); \
+         document.querySelector('#match-1 .actions button:nth-child(4)').click(); \
+         document.getElementById('confirm').open",
+    );
+    b.wait_for("document.getElementById('confirm').open");
+    assert_eq!(s.get_json(&format!("/v1/entries/{id}"), None).0, 200);
+
+    // Confirmed, it is gone; Undo writes it back as it was read.
     b.click("#confirm-ok");
     b.wait_for("/Deleted entry/.test(document.querySelector('#match-1 .edit-status').textContent)");
     assert_eq!(s.get_json(&format!("/v1/entries/{id}"), None).0, 404);
