@@ -4,18 +4,20 @@
 //! Layout (all numbers in the writing machine's byte order, recorded in the header; a file
 //! of the other order is refused): a fixed header with the file's length, a checksum of the
 //! header, the watermark of the memory's changes it reflects, the locale it indexes and a
-//! token tying it to one memory; then eleven sections, each aligned to 8 bytes:
+//! token tying it to one memory; then thirteen sections, each aligned to 8 bytes:
 //!
 //! | section | content |
 //! |---|---|
-//! | records | per key, one 64-byte line: entry (i64), key offset and length in the key text (u32, u32), locale set (u32), kinds (u8), a spare byte, length in characters (u16, saturating), the 32-byte character sketch, 8 spare bytes |
+//! | records | per key, one 64-byte line: entry (i64), key offset and length in the key text (u32, u32), locale set (u32), kinds (u8), a spare byte, length in characters (u16, saturating), the 32-byte character sketch, the next key of its chain of keys of the same text and the first key of the chain it is in (u32, u32; `u32::MAX`: none) |
 //! | keys | the keys' text, one after the other |
-//! | slots | open-addressed gram table: gram (u64), list start and length (u32, u32), directory start and length (u32, u32) |
-//! | ids, lens | the posting lists, each sorted by (key length, key number): key numbers (u32) and lengths (u16) |
+//! | slots | open-addressed gram table: gram (u64), list start and length (u32, u32), directory start and length (u32, u32), the keys holding the gram, chained ones included (u64) |
+//! | ids, lens | the posting lists of the keys listed (not chained), each sorted by (key length, key number): key numbers (u32) and lengths (u16) |
 //! | starts | the length directories of the long lists (u32) |
 //! | by-length starts, by-length keys | keys by length |
 //! | entries, entry keys | (entry, key) pairs sorted, to forget an entry's keys |
 //! | sets | the locale sets the records' set numbers refer to |
+//! | more | per key, a bit: a key follows it in its chain of keys of the same text |
+//! | weight | per key (u32): for a first key, the keys of its chain, itself included (see `SameText`) |
 //!
 //! The file ends with the magic bytes again. A file is streamed to a temporary name,
 //! synced and renamed ([`replace_with`](crate::atomic_file::replace_with)), so a reader sees an old file or a new one; a
@@ -38,10 +40,12 @@ use crate::locale_set::LocaleSets;
 use super::{GramIndex, List, Posting, DIRECTORY_FROM};
 
 const MAGIC: &[u8; 8] = b"CMEMGIX\x01";
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 const ENDIAN: u32 = 0x0A0B_0C0D;
-const SECTIONS: usize = 11;
-const FIXED: usize = 96;
+const SECTIONS: usize = 13;
+const FIXED: usize = 104;
+/// A gram table slot: gram, list, directory, keys holding the gram.
+const SLOT: usize = 4;
 const TABLE_END: usize = FIXED + SECTIONS * 16;
 /// A record is one cache line: an offer reads the entry, set, kinds, length and sketch
 /// together, and the key's text only when the sketch does not rule it out.
@@ -60,6 +64,8 @@ const BY_LEN_KEYS: usize = 7;
 const ENTRIES: usize = 8;
 const ENTRY_KEYS: usize = 9;
 const SETS: usize = 10;
+const MORE: usize = 11;
+const WEIGHT: usize = 12;
 
 /// What a persisted index reflects and where it belongs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,6 +140,8 @@ pub struct FrozenGrams {
     docs: usize,
     /// Keys written dead (never offered).
     dead: usize,
+    /// Keys in chains, not in the lists.
+    chained: usize,
     max_len: usize,
     slot_bits: u32,
     meta: FileMeta,
@@ -208,10 +216,12 @@ impl FrozenGrams {
         let slots = 1usize.checked_shl(slot_bits).unwrap_or(0);
         if slot_bits > 40
             || size(RECORDS) != docs * RECORD
-            || size(SLOTS) != slots * 24
+            || size(SLOTS) != slots * SLOT * 8
             || size(IDS) != size(LENS) * 2
             || size(BY_LEN_STARTS) != (max_len + 2) * 4
             || size(ENTRIES) != size(ENTRY_KEYS) * 2
+            || size(MORE) != docs.div_ceil(64) * 8
+            || size(WEIGHT) != docs * 4
         {
             return Err("section sizes disagree".into());
         }
@@ -231,7 +241,8 @@ impl FrozenGrams {
             token,
         };
         let dead = field(88)? as usize;
-        let frozen = FrozenGrams { bytes, sections, docs, dead, max_len, slot_bits, meta };
+        let chained = field(96)? as usize;
+        let frozen = FrozenGrams { bytes, sections, docs, dead, chained, max_len, slot_bits, meta };
         if frozen.u32s(BY_LEN_STARTS).last().is_none_or(|&n| n as usize != frozen.u32s(BY_LEN_KEYS).len()) {
             return Err("by-length directory disagrees".into());
         }
@@ -303,13 +314,14 @@ impl FrozenGrams {
             .collect()
     }
 
-    /// The posting list of `gram`, fully sorted, with its directory.
-    pub(super) fn list(&self, gram: u64) -> Option<List<'_>> {
+    /// The posting list of `gram`, fully sorted, with its directory, and the keys
+    /// holding the gram (those listed and the keys chained to them).
+    pub(super) fn list(&self, gram: u64) -> Option<(List<'_>, usize)> {
         let slots = self.u64s(SLOTS);
         let mask = (1usize << self.slot_bits) - 1;
         let mut s = home(gram, self.slot_bits);
         for _ in 0..=mask {
-            let slot = slots.get(s * 3..s * 3 + 3)?;
+            let slot = slots.get(s * SLOT..(s + 1) * SLOT)?;
             let (start, len) = ((slot[1] & 0xFFFF_FFFF) as usize, (slot[1] >> 32) as usize);
             if len == 0 {
                 return None;
@@ -320,7 +332,7 @@ impl FrozenGrams {
                 let lens: &[u16] = bytemuck::try_cast_slice(self.section(LENS)).ok()?;
                 let lens = lens.get(start..start + len)?;
                 let starts = self.u32s(STARTS).get(ss..ss + sl)?;
-                return Some(List { ids, lens, sorted: len, starts });
+                return Some((List { ids, lens, sorted: len, starts }, slot[3] as usize));
             }
             s = (s + 1) & mask;
         }
@@ -369,6 +381,36 @@ impl FrozenGrams {
             key,
             sketch: CharSketch::from_counts(sketch),
         })
+    }
+
+    /// Keys in chains (not in the lists).
+    pub(super) fn chained(&self) -> usize {
+        self.chained
+    }
+
+    /// Whether a key follows key `d` in its chain of keys of the same text.
+    pub(super) fn more(&self, d: usize) -> bool {
+        self.u64s(MORE).get(d / 64).is_some_and(|w| w & (1 << (d % 64)) != 0)
+    }
+
+    /// The key after key `d` in its chain, from `d`'s record: the walk follows a chain
+    /// to offer its keys, whose records it reads then anyway. Chains run to higher
+    /// numbers, so a damaged file cannot make one loop.
+    pub(super) fn next(&self, d: usize) -> Option<u32> {
+        let r = self.section(RECORDS).get(d * RECORD..(d + 1) * RECORD)?;
+        let n = u32::from_ne_bytes(r[56..60].try_into().ok()?);
+        (n as usize > d && (n as usize) < self.docs).then_some(n)
+    }
+
+    /// The first key of the chain key `d` is in, if it is in one.
+    pub(super) fn first(&self, d: usize) -> Option<u32> {
+        let r = self.section(RECORDS).get(d * RECORD..(d + 1) * RECORD)?;
+        Some(u32::from_ne_bytes(r[60..64].try_into().ok()?)).filter(|&f| (f as usize) < self.docs)
+    }
+
+    /// For a first key, the keys of its chain, itself included (1 when out of range).
+    pub(super) fn weight(&self, d: usize) -> usize {
+        self.u32s(WEIGHT).get(d).map_or(1, |&w| w as usize)
     }
 
     /// The keys of `entry`.
@@ -468,7 +510,8 @@ pub fn write_to<W: Write + Seek>(
 
     let start = w.at;
     let mut key_bytes = 0usize;
-    for doc in &ix.docs {
+    let same = &ix.same;
+    for (i, doc) in ix.docs.iter().enumerate() {
         let off = u32::try_from(key_bytes).map_err(|_| too_large())?;
         key_bytes += doc.key.len();
         let mut record = [0u8; RECORD];
@@ -480,6 +523,9 @@ pub fn write_to<W: Write + Seek>(
         record[20] = if doc.alive { doc.kinds.0 } else { 0 };
         record[22..24].copy_from_slice(&doc.len.to_ne_bytes());
         record[24..24 + SKETCH].copy_from_slice(doc.sketch.counts());
+        let next = same.next.get(i).copied().unwrap_or(super::END);
+        record[56..60].copy_from_slice(&next.to_ne_bytes());
+        record[60..64].copy_from_slice(&same.first.get(i).copied().unwrap_or(super::END).to_ne_bytes());
         w.put(&record)?;
     }
     w.end(RECORDS, start)?;
@@ -491,13 +537,14 @@ pub fn write_to<W: Write + Seek>(
 
     let grams: BTreeMap<u64, &Posting> = ix.postings.iter().map(|(g, p)| (*g, p)).collect();
     let slot_bits = (grams.len() * 2).next_power_of_two().trailing_zeros().max(1);
-    let mut slots = vec![0u64; (1usize << slot_bits) * 3];
+    let mut slots = vec![0u64; (1usize << slot_bits) * SLOT];
     // The gram table's place, filled once the lists are written.
     let slots_at = w.at;
     w.section(SLOTS, &vec![0u8; slots.len() * 8])?;
     let start = w.at;
     let (mut listed, mut lens, mut starts): (u64, Vec<u16>, Vec<u32>) = Default::default();
     for (&gram, &posting) in &grams {
+        // Listed keys only: a key of the same text as one listed follows it in its chain.
         let mut p = Posting {
             ids: posting.ids.clone(),
             lens: posting.lens.clone(),
@@ -505,19 +552,6 @@ pub fn write_to<W: Write + Seek>(
             starts: Vec::new(),
             keys: posting.keys,
         };
-        if ix.same.chained > 0 {
-            // The file's lists hold every key: a key of the same text as one listed
-            // (chained in memory) joins its lists, in (length, number) order.
-            for (&d, &len) in posting.ids.iter().zip(&posting.lens) {
-                for m in ix.chain(d) {
-                    p.ids.push(m);
-                    p.lens.push(len);
-                }
-            }
-            if p.ids.len() > posting.ids.len() {
-                p.sorted = 0;
-            }
-        }
         if p.ids.len() > p.sorted || (p.ids.len() >= DIRECTORY_FROM && posting.starts.is_empty()) {
             p.merge();
         } else {
@@ -534,15 +568,16 @@ pub fn write_to<W: Write + Seek>(
         starts.extend_from_slice(&p.starts);
         let mask = (1usize << slot_bits) - 1;
         let mut s = home(gram, slot_bits);
-        while slots[s * 3 + 1] != 0 {
+        while slots[s * SLOT + 1] != 0 {
             s = (s + 1) & mask;
         }
         if p.ids.is_empty() {
             continue;
         }
-        slots[s * 3] = gram;
-        slots[s * 3 + 1] = list_start | ((p.ids.len() as u64) << 32);
-        slots[s * 3 + 2] = ss | ((p.starts.len() as u64) << 32);
+        slots[s * SLOT] = gram;
+        slots[s * SLOT + 1] = list_start | ((p.ids.len() as u64) << 32);
+        slots[s * SLOT + 2] = ss | ((p.starts.len() as u64) << 32);
+        slots[s * SLOT + 3] = p.keys as u64;
     }
     w.end(IDS, start)?;
     w.section(LENS, bytemuck::cast_slice(&lens))?;
@@ -583,6 +618,14 @@ pub fn write_to<W: Write + Seek>(
         }
     }
     w.section(SETS, &set_bytes)?;
+    let docs = ix.docs.len();
+    let mut more = same.more.clone();
+    more.resize(docs.div_ceil(64), 0);
+    w.section(MORE, bytemuck::cast_slice(&more))?;
+    drop(more);
+    let mut weight = same.weight.clone();
+    weight.resize(docs, 1);
+    w.section(WEIGHT, bytemuck::cast_slice(&weight))?;
     w.put(MAGIC)?;
     let (total, table) = (w.at, w.table);
 
@@ -599,6 +642,7 @@ pub fn write_to<W: Write + Seek>(
     put(&mut header, 72, meta.eid as u64);
     put(&mut header, 80, u64::from(meta.key_version));
     put(&mut header, 88, ix.docs.iter().filter(|d| !d.alive).count() as u64);
+    put(&mut header, 96, same.chained as u64);
     for (i, (off, len)) in table.iter().enumerate() {
         put(&mut header, FIXED + i * 16, *off);
         put(&mut header, FIXED + i * 16 + 8, *len);
@@ -754,8 +798,8 @@ mod tests {
     #[test]
     fn keys_of_one_text_are_offered_as_lists_of_every_key_offer_them() {
         // Few texts, each many times over (two locale sets, as a multilingual memory has
-        // them), built in parts whose chains are joined: chained keys must be offered in
-        // the order of the file's lists, which hold every key, under limits and ties.
+        // them), built in parts whose chains are joined: the file keeps the chains, and
+        // offers what the built index does, under limits and ties.
         let mut sets = LocaleSets::new();
         let en = sets.locale_id(&Locale::parse("en").unwrap_or_else(|_| unreachable!()));
         let de = sets.locale_id(&Locale::parse("de").unwrap_or_else(|_| unreachable!()));
@@ -771,6 +815,8 @@ mod tests {
             built.remove(EntryId(702));
             let file = built.to_file(&sets, &meta()).unwrap_or_default();
             let frozen = FrozenGrams::open(bytes(&file)).unwrap_or_else(|e| unreachable!("{e}"));
+            // The file keeps the chains: its lists hold the first keys only.
+            assert_eq!(frozen.chained(), built.same.chained, "chunk {chunk}");
             let opened = GramIndex::with_base(frozen, vec![0, 1]);
             assert_eq!(opened.len(), built.len());
             let accepts: [&dyn Fn(u32) -> bool; 2] = [&|g| g == 0, &|_| true];
@@ -861,19 +907,21 @@ mod tests {
     fn damaged_sections_never_panic() {
         let mut ix = GramIndex::new();
         for i in 0..400usize {
-            ix.add(EntryId(i as i64 + 1), 0, &Keys::of(&[Run::text(text(i))]));
+            ix.add(EntryId(i as i64 + 1), 0, &Keys::of(&[Run::text(text(i % 150))]));
         }
         let file = ix.to_file(&LocaleSets::new(), &meta()).unwrap_or_default();
         let frozen = FrozenGrams::open(bytes(&file)).unwrap_or_else(|e| unreachable!("{e}"));
         let head = frozen.sections[RECORDS].start;
-        // Overwrite the keys and lists (not the header and directories, which opening
-        // checks) with noise: offers may be wrong, but must not panic.
+        // Overwrite the keys, lists and chains (not the header and directories, which
+        // opening checks) with noise: offers may be wrong, but must not panic or loop.
         let mut x = 1u32;
         let mut noisy = file.clone();
-        let end = frozen.sections[STARTS].end;
-        for b in &mut noisy[head..end] {
-            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-            *b = (x >> 16) as u8;
+        let chains = frozen.sections[MORE].clone();
+        for range in [head..frozen.sections[STARTS].end, chains] {
+            for b in &mut noisy[range] {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                *b = (x >> 16) as u8;
+            }
         }
         let frozen = FrozenGrams::open(bytes(&noisy)).unwrap_or_else(|e| unreachable!("{e}"));
         let opened = GramIndex::with_base(frozen, vec![0]);

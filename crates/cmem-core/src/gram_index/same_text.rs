@@ -12,8 +12,9 @@ use super::*;
 /// grams, so at every step of a scan they have the same count and bound: the walk files
 /// the first and, when it ranks its cell, puts the whole chain in, each key under its
 /// own number. The order of the offers
-/// is therefore the one the full lists gave, and a persisted index, whose lists hold
-/// every key, offers the same.
+/// is therefore the one lists holding every key would give. A persisted index keeps the
+/// chains (a key's next in its record, a bit per key, a chain's weight), so it offers
+/// the same.
 #[derive(Debug, Default)]
 pub(super) struct SameText {
     /// Hash of a key's text → its first key and the last of its chain. A hash shared

@@ -81,7 +81,7 @@ impl Tally<'_> {
             seen.iter().map(|&(d, _)| (self.counts[d as usize], d)).filter(|&(c, _)| c >= least).collect();
         // Chains only add keys at their first's count, so the least count over the keys
         // listed is at most the least among every key's best: expanding these is enough.
-        if ix.same.chained > 0 {
+        if ix.chained() > 0 {
             for i in 0..best.len() {
                 let (c, d) = best[i];
                 best.extend(ix.chain(d).map(|m| (c, m)));

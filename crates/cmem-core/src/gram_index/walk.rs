@@ -40,10 +40,10 @@ impl Round {
 impl GramIndex {
     /// The lists of `gram`: the persisted one and the one of keys added since.
     pub(super) fn lists(&self, gram: u64) -> Lists<'_> {
-        let base = self.base.as_ref().and_then(|b| b.grams.list(gram));
+        let (base, persisted) = self.base.as_ref().and_then(|b| b.grams.list(gram)).unzip();
         let posting = self.postings.get(&gram);
         let added = posting.map(Posting::view);
-        let size = base.map_or(0, |l| l.ids.len()) + posting.map_or(0, |p| p.keys);
+        let size = persisted.unwrap_or(0) + posting.map_or(0, |p| p.keys);
         Lists { base, added, size }
     }
 
@@ -121,34 +121,48 @@ impl GramIndex {
         std::hint::black_box(sum);
     }
 
+    /// Keys in chains of keys of the same text, persisted or added (0: every key is
+    /// listed, and the walk need not look for chains).
+    pub(super) fn chained(&self) -> usize {
+        self.same.chained + self.base.as_ref().map_or(0, |b| b.grams.chained())
+    }
+
     /// The keys key `d` stands for in the lists: itself and its chain of keys of the same
-    /// text (1 for a key of the persisted part, whose lists hold every key).
+    /// text.
     pub(super) fn weight(&self, d: u32) -> usize {
         match (d as usize).checked_sub(self.base_len()) {
             Some(i) if self.same.more(i) => self.same.weight.get(i).map_or(1, |&w| w as usize),
-            _ => 1,
+            Some(_) => 1,
+            None => match &self.base {
+                Some(b) if b.grams.more(d as usize) => b.grams.weight(d as usize),
+                _ => 1,
+            },
         }
     }
 
     /// The keys after listed key `d` in its chain of keys of the same text, in order.
+    /// A chain starts and ends among the persisted keys or among the added ones.
     pub(super) fn chain(&self, d: u32) -> impl Iterator<Item = u32> + '_ {
-        let base_len = self.base_len();
-        // The bit first: a key with no next costs no load of the chains.
-        let next = move |d: u32| {
-            let i = (d as usize).checked_sub(base_len).filter(|&i| self.same.more(i))?;
-            self.same.next.get(i).copied().filter(|&n| n != END)
-        };
-        std::iter::successors(next(d), move |&n| next(n))
+        std::iter::successors(self.next_in_chain(d), move |&n| self.next_in_chain(n))
+    }
+
+    /// The key after `d` in its chain of keys of the same text. The bit first: a key
+    /// with no next costs no load of the chains.
+    pub(super) fn next_in_chain(&self, d: u32) -> Option<u32> {
+        match (d as usize).checked_sub(self.base_len()) {
+            Some(i) if self.same.more(i) => self.same.next.get(i).copied().filter(|&n| n != END),
+            Some(_) => None,
+            None => self.base.as_ref().map(|b| &b.grams).filter(|g| g.more(d as usize))?.next(d as usize),
+        }
     }
 
     /// The key standing for `d` in the lists: the first of its chain, or itself.
     pub(super) fn listed(&self, d: u32) -> u32 {
-        (d as usize)
-            .checked_sub(self.base_len())
-            .and_then(|i| self.same.first.get(i))
-            .copied()
-            .filter(|&f| f != END)
-            .unwrap_or(d)
+        let first = match (d as usize).checked_sub(self.base_len()) {
+            Some(i) => self.same.first.get(i).copied(),
+            None => self.base.as_ref().and_then(|b| b.grams.first(d as usize)),
+        };
+        first.filter(|&f| f != END).unwrap_or(d)
     }
 
     /// Offers `sink` every live key whose similarity with `q.key` can reach the sink's
@@ -408,16 +422,29 @@ impl Cells {
         links: &[u32],
         round: &mut Round,
     ) {
-        let chains = ix.same.chained > 0;
+        let chains = ix.chained() > 0;
         for &(bound, cell) in cells {
             let filed = std::iter::successors(Some(self.head[cell]).filter(|&i| i != END), |&i| {
                 Some(links[i as usize]).filter(|&n| n != END)
             })
             .map(|i| candidates[i as usize].0);
+            let from = round.keys.len();
+            round.push_cell(bound, filed);
             if chains {
-                round.push_cell(bound, filed.flat_map(|d| std::iter::once(d).chain(ix.chain(d))));
-            } else {
-                round.push_cell(bound, filed);
+                // The chains a step at a time over the cell's keys: the loads of different
+                // chains do not wait for each other (a persisted key's next is in its
+                // record, which the offer reads next).
+                let rank = round.keys[from..].first().map_or(0, |k| k & !u64::from(u32::MAX));
+                let mut at = from;
+                while at < round.keys.len() {
+                    let end = round.keys.len();
+                    for k in at..end {
+                        if let Some(n) = ix.next_in_chain(round.keys[k] as u32) {
+                            round.keys.push(rank | u64::from(n));
+                        }
+                    }
+                    at = end;
+                }
             }
         }
     }
@@ -540,7 +567,7 @@ impl Walk<'_> {
             }
             read += self.count_list(list, tally, (lo, hi));
             scanned = i + 1;
-            if self.ix.same.chained == 0 {
+            if self.ix.chained() == 0 {
                 keys_seen = tally.seen;
             } else {
                 while weighed < tally.seen && keys_seen < enough {
