@@ -4,7 +4,7 @@
 //! Layout (all numbers in the writing machine's byte order, recorded in the header; a file
 //! of the other order is refused): a fixed header with the file's length, a checksum of the
 //! header, the watermark of the memory's changes it reflects, the locale it indexes and a
-//! token tying it to one memory; then thirteen sections, each aligned to 8 bytes:
+//! token tying it to one memory; then fourteen sections, each aligned to 8 bytes:
 //!
 //! | section | content |
 //! |---|---|
@@ -18,6 +18,7 @@
 //! | sets | the locale sets the records' set numbers refer to |
 //! | more | per key, a bit: a key follows it in its chain of keys of the same text |
 //! | weight | per key (u32): for a first key, the keys of its chain, itself included (see `SameText`) |
+//! | set hints | per key (u8): its locale set number, 255 when that is 255 or more (then the record says) |
 //!
 //! The file ends with the magic bytes again. A file is streamed to a temporary name,
 //! synced and renamed ([`replace_with`](crate::atomic_file::replace_with)), so a reader sees an old file or a new one; a
@@ -40,9 +41,9 @@ use crate::locale_set::LocaleSets;
 use super::{GramIndex, List, Posting, DIRECTORY_FROM};
 
 const MAGIC: &[u8; 8] = b"CMEMGIX\x01";
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 const ENDIAN: u32 = 0x0A0B_0C0D;
-const SECTIONS: usize = 13;
+const SECTIONS: usize = 14;
 const FIXED: usize = 104;
 /// A gram table slot: gram, list, directory, keys holding the gram.
 const SLOT: usize = 4;
@@ -66,6 +67,7 @@ const ENTRY_KEYS: usize = 9;
 const SETS: usize = 10;
 const MORE: usize = 11;
 const WEIGHT: usize = 12;
+const SET_HINTS: usize = 13;
 
 /// What a persisted index reflects and where it belongs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -222,6 +224,7 @@ impl FrozenGrams {
             || size(ENTRIES) != size(ENTRY_KEYS) * 2
             || size(MORE) != docs.div_ceil(64) * 8
             || size(WEIGHT) != docs * 4
+            || size(SET_HINTS) != docs
         {
             return Err("section sizes disagree".into());
         }
@@ -413,6 +416,12 @@ impl FrozenGrams {
         self.u32s(WEIGHT).get(d).map_or(1, |&w| w as usize)
     }
 
+    /// Key `d`'s locale set number (the file's) when it is under 255, read without its
+    /// record.
+    pub(super) fn set_hint(&self, d: usize) -> Option<u8> {
+        self.section(SET_HINTS).get(d).copied().filter(|&g| g != u8::MAX)
+    }
+
     /// The keys of `entry`.
     pub(super) fn keys_of(&self, entry: EntryId) -> &[u32] {
         let entries: &[i64] = bytemuck::try_cast_slice(self.section(ENTRIES)).unwrap_or(&[]);
@@ -420,6 +429,11 @@ impl FrozenGrams {
         let to = entries.partition_point(|&e| e <= entry.0);
         self.u32s(ENTRY_KEYS).get(from..to).unwrap_or(&[])
     }
+}
+
+/// A locale set number as a set hint has it: 255 for 255 and more.
+pub(super) fn set_hint(group: u32) -> u8 {
+    u8::try_from(group).unwrap_or(u8::MAX)
 }
 
 /// A persisted key as its record has it.
@@ -626,6 +640,9 @@ pub fn write_to<W: Write + Seek>(
     let mut weight = same.weight.clone();
     weight.resize(docs, 1);
     w.section(WEIGHT, bytemuck::cast_slice(&weight))?;
+    drop(weight);
+    let hints: Vec<u8> = ix.docs.iter().map(|doc| set_hint(doc.group)).collect();
+    w.section(SET_HINTS, &hints)?;
     w.put(MAGIC)?;
     let (total, table) = (w.at, w.table);
 

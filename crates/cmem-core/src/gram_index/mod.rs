@@ -71,6 +71,11 @@ pub struct GramIndex {
     unsettled: Vec<u64>,
     /// Keys of the same text (see [`SameText`]).
     same: SameText,
+    /// Per added key: its locale set number as a hint (255: 255 or more), so a walk
+    /// passes over keys of refused sets without reading their `Doc`s.
+    set_hints: Vec<u8>,
+    /// One more than the highest locale set number among the added keys.
+    added_sets: u32,
 }
 
 /// The persisted part of an index and what changed since it was written.
@@ -219,6 +224,8 @@ impl GramIndex {
         }
         self.by_len[len].push(d);
         self.of_entry.entry(entry).or_default().push(d);
+        self.set_hints.push(file::set_hint(group));
+        self.added_sets = self.added_sets.max(group.saturating_add(1));
         self.docs.push(Doc {
             entry,
             group,
@@ -343,6 +350,8 @@ impl GramIndex {
             self.of_entry.entry(entry).or_default().extend(ds.into_iter().map(|d| d + offset));
         }
         self.docs.extend(other.docs);
+        self.set_hints.extend(other.set_hints);
+        self.added_sets = self.added_sets.max(other.added_sets);
     }
 
     /// Forgets every key of `entry`.

@@ -220,6 +220,7 @@ impl GramIndex {
                 ix: self,
                 kinds: q.kinds,
                 accept,
+                takes: Takes::new(self, accept),
                 qlen,
                 grams: grams.len(),
                 missing: &missing,
@@ -348,6 +349,8 @@ pub(super) struct Walk<'a> {
     pub(super) ix: &'a GramIndex,
     pub(super) kinds: KindSet,
     pub(super) accept: &'a dyn Fn(u32) -> bool,
+    /// Whether `accept` takes each locale set a set hint can name (see [`Takes`]).
+    pub(super) takes: Takes,
     /// The query key's length in characters.
     pub(super) qlen: usize,
     /// Its number of distinct padded grams.
@@ -365,6 +368,27 @@ pub(super) struct Walk<'a> {
     pub(super) margin: bool,
     /// Whether the last scan stopped at the margin (earlier than exactness needs).
     pub(super) margin_stopped: bool,
+}
+
+/// Whether a walk's filter takes each locale set number under 255: of the persisted keys
+/// (the file's numbers) and of the added ones. A key whose set hint is refused is passed
+/// over without reading its record: in a multilingual memory most keys offered for one
+/// pair are another pair's.
+#[derive(Debug, Default)]
+pub(super) struct Takes {
+    base: Vec<bool>,
+    added: Vec<bool>,
+}
+
+impl Takes {
+    pub(super) fn new(ix: &GramIndex, accept: &dyn Fn(u32) -> bool) -> Takes {
+        let hinted = |n: usize| n.min(usize::from(u8::MAX));
+        let base = ix.base.as_ref().map_or(&[][..], |b| &b.group_map[..hinted(b.group_map.len())]);
+        Takes {
+            base: base.iter().map(|&g| accept(g)).collect(),
+            added: (0..hinted(ix.added_sets as usize) as u32).map(accept).collect(),
+        }
+    }
 }
 
 /// The keys that can reach the cut-off after a scan, filed by (length, count) cell.
@@ -863,20 +887,38 @@ impl Walk<'_> {
     }
 
     /// Offers `keys` of `round` in their order, reading ahead; false once a bound falls
-    /// under what may still be offered.
+    /// under what may still be offered. Keys of a refused locale set are passed over by
+    /// their hint, their records unread.
     fn offer_in_order(&mut self, round: &Round, keys: &[u64], sink: &mut dyn CandidateSink) -> bool {
         for (i, &key) in keys.iter().enumerate() {
             if i % TOUCH_AHEAD == 0 {
-                let next = keys[i..].iter().take(TOUCH_AHEAD);
-                self.ix.touch(next.map(|&k| k as u32));
+                let next = keys[i..].iter().take(TOUCH_AHEAD).map(|&k| k as u32);
+                self.ix.touch(next.filter(|&d| !self.refused(d)));
             }
             let (bound, d) = round.unpack(key);
             if !self.may_offer(bound, sink) {
                 return false;
             }
-            self.offer(d, sink);
+            if !self.refused(d) {
+                self.offer(d, sink);
+            }
         }
         true
+    }
+
+    /// Whether key `d`'s set hint names a locale set the filter refuses (false when the
+    /// hint does not say: the offer reads the record).
+    fn refused(&self, d: u32) -> bool {
+        let ix = self.ix;
+        let taken = match (d as usize).checked_sub(ix.base_len()) {
+            Some(i) => ix.set_hints.get(i).and_then(|&g| self.takes.added.get(usize::from(g))),
+            None => ix
+                .base
+                .as_ref()
+                .and_then(|b| b.grams.set_hint(d as usize))
+                .and_then(|g| self.takes.base.get(usize::from(g))),
+        };
+        taken == Some(&false)
     }
 
     /// Offers the keys that share no gram with the query and whose bound can still reach
