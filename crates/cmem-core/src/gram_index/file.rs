@@ -794,7 +794,11 @@ mod tests {
         let mut opened = GramIndex::with_base(frozen, vec![0, 1]);
         assert_eq!(opened.len(), built.len());
         let accept = |g: u32| g == 0;
-        assert_eq!(offers(&opened, &accept), offers(&built, &accept));
+        let taken = offers(&opened, &accept);
+        assert_eq!(taken, offers(&built, &accept));
+        // Set 0 holds the odd entries: only they are offered, and some are.
+        assert!(taken.iter().flatten().all(|(e, _)| e.0 % 2 == 1));
+        assert!(taken.iter().flatten().count() > 100);
         assert_eq!(offers(&opened, &|_| true), offers(&built, &|_| true));
         // Writes after opening: the same as on the built index.
         for ix in [&mut built, &mut opened] {
@@ -851,6 +855,39 @@ mod tests {
                 assert_eq!(unshared(&opened), unshared(&built), "chunk {chunk}");
             }
         }
+    }
+
+    #[test]
+    fn keys_of_sets_past_what_a_hint_names_are_filtered_by_their_records() {
+        // 300 locale sets: a set hint names the first 255, the record the others.
+        let mut built = GramIndex::new();
+        for i in 0..1200usize {
+            built.add(EntryId(i as i64 + 1), (i % 300) as u32, &Keys::of(&[Run::text(text(i % 40))]));
+        }
+        built.settle();
+        let file = built.to_file(&LocaleSets::new(), &meta()).unwrap_or_default();
+        let frozen = FrozenGrams::open(bytes(&file)).unwrap_or_else(|e| unreachable!("{e}"));
+        let opened = GramIndex::with_base(frozen, (0..300).collect());
+        let accept = |g: u32| g == 3 || g == 280;
+        let en = Locale::parse("en").unwrap_or_else(|_| unreachable!());
+        let key = normalize_text("open the file tab");
+        let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
+        for ix in [&built, &opened] {
+            // Without a limit every key that can reach is offered: those of the two sets
+            // among all keys offered.
+            let offered = |accept: &dyn Fn(u32) -> bool| {
+                let mut sink = Collect(0.3, usize::MAX, Vec::new());
+                ix.offer(&q, accept, &mut sink);
+                let mut ids: Vec<i64> = sink.2.iter().map(|(e, _)| e.0 - 1).collect();
+                ids.sort_unstable();
+                ids
+            };
+            let all = offered(&|_| true);
+            let taken = offered(&accept);
+            assert_eq!(taken, all.into_iter().filter(|i| i % 300 == 3 || i % 300 == 280).collect::<Vec<_>>());
+            assert!(taken.iter().any(|i| i % 300 == 3) && taken.iter().any(|i| i % 300 == 280));
+        }
+        assert_eq!(offers(&opened, &accept), offers(&built, &accept));
     }
 
     #[test]
