@@ -378,16 +378,19 @@ pub(super) struct Walk<'a> {
 pub(super) struct Takes {
     base: Vec<bool>,
     added: Vec<bool>,
+    /// Whether a hint refuses any set (a memory of one pair: none, and no key's hint is
+    /// read).
+    any_refused: bool,
 }
 
 impl Takes {
     pub(super) fn new(ix: &GramIndex, accept: &dyn Fn(u32) -> bool) -> Takes {
         let hinted = |n: usize| n.min(usize::from(u8::MAX));
         let base = ix.base.as_ref().map_or(&[][..], |b| &b.group_map[..hinted(b.group_map.len())]);
-        Takes {
-            base: base.iter().map(|&g| accept(g)).collect(),
-            added: (0..hinted(ix.added_sets as usize) as u32).map(accept).collect(),
-        }
+        let base: Vec<bool> = base.iter().map(|&g| accept(g)).collect();
+        let added: Vec<bool> = (0..hinted(ix.added_sets as usize) as u32).map(accept).collect();
+        let any_refused = base.iter().chain(&added).any(|&taken| !taken);
+        Takes { base, added, any_refused }
     }
 }
 
@@ -909,6 +912,9 @@ impl Walk<'_> {
     /// Whether key `d`'s set hint names a locale set the filter refuses (false when the
     /// hint does not say: the offer reads the record).
     fn refused(&self, d: u32) -> bool {
+        if !self.takes.any_refused {
+            return false;
+        }
         let ix = self.ix;
         let taken = match (d as usize).checked_sub(ix.base_len()) {
             Some(i) => ix.set_hints.get(i).and_then(|&g| self.takes.added.get(usize::from(g))),
