@@ -22,13 +22,14 @@ impl Round {
     }
 
     /// Adds the keys of a cell of `bound`, which is at most the bound of the cells
-    /// added before it.
-    fn push_cell(&mut self, bound: f64, keys: impl Iterator<Item = u32>) {
+    /// added before it; returns the rank bits its keys are packed with.
+    fn push_cell(&mut self, bound: f64, keys: impl Iterator<Item = u32>) -> u64 {
         if self.bounds.last() != Some(&bound) {
             self.bounds.push(bound);
         }
         let rank = (self.bounds.len() as u64 - 1) << 32;
         self.keys.extend(keys.map(|d| rank | u64::from(d)));
+        rank
     }
 
     /// The bound and the key number of a packed key.
@@ -456,12 +457,11 @@ impl Cells {
             })
             .map(|i| candidates[i as usize].0);
             let from = round.keys.len();
-            round.push_cell(bound, filed);
+            let rank = round.push_cell(bound, filed);
             if chains {
                 // The chains a step at a time over the cell's keys: the loads of different
                 // chains do not wait for each other (a persisted key's next is in its
                 // record, which the offer reads next).
-                let rank = round.keys[from..].first().map_or(0, |k| k & !u64::from(u32::MAX));
                 let mut at = from;
                 while at < round.keys.len() {
                     let end = round.keys.len();
