@@ -169,6 +169,8 @@ pub(super) struct Scratch {
     /// The keys filed, with their lengths, when the walk reads more grams to rank them
     /// again (see [`Cells::refile`]).
     pub(super) filed: Vec<(u32, u16)>,
+    /// The locale sets the walk's filter takes, by set hint.
+    pub(super) takes: Takes,
 }
 
 thread_local! {
@@ -182,6 +184,7 @@ thread_local! {
             round: Round { keys: Vec::new(), bounds: Vec::new(), bits: Vec::new() },
             marked: Vec::new(),
             filed: Vec::new(),
+            takes: Takes { base: Vec::new(), added: Vec::new(), any_refused: false },
         })
     };
 }

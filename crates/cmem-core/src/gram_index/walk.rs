@@ -209,7 +209,9 @@ impl GramIndex {
         let docs = self.doc_count();
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
-            let Scratch { counts, touched, offered, links, cells, round, marked, filed } = &mut *scratch;
+            let Scratch { counts, touched, offered, links, cells, round, marked, filed, takes } =
+                &mut *scratch;
+            takes.fill(self, accept);
             if counts.len() < docs {
                 counts.resize(docs, 0);
                 offered.resize(docs, false);
@@ -221,7 +223,7 @@ impl GramIndex {
                 ix: self,
                 kinds: q.kinds,
                 accept,
-                takes: Takes::new(self, accept),
+                takes,
                 qlen,
                 grams: grams.len(),
                 missing: &missing,
@@ -351,7 +353,7 @@ pub(super) struct Walk<'a> {
     pub(super) kinds: KindSet,
     pub(super) accept: &'a dyn Fn(u32) -> bool,
     /// Whether `accept` takes each locale set a set hint can name (see [`Takes`]).
-    pub(super) takes: Takes,
+    pub(super) takes: &'a Takes,
     /// The query key's length in characters.
     pub(super) qlen: usize,
     /// Its number of distinct padded grams.
@@ -375,23 +377,26 @@ pub(super) struct Walk<'a> {
 /// (the file's numbers) and of the added ones. A key whose set hint is refused is passed
 /// over without reading its record: in a multilingual memory most keys offered for one
 /// pair are another pair's.
+/// Kept in the per-thread scratch, filled for each walk.
 #[derive(Debug, Default)]
 pub(super) struct Takes {
-    base: Vec<bool>,
-    added: Vec<bool>,
+    pub(super) base: Vec<bool>,
+    pub(super) added: Vec<bool>,
     /// Whether a hint refuses any set (a memory of one pair: none, and no key's hint is
     /// read).
-    any_refused: bool,
+    pub(super) any_refused: bool,
 }
 
 impl Takes {
-    pub(super) fn new(ix: &GramIndex, accept: &dyn Fn(u32) -> bool) -> Takes {
+    /// Asks `accept` about each set number a hint of `ix` can name.
+    pub(super) fn fill(&mut self, ix: &GramIndex, accept: &dyn Fn(u32) -> bool) {
         let hinted = |n: usize| n.min(usize::from(u8::MAX));
         let base = ix.base.as_ref().map_or(&[][..], |b| &b.group_map[..hinted(b.group_map.len())]);
-        let base: Vec<bool> = base.iter().map(|&g| accept(g)).collect();
-        let added: Vec<bool> = (0..hinted(ix.added_sets as usize) as u32).map(accept).collect();
-        let any_refused = base.iter().chain(&added).any(|&taken| !taken);
-        Takes { base, added, any_refused }
+        self.base.clear();
+        self.base.extend(base.iter().map(|&g| accept(g)));
+        self.added.clear();
+        self.added.extend((0..hinted(ix.added_sets as usize) as u32).map(accept));
+        self.any_refused = self.base.iter().chain(&self.added).any(|&taken| !taken);
     }
 }
 
@@ -540,6 +545,10 @@ impl Walk<'_> {
     /// kinds, or its locale set is refused (the limit is the caller's to check).
     pub(super) fn offer(&mut self, d: u32, sink: &mut dyn CandidateSink) {
         if self.offered.get(d as usize).is_none_or(|&offered| offered) {
+            return;
+        }
+        // A refused set's key by its hint, before its record is read.
+        if self.refused(d) {
             return;
         }
         let Some(doc) = self.ix.doc(d) else { return };
@@ -890,8 +899,8 @@ impl Walk<'_> {
     }
 
     /// Offers `keys` of `round` in their order, reading ahead; false once a bound falls
-    /// under what may still be offered. Keys of a refused locale set are passed over by
-    /// their hint, their records unread.
+    /// under what may still be offered. Keys of a refused locale set are not read ahead
+    /// (see [`refused`](Walk::refused)).
     fn offer_in_order(&mut self, round: &Round, keys: &[u64], sink: &mut dyn CandidateSink) -> bool {
         for (i, &key) in keys.iter().enumerate() {
             if i % TOUCH_AHEAD == 0 {
@@ -902,9 +911,7 @@ impl Walk<'_> {
             if !self.may_offer(bound, sink) {
                 return false;
             }
-            if !self.refused(d) {
-                self.offer(d, sink);
-            }
+            self.offer(d, sink);
         }
         true
     }
