@@ -201,9 +201,20 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
     let s_data: HashMap<(CodeRole, &str), &str> =
         s_codes.iter().map(|c| ((c.role, c.code.id.as_str()), c.code.data.as_str())).collect();
 
+    // A client that masks (`[X20X]`) masks every placeholder of its string: a stored
+    // placeholder it sent no mask for, and does not write as text either, is not its
+    // string's, and would be left in the suggestion for the client's check to flag. And
+    // letters glued to a mask are what the client's pattern cut off a directive (`%ju`
+    // sent as `[X20X]u`): where the stored code ends with them, they go with the mask.
+    let masked = q_codes.iter().any(|c| c.code.kind == CLIENT_MASK_TYPE);
+    let query_text = if masked { crate::run::surface_text(query) } else { String::new() };
+    let glued = if masked { glued_to_masks(query) } else { HashMap::new() };
+
     // Rewrite the target's codes; note which stored ids were found. A paired code the
-    // query does not have is dropped; a standalone one is kept (see `CodeAdaptation::to`).
+    // query does not have is dropped; a standalone one is kept (see `CodeAdaptation::to`)
+    // unless the query masks its codes (above).
     let mut found_codes: HashSet<(CodeRole, String)> = HashSet::new();
+    let mut dropped: HashSet<(CodeRole, String)> = HashSet::new();
     let mut found_entities: HashSet<String> = HashSet::new();
     let mut target = rewrite(stored_target.to_vec(), &mut |run| {
         let Some((role, code)) = role_of(&run) else { return Some(run) };
@@ -218,12 +229,23 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
         }
         let Some(replacement) = code_map.get(&(role, code.id.as_str())) else { return Some(run) };
         if replacement.is_none() && matches!(role, CodeRole::Ph | CodeRole::Sub) {
+            let shown = if code.data.is_empty() { &code.equiv } else { &code.data };
+            if masked && !shown.is_empty() && !query_text.contains(shown.as_str()) {
+                dropped.insert((role, code.id.clone()));
+                return None;
+            }
             return Some(run);
         }
         found_codes.insert((role, code.id.clone()));
         let stored = s_data.get(&(role, code.id.as_str())).copied();
         replacement.map(|q| {
-            let q = localized_code(q, stored, &code.data);
+            let tail = glued.get(&(q.id.as_str(), q.data.as_str()));
+            let mut q = localized_code(q, stored, &code.data);
+            if let (Some(tail), Some(stored)) = (tail, stored) {
+                if stored.len() > tail.len() && stored.ends_with(tail.as_str()) {
+                    q.data.push_str(tail);
+                }
+            }
             match role {
                 CodeRole::Ph => Run::Ph(q),
                 CodeRole::PcOpen => Run::PcOpen(q),
@@ -272,7 +294,8 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
                 role,
                 from: Some(s.clone()),
                 to: None,
-                applied: matches!(role, CodeRole::PcOpen | CodeRole::PcClose),
+                applied: matches!(role, CodeRole::PcOpen | CodeRole::PcClose)
+                    || dropped.contains(&(role, s.id.clone())),
             }),
             (None, Some(q)) => code_adaptations.push(CodeAdaptation {
                 role,
@@ -284,6 +307,21 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
         }
     }
     Adapted { target, entities, codes: code_adaptations }
+}
+
+/// The letters and digits glued after each client mask of `query` (`[X20X]u` → `u`), by
+/// the mask's id and data.
+fn glued_to_masks(query: &[Run]) -> HashMap<(&str, &str), String> {
+    let mut out = HashMap::new();
+    for pair in query.windows(2) {
+        if let [Run::Ph(c), Run::Text(t)] = pair {
+            let tail: String = t.chars().take_while(|c| c.is_alphanumeric()).collect();
+            if c.kind == CLIENT_MASK_TYPE && !tail.is_empty() {
+                out.insert((c.id.as_str(), c.data.as_str()), tail);
+            }
+        }
+    }
+    out
 }
 
 /// Puts the paired codes of `added` (the query's codes without a counterpart in the

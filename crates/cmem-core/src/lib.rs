@@ -84,6 +84,7 @@ pub mod key;
 pub mod learn;
 pub mod locale;
 pub mod lookup;
+pub mod masks;
 pub mod mem;
 pub mod merge;
 pub mod notation;

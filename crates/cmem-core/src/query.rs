@@ -126,7 +126,7 @@ fn split_masks(text: &str, next_id: &mut u64, out: &mut Vec<Run>) {
 }
 
 /// The length of the mask `[X<digits>X *]` at the start of `s`, if one is there.
-fn mask_len(s: &str) -> Option<usize> {
+pub(crate) fn mask_len(s: &str) -> Option<usize> {
     let b = s.as_bytes();
     let digits = b.get(2..)?.iter().take_while(|c| c.is_ascii_digit()).count();
     if digits == 0 || b.get(2 + digits) != Some(&b'X') {

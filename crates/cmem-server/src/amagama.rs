@@ -31,7 +31,8 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cmem::{
-    client_masks, prepare_query, Locale, LookupOptions, LookupRequest, Match, QueryText, SegmentView,
+    client_masks, prepare_query, Locale, LookupOptions, LookupRequest, MaskedText, Match, QueryText, Run,
+    SegmentView,
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -220,16 +221,17 @@ async fn answer(
                     if let Some(hit) = mark.and_then(|m| app.answers.get(m, &answer_key)) {
                         return Ok((hit, mark));
                     }
-                    let runs = client_masks(prepare_query(QueryText::Plain(&text), app.recognizer.as_ref())?);
                     // The client's `max_candidates` is the limit: asking for 5 does the work of
                     // 5. A match left out below is not replaced.
                     let options = LookupOptions::default().threshold(min / 100.0).limit(max);
-                    let req = LookupRequest::new(runs, s, t).options(options);
-                    let matches = if app.named {
-                        app.lookup_in(&selection, &req)?.into_iter().map(|(_, m)| m).collect()
-                    } else {
-                        app.memory().lookup(&req)?
+                    let lookup = |req: &LookupRequest| -> cmem::Result<Vec<Match>> {
+                        Ok(if app.named {
+                            app.lookup_in(&selection, req)?.into_iter().map(|(_, m)| m).collect()
+                        } else {
+                            app.memory().lookup(req)?
+                        })
                     };
+                    let matches = masked_lookup(&text, app.recognizer.as_ref(), (s, t), options, lookup)?;
                     let units = matches
                         .iter()
                         .filter(|m| carries_every_query_code(m))
@@ -273,11 +275,104 @@ async fn answer(
     Ok(response)
 }
 
+/// How many characters of its (masked) text Weblate's tmserver client sends at most.
+const CLIENT_CUT: usize = 500;
+
+/// The smallest similarity, and the number, of the matches a masked query is read back
+/// against ([`masked_lookup`]): a source that is exact once unmasked scores lower masked
+/// (every mask a code of another kind, a directive's letter as text), so the first look
+/// goes deeper than the client's threshold.
+const PROBE_THRESHOLD: f64 = 0.5;
+const PROBE_LIMIT: usize = 50;
+
+/// How many different strings a masked text may be read back to (`[X0X] of [X10X]` is
+/// `%s of %s` as much as `%1 of %2`): each is looked up, and their matches merged.
+const READINGS: usize = 3;
+
+/// The matches of a client's `text` (masks and all, as sent) in `pair`.
+///
+/// A text with client masks is first looked up as it is, its masks as codes; the first
+/// stored source of those matches whose text has the query's literal pieces exactly where
+/// the masks' offsets put them is the string the client masked (docs/matching.md §4,
+/// "Client masks"). The lookup then runs on that string, recognized as any query is, so
+/// it scores as the unmasked query would, with the masks as its codes' data: each
+/// suggestion carries a mask where the stored target had the code, with the letters a
+/// mask cut off a directive after it (`[X20X]u` for `%ju`). A text no stored source
+/// unmasks is looked up with its masks as codes. A text of exactly the client's cut is
+/// read as the start of its string.
+fn masked_lookup(
+    text: &str,
+    recognizer: Option<&cmem::Recognizer>,
+    (source, target): (Locale, Locale),
+    options: LookupOptions,
+    lookup: impl Fn(&LookupRequest) -> cmem::Result<Vec<Match>>,
+) -> cmem::Result<Vec<Match>> {
+    let runs = client_masks(prepare_query(QueryText::Plain(text), recognizer)?);
+    let ask = |runs: Vec<Run>, options: LookupOptions| {
+        lookup(&LookupRequest::new(runs, source.clone(), target.clone()).options(options))
+    };
+    let Some(masked) = MaskedText::parse(text, Some(CLIENT_CUT)) else {
+        return ask(runs, options);
+    };
+    let probe = options.clone().threshold(options.threshold.min(PROBE_THRESHOLD)).limit(PROBE_LIMIT);
+    let mut found: Vec<cmem::Unmasked> = Vec::new();
+    for m in ask(runs.clone(), probe)? {
+        if let Some(unmasked) = masked.unmask(m.source()) {
+            if !found.iter().any(|u| u.text() == unmasked.text()) {
+                found.push(unmasked);
+            }
+        }
+    }
+    // The readings whose masks each stand for one code first, then in the probe's order.
+    found.sort_by_key(cmem::Unmasked::loose);
+    let mut readings: Vec<Vec<Run>> = Vec::new();
+    for unmasked in found {
+        let original = prepare_query(QueryText::Plain(unmasked.text()), recognizer)?;
+        if let Some(remasked) = unmasked.remask(original) {
+            readings.push(remasked);
+            if readings.len() == READINGS {
+                break;
+            }
+        }
+    }
+    if readings.is_empty() {
+        return ask(runs, options);
+    }
+    // Every reading's matches, each suggestion once at its best, best first (a stable
+    // sort: equal scores keep the first reading's order). Of several memories, ids may
+    // repeat: a suggestion is its entry's id, source and adapted target.
+    let limit = options.limit;
+    let same = |a: &Match, b: &Match| {
+        a.entry.id == b.entry.id && a.source() == b.source() && a.adapted_target == b.adapted_target
+    };
+    let mut merged: Vec<Match> = Vec::new();
+    for reading in readings {
+        for m in ask(reading, options.clone())? {
+            match merged.iter_mut().find(|k| same(k, &m)) {
+                Some(kept) if kept.score >= m.score => {}
+                Some(kept) => *kept = m,
+                None => merged.push(m),
+            }
+        }
+    }
+    merged.sort_by(|a, b| b.score.total_cmp(&a.score));
+    merged.truncate(limit);
+    Ok(merged)
+}
+
 /// True when the adapted target holds every code of the query: a suggestion without a
 /// placeholder of the client's string is worse than none (the client's own check would
 /// fail it, or a translator would miss it).
+///
+/// A stored code that the stored target itself does without is no code the suggestion
+/// lost when it is a character reference (`&#215;` translated as `×`): the unmasked
+/// string's lookup shows that target as it is.
 fn carries_every_query_code(m: &Match) -> bool {
-    m.code_adaptations.iter().all(|a| a.applied || a.to.is_none())
+    m.code_adaptations.iter().all(|a| {
+        a.applied
+            || a.to.is_none()
+            || a.from.as_ref().is_some_and(|c| c.data.starts_with('&') && c.data.ends_with(';'))
+    })
 }
 
 /// JSON, or JSONP when a callback is named.
@@ -292,6 +387,41 @@ fn respond(body: &Value, callback: Option<&str>) -> Response {
             );
             r
         }
+    }
+}
+
+/// The source and target codes a memory holds, in amaGama's form.
+type Codes = (BTreeSet<String>, BTreeSet<String>);
+
+/// The codes each memory served holds, kept under its change mark: clients ask
+/// `languages/` before every lookup they have not cached, and the pairs held change only
+/// when the memory does. A store without a change mark is asked each time.
+#[derive(Debug, Default)]
+pub(crate) struct Languages {
+    kept: std::sync::Mutex<std::collections::HashMap<usize, (u64, Codes)>>,
+}
+
+impl Languages {
+    /// The codes memory `member` of `app` holds.
+    fn codes(&self, app: &App, member: usize) -> Result<Codes, ApiError> {
+        let memory = &app.memories().members()[member].memory;
+        let mark = memory.change_mark()?;
+        if let (Some(mark), Ok(kept)) = (mark, self.kept.lock()) {
+            if let Some((at, codes)) = kept.get(&member) {
+                if *at == mark {
+                    return Ok(codes.clone());
+                }
+            }
+        }
+        let mut codes = Codes::default();
+        for pair in memory.stats()?.pairs {
+            codes_of(&pair.source, &mut codes.0);
+            codes_of(&pair.target, &mut codes.1);
+        }
+        if let (Some(mark), Ok(mut kept)) = (mark, self.kept.lock()) {
+            kept.insert(member, (mark, codes.clone()));
+        }
+        Ok(codes)
     }
 }
 
@@ -361,16 +491,15 @@ async fn list_languages(
     if let Some(cb) = params.jsoncallback.as_deref().filter(|cb| !valid_callback(cb)) {
         return Err(ApiError::bad_request(format!("jsoncallback {cb:?} is not a JavaScript name")));
     }
-    let stats = app
+    let codes = app
         .blocking(move |app| {
-            let members = app.memories().members();
-            selection.iter().map(|&i| Ok(members[i].memory.stats()?)).collect::<Result<Vec<_>, ApiError>>()
+            selection.iter().map(|&i| app.languages.codes(app, i)).collect::<Result<Vec<_>, ApiError>>()
         })
         .await?;
     let (mut sources, mut targets) = (BTreeSet::new(), BTreeSet::new());
-    for pair in stats.iter().flat_map(|s| &s.pairs) {
-        codes_of(&pair.source, &mut sources);
-        codes_of(&pair.target, &mut targets);
+    for held in codes {
+        sources.extend(held.0);
+        targets.extend(held.1);
     }
     let body = json!({ "sourceLanguages": sources, "targetLanguages": targets });
     Ok(respond(&body, params.jsoncallback.as_deref()))

@@ -35,6 +35,8 @@ pub struct App {
     pub(crate) bad_tokens: BadTokens,
     /// The amaGama routes' answers, under the memory's change mark.
     pub(crate) answers: Answers,
+    /// The locales each memory holds, for amaGama's `languages/`, under its change mark.
+    pub(crate) languages: crate::amagama::Languages,
     pub(crate) jobs: Jobs,
     /// The threads that do the requests' store work (see [`ServerConfig::workers`]).
     pub(crate) workers: Workers,
@@ -94,6 +96,7 @@ impl App {
             limiter,
             bad_tokens,
             answers,
+            languages: crate::amagama::Languages::default(),
             jobs: Jobs::default(),
             workers,
         })

@@ -153,6 +153,7 @@ fn languages_op(with_token: bool) -> Value {
     let params = if with_token { vec![token_param()] } else { Vec::new() };
     json!({ "get": {
         "summary": "amaGama: the locales the memory holds",
+        "description": "Also answered without the trailing slash. Kept under the memory's change mark: a write makes the next call read the pairs again.",
         "tags": ["amagama"],
         "security": security(with_token),
         "parameters": params,

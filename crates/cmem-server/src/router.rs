@@ -24,7 +24,7 @@ impl App {
     /// limits of the configuration.
     pub fn router(self: Arc<Self>) -> Router {
         let body_limit = self.config.max_body_bytes;
-        Router::new()
+        let mut router = Router::new()
             .route("/", get(page::index))
             .route("/page.js", get(page::script))
             .route("/page.css", get(page::style))
@@ -48,20 +48,15 @@ impl App {
             .route("/v1/imports", post(job::start).get(job::list))
             .route("/v1/imports/{id}", get(job::status))
             .route("/v1/export", get(export::run))
-            .route("/tmserver/languages/", get(amagama::languages))
             .route("/tmserver/{source}/{target}/unit/", get(amagama::unit_query))
             .route("/tmserver/{source}/{target}/unit/{text}", get(amagama::unit))
-            .route("/api/v1/languages/", get(amagama::languages))
             .route("/api/v1/{source}/{target}/unit/", get(amagama::unit_query))
             .route("/api/v1/{source}/{target}/unit/{text}", get(amagama::unit))
             // Of several memories, each alone.
-            .route("/m/{memory}/tmserver/languages/", get(amagama::languages_in))
             .route("/m/{memory}/tmserver/{source}/{target}/unit/", get(amagama::unit_query_in))
             .route("/m/{memory}/tmserver/{source}/{target}/unit/{text}", get(amagama::unit_in))
-            .route("/m/{memory}/api/v1/languages/", get(amagama::languages_in))
             .route("/m/{memory}/api/v1/{source}/{target}/unit/", get(amagama::unit_query_in))
             .route("/m/{memory}/api/v1/{source}/{target}/unit/{text}", get(amagama::unit_in))
-            .route("/t/{token}/m/{memory}/tmserver/languages/", get(amagama::languages_in_with_token))
             .route(
                 "/t/{token}/m/{memory}/tmserver/{source}/{target}/unit/",
                 get(amagama::unit_query_in_with_token),
@@ -70,7 +65,6 @@ impl App {
                 "/t/{token}/m/{memory}/tmserver/{source}/{target}/unit/{text}",
                 get(amagama::unit_in_with_token),
             )
-            .route("/t/{token}/m/{memory}/api/v1/languages/", get(amagama::languages_in_with_token))
             .route(
                 "/t/{token}/m/{memory}/api/v1/{source}/{target}/unit/",
                 get(amagama::unit_query_in_with_token),
@@ -81,12 +75,25 @@ impl App {
             )
             // The same with a read token in the path, for clients that cannot send a
             // header (Weblate's tmserver machinery): `/t/TOKEN/tmserver/…`.
-            .route("/t/{token}/tmserver/languages/", get(amagama::languages_with_token))
             .route("/t/{token}/tmserver/{source}/{target}/unit/", get(amagama::unit_query_with_token))
             .route("/t/{token}/tmserver/{source}/{target}/unit/{text}", get(amagama::unit_with_token))
-            .route("/t/{token}/api/v1/languages/", get(amagama::languages_with_token))
             .route("/t/{token}/api/v1/{source}/{target}/unit/", get(amagama::unit_query_with_token))
-            .route("/t/{token}/api/v1/{source}/{target}/unit/{text}", get(amagama::unit_with_token))
+            .route("/t/{token}/api/v1/{source}/{target}/unit/{text}", get(amagama::unit_with_token));
+        // amaGama's `languages/`: Weblate asks with the trailing slash, other clients
+        // without it.
+        for (path, route) in [
+            ("/tmserver/languages/", get(amagama::languages)),
+            ("/api/v1/languages/", get(amagama::languages)),
+            ("/m/{memory}/tmserver/languages/", get(amagama::languages_in)),
+            ("/m/{memory}/api/v1/languages/", get(amagama::languages_in)),
+            ("/t/{token}/m/{memory}/tmserver/languages/", get(amagama::languages_in_with_token)),
+            ("/t/{token}/m/{memory}/api/v1/languages/", get(amagama::languages_in_with_token)),
+            ("/t/{token}/tmserver/languages/", get(amagama::languages_with_token)),
+            ("/t/{token}/api/v1/languages/", get(amagama::languages_with_token)),
+        ] {
+            router = router.route(path, route.clone()).route(path.trim_end_matches('/'), route);
+        }
+        router
             .route_layer(middleware::from_fn_with_state(Arc::clone(&self), record_metrics))
             .fallback(no_route)
             .method_not_allowed_fallback(wrong_method)

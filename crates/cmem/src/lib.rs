@@ -79,6 +79,7 @@ pub use cmem_core::diff;
 /// Store machinery (schema DDL, matching keys, distance), for store implementers and
 /// diagnostics; not part of the stable surface (see Stability above).
 pub use cmem_core::imp;
+pub use cmem_core::masks::{MaskedText, Unmasked};
 pub use cmem_core::run::surface_text;
 /// The workspace's one way to write plain setters, for the crates built on this one
 /// (see `cmem_core::setters!`).
