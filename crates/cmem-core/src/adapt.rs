@@ -516,6 +516,58 @@ mod tests {
         assert!(!a.complete());
     }
 
+    fn mask(id: &str, mask: &str) -> Run {
+        Run::Ph(Code { id: id.into(), equiv: mask.into(), kind: CLIENT_MASK_TYPE.into(), data: mask.into() })
+    }
+
+    #[test]
+    fn a_mask_keeps_the_letters_a_client_cut_off_a_directive() {
+        // Weblate sends `%ju` as `[X20X]u`: the stored `%ju` ends with the `u`.
+        let ph = |id: &str, data: &str| Run::Ph(Code::new(id).data(data));
+        let src = vec![ph("1", "%ju"), Run::text(" sectors")];
+        let tgt = vec![ph("1", "%ju"), Run::text(" Sektoren")];
+        let q = vec![mask("1", "[X0X]"), Run::text("u sectors")];
+        let a = adapt(&q, &src, &tgt, false);
+        assert!(matches!(&a.target[0], Run::Ph(c) if c.data == "[X0X]u"), "{:?}", a.target);
+        // A word glued to a tag's mask is text, not the tag's.
+        let src = vec![b("1", "<b>"), Run::text("Remove"), eb("1", "</b>")];
+        let tgt = vec![b("1", "<b>"), Run::text("Entfernen"), eb("1", "</b>")];
+        let q = vec![mask("1", "[X0X]"), Run::text("Remove"), mask("2", "[X9X]")];
+        let a = adapt(&q, &src, &tgt, true);
+        assert_eq!(crate::run::surface_text(&a.target), "[X0X]Entfernen[X9X]");
+    }
+
+    #[test]
+    fn a_masked_query_leaves_no_stored_placeholder_it_lacks() {
+        // The client masks every placeholder it has: a stored `%1` it has no mask for is
+        // not its string's.
+        let ph = |id: &str, data: &str| Run::Ph(Code::new(id).data(data));
+        let src = vec![
+            Run::text("Failed to download "),
+            b("1", "<filename>"),
+            ph("2", "%1"),
+            eb("1", "</filename>"),
+        ];
+        let tgt = vec![
+            Run::text("Fehler beim Herunterladen von "),
+            b("1", "<filename>"),
+            ph("2", "%1"),
+            eb("1", "</filename>"),
+        ];
+        let q = vec![Run::text("Failed to download "), mask("1", "[X19X]")];
+        let a = adapt(&q, &src, &tgt, false);
+        assert_eq!(crate::run::surface_text(&a.target), "Fehler beim Herunterladen von [X19X]");
+        assert!(a.complete(), "{:?}", a.codes);
+        // Written as text by the query, the stored placeholder stays.
+        let q = vec![Run::text("Failed to download %1 "), mask("1", "[X22X]")];
+        let a = adapt(&q, &src, &tgt, false);
+        assert!(crate::run::surface_text(&a.target).contains("%1"), "{:?}", a.target);
+        // Without masks, a stored placeholder the query lacks is kept, as before.
+        let q = vec![Run::text("Failed to download "), b("7", "<b>"), eb("7", "</b>")];
+        let a = adapt(&q, &src, &tgt, false);
+        assert!(crate::run::surface_text(&a.target).contains("%1"), "{:?}", a.target);
+    }
+
     #[test]
     fn codes_follow_the_query() {
         let src = vec![Run::text("Click "), b("1", "<b>"), Run::text("here"), eb("1", "</b>")];

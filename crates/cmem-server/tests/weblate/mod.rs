@@ -368,3 +368,136 @@ fn answers_are_kept_until_the_memory_changes_and_carry_an_etag() {
     assert_ne!(latest, changed);
     assert!(body.contains("Automatik"), "{body}");
 }
+
+/// A case of `testdata/weblate/client-requests.jsonl`: a string as Weblate 2026.10.1's
+/// tmserver machinery asked for it (its own masking, cut and quoting, captured from the
+/// real client), what its masks stood for, and what the memory holds for it.
+#[derive(Debug, serde::Deserialize)]
+struct ClientCase {
+    source: String,
+    kind: String,
+    /// `exact` (the source is in the memory), `ambiguous` (exact, but the masked text has
+    /// no word of its own: `[X0X][X3X][X5X]` reads back to `<b>%s</b>` as well as to
+    /// `%1%2%3`), `unread` (exact, but a mask covers text and part of a code: Weblate masks
+    /// the escaped `{{` of `@b{{quotation_arg}` where the store keeps `{` and the code
+    /// `{quotation_arg}`, so no reading can carry the mask; docs/matching.md) or `fuzzy`.
+    expect: String,
+    /// The request paths below the tmserver root, as sent.
+    requests: Vec<String>,
+    replacements: std::collections::BTreeMap<String, String>,
+    exact_targets: Vec<String>,
+}
+
+/// Weblate's `uncleanup_text`, mask by mask in its order, spaces allowed before `]`.
+fn weblate_unmask(text: &str, replacements: &std::collections::BTreeMap<String, String>) -> String {
+    let mut out = text.to_owned();
+    for (mask, original) in replacements {
+        let pattern =
+            format!("{} *{}", regex::escape(&mask[..mask.len() - 1]), regex::escape(&mask[mask.len() - 1..]));
+        out = regex::Regex::new(&pattern).unwrap().replace_all(&out, regex::NoExpand(original)).into_owned();
+    }
+    out
+}
+
+/// The placeholders, directives and tags of a string, counted: what Weblate's format and
+/// markup checks compare between a source and a translation (printf with C99 and GCC
+/// length letters, `%<PRIu64>`, Python's `%(name)s`, braces, tags).
+fn codes_of(text: &str) -> std::collections::BTreeMap<String, usize> {
+    let re = regex::Regex::new(
+        r"%(?:\d+\$)?[-+ #0']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|j|z|t|q|L|I64|I32|I)?[diouxXeEfFgGaAcspnm]|%<PRI[a-zA-Z0-9]+>|%\([a-z_0-9]+\)[a-z]|\{[a-z_0-9]*\}|</?[a-zA-Z]+[^<>]*>",
+    )
+    .unwrap();
+    let mut out = std::collections::BTreeMap::new();
+    for m in re.find_iter(text) {
+        *out.entry(m.as_str().to_owned()).or_insert(0) += 1;
+    }
+    out
+}
+
+/// Weblate's own requests, replayed against a memory of the real entries they came from
+/// (and 1,500 others with codes): every source that is exact in the memory is shown at
+/// 99 or more with the stored translation, and no suggestion Weblate would show (80 or
+/// more) loses, alters or adds a placeholder, directive or tag once Weblate has put its
+/// masks back: `%ju` sent as `[X20X]u`, tags masked when the source parses as XML,
+/// `{{name}}` split into masks and text, texts cut at 500 characters.
+#[test]
+fn weblate_s_own_requests_get_every_exact_source_and_keep_every_code() {
+    let s = Server::start_with(ServerConfig::new(), |memory| {
+        import_into(
+            memory,
+            vec![Input::open(&super::testdata("weblate/client-memory.jsonl"), Some(Format::Jsonl)).unwrap()],
+        );
+    });
+    let text = std::fs::read_to_string(super::testdata("weblate/client-requests.jsonl")).unwrap();
+    let cases: Vec<ClientCase> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(cases.len() > 150, "{}", cases.len());
+    let (mut exact, mut shown, mut suggestions) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for case in &cases {
+        for path in &case.requests {
+            let (status, v) = s.get_json(&format!("/tmserver{path}"), None);
+            assert_eq!(status, 200, "{path}: {v}");
+            let got: Vec<(i64, String, String)> = v
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|u| {
+                    (
+                        u["quality"].as_f64().unwrap() as i64,
+                        weblate_unmask(u["source"].as_str().unwrap(), &case.replacements),
+                        weblate_unmask(u["target"].as_str().unwrap(), &case.replacements),
+                    )
+                })
+                .filter(|(quality, ..)| *quality >= THRESHOLD)
+                .collect();
+            for (quality, source, target) in &got {
+                suggestions += 1;
+                if codes_of(target) != codes_of(&case.source) {
+                    failures.push(format!("{} {quality} {source:?} → {target:?}: codes differ", case.kind));
+                }
+            }
+            if case.expect == "exact" {
+                exact += 1;
+                let hit = got.iter().find(|(q, source, _)| *q >= 99 && *source == case.source);
+                match hit {
+                    Some((_, _, target)) if case.exact_targets.contains(target) => shown += 1,
+                    Some((_, _, target)) => {
+                        failures.push(format!("{:?}: exact, but {target:?}", case.source))
+                    }
+                    None => failures.push(format!("{:?} ({path}): not at 99: {got:?}", case.source)),
+                }
+            }
+        }
+    }
+    assert!(suggestions > 200 && exact > 120, "{suggestions} suggestions, {exact} exact");
+    assert!(
+        failures.is_empty(),
+        "{shown} of {exact} exact shown; {} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// `languages/` with or without its slash, kept until the memory changes: a pair written
+/// after the first answer is in the next.
+#[test]
+fn languages_with_or_without_the_slash_follow_writes() {
+    let s = Server::start(ServerConfig::new());
+    let (status, with) = s.get_json("/tmserver/languages/", None);
+    assert_eq!(status, 200, "{with}");
+    let (status, without) = s.get_json("/tmserver/languages", None);
+    assert_eq!((status, &without), (200, &with));
+    assert_eq!(with["targetLanguages"], serde_json::json!(["de"]));
+    for path in ["/api/v1/languages", &format!("/t/{}/tmserver/languages", s.read)] {
+        let (status, v) = s.get_json(path, None);
+        assert_eq!((status, &v), (200, &with), "{path}");
+    }
+    let entry = serde_json::json!({"variants": [
+        {"locale": "en", "runs": [{"text": "Quarterly zebra report"}]},
+        {"locale": "pt-BR", "runs": [{"text": "Relatório trimestral de zebras"}]},
+    ]});
+    let (status, v) = s.post("/v1/entries", Some(&s.write), &entry);
+    assert_eq!(status, 201, "{v}");
+    let (_, after) = s.get_json("/tmserver/languages", None);
+    assert_eq!(after["targetLanguages"], serde_json::json!(["de", "pt", "pt_br"]), "{after}");
+}
