@@ -402,9 +402,8 @@ pub(crate) struct Languages {
 }
 
 impl Languages {
-    /// The codes memory `member` of `app` holds.
-    fn codes(&self, app: &App, member: usize) -> Result<Codes, ApiError> {
-        let memory = &app.memories().members()[member].memory;
+    /// The codes `memory`, member `member` of those served, holds.
+    pub(crate) fn codes(&self, memory: &cmem::Memory, member: usize) -> cmem::Result<Codes> {
         let mark = memory.change_mark()?;
         if let (Some(mark), Ok(kept)) = (mark, self.kept.lock()) {
             if let Some((at, codes)) = kept.get(&member) {
@@ -493,7 +492,9 @@ async fn list_languages(
     }
     let codes = app
         .blocking(move |app| {
-            selection.iter().map(|&i| app.languages.codes(app, i)).collect::<Result<Vec<_>, ApiError>>()
+            let members = app.memories().members();
+            let codes = selection.iter().map(|&i| app.languages.codes(&members[i].memory, i));
+            Ok(codes.collect::<cmem::Result<Vec<_>>>()?)
         })
         .await?;
     let (mut sources, mut targets) = (BTreeSet::new(), BTreeSet::new());

@@ -86,7 +86,7 @@ impl App {
         let answers = Answers::new(config.answer_cache);
         let workers = Workers::start(config.effective_workers())
             .map_err(|source| ServerError::Io { doing: "starting the worker threads".to_owned(), source })?;
-        Ok(App {
+        let app = App {
             memories,
             named,
             home,
@@ -99,7 +99,12 @@ impl App {
             languages: crate::amagama::Languages::default(),
             jobs: Jobs::default(),
             workers,
-        })
+        };
+        // amaGama clients ask for the locales first: answer the first one from the cache.
+        for (i, member) in app.memories.members().iter().enumerate() {
+            app.languages.codes(&member.memory, i)?;
+        }
+        Ok(app)
     }
 
     /// The memory served; of several, the home memory (the write memory, else the
