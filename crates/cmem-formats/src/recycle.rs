@@ -308,7 +308,8 @@ pub(crate) struct Locales {
 
 impl Locales {
     /// The source and target locales of segment `index`: the options', else its
-    /// `file`'s (1.x) or the document's.
+    /// `file`'s (1.x) or the document's; with `fill_only`, the document's, else the
+    /// options' (an import, where what a file says wins).
     ///
     /// # Errors
     /// [`FormatErrorKind::NoSourceLanguage`] or [`NoTargetLanguage`](FormatErrorKind::NoTargetLanguage)
@@ -319,11 +320,12 @@ impl Locales {
         index: usize,
         source: Option<&Locale>,
         target: Option<&Locale>,
+        fill_only: bool,
     ) -> Result<(Locale, Locale), FormatError> {
         let seg = &doc.segments()[index];
         let mut pick =
             |given: Option<&Locale>, found: Option<&str>, what: &str| -> Result<Locale, FormatError> {
-                if let Some(l) = given {
+                if let Some(l) = given.filter(|_| !fill_only || found.is_none()) {
                     return Ok(l.clone());
                 }
                 let located = |message: String| {
@@ -407,7 +409,7 @@ pub(crate) fn lookup_queries<'a>(
     let mut locales = Locales::default();
     let mut queries = Vec::with_capacity(indexes.len());
     for (k, &i) in indexes.iter().enumerate() {
-        let (src, trg) = locales.of(doc, i, source, target)?;
+        let (src, trg) = locales.of(doc, i, source, target, false)?;
         let runs = recognized[k].as_deref().unwrap_or(doc.segments()[i].source.as_slice());
         queries.push((runs, src, trg, xliff_context(doc, i)));
     }
