@@ -166,6 +166,10 @@ transaction, which nobody sees before it ends: on a fatal error, a full disk, Ct
 SIGTERM or a crash nothing is stored. Another import of the same memory makes this one
 wait (it says so). Problems (a tu with one tuv, an empty segment, an unbalanced code) are
 listed as FILE:LINE:COLUMN and skipped; --strict fails on the first.
+--from and --to fill in only what a file does not say: where a file names another
+language (a PO header's `Language: ru` with --to de), nothing is imported and every such
+file is named; a region of the same language (en-US for en) is no contradiction, and the
+more precise tag is stored. --relabel stores them as --from → --to all the same.
 Plain strings (JSON Lines, PO, Weblate JSON, TMX and XLIFF segments without inline
 codes) get their inline codes (%s, {0}, <b>…</b>) recognized.";
 
@@ -178,14 +182,18 @@ pub struct ImportArgs {
     /// The format of every file, instead of guessing it from the extension.
     #[arg(long, value_enum)]
     pub format: Option<FileFormat>,
-    /// Source locale of entries whose file does not name one (JSON Lines lines, PO
-    /// catalogs: default en), or instead of an XLIFF document's.
+    /// Source locale of entries whose file does not name one (PO catalogs: default en;
+    /// JSON Lines lines). A file naming another language stops the import.
     #[arg(long, value_name = "LOCALE")]
     pub from: Option<Locale>,
-    /// Target locale of entries whose file does not name one (JSON Lines lines), or
-    /// instead of a PO header's Language or an XLIFF document's.
+    /// Target locale of entries whose file does not name one (a PO header without
+    /// Language; JSON Lines lines). A file naming another language stops the import.
     #[arg(long, value_name = "LOCALE")]
     pub to: Option<Locale>,
+    /// Store every entry as --from → --to even where its file names other languages
+    /// (a file whose header is known to be wrong).
+    #[arg(long)]
+    pub relabel: bool,
     /// Fail, storing nothing, at the first problem.
     #[arg(long)]
     pub strict: bool,
