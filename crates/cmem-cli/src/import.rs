@@ -152,7 +152,19 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     });
     // The claim comes before the open, so that no import removes the file this one opens.
     let claim = Claim::take(&path);
-    let memory = memory::open_for_write(&path, OpenOptions::new().write_wait(WRITE_WAIT).on_wait(on_wait))?;
+    let memory =
+        match memory::open_for_write(&path, OpenOptions::new().write_wait(WRITE_WAIT).on_wait(on_wait)) {
+            Ok(memory) => memory,
+            Err(e) => {
+                // The claim may have created the file: an empty one goes again.
+                if let Some(file) =
+                    created.as_deref().filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() == 0))
+                {
+                    remove_memory_files(&claim, file);
+                }
+                return Err(e);
+            }
+        };
 
     let mut on_progress = |p: &Progress| {
         bar.set_position(p.bytes_read);
@@ -273,7 +285,8 @@ impl Claim {
             use rustix::fs::{flock, FlockOperation};
             use std::os::unix::fs::MetadataExt;
             let Some(db) = sqlite_file(path) else { return Claim { file: None } };
-            let open = || std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&db);
+            let open =
+                || std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&db);
             // Bounded: a file removed under every attempt is a pathological race.
             for _ in 0..100 {
                 let Ok(file) = open() else { break };
@@ -318,7 +331,16 @@ fn discard_created(memory: cmem::Memory, claim: Claim, created: Option<&Path>) {
     let Some(file) = created else { return };
     let empty = memory.stats().is_ok_and(|s| s.entries == 0);
     drop(memory);
-    if !empty || !claim.alone() {
+    if empty {
+        remove_memory_files(&claim, file);
+    }
+    // The claim (and with it the exclusive lock) ends only now, after the removal.
+    drop(claim);
+}
+
+/// Removes the memory `file` and its side files when `claim` is held alone.
+fn remove_memory_files(claim: &Claim, file: &Path) {
+    if !claim.alone() {
         return;
     }
     let (Some(dir), Some(name)) = (file.parent(), file.file_name().and_then(|n| n.to_str())) else {
@@ -338,8 +360,6 @@ fn discard_created(memory: cmem::Memory, claim: Claim, created: Option<&Path>) {
             }
         }
     }
-    // The claim (and with it the exclusive lock) ends only now, after the removal.
-    drop(claim);
 }
 
 /// Runs `cmem index`.
