@@ -14,7 +14,10 @@ const FR_XLIFF: &str = "xliff2/oasis-xliff22__everything-core.xlf";
 fn pairs(d: &Dir) -> Vec<String> {
     let stats = d.ok(&["stats", "--json"]).json_lines().remove(0);
     let pairs = stats["pairs"].as_array().cloned().unwrap_or_default();
-    pairs.iter().map(|p| format!("{} → {}", p["source"].as_str().unwrap(), p["target"].as_str().unwrap())).collect()
+    pairs
+        .iter()
+        .map(|p| format!("{} → {}", p["source"].as_str().unwrap(), p["target"].as_str().unwrap()))
+        .collect()
 }
 
 #[test]
@@ -86,7 +89,44 @@ fn an_interrupted_or_empty_first_import_leaves_no_file() {
     let r = d.run(&["--memory", "new.db", "import", "--from", "en", "--to", "de", "bad.jsonl"]);
     assert_eq!(r.code(), 3, "{}", r.stderr());
     assert!(!d.path("new.db").exists());
-    assert!(std::fs::read_dir(&d.0).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("new.db")));
+    let left =
+        std::fs::read_dir(&d.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned());
+    assert!(left.filter(|n| n.starts_with("new.db")).count() == 0);
+}
+
+#[test]
+fn a_first_import_stopped_by_ctrl_c_leaves_no_file() {
+    use std::io::Write;
+    let d = Dir::new();
+    let mut f = std::io::BufWriter::new(std::fs::File::create(d.path("big.jsonl")).unwrap());
+    for i in 0..300_000 {
+        writeln!(f, r#"{{"source":"Sentence number {i} of the test","target":"Satz Nummer {i} des Tests"}}"#)
+            .unwrap();
+    }
+    drop(f);
+    let child = d
+        .cmd(&["--memory", "new.db", "import", "--from", "en", "--to", "de", "big.jsonl"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the memory exists the import is under way; let it write for a while.
+    let started = std::time::Instant::now();
+    while !d.path("new.db").exists() && started.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    let left: Vec<String> = std::fs::read_dir(&d.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("new.db"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 // ---- every error of the first hour names its fix ----
@@ -189,7 +229,11 @@ fn recycle_refuses_an_output_named_for_another_format() {
     let pot = td("guide/notes-1.1.pot");
     let r = d.run(&["recycle", &pot, "-o", "x.xlf", "--to", "de"]);
     assert_eq!(r.code(), 3);
-    assert!(r.stderr().contains("-o x.xlf names an XLIFF file, but recycle writes a gettext PO file"), "{}", r.stderr());
+    assert!(
+        r.stderr().contains("-o x.xlf names an XLIFF file, but recycle writes a gettext PO file"),
+        "{}",
+        r.stderr()
+    );
     assert!(r.stderr().contains("name the output OUT.po"), "{}", r.stderr());
     assert!(!d.path("x.xlf").exists());
     d.ok(&["recycle", "-q", &pot, "-o", "x.po", "--to", "de"]);
