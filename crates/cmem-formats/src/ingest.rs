@@ -241,9 +241,10 @@ fn settle_format(
         (Format::Tmx | Format::Xliff | Format::Po, Looks::JsonObject) => {
             wrong("JSON Lines (one JSON object a line)", "import it as jsonl")
         }
-        (Format::Tmx | Format::Xliff | Format::Jsonl | Format::Weblate, Looks::Po) => {
-            wrong("gettext PO (it starts with a # comment or msgid)", "import it as po, or give it its .po extension")
-        }
+        (Format::Tmx | Format::Xliff | Format::Jsonl | Format::Weblate, Looks::Po) => wrong(
+            "gettext PO (it starts with a # comment or msgid)",
+            "import it as po, or give it its .po extension",
+        ),
         _ => Ok(format),
     }
 }
@@ -522,17 +523,26 @@ impl<'h> Ingest<'h> {
         };
         if let (Some(from), Some(v)) = (from, entry.variants.first_mut()) {
             if !from.matches(&v.locale) {
-                return Err(format!("names its source language {}, not {}", v.locale.as_str(), from.as_str()));
+                return Err(format!(
+                    "names its source language {}, not {}",
+                    v.locale.as_str(),
+                    from.as_str()
+                ));
             }
             refine(v, from);
         }
-        if let Some(to) = to {
+        // An entry without a target is the import's problem to report, not a contradiction.
+        if let Some(to) = to.filter(|_| entry.variants.len() > 1) {
             let targets = entry.variants.get_mut(1..).unwrap_or_default();
             match targets.iter_mut().find(|v| to.matches(&v.locale)) {
                 Some(v) => refine(v, to),
                 None => {
                     let named: Vec<&str> = targets.iter().map(|v| v.locale.as_str()).collect();
-                    return Err(format!("names its target language {}, not {}", named.join(", "), to.as_str()));
+                    return Err(format!(
+                        "names its target language {}, not {}",
+                        named.join(", "),
+                        to.as_str()
+                    ));
                 }
             }
         }
@@ -694,7 +704,9 @@ mod tests {
     #[test]
     fn the_languages_a_file_names_win_and_a_contradiction_names_every_file() {
         let l = |t: &str| Locale::parse(t).unwrap();
-        let po = |lang: &str| format!("msgid \"\"\nmsgstr \"Language: {lang}\\n\"\n\nmsgid \"Open\"\nmsgstr \"x\"\n");
+        let po = |lang: &str| {
+            format!("msgid \"\"\nmsgstr \"Language: {lang}\\n\"\n\nmsgid \"Open\"\nmsgstr \"x\"\n")
+        };
         let xlf2 = r#"<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="fr" trgLang="de">
 <file id="f"><unit id="u"><segment state="translated"><source>Ouvrir</source><target>Öffnen</target></segment></unit></file></xliff>"#;
         let jsonl = "{\"source\":\"Save\",\"target\":\"Sichern\",\"target_locale\":\"de-AT\"}\n";
@@ -731,7 +743,9 @@ mod tests {
         // relabel: the flags win everywhere.
         let (entries, _) = collect_items(Ingest::new(inputs(), options.relabel(true), None)).unwrap();
         assert_eq!(entries.len(), 4);
-        assert!(entries.iter().all(|e| e.variants[0].locale.as_str() == "en" && e.variants[1].locale.as_str() == "de"));
+        assert!(entries
+            .iter()
+            .all(|e| e.variants[0].locale.as_str() == "en" && e.variants[1].locale.as_str() == "de"));
     }
 
     #[test]
