@@ -221,6 +221,16 @@ fn recycle_warns_of_a_pair_the_memory_lacks_and_lists_what_it_skipped() {
     for skip in skips {
         assert!(!skip["reason"].as_str().unwrap().is_empty(), "{skip}");
     }
+    // analyze says the same, per file.
+    let r = d.ok(&["analyze", &xlf]);
+    assert!(
+        r.stderr().contains(&format!("cmem: warning: {xlf}: the memory holds no en → fr entries")),
+        "{}",
+        r.stderr()
+    );
+    // A pair the memory holds gets no warning, found or not.
+    let r = d.ok(&["analyze", &xlf, "--to", "de"]);
+    assert!(!r.stderr().contains("warning"), "{}", r.stderr());
 }
 
 #[test]
