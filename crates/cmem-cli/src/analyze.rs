@@ -47,7 +47,9 @@ fn document_pair(path: &Path, args: &AnalyzeArgs) -> Option<(Locale, Locale)> {
         // A catalog's source is English unless --from says; its target the header's.
         let text = std::fs::read_to_string(path).ok()?;
         let language = text.lines().find_map(|l| {
-            l.trim_start_matches('"').strip_prefix("Language:").map(|v| v.trim().trim_end_matches("\\n\"").trim())
+            l.trim_start_matches('"')
+                .strip_prefix("Language:")
+                .map(|v| v.trim().trim_end_matches("\\n\"").trim())
         });
         (Some("en".to_owned()), language.filter(|l| !l.is_empty()).map(str::to_owned))
     } else {
@@ -96,7 +98,8 @@ pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>) -> Result<()> {
         };
         write(&mut out, args, &analysis, i == 0)?;
         if nothing_found(&analysis) {
-            if let Some(warning) = document_pair(path, args).and_then(|(f, t)| pair_warning(&memory, &f, &t)) {
+            if let Some(warning) = document_pair(path, args).and_then(|(f, t)| pair_warning(&memory, &f, &t))
+            {
                 out.flush()?;
                 eprintln!("cmem: warning: {}: {warning}", path.display());
             }

@@ -116,7 +116,9 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     let elapsed = started.elapsed();
     if !quiet && report.filled + report.with_candidates == 0 && report.untouched > 0 {
         // Nothing found for any segment: say so when the memory holds nothing of the pair.
-        if let Some(warning) = report.pair.as_ref().and_then(|(f, t)| crate::lookup::pair_warning(&memory, f, t)) {
+        if let Some(warning) =
+            report.pair.as_ref().and_then(|(f, t)| crate::lookup::pair_warning(&memory, f, t))
+        {
             eprintln!("cmem: warning: {warning}");
         }
     }

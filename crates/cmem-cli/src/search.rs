@@ -48,7 +48,12 @@ pub fn run(args: &SearchArgs, memory_flag: Option<&Path>, quiet: bool, color: bo
             if i > 0 {
                 writeln!(out)?;
             }
-            writeln!(out, "entry {}  {}", hit.entry.id, highlight(&crate::lookup::visible(&hit.snippet, false), color))?;
+            writeln!(
+                out,
+                "entry {}  {}",
+                hit.entry.id,
+                highlight(&crate::lookup::visible(&hit.snippet, false), color)
+            )?;
             for v in others {
                 // Line breaks shown as lookup shows them, so each hit stays one block.
                 let text = crate::lookup::visible(&surface_text(&v.runs), false);

@@ -96,8 +96,13 @@ impl XliffReader {
                 skipped += 1;
                 continue;
             };
-            let (src, trg) =
-                locales.of(&doc, index, options.source_locale.as_ref(), options.target_locale.as_ref(), true)?;
+            let (src, trg) = locales.of(
+                &doc,
+                index,
+                options.source_locale.as_ref(),
+                options.target_locale.as_ref(),
+                true,
+            )?;
             let texts = (cmem_core::run::text_only(&seg.source), cmem_core::run::text_only(target));
             let (source_runs, target_runs) = match (hook, texts) {
                 (Some(h), (Some(s), Some(t))) => h(&s, &t),

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use cmem_core::{Error, Locale, Recognizer, Result};
 use cmem_formats::{
-    import, FormatError, FormatErrorKind, ImportOptions, ImportReport, Ingest, IngestOptions, IngestStatus, Input, Item,
-    ItemSource, Progress, RunsHook,
+    import, FormatError, FormatErrorKind, ImportOptions, ImportReport, Ingest, IngestOptions, IngestStatus,
+    Input, Item, ItemSource, Progress, RunsHook,
 };
 
 use crate::memory::{rule_set_name, Memory};

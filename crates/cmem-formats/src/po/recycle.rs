@@ -146,7 +146,8 @@ fn recycle_catalog(
         let open = m.untranslated() || (options.overwrite && m.has_flag("fuzzy"));
         let source = runner.message(m, &[]).0;
         if !open {
-            let reason = if m.has_flag("fuzzy") { "fuzzy (--overwrite replaces it)" } else { "already translated" };
+            let reason =
+                if m.has_flag("fuzzy") { "fuzzy (--overwrite replaces it)" } else { "already translated" };
             report.skip(m.line, "", reason);
             continue;
         }
