@@ -467,6 +467,10 @@ impl<'h> Ingest<'h> {
     fn next_item(&mut self) -> Option<Result<Item, FormatError>> {
         loop {
             let failing = !self.mismatches.is_empty();
+            // Checking the later files gives nothing out: Ctrl-C must end it here.
+            if failing && self.cancelled() {
+                return None;
+            }
             if let Some(reader) = &mut self.current {
                 let tmx = matches!(reader, Reader::Tmx(_));
                 match reader.next() {
@@ -552,11 +556,12 @@ impl<'h> Ingest<'h> {
     /// The error ending an ingest some of whose files contradict the options.
     fn mismatch_error(&self) -> FormatError {
         let (from, to) = (self.options.source_locale.as_ref(), self.options.target_locale.as_ref());
-        let pair = format!(
-            "{} → {}",
-            from.map_or("its source", Locale::as_str),
-            to.map_or("its target", Locale::as_str)
-        );
+        let pair = match (from, to) {
+            (Some(from), Some(to)) => format!("as {} → {}", from.as_str(), to.as_str()),
+            (Some(from), None) => format!("with the source language {}", from.as_str()),
+            (None, Some(to)) => format!("with the target language {}", to.as_str()),
+            (None, None) => "as the options say".to_owned(),
+        };
         let (n, list) = (self.mismatches.len(), self.mismatches.join("; "));
         let files = if n == 1 { "a file names other languages" } else { "files name other languages" };
         FormatError::new(
@@ -564,7 +569,7 @@ impl<'h> Ingest<'h> {
             FormatErrorKind::LanguageMismatch,
             format!(
                 "nothing imported: {files} than the options: {list}; import without the languages \
-                 to keep each file's own, or relabel to store every entry as {pair}"
+                 to keep each file's own, or relabel to store every entry {pair}"
             ),
         )
     }
