@@ -5,10 +5,12 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
-use cmem::formats::{html_report, Analysis, AnalyzeOptions, Batch, CSV_HEADER};
+use cmem::formats::{html_report, Analysis, AnalyzeOptions, Band, Batch, Format, CSV_HEADER};
+use cmem::Locale;
 
 use crate::args::AnalyzeArgs;
 use crate::import::located;
+use crate::lookup::pair_warning;
 use crate::memory;
 use crate::output::{with_flags, Stdout};
 
@@ -26,6 +28,37 @@ fn write(out: &mut Stdout, args: &AnalyzeArgs, analysis: &Analysis, first: bool)
         write!(out, "{analysis}")?;
     }
     Ok(())
+}
+
+/// True when the document has segments and none of them found a match.
+fn nothing_found(analysis: &Analysis) -> bool {
+    let found = |b: &cmem::formats::BandCount| !matches!(b.band, Band::NoMatch | Band::Repetition);
+    analysis.segments > 0 && analysis.bands.iter().filter(|b| found(b)).all(|b| b.segments == 0)
+}
+
+/// The pair a document is analyzed for, as analyze settles it (the flags, else the
+/// document's): only read again when nothing was found, to say whether the memory holds
+/// that pair at all.
+fn document_pair(path: &Path, args: &AnalyzeArgs) -> Option<(Locale, Locale)> {
+    if let (Some(from), Some(to)) = (&args.from, &args.to) {
+        return Some((from.clone(), to.clone()));
+    }
+    let (from, to) = if cmem::formats::format_of(path) == Some(Format::Po) {
+        // A catalog's source is English unless --from says; its target the header's.
+        let text = std::fs::read_to_string(path).ok()?;
+        let language = text.lines().find_map(|l| {
+            l.trim_start_matches('"')
+                .strip_prefix("Language:")
+                .map(|v| v.trim().trim_end_matches("\\n\"").trim())
+        });
+        (Some("en".to_owned()), language.filter(|l| !l.is_empty()).map(str::to_owned))
+    } else {
+        let doc = cmem::formats::XliffDocument::read(std::fs::File::open(path).ok()?, "").ok()?;
+        (doc.source_locale().map(str::to_owned), doc.target_locale().map(str::to_owned))
+    };
+    let from = args.from.clone().or_else(|| from.and_then(|l| cmem::formats::po::po_locale(&l).ok()))?;
+    let to = args.to.clone().or_else(|| to.and_then(|l| cmem::formats::po::po_locale(&l).ok()))?;
+    Some((from, to))
 }
 
 /// Runs `cmem analyze`.
@@ -64,6 +97,13 @@ pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>) -> Result<()> {
             }
         };
         write(&mut out, args, &analysis, i == 0)?;
+        if nothing_found(&analysis) {
+            if let Some(warning) = document_pair(path, args).and_then(|(f, t)| pair_warning(&memory, &f, &t))
+            {
+                out.flush()?;
+                eprintln!("cmem: warning: {}: {warning}", path.display());
+            }
+        }
     }
     let total = (args.files.len() > 1).then(|| batch.total());
     if let Some(total) = &total {

@@ -166,6 +166,10 @@ transaction, which nobody sees before it ends: on a fatal error, a full disk, Ct
 SIGTERM or a crash nothing is stored. Another import of the same memory makes this one
 wait (it says so). Problems (a tu with one tuv, an empty segment, an unbalanced code) are
 listed as FILE:LINE:COLUMN and skipped; --strict fails on the first.
+--from and --to fill in only what a file does not say: where a file names another
+language (a PO header's `Language: ru` with --to de), nothing is imported and every such
+file is named; a region of the same language (en-US for en) is no contradiction, and the
+more precise tag is stored. --relabel stores them as --from → --to all the same.
 Plain strings (JSON Lines, PO, Weblate JSON, TMX and XLIFF segments without inline
 codes) get their inline codes (%s, {0}, <b>…</b>) recognized.";
 
@@ -178,14 +182,18 @@ pub struct ImportArgs {
     /// The format of every file, instead of guessing it from the extension.
     #[arg(long, value_enum)]
     pub format: Option<FileFormat>,
-    /// Source locale of entries whose file does not name one (JSON Lines lines, PO
-    /// catalogs: default en), or instead of an XLIFF document's.
+    /// Source locale of entries whose file does not name one (PO catalogs: default en;
+    /// JSON Lines lines). A file naming another language stops the import.
     #[arg(long, value_name = "LOCALE")]
     pub from: Option<Locale>,
-    /// Target locale of entries whose file does not name one (JSON Lines lines), or
-    /// instead of a PO header's Language or an XLIFF document's.
+    /// Target locale of entries whose file does not name one (a PO header without
+    /// Language; JSON Lines lines). A file naming another language stops the import.
     #[arg(long, value_name = "LOCALE")]
     pub to: Option<Locale>,
+    /// Store every entry as --from → --to even where its file names other languages
+    /// (a file whose header is known to be wrong).
+    #[arg(long)]
+    pub relabel: bool,
     /// Fail, storing nothing, at the first problem.
     #[arg(long)]
     pub strict: bool,
@@ -571,12 +579,34 @@ A fill whose target the word repair changed (see `cmem align`) is marked for rev
 beside it as its first candidate, labelled (1.2 <note>cmem: without the word repair …,
 2.x subType cmem:unrepaired, PO a # cmem: without the word repair: comment).
 
-The languages come from the document unless --from/--to are given. The output may be
-the input: it is written under a temporary name and renamed when complete, and on an
-error nothing is written. A summary goes to stderr; with --json (and -o FILE) the report
-goes to stdout as JSON: {\"input\", \"output\", \"micros\", \"segments\", \"filled\",
-\"filled_exact\", \"filled_ambiguous\", \"filled_repaired\", \"with_candidates\", \"untouched\", \"skipped\", \"codes_dropped\",
-\"candidate_codes_dropped\"}. Exit status 0 also when nothing was filled.";
+The languages come from the document unless --from/--to are given; when nothing is
+found and the memory holds no entries of that pair, a warning says so. The output is
+written in the input's format (an -o naming another format is an error) and may be the
+input: it is written under a temporary name and renamed when complete, and on an error
+nothing is written.
+
+The summary on stderr counts the document's segments (PO: messages, header and
+obsolete ones left out) as:
+  filled           targets written (exact: at 100 and not marked for review)
+  with candidates  not filled, but matches at or above --fuzzy-threshold were added
+  untouched        looked up, no match at or above --fuzzy-threshold
+  skipped          not looked up, or a match that could not be written: not
+                   translatable, approved, already translated (without --overwrite;
+                   PO: translated, or fuzzy without --overwrite), no text, a segmented
+                   target without the segment's <mrk>, a source longer than a lookup
+                   takes; PO also a match whose plural forms do not fit or whose text
+                   the catalog's charset cannot hold. --verbose lists each with its
+                   reason.
+  repetitions      segments whose source an earlier segment has (filled from the
+                   first occurrence when their own lookup finds nothing)
+filled + with candidates + untouched + skipped = segments.
+
+With --json (and -o FILE) the report goes to stdout as JSON: {\"input\", \"output\",
+\"micros\", \"segments\", \"filled\", \"filled_exact\", \"filled_context\",
+\"repetitions\", \"filled_repetitions\", \"filled_ambiguous\", \"filled_repaired\",
+\"with_candidates\", \"untouched\", \"skipped\", \"skips\": [{\"line\", \"unit\",
+\"reason\"}], \"pair\", \"codes_dropped\", \"candidate_codes_dropped\"}. Exit status 0 also
+when nothing was filled.";
 
 /// When `recycle` fills an ambiguous segment, for `--fill-ambiguous`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -640,6 +670,9 @@ pub struct RecycleArgs {
     /// Print the report as JSON on stdout instead of the summary (needs -o FILE).
     #[arg(long)]
     pub json: bool,
+    /// List every skipped segment with its line and why it was skipped, on stderr.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
     /// Points off matches whose stored entry has an attribute: ATTRIBUTE:VALUE=POINTS,
     /// the attribute one of project, client, origin, status, file (`origin:mt=10`,
     /// `project:legacy=5`, `client:*=2` for any value); repeatable.
@@ -679,7 +712,9 @@ One table per file; with --json one JSON line per file (and one for the total):
 \"weighted_words\"}], \"segments\", \"words\", \"characters\", \"weighted_words\",
 \"skipped\"}; with --csv the rows
 file,band,segments,words,words_percent,characters,weight,weighted_words; --html FILE
-writes the same tables as a page to send.";
+writes the same tables as a page to send. \"skipped\" counts the segments left out of the
+bands: not translatable, or no text in the source. When no segment of a file finds a
+match and the memory holds no entries of its language pair, a warning says so.";
 
 /// `cmem analyze`.
 #[derive(Debug, Args)]

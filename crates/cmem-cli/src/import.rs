@@ -133,6 +133,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     let request = ImportRequest::new(inputs)
         .locales(args.from.clone(), args.to.clone())
         .strict(args.strict)
+        .relabel(args.relabel)
         .recognizer(rec.clone())
         .cancel_on(Arc::clone(&stop))
         .on_cancel(move || {
@@ -140,6 +141,8 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         });
 
     let path = memory::resolve(memory_flag);
+    // A SQLite file this import creates is removed again when it stores nothing.
+    let created = sqlite_file(&path).filter(|f| !f.exists());
     let (told, hook_bar, hook_stop) = (AtomicBool::new(false), bar.clone(), Arc::clone(&stop));
     let on_wait = WaitHook::new(move |waited| {
         if waited >= WAIT_NOTICE && !quiet && !told.swap(true, Ordering::Relaxed) {
@@ -147,7 +150,21 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         }
         !hook_stop.load(Ordering::Relaxed)
     });
-    let memory = memory::open_for_write(&path, OpenOptions::new().write_wait(WRITE_WAIT).on_wait(on_wait))?;
+    // The claim comes before the open, so that no import removes the file this one opens.
+    let claim = Claim::take(&path);
+    let memory =
+        match memory::open_for_write(&path, OpenOptions::new().write_wait(WRITE_WAIT).on_wait(on_wait)) {
+            Ok(memory) => memory,
+            Err(e) => {
+                // The claim may have created the file: an empty one goes again.
+                if let Some(file) =
+                    created.as_deref().filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() == 0))
+                {
+                    remove_memory_files(&claim, file);
+                }
+                return Err(e);
+            }
+        };
 
     let mut on_progress = |p: &Progress| {
         bar.set_position(p.bytes_read);
@@ -158,8 +175,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     let imported = match result {
         Ok(r) => r,
         Err(e) => {
-            // A memory this import created stays, empty: another program may have
-            // opened it meanwhile, and removing it would lose what that one writes.
+            discard_created(memory, claim, created.as_deref());
             let what = if e.file().is_empty() { "import".to_owned() } else { format!("import {}", e.file()) };
             bail!("{what}: {}", with_flags(e.kind(), &located(&e)));
         }
@@ -188,11 +204,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         say(&bar, &format!("cmem: warning: the candidate index was not brought up to date: {e}"));
     }
     if !quiet {
-        let what = match args.files.as_slice() {
-            [one] if one == Path::new("-") => "<stdin>".to_owned(),
-            [one] => one.display().to_string(),
-            many => format!("{} files", many.len()),
-        };
+        let what = what_of(&args.files);
         let index = imported
             .index_time
             .map_or_else(String::new, |t| format!(" ({} of it the candidate index)", duration(t)));
@@ -207,7 +219,12 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         );
     }
     if p.read == 0 && p.problems > 0 {
+        discard_created(memory, claim, created.as_deref());
         bail!("import: nothing imported, {} (listed above)", plural(p.problems, "problem"));
+    }
+    if p.read == 0 && !quiet {
+        // Not an error: importing nothing is how a memory is created or upgraded.
+        eprintln!("cmem: warning: no entries in {} (an empty file?)", what_of(&args.files));
     }
     if let (true, Some(from), Some(to)) = (args.align, &args.from, &args.to) {
         // The import stands whatever training does: its error names the step.
@@ -227,6 +244,122 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         }
     }
     Ok(())
+}
+
+/// The files of an import as the summary names them.
+fn what_of(files: &[std::path::PathBuf]) -> String {
+    match files {
+        [one] if one == Path::new("-") => "<stdin>".to_owned(),
+        [one] => one.display().to_string(),
+        many => format!("{} files", many.len()),
+    }
+}
+
+/// The file of a SQLite memory address (not of `memory:` or PostgreSQL).
+fn sqlite_file(path: &Path) -> Option<std::path::PathBuf> {
+    match cmem::Address::parse(&path.to_string_lossy()) {
+        Ok(cmem::Address::Sqlite(file)) => Some(file),
+        _ => None,
+    }
+}
+
+/// A shared advisory lock (`flock`) on a SQLite memory's file, held by every import
+/// from before it opens the memory to its end. An import that created the file and
+/// stored nothing removes it only under the exclusive lock, which it gets only when no
+/// other import holds the file: so a second import that opened the new file (and waits
+/// for the first to finish writing) keeps it, with what it then stores. SQLite's own
+/// locks are `fcntl` locks, which `flock` does not touch.
+struct Claim {
+    #[cfg(unix)]
+    file: Option<std::fs::File>,
+}
+
+impl Claim {
+    /// The claim on `path`'s file, created empty if need be (SQLite takes an empty file
+    /// as a new database), taken again when the file was removed before the lock held.
+    /// None when the file cannot be opened: opening the memory then says why, and an
+    /// import without a claim never removes its file.
+    fn take(path: &Path) -> Claim {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{flock, FlockOperation};
+            use std::os::unix::fs::MetadataExt;
+            let Some(db) = sqlite_file(path) else { return Claim { file: None } };
+            let open =
+                || std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&db);
+            // Bounded: a file removed under every attempt is a pathological race.
+            for _ in 0..100 {
+                let Ok(file) = open() else { break };
+                if flock(&file, FlockOperation::LockShared).is_err() {
+                    break;
+                }
+                let Ok(held) = file.metadata() else { break };
+                // Removed (or replaced) between the open and the lock: claim what is there now.
+                if std::fs::metadata(&db).is_ok_and(|m| m.dev() == held.dev() && m.ino() == held.ino()) {
+                    return Claim { file: Some(file) };
+                }
+            }
+            Claim { file: None }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = path;
+            Claim {}
+        }
+    }
+
+    /// True when no other import holds the file; this one then holds it alone until the
+    /// claim is dropped.
+    fn alone(&self) -> bool {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{flock, FlockOperation};
+            self.file.as_ref().is_some_and(|f| flock(f, FlockOperation::NonBlockingLockExclusive).is_ok())
+        }
+        #[cfg(not(unix))]
+        {
+            false
+        }
+    }
+}
+
+/// Closes `memory` and, when this import created its file (`created`), it holds no
+/// entry and no other import holds it (see [`Claim`]), removes the file and what SQLite
+/// and the index keep beside it (`-wal`, `-shm`, `-journal`, `-gix-*`): a failed first
+/// import leaves no empty memory behind.
+fn discard_created(memory: cmem::Memory, claim: Claim, created: Option<&Path>) {
+    let Some(file) = created else { return };
+    let empty = memory.stats().is_ok_and(|s| s.entries == 0);
+    drop(memory);
+    if empty {
+        remove_memory_files(&claim, file);
+    }
+    // The claim (and with it the exclusive lock) ends only now, after the removal.
+    drop(claim);
+}
+
+/// Removes the memory `file` and its side files when `claim` is held alone.
+fn remove_memory_files(claim: &Claim, file: &Path) {
+    if !claim.alone() {
+        return;
+    }
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name().and_then(|n| n.to_str())) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let side = |other: &str| {
+        other == name
+            || ["-wal", "-shm", "-journal"].iter().any(|s| other.strip_prefix(name) == Some(*s))
+            || other.strip_prefix(name).is_some_and(|rest| rest.starts_with("-gix-"))
+    };
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_name().to_str().is_some_and(side) {
+                // Best effort: what cannot be removed is an empty memory, not a loss.
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
 }
 
 /// Runs `cmem index`.

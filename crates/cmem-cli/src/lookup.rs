@@ -20,7 +20,7 @@ use crate::Outcome;
 
 /// When nothing was found because the memory holds no entry for the pair at all (a
 /// typo such as `--to ge`), a warning naming the pairs it does hold.
-fn pair_warning(memory: &Memory, from: &cmem::Locale, to: &cmem::Locale) -> Option<String> {
+pub(crate) fn pair_warning(memory: &Memory, from: &cmem::Locale, to: &cmem::Locale) -> Option<String> {
     let stats = memory.stats().ok()?;
     let served = |p: &cmem::PairCount| {
         let serves = |asked: &cmem::Locale, held: &cmem::Locale| asked.fit(held).is_some();
@@ -41,7 +41,7 @@ fn pair_warning(memory: &Memory, from: &cmem::Locale, to: &cmem::Locale) -> Opti
 
 /// White space made visible: line breaks `⏎`, tabs `→`, and with `spaces` every space
 /// `·` (a no-break space `⍽`).
-fn visible(text: &str, spaces: bool) -> String {
+pub(crate) fn visible(text: &str, spaces: bool) -> String {
     text.chars()
         .map(|c| match c {
             '\n' => "⏎".to_owned(),
@@ -116,15 +116,22 @@ fn write_match(
         };
         writeln!(out, "  penalty  -{}: {what}", p.points)?;
     }
-    for r in &m.repairs {
-        let state = match (&r.words, r.applied) {
-            (_, true) => String::new(),
-            (Some(_), false) => " (not applied: no evidence in the memory)".to_owned(),
-            (None, false) => " (not applied: the target has nothing to change)".to_owned(),
-        };
+    // A repair not applied changed nothing the user sees: a mechanical one is left out
+    // (the target had nothing to change); a word repair without evidence is a note, since
+    // the target keeps a word the query changed.
+    for r in m.repairs.iter().filter(|r| r.applied || r.words.is_some()) {
+        if !r.applied {
+            writeln!(
+                out,
+                "  note     the query has {:?} for {:?}; the target keeps its word (no evidence in the memory)",
+                visible(&r.to, true),
+                visible(&r.from, true)
+            )?;
+            continue;
+        }
         // A word repair also shows the target's span, what replaced it and the evidence.
         let target = match &r.words {
-            Some(w) if r.applied => {
+            Some(w) => {
                 let why = match &w.evidence {
                     Some(cmem::repair::words::Evidence::Phrase { count, .. }) => {
                         format!("phrase pair, {count}×")
@@ -142,7 +149,7 @@ fn write_match(
         };
         writeln!(
             out,
-            "  repair   {} {:?} → {:?}{target}{state}",
+            "  repair   {} {:?} → {:?}{target}",
             serde_json::to_value(r.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
             visible(&r.from, true),
             visible(&r.to, true)

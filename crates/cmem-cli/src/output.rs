@@ -214,6 +214,11 @@ pub fn duration(d: Duration) -> String {
 /// command line), with the option that gives it here: `--from` for a source language,
 /// `--to` for a target language; other messages as they are.
 pub fn with_flags(kind: FormatErrorKind, message: &str) -> String {
+    if kind == FormatErrorKind::LanguageMismatch {
+        return message
+            .replace("import without the languages", "import without --from/--to")
+            .replace("or relabel to store", "or add --relabel to store");
+    }
     let flag = match kind {
         FormatErrorKind::NoSourceLanguage => "--from",
         FormatErrorKind::NoTargetLanguage => "--to",

@@ -69,6 +69,16 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     let stdin = args.input == Path::new("-");
     let stdout = args.output == Path::new("-");
     let po = !stdin && cmem::formats::format_of(&args.input) == Some(Format::Po);
+    let written = if po { Format::Po } else { Format::Xliff };
+    if let Some(named) = cmem::formats::format_of(&args.output).filter(|f| !stdout && *f != written) {
+        bail!(
+            "recycle {input}: -o {output} names {} file, but recycle writes {} file, the input's \
+             format; name the output {}",
+            format_name(named),
+            format_name(written),
+            if po { "OUT.po" } else { "OUT.xlf" }
+        );
+    }
     let reader: Box<dyn Read> = if stdin {
         Box::new(io::stdin().lock())
     } else {
@@ -104,6 +114,20 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
         report
     };
     let elapsed = started.elapsed();
+    if !quiet && report.filled + report.with_candidates == 0 && report.untouched > 0 {
+        // Nothing found for any segment: say so when the memory holds nothing of the pair.
+        if let Some(warning) =
+            report.pair.as_ref().and_then(|(f, t)| crate::lookup::pair_warning(&memory, f, t))
+        {
+            eprintln!("cmem: warning: {warning}");
+        }
+    }
+    if args.verbose && !quiet {
+        for skip in &report.skips {
+            let unit = if skip.unit.is_empty() { String::new() } else { format!(" (unit {:?})", skip.unit) };
+            eprintln!("{input}:{}: skipped{unit}: {}", skip.line, skip.reason);
+        }
+    }
     if args.json {
         let mut value = serde_json::to_value(&report)?;
         if let Value::Object(m) = &mut value {
@@ -119,6 +143,18 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
         eprintln!("{}", summary(&report, &input, &output, &duration(elapsed)));
     }
     Ok(())
+}
+
+/// A format as the `-o` error names it, with its article.
+fn format_name(format: Format) -> &'static str {
+    match format {
+        Format::Po => "a gettext PO",
+        Format::Xliff => "an XLIFF",
+        Format::Tmx => "a TMX",
+        Format::Kmb => "a .kmb",
+        Format::Jsonl => "a JSON Lines",
+        _ => "another",
+    }
 }
 
 /// Writes the recycled document as an [`OutputFile`], which a Ctrl-C or `SIGTERM`

@@ -48,9 +48,16 @@ pub fn run(args: &SearchArgs, memory_flag: Option<&Path>, quiet: bool, color: bo
             if i > 0 {
                 writeln!(out)?;
             }
-            writeln!(out, "entry {}  {}", hit.entry.id, highlight(&hit.snippet, color))?;
+            writeln!(
+                out,
+                "entry {}  {}",
+                hit.entry.id,
+                highlight(&crate::lookup::visible(&hit.snippet, false), color)
+            )?;
             for v in others {
-                writeln!(out, "  {:<6} {}", v.locale.as_str(), surface_text(&v.runs))?;
+                // Line breaks shown as lookup shows them, so each hit stays one block.
+                let text = crate::lookup::visible(&surface_text(&v.runs), false);
+                writeln!(out, "  {:<6} {}", v.locale.as_str(), text)?;
             }
         }
     }

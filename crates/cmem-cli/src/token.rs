@@ -92,13 +92,26 @@ pub fn run(args: &TokenArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
         }
         TokenAction::List { json } => {
             let memory = memory::open_existing(&path)?;
-            for r in Tokens::list(&memory).map_err(|e| anyhow!("token list: {e}"))? {
+            let tokens = Tokens::list(&memory).map_err(|e| anyhow!("token list: {e}"))?;
+            // Columns as wide as their widest value, under a header.
+            let id_width = tokens.iter().map(|r| r.id.to_string().len()).max().unwrap_or(0).max(2);
+            let scope_width = tokens.iter().map(|r| r.scope.to_string().len()).max().unwrap_or(0).max(5);
+            if !*json && !tokens.is_empty() {
+                writeln!(out, "{:<id_width$}  {:<scope_width$}  {:<20}  NAME", "ID", "SCOPE", "CREATED")?;
+            }
+            for r in tokens {
                 if *json {
                     let line = json!({"id": r.id, "scope": r.scope, "name": r.name,
                         "created": rfc3339_utc(r.created_unix), "created_unix": r.created_unix});
                     writeln!(out, "{line}")?;
                 } else {
-                    writeln!(out, "{}  {:<5}  {}  {}", r.id, r.scope, rfc3339_utc(r.created_unix), r.name)?;
+                    let (id, scope) = (r.id.to_string(), r.scope.to_string());
+                    writeln!(
+                        out,
+                        "{id:<id_width$}  {scope:<scope_width$}  {:<20}  {}",
+                        rfc3339_utc(r.created_unix),
+                        r.name
+                    )?;
                 }
             }
         }

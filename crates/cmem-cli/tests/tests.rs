@@ -90,6 +90,7 @@ fn td(rel: &str) -> String {
 }
 
 mod faults;
+mod first_hour;
 mod serve;
 mod server_faults;
 mod tour;
@@ -199,8 +200,15 @@ fn malformed_tmx_names_file_line_and_column_and_stores_nothing() {
              but `</tuv>` was found\n"
         )
     );
-    // The memory it created stays, empty and valid: another program may have opened it.
-    assert_eq!(d.ok(&["stats", "--json"]).json_lines()[0]["entries"], 0);
+    // The memory it created is gone again, with what SQLite kept beside it.
+    for file in ["cmem.db", "cmem.db-wal", "cmem.db-shm"] {
+        assert!(!d.path(file).exists(), "{file} was left");
+    }
+    // A memory that existed before stays, with what it held.
+    d.ok(&["import", "-q", "--from", "en", "--to", "de", &td("cli/sample.jsonl")]);
+    let before = d.ok(&["stats", "--json"]).json_lines()[0]["entries"].clone();
+    assert_eq!(d.run(&["import", &bad]).code(), 3);
+    assert_eq!(d.ok(&["stats", "--json"]).json_lines()[0]["entries"], before);
 }
 
 #[test]
@@ -234,7 +242,7 @@ fn jsonl_lines_without_locales_need_from_and_to() {
         r.stderr()
     );
     assert!(r.stderr().contains("… and 173 more problems\n"), "{}", r.stderr());
-    assert_eq!(d.ok(&["stats", "--json"]).json_lines()[0]["entries"], 0, "an import that stored nothing");
+    assert!(!d.path("cmem.db").exists(), "an import that stored nothing left the memory it created");
 }
 
 #[test]
@@ -1909,7 +1917,11 @@ fn import_with_align_trains_the_word_model_of_its_pair() {
     // The memory has a word model now: the changed word is looked at (a memory this
     // small gives `cmem align`'s default rounds too little evidence to replace it).
     let r = d.ok(&["lookup", "Print the folder", "--from", "en", "--to", "de", "--limit", "1"]);
-    assert!(r.stdout().contains("repair   words \"file\" → \"folder\""), "{}", r.stdout());
+    assert!(
+        r.stdout().contains("note     the query has \"folder\" for \"file\"; the target keeps its word"),
+        "{}",
+        r.stdout()
+    );
     // -q trains as well, silently.
     let r = d.ok(&["import", "-q", "--from", "en", "--to", "de", "--align", "b.jsonl"]);
     assert_eq!(r.stderr(), "");

@@ -23,8 +23,16 @@ impl Locale {
         let cleaned = tag.trim().replace('_', "-");
         match icu_locale_core::Locale::try_from_str(&cleaned) {
             Ok(loc) if !cleaned.is_empty() => Ok(Locale(loc.to_string())),
-            Ok(_) => Err(Error::new(ErrorKind::InvalidLocale, "invalid locale \"\": empty tag")),
-            Err(e) => Err(Error::new(ErrorKind::InvalidLocale, format!("invalid locale {tag:?}: {e}"))),
+            Ok(_) => Err(Error::new(
+                ErrorKind::InvalidLocale,
+                "invalid locale \"\": empty tag; write a language code such as en, de or pt-BR",
+            )),
+            // The parser's own words name the subtag at fault, not the fix: a user who
+            // wrote `english` needs the form of a code.
+            Err(e) => Err(Error::new(
+                ErrorKind::InvalidLocale,
+                format!("invalid locale {tag:?}: {e}; write a language code such as en, de or pt-BR"),
+            )),
         }
     }
 

@@ -100,6 +100,11 @@ pub enum FormatErrorKind {
     /// The file names no target language and the options give none; as
     /// [`NoSourceLanguage`](Self::NoSourceLanguage).
     NoTargetLanguage,
+    /// Files name other languages than the options give (a Russian catalog imported
+    /// as German); nothing is imported. The message ends naming the two ways out, in the
+    /// options' words ("import without the languages", "relabel"): a front end may name
+    /// its own options instead.
+    LanguageMismatch,
 }
 
 /// An error or a located problem in a file.

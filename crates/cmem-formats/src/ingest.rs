@@ -29,7 +29,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use cmem_core::{Locale, NewEntry};
+use cmem_core::{Locale, NewEntry, Variant};
 
 use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::import::{format_of, gunzipped, ItemSource};
@@ -49,12 +49,18 @@ pub type BoxedInput = Box<dyn BufRead + Send>;
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct IngestOptions {
-    /// The source locale of JSON Lines lines that name none.
+    /// The source locale of entries whose file names none. Where a file names its own,
+    /// this one must agree with it (see [`Ingest`]).
     pub source_locale: Option<Locale>,
-    /// The target locale of JSON Lines lines that name none.
+    /// The target locale of entries whose file names none; as
+    /// [`source_locale`](Self::source_locale).
     pub target_locale: Option<Locale>,
     /// Turn the first problem of any file into an error.
     pub strict: bool,
+    /// Store every entry under [`source_locale`](Self::source_locale) and
+    /// [`target_locale`](Self::target_locale) whatever its file says: for the rare
+    /// deliberate case (a file whose header names the wrong language). Default false.
+    pub relabel: bool,
 }
 
 /// One input to read: its name for messages, its format and its bytes.
@@ -104,7 +110,8 @@ impl Input {
                     FormatErrorKind::Unsupported,
                     format!(
                         "{name}: unknown format (extension not .tmx, .kmb, .jsonl, .ndjson, .json, \
-                         .po, .xlf or .xliff, optionally .gz); name the format"
+                         .po, .xlf, .xliff, .sdlxliff or .mqxliff, optionally .gz); name the format \
+                         (--format tmx|kmb|jsonl|po|weblate|xliff)"
                     ),
                 )
             })?,
@@ -177,6 +184,8 @@ enum Looks {
     JsonObject,
     /// `<`: XML (TMX, XLIFF).
     Xml,
+    /// `#` or `msgid`/`msgctxt`: a gettext catalog.
+    Po,
 }
 
 /// What the first byte after a byte-order mark and white space says, when it says
@@ -188,7 +197,12 @@ fn looks(reader: &mut BoxedInput) -> Option<Looks> {
         b'[' => Some(Looks::JsonArray),
         b'{' => Some(Looks::JsonObject),
         b'<' => Some(Looks::Xml),
-        _ => None,
+        b'#' => Some(Looks::Po),
+        _ => {
+            let start = buf.iter().position(|b| !b.is_ascii_whitespace())?;
+            let rest = &buf[start..];
+            (rest.starts_with(b"msgid ") || rest.starts_with(b"msgctxt ")).then_some(Looks::Po)
+        }
     }
 }
 
@@ -206,8 +220,9 @@ fn settle_format(
         Err(FormatError::new(
             format,
             FormatErrorKind::Unsupported,
-            format!("{name}: looks like {what}, not {}; {instead}", format_name(format)),
-        ))
+            format!("looks like {what}, not {}; {instead}", format_name(format)),
+        )
+        .in_file(name))
     };
     match (format, looks) {
         (Format::Jsonl, Looks::JsonArray) if guessed => Ok(Format::Weblate),
@@ -226,6 +241,10 @@ fn settle_format(
         (Format::Tmx | Format::Xliff | Format::Po, Looks::JsonObject) => {
             wrong("JSON Lines (one JSON object a line)", "import it as jsonl")
         }
+        (Format::Tmx | Format::Xliff | Format::Jsonl | Format::Weblate, Looks::Po) => wrong(
+            "gettext PO (it starts with a # comment or msgid)",
+            "import it as po, or give it its .po extension",
+        ),
         _ => Ok(format),
     }
 }
@@ -299,6 +318,19 @@ impl IngestStatus {
 /// (its `po:flags` property, written by the TMX writer as `x-cmem-meta:po:flags`) is
 /// recognized by its format flags, as the PO reader did it: `no-c-format` text stays
 /// text, so a memory exported to TMX and imported again gets the same entries back.
+///
+/// # The languages a file names win
+///
+/// [`IngestOptions::source_locale`] and [`target_locale`](IngestOptions::target_locale)
+/// fill in only what a file does not say (a PO catalog's source, a JSON Lines line
+/// without `source_locale`). Where the file names a language (PO `Language`, XLIFF
+/// `source-language` / `target-language` / `srcLang` / `trgLang`, TMX `srclang` and
+/// `xml:lang`, Weblate's and JSON Lines' fields) that contradicts the option, the entry
+/// is not given out: the rest of that file and every later file are only checked, and
+/// the ingest ends with one [`FormatErrorKind::LanguageMismatch`] error naming every
+/// contradicting file, so an import stores nothing. The same language with a region
+/// (`en-US` for `en`, or `de` for `de-AT`) is no contradiction: the more precise tag is
+/// stored. [`IngestOptions::relabel`] stores the options' languages instead.
 pub struct Ingest<'h> {
     inputs: std::vec::IntoIter<Input>,
     current: Option<Reader<'h>>,
@@ -309,6 +341,9 @@ pub struct Ingest<'h> {
     status: IngestStatus,
     cancel: Option<Arc<AtomicBool>>,
     done: bool,
+    /// One line per file whose languages contradict the options; once there is one, no
+    /// entry is given out any more.
+    mismatches: Vec<String>,
 }
 
 impl fmt::Debug for Ingest<'_> {
@@ -334,6 +369,7 @@ impl<'h> Ingest<'h> {
             status: IngestStatus::default(),
             cancel: None,
             done: false,
+            mismatches: Vec::new(),
         }
     }
 
@@ -362,8 +398,9 @@ impl<'h> Ingest<'h> {
                 return Some(Err(FormatError::new(
                     input.format,
                     FormatErrorKind::Io,
-                    format!("{name}: cannot read: {e}"),
-                )))
+                    format!("cannot read: {e}"),
+                )
+                .in_file(name)))
             }
         };
         let format = match settle_format(&mut reader, input.format, input.guessed, &name) {
@@ -378,8 +415,9 @@ impl<'h> Ingest<'h> {
             Format::Kmb => Err(FormatError::new(
                 Format::Kmb,
                 FormatErrorKind::Unsupported,
-                format!("{name}: reading a .kmb bundle needs the `gzip` feature of cmem (or cmem-formats)"),
-            )),
+                "reading a .kmb bundle needs the `gzip` feature of cmem (or cmem-formats)",
+            )
+            .in_file(name)),
             Format::Jsonl => {
                 let mut options = JsonlOptions::default();
                 options.source_locale.clone_from(&self.options.source_locale);
@@ -420,28 +458,120 @@ impl<'h> Ingest<'h> {
             other => Err(FormatError::new(
                 other,
                 FormatErrorKind::Unsupported,
-                format!("{name}: {} files cannot be imported", other.name()),
-            )),
+                format!("{} files cannot be imported", other.name()),
+            )
+            .in_file(name)),
         })
     }
 
     fn next_item(&mut self) -> Option<Result<Item, FormatError>> {
         loop {
+            let failing = !self.mismatches.is_empty();
+            // Checking the later files gives nothing out: Ctrl-C must end it here.
+            if failing && self.cancelled() {
+                return None;
+            }
             if let Some(reader) = &mut self.current {
                 let tmx = matches!(reader, Reader::Tmx(_));
                 match reader.next() {
-                    Some(Ok(Item::Entry(entry))) if tmx => {
-                        return Some(Ok(Item::Entry(recognize_level1(entry, &mut self.runner))));
-                    }
+                    Some(Ok(Item::Entry(entry))) => match self.settle_locales(entry) {
+                        Ok(_) if failing => {}
+                        Ok(entry) if tmx => {
+                            return Some(Ok(Item::Entry(recognize_level1(entry, &mut self.runner))));
+                        }
+                        Ok(entry) => return Some(Ok(Item::Entry(entry))),
+                        Err(said) => {
+                            self.mismatches.push(format!("{} {said}", self.status.current_input()));
+                            self.current = None;
+                        }
+                    },
+                    // Once the import is failing, later files are only checked.
+                    Some(_) if failing => {}
                     Some(item) => return Some(item),
                     None => self.current = None,
                 }
+                continue;
             }
-            match self.open_next()? {
-                Ok(reader) => self.current = Some(reader),
-                Err(e) => return Some(Err(e)),
+            match self.open_next() {
+                None if failing => {
+                    self.done = true;
+                    return Some(Err(self.mismatch_error()));
+                }
+                None => return None,
+                Some(Ok(reader)) => self.current = Some(reader),
+                Some(Err(_)) if failing => {}
+                Some(Err(e)) => return Some(Err(e)),
             }
         }
+    }
+
+    /// The entry with the options' locales applied: filled in where its file names
+    /// none, refined where the option is the more precise tag of the same language, all
+    /// replaced with `relabel`; `Err` says what its file names where it contradicts the
+    /// options (see [`Ingest`]).
+    fn settle_locales(&self, mut entry: NewEntry) -> Result<NewEntry, String> {
+        let (from, to) = (self.options.source_locale.as_ref(), self.options.target_locale.as_ref());
+        if self.options.relabel {
+            if let (Some(from), Some(v)) = (from, entry.variants.first_mut()) {
+                v.locale = from.clone();
+            }
+            if let (Some(to), [_, v]) = (to, entry.variants.as_mut_slice()) {
+                v.locale = to.clone();
+            }
+            return Ok(entry);
+        }
+        let refine = |v: &mut Variant, given: &Locale| {
+            if given.as_str().len() > v.locale.as_str().len() {
+                v.locale = given.clone();
+            }
+        };
+        if let (Some(from), Some(v)) = (from, entry.variants.first_mut()) {
+            if !from.matches(&v.locale) {
+                return Err(format!(
+                    "names its source language {}, not {}",
+                    v.locale.as_str(),
+                    from.as_str()
+                ));
+            }
+            refine(v, from);
+        }
+        // An entry without a target is the import's problem to report, not a contradiction.
+        if let Some(to) = to.filter(|_| entry.variants.len() > 1) {
+            let targets = entry.variants.get_mut(1..).unwrap_or_default();
+            match targets.iter_mut().find(|v| to.matches(&v.locale)) {
+                Some(v) => refine(v, to),
+                None => {
+                    let named: Vec<&str> = targets.iter().map(|v| v.locale.as_str()).collect();
+                    return Err(format!(
+                        "names its target language {}, not {}",
+                        named.join(", "),
+                        to.as_str()
+                    ));
+                }
+            }
+        }
+        Ok(entry)
+    }
+
+    /// The error ending an ingest some of whose files contradict the options.
+    fn mismatch_error(&self) -> FormatError {
+        let (from, to) = (self.options.source_locale.as_ref(), self.options.target_locale.as_ref());
+        let pair = match (from, to) {
+            (Some(from), Some(to)) => format!("as {} → {}", from.as_str(), to.as_str()),
+            (Some(from), None) => format!("with the source language {}", from.as_str()),
+            (None, Some(to)) => format!("with the target language {}", to.as_str()),
+            (None, None) => "as the options say".to_owned(),
+        };
+        let (n, list) = (self.mismatches.len(), self.mismatches.join("; "));
+        let files = if n == 1 { "a file names other languages" } else { "files name other languages" };
+        FormatError::new(
+            Format::Store,
+            FormatErrorKind::LanguageMismatch,
+            format!(
+                "nothing imported: {files} than the options: {list}; import without the languages \
+                 to keep each file's own, or relabel to store every entry {pair}"
+            ),
+        )
     }
 
     fn cancelled(&self) -> bool {
@@ -574,6 +704,53 @@ mod tests {
         let err = ingest.next().unwrap().unwrap_err();
         assert!(err.to_string().contains("interrupted"), "{err}");
         assert!(ingest.next().is_none());
+    }
+
+    #[test]
+    fn the_languages_a_file_names_win_and_a_contradiction_names_every_file() {
+        let l = |t: &str| Locale::parse(t).unwrap();
+        let po = |lang: &str| {
+            format!("msgid \"\"\nmsgstr \"Language: {lang}\\n\"\n\nmsgid \"Open\"\nmsgstr \"x\"\n")
+        };
+        let xlf2 = r#"<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="fr" trgLang="de">
+<file id="f"><unit id="u"><segment state="translated"><source>Ouvrir</source><target>Öffnen</target></segment></unit></file></xliff>"#;
+        let jsonl = "{\"source\":\"Save\",\"target\":\"Sichern\",\"target_locale\":\"de-AT\"}\n";
+        let inputs = || {
+            vec![
+                Input::from_reader("ru.po", Format::Po, io::Cursor::new(po("ru"))),
+                Input::from_reader("de.po", Format::Po, io::Cursor::new(po("de_DE"))),
+                Input::from_reader("fr.xlf", Format::Xliff, xlf2.as_bytes()),
+                Input::from_reader("at.jsonl", Format::Jsonl, jsonl.as_bytes()),
+            ]
+        };
+        let options = IngestOptions::default().source_locale(Some(l("en"))).target_locale(Some(l("de")));
+        let err = collect_items(Ingest::new(inputs(), options.clone(), None)).unwrap_err();
+        assert_eq!(err.kind(), FormatErrorKind::LanguageMismatch);
+        let text = err.to_string();
+        assert!(text.contains("ru.po names its target language ru, not de"), "{text}");
+        assert!(text.contains("fr.xlf names its source language fr, not en"), "{text}");
+        assert!(!text.contains("de.po") && !text.contains("at.jsonl"), "{text}");
+
+        // Without the contradicting files: regions are kept, the flags fill in the rest.
+        let mut some = inputs();
+        some.remove(2);
+        some.remove(0);
+        let (entries, _) = collect_items(Ingest::new(some, options.clone(), None)).unwrap();
+        let pairs: Vec<(&str, &str)> =
+            entries.iter().map(|e| (e.variants[0].locale.as_str(), e.variants[1].locale.as_str())).collect();
+        assert_eq!(pairs, [("en", "de-DE"), ("en", "de-AT")]);
+        // A flag more precise than the file is stored.
+        let precise = IngestOptions::default().target_locale(Some(l("de-CH")));
+        let input = vec![Input::from_reader("de.po", Format::Po, io::Cursor::new(po("de")))];
+        let (entries, _) = collect_items(Ingest::new(input, precise, None)).unwrap();
+        assert_eq!(entries[0].variants[1].locale.as_str(), "de-CH");
+
+        // relabel: the flags win everywhere.
+        let (entries, _) = collect_items(Ingest::new(inputs(), options.relabel(true), None)).unwrap();
+        assert_eq!(entries.len(), 4);
+        assert!(entries
+            .iter()
+            .all(|e| e.variants[0].locale.as_str() == "en" && e.variants[1].locale.as_str() == "de"));
     }
 
     #[test]

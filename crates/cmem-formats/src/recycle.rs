@@ -261,8 +261,13 @@ pub struct RecycleReport {
     pub untouched: usize,
     /// Segments not looked up: not translatable, approved, already translated (without
     /// `overwrite`), no text, a segmented target without that segment's `mrk`, or a
-    /// source the lookup refuses (longer than its `max_query_chars`).
+    /// source the lookup refuses (longer than its `max_query_chars`). Each is listed in
+    /// [`skips`](Self::skips) with its reason.
     pub skipped: usize,
+    /// Every skipped segment, in document order, with why it was skipped.
+    pub skips: Vec<Skip>,
+    /// The source and target locales looked up (none when no segment was).
+    pub pair: Option<(Locale, Locale)>,
     /// Code runs of filled targets that had no counterpart among the document's source
     /// codes and were left out (such fills are marked for review).
     pub codes_dropped: usize,
@@ -270,6 +275,30 @@ pub struct RecycleReport {
     /// another text, whose codes this segment may not have).
     pub candidate_codes_dropped: usize,
 }
+
+/// A segment recycle left as it was without looking it up (or whose match it could not
+/// write), and why: one per [`RecycleReport::skipped`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Skip {
+    /// The segment's line in the document.
+    pub line: u64,
+    /// Its unit's id (XLIFF); empty for a PO message.
+    pub unit: String,
+    /// Why, in a few words: `approved`, `already translated (--overwrite replaces it)`.
+    pub reason: &'static str,
+}
+
+impl RecycleReport {
+    /// Counts a skipped segment and keeps why.
+    pub(crate) fn skip(&mut self, line: u64, unit: &str, reason: &'static str) {
+        self.skipped += 1;
+        self.skips.push(Skip { line, unit: unit.to_owned(), reason });
+    }
+}
+
+/// Why recycle skips a segment: the source refused by the lookup (longer than its cap).
+pub(crate) const SKIP_TOO_LONG: &str = "the source is longer than a lookup takes";
 
 impl std::fmt::Display for RecycleReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -308,7 +337,8 @@ pub(crate) struct Locales {
 
 impl Locales {
     /// The source and target locales of segment `index`: the options', else its
-    /// `file`'s (1.x) or the document's.
+    /// `file`'s (1.x) or the document's; with `fill_only`, the document's, else the
+    /// options' (an import, where what a file says wins).
     ///
     /// # Errors
     /// [`FormatErrorKind::NoSourceLanguage`] or [`NoTargetLanguage`](FormatErrorKind::NoTargetLanguage)
@@ -319,11 +349,12 @@ impl Locales {
         index: usize,
         source: Option<&Locale>,
         target: Option<&Locale>,
+        fill_only: bool,
     ) -> Result<(Locale, Locale), FormatError> {
         let seg = &doc.segments()[index];
         let mut pick =
             |given: Option<&Locale>, found: Option<&str>, what: &str| -> Result<Locale, FormatError> {
-                if let Some(l) = given {
+                if let Some(l) = given.filter(|_| !fill_only || found.is_none()) {
                     return Ok(l.clone());
                 }
                 let located = |message: String| {
@@ -407,7 +438,7 @@ pub(crate) fn lookup_queries<'a>(
     let mut locales = Locales::default();
     let mut queries = Vec::with_capacity(indexes.len());
     for (k, &i) in indexes.iter().enumerate() {
-        let (src, trg) = locales.of(doc, i, source, target)?;
+        let (src, trg) = locales.of(doc, i, source, target, false)?;
         let runs = recognized[k].as_deref().unwrap_or(doc.segments()[i].source.as_slice());
         queries.push((runs, src, trg, xliff_context(doc, i)));
     }
@@ -591,15 +622,21 @@ pub fn recycle_document(
     let todo: Vec<usize> = (0..doc.segments().len())
         .filter(|&index| {
             let seg = &doc.segments()[index];
-            let skip = !seg.translatable
-                || seg.approved
-                || (seg.has_target() && !options.overwrite)
-                || !has_text(&seg.source)
-                || !doc.can_fill(index);
-            if skip {
-                report.skipped += 1;
-            }
-            !skip
+            let reason = if !seg.translatable {
+                "not translatable (translate=\"no\")"
+            } else if seg.approved {
+                "approved"
+            } else if seg.has_target() && !options.overwrite {
+                "already translated (--overwrite replaces it)"
+            } else if !has_text(&seg.source) {
+                "no text in the source"
+            } else if !doc.can_fill(index) {
+                "a segmented target without this segment's <mrk>"
+            } else {
+                return true;
+            };
+            report.skip(seg.line, &seg.unit_id, reason);
+            false
         })
         .collect();
     // Plain-text sources, recognized when asked; `None` where the source is used as is.
@@ -612,6 +649,7 @@ pub fn recycle_document(
         options.target_locale.as_ref(),
     )?;
     let target_language = queries.first().map(|q| q.2.as_str().to_owned());
+    report.pair = queries.first().map(|q| (q.1.clone(), q.2.clone()));
     let results = lookup_all(store, &queries, &lookup_options, options.threads);
     drop(queries);
     if let Some(lang) = target_language {
@@ -624,7 +662,8 @@ pub fn recycle_document(
         let as_doc = |runs: &[Run]| if recognized.is_some() { codes_as_text(runs) } else { runs.to_vec() };
         let Some(matches) = lookup_matches(doc, index, result.as_deref())? else {
             // A source the lookup refuses (longer than its cap) is left for the translator.
-            report.skipped += 1;
+            let seg = &doc.segments()[index];
+            report.skip(seg.line, &seg.unit_id, SKIP_TOO_LONG);
             continue;
         };
         let source_key = runs_to_json(&doc.segments()[index].source);

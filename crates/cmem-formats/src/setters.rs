@@ -21,7 +21,7 @@ use crate::xliff_in::XliffInOptions;
 
 use cmem_core::setters;
 
-setters!(IngestOptions { source_locale: Option<Locale>, target_locale: Option<Locale>, strict: bool });
+setters!(IngestOptions { source_locale: Option<Locale>, target_locale: Option<Locale>, strict: bool, relabel: bool });
 
 setters!(ImportOptions { batch_size: usize, strict: bool, max_problems_kept: usize });
 

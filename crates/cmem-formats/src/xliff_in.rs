@@ -38,9 +38,11 @@ use crate::xliff::{XliffDocument, XliffVersion};
 pub struct XliffInOptions {
     /// The file name used in messages and as the entries' project.
     pub file_name: String,
-    /// Overrides the document's source language.
+    /// The source language of segments whose document names none (what the document
+    /// names wins: [`Ingest`](crate::Ingest) checks that the two agree).
     pub source_locale: Option<Locale>,
-    /// Overrides the document's target language.
+    /// The target language of segments whose document names none; as
+    /// [`source_locale`](Self::source_locale).
     pub target_locale: Option<Locale>,
     /// The target states taken; `None`: the defaults of the [module docs](self).
     pub states: Option<Vec<String>>,
@@ -94,8 +96,13 @@ impl XliffReader {
                 skipped += 1;
                 continue;
             };
-            let (src, trg) =
-                locales.of(&doc, index, options.source_locale.as_ref(), options.target_locale.as_ref())?;
+            let (src, trg) = locales.of(
+                &doc,
+                index,
+                options.source_locale.as_ref(),
+                options.target_locale.as_ref(),
+                true,
+            )?;
             let texts = (cmem_core::run::text_only(&seg.source), cmem_core::run::text_only(target));
             let (source_runs, target_runs) = match (hook, texts) {
                 (Some(h), (Some(s), Some(t))) => h(&s, &t),

@@ -44,6 +44,10 @@ pub(crate) struct ImportParams {
     to: Option<String>,
     #[serde(default)]
     strict: bool,
+    /// Store every entry as `from` → `to` even where the file names other languages
+    /// (which otherwise fails the job).
+    #[serde(default)]
+    relabel: bool,
     /// The file's name, for messages (default `upload`).
     #[serde(default)]
     name: Option<String>,
@@ -68,7 +72,7 @@ fn format_named(name: &str) -> Option<Format> {
     })
 }
 
-/// `POST /v1/imports?format=F[&from=L&to=L][&strict=true][&name=N]`, the file as the
+/// `POST /v1/imports?format=F[&from=L&to=L][&relabel=true][&strict=true][&name=N]`, the file as the
 /// body (gzip or not): `202` and the job.
 pub(crate) async fn start(
     State(app): State<Arc<App>>,
@@ -143,7 +147,8 @@ pub(crate) async fn start(
     let view = job.lock().map(|v| v.clone()).map_err(|_| internal("job", &"lock poisoned"))?;
     let worker = Arc::clone(&app);
     let handle = tokio::task::spawn_blocking(move || {
-        run(&worker, &job, &file, format, (from, to), (p.strict, p.align), (&name, p.memory.as_deref()));
+        let flags = (p.strict, p.relabel, p.align);
+        run(&worker, &job, &file, format, (from, to), flags, (&name, p.memory.as_deref()));
         drop(file);
     });
     if let Ok(mut running) = app.jobs.running.lock() {
@@ -165,7 +170,7 @@ fn run(
     file: &tempfile::NamedTempFile,
     format: Format,
     (from, to): (Option<Locale>, Option<Locale>),
-    (strict, align): (bool, bool),
+    (strict, relabel, align): (bool, bool, bool),
     (name, memory): (&str, Option<&str>),
 ) {
     let update = |p: &Progress| {
@@ -183,6 +188,7 @@ fn run(
         let request = ImportRequest::new(vec![input])
             .locales(from.clone(), to.clone())
             .strict(strict)
+            .relabel(relabel)
             .cancel_on(Arc::clone(&app.jobs.cancel));
         match app.write_memory(memory) {
             Ok(memory) => memory.import(request, &mut |p| update(p)),

@@ -396,8 +396,9 @@ pub fn openapi() -> Value {
                     "parameters": [
                         { "name": "format", "in": "query", "required": true,
                           "schema": { "type": "string", "enum": ["tmx", "kmb", "jsonl", "po", "weblate", "xliff"] } },
-                        query_param("from", "string", "source locale, for formats that do not name it"),
-                        query_param("to", "string", "target locale, for formats that do not name it"),
+                        query_param("from", "string", "source locale of entries whose file names none; a file naming another fails the job, storing nothing"),
+                        query_param("to", "string", "target locale of entries whose file names none; as from"),
+                        query_param("relabel", "boolean", "store every entry as from → to even where the file names other languages"),
                         query_param("strict", "boolean", "fail at the first problem"),
                         query_param("name", "string", "the file's name in messages"),
                         query_param("align", "boolean", "train the word model of from → to after the import (done anyway when the memory keeps one)"),

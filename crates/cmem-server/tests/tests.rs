@@ -1043,6 +1043,25 @@ fn imports_run_as_jobs_with_located_problems() {
     assert_eq!(status, 404);
 }
 
+/// An import job keeps the languages its file names: `from`/`to` contradicting them fail
+/// the job, storing nothing, unless `relabel=true` asks for them on purpose.
+#[test]
+fn an_import_job_refuses_a_file_naming_other_languages_unless_told_to_relabel() {
+    let s = Server::start(ServerConfig::new());
+    let po = b"msgid \"\"\nmsgstr \"Language: ru\\n\"\n\nmsgid \"Open\"\nmsgstr \"Otkryt\"\n".to_vec();
+    let (_, before) = s.get_json("/v1/stats", None);
+    let (status, v, location) = s.upload("format=po&from=en&to=de&name=ru.po", Some(&s.write), po.clone());
+    assert_eq!(status, 202, "{v}");
+    let job = s.finished(&location.unwrap());
+    assert_eq!(job["status"], "failed", "{job}");
+    assert!(job["error"].as_str().unwrap().contains("ru.po names its target language ru, not de"), "{job}");
+    assert_eq!(s.get_json("/v1/stats", None).1, before);
+    let (_, _, location) = s.upload("format=po&from=en&to=de&relabel=true&name=ru.po", Some(&s.write), po);
+    let job = s.finished(&location.unwrap());
+    assert_eq!(job["status"], "succeeded", "{job}");
+    assert_eq!(job["inserted"], 1, "{job}");
+}
+
 /// An import job trains the pair's word model again when asked (`align=true`) or when
 /// the memory keeps one, so lookups repair changed words with the words that came in;
 /// without either, no model is made.

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use cmem_core::{Error, Locale, Recognizer, Result};
 use cmem_formats::{
-    import, FormatError, ImportOptions, ImportReport, Ingest, IngestOptions, IngestStatus, Input, Item,
-    ItemSource, Progress, RunsHook,
+    import, FormatError, FormatErrorKind, ImportOptions, ImportReport, Ingest, IngestOptions, IngestStatus,
+    Input, Item, ItemSource, Progress, RunsHook,
 };
 
 use crate::memory::{rule_set_name, Memory};
@@ -32,10 +32,18 @@ use crate::memory::{rule_set_name, Memory};
 pub struct ImportRequest {
     /// The inputs, read one after the other as one import.
     pub inputs: Vec<Input>,
-    /// The source locale of entries whose file names none (JSON Lines).
+    /// The source locale of entries whose file names none (a PO catalog, a JSON Lines
+    /// line without `source_locale`). A file that names another language fails the
+    /// import, which then stores nothing; the same language with a region (`en-US` for
+    /// `en`) is no contradiction, and the more precise tag is stored.
     pub source_locale: Option<Locale>,
-    /// The target locale of entries whose file names none.
+    /// The target locale of entries whose file names none; as
+    /// [`source_locale`](Self::source_locale).
     pub target_locale: Option<Locale>,
+    /// Store every entry under [`source_locale`](Self::source_locale) and
+    /// [`target_locale`](Self::target_locale) whatever its file names (default false):
+    /// for a file whose header is known to be wrong.
+    pub relabel: bool,
     /// Turn the first problem of any input into an error (and roll back).
     pub strict: bool,
     /// The recognizer of plain strings: `Some(choice)` when the caller chose
@@ -62,6 +70,7 @@ impl fmt::Debug for ImportRequest {
             .field("source_locale", &self.source_locale)
             .field("target_locale", &self.target_locale)
             .field("strict", &self.strict)
+            .field("relabel", &self.relabel)
             .field("recognizer", &self.recognizer.as_ref().map(|r| rule_set_name(r.as_ref())))
             .field("cancel", &self.cancel.is_some())
             .field("persist_index", &self.persist_index)
@@ -69,7 +78,7 @@ impl fmt::Debug for ImportRequest {
     }
 }
 
-crate::setters!(ImportRequest { strict: bool, persist_index: bool });
+crate::setters!(ImportRequest { strict: bool, relabel: bool, persist_index: bool });
 
 impl ImportRequest {
     /// An import of `inputs` with the memory's recognizer, not strict, persisting the
@@ -80,6 +89,7 @@ impl ImportRequest {
             source_locale: None,
             target_locale: None,
             strict: false,
+            relabel: false,
             recognizer: None,
             cancel: None,
             on_cancel: None,
@@ -205,6 +215,7 @@ impl Memory {
             source_locale,
             target_locale,
             strict,
+            relabel,
             recognizer,
             cancel,
             on_cancel,
@@ -220,7 +231,8 @@ impl Memory {
         let ingest_options = IngestOptions::default()
             .source_locale(source_locale.clone())
             .target_locale(target_locale)
-            .strict(strict);
+            .strict(strict)
+            .relabel(relabel);
         let mut ingest = Ingest::new(inputs, ingest_options, hook);
         if let Some(flag) = &cancel {
             ingest = ingest.cancel_on(Arc::clone(flag));
@@ -231,7 +243,8 @@ impl Memory {
         options.strict = strict;
         let report = import(self.store(), source, &options, progress).map_err(|e| {
             let current = status.current_input();
-            if e.file().is_empty() && !current.is_empty() {
+            // A contradiction of languages names its files itself.
+            if e.file().is_empty() && !current.is_empty() && e.kind() != FormatErrorKind::LanguageMismatch {
                 e.in_file(current)
             } else {
                 e

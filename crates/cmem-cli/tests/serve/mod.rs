@@ -103,7 +103,8 @@ fn serve_tokens_and_sigterm() {
     let created = tokens[0]["created"].as_str().unwrap();
     assert!(created.len() == 20 && created.ends_with('Z') && created.as_bytes()[10] == b'T', "{created}");
     let table = d.ok(&["token", "list"]).stdout();
-    let first = table.lines().next().unwrap();
+    // Under the header line.
+    let first = table.lines().nth(1).unwrap();
     assert_eq!(first.split_whitespace().nth(2), Some(created), "{table}");
     let write_id = tokens[0]["id"].as_str().unwrap().to_owned();
 

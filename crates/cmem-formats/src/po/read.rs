@@ -18,7 +18,8 @@ use crate::jsonl::RunsHook;
 pub struct PoOptions {
     /// The source locale (`msgid`); default `en`.
     pub source_locale: Option<Locale>,
-    /// The target locale (`msgstr`); default: the header's `Language`.
+    /// The target locale (`msgstr`) of a catalog whose header names no `Language` (the
+    /// header's wins: [`Ingest`](crate::Ingest) checks that the two agree).
     pub target_locale: Option<Locale>,
     /// Import `#, fuzzy` messages too; default false.
     pub fuzzy: bool,
@@ -220,16 +221,35 @@ impl PoReader {
             }
         };
         let target = match (&options.target_locale, &header.language) {
-            (Some(l), _) => l.clone(),
-            (None, Some(lang)) => po_locale(lang).map_err(|e| {
+            (_, Some(lang)) => po_locale(lang).map_err(|e| {
                 let line = catalog.messages.iter().find(|m| m.is_header()).map_or(1, |m| m.line);
                 located(FormatErrorKind::InvalidLocale, format!("the header's Language: {e}")).at_line(line)
             })?,
+            (Some(l), None) => l.clone(),
             (None, None) => {
+                if catalog.messages.is_empty() && catalog.problems.is_empty() {
+                    return Err(located(
+                        FormatErrorKind::InvalidField,
+                        "the file is empty: no header and no messages to import; leave it out".to_owned(),
+                    ));
+                }
                 // A syntax error may be why the header is missing or unread: the first
-                // one is what to fix first, so it is reported rather than the language.
+                // one is what to fix first, so it is reported with the language. (Given a
+                // language, it is a problem like any other, and the rest is imported.)
                 if let Some(first) = catalog.problems.into_iter().next() {
-                    return Err(first);
+                    let message = format!(
+                        "{}; with no header naming the Language (the target language) the catalog \
+                         cannot be imported: fix the line, or give one in the options",
+                        first.message()
+                    );
+                    let mut e = FormatError::new(Format::Po, FormatErrorKind::NoTargetLanguage, message)
+                        .in_file(first.file().to_owned());
+                    match (first.line(), first.column()) {
+                        (Some(line), Some(column)) => e = e.at(line, column),
+                        (Some(line), None) => e = e.at_line(line),
+                        _ => {}
+                    }
+                    return Err(e);
                 }
                 return Err(located(
                     FormatErrorKind::NoTargetLanguage,

@@ -133,7 +133,7 @@ fn recycle_catalog(
     let limit = lookup_options.limit;
     let hook = hook_of(options.recognizer.as_ref());
     let mut runner = MessageRunner::new(hook.as_ref().map(|f| f as &dyn Fn(&str, &str) -> Pair), true);
-    let mut report = RecycleReport::default();
+    let mut report = RecycleReport { pair: Some((src.clone(), trg.clone())), ..RecycleReport::default() };
     let mut todo = Vec::new();
     let live: Vec<&Message> = catalog.messages.iter().filter(|m| !m.is_header() && !m.obsolete).collect();
     let mut place = 0usize;
@@ -145,8 +145,14 @@ fn recycle_catalog(
         report.segments += 1;
         let open = m.untranslated() || (options.overwrite && m.has_flag("fuzzy"));
         let source = runner.message(m, &[]).0;
-        if !open || !has_text(&source) {
-            report.skipped += 1;
+        if !open {
+            let reason =
+                if m.has_flag("fuzzy") { "fuzzy (--overwrite replaces it)" } else { "already translated" };
+            report.skip(m.line, "", reason);
+            continue;
+        }
+        if !has_text(&source) {
+            report.skip(m.line, "", "no text in the source");
             continue;
         }
         todo.push(Todo { index, source, context: super::neighbour_context(&live, place - 1) });
@@ -163,7 +169,7 @@ fn recycle_catalog(
     for (t, result) in todo.iter().zip(&results) {
         let m = &catalog.messages[t.index];
         let Some(matches) = matches_of(catalog, m, result.as_ref())? else {
-            report.skipped += 1;
+            report.skip(m.line, "", crate::recycle::SKIP_TOO_LONG);
             continue;
         };
         let source_key = cmem_core::run::runs_to_json(&t.source);
@@ -207,13 +213,16 @@ fn recycle_catalog(
                 c.forms.iter().map(|(_, runs)| surface_text(runs)).collect()
             }
             (Some(_), _) => {
-                report.skipped += 1;
+                report.skip(m.line, "", "the match's plural forms do not fit the catalog's");
                 continue;
             }
         };
-        if forms.iter().any(String::is_empty) || (!utf8 && forms.iter().any(|f| catalog.encoding.encode(f).2))
-        {
-            report.skipped += 1;
+        if forms.iter().any(String::is_empty) {
+            report.skip(m.line, "", "the match's target is empty");
+            continue;
+        }
+        if !utf8 && forms.iter().any(|f| catalog.encoding.encode(f).2) {
+            report.skip(m.line, "", "the match's target cannot be written in the catalog's charset");
             continue;
         }
         let clean = best.score >= options.fill_threshold
