@@ -281,9 +281,29 @@ const CLIENT_CUT: usize = 500;
 /// The smallest similarity, and the number, of the matches a masked query is read back
 /// against ([`masked_lookup`]): a source that is exact once unmasked scores lower masked
 /// (every mask a code of another kind, a directive's letter as text), so the first look
-/// goes deeper than the client's threshold.
+/// goes deeper than the client's threshold, as deep as its masks can cost
+/// ([`probe_threshold`]) and never below this.
 const PROBE_THRESHOLD: f64 = 0.5;
 const PROBE_LIMIT: usize = 50;
+
+/// The characters of the key a mask can differ in from the stored code it stands for:
+/// its placeholder's form (`{1/}` for `{1}`, `{/1}`), the codes after it renumbered when
+/// it covers two, a letter glued to it, and the text between two masks of one stored
+/// code (`[X5X]name[X11X]` for `{{name}}`).
+const MASK_COST: usize = 8;
+
+/// How low a masked query (`runs`, masks as codes) can score against the stored source
+/// it came from: each mask costs at most [`MASK_COST`] characters of the key, which holds
+/// the text and about four characters a code. Long texts with few masks need not look
+/// far below the client's `threshold`; short ones made of masks look down to
+/// [`PROBE_THRESHOLD`].
+fn probe_threshold(runs: &[Run], threshold: f64) -> f64 {
+    let codes = runs.iter().filter(|r| r.code().is_some()).count();
+    let text: usize = runs.iter().map(|r| if let Run::Text(t) = r { t.chars().count() } else { 0 }).sum();
+    let key = text + 4 * codes;
+    let floor = if key == 0 { 0.0 } else { 1.0 - (MASK_COST * codes) as f64 / key as f64 };
+    floor.clamp(PROBE_THRESHOLD, threshold.max(PROBE_THRESHOLD))
+}
 
 /// How many different strings a masked text may be read back to (`[X0X] of [X10X]` is
 /// `%s of %s` as much as `%1 of %2`): each is looked up, and their matches merged.
@@ -314,7 +334,13 @@ fn masked_lookup(
     let Some(masked) = MaskedText::parse(text, Some(CLIENT_CUT)) else {
         return ask(runs, options);
     };
-    let probe = options.clone().threshold(options.threshold.min(PROBE_THRESHOLD)).limit(PROBE_LIMIT);
+    // Most masked texts match their entry exactly with masks as codes (`Open [X5X]` as
+    // `Open %s`): that answer is the unmasked string's already.
+    let direct = ask(runs.clone(), options.clone())?;
+    if direct.first().is_some_and(|m| m.score >= 1.0) {
+        return Ok(direct);
+    }
+    let probe = options.clone().threshold(probe_threshold(&runs, options.threshold)).limit(PROBE_LIMIT);
     let mut found: Vec<cmem::Unmasked> = Vec::new();
     for m in ask(runs.clone(), probe)? {
         if let Some(unmasked) = masked.unmask(m.source()) {
@@ -336,7 +362,7 @@ fn masked_lookup(
         }
     }
     if readings.is_empty() {
-        return ask(runs, options);
+        return Ok(direct);
     }
     // Every reading's matches, each suggestion once at its best, best first (a stable
     // sort: equal scores keep the first reading's order). Of several memories, ids may
