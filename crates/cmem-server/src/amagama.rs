@@ -335,9 +335,11 @@ fn masked_lookup(
         return ask(runs, options);
     };
     // Most masked texts match their entry exactly with masks as codes (`Open [X5X]` as
-    // `Open %s`): that answer is the unmasked string's already.
+    // `Open %s`): that answer is the unmasked string's already, when its source reads
+    // back (`[X0X][X3X][X5X]` is exact with `&lt;%1&gt;` too, whose first code is no
+    // three characters).
     let direct = ask(runs.clone(), options.clone())?;
-    if direct.first().is_some_and(|m| m.score >= 1.0) {
+    if direct.first().is_some_and(|m| m.score >= 1.0 && masked.unmask(m.source()).is_some()) {
         return Ok(direct);
     }
     let probe = options.clone().threshold(probe_threshold(&runs, options.threshold)).limit(PROBE_LIMIT);
