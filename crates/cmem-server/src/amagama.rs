@@ -284,7 +284,12 @@ const CLIENT_CUT: usize = 500;
 /// goes deeper than the client's threshold, as deep as its masks can cost
 /// ([`probe_threshold`]) and never below this.
 const PROBE_THRESHOLD: f64 = 0.5;
-const PROBE_LIMIT: usize = 50;
+const PROBE_LIMIT: usize = 20;
+
+/// How many candidates the probe scores: the source a masked text came from shares most
+/// of its words, so it is among the first offered; a short text of masks would otherwise
+/// read half the index at 50 %.
+const PROBE_CANDIDATES: usize = 60;
 
 /// The characters of the key a mask can differ in from the stored code it stands for:
 /// its placeholder's form (`{1/}` for `{1}`, `{/1}`), the codes after it renumbered when
@@ -342,7 +347,14 @@ fn masked_lookup(
     if direct.first().is_some_and(|m| m.score >= 1.0 && masked.unmask(m.source()).is_some()) {
         return Ok(direct);
     }
-    let probe = options.clone().threshold(probe_threshold(&runs, options.threshold)).limit(PROBE_LIMIT);
+    // The probe reads sources only: no word repair of its matches.
+    let probe = options
+        .clone()
+        .threshold(probe_threshold(&runs, options.threshold))
+        .limit(PROBE_LIMIT)
+        .max_candidates(PROBE_CANDIDATES)
+        .verify_budget(PROBE_CANDIDATES)
+        .word_repair(cmem::RepairBands::OFF);
     let mut found: Vec<cmem::Unmasked> = Vec::new();
     for m in ask(runs.clone(), probe)? {
         if let Some(unmasked) = masked.unmask(m.source()) {

@@ -80,6 +80,8 @@ pub use cmem_core::diff;
 /// diagnostics; not part of the stable surface (see Stability above).
 pub use cmem_core::imp;
 pub use cmem_core::masks::{MaskedText, Unmasked};
+/// In which score bands a lookup repairs changed words ([`LookupOptions::word_repair`]).
+pub use cmem_core::repair::words::RepairBands;
 pub use cmem_core::run::surface_text;
 /// The workspace's one way to write plain setters, for the crates built on this one
 /// (see `cmem_core::setters!`).
