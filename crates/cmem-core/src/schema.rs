@@ -6,8 +6,8 @@
 //! candidates, 3 the word index for concordance search, 4 `tm_entries.point`,
 //! 5 `tm_entries.unit` and its index; beyond it, 6 `tm_entries.approvals` and 7 the
 //! change log with its triggers and the memory token, 8 the word models
-//! (`tm_word_models`). A migration, once released, is never edited;
-//! a change is a new migration.
+//! (`tm_word_models`), 9 the counts kept by triggers (`tm_counts`). A migration, once
+//! released, is never edited; a change is a new migration.
 
 use std::fmt::Write as _;
 
@@ -21,6 +21,8 @@ pub const META_KEY_VERSION: &str = "key_version";
 pub const META_MEMORY_TOKEN: &str = "memory_token";
 /// The log of changed entries (see [`Step::ChangeLog`]).
 pub const CHANGES_TABLE: &str = "tm_changes";
+/// The counts kept by triggers (see [`Step::Counts`]).
+pub const COUNTS_TABLE: &str = "tm_counts";
 /// The FTS5 table of trigrams over the three keys (SQLite).
 pub const TRIGRAM_TABLE: &str = "tm_variant_trigram";
 /// The FTS5 table of words over `text` (SQLite).
@@ -156,6 +158,18 @@ pub enum Step {
     /// files kept beside a memory (a persisted index) are used only with the memory
     /// holding their token.
     MemoryToken,
+    /// What `stats` reports, counted as it is written: a table `table` of
+    /// `(source, target, n)` rows, filled from the rows already stored and kept current
+    /// by triggers on `tm_entries` and `tm_variants`, in the writing transaction (a
+    /// rolled-back or killed write leaves it as it was, like the rows it counts). Row
+    /// `('', '')` counts entries; `(L, '')` variants of locale `L`; `(L, M)` the pairs
+    /// of an entry's first variant in `L` with another of its variants in `M`, as the
+    /// join of an entry's variants (`ord = 0` with `ord > 0`) counts them. A count that
+    /// fell to zero stays as a row of 0.
+    Counts {
+        /// The table created.
+        table: &'static str,
+    },
     /// The word index for concordance search over `column` of `table`: an FTS5 table
     /// `name` (external content, `unicode61 remove_diacritics 2`, BM25) in SQLite; a
     /// generated `search_tsv` column with a GIN index in PostgreSQL.
@@ -407,10 +421,122 @@ pub const MIGRATIONS: &[Migration] = &[
         description: "tm_word_models: the word alignment models of locale pairs, for the word repair",
         steps: &[Step::CreateTable(&TM_WORD_MODELS)],
     },
+    Migration {
+        version: 9,
+        description:
+            "tm_counts: entries, variants and locale pairs counted by triggers as they are written, \
+                      so stats read a few rows instead of joining every variant",
+        steps: &[Step::Counts { table: COUNTS_TABLE }],
+    },
 ];
 
 /// The schema version this program writes: the last migration's number.
-pub const SCHEMA_VERSION: u32 = 8;
+pub const SCHEMA_VERSION: u32 = 9;
+
+/// The statement adding to `table`'s counts what variant row `r` (`NEW` or `OLD`)
+/// brings with `sign` (`""` or `"-"`): its locale's variant, and its pairs with the
+/// other variants of its entry (a first variant with the later ones, a later one with
+/// the first). Rows with `r`'s id are left out, so it holds before and after the row
+/// is in the table.
+fn count_variant(table: &str, r: &str, sign: &str) -> String {
+    // The `WHERE` of the last `SELECT` keeps SQLite from reading `ON CONFLICT` as a
+    // join's `ON`.
+    format!(
+        "INSERT INTO {table} (source, target, n) \
+         SELECT {r}.locale, '', {sign}1 \
+         UNION ALL SELECT {r}.locale, b.locale, {sign}COUNT(*) FROM tm_variants b \
+         WHERE {r}.ord = 0 AND b.entry_id = {r}.entry_id AND b.ord > 0 AND b.id <> {r}.id GROUP BY b.locale \
+         UNION ALL SELECT a.locale, {r}.locale, {sign}COUNT(*) FROM tm_variants a \
+         WHERE {r}.ord > 0 AND a.entry_id = {r}.entry_id AND a.ord = 0 AND a.id <> {r}.id GROUP BY a.locale \
+         ON CONFLICT (source, target) DO UPDATE SET n = {table}.n + excluded.n"
+    )
+}
+
+/// The statement adding `sign` 1 to `table`'s count of entries.
+fn count_entry(table: &str, sign: &str) -> String {
+    format!(
+        "INSERT INTO {table} (source, target, n) VALUES ('', '', {sign}1) \
+         ON CONFLICT (source, target) DO UPDATE SET n = {table}.n + excluded.n"
+    )
+}
+
+/// The statements of [`Step::Counts`].
+fn counts_sql(table: &str, dialect: Dialect) -> Vec<String> {
+    let integer = match dialect {
+        Dialect::Sqlite => "INTEGER",
+        Dialect::Postgres => "BIGINT",
+    };
+    let mut out = vec![
+        format!(
+            "CREATE TABLE {table} (\n    source TEXT NOT NULL,\n    target TEXT NOT NULL,\n    n {integer} NOT NULL,\n    \
+             PRIMARY KEY (source, target)\n)"
+        ),
+        format!("INSERT INTO {table} (source, target, n) SELECT '', '', COUNT(*) FROM tm_entries"),
+        format!(
+            "INSERT INTO {table} (source, target, n) SELECT locale, '', COUNT(*) FROM tm_variants GROUP BY locale"
+        ),
+        format!(
+            "INSERT INTO {table} (source, target, n) SELECT a.locale, b.locale, COUNT(*) FROM tm_variants a \
+             JOIN tm_variants b ON b.entry_id = a.entry_id AND b.ord > 0 WHERE a.ord = 0 \
+             GROUP BY a.locale, b.locale"
+        ),
+    ];
+    match dialect {
+        // SQLite runs a row trigger as each row is written, so an AFTER trigger sees the
+        // rows written before it and its own.
+        Dialect::Sqlite => out.extend([
+            format!(
+                "CREATE TRIGGER tm_entries_counted AFTER INSERT ON tm_entries BEGIN {}; END",
+                count_entry(table, "")
+            ),
+            format!(
+                "CREATE TRIGGER tm_entries_uncounted AFTER DELETE ON tm_entries BEGIN {}; END",
+                count_entry(table, "-")
+            ),
+            format!(
+                "CREATE TRIGGER tm_variants_counted AFTER INSERT ON tm_variants BEGIN {}; END",
+                count_variant(table, "NEW", "")
+            ),
+            format!(
+                "CREATE TRIGGER tm_variants_uncounted AFTER DELETE ON tm_variants BEGIN {}; END",
+                count_variant(table, "OLD", "-")
+            ),
+            format!(
+                "CREATE TRIGGER tm_variants_recounted AFTER UPDATE OF entry_id, ord, locale ON tm_variants \
+                 BEGIN {}; {}; END",
+                count_variant(table, "OLD", "-"),
+                count_variant(table, "NEW", "")
+            ),
+        ]),
+        // PostgreSQL runs AFTER row triggers once the whole statement is done (a batch
+        // insert of an entry's variants would count each pair twice); a BEFORE row
+        // trigger runs as each row is written and sees the rows written before it.
+        Dialect::Postgres => out.extend([
+            format!(
+                "CREATE FUNCTION {table}_entry() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+                 IF TG_OP = 'INSERT' THEN {}; RETURN NEW; END IF; {}; RETURN OLD; END $$",
+                count_entry(table, ""),
+                count_entry(table, "-")
+            ),
+            format!(
+                "CREATE TRIGGER tm_entries_counted BEFORE INSERT OR DELETE ON tm_entries FOR EACH ROW \
+                 EXECUTE FUNCTION {table}_entry()"
+            ),
+            format!(
+                "CREATE FUNCTION {table}_variant() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+                 IF TG_OP <> 'INSERT' THEN {}; END IF; IF TG_OP = 'DELETE' THEN RETURN OLD; END IF; \
+                 {}; RETURN NEW; END $$",
+                count_variant(table, "OLD", "-"),
+                count_variant(table, "NEW", "")
+            ),
+            format!(
+                "CREATE TRIGGER tm_variants_counted BEFORE INSERT OR DELETE OR UPDATE OF entry_id, ord, locale \
+                 ON tm_variants FOR EACH ROW EXECUTE FUNCTION {table}_variant()"
+            ),
+        ]),
+    }
+    out
+}
 
 fn column_sql(c: &Column, dialect: Dialect) -> String {
     let ty = match (c.ty, dialect) {
@@ -517,6 +643,7 @@ impl Step {
                 };
                 vec![format!("INSERT INTO {META_TABLE} (key, value) VALUES ('{META_MEMORY_TOKEN}', {token})")]
             }
+            Step::Counts { table } => counts_sql(table, dialect),
             Step::WordIndex { name, table, column } => match dialect {
                 Dialect::Sqlite => vec![format!(
                     "CREATE VIRTUAL TABLE {name} USING fts5({column}, content='{table}', content_rowid='id', \
@@ -651,7 +778,8 @@ mod tests {
                     "CREATE EXTENSION ",
                     "CREATE FUNCTION ",
                     "CREATE TRIGGER ",
-                    "INSERT INTO tm_meta "
+                    "INSERT INTO tm_meta ",
+                    "INSERT INTO tm_counts "
                 ]
                 .iter()
                 .any(|p| s.starts_with(p)),

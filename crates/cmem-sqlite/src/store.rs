@@ -1,13 +1,13 @@
 //! [`SqliteStore`]: the [`ContentMemory`] over one SQLite file (or an in-memory
 //! database), with its FTS5 tables kept in sync on every write and delete.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use cmem_core::imp::{build_trigram_query, KeyKind, Keys, WriteSession};
 use cmem_core::run::runs_to_json;
-use cmem_core::schema::{stored_keys, META_TABLE, SCHEMA_VERSION};
+use cmem_core::schema::{stored_keys, COUNTS_TABLE, META_TABLE, SCHEMA_VERSION};
 use cmem_core::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, SearchHit, SearchQuery, Stats,
 };
@@ -847,36 +847,29 @@ impl ContentMemory for SqliteStore {
         Ok(out)
     }
 
+    /// From the counts the writes keep ([`COUNTS_TABLE`]), read in one statement: a
+    /// few rows, not a join of every variant.
     fn stats(&self) -> Result<Stats> {
         let conn = self.conn()?;
         let p = &self.path;
-        let count = |sql: &str| -> Result<u64> {
-            conn.query_row(sql, [], |r| r.get::<_, i64>(0)).map(|n| n.max(0) as u64).ctx(p, "counting")
-        };
-        let entries = count("SELECT COUNT(*) FROM tm_entries")?;
-        let variants = count("SELECT COUNT(*) FROM tm_variants")?;
-        let size = count("SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()")?;
-        let mut pairs: BTreeMap<(Locale, Locale), u64> = BTreeMap::new();
-        {
-            let mut stmt = conn
-                .prepare(
-                    "SELECT a.locale, b.locale, COUNT(*) FROM tm_variants a \
-                     JOIN tm_variants b ON b.entry_id = a.entry_id AND b.ord > 0 \
-                     WHERE a.ord = 0 GROUP BY a.locale, b.locale",
-                )
-                .ctx(p, "counting locale pairs")?;
-            let rows = stmt
-                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))
-                .ctx(p, "counting locale pairs")?;
-            for row in rows {
-                let (s, t, n) = row.ctx(p, "counting locale pairs")?;
-                let parse = |tag: &str| {
-                    Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))
-                };
-                *pairs.entry((parse(&s)?, parse(&t)?)).or_default() += n.max(0) as u64;
-            }
-        }
-        Ok(Stats::from_pairs(entries, variants, pairs, Some(size)))
+        let size: i64 = conn
+            .query_row(
+                "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
+                [],
+                |r| r.get(0),
+            )
+            .ctx(p, "counting")?;
+        let mut stmt = conn
+            .prepare_cached(&format!("SELECT source, target, n FROM {COUNTS_TABLE}"))
+            .ctx(p, "counting")?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))
+            .ctx(p, "counting")?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .ctx(p, "counting")?;
+        Stats::from_counts(rows, Some(size.max(0) as u64), |tag| {
+            Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))
+        })
     }
 
     fn version_reader(&self) -> Option<&dyn VersionReader> {
