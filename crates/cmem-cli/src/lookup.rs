@@ -20,7 +20,7 @@ use crate::Outcome;
 
 /// When nothing was found because the memory holds no entry for the pair at all (a
 /// typo such as `--to ge`), a warning naming the pairs it does hold.
-fn pair_warning(memory: &Memory, from: &cmem::Locale, to: &cmem::Locale) -> Option<String> {
+pub(crate) fn pair_warning(memory: &Memory, from: &cmem::Locale, to: &cmem::Locale) -> Option<String> {
     let stats = memory.stats().ok()?;
     let served = |p: &cmem::PairCount| {
         let serves = |asked: &cmem::Locale, held: &cmem::Locale| asked.fit(held).is_some();
