@@ -159,13 +159,15 @@ pub enum Step {
     /// holding their token.
     MemoryToken,
     /// What `stats` reports, counted as it is written: a table `table` of
-    /// `(source, target, n)` rows, filled from the rows already stored and kept current
-    /// by triggers on `tm_entries` and `tm_variants`, in the writing transaction (a
-    /// rolled-back or killed write leaves it as it was, like the rows it counts). Row
-    /// `('', '')` counts entries; `(L, '')` variants of locale `L`; `(L, M)` the pairs
-    /// of an entry's first variant in `L` with another of its variants in `M`, as the
-    /// join of an entry's variants (`ord = 0` with `ord > 0`) counts them. A count that
-    /// fell to zero stays as a row of 0.
+    /// `(source, target, n)` rows, filled from the rows already stored and from then on
+    /// kept in the writing transaction (a rolled-back or killed write leaves it as it
+    /// was, like the rows it counts). Row `('', '')` counts entries; `(L, '')` variants
+    /// of locale `L`; `(L, M)` the pairs of an entry's first variant in `L` with another
+    /// of its variants in `M` ([`counted_rows`]). A count that fell to zero stays as a
+    /// row of 0. PostgreSQL keeps it by triggers on `tm_entries` and `tm_variants`;
+    /// SQLite's store writes it itself where it writes those rows, since a trigger on
+    /// `tm_variants` made every variant's insert a multi-row statement with a statement
+    /// journal (an import took 2.5 times the processor time).
     Counts {
         /// The table created.
         table: &'static str,
@@ -439,8 +441,6 @@ pub const SCHEMA_VERSION: u32 = 9;
 /// the first). Rows with `r`'s id are left out, so it holds before and after the row
 /// is in the table.
 fn count_variant(table: &str, r: &str, sign: &str) -> String {
-    // The `WHERE` of the last `SELECT` keeps SQLite from reading `ON CONFLICT` as a
-    // join's `ON`.
     format!(
         "INSERT INTO {table} (source, target, n) \
          SELECT {r}.locale, '', {sign}1 \
@@ -457,6 +457,31 @@ fn count_entry(table: &str, sign: &str) -> String {
     format!(
         "INSERT INTO {table} (source, target, n) VALUES ('', '', {sign}1) \
          ON CONFLICT (source, target) DO UPDATE SET n = {table}.n + excluded.n"
+    )
+}
+
+/// The rows of [`COUNTS_TABLE`] (`source`, `target`) that an entry whose variants'
+/// locales are `locales`, in order, counts once each: its variants' `(L, '')`, and its
+/// first variant's pairs with the others. A store that keeps the counts itself adds one
+/// to each as it writes an entry's variants and takes one off as it deletes them.
+pub fn counted_rows<'a>(locales: &[&'a str]) -> Vec<(&'a str, &'a str)> {
+    let mut rows: Vec<(&str, &str)> = locales.iter().map(|l| (*l, "")).collect();
+    if let Some((first, rest)) = locales.split_first() {
+        rows.extend(rest.iter().map(|l| (*first, *l)));
+    }
+    rows
+}
+
+/// The statement adding `?3` (`$3`) to the count of row (`?1`, `?2`) of [`COUNTS_TABLE`]:
+/// the row `('', '')` for an entry, the rows of [`counted_rows`] for its variants.
+pub fn count_sql(dialect: Dialect) -> String {
+    let (a, b, c) = match dialect {
+        Dialect::Sqlite => ("?1", "?2", "?3"),
+        Dialect::Postgres => ("$1", "$2", "$3"),
+    };
+    format!(
+        "INSERT INTO {COUNTS_TABLE} (source, target, n) VALUES ({a}, {b}, {c}) \
+         ON CONFLICT (source, target) DO UPDATE SET n = {COUNTS_TABLE}.n + excluded.n"
     )
 }
 
@@ -482,32 +507,8 @@ fn counts_sql(table: &str, dialect: Dialect) -> Vec<String> {
         ),
     ];
     match dialect {
-        // SQLite runs a row trigger as each row is written, so an AFTER trigger sees the
-        // rows written before it and its own.
-        Dialect::Sqlite => out.extend([
-            format!(
-                "CREATE TRIGGER tm_entries_counted AFTER INSERT ON tm_entries BEGIN {}; END",
-                count_entry(table, "")
-            ),
-            format!(
-                "CREATE TRIGGER tm_entries_uncounted AFTER DELETE ON tm_entries BEGIN {}; END",
-                count_entry(table, "-")
-            ),
-            format!(
-                "CREATE TRIGGER tm_variants_counted AFTER INSERT ON tm_variants BEGIN {}; END",
-                count_variant(table, "NEW", "")
-            ),
-            format!(
-                "CREATE TRIGGER tm_variants_uncounted AFTER DELETE ON tm_variants BEGIN {}; END",
-                count_variant(table, "OLD", "-")
-            ),
-            format!(
-                "CREATE TRIGGER tm_variants_recounted AFTER UPDATE OF entry_id, ord, locale ON tm_variants \
-                 BEGIN {}; {}; END",
-                count_variant(table, "OLD", "-"),
-                count_variant(table, "NEW", "")
-            ),
-        ]),
+        // SQLite's store counts as it writes (see `Step::Counts`).
+        Dialect::Sqlite => {}
         // PostgreSQL runs AFTER row triggers once the whole statement is done (a batch
         // insert of an entry's variants would count each pair twice); a BEFORE row
         // trigger runs as each row is written and sees the rows written before it.
