@@ -159,15 +159,13 @@ pub enum Step {
     /// holding their token.
     MemoryToken,
     /// What `stats` reports, counted as it is written: a table `table` of
-    /// `(source, target, n)` rows, filled from the rows already stored and from then on
-    /// kept in the writing transaction (a rolled-back or killed write leaves it as it
-    /// was, like the rows it counts). Row `('', '')` counts entries; `(L, '')` variants
-    /// of locale `L`; `(L, M)` the pairs of an entry's first variant in `L` with another
-    /// of its variants in `M` ([`counted_rows`]). A count that fell to zero stays as a
-    /// row of 0. PostgreSQL keeps it by triggers on `tm_entries` and `tm_variants`;
-    /// SQLite's store writes it itself where it writes those rows, since a trigger on
-    /// `tm_variants` made every variant's insert a multi-row statement with a statement
-    /// journal (an import took 2.5 times the processor time).
+    /// `(source, target, n)` rows, filled from the rows already stored; from then on
+    /// each store adds and takes off counts ([`count_sql`], [`counted_rows`]) in the
+    /// transaction that writes or deletes the rows they count, so a rolled-back or
+    /// killed write leaves them as it leaves the rows. Row `('', '')` counts entries;
+    /// `(L, '')` variants of locale `L`; `(L, M)` the pairs of an entry's first variant
+    /// in `L` with another of its variants in `M`. A count that fell to zero stays as a
+    /// row of 0.
     Counts {
         /// The table created.
         table: &'static str,
@@ -435,31 +433,6 @@ pub const MIGRATIONS: &[Migration] = &[
 /// The schema version this program writes: the last migration's number.
 pub const SCHEMA_VERSION: u32 = 9;
 
-/// The statement adding to `table`'s counts what variant row `r` (`NEW` or `OLD`)
-/// brings with `sign` (`""` or `"-"`): its locale's variant, and its pairs with the
-/// other variants of its entry (a first variant with the later ones, a later one with
-/// the first). Rows with `r`'s id are left out, so it holds before and after the row
-/// is in the table.
-fn count_variant(table: &str, r: &str, sign: &str) -> String {
-    format!(
-        "INSERT INTO {table} (source, target, n) \
-         SELECT {r}.locale, '', {sign}1 \
-         UNION ALL SELECT {r}.locale, b.locale, {sign}COUNT(*) FROM tm_variants b \
-         WHERE {r}.ord = 0 AND b.entry_id = {r}.entry_id AND b.ord > 0 AND b.id <> {r}.id GROUP BY b.locale \
-         UNION ALL SELECT a.locale, {r}.locale, {sign}COUNT(*) FROM tm_variants a \
-         WHERE {r}.ord > 0 AND a.entry_id = {r}.entry_id AND a.ord = 0 AND a.id <> {r}.id GROUP BY a.locale \
-         ON CONFLICT (source, target) DO UPDATE SET n = {table}.n + excluded.n"
-    )
-}
-
-/// The statement adding `sign` 1 to `table`'s count of entries.
-fn count_entry(table: &str, sign: &str) -> String {
-    format!(
-        "INSERT INTO {table} (source, target, n) VALUES ('', '', {sign}1) \
-         ON CONFLICT (source, target) DO UPDATE SET n = {table}.n + excluded.n"
-    )
-}
-
 /// The rows of [`COUNTS_TABLE`] (`source`, `target`) that an entry whose variants'
 /// locales are `locales`, in order, counts once each: its variants' `(L, '')`, and its
 /// first variant's pairs with the others. A store that keeps the counts itself adds one
@@ -491,7 +464,7 @@ fn counts_sql(table: &str, dialect: Dialect) -> Vec<String> {
         Dialect::Sqlite => "INTEGER",
         Dialect::Postgres => "BIGINT",
     };
-    let mut out = vec![
+    vec![
         format!(
             "CREATE TABLE {table} (\n    source TEXT NOT NULL,\n    target TEXT NOT NULL,\n    n {integer} NOT NULL,\n    \
              PRIMARY KEY (source, target)\n)"
@@ -505,38 +478,7 @@ fn counts_sql(table: &str, dialect: Dialect) -> Vec<String> {
              JOIN tm_variants b ON b.entry_id = a.entry_id AND b.ord > 0 WHERE a.ord = 0 \
              GROUP BY a.locale, b.locale"
         ),
-    ];
-    match dialect {
-        // SQLite's store counts as it writes (see `Step::Counts`).
-        Dialect::Sqlite => {}
-        // PostgreSQL runs AFTER row triggers once the whole statement is done (a batch
-        // insert of an entry's variants would count each pair twice); a BEFORE row
-        // trigger runs as each row is written and sees the rows written before it.
-        Dialect::Postgres => out.extend([
-            format!(
-                "CREATE FUNCTION {table}_entry() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
-                 IF TG_OP = 'INSERT' THEN {}; RETURN NEW; END IF; {}; RETURN OLD; END $$",
-                count_entry(table, ""),
-                count_entry(table, "-")
-            ),
-            format!(
-                "CREATE TRIGGER tm_entries_counted BEFORE INSERT OR DELETE ON tm_entries FOR EACH ROW \
-                 EXECUTE FUNCTION {table}_entry()"
-            ),
-            format!(
-                "CREATE FUNCTION {table}_variant() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
-                 IF TG_OP <> 'INSERT' THEN {}; END IF; IF TG_OP = 'DELETE' THEN RETURN OLD; END IF; \
-                 {}; RETURN NEW; END $$",
-                count_variant(table, "OLD", "-"),
-                count_variant(table, "NEW", "")
-            ),
-            format!(
-                "CREATE TRIGGER tm_variants_counted BEFORE INSERT OR DELETE OR UPDATE OF entry_id, ord, locale \
-                 ON tm_variants FOR EACH ROW EXECUTE FUNCTION {table}_variant()"
-            ),
-        ]),
-    }
-    out
+    ]
 }
 
 fn column_sql(c: &Column, dialect: Dialect) -> String {
