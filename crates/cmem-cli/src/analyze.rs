@@ -53,7 +53,7 @@ pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     } else {
         let bar = ProgressBar::new(0);
         bar.set_style(
-            ProgressStyle::with_template("{spinner} {elapsed} [{bar:30}] {pos}/{len} segments {msg}")
+            ProgressStyle::with_template("{spinner} {elapsed} [{bar:30}] {pos}/{len} lookups {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
                 .progress_chars("=> "),
         );
@@ -73,8 +73,7 @@ pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     for (i, path) in args.files.iter().enumerate() {
         bar.set_message(path.display().to_string());
         bar.set_position(0);
-        let analysis = memory.analyze(&mut batch, path, &options);
-        let analysis = analysis.map_err(|e| {
+        let analysis = memory.analyze(&mut batch, path, &options).map_err(|e| {
             let file = if e.file().is_empty() { path.display().to_string() } else { e.file().to_owned() };
             anyhow!("analyze {file}: {}", with_flags(e.kind(), &located(&e)))
         });
