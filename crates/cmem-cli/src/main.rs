@@ -65,7 +65,7 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::Stats(a) => info::stats(a, one("stats")?).map(|()| Outcome::Success),
         Command::Schema(a) => info::schema(a).map(|()| Outcome::Success),
         Command::Recycle(a) => recycle::run(a, one("recycle")?, cli.quiet).map(|()| Outcome::Success),
-        Command::Analyze(a) => analyze::run(a, one("analyze")?).map(|()| Outcome::Success),
+        Command::Analyze(a) => analyze::run(a, one("analyze")?, cli.quiet).map(|()| Outcome::Success),
         Command::Serve(a) => serve::run(a, &given, cli.quiet).map(|()| Outcome::Success),
         Command::Token(a) => token::run(a, one("token")?, cli.quiet).map(|()| Outcome::Success),
         Command::Align(a) => align::run(a, one("align")?).map(|()| Outcome::Success),

@@ -1296,9 +1296,15 @@ total               11        28        135  100.0%               18.6
             ("no_match", 3, 8)
         ]
     );
-    // Another target locale: nothing stored for it.
-    let lines = d.ok(&["analyze", "--json", "--to", "de", &b]).json_lines();
-    assert_eq!(lines[0]["bands"][7]["segments"], 5);
+    // Another target locale: nothing stored for it, and a warning saying so, as lookup's.
+    let r = d.ok(&["analyze", "--json", "--to", "de", &b]);
+    assert_eq!(r.json_lines()[0]["bands"][7]["segments"], 5);
+    assert_eq!(
+        r.stderr(),
+        format!("cmem: warning: analyze {b}: the memory holds no en → de entries (it holds en → fr)\n")
+    );
+    // The pair it holds: no warning.
+    assert_eq!(d.ok(&["analyze", "--json", &b]).stderr(), "");
     // A bad file after a good one: the good one's report, then the located error.
     let bad = td("invalid/oasis-xliff22__bad_SegmentWithoutSource.xlf");
     let r = d.run(&["analyze", &b, &bad]);

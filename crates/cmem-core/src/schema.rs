@@ -6,8 +6,8 @@
 //! candidates, 3 the word index for concordance search, 4 `tm_entries.point`,
 //! 5 `tm_entries.unit` and its index; beyond it, 6 `tm_entries.approvals` and 7 the
 //! change log with its triggers and the memory token, 8 the word models
-//! (`tm_word_models`). A migration, once released, is never edited;
-//! a change is a new migration.
+//! (`tm_word_models`), 9 the counts kept by triggers (`tm_counts`). A migration, once
+//! released, is never edited; a change is a new migration.
 
 use std::fmt::Write as _;
 
@@ -21,6 +21,8 @@ pub const META_KEY_VERSION: &str = "key_version";
 pub const META_MEMORY_TOKEN: &str = "memory_token";
 /// The log of changed entries (see [`Step::ChangeLog`]).
 pub const CHANGES_TABLE: &str = "tm_changes";
+/// The counts kept by triggers (see [`Step::Counts`]).
+pub const COUNTS_TABLE: &str = "tm_counts";
 /// The FTS5 table of trigrams over the three keys (SQLite).
 pub const TRIGRAM_TABLE: &str = "tm_variant_trigram";
 /// The FTS5 table of words over `text` (SQLite).
@@ -156,6 +158,18 @@ pub enum Step {
     /// files kept beside a memory (a persisted index) are used only with the memory
     /// holding their token.
     MemoryToken,
+    /// What `stats` reports, counted as it is written: a table `table` of
+    /// `(source, target, n)` rows, filled from the rows already stored; from then on
+    /// each store adds and takes off counts ([`count_sql`], [`counted_rows`]) in the
+    /// transaction that writes or deletes the rows they count, so a rolled-back or
+    /// killed write leaves them as it leaves the rows. Row `('', '')` counts entries;
+    /// `(L, '')` variants of locale `L`; `(L, M)` the pairs of an entry's first variant
+    /// in `L` with another of its variants in `M`. A count that fell to zero stays as a
+    /// row of 0.
+    Counts {
+        /// The table created.
+        table: &'static str,
+    },
     /// The word index for concordance search over `column` of `table`: an FTS5 table
     /// `name` (external content, `unicode61 remove_diacritics 2`, BM25) in SQLite; a
     /// generated `search_tsv` column with a GIN index in PostgreSQL.
@@ -407,10 +421,65 @@ pub const MIGRATIONS: &[Migration] = &[
         description: "tm_word_models: the word alignment models of locale pairs, for the word repair",
         steps: &[Step::CreateTable(&TM_WORD_MODELS)],
     },
+    Migration {
+        version: 9,
+        description:
+            "tm_counts: entries, variants and locale pairs counted by triggers as they are written, \
+                      so stats read a few rows instead of joining every variant",
+        steps: &[Step::Counts { table: COUNTS_TABLE }],
+    },
 ];
 
 /// The schema version this program writes: the last migration's number.
-pub const SCHEMA_VERSION: u32 = 8;
+pub const SCHEMA_VERSION: u32 = 9;
+
+/// The rows of [`COUNTS_TABLE`] (`source`, `target`) that an entry whose variants'
+/// locales are `locales`, in order, counts once each: its variants' `(L, '')`, and its
+/// first variant's pairs with the others. A store that keeps the counts itself adds one
+/// to each as it writes an entry's variants and takes one off as it deletes them.
+pub fn counted_rows<'a>(locales: &[&'a str]) -> Vec<(&'a str, &'a str)> {
+    let mut rows: Vec<(&str, &str)> = locales.iter().map(|l| (*l, "")).collect();
+    if let Some((first, rest)) = locales.split_first() {
+        rows.extend(rest.iter().map(|l| (*first, *l)));
+    }
+    rows
+}
+
+/// The statement adding `?3` (`$3`) to the count of row (`?1`, `?2`) of [`COUNTS_TABLE`]:
+/// the row `('', '')` for an entry, the rows of [`counted_rows`] for its variants.
+pub fn count_sql(dialect: Dialect) -> String {
+    let (a, b, c) = match dialect {
+        Dialect::Sqlite => ("?1", "?2", "?3"),
+        Dialect::Postgres => ("$1", "$2", "$3"),
+    };
+    format!(
+        "INSERT INTO {COUNTS_TABLE} (source, target, n) VALUES ({a}, {b}, {c}) \
+         ON CONFLICT (source, target) DO UPDATE SET n = {COUNTS_TABLE}.n + excluded.n"
+    )
+}
+
+/// The statements of [`Step::Counts`].
+fn counts_sql(table: &str, dialect: Dialect) -> Vec<String> {
+    let integer = match dialect {
+        Dialect::Sqlite => "INTEGER",
+        Dialect::Postgres => "BIGINT",
+    };
+    vec![
+        format!(
+            "CREATE TABLE {table} (\n    source TEXT NOT NULL,\n    target TEXT NOT NULL,\n    n {integer} NOT NULL,\n    \
+             PRIMARY KEY (source, target)\n)"
+        ),
+        format!("INSERT INTO {table} (source, target, n) SELECT '', '', COUNT(*) FROM tm_entries"),
+        format!(
+            "INSERT INTO {table} (source, target, n) SELECT locale, '', COUNT(*) FROM tm_variants GROUP BY locale"
+        ),
+        format!(
+            "INSERT INTO {table} (source, target, n) SELECT a.locale, b.locale, COUNT(*) FROM tm_variants a \
+             JOIN tm_variants b ON b.entry_id = a.entry_id AND b.ord > 0 WHERE a.ord = 0 \
+             GROUP BY a.locale, b.locale"
+        ),
+    ]
+}
 
 fn column_sql(c: &Column, dialect: Dialect) -> String {
     let ty = match (c.ty, dialect) {
@@ -517,6 +586,7 @@ impl Step {
                 };
                 vec![format!("INSERT INTO {META_TABLE} (key, value) VALUES ('{META_MEMORY_TOKEN}', {token})")]
             }
+            Step::Counts { table } => counts_sql(table, dialect),
             Step::WordIndex { name, table, column } => match dialect {
                 Dialect::Sqlite => vec![format!(
                     "CREATE VIRTUAL TABLE {name} USING fts5({column}, content='{table}', content_rowid='id', \
@@ -651,7 +721,8 @@ mod tests {
                     "CREATE EXTENSION ",
                     "CREATE FUNCTION ",
                     "CREATE TRIGGER ",
-                    "INSERT INTO tm_meta "
+                    "INSERT INTO tm_meta ",
+                    "INSERT INTO tm_counts "
                 ]
                 .iter()
                 .any(|p| s.starts_with(p)),

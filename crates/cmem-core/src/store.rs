@@ -292,6 +292,32 @@ impl Stats {
             .collect();
         Stats { entries, variants, pairs, size_bytes }
     }
+
+    /// The stats of the rows of a database store's
+    /// [`COUNTS_TABLE`](crate::schema::COUNTS_TABLE) (`source`, `target`, `n`; see
+    /// [`Step::Counts`](crate::schema::Step::Counts)), each stored locale tag read by
+    /// `parse`; pairs counted 0 are left out.
+    ///
+    /// # Errors
+    /// What `parse` gives for a tag it refuses.
+    pub fn from_counts<E>(
+        rows: impl IntoIterator<Item = (String, String, i64)>,
+        size_bytes: Option<u64>,
+        parse: impl Fn(&str) -> std::result::Result<Locale, E>,
+    ) -> std::result::Result<Stats, E> {
+        let (mut entries, mut variants) = (0u64, 0u64);
+        let mut pairs = std::collections::BTreeMap::new();
+        for (source, target, n) in rows {
+            let n = n.max(0) as u64;
+            match (source.is_empty(), target.is_empty()) {
+                (true, true) => entries += n,
+                (false, true) => variants += n,
+                _ if n == 0 => {}
+                _ => *pairs.entry((parse(&source)?, parse(&target)?)).or_default() += n,
+            }
+        }
+        Ok(Stats::from_pairs(entries, variants, pairs, size_bytes))
+    }
 }
 
 /// A content memory backend.

@@ -5,4 +5,5 @@
 mod key_props;
 mod keys;
 mod recognize;
+mod score_floors;
 mod word_repair_props;

@@ -85,7 +85,9 @@ pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};
 pub use kmb::{KmbReader, KmbWriter};
 pub use output::OutputFile;
 pub use po::{analyze_po, recycle_po, PoOptions, PoReader, PoTally, PoWriter};
-pub use recycle::{recycle, recycle_document, FillAmbiguous, RecycleOptions, RecycleReport, Skip};
+pub use recycle::{
+    recycle, recycle_document, FillAmbiguous, LookupProgress, RecycleOptions, RecycleReport, Skip,
+};
 pub use tmx::{TmxHeader, TmxOptions, TmxReader, TmxWriteOptions, TmxWriter};
 pub use weblate::{WeblateOptions, WeblateReader, WeblateWriter};
 pub use xliff::{Candidate, WrittenRuns, XliffDocument, XliffSegment, XliffVersion};

@@ -79,7 +79,7 @@
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cmem_core::run::runs_to_json;
@@ -498,16 +498,51 @@ pub(crate) fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
+/// Told how many lookups of a run are done, and of how many, as each one ends (from the
+/// lookup threads): what a progress bar follows.
+#[derive(Clone)]
+pub struct LookupProgress(Arc<dyn Fn(usize, usize) + Send + Sync>);
+
+impl LookupProgress {
+    /// Calls `f(done, total)` as each lookup ends.
+    pub fn new(f: impl Fn(usize, usize) + Send + Sync + 'static) -> Self {
+        LookupProgress(Arc::new(f))
+    }
+}
+
+impl std::fmt::Debug for LookupProgress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LookupProgress")
+    }
+}
+
+/// What watches a run of lookups: its progress, and a flag that stops it (Ctrl-C) after
+/// the lookups under way.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Watch<'a> {
+    pub(crate) progress: Option<&'a LookupProgress>,
+    pub(crate) cancel: Option<&'a AtomicBool>,
+}
+
+impl Watch<'_> {
+    pub(crate) fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+}
+
 /// Looks up each distinct text once, on `threads` threads: segments with the same
 /// source and locales share one lookup unless their contexts make different stored
 /// entries context matches ([`cmem_core::context_matches`], asked only for texts that
 /// repeat). The results are in the order of `queries` (`None` only if a lookup thread
 /// stopped without a result).
+///
+/// Once `watch` is cancelled, no further lookup starts and the rest have no result.
 pub(crate) fn lookup_all(
     store: &dyn ContentMemory,
     queries: &[Query<'_>],
     options: &LookupOptions,
     threads: usize,
+    watch: Watch<'_>,
 ) -> Vec<Option<Shared>> {
     let request = |(runs, src, trg, context): &Query<'_>| {
         LookupRequest::new(runs.to_vec(), src.clone(), trg.clone())
@@ -550,12 +585,19 @@ pub(crate) fn lookup_all(
         .collect();
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Shared>>> = Mutex::new(vec![None; distinct.len()]);
+    let done = AtomicUsize::new(0);
     let work = || loop {
+        if watch.cancelled() {
+            break;
+        }
         let k = next.fetch_add(1, Ordering::Relaxed);
         let Some(&i) = distinct.get(k) else { break };
         let result = Arc::new(lookup(store, &request(&queries[i])));
         if let Ok(mut r) = results.lock() {
             r[k] = Some(result);
+        }
+        if let Some(progress) = watch.progress {
+            (progress.0)(done.fetch_add(1, Ordering::Relaxed) + 1, distinct.len());
         }
     };
     let threads = threads.clamp(1, distinct.len().max(1));
@@ -650,7 +692,7 @@ pub fn recycle_document(
     )?;
     let target_language = queries.first().map(|q| q.2.as_str().to_owned());
     report.pair = queries.first().map(|q| (q.1.clone(), q.2.clone()));
-    let results = lookup_all(store, &queries, &lookup_options, options.threads);
+    let results = lookup_all(store, &queries, &lookup_options, options.threads, Watch::default());
     drop(queries);
     if let Some(lang) = target_language {
         doc.set_target_language(&lang);

@@ -552,6 +552,37 @@ fn analysis_bands_and_repetitions() {
 }
 
 #[test]
+fn analysis_tells_its_progress_and_stops_when_cancelled() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    let path = testdata().join("xliff12/okapi__RB-12-Test02.xlf");
+    let doc = parse(&path);
+    let (src, trg) = locales(&doc);
+    let own = own_memory(&doc);
+    let mut options = AnalyzeOptions::default();
+    options.source_locale = Some(src.clone());
+    options.target_locale = Some(trg.clone());
+    let plain = analyze_document(&doc, &own, &options).unwrap();
+    assert_eq!(plain.pairs, vec![(src, trg)]);
+    // Progress: each lookup once, the last call at the total.
+    let (calls, last) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (c, l) = (Arc::clone(&calls), Arc::clone(&last));
+    options.progress = Some(cmem_formats::LookupProgress::new(move |done, total| {
+        c.fetch_add(1, Ordering::Relaxed);
+        l.fetch_max(done * 1_000_000 + total, Ordering::Relaxed);
+    }));
+    assert_eq!(analyze_document(&doc, &own, &options).unwrap(), plain);
+    let (n, last) = (calls.load(Ordering::Relaxed), last.load(Ordering::Relaxed));
+    assert!(n > 0 && n <= plain.segments);
+    assert_eq!((last / 1_000_000, last % 1_000_000), (n, n), "the last call says all are done");
+    // Cancelled: an `interrupted` error, no report.
+    options.cancel = Some(Arc::new(AtomicBool::new(true)));
+    let err = analyze_document(&doc, &own, &options).unwrap_err();
+    assert!(err.to_string().contains("interrupted"), "{err}");
+}
+
+#[test]
 fn word_counts() {
     assert_eq!(count_words("Open the file, please."), 4);
     assert_eq!(count_words(" -- ... "), 0);

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use cmem_core::imp::{replace_conflict, replaced_entry, WriteSession};
 use cmem_core::run::runs_to_json;
-use cmem_core::schema::{stored_keys, META_TABLE, SEARCH_TABLE};
+use cmem_core::schema::{counted_rows, stored_keys, COUNTS_TABLE, META_TABLE, SEARCH_TABLE};
 use cmem_core::{merge_origins, Entry, EntryId, Error, ErrorKind, NewEntry, Origin, Result, WriteOutcome};
 use postgres::Statement;
 
@@ -350,6 +350,7 @@ impl<'a> PgSession<'a> {
         self.conn
             .execute(&self.stmts.entries, &[&ids, &projects, &hashes, &metadata, &points, &units, &approvals])
             .ctx(&p, "writing entries")?;
+        self.count(&[("", "")], fresh.len() as i64)?;
         let added = self.insert_variants(fresh)?;
         self.insert_fresh_origins(fresh)?;
         Ok(added)
@@ -399,6 +400,8 @@ impl<'a> PgSession<'a> {
                 ],
             )
             .ctx_with(&p, || format!("replacing entry {id}"))?;
+        let locales: Vec<&str> = existing.variants.iter().map(|v| v.locale.as_str()).collect();
+        self.count(&counted_rows(&locales), -1)?;
         self.conn
             .execute("DELETE FROM tm_variants WHERE entry_id = $1", &[&id.0])
             .ctx_with(&p, || format!("replacing the variants of entry {id}"))?;
@@ -410,8 +413,39 @@ impl<'a> PgSession<'a> {
         Ok(Some(keys.unwrap_or_default()))
     }
 
-    /// Inserts the variants of `entries` (their ids final): one statement; returns their
-    /// keys for the cache.
+    /// Adds `n` to each of `rows` of the counts (`tm_counts`), in this session's
+    /// transaction: what stats read, kept where the rows they count are written.
+    fn count(&mut self, rows: &[(&str, &str)], n: i64) -> Result<()> {
+        let mut sums: BTreeMap<(&str, &str), i64> = BTreeMap::new();
+        for row in rows {
+            *sums.entry(*row).or_default() += n;
+        }
+        self.add_counts(&sums)
+    }
+
+    /// Adds each of `sums` to its row of the counts: one statement.
+    fn add_counts(&mut self, sums: &BTreeMap<(&str, &str), i64>) -> Result<()> {
+        if sums.values().all(|n| *n == 0) {
+            return Ok(());
+        }
+        let sources: Vec<&str> = sums.keys().map(|k| k.0).collect();
+        let targets: Vec<&str> = sums.keys().map(|k| k.1).collect();
+        let ns: Vec<i64> = sums.values().copied().collect();
+        self.conn
+            .execute(
+                &format!(
+                    "INSERT INTO {COUNTS_TABLE} (source, target, n) \
+                     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) \
+                     ON CONFLICT (source, target) DO UPDATE SET n = {COUNTS_TABLE}.n + excluded.n"
+                ),
+                &[&sources, &targets, &ns],
+            )
+            .ctx(self.store.name.as_str(), "counting")?;
+        Ok(())
+    }
+
+    /// Inserts the variants of `entries` (their ids final) and counts them: one
+    /// statement each; returns their keys for the cache.
     fn insert_variants(&mut self, entries: &[Entry]) -> Result<Vec<Added>> {
         self.wrote_variants |= !entries.is_empty();
         let p = self.store.name.clone();
@@ -441,6 +475,14 @@ impl<'a> PgSession<'a> {
                 &[&v_entry, &v_ord, &v_locale, &v_runs, &v_plain, &v_struct, &v_general],
             )
             .ctx(&p, "writing variants")?;
+        let mut sums: BTreeMap<(&str, &str), i64> = BTreeMap::new();
+        for e in entries {
+            let locales: Vec<&str> = e.variants.iter().map(|v| v.locale.as_str()).collect();
+            for row in counted_rows(&locales) {
+                *sums.entry(row).or_default() += 1;
+            }
+        }
+        self.add_counts(&sums)?;
         Ok(added)
     }
 
@@ -529,11 +571,28 @@ impl<'a> PgSession<'a> {
 
     /// Deletes an entry (its variants and origins go with it); false when there was none.
     pub(crate) fn delete(&mut self, id: EntryId) -> Result<bool> {
+        let p = self.store.name.clone();
+        // Its counts go first, read in this transaction: the variant of `ord` 0 with the
+        // later ones, as the counts' pairs join them.
+        let variants: Vec<(i64, String)> = self
+            .conn
+            .query("SELECT ord, locale FROM tm_variants WHERE entry_id = $1 ORDER BY ord", &[&id.0])
+            .ctx_with(&p, || format!("deleting entry {id}"))?
+            .iter()
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+            .collect::<std::result::Result<_, postgres::Error>>()
+            .ctx_with(&p, || format!("deleting entry {id}"))?;
         let n = self
             .conn
             .execute("DELETE FROM tm_entries WHERE id = $1", &[&id.0])
-            .ctx_with(self.store.name.as_str(), || format!("deleting entry {id}"))?;
+            .ctx_with(&p, || format!("deleting entry {id}"))?;
         if n > 0 {
+            let mut rows: Vec<(&str, &str)> = vec![("", "")];
+            rows.extend(variants.iter().map(|v| (v.1.as_str(), "")));
+            if let Some(first) = variants.iter().find(|v| v.0 == 0) {
+                rows.extend(variants.iter().filter(|v| v.0 > 0).map(|v| (first.1.as_str(), v.1.as_str())));
+            }
+            self.count(&rows, -1)?;
             self.added.retain(|(x, _)| *x != id);
             self.removed.push(id);
         }

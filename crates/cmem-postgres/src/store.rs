@@ -1,11 +1,11 @@
 //! [`PgStore`]: the [`ContentMemory`] over one PostgreSQL database, shared by every
 //! process and machine that opens it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::RwLock;
 
 use cmem_core::imp::{KeyKind, Keys, WriteSession};
-use cmem_core::schema::META_TABLE;
+use cmem_core::schema::{COUNTS_TABLE, META_TABLE};
 use cmem_core::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, ReadScope, ScopedReads, SearchHit, SearchQuery,
     Stats,
@@ -617,36 +617,28 @@ impl ContentMemory for PgStore {
         Ok(out)
     }
 
+    /// From the counts the writes keep ([`COUNTS_TABLE`]): a few rows, not a join of
+    /// every variant.
     fn stats(&self) -> Result<Stats> {
         let p = &self.db.name;
         let mut client = self.db.reader()?;
         let mut tx = snapshot(&mut client, p, "counting")?;
-        let mut count = |sql: &str| -> Result<u64> {
-            let n: i64 = tx.query_one(sql, &[]).and_then(|r| r.try_get(0)).ctx(p, "counting")?;
-            Ok(n.max(0) as u64)
-        };
-        let entries = count("SELECT COUNT(*) FROM tm_entries")?;
-        let variants = count("SELECT COUNT(*) FROM tm_variants")?;
-        let size = count("SELECT pg_database_size(current_database())")?;
-        let mut pairs: BTreeMap<(Locale, Locale), u64> = BTreeMap::new();
-        for r in tx
-            .query(
-                "SELECT a.locale, b.locale, COUNT(*) FROM tm_variants a \
-                 JOIN tm_variants b ON b.entry_id = a.entry_id AND b.ord > 0 \
-                 WHERE a.ord = 0 GROUP BY a.locale, b.locale",
-                &[],
-            )
-            .ctx(p, "counting locale pairs")?
-        {
-            let s: &str = r.try_get(0).ctx(p, "counting locale pairs")?;
-            let t: &str = r.try_get(1).ctx(p, "counting locale pairs")?;
-            let n: i64 = r.try_get(2).ctx(p, "counting locale pairs")?;
-            let parse =
-                |tag: &str| Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e));
-            *pairs.entry((parse(s)?, parse(t)?)).or_default() += n.max(0) as u64;
+        let size: i64 = tx
+            .query_one("SELECT pg_database_size(current_database())", &[])
+            .and_then(|r| r.try_get(0))
+            .ctx(p, "counting")?;
+        let mut rows = Vec::new();
+        for r in tx.query(&format!("SELECT source, target, n FROM {COUNTS_TABLE}"), &[]).ctx(p, "counting")? {
+            rows.push((
+                r.try_get::<_, String>(0).ctx(p, "counting")?,
+                r.try_get::<_, String>(1).ctx(p, "counting")?,
+                r.try_get::<_, i64>(2).ctx(p, "counting")?,
+            ));
         }
         tx.commit().ctx(p, "counting")?;
-        Ok(Stats::from_pairs(entries, variants, pairs, Some(size)))
+        Stats::from_counts(rows, Some(size.max(0) as u64), |tag| {
+            Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))
+        })
     }
 
     fn version_reader(&self) -> Option<&dyn VersionReader> {

@@ -341,6 +341,38 @@ fn a_dropped_session_leaves_nothing() {
 }
 
 #[test]
+fn a_schema_8_database_gets_its_counts_from_its_rows() {
+    let url = fresh_url();
+    let three = NewEntry {
+        variants: vec![
+            Variant::new(loc("en"), vec![Run::text("One")]),
+            Variant::new(loc("de"), vec![Run::text("Eins")]),
+            Variant::new(loc("fr"), vec![Run::text("Un")]),
+        ],
+        ..NewEntry::default()
+    };
+    PgStore::open(&url).unwrap().write(&[three, pair("Two", "Zwei"), pair("Three", "Drei")]).unwrap();
+    // Back to schema 8: no counts table.
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    client
+        .batch_execute("DROP TABLE tm_counts; UPDATE tm_meta SET value = '8' WHERE key = 'schema_version'")
+        .unwrap();
+    drop(client);
+    let store = PgStore::open(&url).unwrap();
+    let counts = |store: &PgStore| {
+        let s = store.stats().unwrap();
+        let pairs: Vec<(String, String, u64)> =
+            s.pairs.iter().map(|p| (p.source.to_string(), p.target.to_string(), p.entries)).collect();
+        (s.entries, s.variants, pairs)
+    };
+    let want = |n: u64| (n, 2 * n + 1, vec![("en".into(), "de".into(), n), ("en".into(), "fr".into(), 1)]);
+    assert_eq!(counts(&store), want(3));
+    // The writes keep them from then on.
+    store.write(&[pair("Four", "Vier")]).unwrap();
+    assert_eq!(counts(&store), want(4));
+}
+
+#[test]
 fn reopening_migrates_nothing_and_keeps_the_data() {
     let url = fresh_url();
     PgStore::open(&url).unwrap().write(&[pair("Keep me", "Behalte mich")]).unwrap();

@@ -1,13 +1,15 @@
 //! [`SqliteStore`]: the [`ContentMemory`] over one SQLite file (or an in-memory
 //! database), with its FTS5 tables kept in sync on every write and delete.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use cmem_core::imp::{build_trigram_query, KeyKind, Keys, WriteSession};
 use cmem_core::run::runs_to_json;
-use cmem_core::schema::{stored_keys, META_TABLE, SCHEMA_VERSION};
+use cmem_core::schema::{
+    count_sql, counted_rows, stored_keys, Dialect, COUNTS_TABLE, META_TABLE, SCHEMA_VERSION,
+};
 use cmem_core::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, SearchHit, SearchQuery, Stats,
 };
@@ -504,13 +506,24 @@ impl SqliteStore {
         })
         .ctx(p, "writing an entry")?;
         let id = EntryId(tx.last_insert_rowid());
+        self.count(tx, &[("", "")], 1)?;
         let cached = self.insert_variants(tx, id, &new.variants)?;
         self.insert_origins(tx, id, 0, &new.origins)?;
         Ok((WriteOutcome::Inserted(id), Some(cached)))
     }
 
-    /// Writes the variants of entry `id`, with their trigram and search index rows;
-    /// returns their keys for the cache.
+    /// Adds `n` to each of `rows` of the counts (`COUNTS_TABLE`), in the transaction
+    /// open on `tx`: what stats read, kept where the rows they count are written.
+    pub(crate) fn count(&self, tx: &Connection, rows: &[(&str, &str)], n: i64) -> Result<()> {
+        let mut stmt = tx.prepare_cached(&count_sql(Dialect::Sqlite)).ctx(&self.path, "counting")?;
+        for (source, target) in rows {
+            stmt.execute(params![source, target, n]).ctx(&self.path, "counting")?;
+        }
+        Ok(())
+    }
+
+    /// Writes the variants of entry `id`, with their trigram and search index rows, and
+    /// counts them; returns their keys for the cache.
     pub(crate) fn insert_variants(
         &self,
         tx: &Connection,
@@ -548,21 +561,34 @@ impl SqliteStore {
                 search.execute(params![vid, k.plain]).ctx(p, "writing the search index")?;
                 cached.push((v.locale.clone(), k));
             }
+            let locales: Vec<&str> = variants.iter().map(|v| v.locale.as_str()).collect();
+            self.count(tx, &counted_rows(&locales), 1)?;
         }
         Ok(cached)
     }
 
-    /// Deletes the variants of entry `id` with their trigram and search index rows.
+    /// Deletes the variants of entry `id` with their trigram and search index rows, and
+    /// takes them off the counts.
     pub(crate) fn delete_variants(&self, tx: &Connection, id: EntryId) -> Result<()> {
         let p = &self.path;
-        let variants: Vec<(i64, String)> = {
+        let variants: Vec<(i64, String, i64, String)> = {
             let mut stmt = tx
-                .prepare_cached("SELECT id, text FROM tm_variants WHERE entry_id = ?1")
+                .prepare_cached(
+                    "SELECT id, text, ord, locale FROM tm_variants WHERE entry_id = ?1 ORDER BY ord",
+                )
                 .ctx(p, "deleting")?;
-            let rows = stmt.query_map([id.0], |r| Ok((r.get(0)?, r.get(1)?))).ctx(p, "deleting")?;
+            let rows = stmt
+                .query_map([id.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .ctx(p, "deleting")?;
             rows.collect::<rusqlite::Result<_>>().ctx(p, "deleting")?
         };
-        for (vid, text) in &variants {
+        // As the counts' pairs join them: the variant of `ord` 0 with the later ones.
+        let mut rows: Vec<(&str, &str)> = variants.iter().map(|v| (v.3.as_str(), "")).collect();
+        if let Some(first) = variants.iter().find(|v| v.2 == 0) {
+            rows.extend(variants.iter().filter(|v| v.2 > 0).map(|v| (first.3.as_str(), v.3.as_str())));
+        }
+        self.count(tx, &rows, -1)?;
+        for (vid, text, _, _) in &variants {
             tx.prepare_cached("DELETE FROM tm_variant_trigram WHERE rowid = ?1")
                 .and_then(|mut s| s.execute([vid]))
                 .ctx_with(p, || format!("deleting entry {id} from the trigram index"))?;
@@ -707,6 +733,9 @@ impl ContentMemory for SqliteStore {
                 .ctx_with(p, || format!("deleting entry {id}"))?;
         }
         let gone = tx.changes() > 0;
+        if gone {
+            self.count(&tx, &[("", "")], -1)?;
+        }
         tx.commit(p, || format!("committing the delete of entry {id}"))?;
         self.cache_write()?.learn(&[id], &[]);
         Ok(gone)
@@ -847,36 +876,29 @@ impl ContentMemory for SqliteStore {
         Ok(out)
     }
 
+    /// From the counts the writes keep ([`COUNTS_TABLE`]), read in one statement: a
+    /// few rows, not a join of every variant.
     fn stats(&self) -> Result<Stats> {
         let conn = self.conn()?;
         let p = &self.path;
-        let count = |sql: &str| -> Result<u64> {
-            conn.query_row(sql, [], |r| r.get::<_, i64>(0)).map(|n| n.max(0) as u64).ctx(p, "counting")
-        };
-        let entries = count("SELECT COUNT(*) FROM tm_entries")?;
-        let variants = count("SELECT COUNT(*) FROM tm_variants")?;
-        let size = count("SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()")?;
-        let mut pairs: BTreeMap<(Locale, Locale), u64> = BTreeMap::new();
-        {
-            let mut stmt = conn
-                .prepare(
-                    "SELECT a.locale, b.locale, COUNT(*) FROM tm_variants a \
-                     JOIN tm_variants b ON b.entry_id = a.entry_id AND b.ord > 0 \
-                     WHERE a.ord = 0 GROUP BY a.locale, b.locale",
-                )
-                .ctx(p, "counting locale pairs")?;
-            let rows = stmt
-                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))
-                .ctx(p, "counting locale pairs")?;
-            for row in rows {
-                let (s, t, n) = row.ctx(p, "counting locale pairs")?;
-                let parse = |tag: &str| {
-                    Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))
-                };
-                *pairs.entry((parse(&s)?, parse(&t)?)).or_default() += n.max(0) as u64;
-            }
-        }
-        Ok(Stats::from_pairs(entries, variants, pairs, Some(size)))
+        let size: i64 = conn
+            .query_row(
+                "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
+                [],
+                |r| r.get(0),
+            )
+            .ctx(p, "counting")?;
+        let mut stmt = conn
+            .prepare_cached(&format!("SELECT source, target, n FROM {COUNTS_TABLE}"))
+            .ctx(p, "counting")?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))
+            .ctx(p, "counting")?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .ctx(p, "counting")?;
+        Stats::from_counts(rows, Some(size.max(0) as u64), |tag| {
+            Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))
+        })
     }
 
     fn version_reader(&self) -> Option<&dyn VersionReader> {

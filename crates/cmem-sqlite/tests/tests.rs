@@ -522,6 +522,11 @@ fn a_v3_database_upgrades_and_keeps_every_row() {
     let want = v3_fixture_entries();
     let got = store.entries(None, 10_000).unwrap();
     assert_eq!(got.len(), want.len());
+    // The counts of stats were filled from the rows by the upgrade.
+    let stats = store.stats().unwrap();
+    let variants: usize = want.iter().map(|e| e.variants.len()).sum();
+    assert_eq!((stats.entries, stats.variants), (want.len() as u64, variants as u64));
+    assert_eq!(stats.pairs.iter().map(|p| p.entries).sum::<u64>(), (variants - want.len()) as u64);
     for (g, w) in got.iter().zip(&want) {
         assert_eq!(g.to_new(), *w);
         assert!(g.point.is_root() && g.unit.is_empty());
@@ -544,6 +549,38 @@ fn a_v3_database_upgrades_and_keeps_every_row() {
     let v: String =
         conn.query_row("SELECT value FROM tm_meta WHERE key = 'schema_version'", [], |r| r.get(0)).unwrap();
     assert_eq!(v, cmem_core::schema::SCHEMA_VERSION.to_string());
+}
+
+#[test]
+fn a_schema_8_database_gets_its_counts_from_its_rows() {
+    let dir = TempDir::new("v8");
+    let path = dir.path("v8.db");
+    let three = NewEntry {
+        variants: vec![
+            Variant::new(loc("en"), runs("One")),
+            Variant::new(loc("de"), runs("Eins")),
+            Variant::new(loc("fr"), runs("Un")),
+        ],
+        ..NewEntry::default()
+    };
+    SqliteStore::open(&path).unwrap().write(&[three, pair("Two", "Zwei"), pair("Three", "Drei")]).unwrap();
+    // Back to schema 8: no counts table.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch("DROP TABLE tm_counts; UPDATE tm_meta SET value = '8' WHERE key = 'schema_version'")
+        .unwrap();
+    drop(conn);
+    let store = SqliteStore::open(&path).unwrap();
+    let counts = |store: &SqliteStore| {
+        let s = store.stats().unwrap();
+        let pairs: Vec<(String, String, u64)> =
+            s.pairs.iter().map(|p| (p.source.to_string(), p.target.to_string(), p.entries)).collect();
+        (s.entries, s.variants, pairs)
+    };
+    let want = |n: u64| (n, 2 * n + 1, vec![("en".into(), "de".into(), n), ("en".into(), "fr".into(), 1)]);
+    assert_eq!(counts(&store), want(3));
+    // The writes keep them from then on.
+    store.write(&[pair("Four", "Vier")]).unwrap();
+    assert_eq!(counts(&store), want(4));
 }
 
 #[test]

@@ -224,7 +224,7 @@ fn recycle_warns_of_a_pair_the_memory_lacks_and_lists_what_it_skipped() {
     // analyze says the same, per file.
     let r = d.ok(&["analyze", &xlf]);
     assert!(
-        r.stderr().contains(&format!("cmem: warning: {xlf}: the memory holds no en → fr entries")),
+        r.stderr().contains(&format!("cmem: warning: analyze {xlf}: the memory holds no en → fr entries")),
         "{}",
         r.stderr()
     );

@@ -283,6 +283,53 @@ pub fn stats(make: Make<'_>) -> Outcome {
         vec![("en".into(), "de".into(), 3), ("en".into(), "fr".into(), 1), ("fr".into(), "en".into(), 1)],
         "locale pairs"
     );
+    // The counts follow every kind of write: a duplicate adds nothing, a session
+    // dropped without a commit nothing, a committed one its entries; a replaced entry
+    // counts its new variants, a deleted one nothing.
+    let pairs_of = |s: &cmem_core::Stats| -> Vec<(String, String, u64)> {
+        let mut p: Vec<_> =
+            s.pairs.iter().map(|p| (p.source.to_string(), p.target.to_string(), p.entries)).collect();
+        p.sort();
+        p
+    };
+    let ids = write_each(&*store, &[pair("Two", "Zwei")?])?;
+    ensure_eq!(pairs_of(&store.stats()?), pairs, "after a duplicate");
+    {
+        let mut session = store.begin()?;
+        session.write(&[pair("Five", "Fünf")?, pair_in("fr", "Six", "de", "Sechs")?])?;
+    }
+    let s = store.stats()?;
+    ensure_eq!((s.entries, s.variants, pairs_of(&s)), (4, 9, pairs.clone()), "after a dropped session");
+    let mut session = store.begin()?;
+    session.write(&[pair("Five", "Fünf")?, pair_in("fr", "Six", "de", "Sechs")?])?;
+    session.commit()?;
+    let s = store.stats()?;
+    ensure_eq!((s.entries, s.variants), (6, 13), "entries and variants after a session");
+    let de_fr = NewEntry {
+        variants: vec![
+            Variant::new(locale("de")?, runs("Zwei")?),
+            Variant::new(locale("fr")?, runs("Deux")?),
+        ],
+        ..NewEntry::default()
+    };
+    ensure!(store.replace(ids[0], &de_fr)?, "the entry replaced");
+    let s = store.stats()?;
+    ensure_eq!((s.entries, s.variants), (6, 13), "entries and variants after a replace");
+    ensure_eq!(
+        pairs_of(&s),
+        vec![
+            ("de".into(), "fr".into(), 1),
+            ("en".into(), "de".into(), 3),
+            ("en".into(), "fr".into(), 1),
+            ("fr".into(), "de".into(), 1),
+            ("fr".into(), "en".into(), 1),
+        ],
+        "locale pairs after a replace"
+    );
+    ensure!(store.delete(ids[0])?, "the entry deleted");
+    let s = store.stats()?;
+    ensure_eq!((s.entries, s.variants), (5, 11), "entries and variants after a delete");
+    ensure!(!pairs_of(&s).iter().any(|p| p.0 == "de"), "no pair of the deleted entry is left");
     Ok(())
 }
 

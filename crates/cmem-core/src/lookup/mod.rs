@@ -135,6 +135,15 @@ pub struct LookupOptions {
     /// default: the bands where the benchmark found more repaired targets nearer the
     /// translation shipped than farther from it (docs/performance.md).
     pub word_repair: RepairBands,
+    /// The lowest scores of the bands a caller sorts matches into (0.50, 0.75, 0.85,
+    /// 0.95, 1.0 for analyze's default bands); default none. With floors, the lookup
+    /// answers which band the best matches fall in rather than which they are: once
+    /// `limit` matches are found, the fuzzy search looks only for one that reaches the
+    /// next floor above the `limit`-th best found, instead of proving that none beats it
+    /// within its band. The matches returned then lie in the bands of the best ones,
+    /// but may not be the best of their band. Costs little where recycle's threshold
+    /// would, where proving the best of a low band costs the most.
+    pub score_floors: Vec<f64>,
 }
 
 impl Default for LookupOptions {
@@ -149,6 +158,7 @@ impl Default for LookupOptions {
             scan_limit: usize::MAX,
             penalties: Vec::new(),
             word_repair: RepairBands::DEFAULT,
+            score_floors: Vec::new(),
         }
     }
 }
@@ -165,6 +175,7 @@ crate::setters!(LookupOptions {
     scan_limit: usize,
     max_query_chars: usize,
     penalties: Vec<AttributePenalty>,
+    score_floors: Vec<f64>,
 });
 
 impl LookupOptions {

@@ -29,6 +29,8 @@ pub(super) struct Sink<'a> {
     /// The most attribute penalties can take off a candidate: its score less this is
     /// what it is sure to keep, and only that may raise the cut-off.
     slack: f64,
+    /// [`LookupOptions::score_floors`], as whole percentages.
+    floors: Vec<f64>,
 }
 
 struct OrdF64(f64);
@@ -67,6 +69,7 @@ impl<'a> Sink<'a> {
             top: BinaryHeap::new(),
             cutoff: threshold,
             slack: 0.0,
+            floors: opts.score_floors.iter().map(|f| (f * 100.0).round()).collect(),
         };
         for m in exact {
             sink.push_top(m.score);
@@ -129,6 +132,14 @@ impl<'a> Sink<'a> {
         if self.top.len() == self.limit {
             if let Some(Reverse(OrdF64(kth))) = self.top.peek() {
                 self.cutoff = self.cutoff.max(*kth).max(self.threshold);
+                // Within the band of the `limit`-th best, a better match changes no
+                // band: only one reaching the next floor does. (Bands count whole
+                // percentages, as `floor(score × 100)`.)
+                let band = (kth * 100.0 + 1e-9).floor();
+                let next = self.floors.iter().copied().filter(|&f| f > band).fold(f64::INFINITY, f64::min);
+                if next.is_finite() {
+                    self.cutoff = self.cutoff.max(next / 100.0 - 1e-9);
+                }
             }
         }
     }

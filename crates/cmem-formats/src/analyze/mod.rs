@@ -34,6 +34,7 @@ use serde::{Serialize, Serializer};
 use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::recycle::{
     default_threads, has_text, lookup_all, lookup_matches, lookup_queries, recognized_sources,
+    LookupProgress, Watch,
 };
 use crate::xliff::XliffDocument;
 
@@ -61,6 +62,11 @@ pub struct AnalyzeOptions {
     pub recognizer: Option<cmem_core::recognize::Recognizer>,
     /// The fuzzy bands and every band's weight.
     pub bands: Bands,
+    /// Told as each of a file's lookups ends; default none.
+    pub progress: Option<LookupProgress>,
+    /// Once set (by a Ctrl-C handler), the analysis stops after the lookups under way
+    /// with an `interrupted` error; default none.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Default for AnalyzeOptions {
@@ -73,6 +79,8 @@ impl Default for AnalyzeOptions {
             lookup: LookupOptions::default(),
             recognizer: None,
             bands: Bands::default(),
+            progress: None,
+            cancel: None,
         }
     }
 }
@@ -308,6 +316,9 @@ pub struct Analysis {
     pub weighted_words: f64,
     /// Segments not counted: not translatable or without text.
     pub skipped: usize,
+    /// The locale pairs the segments were looked up in (source, target), each once.
+    #[serde(skip)]
+    pub pairs: Vec<(Locale, Locale)>,
 }
 
 impl Analysis {
@@ -441,7 +452,34 @@ fn analysis(file: &str, counted: &[Counted], skipped: usize, bands: &Bands) -> A
         weighted_words: rows.iter().map(|b| b.weighted_words).sum(),
         bands: rows,
         skipped,
+        pairs: Vec::new(),
     }
+}
+
+/// The lookups of `queries` for an analysis, watched as `options` asks; an `interrupted`
+/// error once cancelled.
+fn lookup_watched(
+    store: &dyn ContentMemory,
+    queries: &[crate::recycle::Query<'_>],
+    options: &AnalyzeOptions,
+) -> Result<Vec<Option<crate::recycle::Shared>>, FormatError> {
+    let watch = Watch { progress: options.progress.as_ref(), cancel: options.cancel.as_deref() };
+    let results = lookup_all(store, queries, &lookup_options(options), options.threads, watch);
+    if watch.cancelled() {
+        return Err(FormatError::new(Format::Store, FormatErrorKind::Io, "interrupted"));
+    }
+    Ok(results)
+}
+
+/// The distinct locale pairs of `queries`, in order.
+fn pairs_of(queries: &[crate::recycle::Query<'_>]) -> Vec<(Locale, Locale)> {
+    let mut pairs: Vec<(Locale, Locale)> = Vec::new();
+    for (_, src, trg, _) in queries {
+        if !pairs.iter().any(|(s, t)| s == src && t == trg) {
+            pairs.push((src.clone(), trg.clone()));
+        }
+    }
+    pairs
 }
 
 /// The best match of each segment: its score, whether it is ambiguous, whether it is a
@@ -476,8 +514,19 @@ fn banded<'a>(
 }
 
 /// The lookup options of an analysis.
+///
+/// Only the band of each best match counts, so the lookup stops at a match of the
+/// right band ([`LookupOptions::score_floors`]) instead of proving it the best of its
+/// band, which at the lowest band's threshold costs far more than all the rest.
 fn lookup_options(options: &AnalyzeOptions) -> LookupOptions {
-    options.lookup.clone().threshold(options.bands.threshold()).limit(1).maybe_point(options.point.clone())
+    let floors = options.bands.fuzzy.iter().map(|f| f64::from(f.0) / 100.0).chain([1.0]).collect();
+    options
+        .lookup
+        .clone()
+        .threshold(options.bands.threshold())
+        .limit(1)
+        .maybe_point(options.point.clone())
+        .score_floors(floors)
 }
 
 fn best_of(matches: &[cmem_core::Match]) -> Best {
@@ -507,7 +556,8 @@ pub(crate) fn analyze_counted(
         options.source_locale.as_ref(),
         options.target_locale.as_ref(),
     )?;
-    let results = lookup_all(store, &queries, &lookup_options(options), options.threads);
+    let results = lookup_watched(store, &queries, options)?;
+    let pairs = pairs_of(&queries);
     let segments: Vec<Segment<'_>> = queries
         .iter()
         .zip(&indexes)
@@ -519,7 +569,9 @@ pub(crate) fn analyze_counted(
         .zip(results)
         .map(|(&index, result)| Ok(lookup_matches(doc, index, result.as_deref())?.and_then(best_of)));
     let counted = banded(segments.iter(), bests, &options.bands)?;
-    Ok((analysis(doc.file(), &counted, skipped, &options.bands), counted))
+    let mut report = analysis(doc.file(), &counted, skipped, &options.bands);
+    report.pairs = pairs;
+    Ok((report, counted))
 }
 
 /// Analyzes a parsed document.
@@ -575,7 +627,7 @@ pub(crate) fn analyze_segments(
 ) -> Result<(Analysis, Vec<Counted>), FormatError> {
     let queries: Vec<crate::recycle::Query<'_>> =
         segments.iter().map(|(s, _)| (s.runs, source.clone(), target.clone(), s.context.clone())).collect();
-    let results = lookup_all(store, &queries, &lookup_options(options), options.threads);
+    let results = lookup_watched(store, &queries, options)?;
     let bests = segments.iter().zip(results).map(|((_, line), result)| match result.as_deref() {
         Some(Ok(matches)) => Ok(best_of(matches)),
         Some(Err(e)) if e.kind() == cmem_core::ErrorKind::InvalidQuery => Ok(None),
@@ -583,7 +635,9 @@ pub(crate) fn analyze_segments(
         None => Err(error(*line, "the lookup gave no result".to_owned())),
     });
     let counted = banded(segments.iter().map(|(s, _)| s), bests, &options.bands)?;
-    Ok((analysis(file, &counted, skipped, &options.bands), counted))
+    let mut report = analysis(file, &counted, skipped, &options.bands);
+    report.pairs = vec![(source.clone(), target.clone())];
+    Ok((report, counted))
 }
 
 /// Analyzes the XLIFF document read from `input` (named `name` in messages).

@@ -159,7 +159,8 @@ fn recycle_catalog(
     }
     let queries: Vec<Query<'_>> =
         todo.iter().map(|t| (t.source.as_slice(), src.clone(), trg.clone(), t.context.clone())).collect();
-    let results = lookup_all(store, &queries, &lookup_options, options.threads);
+    let results =
+        lookup_all(store, &queries, &lookup_options, options.threads, crate::recycle::Watch::default());
     let mut edits: Vec<Edit> = Vec::new();
     let nl = catalog.newline;
     let utf8 = catalog.encoding == encoding_rs::UTF_8;
