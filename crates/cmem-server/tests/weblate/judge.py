@@ -10,13 +10,14 @@ bad = []
 for line in open(sys.argv[1]):
     r = json.loads(line)
     sug = [s for s in r['suggestions'] if 'error' not in s]
-    if r['exact'] and r['targets']:
+    targets = r.get('targets', r.get('exact_targets', []))
+    if targets:
         stats['exact'] += 1
         hit = [s for s in sug if s['source'] == r['source'] and s['quality'] >= 99]
         if hit: stats['exact_shown_99'] += 1
         else: bad.append(('exact not at 99', r['kind'], r['source'][:90], [(s['quality'], s['source'][:60]) for s in sug[:2]]))
-        if hit and hit[0]['target'] in r['targets']: stats['exact_target_right'] += 1
-        elif hit: bad.append(('exact target differs', r['kind'], hit[0]['target'][:120], r['targets'][0][:120]))
+        if hit and hit[0]['target'] in targets: stats['exact_target_right'] += 1
+        elif hit: bad.append(('exact target differs', r['kind'], hit[0]['target'][:120], targets[0][:120]))
     src = toks(r['source'])
     for s in sug:
         stats['suggestions'] += 1
