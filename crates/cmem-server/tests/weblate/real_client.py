@@ -1,10 +1,13 @@
 """Ask a tmserver (cmem serve) as Weblate's own machinery does, and judge its answers
 with Weblate's own checks.
 
-Needs Weblate installed (pip install weblate; Python 3.12+). Reads JSON Lines of
-{"source": ..., "flags": "c-format", "exact": true|false} on stdin; writes one JSON line
-per case: the URL paths requested, the replacements, the suggestions (unmasked, as
-Weblate shows them) and the checks that fail on each.
+Needs Weblate installed in the running Python (3.12+): `pip install weblate==2026.10.1
+"psycopg[binary]"` (Weblate's test settings import the PostgreSQL driver; no database is
+used). Usage: `real_client.py TMSERVER_URL < cases.jsonl > out.jsonl`, where each case
+line has at least "source" and "flags" (`c-format`, `python-format`, …); its other fields
+are copied to the output. Writes one JSON line per case: the URL paths requested below
+the tmserver root, the masked text and Weblate's replacements, the suggestions as Weblate
+shows them (unmasked) and the checks that fail on each. `judge.py` counts them.
 """
 import json
 import os
