@@ -25,7 +25,9 @@ use crate::request::{self, Lookup};
 /// ``"postgres://user@host/db"`` (a shared memory on PostgreSQL).
 ///
 /// ``create=True`` makes the memory when there is none (without it a missing memory is
-/// an error, never a new empty one); ``read_only=True`` refuses writes. Use it as a
+/// an error, never a new empty one); ``read_only=True`` refuses writes; ``write_wait``
+/// is how many seconds a write waits for another writer before it raises
+/// ``cmem.LockedError`` (default: the store's, 60 s for SQLite). Use it as a
 /// context manager, or call ``close()``. One ``Memory`` may be shared by threads: every
 /// call releases the GIL while the engine works.
 ///
@@ -97,10 +99,22 @@ impl PyMemory {
 #[pymethods]
 impl PyMemory {
     #[new]
-    #[pyo3(signature = (address, create = false, read_only = false))]
-    fn new(py: Python<'_>, address: &Bound<'_, PyAny>, create: bool, read_only: bool) -> PyResult<PyMemory> {
+    #[pyo3(signature = (address, create = false, read_only = false, write_wait = None))]
+    fn new(
+        py: Python<'_>,
+        address: &Bound<'_, PyAny>,
+        create: bool,
+        read_only: bool,
+        write_wait: Option<f64>,
+    ) -> PyResult<PyMemory> {
         let address = address_arg(address)?;
-        let options = OpenOptions::new().create(create).read_only(read_only);
+        let mut options = OpenOptions::new().create(create).read_only(read_only);
+        if let Some(seconds) = write_wait {
+            let wait = std::time::Duration::try_from_secs_f64(seconds).map_err(|_| {
+                InvalidInputError::new_err(format!("write_wait {seconds} is not a number of seconds, 0 or more"))
+            })?;
+            options = options.write_wait(wait);
+        }
         let memory = engine::run(py, || Memory::open_with(&address, &options))?.map_err(|e| errors::core(&e))?;
         Ok(PyMemory { address: memory.address().to_string(), inner: RwLock::new(Some(Arc::new(memory))) })
     }
@@ -174,12 +188,14 @@ impl PyMemory {
         self.import_with(py, input, source, target, strict)
     }
 
-    /// Imports records, all or nothing: an iterable of dicts with the fields of a JSON
-    /// Lines line — ``source`` and ``target`` (text), ``source_locale`` and
-    /// ``target_locale`` (or the ``source`` and ``target`` arguments), and optionally
-    /// ``key``, ``point``, ``unit``, ``project``, ``origin``, ``context``, ``properties``.
-    /// A record that is not a valid entry is a problem (``strict=True``: an error) named
-    /// by its line, which is its place in ``records`` counted from 1.
+    /// Imports records, all or nothing: an iterable of dicts, each a JSON Lines line.
+    /// The simple form is ``{"source": …, "target": …}`` with ``source_locale`` and
+    /// ``target_locale`` (or the ``source`` and ``target`` arguments); its other fields
+    /// are kept as metadata. A dict with ``variants`` is an entry in full, as
+    /// ``export("….jsonl")`` writes it (``{"variants": [{"locale", "runs"}, …],
+    /// "unit", "point", "origins", …}``). A record that is not a valid entry is a
+    /// problem (``strict=True``: a ``cmem.FormatError``) whose ``line`` is its place in
+    /// ``records``, counted from 1.
     ///
     /// Returns the report, as ``import_file`` does.
     #[pyo3(signature = (records, *, source = None, target = None, strict = false))]
