@@ -44,7 +44,10 @@ pub(crate) fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, 
 }
 
 /// A serializable engine value as Python objects.
-pub(crate) fn serde_to_py<'py, T: serde::Serialize + ?Sized>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn serde_to_py<'py, T: serde::Serialize + ?Sized>(
+    py: Python<'py>,
+    value: &T,
+) -> PyResult<Bound<'py, PyAny>> {
     let json = serde_json::to_value(value)
         .map_err(|e| crate::errors::Error::new_err(format!("cannot convert a result: {e}")))?;
     to_py(py, &json)
@@ -80,9 +83,9 @@ pub(crate) fn from_py(obj: &Bound<'_, PyAny>, at: &str) -> PyResult<Value> {
     if let Ok(d) = obj.cast::<PyDict>() {
         let mut map = Map::new();
         for (k, v) in d.iter() {
-            let key: String = k.extract().map_err(|_| {
-                PyTypeError::new_err(format!("{at}: a key is {}, not str", type_name(&k)))
-            })?;
+            let key: String = k
+                .extract()
+                .map_err(|_| PyTypeError::new_err(format!("{at}: a key is {}, not str", type_name(&k))))?;
             let value = from_py(&v, &format!("{at}[{key:?}]"))?;
             map.insert(key, value);
         }

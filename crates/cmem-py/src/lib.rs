@@ -1,11 +1,11 @@
 //! `cmem` for Python: the extension module built from the `cmem` crate with PyO3.
 //!
-//! The module's classes follow the facade: [`memory::PyMemory`] (`cmem.Memory`) opens a
-//! memory by address and has its verbs, [`several::PyMemories`] (`cmem.Memories`) looks
-//! several up as one, [`matches::PyMatch`] (`cmem.Match`) is one match. Every call into
-//! the engine releases the GIL ([`engine::run`]), so Python threads sharing a memory
-//! run their lookups at once, and no Rust panic reaches the interpreter: it becomes a
-//! `cmem.Error`. Errors map to the exception hierarchy of [`errors`].
+//! The module's classes follow the facade: `cmem.Memory` (module `memory`) opens a
+//! memory by address and has its verbs, `cmem.Memories` (`several`) looks several up as
+//! one, `cmem.Match` (`matches`) is one match. Every call into the engine releases the
+//! GIL (`engine::run`), so Python threads sharing a memory run their lookups at once,
+//! and no Rust panic reaches the interpreter: it becomes a `cmem.Error`. Errors map to
+//! the exception hierarchy of module `errors`.
 //!
 //! The module is built and installed with maturin (`pip install ./crates/cmem-py`); its
 //! tests are the pytest suite in `tests/`, and `cmem.pyi` holds its type stubs.

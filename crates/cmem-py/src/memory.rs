@@ -43,6 +43,9 @@ pub(crate) struct PyMemory {
     address: String,
 }
 
+/// The most threads a batch may ask for: each is an operating-system thread.
+const MAX_THREADS: usize = 1024;
+
 /// An address as Python gives it: a str or an `os.PathLike`; `:memory:` (as sqlite3
 /// writes it) is the facade's `memory:`.
 pub(crate) fn address_arg(address: &Bound<'_, PyAny>) -> PyResult<String> {
@@ -63,7 +66,10 @@ pub(crate) fn address_arg(address: &Bound<'_, PyAny>) -> PyResult<String> {
 /// read standard input.
 fn path_arg(path: &Bound<'_, PyAny>, at: &str) -> PyResult<PathBuf> {
     let p: PathBuf = path.extract().map_err(|_| {
-        PyTypeError::new_err(format!("{at}: a {} is not a path; give a str or a pathlib.Path", type_name(path)))
+        PyTypeError::new_err(format!(
+            "{at}: a {} is not a path; give a str or a pathlib.Path",
+            type_name(path)
+        ))
     })?;
     if p.as_os_str().is_empty() || p == Path::new("-") {
         return Err(InvalidInputError::new_err(format!("{at}: {:?} names no file", p.display().to_string())));
@@ -111,11 +117,14 @@ impl PyMemory {
         let mut options = OpenOptions::new().create(create).read_only(read_only);
         if let Some(seconds) = write_wait {
             let wait = std::time::Duration::try_from_secs_f64(seconds).map_err(|_| {
-                InvalidInputError::new_err(format!("write_wait {seconds} is not a number of seconds, 0 or more"))
+                InvalidInputError::new_err(format!(
+                    "write_wait {seconds} is not a number of seconds, 0 or more"
+                ))
             })?;
             options = options.write_wait(wait);
         }
-        let memory = engine::run(py, || Memory::open_with(&address, &options))?.map_err(|e| errors::core(&e))?;
+        let memory =
+            engine::run(py, || Memory::open_with(&address, &options))?.map_err(|e| errors::core(&e))?;
         Ok(PyMemory { address: memory.address().to_string(), inner: RwLock::new(Some(Arc::new(memory))) })
     }
 
@@ -282,6 +291,11 @@ impl PyMemory {
         threads: usize,
     ) -> PyResult<Vec<Vec<PyMatch>>> {
         let look = Lookup::new(source, target, threshold, limit, point, penalties)?;
+        if threads > MAX_THREADS {
+            return Err(InvalidInputError::new_err(format!(
+                "threads {threads} is more than {MAX_THREADS}; give 0 for one per processor"
+            )));
+        }
         let texts = strings(texts, "texts")?;
         let contexts = match contexts.filter(|c| !c.is_none()) {
             None => vec![cmem::QueryContext::default(); texts.len()],
@@ -355,10 +369,9 @@ impl PyMemory {
         }
         let memory = self.memory()?;
         let prior = engine::run(py, || {
-            let reader = memory
-                .store()
-                .version_reader()
-                .ok_or_else(|| cmem::Error::new(cmem::ErrorKind::Unsupported, "this memory keeps no versions"))?;
+            let reader = memory.store().version_reader().ok_or_else(|| {
+                cmem::Error::new(cmem::ErrorKind::Unsupported, "this memory keeps no versions")
+            })?;
             cmem::imp::prior_version_for(reader, &req)
         })?
         .map_err(|e| errors::core(&e))?;
@@ -510,14 +523,16 @@ pub(crate) fn strings(items: &Bound<'_, PyAny>, at: &str) -> PyResult<Vec<String
         return Err(PyTypeError::new_err(format!("{at}: give a list of texts, not one str")));
     }
     let mut out = Vec::new();
-    let iter = items
-        .try_iter()
-        .map_err(|_| PyTypeError::new_err(format!("{at}: a {} is not an iterable of str", type_name(items))))?;
+    let iter = items.try_iter().map_err(|_| {
+        PyTypeError::new_err(format!("{at}: a {} is not an iterable of str", type_name(items)))
+    })?;
     for (i, item) in iter.enumerate() {
         let item = item?;
-        out.push(item.extract::<String>().map_err(|_| {
-            PyTypeError::new_err(format!("{at}[{i}]: a {} is not a str", type_name(&item)))
-        })?);
+        out.push(
+            item.extract::<String>().map_err(|_| {
+                PyTypeError::new_err(format!("{at}[{i}]: a {} is not a str", type_name(&item)))
+            })?,
+        );
     }
     Ok(out)
 }
@@ -549,7 +564,8 @@ fn export_into(
     options: &ExportOptions,
     po_pair: Option<(Locale, Locale)>,
 ) -> Result<u64, cmem::formats::FormatError> {
-    let io = |e: std::io::Error| cmem::formats::FormatError::io(Format::Store, &format!("{}", path.display()), e);
+    let io =
+        |e: std::io::Error| cmem::formats::FormatError::io(Format::Store, &format!("{}", path.display()), e);
     let out = OutputFile::create(path).map_err(io)?;
     let (n, out) = match (format, po_pair) {
         ("kmb", _) => {

@@ -40,7 +40,9 @@ impl Lookup {
             options.point = Some(Point::parse(point).map_err(|e| errors::core_at(&e, "point"))?);
         }
         for (i, rule) in penalties.unwrap_or_default().iter().enumerate() {
-            let p = rule.parse::<AttributePenalty>().map_err(|e| errors::core_at(&e, &format!("penalties[{i}]")))?;
+            let p = rule
+                .parse::<AttributePenalty>()
+                .map_err(|e| errors::core_at(&e, &format!("penalties[{i}]")))?;
             options.penalties.push(p);
         }
         Ok(Lookup {

@@ -54,7 +54,8 @@ impl PyMemories {
             parsed.push(text.parse::<MemorySpec>().map_err(|e| errors::core_at(&e, &format!("specs[{i}]")))?);
         }
         let options = OpenOptions::new().create(create);
-        let memories = engine::run(py, || Memories::open(&parsed, &options))?.map_err(|e| errors::core(&e))?;
+        let memories =
+            engine::run(py, || Memories::open(&parsed, &options))?.map_err(|e| errors::core(&e))?;
         Ok(PyMemories { inner: std::sync::RwLock::new(Some(std::sync::Arc::new(memories))) })
     }
 
