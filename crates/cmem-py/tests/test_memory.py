@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -281,3 +282,31 @@ def test_help_shows_docstrings_and_the_stubs_ship():
     assert (package / "py.typed").exists()
     stubs = list(package.glob("*.pyi"))
     assert stubs and "def lookup_batch" in stubs[0].read_text(encoding="utf-8")
+
+
+def test_the_gil_is_released_during_engine_calls(tm):
+    """While one thread is inside a long engine call, another runs Python code: were
+    the GIL held for the call, the other thread would stand still until the call ended."""
+    texts = ["Save the files", "Open %d", "Close the windows", "Print it"] * 10000
+    done = threading.Event()
+    took = []
+
+    def batch():
+        t = time.perf_counter()
+        tm.lookup_batch(texts, "en", "de", threads=1)
+        took.append(time.perf_counter() - t)
+        done.set()
+
+    worker = threading.Thread(target=batch)
+    longest, last = 0.0, time.perf_counter()
+    worker.start()
+    while not done.is_set():
+        now = time.perf_counter()
+        longest, last = max(longest, now - last), now
+    longest = max(longest, time.perf_counter() - last)
+    worker.join()
+    # The call is long enough to tell; the counting thread never waited for most of it
+    # (it waits at most for the GIL's switch interval, and for the processor on a busy
+    # machine).
+    assert took[0] > 0.3, took
+    assert longest < took[0] / 2, (longest, took[0])
