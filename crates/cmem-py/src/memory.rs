@@ -266,7 +266,7 @@ impl PyMemory {
         let text = text.to_owned();
         let matches = engine::run(py, move || -> cmem::Result<Vec<PyMatch>> {
             let req = look.request(&text, memory.recognizer()?, context)?;
-            Ok(memory.lookup(&req)?.iter().map(PyMatch::of).collect())
+            Ok(memory.lookup(&req)?.into_iter().map(PyMatch::of).collect())
         })?;
         matches.map_err(|e| errors::core(&e))
     }
@@ -324,7 +324,7 @@ impl PyMemory {
             let results = memory.lookup_many(&requests, threads);
             let mut out = Vec::with_capacity(results.len());
             for (i, r) in results.into_iter().enumerate() {
-                out.push(r.map_err(|e| (i, e))?.iter().map(PyMatch::of).collect());
+                out.push(r.map_err(|e| (i, e))?.into_iter().map(PyMatch::of).collect());
             }
             Ok(out)
         })?;

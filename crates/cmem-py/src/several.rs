@@ -118,7 +118,7 @@ impl PyMemories {
         let matches = engine::run(py, move || -> cmem::Result<Vec<PyMatch>> {
             let rec = memories.members()[0].memory.recognizer()?;
             let req = look.request(&text, rec, context)?;
-            Ok(memories.lookup(&req)?.iter().map(|(name, m)| PyMatch::of_memory(m, name)).collect())
+            Ok(memories.lookup(&req)?.into_iter().map(|(name, m)| PyMatch::of_memory(m, name)).collect())
         })?;
         matches.map_err(|e| errors::core(&e))
     }
@@ -148,7 +148,7 @@ impl PyMemories {
             for (i, text) in texts.iter().enumerate() {
                 let req = look.request(text, rec, cmem::QueryContext::default()).map_err(|e| (i, e))?;
                 let found = memories.lookup(&req).map_err(|e| (i, e))?;
-                out.push(found.iter().map(|(name, m)| PyMatch::of_memory(m, name)).collect());
+                out.push(found.into_iter().map(|(name, m)| PyMatch::of_memory(m, name)).collect());
             }
             Ok(out)
         })?;
