@@ -1,10 +1,13 @@
 //! [`LookupAnswer`]: a lookup's answer as every front end returns it, and
-//! [`Memory::answer`] / [`Memory::lookup_batch`], which produce it.
+//! [`Memory::answer`] / [`Memory::lookup_batch`], which produce it; and
+//! [`Memory::lookup_many`], a batch on several threads.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
-use cmem_core::{Locale, LookupRequest, MatchView, Result, SegmentView};
+use cmem_core::{Error, Locale, LookupRequest, Match, MatchView, Result, SegmentView};
 use serde::{Deserialize, Serialize};
 
 use crate::memory::Memory;
@@ -108,5 +111,85 @@ impl Memory {
             }
             Ok(self.answer(&req)?)
         })
+    }
+
+    /// Looks every request up on `threads` threads (0: the available parallelism) and
+    /// returns the results in the order of `requests`. The candidate index of each
+    /// source locale is brought up to date first, once; the threads then take the next
+    /// request as they finish one, so a few slow lookups do not hold the others back.
+    /// A binding that cannot run Rust threads of its own (a Python caller) gets the
+    /// engine's parallelism through this one call.
+    ///
+    /// ```
+    /// use cmem::{LookupRequest, Memory, OpenOptions};
+    ///
+    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
+    /// memory.import_reader("ui.jsonl", r#"{"source":"Print","target":"Drucken","source_locale":"en","target_locale":"de"}"#.as_bytes())?;
+    /// let requests = vec![
+    ///     LookupRequest::from_tags(cmem::prepare_query(cmem::QueryText::Plain("Print"), None)?, "en", "de")?,
+    ///     LookupRequest::from_tags(cmem::prepare_query(cmem::QueryText::Plain("Printer"), None)?, "en", "fr")?,
+    /// ];
+    /// let results = memory.lookup_many(&requests, 2);
+    /// assert_eq!(results[0].as_ref().map(Vec::len).ok(), Some(1));
+    /// assert_eq!(results[1].as_ref().map(Vec::len).ok(), Some(0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Per request: as [`lookup`](Self::lookup), or the warm-up of its source locale
+    /// failing ([`warm`](Self::warm)).
+    pub fn lookup_many(&self, requests: &[LookupRequest], threads: usize) -> Vec<Result<Vec<Match>>> {
+        let mut warm_failed: Vec<(Locale, Error)> = Vec::new();
+        let mut warmed: HashSet<&Locale> = HashSet::new();
+        for req in requests {
+            if warmed.insert(&req.source_locale) {
+                if let Err(e) = self.warm(&req.source_locale) {
+                    warm_failed.push((req.source_locale.clone(), e));
+                }
+            }
+        }
+        let failed = |req: &LookupRequest| {
+            warm_failed
+                .iter()
+                .find(|(l, _)| *l == req.source_locale)
+                .map(|(_, e)| Error::new(e.kind(), e.to_string()))
+        };
+        let next = AtomicUsize::new(0);
+        let results: Mutex<Vec<Option<Result<Vec<Match>>>>> =
+            Mutex::new(std::iter::repeat_with(|| None).take(requests.len()).collect());
+        let work = || loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(req) = requests.get(i) else { break };
+            let result = match failed(req) {
+                Some(e) => Err(e),
+                None => self.lookup(req),
+            };
+            if let Ok(mut r) = results.lock() {
+                r[i] = Some(result);
+            }
+        };
+        let threads = match threads {
+            0 => std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+            n => n,
+        }
+        .clamp(1, requests.len().max(1));
+        if threads == 1 {
+            work();
+        } else {
+            std::thread::scope(|scope| {
+                for _ in 0..threads {
+                    scope.spawn(work);
+                }
+            });
+        }
+        let results = results.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        results
+            .into_iter()
+            .map(|r| {
+                r.unwrap_or_else(|| {
+                    Err(Error::new(cmem_core::ErrorKind::Store, "a lookup thread stopped without a result"))
+                })
+            })
+            .collect()
     }
 }
