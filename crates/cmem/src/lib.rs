@@ -5,6 +5,8 @@
 //! memory) — and call its verbs: [`import_file`](Memory::import_file),
 //! [`lookup_text`](Memory::lookup_text) and [`lookup`](Memory::lookup),
 //! [`search`](Memory::search), [`versions`](Memory::versions),
+//! [`context`](Memory::context) (a producer's context: prior version, matches, examples,
+//! glossary),
 //! [`write`](Memory::write), [`stats`](Memory::stats),
 //! [`recycle_file`](Memory::recycle_file); front ends use the verbs with every option:
 //! [`import`](Memory::import) (an [`ImportRequest`]), [`export`](Memory::export),
@@ -51,6 +53,7 @@
 
 mod address;
 mod answer;
+mod context;
 mod files;
 mod import;
 #[doc = include_str!("../../../docs/matching.md")]
@@ -65,6 +68,9 @@ mod time;
 
 pub use address::Address;
 pub use answer::LookupAnswer;
+pub use context::{
+    ContextAnswer, ContextSegment, ExampleView, FieldError, GlossaryView, NeighboursBody, PriorVersionView,
+};
 /// Word alignment and phrase pairs learned from a memory (the word repair's evidence).
 pub use cmem_core::align;
 /// Repairs of adapted targets: mechanical ones and the word repair.
@@ -86,7 +92,7 @@ pub use cmem_core::run::surface_text;
 #[doc(hidden)]
 pub use cmem_core::setters;
 pub use cmem_core::{
-    client_masks, lookup, lookup_several, prepare_query, to_notation, AttributePenalty, ContentMemory, Entry,
+    client_masks, context_for, lookup, lookup_several, Context, ContextOptions, ContextRequest, Example, GlossaryPair, prepare_query, to_notation, AttributePenalty, ContentMemory, Entry,
     EntryId, Error, ErrorKind, Locale, LocaleFit, LookupOptions, LookupRequest, Match, MatchType, MatchView,
     NewEntry, Notation, Origin, PairCount, PenaltyKind, Point, PriorVersion, Provider, QueryContext,
     QueryText, Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, SourceRank, Stats, Variant,
