@@ -397,8 +397,9 @@ fn choose_examples(
     pool: &[Candidate],
     o: &ContextOptions,
 ) -> Vec<Example> {
-    let total: f64 = weights.values().sum();
     let weight_of = |u: &String| weights.get(u).copied().unwrap_or(0.0);
+    // Summed in the segment's order: the same floating-point total every time.
+    let total: f64 = query.order.iter().map(weight_of).sum();
     let own_score = |c: &Candidate| {
         if total > 0.0 {
             query.order.iter().filter(|u| c.units.set.contains(*u)).map(weight_of).sum::<f64>() / total
