@@ -12,10 +12,13 @@
 //! rare it is among the candidates (an inverse document frequency over the pool, so
 //! "the" weighs little and the one word no near match holds weighs most); the next
 //! example is always the candidate that adds the most weight of units not yet covered.
-//! A near-duplicate of a chosen example adds nothing and is never chosen. The
-//! candidates are the fuzzy lookup's at a low threshold, plus the store's word search
-//! ([`ContentMemory::search`]) for each word the fuzzy candidates leave uncovered, the
-//! longest (most specific) first.
+//! A near-duplicate of a chosen example adds nothing and waits: only when the candidates
+//! can add nothing more is the coverage reset and the segment covered again by the rest
+//! (the rounds of Agrawal et al.), so a short segment still gets k examples, never two of
+//! the same source. The
+//! candidates are the fuzzy lookup's at a low threshold, the store's word search
+//! ([`ContentMemory::search`], BM25 in SQLite) for any of the segment's words, and the
+//! word search for each word those leave uncovered, the longest (most specific) first.
 //!
 //! **Glossary.** The word model of the locale pair ([`crate::align`], trained by
 //! `cmem align`) holds, for phrases of up to four source words, the target texts aligned
@@ -65,7 +68,11 @@ pub struct ContextOptions {
     pub pool_threshold: f64,
     /// How many fuzzy matches are offered as example candidates; default 20.
     pub pool_limit: usize,
-    /// How many words the fuzzy candidates leave uncovered are searched for; default 6.
+    /// How many hits the word search for any of the segment's words offers (ranked as
+    /// BM25 ranks them: more of the words, rarer ones, shorter texts first); default 10.
+    pub any_hits: usize,
+    /// How many words the candidates found so far leave uncovered are searched for alone;
+    /// default 3.
     pub searches: usize,
     /// How many hits each word search offers; default 5.
     pub search_hits: usize,
@@ -81,7 +88,8 @@ impl Default for ContextOptions {
             short_circuit_exact: true,
             pool_threshold: 0.5,
             pool_limit: 20,
-            searches: 6,
+            any_hits: 10,
+            searches: 3,
             search_hits: 5,
         }
     }
@@ -95,6 +103,7 @@ crate::setters!(ContextOptions {
     short_circuit_exact: bool,
     pool_threshold: f64,
     pool_limit: usize,
+    any_hits: usize,
     searches: usize,
     search_hits: usize,
 });
@@ -129,12 +138,12 @@ impl ContextOptions {
         if !(0.0..=1.0).contains(&self.pool_threshold) {
             return bad("pool_threshold", format!("{} is not 0–1", self.pool_threshold));
         }
-        if self.pool_limit > 200 || self.searches > 20 || self.search_hits > 50 {
+        if self.pool_limit > 200 || self.any_hits > 200 || self.searches > 20 || self.search_hits > 50 {
             return bad(
                 "pool_limit",
                 format!(
-                    "pool_limit {}, searches {}, search_hits {}: at most 200, 20 and 50",
-                    self.pool_limit, self.searches, self.search_hits
+                    "pool_limit {}, any_hits {}, searches {}, search_hits {}: at most 200, 200, 20 and 50",
+                    self.pool_limit, self.any_hits, self.searches, self.search_hits
                 ),
             );
         }
@@ -243,8 +252,10 @@ pub struct Context {
 /// let req = ContextRequest::new(LookupRequest::new(vec![Run::text("Save the report")], en, de));
 /// let context = context_for(&store, &req)?;
 /// let targets: Vec<&str> = context.examples.iter().map(|e| e.target.as_str()).collect();
-/// // The rarer "report" first, then one of the two near-duplicates for "save", not both.
-/// assert_eq!(targets, ["Bericht drucken", "Datei speichern"]);
+/// // The rarer "report" first, then one of the two near-duplicates for "save"; the
+/// // other only in a second round, once the segment is covered.
+/// assert_eq!(targets[..2], ["Bericht drucken", "Datei speichern"]);
+/// assert_eq!(context.examples[1].covers, ["save", "save the"]);
 /// # Ok::<(), cmem_core::Error>(())
 /// ```
 ///
@@ -353,8 +364,8 @@ impl Candidate {
     }
 }
 
-/// The pool: the fuzzy lookup at the pool threshold, then the word search for each word
-/// it leaves uncovered, the longest first.
+/// The pool: the fuzzy lookup at the pool threshold, the word search for any of the
+/// segment's words, then the word search for each word still uncovered, the longest first.
 fn candidates(store: &dyn ContentMemory, req: &ContextRequest, query: &Units) -> Result<Vec<Candidate>> {
     let o = &req.options;
     let mut pool_req = req.lookup.clone();
@@ -367,6 +378,24 @@ fn candidates(store: &dyn ContentMemory, req: &ContextRequest, query: &Units) ->
         for m in lookup(store, &pool_req)? {
             if seen.insert(m.entry.id) {
                 pool.extend(Candidate::of(&m.entry, &req.lookup, Some(m.score)));
+            }
+        }
+    }
+    // The word search for any of the segment's words: what BM25 ranks first holds the
+    // most of them, the rarest ones, in the shortest text.
+    let mut distinct: Vec<&str> = Vec::new();
+    for w in &query.words {
+        if w.chars().count() > 1 && !distinct.contains(&w.as_str()) {
+            distinct.push(w);
+        }
+    }
+    if o.any_hits > 0 && !distinct.is_empty() {
+        let mut q = SearchQuery::new(distinct.join(" "), req.lookup.source_locale.clone());
+        q.limit = o.any_hits;
+        q.any = true;
+        for hit in store.search(&q)? {
+            if seen.insert(hit.entry.id) {
+                pool.extend(Candidate::of(&hit.entry, &req.lookup, None));
             }
         }
     }
@@ -437,7 +466,16 @@ fn choose_examples(
                 best = Some((i, gain, sim));
             }
         }
-        let Some((i, _, _)) = best else { break };
+        let Some((i, _, _)) = best else {
+            // Everything the candidates hold is covered: cover the segment again with the
+            // rest (Agrawal et al.'s rounds), so a short segment still gets k examples,
+            // but never the same source twice.
+            if covered.is_empty() {
+                break;
+            }
+            covered.clear();
+            continue;
+        };
         used[i] = true;
         let c = &pool[i];
         let covers: Vec<String> =
@@ -548,13 +586,17 @@ mod tests {
             ("Move to the trash", "In den Papierkorb verschieben"),
         ]);
         let c = context_for(&s, &ask("Delete the selected file and move it to the trash")).unwrap();
-        let mut targets: Vec<&str> = c.examples.iter().map(|e| e.target.as_str()).collect();
-        targets.sort_unstable();
-        // The rarer words first ("trash" is in one candidate, "delete" in four), then one
-        // of the four near-duplicates, and none of the others: they add nothing.
-        assert_eq!(targets, ["Die ausgewählte Datei löschen", "In den Papierkorb verschieben"]);
+        let targets: Vec<&str> = c.examples.iter().map(|e| e.target.as_str()).collect();
+        // The rarer words first ("trash" is in one candidate, "delete" in four), then the
+        // one near-duplicate that adds "file"; only when the segment is covered does a
+        // second round take the others, each adding what the first round had.
+        assert_eq!(targets[..2], ["In den Papierkorb verschieben", "Die ausgewählte Datei löschen"]);
         assert!(c.examples[0].covers.contains(&"trash".to_owned()), "{:?}", c.examples[0].covers);
         assert!(c.examples[1].covers.contains(&"selected file".to_owned()), "{:?}", c.examples[1].covers);
+        assert_eq!(c.examples.len(), 5, "{targets:?}");
+        let two = ask("Delete the selected file and move it to the trash")
+            .options(ContextOptions::default().examples(2));
+        assert_eq!(context_for(&s, &two).unwrap().examples.len(), 2);
     }
 
     #[test]

@@ -807,9 +807,13 @@ impl ContentMemory for SqliteStore {
         if words.is_empty() || q.limit == 0 {
             return Ok(Vec::new());
         }
-        // Each word a quoted prefix term; terms side by side must all match.
-        let expr: String =
-            words.iter().map(|w| format!("\"{}\"*", w.replace('"', "\"\""))).collect::<Vec<_>>().join(" ");
+        // Each word a quoted prefix term; terms side by side must all match, joined by OR
+        // any of them.
+        let expr: String = words
+            .iter()
+            .map(|w| format!("\"{}\"*", w.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(if q.any { " OR " } else { " " });
         let p = &self.path;
         let conn = self.conn()?;
         let hits: Vec<(i64, f64, String)> = {
