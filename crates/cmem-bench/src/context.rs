@@ -46,7 +46,8 @@ fn share<'t>(wanted: &HashSet<String>, texts: impl IntoIterator<Item = &'t str>)
 /// search table the SQLite store keeps, the query's words OR-ed (an AND of every word
 /// finds nothing for most segments).
 fn bm25_top(conn: &rusqlite::Connection, text: &str, from: &Locale, k: usize) -> Result<Vec<EntryId>> {
-    let terms: Vec<String> = word_set(text).into_iter().map(|w| format!("\"{}\"", w.replace('"', "\"\""))).collect();
+    let terms: Vec<String> =
+        word_set(text).into_iter().map(|w| format!("\"{}\"", w.replace('"', "\"\""))).collect();
     if terms.is_empty() {
         return Ok(Vec::new());
     }
@@ -84,7 +85,14 @@ struct Tally {
 ///
 /// # Errors
 /// Unreadable files, a memory without entries of the pair, a store failure.
-pub fn run(db: &Path, references: &Path, from: &str, to: &str, limit: Option<usize>, in_memory: bool) -> Result<()> {
+pub fn run(
+    db: &Path,
+    references: &Path,
+    from: &str,
+    to: &str,
+    limit: Option<usize>,
+    in_memory: bool,
+) -> Result<()> {
     let (from, to) = (Locale::parse(from)?, Locale::parse(to)?);
     let refs: Vec<Reference> = crate::corpus::read_jsonl(references)?;
     let refs: Vec<Reference> = refs.into_iter().take(limit.unwrap_or(usize::MAX)).collect();
@@ -147,12 +155,20 @@ pub fn run(db: &Path, references: &Path, from: &str, to: &str, limit: Option<usi
             let runs = prepare_query(QueryText::Plain(&r.query), Some(&rec))?;
             let req = LookupRequest::new(runs, from.clone(), to.clone());
             // (a) The ordinary lookup's top 5 at threshold 50.
-            let top = lookup(store.as_ref(), &req.clone().options(LookupOptions::default().threshold(0.5).limit(5)))?;
-            t.lookup += share(&wanted, top.iter().map(|m| m.target_text()).collect::<Vec<_>>().iter().map(String::as_str));
+            let top = lookup(
+                store.as_ref(),
+                &req.clone().options(LookupOptions::default().threshold(0.5).limit(5)),
+            )?;
+            t.lookup += share(
+                &wanted,
+                top.iter().map(|m| m.target_text()).collect::<Vec<_>>().iter().map(String::as_str),
+            );
             // (b) BM25's top 5 over the sources.
             let mut bm = Vec::new();
             for id in bm25_top(&conn, &r.query, &from, 5)? {
-                if let Some(v) = by_id.get(id)?.and_then(|e| e.variant(&to).map(|v| cmem_core::align::text_of(&v.runs))) {
+                if let Some(v) =
+                    by_id.get(id)?.and_then(|e| e.variant(&to).map(|v| cmem_core::align::text_of(&v.runs)))
+                {
                     bm.push(v);
                 }
             }
@@ -166,7 +182,10 @@ pub fn run(db: &Path, references: &Path, from: &str, to: &str, limit: Option<usi
             t.glossary_pairs += c.glossary.len();
             t.with_glossary += share(
                 &wanted,
-                c.examples.iter().map(|e| e.target.as_str()).chain(c.glossary.iter().map(|g| g.target.as_str())),
+                c.examples
+                    .iter()
+                    .map(|e| e.target.as_str())
+                    .chain(c.glossary.iter().map(|g| g.target.as_str())),
             );
         }
         let n = t.times.len() as f64;

@@ -478,7 +478,14 @@ fn main() -> Result<()> {
     if args.context {
         let references = args.references.as_ref().context("--context needs --references")?;
         let db = args.db.as_ref().context("--context needs --db")?;
-        return context::run(db, references, &args.from, &args.to, args.context_queries, args.context_memory_store);
+        return context::run(
+            db,
+            references,
+            &args.from,
+            &args.to,
+            args.context_queries,
+            args.context_memory_store,
+        );
     }
     if args.quality {
         let references = args.references.as_ref().context("--quality needs --references")?;

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context as _, Result};
 use clap::Args;
 use cmem::{
-    ContextOptions, ContextRequest, ContextSegment, Locale, LookupOptions, LookupRequest, Memory, OpenOptions,
-    Point, QueryContext, Recognizer, Run,
+    ContextOptions, ContextRequest, ContextSegment, Locale, LookupOptions, LookupRequest, Memory,
+    OpenOptions, Point, QueryContext, Recognizer, Run,
 };
 use serde_json::{json, Map, Value};
 
@@ -132,8 +132,7 @@ impl ContextArgs {
 pub fn run(args: &ContextArgs, path: Option<&Path>, quiet: bool) -> Result<Outcome> {
     let (lookup, options) = args.options()?;
     let one = args.batch.is_none() && args.file.is_none();
-    let memory =
-        memory::open_existing_with(&memory::resolve(path), OpenOptions::new().sql_candidates(one))?;
+    let memory = memory::open_existing_with(&memory::resolve(path), OpenOptions::new().sql_candidates(one))?;
     let rec = query_recognizer(&args.recognize, &memory, quiet)?;
     let mut out = Stdout::new();
     if let Some(batch) = &args.batch {
@@ -195,7 +194,8 @@ fn run_batch(
         }
         segments += 1;
         let answer = line.and_then(|line| {
-            let seg: ContextSegment = serde_json::from_str(&line).map_err(|e| anyhow!("invalid segment: {e}"))?;
+            let seg: ContextSegment =
+                serde_json::from_str(&line).map_err(|e| anyhow!("invalid segment: {e}"))?;
             let req = seg
                 .request(rec, false, &args.from, &args.to, lookup, options)
                 .map_err(|e| anyhow!("field {e}"))?;
@@ -222,7 +222,10 @@ fn run_batch(
         out.flush()?;
     }
     if let Some(first) = first_error {
-        bail!("context --batch {}: {failed} of {segments} segments failed; the first, {first}", batch.display());
+        bail!(
+            "context --batch {}: {failed} of {segments} segments failed; the first, {first}",
+            batch.display()
+        );
     }
     Ok(Outcome::Success)
 }
@@ -239,7 +242,8 @@ fn file_segments(file: &Path, rec: Option<&Recognizer>) -> Result<Vec<FileSegmen
         let catalog = cmem::formats::po::read_catalog(input, &name).map_err(|e| anyhow!("{e}"))?;
         let mut out = Vec::new();
         for m in catalog.messages.iter().filter(|m| !m.is_header() && !m.obsolete && m.untranslated()) {
-            let runs = runs_of_text(&m.id, false, rec).map_err(|e| anyhow!("{name}: line {}: {e}", m.line))?;
+            let runs =
+                runs_of_text(&m.id, false, rec).map_err(|e| anyhow!("{name}: line {}: {e}", m.line))?;
             out.push((m.line, m.context.clone().unwrap_or_default(), runs));
         }
         return Ok(out);

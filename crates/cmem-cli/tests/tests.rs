@@ -2028,7 +2028,18 @@ fn context_gives_the_library_answer() {
 
     // The prior version only for the fingerprint its newest approval carries.
     let ask = |fp: &str| {
-        let r = d.ok(&["context", "Welcome to cmem", "--from", "en", "--to", "de", "--unit", "intro.title", "--fingerprint", fp]);
+        let r = d.ok(&[
+            "context",
+            "Welcome to cmem",
+            "--from",
+            "en",
+            "--to",
+            "de",
+            "--unit",
+            "intro.title",
+            "--fingerprint",
+            fp,
+        ]);
         r.json_lines().remove(0)["prior_version"].clone()
     };
     assert_eq!(ask("c3")["target"], "Willkommen bei {cmem}");
@@ -2060,7 +2071,11 @@ fn context_batch_names_the_bad_line_and_answers_the_others() {
     assert_eq!(lines[0]["matches"][0]["target"]["text"], "Tabellenname");
     assert!(lines[1]["error"].as_str().unwrap().starts_with("field point: "), "{}", lines[1]);
     assert!(lines[2]["error"].as_str().unwrap().contains("unknown field `query`"), "{}", lines[2]);
-    assert!(r.stderr().contains("context --batch -: 2 of 3 segments failed; the first, line 2: field point"), "{}", r.stderr());
+    assert!(
+        r.stderr().contains("context --batch -: 2 of 3 segments failed; the first, line 2: field point"),
+        "{}",
+        r.stderr()
+    );
     let r = d.run(&["context", "x", "--from", "en", "--to", "de", "--examples", "21"]);
     assert_eq!(r.code(), 3);
     assert!(r.stderr().contains("--examples: 21 is more than 20"), "{}", r.stderr());

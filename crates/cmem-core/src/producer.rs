@@ -122,12 +122,16 @@ impl ContextOptions {
     /// # Errors
     /// [`ErrorKind::InvalidQuery`] naming the knob, its value and its bounds.
     pub fn validate(&self) -> Result<()> {
-        let bad = |field: &str, msg: String| Err(Error::new(ErrorKind::InvalidQuery, format!("{field}: {msg}")));
+        let bad =
+            |field: &str, msg: String| Err(Error::new(ErrorKind::InvalidQuery, format!("{field}: {msg}")));
         if self.examples > MAX_EXAMPLES {
             return bad("examples", format!("{} is more than {MAX_EXAMPLES}", self.examples));
         }
         if self.max_example_chars > MAX_EXAMPLE_CHARS {
-            return bad("max_example_chars", format!("{} is more than {MAX_EXAMPLE_CHARS}", self.max_example_chars));
+            return bad(
+                "max_example_chars",
+                format!("{} is more than {MAX_EXAMPLE_CHARS}", self.max_example_chars),
+            );
         }
         if !(0.0..=1.0).contains(&self.min_example_score) {
             return bad("min_example_score", format!("{} is not 0–1", self.min_example_score));
@@ -172,7 +176,12 @@ crate::setters!(ContextRequest { options: ContextOptions });
 impl ContextRequest {
     /// The context of `lookup`'s segment, with default options and no block.
     pub fn new(lookup: LookupRequest) -> Self {
-        ContextRequest { lookup, unit: String::new(), context_fingerprint: String::new(), options: ContextOptions::default() }
+        ContextRequest {
+            lookup,
+            unit: String::new(),
+            context_fingerprint: String::new(),
+            options: ContextOptions::default(),
+        }
     }
 
     /// Sets the block and the fingerprint that must govern its prior version.
@@ -282,8 +291,14 @@ pub fn context_for(store: &dyn ContentMemory, req: &ContextRequest) -> Result<Co
     let matches = lookup(store, &req.lookup)?;
     let model = store.word_model(&req.lookup.source_locale, &req.lookup.target_locale)?;
     let exact = o.short_circuit_exact && matches.first().is_some_and(|m| m.match_type.is_exact());
-    let mut context =
-        Context { prior_version, matches, examples: Vec::new(), glossary: Vec::new(), word_model: model.is_some(), exact };
+    let mut context = Context {
+        prior_version,
+        matches,
+        examples: Vec::new(),
+        glossary: Vec::new(),
+        word_model: model.is_some(),
+        exact,
+    };
     if exact || (o.examples == 0 && o.glossary == 0) {
         return Ok(context);
     }
@@ -323,15 +338,18 @@ impl Units {
         units
     }
 
-    /// Each unit of the query's weight: an inverse document frequency over the pool, a
-    /// unit no candidate holds weighing as one held by a single candidate. Word pairs
-    /// weigh half: they matter as the words' order, the words themselves count already.
+    /// Each unit of the query's weight: an inverse document frequency over the pool's
+    /// sample (the fuzzy candidates and the search for any word; the hits of a word's own
+    /// search would make it look common), a unit none holds weighing as one held by a
+    /// single candidate. Word pairs weigh half: they matter as the words' order, the words
+    /// themselves count already.
     fn weights(&self, pool: &[Candidate]) -> HashMap<String, f64> {
-        let n = pool.len() as f64;
+        let sample: Vec<&Candidate> = pool.iter().filter(|c| c.sampled).collect();
+        let n = sample.len().max(1) as f64;
         self.order
             .iter()
             .map(|u| {
-                let df = pool.iter().filter(|c| c.units.set.contains(u)).count().max(1) as f64;
+                let df = sample.iter().filter(|c| c.units.set.contains(u)).count().max(1) as f64;
                 let idf = (1.0 + n / df).ln();
                 let w = if u.contains(' ') { idf / 2.0 } else { idf };
                 (u.clone(), w)
@@ -348,6 +366,9 @@ struct Candidate {
     target: String,
     match_score: Option<f64>,
     units: Units,
+    /// Offered by the fuzzy lookup or the search for any word: part of the sample
+    /// rarity is measured on.
+    sampled: bool,
 }
 
 impl Candidate {
@@ -360,6 +381,7 @@ impl Candidate {
             target: surface_text(&t.runs),
             match_score,
             units: Units::of(&text_of(&s.runs)),
+            sampled: true,
         })
     }
 }
@@ -370,8 +392,12 @@ fn candidates(store: &dyn ContentMemory, req: &ContextRequest, query: &Units) ->
     let o = &req.options;
     let mut pool_req = req.lookup.clone();
     // Repairs change adapted targets, which examples do not show: not computed.
-    pool_req.options =
-        pool_req.options.clone().threshold(o.pool_threshold).limit(o.pool_limit.max(1)).word_repair(RepairBands::OFF);
+    pool_req.options = pool_req
+        .options
+        .clone()
+        .threshold(o.pool_threshold)
+        .limit(o.pool_limit.max(1))
+        .word_repair(RepairBands::OFF);
     let mut seen: HashSet<EntryId> = HashSet::new();
     let mut pool: Vec<Candidate> = Vec::new();
     if o.pool_limit > 0 {
@@ -412,7 +438,9 @@ fn candidates(store: &dyn ContentMemory, req: &ContextRequest, query: &Units) ->
         q.limit = o.search_hits;
         for hit in store.search(&q)? {
             if seen.insert(hit.entry.id) {
-                pool.extend(Candidate::of(&hit.entry, &req.lookup, None));
+                pool.extend(
+                    Candidate::of(&hit.entry, &req.lookup, None).map(|c| Candidate { sampled: false, ..c }),
+                );
             }
         }
     }
@@ -455,8 +483,12 @@ fn choose_examples(
             {
                 continue;
             }
-            let gain: f64 =
-                query.order.iter().filter(|u| !covered.contains(u) && c.units.set.contains(*u)).map(weight_of).sum();
+            let gain: f64 = query
+                .order
+                .iter()
+                .filter(|u| !covered.contains(u) && c.units.set.contains(*u))
+                .map(weight_of)
+                .sum();
             if gain <= 0.0 {
                 continue;
             }
@@ -478,8 +510,12 @@ fn choose_examples(
         };
         used[i] = true;
         let c = &pool[i];
-        let covers: Vec<String> =
-            query.order.iter().filter(|u| !covered.contains(u) && c.units.set.contains(*u)).cloned().collect();
+        let covers: Vec<String> = query
+            .order
+            .iter()
+            .filter(|u| !covered.contains(u) && c.units.set.contains(*u))
+            .cloned()
+            .collect();
         for u in &query.order {
             if c.units.set.contains(u) {
                 covered.insert(u);
@@ -537,14 +573,24 @@ fn glossary(
         let targets = model.phrases(&phrase);
         let shown = |t: &str| -> Vec<EntryId> {
             let t = t.to_lowercase();
-            examples.iter().zip(&lower_targets).filter(|(_, et)| et.contains(&t)).map(|(e, _)| e.entry_id).collect()
+            examples
+                .iter()
+                .zip(&lower_targets)
+                .filter(|(_, et)| et.contains(&t))
+                .map(|(e, _)| e.entry_id)
+                .collect()
         };
         let pick = targets.iter().find(|(t, _)| !shown(t).is_empty()).or_else(|| targets.first());
         if let Some((target, count)) = pick {
             for t in &mut taken[start..start + n] {
                 *t = true;
             }
-            out.push(GlossaryPair { source: phrase, target: target.clone(), count: *count, in_examples: shown(target) });
+            out.push(GlossaryPair {
+                source: phrase,
+                target: target.clone(),
+                count: *count,
+                in_examples: shown(target),
+            });
         }
     }
     out
@@ -565,7 +611,10 @@ mod tests {
         let entries: Vec<NewEntry> = pairs
             .iter()
             .map(|(a, b)| {
-                NewEntry::pair(Variant::new(en.clone(), vec![Run::text(*a)]), Variant::new(de.clone(), vec![Run::text(*b)]))
+                NewEntry::pair(
+                    Variant::new(en.clone(), vec![Run::text(*a)]),
+                    Variant::new(de.clone(), vec![Run::text(*b)]),
+                )
             })
             .collect();
         s.write(&entries).unwrap();

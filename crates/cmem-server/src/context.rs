@@ -117,8 +117,15 @@ pub(crate) async fn context(
                 .iter()
                 .enumerate()
                 .map(|(i, s)| {
-                    s.request(app.recognizer.as_ref(), body.client_masks, &t.source, &t.target, &t.options, &options)
-                        .map_err(|e| ApiError::from(e.error).in_field(&format!("segments[{i}].{}", e.field)))
+                    s.request(
+                        app.recognizer.as_ref(),
+                        body.client_masks,
+                        &t.source,
+                        &t.target,
+                        &t.options,
+                        &options,
+                    )
+                    .map_err(|e| ApiError::from(e.error).in_field(&format!("segments[{i}].{}", e.field)))
                 })
                 .collect::<Result<Vec<_>, ApiError>>()?;
             if let Some(first) = requests.first() {

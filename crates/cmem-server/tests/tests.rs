@@ -1786,11 +1786,14 @@ fn context_names_the_bad_segment_and_bounds_the_knobs() {
     let (status, v) = post(json!({"source_locale": "en", "target_locale": "de",
         "segments": [{"text": "x", "context": {"pre": "a"}}]}));
     assert_eq!((status, v["details"]["field"].clone()), (400, "segments[0].context".into()), "{v}");
-    let (status, v) = post(json!({"source_locale": "en", "target_locale": "de", "examples": 21, "segments": []}));
+    let (status, v) =
+        post(json!({"source_locale": "en", "target_locale": "de", "examples": 21, "segments": []}));
     assert_eq!((status, v["details"]["field"].clone()), (400, "examples".into()), "{v}");
-    let (status, v) = post(json!({"source_locale": "en", "target_locale": "de", "min_example_score": 0.5, "segments": []}));
+    let (status, v) =
+        post(json!({"source_locale": "en", "target_locale": "de", "min_example_score": 0.5, "segments": []}));
     assert_eq!(status, 200, "0.5 % is a percentage: {v}");
-    let (status, v) = post(json!({"source_locale": "en", "target_locale": "de", "min_example_score": 101, "segments": []}));
+    let (status, v) =
+        post(json!({"source_locale": "en", "target_locale": "de", "min_example_score": 101, "segments": []}));
     assert_eq!((status, v["details"]["field"].clone()), (400, "min_example_score".into()), "{v}");
     let many: Vec<Value> = (0..1001).map(|i| json!({"text": format!("s{i}")})).collect();
     let (status, v) = post(json!({"source_locale": "en", "target_locale": "de", "segments": many}));

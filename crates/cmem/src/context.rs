@@ -304,7 +304,9 @@ impl ContextSegment {
         if let Some(c) = &self.context {
             req = req.context(c.parse().map_err(at("context"))?);
         }
-        Ok(ContextRequest::new(req).block(self.unit.clone(), self.context_fingerprint.clone()).options(options.clone()))
+        Ok(ContextRequest::new(req)
+            .block(self.unit.clone(), self.context_fingerprint.clone())
+            .options(options.clone()))
     }
 }
 

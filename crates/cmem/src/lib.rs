@@ -68,13 +68,13 @@ mod time;
 
 pub use address::Address;
 pub use answer::LookupAnswer;
-pub use context::{
-    ContextAnswer, ContextSegment, ExampleView, FieldError, GlossaryView, NeighboursBody, PriorVersionView,
-};
 /// Word alignment and phrase pairs learned from a memory (the word repair's evidence).
 pub use cmem_core::align;
 /// Repairs of adapted targets: mechanical ones and the word repair.
 pub use cmem_core::repair;
+pub use context::{
+    ContextAnswer, ContextSegment, ExampleView, FieldError, GlossaryView, NeighboursBody, PriorVersionView,
+};
 pub use import::{ImportRequest, Imported};
 pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
 pub use several::{choose_writer, Member, Memories, MemorySpec, Role};
@@ -92,11 +92,12 @@ pub use cmem_core::run::surface_text;
 #[doc(hidden)]
 pub use cmem_core::setters;
 pub use cmem_core::{
-    client_masks, context_for, lookup, lookup_several, Context, ContextOptions, ContextRequest, Example, GlossaryPair, prepare_query, to_notation, AttributePenalty, ContentMemory, Entry,
-    EntryId, Error, ErrorKind, Locale, LocaleFit, LookupOptions, LookupRequest, Match, MatchType, MatchView,
-    NewEntry, Notation, Origin, PairCount, PenaltyKind, Point, PriorVersion, Provider, QueryContext,
-    QueryText, Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, SourceRank, Stats, Variant,
-    Version, VersionQuery, VersionRequest, WaitHook, WriteOutcome,
+    client_masks, context_for, lookup, lookup_several, prepare_query, to_notation, AttributePenalty,
+    ContentMemory, Context, ContextOptions, ContextRequest, Entry, EntryId, Error, ErrorKind, Example,
+    GlossaryPair, Locale, LocaleFit, LookupOptions, LookupRequest, Match, MatchType, MatchView, NewEntry,
+    Notation, Origin, PairCount, PenaltyKind, Point, PriorVersion, Provider, QueryContext, QueryText,
+    Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, SourceRank, Stats, Variant, Version,
+    VersionQuery, VersionRequest, WaitHook, WriteOutcome,
 };
 /// File formats: readers, writers, import and export, recycle and analyze.
 pub use cmem_formats as formats;

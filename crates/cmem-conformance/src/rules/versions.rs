@@ -277,7 +277,8 @@ pub fn context_prior_version_gate(make: Make<'_>) -> Outcome {
         Some((ids[2], "Save it now".to_owned(), "Jetzt speichern".to_owned())),
         "the newest version's own fingerprint governs"
     );
-    let plain = cmem_core::lookup(&*store, &LookupRequest::new(runs("Save it")?, locale("en")?, locale("de")?))?;
+    let plain =
+        cmem_core::lookup(&*store, &LookupRequest::new(runs("Save it")?, locale("en")?, locale("de")?))?;
     ensure_eq!(
         governed.matches.iter().map(|m| (m.entry.id, m.score)).collect::<Vec<_>>(),
         plain.iter().map(|m| (m.entry.id, m.score)).collect::<Vec<_>>(),
