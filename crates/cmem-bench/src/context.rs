@@ -78,6 +78,8 @@ struct Tally {
     with_glossary: f64,
     glossary_pairs: usize,
     times: Vec<Duration>,
+    lookup_times: Vec<Duration>,
+    bm25_times: Vec<Duration>,
 }
 
 /// Runs `--context` on the SQLite memory `db` (imported, with the word model `cmem align`
@@ -88,10 +90,10 @@ struct Tally {
 pub fn run(
     db: &Path,
     references: &Path,
-    from: &str,
-    to: &str,
+    (from, to): (&str, &str),
     limit: Option<usize>,
     in_memory: bool,
+    options: ContextOptions,
 ) -> Result<()> {
     let (from, to) = (Locale::parse(from)?, Locale::parse(to)?);
     let refs: Vec<Reference> = crate::corpus::read_jsonl(references)?;
@@ -144,7 +146,7 @@ pub fn run(
     }
     stores.push(("sqlite", Box::new(sqlite)));
 
-    let options = ContextOptions::default().short_circuit_exact(false);
+    let options = options.short_circuit_exact(false);
     for (name, store) in &stores {
         let mut t = Tally::default();
         for r in &refs {
@@ -155,17 +157,22 @@ pub fn run(
             let runs = prepare_query(QueryText::Plain(&r.query), Some(&rec))?;
             let req = LookupRequest::new(runs, from.clone(), to.clone());
             // (a) The ordinary lookup's top 5 at threshold 50.
+            let started = Instant::now();
             let top = lookup(
                 store.as_ref(),
                 &req.clone().options(LookupOptions::default().threshold(0.5).limit(5)),
             )?;
+            t.lookup_times.push(started.elapsed());
             t.lookup += share(
                 &wanted,
                 top.iter().map(|m| m.target_text()).collect::<Vec<_>>().iter().map(String::as_str),
             );
             // (b) BM25's top 5 over the sources.
             let mut bm = Vec::new();
-            for id in bm25_top(&conn, &r.query, &from, 5)? {
+            let started = Instant::now();
+            let top_ids = bm25_top(&conn, &r.query, &from, 5)?;
+            t.bm25_times.push(started.elapsed());
+            for id in top_ids {
                 if let Some(v) =
                     by_id.get(id)?.and_then(|e| e.variant(&to).map(|v| cmem_core::align::text_of(&v.runs)))
                 {
@@ -190,6 +197,8 @@ pub fn run(
         }
         let n = t.times.len() as f64;
         t.times.sort_unstable();
+        t.lookup_times.sort_unstable();
+        t.bm25_times.sort_unstable();
         let pct = |x: f64| 100.0 * x / n;
         println!("store {name}: {} versioned references, k = 5", t.times.len());
         println!("  shipped words in the lookup's top 5 (threshold 50):   {:5.1} %", pct(t.lookup));
@@ -211,6 +220,11 @@ pub fn run(
             percentile(&t.times, 50.0),
             percentile(&t.times, 95.0),
             percentile(&t.times, 99.0)
+        );
+        println!(
+            "  beside it: the lookup at threshold 50, p50 {:.2?}; the BM25 query alone, p50 {:.2?}",
+            percentile(&t.lookup_times, 50.0),
+            percentile(&t.bm25_times, 50.0)
         );
     }
     Ok(())

@@ -170,6 +170,14 @@ struct Args {
     /// With `--context`: also measure the memory store, filled with the database's entries.
     #[arg(long)]
     context_memory_store: bool,
+    /// With `--context`: the threshold (0–1) of the fuzzy lookup offering candidates
+    /// (`ContextOptions::pool_threshold`).
+    #[arg(long)]
+    context_pool_threshold: Option<f64>,
+    /// With `--context`: how many uncovered words get a search of their own
+    /// (`ContextOptions::searches`).
+    #[arg(long)]
+    context_searches: Option<usize>,
     /// With `--quality` or `--context`: `versioned_references.jsonl` (`{"line","reference_target"}`).
     #[arg(long)]
     references: Option<PathBuf>,
@@ -478,13 +486,18 @@ fn main() -> Result<()> {
     if args.context {
         let references = args.references.as_ref().context("--context needs --references")?;
         let db = args.db.as_ref().context("--context needs --db")?;
+        let d = cmem_core::ContextOptions::default();
+        let options = d
+            .clone()
+            .pool_threshold(args.context_pool_threshold.unwrap_or(d.pool_threshold))
+            .searches(args.context_searches.unwrap_or(d.searches));
         return context::run(
             db,
             references,
-            &args.from,
-            &args.to,
+            (&args.from, &args.to),
             args.context_queries,
             args.context_memory_store,
+            options,
         );
     }
     if args.quality {
