@@ -2099,3 +2099,34 @@ fn context_of_a_file_answers_each_untranslated_segment() {
     assert_eq!(lines[1]["query"]["text"], "failed to remove the directory");
     assert!(!lines[1]["examples"].as_array().unwrap().is_empty(), "{}", lines[1]);
 }
+
+#[test]
+fn context_of_the_guide_example() {
+    // docs/guide.md §8 shows this answer; it must stay the one cmem gives.
+    let d = Dir::with_sample();
+    d.ok(&["align", "--from", "en", "--to", "de"]);
+    let r = d.ok(&[
+        "context",
+        "Could not remove the table directory",
+        "--from",
+        "en",
+        "--to",
+        "de",
+        "--examples",
+        "3",
+        "--glossary",
+        "5",
+    ]);
+    let answer = r.json_lines().remove(0);
+    let ids: Vec<i64> =
+        answer["examples"].as_array().unwrap().iter().map(|e| e["entry_id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, [49, 174, 4], "{answer}");
+    let glossary: Vec<(&str, &str)> = answer["glossary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["source"].as_str().unwrap(), g["target"].as_str().unwrap()))
+        .collect();
+    assert_eq!(glossary, [("not", "nicht"), ("the", "die"), ("directory", "Verzeichnis")]);
+    assert_eq!((answer["word_model"].clone(), answer["exact"].clone()), (true.into(), false.into()));
+}
