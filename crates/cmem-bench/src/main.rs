@@ -38,6 +38,8 @@
 //!     [--store sqlite] [--write-corpus million.jsonl.gz]
 //! cargo run --release -p cmem-bench -- --quality --memory en-de.jsonl.gz \
 //!     --queries queries_versioned.jsonl --references versioned_references.jsonl
+//! cargo run --release -p cmem-bench -- --context --memory en-de.jsonl.gz --db en-de.db \
+//!     --references versioned_references.jsonl [--context-memory-store]
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -53,6 +55,7 @@ use cmem_core::{
 };
 use serde::Serialize;
 
+mod context;
 mod corpus;
 mod counting;
 mod lists;
@@ -84,7 +87,7 @@ struct Args {
     #[arg(long)]
     write_corpus: Option<PathBuf>,
     /// Query files: JSON Lines with `query` per line.
-    #[arg(long, num_args = 1.., required_unless_present = "write_corpus")]
+    #[arg(long, num_args = 1.., required_unless_present_any = ["write_corpus", "context"])]
     queries: Vec<PathBuf>,
     /// Exact-hit query files, measured separately (latency of a limit-1 lookup).
     #[arg(long, num_args = 1..)]
@@ -156,7 +159,26 @@ struct Args {
     /// off; `--queries` is the versioned query file.
     #[arg(long, requires = "references")]
     quality: bool,
-    /// With `--quality`: `versioned_references.jsonl` (`{"line","reference_target"}`).
+    /// Instead of latency: the context for translation producers. Do its examples hold the
+    /// words a translator shipped, against the lookup's and BM25's top 5? Needs `--db` (a
+    /// SQLite memory `cmem import` made, with `cmem align`'s word model) and `--references`.
+    #[arg(long, requires_all = ["references", "db"])]
+    context: bool,
+    /// With `--context`: the first N references only.
+    #[arg(long)]
+    context_queries: Option<usize>,
+    /// With `--context`: also measure the memory store, filled with the database's entries.
+    #[arg(long)]
+    context_memory_store: bool,
+    /// With `--context`: the threshold (0–1) of the fuzzy lookup offering candidates
+    /// (`ContextOptions::pool_threshold`).
+    #[arg(long)]
+    context_pool_threshold: Option<f64>,
+    /// With `--context`: how many uncovered words get a search of their own
+    /// (`ContextOptions::searches`).
+    #[arg(long)]
+    context_searches: Option<usize>,
+    /// With `--quality` or `--context`: `versioned_references.jsonl` (`{"line","reference_target"}`).
     #[arg(long)]
     references: Option<PathBuf>,
     /// With `--quality`: print up to K queries where the two stores differ in correctness.
@@ -460,6 +482,23 @@ fn main() -> Result<()> {
     let args = Args::parse();
     if !(0.0..=1.0).contains(&args.threshold) {
         bail!("--threshold {} is outside 0–1", args.threshold);
+    }
+    if args.context {
+        let references = args.references.as_ref().context("--context needs --references")?;
+        let db = args.db.as_ref().context("--context needs --db")?;
+        let d = cmem_core::ContextOptions::default();
+        let options = d
+            .clone()
+            .pool_threshold(args.context_pool_threshold.unwrap_or(d.pool_threshold))
+            .searches(args.context_searches.unwrap_or(d.searches));
+        return context::run(
+            db,
+            references,
+            (&args.from, &args.to),
+            args.context_queries,
+            args.context_memory_store,
+            options,
+        );
     }
     if args.quality {
         let references = args.references.as_ref().context("--quality needs --references")?;

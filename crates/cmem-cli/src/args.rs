@@ -95,6 +95,9 @@ pub enum Command {
     Token(crate::token::TokenArgs),
     /// Learn the word alignment of a locale pair from the memory, for word repairs.
     Align(crate::align::AlignArgs),
+    /// What the memory knows about a segment for a translation producer (an MT engine,
+    /// an LLM prompt): prior version, matches, examples covering it, glossary.
+    Context(crate::context::ContextArgs),
 }
 
 /// A file format, for `--format`.

@@ -17,6 +17,7 @@
 mod align;
 mod analyze;
 mod args;
+mod context;
 mod export;
 mod import;
 mod info;
@@ -69,6 +70,7 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::Serve(a) => serve::run(a, &given, cli.quiet).map(|()| Outcome::Success),
         Command::Token(a) => token::run(a, one("token")?, cli.quiet).map(|()| Outcome::Success),
         Command::Align(a) => align::run(a, one("align")?).map(|()| Outcome::Success),
+        Command::Context(a) => context::run(a, one("context")?, cli.quiet),
     }
 }
 

@@ -2003,3 +2003,136 @@ fn align_trains_a_word_model_and_lookups_repair_changed_words() {
     assert_eq!(r.code(), 3, "{}", r.stderr());
     assert!(r.stderr().contains("no en → fr pairs"), "{}", r.stderr());
 }
+
+// ---- context ----
+
+/// A context answer without its timing, for comparing answers made at two times.
+fn untimed(mut v: Value) -> Value {
+    if let Value::Object(m) = &mut v {
+        m.remove("micros");
+        m.remove("line");
+        m.remove("id");
+    }
+    v
+}
+
+#[test]
+fn context_gives_the_library_answer() {
+    let d = Dir::with_sample();
+    d.ok(&["import", "-q", &td("cli/versions.jsonl")]);
+    let text = "failed to remove the table directory";
+    let r = d.ok(&["context", text, "--from", "en", "--to", "de"]);
+    let cli = r.json_lines().remove(0);
+    assert!(!cli["examples"].as_array().unwrap().is_empty(), "{cli}");
+    assert_eq!(cli["word_model"], false);
+
+    let memory = cmem::Memory::open(d.path("cmem.db").to_str().unwrap()).unwrap();
+    let runs = cmem::prepare_query(cmem::QueryText::Plain(text), memory.recognizer().unwrap()).unwrap();
+    let lookup = cmem::LookupRequest::from_tags(runs, "en", "de").unwrap();
+    let lib = memory.context_answer(&cmem::ContextRequest::new(lookup)).unwrap();
+    assert_eq!(untimed(cli), untimed(serde_json::to_value(&lib).unwrap()));
+
+    // The prior version only for the fingerprint its newest approval carries.
+    let ask = |fp: &str| {
+        let r = d.ok(&[
+            "context",
+            "Welcome to cmem",
+            "--from",
+            "en",
+            "--to",
+            "de",
+            "--unit",
+            "intro.title",
+            "--fingerprint",
+            fp,
+        ]);
+        r.json_lines().remove(0)["prior_version"].clone()
+    };
+    assert_eq!(ask("c3")["target"], "Willkommen bei {cmem}");
+    assert_eq!(ask("b2"), Value::Null);
+}
+
+#[test]
+fn context_batch_names_the_bad_line_and_answers_the_others() {
+    let d = Dir::with_sample();
+    let mut child = d
+        .cmd(&["context", "--batch", "-", "--from", "en", "--to", "de", "--examples", "2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"text\":\"Table Name\",\"id\":\"a\"}\n{\"text\":\"x\",\"point\":\"/bad//\"}\n{\"query\":\"x\"}\n")
+        .unwrap();
+    let r = Run(child.wait_with_output().unwrap());
+    assert_eq!(r.code(), 3, "{}", r.stderr());
+    let lines = r.json_lines();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["id"], "a");
+    assert_eq!(lines[0]["exact"], true);
+    assert_eq!(lines[0]["matches"][0]["target"]["text"], "Tabellenname");
+    assert!(lines[1]["error"].as_str().unwrap().starts_with("field point: "), "{}", lines[1]);
+    assert!(lines[2]["error"].as_str().unwrap().contains("unknown field `query`"), "{}", lines[2]);
+    assert!(
+        r.stderr().contains("context --batch -: 2 of 3 segments failed; the first, line 2: field point"),
+        "{}",
+        r.stderr()
+    );
+    let r = d.run(&["context", "x", "--from", "en", "--to", "de", "--examples", "21"]);
+    assert_eq!(r.code(), 3);
+    assert!(r.stderr().contains("--examples: 21 is more than 20"), "{}", r.stderr());
+}
+
+#[test]
+fn context_of_a_file_answers_each_untranslated_segment() {
+    let d = Dir::with_sample();
+    std::fs::write(
+        d.path("todo.xlf"),
+        r#"<xliff version="1.2"><file source-language="en" target-language="de" datatype="x" original="a"><body>
+<trans-unit id="t1" resname="table.name"><source>Table Name</source></trans-unit>
+<trans-unit id="t2"><source>failed to remove the directory</source></trans-unit>
+</body></file></xliff>"#,
+    )
+    .unwrap();
+    let r = d.ok(&["context", "--file", "todo.xlf", "--from", "en", "--to", "de"]);
+    let lines = r.json_lines();
+    assert_eq!(lines.len(), 2);
+    assert_eq!((lines[0]["line"].clone(), lines[0]["unit"].clone()), (2.into(), "table.name".into()));
+    assert_eq!(lines[1]["query"]["text"], "failed to remove the directory");
+    assert!(!lines[1]["examples"].as_array().unwrap().is_empty(), "{}", lines[1]);
+}
+
+#[test]
+fn context_of_the_guide_example() {
+    // docs/guide.md §8 shows this answer; it must stay the one cmem gives.
+    let d = Dir::with_sample();
+    d.ok(&["align", "--from", "en", "--to", "de"]);
+    let r = d.ok(&[
+        "context",
+        "Could not remove the table directory",
+        "--from",
+        "en",
+        "--to",
+        "de",
+        "--examples",
+        "3",
+        "--glossary",
+        "5",
+    ]);
+    let answer = r.json_lines().remove(0);
+    let ids: Vec<i64> =
+        answer["examples"].as_array().unwrap().iter().map(|e| e["entry_id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, [49, 174, 4], "{answer}");
+    let glossary: Vec<(&str, &str)> = answer["glossary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["source"].as_str().unwrap(), g["target"].as_str().unwrap()))
+        .collect();
+    assert_eq!(glossary, [("not", "nicht"), ("the", "die"), ("directory", "Verzeichnis")]);
+    assert_eq!((answer["word_model"].clone(), answer["exact"].clone()), (true.into(), false.into()));
+}

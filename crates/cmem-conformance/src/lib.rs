@@ -78,6 +78,7 @@ macro_rules! conformance_suite {
             versions_empty_unit_is_an_error,
             prior_version_fingerprint_gate,
             provider_prior_version,
+            context_prior_version_gate,
             delete_removes_from_every_tier,
             replace_keeps_the_id,
             get_and_entries_paging,

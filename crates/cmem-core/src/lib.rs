@@ -89,6 +89,7 @@ pub mod mem;
 pub mod merge;
 pub mod notation;
 pub mod point;
+pub mod producer;
 pub mod provider;
 pub mod query;
 #[cfg(feature = "recognize")]
@@ -165,6 +166,7 @@ pub use mem::MemStore;
 pub use merge::{lookup_several, merge_ranked, SourceRank};
 pub use notation::{parse_notation, to_notation, Notation};
 pub use point::{nearer_answer, point_distance, Point};
+pub use producer::{context_for, Context, ContextOptions, ContextRequest, Example, GlossaryPair};
 pub use provider::Provider;
 pub use query::{client_masks, prepare_query, QueryText, CLIENT_MASK_TYPE};
 #[cfg(feature = "recognize")]

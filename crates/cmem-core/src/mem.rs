@@ -250,16 +250,30 @@ impl ContentMemory for MemStore {
             return Ok(Vec::new());
         }
         let inner = self.read()?;
-        let mut hits: Vec<SearchHit> = Vec::new();
+        let mut found: Vec<(&Entry, String, Vec<usize>)> = Vec::new();
+        let mut df = vec![0usize; words.len()];
         for entry in inner.entries.values() {
             let Some(v) = entry.variant(&q.locale) else { continue };
             let text = v.keys().plain;
             let lower = text.to_lowercase();
-            if !words.iter().all(|w| lower.contains(w.as_str())) {
+            let counts: Vec<usize> = words.iter().map(|w| lower.matches(w.as_str()).count()).collect();
+            let held = counts.iter().filter(|c| **c > 0).count();
+            if held == 0 || (!q.any && held < words.len()) {
                 continue;
             }
-            let occurrences: usize = words.iter().map(|w| lower.matches(w.as_str()).count()).sum();
-            let score = occurrences as f64 / (1.0 + (text.chars().count() as f64).ln());
+            for (d, c) in df.iter_mut().zip(&counts) {
+                *d += usize::from(*c > 0);
+            }
+            found.push((entry, text, counts));
+        }
+        // Occurrences weighed by each word's rarity among the texts found (as BM25's idf),
+        // over the text's length.
+        let n = found.len() as f64;
+        let idf: Vec<f64> = df.iter().map(|d| (1.0 + n / (*d).max(1) as f64).ln()).collect();
+        let mut hits: Vec<SearchHit> = Vec::with_capacity(found.len());
+        for (entry, text, counts) in found {
+            let weighted: f64 = counts.iter().zip(&idf).map(|(c, w)| *c as f64 * w).sum();
+            let score = weighted / (1.0 + (text.chars().count() as f64).ln());
             hits.push(SearchHit { entry: entry.clone(), score, snippet: highlight(&text, &words) });
         }
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.entry.id.cmp(&b.entry.id)));

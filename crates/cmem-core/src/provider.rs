@@ -3,6 +3,7 @@
 
 use crate::error::Result;
 use crate::lookup::{lookup, LookupRequest, Match};
+use crate::producer::{context_for, Context, ContextRequest};
 use crate::store::ContentMemory;
 use crate::version::{prior_version_for, PriorVersion, VersionRequest};
 
@@ -97,5 +98,14 @@ impl<S: ContentMemory> Provider<S> {
             Some(reader) => prior_version_for(reader, req),
             None => Ok(None),
         }
+    }
+
+    /// Everything the memory knows about a segment: prior version, matches, examples
+    /// chosen to cover it, glossary ([`context_for`]).
+    ///
+    /// # Errors
+    /// As [`context_for`].
+    pub fn context(&self, req: &ContextRequest) -> Result<Context> {
+        context_for(&self.store, req)
     }
 }

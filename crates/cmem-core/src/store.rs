@@ -135,7 +135,8 @@ pub struct SearchHit {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct SearchQuery {
-    /// The words to find (all of them, case-insensitively).
+    /// The words to find (all of them, case-insensitively; any of them with
+    /// [`any`](Self::any)).
     pub words: String,
     /// The locale searched (prefix rule).
     pub locale: Locale,
@@ -144,12 +145,16 @@ pub struct SearchQuery {
     /// The longest `words` searched, in characters (default 10,000, as a lookup's
     /// query): a search of every word of a long text costs the store one pass per word.
     pub max_chars: usize,
+    /// Find texts that hold any of the words, not all (default false), ranked by the
+    /// same relevance, which rewards holding more of them and the rarer ones: the word
+    /// search a producer's context draws examples from.
+    pub any: bool,
 }
 
 impl SearchQuery {
     /// A search for `words` in `locale`, 20 hits at most.
     pub fn new(words: impl Into<String>, locale: Locale) -> Self {
-        SearchQuery { words: words.into(), locale, limit: 20, max_chars: 10_000 }
+        SearchQuery { words: words.into(), locale, limit: 20, max_chars: 10_000, any: false }
     }
 
     /// Checks the query against its caps; every store calls it before searching.

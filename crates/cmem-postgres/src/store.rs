@@ -584,12 +584,12 @@ impl ContentMemory for PgStore {
             return Ok(Vec::new());
         }
         // Each word a quoted prefix term (tsquery quoting: `'` doubled, `\` escaped); all
-        // must match.
+        // must match, or any of them.
         let expr: String = words
             .iter()
             .map(|w| format!("'{}':*", w.replace('\\', "\\\\").replace('\'', "''")))
             .collect::<Vec<_>>()
-            .join(" & ");
+            .join(if q.any { " | " } else { " & " });
         let p = &self.db.name;
         let limit = i64::try_from(q.limit).unwrap_or(i64::MAX);
         let sql = format!(

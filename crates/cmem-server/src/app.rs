@@ -27,7 +27,7 @@ pub struct App {
     pub(crate) named: bool,
     /// The home memory: where bearer tokens are kept and reads that name no memory go —
     /// the one memory of role `write`, else the first.
-    home: usize,
+    pub(crate) home: usize,
     pub(crate) config: ServerConfig,
     pub(crate) recognizer: Option<Recognizer>,
     pub(crate) metrics: Metrics,

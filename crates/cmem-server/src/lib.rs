@@ -31,6 +31,7 @@ mod amagama;
 mod answers;
 mod app;
 mod config;
+mod context;
 mod error;
 mod export;
 mod job;

@@ -145,13 +145,14 @@ pub(crate) struct BatchBody {
 }
 
 /// The parsed options of a lookup.
-struct Target {
-    source: Locale,
-    target: Locale,
-    options: LookupOptions,
+pub(crate) struct Target {
+    pub(crate) source: Locale,
+    pub(crate) target: Locale,
+    pub(crate) options: LookupOptions,
 }
 
-fn target(
+/// The locales and lookup options of a request; a `400` naming the field at fault.
+pub(crate) fn target(
     source: &str,
     target: &str,
     threshold: Option<f64>,

@@ -20,6 +20,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/metrics"),
     ("post", "/v1/lookup"),
     ("post", "/v1/lookup/batch"),
+    ("post", "/v1/context"),
     ("get", "/v1/search"),
     ("post", "/v1/entries"),
     ("get", "/v1/entries/{id}"),
@@ -325,6 +326,7 @@ pub fn openapi() -> Value {
                 "responses": ok("one result per segment", json!({ "type": "object", "properties": {
                     "results": { "type": "array", "items": { "type": "object" } } } })),
             } },
+            "/v1/context": context_route(&read),
             "/v1/search": { "get": {
                 "summary": "concordance search: entries whose text holds all the words, ranked, a page at a time",
                 "tags": ["search"], "security": read,
@@ -514,6 +516,55 @@ pub fn openapi() -> Value {
 /// `GET /openapi.json`.
 pub(crate) async fn document() -> Json<Value> {
     Json(openapi())
+}
+
+/// `/v1/context` (its own function: one `json!` of the whole document would exceed the
+/// macro's recursion limit).
+fn context_route(read: &Value) -> Value {
+    json!({ "post": {
+        "summary": "the context of up to 1,000 segments for a translation producer: prior version, matches, examples covering each segment, glossary",
+        "description": "Per segment: `prior_version` (the block's previous approved source and target, only when \
+            `context_fingerprint` is the one its newest approval carries), `matches` (as /v1/lookup), `examples` \
+            (at most `examples` source/target pairs chosen by greedy weighted coverage of the segment's words \
+            and word pairs, each with `entry_id`, `score`, `match_score` and what it `covers`), `glossary` (term \
+            pairs of the locale pair's word model; empty, with `word_model` false, when none is trained) and \
+            `exact` (true when an exact match short-circuited examples and glossary). Every segment is checked \
+            before any is answered: a 400 names the first bad one as `segments[INDEX].FIELD`. At most \
+            max_batch segments (default 1,000; 413 over it).",
+        "tags": ["lookup"], "security": read,
+        "requestBody": { "required": true, "content": { "application/json": { "schema": {
+            "type": "object", "required": ["segments", "source_locale", "target_locale"], "properties": {
+                "segments": { "type": "array", "items": { "type": "object", "properties": {
+                    "id": { "description": "echoed with the answer" },
+                    "text": { "type": "string" }, "notation": { "type": "string" },
+                    "runs": { "type": "array", "items": { "type": "object" } },
+                    "unit": { "type": "string", "description": "the block the segment is a version of" },
+                    "context_fingerprint": { "type": "string", "description": "must govern the prior version" },
+                    "point": { "type": "string" },
+                    "context": { "type": "object", "description": "the unit key and both neighbours' sources",
+                                 "properties": { "key": { "type": "string" }, "pre": { "type": "string" }, "post": { "type": "string" } } },
+                } } },
+                "source_locale": { "type": "string" }, "target_locale": { "type": "string" },
+                "threshold": { "type": "number", "description": "the matches' least score, percent (default 70)" },
+                "limit": { "type": "integer", "description": "matches, 1–100 (default 10)" },
+                "client_masks": { "type": "boolean" },
+                "penalties": { "type": "array", "items": { "type": "string" } },
+                "examples": { "type": "integer", "description": "at most this many examples, 0–20 (default 5)" },
+                "max_example_chars": { "type": "integer", "description": "characters of all examples together, at most 100,000 (default 4,000)" },
+                "min_example_score": { "type": "number", "description": "the least share of the segment an example holds alone, percent (default 10)" },
+                "glossary": { "type": "integer", "description": "at most this many glossary pairs, 0–50 (default 10)" },
+                "short_circuit_exact": { "type": "boolean", "description": "an exact match gives no examples and no glossary (default true)" },
+                "memory": { "type": "string", "description": "of several memories served, the one asked (default: the home memory)" },
+            },
+        } } } },
+        "responses": ok("one answer per segment, in order, each with its index", json!({ "type": "object", "properties": {
+            "results": { "type": "array", "items": { "type": "object", "properties": {
+                "index": { "type": "integer" }, "exact": { "type": "boolean" }, "word_model": { "type": "boolean" },
+                "prior_version": { "type": "object" }, "matches": { "type": "array", "items": { "type": "object" } },
+                "examples": { "type": "array", "items": { "type": "object" } },
+                "glossary": { "type": "array", "items": { "type": "object" } },
+            } } } } })),
+    } })
 }
 
 #[cfg(test)]

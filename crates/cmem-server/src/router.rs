@@ -17,7 +17,7 @@ use serde_json::json;
 use crate::app::App;
 use crate::error::ApiError;
 use crate::token::{self, Scope};
-use crate::{amagama, export, job, native, openapi, page, revise};
+use crate::{amagama, context, export, job, native, openapi, page, revise};
 
 impl App {
     /// The router of every route (see `/openapi.json`), with the body and request-target
@@ -34,6 +34,7 @@ impl App {
             .route("/metrics", get(metrics))
             .route("/v1/lookup", post(native::lookup))
             .route("/v1/lookup/batch", post(native::lookup_batch))
+            .route("/v1/context", post(context::context))
             .route("/v1/search", get(native::search))
             .route("/v1/entries", post(native::add_entries))
             .route(

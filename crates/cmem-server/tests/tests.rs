@@ -1733,3 +1733,70 @@ fn the_web_page_works_with_the_keyboard_alone() {
     assert_eq!(previous[0]["variants"][1]["text"], "Vierteljährlicher Zebrabericht", "{history}");
     assert_eq!(b.read("document.querySelector('#lookup-results .use').textContent"), "Zebrabericht");
 }
+
+/// A context answer without its timing and the batch's own fields.
+fn untimed(mut v: Value) -> Value {
+    if let Value::Object(m) = &mut v {
+        for key in ["micros", "index", "id"] {
+            m.remove(key);
+        }
+    }
+    v
+}
+
+#[test]
+fn context_answers_as_the_library_does() {
+    let s = Server::start(ServerConfig::new().read_needs_token(true));
+    let texts = ["failed to remove the table directory", "Automatic", "Telephone number"];
+    let segments: Vec<Value> = texts.iter().enumerate().map(|(i, t)| json!({"id": i, "text": t})).collect();
+    let body = json!({"source_locale": "en", "target_locale": "de", "segments": segments, "examples": 3});
+    let (status, v) = s.post("/v1/context", None, &body);
+    assert_eq!(status, 401, "{v}");
+    let (status, v) = s.post("/v1/context", Some(&s.read), &body);
+    assert_eq!(status, 200, "{v}");
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    assert_eq!((results[2]["index"].clone(), results[2]["id"].clone()), (2.into(), 2.into()));
+    assert_eq!(results[1]["exact"], true, "Automatic is in the memory");
+
+    let memory = Memory::open(s.path.to_str().unwrap()).unwrap();
+    let rec = Recognizer::default();
+    for (text, got) in texts.iter().zip(results) {
+        let runs = cmem::prepare_query(QueryText::Plain(text), Some(&rec)).unwrap();
+        let req = cmem::ContextRequest::new(LookupRequest::from_tags(runs, "en", "de").unwrap())
+            .options(cmem::ContextOptions::default().examples(3));
+        let lib = serde_json::to_value(memory.context_answer(&req).unwrap()).unwrap();
+        assert_eq!(untimed(got.clone()), untimed(lib), "{text}");
+    }
+    assert!(!results[0]["examples"].as_array().unwrap().is_empty(), "{}", results[0]);
+}
+
+#[test]
+fn context_names_the_bad_segment_and_bounds_the_knobs() {
+    let s = Server::start(ServerConfig::new());
+    let post = |body: Value| s.post("/v1/context", None, &body);
+    let (status, v) = post(json!({"source_locale": "en", "target_locale": "de",
+        "segments": [{"text": "ok"}, {"text": "x", "point": "/bad//"}]}));
+    assert_eq!(status, 400, "{v}");
+    assert_eq!(v["details"]["field"], "segments[1].point", "{v}");
+    let (status, v) = post(json!({"source_locale": "en", "target_locale": "de",
+        "segments": [{"text": "x", "notation": "x"}]}));
+    assert_eq!(status, 400, "{v}");
+    assert_eq!(v["details"]["field"], "segments[0].text", "{v}");
+    let (status, v) = post(json!({"source_locale": "en", "target_locale": "de",
+        "segments": [{"text": "x", "context": {"pre": "a"}}]}));
+    assert_eq!((status, v["details"]["field"].clone()), (400, "segments[0].context".into()), "{v}");
+    let (status, v) =
+        post(json!({"source_locale": "en", "target_locale": "de", "examples": 21, "segments": []}));
+    assert_eq!((status, v["details"]["field"].clone()), (400, "examples".into()), "{v}");
+    let (status, v) =
+        post(json!({"source_locale": "en", "target_locale": "de", "min_example_score": 0.5, "segments": []}));
+    assert_eq!(status, 200, "0.5 % is a percentage: {v}");
+    let (status, v) =
+        post(json!({"source_locale": "en", "target_locale": "de", "min_example_score": 101, "segments": []}));
+    assert_eq!((status, v["details"]["field"].clone()), (400, "min_example_score".into()), "{v}");
+    let many: Vec<Value> = (0..1001).map(|i| json!({"text": format!("s{i}")})).collect();
+    let (status, v) = post(json!({"source_locale": "en", "target_locale": "de", "segments": many}));
+    assert_eq!(status, 413);
+    assert_error(&v, "batch_too_large");
+}

@@ -836,11 +836,19 @@ impl ContentMemory for SqliteStore {
         if words.is_empty() || q.limit == 0 {
             return Ok(Vec::new());
         }
-        // Each word a quoted prefix term; terms side by side must all match.
-        let expr: String =
-            words.iter().map(|w| format!("\"{}\"*", w.replace('"', "\"\""))).collect::<Vec<_>>().join(" ");
         let p = &self.path;
         let conn = self.conn()?;
+        // Each word a quoted prefix term; terms side by side must all match. Any of them:
+        // the rarer whole words only (see `rare_terms`), joined by OR.
+        let expr: String = if q.any {
+            let terms = rare_terms(&conn, &words).ctx(p, "search")?;
+            if terms.is_empty() {
+                return Ok(Vec::new());
+            }
+            terms.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" OR ")
+        } else {
+            words.iter().map(|w| format!("\"{}\"*", w.replace('"', "\"\""))).collect::<Vec<_>>().join(" ")
+        };
         let hits: Vec<(i64, f64, String)> = {
             let sql = format!(
                 "SELECT v.entry_id, bm25(tm_variant_search), highlight(tm_variant_search, 0, '[', ']') \
@@ -1002,4 +1010,49 @@ impl VersionReader for SqliteStore {
         }
         Ok(select_versions(entries, q, exclude))
     }
+}
+
+/// The most posting-list entries a search for any of its words reads (the sum of the
+/// terms' document counts): an OR query's cost is that sum, since FTS5 scores every row
+/// it matches before it ranks.
+const ANY_POSTINGS: i64 = 10_000;
+
+/// The terms of a search for any of `words`: their letters-and-digits runs in lower case
+/// (the search table's tokens), the rarest first while their document counts sum to at
+/// most [`ANY_POSTINGS`], the rarest always. A word in that many texts has almost no
+/// weight in BM25 (its inverse document frequency is near zero), so leaving it out
+/// changes little of the ranking and saves most of the query's time.
+fn rare_terms(conn: &rusqlite::Connection, words: &[String]) -> rusqlite::Result<Vec<String>> {
+    conn.execute_batch(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.cmem_search_vocab \
+         USING fts5vocab('main', 'tm_variant_search', 'row')",
+    )?;
+    let mut tokens: Vec<String> = Vec::new();
+    for w in words {
+        for t in w.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()) {
+            let t = t.to_lowercase();
+            if !tokens.contains(&t) {
+                tokens.push(t);
+            }
+        }
+    }
+    let mut stmt = conn.prepare_cached("SELECT doc FROM temp.cmem_search_vocab WHERE term = ?1")?;
+    let mut counted: Vec<(i64, String)> = Vec::with_capacity(tokens.len());
+    for t in tokens {
+        // A token the table does not hold as written (diacritics are folded there) is
+        // counted as rare: kept.
+        let doc: i64 = stmt.query_row([&t], |r| r.get(0)).optional()?.unwrap_or(0);
+        counted.push((doc, t));
+    }
+    counted.sort();
+    let mut out = Vec::new();
+    let mut read = 0;
+    for (doc, t) in counted {
+        if !out.is_empty() && read + doc > ANY_POSTINGS {
+            break;
+        }
+        read += doc;
+        out.push(t);
+    }
+    Ok(out)
 }

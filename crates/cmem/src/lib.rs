@@ -5,6 +5,8 @@
 //! memory) — and call its verbs: [`import_file`](Memory::import_file),
 //! [`lookup_text`](Memory::lookup_text) and [`lookup`](Memory::lookup),
 //! [`search`](Memory::search), [`versions`](Memory::versions),
+//! [`context`](Memory::context) (a producer's context: prior version, matches, examples,
+//! glossary),
 //! [`write`](Memory::write), [`stats`](Memory::stats),
 //! [`recycle_file`](Memory::recycle_file); front ends use the verbs with every option:
 //! [`import`](Memory::import) (an [`ImportRequest`]), [`export`](Memory::export),
@@ -51,6 +53,7 @@
 
 mod address;
 mod answer;
+mod context;
 mod files;
 mod import;
 #[doc = include_str!("../../../docs/matching.md")]
@@ -69,6 +72,9 @@ pub use answer::LookupAnswer;
 pub use cmem_core::align;
 /// Repairs of adapted targets: mechanical ones and the word repair.
 pub use cmem_core::repair;
+pub use context::{
+    ContextAnswer, ContextSegment, ExampleView, FieldError, GlossaryView, NeighboursBody, PriorVersionView,
+};
 pub use import::{ImportRequest, Imported};
 pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
 pub use several::{choose_writer, Member, Memories, MemorySpec, Role};
@@ -88,11 +94,12 @@ pub use cmem_core::run::surface_text;
 #[doc(hidden)]
 pub use cmem_core::setters;
 pub use cmem_core::{
-    client_masks, lookup, lookup_several, prepare_query, to_notation, AttributePenalty, ContentMemory, Entry,
-    EntryId, Error, ErrorKind, Locale, LocaleFit, LookupOptions, LookupRequest, Match, MatchType, MatchView,
-    NewEntry, Notation, Origin, PairCount, PenaltyKind, Point, PriorVersion, Provider, QueryContext,
-    QueryText, Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, SourceRank, Stats, Variant,
-    Version, VersionQuery, VersionRequest, WaitHook, WriteOutcome,
+    client_masks, context_for, lookup, lookup_several, prepare_query, to_notation, AttributePenalty,
+    ContentMemory, Context, ContextOptions, ContextRequest, Entry, EntryId, Error, ErrorKind, Example,
+    GlossaryPair, Locale, LocaleFit, LookupOptions, LookupRequest, Match, MatchType, MatchView, NewEntry,
+    Notation, Origin, PairCount, PenaltyKind, Point, PriorVersion, Provider, QueryContext, QueryText,
+    Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, SourceRank, Stats, Variant, Version,
+    VersionQuery, VersionRequest, WaitHook, WriteOutcome,
 };
 /// File formats: readers, writers, import and export, recycle and analyze.
 pub use cmem_formats as formats;

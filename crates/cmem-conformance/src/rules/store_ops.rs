@@ -370,6 +370,12 @@ pub fn concordance_search(make: Make<'_>) -> Outcome {
     ensure_eq!(search("Datei", "en", 20)?, vec![], "another locale's words");
     ensure_eq!(search("zebra", "en", 20)?, vec![], "no hit");
     ensure_eq!(search("file", "en", 1)?.len(), 1, "limit 1");
+    // Any of the words: every text holding one, the one holding both first.
+    let mut q = SearchQuery::new("open file", locale("en")?);
+    q.any = true;
+    let any: Vec<EntryId> = store.search(&q)?.into_iter().map(|h| h.entry.id).collect();
+    ensure_eq!(any.len(), 3, "any of the words: {any:?}");
+    ensure_eq!(any[0], ids[0], "the text holding both words ranks first: {any:?}");
     Ok(())
 }
 

@@ -252,3 +252,55 @@ pub fn provider_prior_version(make: Make<'_>) -> Outcome {
     );
     Ok(())
 }
+
+/// docs/matching.md §6: the context of a segment ([`cmem_core::context_for`]) holds the
+/// block's prior version exactly when the request's fingerprint governs it, as
+/// `PriorVersionFor` decides; the rest of the answer is there either way, and no
+/// near-duplicate of a chosen example is chosen again.
+///
+/// # Errors
+/// What the store got wrong.
+pub fn context_prior_version_gate(make: Make<'_>) -> Outcome {
+    use cmem_core::{context_for, ContextOptions, ContextRequest};
+    let store = make();
+    let ids = version_fixture(&*store)?;
+    let ask = |unit: &str, fp: &str| -> Result<cmem_core::Context, Failure> {
+        let lookup = LookupRequest::new(runs("Save it")?, locale("en")?, locale("de")?);
+        let req = ContextRequest::new(lookup)
+            .block(unit, fp)
+            .options(ContextOptions::default().min_example_score(0.0));
+        Ok(context_for(&*store, &req)?)
+    };
+    let governed = ask("u1", "f3")?;
+    ensure_eq!(
+        governed.prior_version.map(|p| (p.entry_id, p.source, p.target)),
+        Some((ids[2], "Save it now".to_owned(), "Jetzt speichern".to_owned())),
+        "the newest version's own fingerprint governs"
+    );
+    let plain =
+        cmem_core::lookup(&*store, &LookupRequest::new(runs("Save it")?, locale("en")?, locale("de")?))?;
+    ensure_eq!(
+        governed.matches.iter().map(|m| (m.entry.id, m.score)).collect::<Vec<_>>(),
+        plain.iter().map(|m| (m.entry.id, m.score)).collect::<Vec<_>>(),
+        "the context's matches are the lookup's"
+    );
+    for (unit, fp, why) in [
+        ("u1", "f2", "an older version's fingerprint"),
+        ("u1", "", "an empty fingerprint"),
+        ("", "f3", "no unit"),
+        ("u2", "f3", "another block's fingerprint"),
+    ] {
+        let c = ask(unit, fp)?;
+        ensure_eq!(c.prior_version.map(|p| p.entry_id), None, "{why} does not open the gate");
+        ensure!(!c.examples.is_empty(), "{why}: examples are given without a prior version");
+    }
+    // "Save" → "Sichern" and "Save" → "Speichern" (twice): one example holds "save" and
+    // the next adds nothing, so the same source is never chosen twice.
+    let c = ask("u1", "f3")?;
+    let mut sources: Vec<&str> = c.examples.iter().map(|e| e.source.as_str()).collect();
+    let before = sources.len();
+    sources.sort_unstable();
+    sources.dedup();
+    ensure_eq!(sources.len(), before, "examples with the same source: {:?}", c.examples);
+    Ok(())
+}
