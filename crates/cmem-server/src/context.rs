@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use axum::extract::rejection::JsonRejection;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::Json;
 use cmem::{ContextOptions, ContextSegment};
 use serde::Deserialize;
@@ -91,15 +91,7 @@ pub(crate) async fn context(
 ) -> Result<Json<Value>, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
     let Json(body) = body.map_err(json_error)?;
-    let max = app.config.max_batch;
-    if body.segments.len() > max {
-        return Err(ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "batch_too_large",
-            format!("{} segments in one request; at most {max}", body.segments.len()),
-        )
-        .with_details(json!({ "limit": max })));
-    }
+    crate::native::check_batch(&app, body.segments.len())?;
     let results = app
         .blocking(move |app| {
             let t = target(

@@ -318,6 +318,20 @@ pub(crate) async fn lookup(
     Ok(Json(Value::Object(answer)))
 }
 
+/// Refuses a batch of more than the configured `max_batch` segments (`413`).
+pub(crate) fn check_batch(app: &App, segments: usize) -> Result<(), ApiError> {
+    let max = app.config.max_batch;
+    if segments > max {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "batch_too_large",
+            format!("{segments} segments in one request; at most {max}"),
+        )
+        .with_details(json!({ "limit": max })));
+    }
+    Ok(())
+}
+
 /// `POST /v1/lookup/batch`: each segment answered in order, a failed one with its own
 /// error.
 pub(crate) async fn lookup_batch(
@@ -327,15 +341,7 @@ pub(crate) async fn lookup_batch(
 ) -> Result<Json<Value>, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
     let Json(body) = body.map_err(json_error)?;
-    let max = app.config.max_batch;
-    if body.segments.len() > max {
-        return Err(ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "batch_too_large",
-            format!("{} segments in one batch; at most {max}", body.segments.len()),
-        )
-        .with_details(json!({ "limit": max })));
-    }
+    check_batch(&app, body.segments.len())?;
     let results = app
         .blocking(move |app| {
             let t = target(
