@@ -169,6 +169,23 @@ class Memory:
     ) -> int: ...
     def stats(self) -> Dict[str, Any]: ...
     def search(self, words: str, locale: str, *, limit: int = 10) -> List[Dict[str, Any]]: ...
+    def context(
+        self,
+        text: str,
+        source: str,
+        target: str,
+        *,
+        unit: str = "",
+        fingerprint: str = "",
+        point: Optional[str] = None,
+        threshold: float = 0.7,
+        limit: int = 10,
+        examples: int = 5,
+        max_example_chars: int = 4000,
+        min_example_score: float = 0.1,
+        glossary: int = 10,
+        short_circuit_exact: bool = True,
+    ) -> Dict[str, Any]: ...
 
 class Memories:
     """Several named memories looked up as one."""

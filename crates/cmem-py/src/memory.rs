@@ -515,6 +515,62 @@ impl PyMemory {
         let hits = engine::run(py, || memory.search(words, locale, limit))?.map_err(|e| errors::core(&e))?;
         Ok(serde_to_py(py, &hits)?.unbind())
     }
+
+    /// Everything the memory knows about a segment, for a translation producer (a
+    /// machine-translation engine, an LLM prompt): a dict with ``prior_version`` (the
+    /// block ``unit``'s previous approved version, when ``fingerprint`` governs it, else
+    /// absent), ``matches`` (the lookup's), ``examples`` (at most ``examples`` source and
+    /// target pairs chosen to cover the segment's words, each with what it covers) and
+    /// ``glossary`` (term pairs of the language pair's word model), each item with its
+    /// entry id and score — the answer of ``cmem context`` and ``POST /v1/context``
+    /// (docs/matching.md, "Context for producers").
+    #[pyo3(signature = (text, source, target, *, unit = "", fingerprint = "", point = None, threshold = 0.7, limit = 10, examples = 5, max_example_chars = 4000, min_example_score = 0.1, glossary = 10, short_circuit_exact = true))]
+    #[allow(clippy::too_many_arguments)]
+    fn context(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        source: &str,
+        target: &str,
+        unit: &str,
+        fingerprint: &str,
+        point: Option<&str>,
+        threshold: f64,
+        limit: usize,
+        examples: usize,
+        max_example_chars: usize,
+        min_example_score: f64,
+        glossary: usize,
+        short_circuit_exact: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let from = Locale::parse(source).map_err(|e| errors::core_at(&e, "source"))?;
+        let to = Locale::parse(target).map_err(|e| errors::core_at(&e, "target"))?;
+        if !(0.0..=1.0).contains(&threshold) {
+            return Err(InvalidInputError::new_err(format!("threshold: {threshold} is not 0–1")));
+        }
+        let options = cmem::ContextOptions::default()
+            .examples(examples)
+            .max_example_chars(max_example_chars)
+            .min_example_score(min_example_score)
+            .glossary(glossary)
+            .short_circuit_exact(short_circuit_exact);
+        options.validate().map_err(|e| errors::core(&e))?;
+        let lookup = cmem::LookupOptions::default().threshold(threshold).limit(limit);
+        let mut segment = cmem::ContextSegment::default();
+        segment.text = Some(text.to_owned());
+        segment.unit = unit.to_owned();
+        segment.context_fingerprint = fingerprint.to_owned();
+        segment.point = point.map(str::to_owned);
+        let memory = self.memory()?;
+        let answer = engine::run(py, move || -> Result<cmem::ContextAnswer, PyErr> {
+            let recognizer = memory.recognizer().map_err(|e| errors::core(&e))?;
+            let req = segment
+                .request(recognizer, false, &from, &to, &lookup, &options)
+                .map_err(|e| InvalidInputError::new_err(e.to_string()))?;
+            memory.context_answer(&req).map_err(|e| errors::core(&e))
+        })??;
+        Ok(serde_to_py(py, &answer)?.unbind())
+    }
 }
 
 /// The strings of an iterable (`at[i]` named when one is not a str).

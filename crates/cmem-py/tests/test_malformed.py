@@ -40,11 +40,13 @@ def calls(tm, tmp):
         yield f"search {text!r:.20}", lambda t=text: tm.search(t, "en")
         yield f"versions {text!r:.20}", lambda t=text: tm.versions(t)
         yield f"prior {text!r:.20}", lambda t=text: tm.prior_version(t, t, "en", "de")
+        yield f"context text {text!r:.20}", lambda t=text: tm.context(t, "en", "de")
     for loc in BAD_LOCALES:
         yield f"lookup locale {loc!r:.20}", lambda l=loc: tm.lookup("Print", l, "de")
         yield f"batch locale {loc!r:.20}", lambda l=loc: tm.lookup_batch(["Print"], "en", l)
         yield f"search locale {loc!r:.20}", lambda l=loc: tm.search("Print", l)
         yield f"prior locale {loc!r:.20}", lambda l=loc: tm.prior_version("u", "f", l, "de")
+        yield f"context locale {loc!r:.20}", lambda l=loc: tm.context("Print", "en", l)
         yield f"import locale {loc!r:.20}", lambda l=loc: tm.import_records(UI, source=l, target="de")
         yield f"export locale {loc!r:.20}", lambda l=loc: tm.export(tmp / "x.tmx", source=l)
         yield f"recycle locale {loc!r:.20}", lambda l=loc: tm.recycle(empty, tmp / "o.po", target=l)
@@ -55,6 +57,8 @@ def calls(tm, tmp):
         yield f"batch threads {n!r}", lambda n=n: tm.lookup_batch(["Print"], "en", "de", threads=n)
         yield f"versions limit {n!r}", lambda n=n: tm.versions("u", limit=n)
         yield f"search limit {n!r}", lambda n=n: tm.search("Print", "en", limit=n)
+        yield f"context examples {n!r}", lambda n=n: tm.context("Print", "en", "de", examples=n)
+        yield f"context threshold {n!r}", lambda n=n: tm.context("Print", "en", "de", threshold=n)
         yield f"recycle threshold {n!r}", lambda n=n: tm.recycle(empty, tmp / "o.po", target="de", threshold=n)
         yield f"prior exclude {n!r}", lambda n=n: tm.prior_version("u", "f", "en", "de", exclude=n)
     for point in ["//", "a//b", "\x00", 5, "x" * 5000]:

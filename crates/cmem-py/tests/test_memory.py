@@ -210,6 +210,35 @@ def test_versions_and_prior_version():
             tm.versions("")
 
 
+def test_context_for_a_producer():
+    records = [
+        {"source": "Save the file", "target": "Datei speichern"},
+        {"source": "Save the image", "target": "Bild speichern"},
+        {"source": "Print the report", "target": "Bericht drucken"},
+        {"source": "Close the report", "target": "Bericht schließen"},
+        {"variants": [{"locale": "en", "runs": [{"text": "Export the report"}]},
+                      {"locale": "de", "runs": [{"text": "Bericht exportieren"}]}],
+         "unit": "menu.export", "origins": [{"context_fingerprint": "f1"}]},
+    ]
+    with cmem.Memory(":memory:", create=True) as tm:
+        tm.import_records(records, source="en", target="de")
+        answer = tm.context("Save the report", "en", "de", unit="menu.export", fingerprint="f1", examples=2)
+        assert answer["query"]["text"] == "Save the report"
+        assert len(answer["examples"]) == 2
+        covered = {w for e in answer["examples"] for w in e["covers"]}
+        # Two examples cover "save" and "report" between them, not two near-duplicates.
+        assert {"save", "report"} <= {w.lower() for w in covered}, answer["examples"]
+        assert all(isinstance(e["entry_id"], int) for e in answer["examples"])
+        assert answer["prior_version"]["target"] == "Bericht exportieren"
+        # Another fingerprint does not govern the block: no prior version.
+        assert "prior_version" not in tm.context("Save the report", "en", "de", unit="menu.export", fingerprint="f2")
+        assert answer["matches"] == [m.to_dict() for m in tm.lookup("Save the report", "en", "de")]
+        with pytest.raises(cmem.InvalidInputError):
+            tm.context("Save", "en", "de", examples=1000)
+        with pytest.raises(cmem.InvalidInputError):
+            tm.context("Save", "english", "de")
+
+
 def test_recycle_and_analyze_a_po_catalog(testdata, tmp_path):
     with cmem.Memory(":memory:", create=True) as tm:
         tm.import_file(testdata / "po" / "eventcalendar-v75-ru.po")
