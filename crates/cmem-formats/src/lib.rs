@@ -86,7 +86,8 @@ pub use kmb::{KmbReader, KmbWriter};
 pub use output::OutputFile;
 pub use po::{analyze_po, recycle_po, PoOptions, PoReader, PoTally, PoWriter};
 pub use recycle::{
-    recycle, recycle_document, FillAmbiguous, LookupProgress, RecycleOptions, RecycleReport, Skip,
+    in_parallel, recycle, recycle_document, FillAmbiguous, LookupProgress, RecycleOptions, RecycleReport,
+    Skip,
 };
 pub use tmx::{TmxHeader, TmxOptions, TmxReader, TmxWriteOptions, TmxWriter};
 pub use weblate::{WeblateOptions, WeblateReader, WeblateWriter};

@@ -530,6 +530,44 @@ impl Watch<'_> {
     }
 }
 
+/// `work(0)`…`work(count - 1)` on `threads` threads (at least one, at most `count`),
+/// each index taken by the next free thread; the results in index order. Once `stop`
+/// says so, no further index starts, and those not started have no result (`None`, as
+/// has one whose thread panicked).
+pub fn in_parallel<T: Send>(
+    count: usize,
+    threads: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+    work: &(dyn Fn(usize) -> T + Sync),
+) -> Vec<Option<T>> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<T>>> = Mutex::new(std::iter::repeat_with(|| None).take(count).collect());
+    let run = || loop {
+        if stop() {
+            break;
+        }
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= count {
+            break;
+        }
+        let result = work(i);
+        if let Ok(mut r) = results.lock() {
+            r[i] = Some(result);
+        }
+    };
+    let threads = threads.clamp(1, count.max(1));
+    if threads == 1 {
+        run();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(run);
+            }
+        });
+    }
+    results.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Looks up each distinct text once, on `threads` threads: segments with the same
 /// source and locales share one lookup unless their contexts make different stored
 /// entries context matches ([`cmem_core::context_matches`], asked only for texts that
@@ -583,34 +621,14 @@ pub(crate) fn lookup_all(
             })
         })
         .collect();
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Shared>>> = Mutex::new(vec![None; distinct.len()]);
     let done = AtomicUsize::new(0);
-    let work = || loop {
-        if watch.cancelled() {
-            break;
-        }
-        let k = next.fetch_add(1, Ordering::Relaxed);
-        let Some(&i) = distinct.get(k) else { break };
-        let result = Arc::new(lookup(store, &request(&queries[i])));
-        if let Ok(mut r) = results.lock() {
-            r[k] = Some(result);
-        }
+    let results = in_parallel(distinct.len(), threads, &|| watch.cancelled(), &|k| {
+        let result = Arc::new(lookup(store, &request(&queries[distinct[k]])));
         if let Some(progress) = watch.progress {
             (progress.0)(done.fetch_add(1, Ordering::Relaxed) + 1, distinct.len());
         }
-    };
-    let threads = threads.clamp(1, distinct.len().max(1));
-    if threads == 1 {
-        work();
-    } else {
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(work);
-            }
-        });
-    }
-    let results = results.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        result
+    });
     slot.iter().map(|&k| results.get(k).cloned().flatten()).collect()
 }
 

@@ -1,8 +1,7 @@
 //! A lookup's arguments as Python gives them, turned into the engine's requests.
 
-use cmem::{AttributePenalty, Locale, LookupOptions, LookupRequest, Point, QueryContext, Recognizer, Run};
+use cmem::{AttributePenalty, Locale, LookupOptions, LookupRequest, Point, QueryContext, Recognizer};
 use pyo3::prelude::*;
-use serde::Deserialize;
 
 use crate::convert::from_py;
 use crate::errors::{self, InvalidInputError};
@@ -66,36 +65,16 @@ impl Lookup {
     }
 }
 
-/// A context as Python gives it: `{"key": …, "pre": …, "post": …}`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ContextArg {
-    #[serde(default)]
-    key: String,
-    #[serde(default)]
-    pre: Option<String>,
-    #[serde(default)]
-    post: Option<String>,
-}
-
 /// The context of a lookup (`None`: unknown); `at` names the argument in errors.
 pub(crate) fn context(arg: Option<&Bound<'_, PyAny>>, at: &str) -> PyResult<QueryContext> {
     let Some(arg) = arg.filter(|a| !a.is_none()) else { return Ok(QueryContext::default()) };
     let json = from_py(arg, at)?;
-    let parsed: ContextArg = serde_json::from_value(json).map_err(|e| {
+    let parsed: cmem::NeighboursBody = serde_json::from_value(json).map_err(|e| {
         InvalidInputError::new_err(format!(
             "{at}: {e}; give a dict with \"key\" and both \"pre\" and \"post\" (the neighbours' source texts)"
         ))
     })?;
-    match (parsed.pre, parsed.post) {
-        (Some(pre), Some(post)) => {
-            Ok(QueryContext::of(&parsed.key, Some(&[Run::text(pre)]), Some(&[Run::text(post)])))
-        }
-        (None, None) => Ok(QueryContext { key: parsed.key, ..QueryContext::default() }),
-        _ => Err(InvalidInputError::new_err(format!(
-            "{at}: give both \"pre\" and \"post\" (\"\" at the start or end of the document), or neither"
-        ))),
-    }
+    parsed.parse().map_err(|e| errors::core_at(&e, at))
 }
 
 /// An optional locale argument.

@@ -11,8 +11,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cmem::{
     client_masks, prepare_query, AttributePenalty, EntryId, Locale, LookupAnswer, LookupOptions,
-    LookupRequest, MatchView, NewEntry, Point, QueryContext, QueryText, Run, SearchQuery, SegmentView,
-    VersionQuery,
+    LookupRequest, MatchView, NeighboursBody, NewEntry, Point, QueryContext, QueryText, Run, SearchQuery,
+    SegmentView, VersionQuery,
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -52,43 +52,16 @@ pub(crate) struct LookupBody {
     penalties: Vec<String>,
     /// Where the segment stands in its document.
     #[serde(default)]
-    context: Option<ContextBody>,
+    context: Option<NeighboursBody>,
     /// Of several memories served, the ones asked (default: all).
     #[serde(default)]
     memories: Option<Vec<String>>,
 }
 
-/// A segment's context as a request gives it: the unit's key and the neighbours'
-/// source texts (both, `""` at the start or end of the document).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ContextBody {
-    #[serde(default)]
-    key: String,
-    #[serde(default)]
-    pre: Option<String>,
-    #[serde(default)]
-    post: Option<String>,
-}
-
-impl ContextBody {
-    /// The lookup's context; `field` names it in errors.
-    fn parse(&self, field: &str) -> Result<QueryContext, ApiError> {
-        match (&self.pre, &self.post) {
-            (Some(pre), Some(post)) => Ok(QueryContext::of(
-                &self.key,
-                Some(&[Run::text(pre.clone())]),
-                Some(&[Run::text(post.clone())]),
-            )),
-            (None, None) => Ok(QueryContext { key: self.key.clone(), ..QueryContext::default() }),
-            _ => Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "invalid_query",
-                "give both \"pre\" and \"post\" (\"\" at the start or end of the document), or neither",
-            )
-            .in_field(field)),
-        }
-    }
+/// The lookup's context of a request's neighbours (`cmem::NeighboursBody`: the unit's key
+/// and the neighbours' source texts); `field` names it in errors.
+fn parse_context(body: &NeighboursBody, field: &str) -> Result<QueryContext, ApiError> {
+    body.parse().map_err(|e| ApiError::from(e).in_field(field))
 }
 
 /// The attribute penalties of a request (`origin:mt=10`), parsed as the CLI's.
@@ -117,7 +90,7 @@ pub(crate) struct BatchSegment {
     runs: Option<Value>,
     /// Where this segment stands in its document.
     #[serde(default)]
-    context: Option<ContextBody>,
+    context: Option<NeighboursBody>,
 }
 
 /// A batch lookup: segments and the options they share.
@@ -299,7 +272,7 @@ pub(crate) async fn lookup(
                 &body.penalties,
             )?;
             let selection = app.selection(body.memories.as_deref())?;
-            let context = body.context.as_ref().map(|c| c.parse("context")).transpose()?;
+            let context = body.context.as_ref().map(|c| parse_context(c, "context")).transpose()?;
             let runs = segment_runs(
                 app,
                 body.text.as_deref(),
@@ -355,8 +328,11 @@ pub(crate) async fn lookup_batch(
             let selection = app.selection(body.memories.as_deref())?;
             let mut results = Vec::with_capacity(body.segments.len());
             let requests = body.segments.iter().enumerate().map(|(i, s)| {
-                let context =
-                    s.context.as_ref().map(|c| c.parse(&format!("segments[{i}].context"))).transpose()?;
+                let context = s
+                    .context
+                    .as_ref()
+                    .map(|c| parse_context(c, &format!("segments[{i}].context")))
+                    .transpose()?;
                 segment_runs(
                     app,
                     s.text.as_deref(),

@@ -3,8 +3,6 @@
 //! [`Memory::lookup_many`], a batch on several threads.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use cmem_core::{Error, Locale, LookupRequest, Match, MatchView, Result, SegmentView};
@@ -154,35 +152,17 @@ impl Memory {
                 .find(|(l, _)| *l == req.source_locale)
                 .map(|(_, e)| Error::new(e.kind(), e.to_string()))
         };
-        let next = AtomicUsize::new(0);
-        let results: Mutex<Vec<Option<Result<Vec<Match>>>>> =
-            Mutex::new(std::iter::repeat_with(|| None).take(requests.len()).collect());
-        let work = || loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(req) = requests.get(i) else { break };
-            let result = match failed(req) {
-                Some(e) => Err(e),
-                None => self.lookup(req),
-            };
-            if let Ok(mut r) = results.lock() {
-                r[i] = Some(result);
-            }
-        };
         let threads = match threads {
             0 => std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
             n => n,
-        }
-        .clamp(1, requests.len().max(1));
-        if threads == 1 {
-            work();
-        } else {
-            std::thread::scope(|scope| {
-                for _ in 0..threads {
-                    scope.spawn(work);
-                }
-            });
-        }
-        let results = results.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        };
+        let results = cmem_formats::in_parallel(requests.len(), threads, &|| false, &|i| {
+            let req = &requests[i];
+            match failed(req) {
+                Some(e) => Err(e),
+                None => self.lookup(req),
+            }
+        });
         results
             .into_iter()
             .map(|r| {
