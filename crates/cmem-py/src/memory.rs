@@ -543,11 +543,8 @@ impl PyMemory {
         glossary: usize,
         short_circuit_exact: bool,
     ) -> PyResult<Py<PyAny>> {
-        let from = Locale::parse(source).map_err(|e| errors::core_at(&e, "source"))?;
-        let to = Locale::parse(target).map_err(|e| errors::core_at(&e, "target"))?;
-        if !(0.0..=1.0).contains(&threshold) {
-            return Err(InvalidInputError::new_err(format!("threshold: {threshold} is not 0–1")));
-        }
+        // The matches' locales and options are checked as `lookup`'s, the point with them.
+        let look = Lookup::new(source, target, threshold, limit, point, None)?;
         let options = cmem::ContextOptions::default()
             .examples(examples)
             .max_example_chars(max_example_chars)
@@ -555,17 +552,15 @@ impl PyMemory {
             .glossary(glossary)
             .short_circuit_exact(short_circuit_exact);
         options.validate().map_err(|e| errors::core(&e))?;
-        let lookup = cmem::LookupOptions::default().threshold(threshold).limit(limit);
         let mut segment = cmem::ContextSegment::default();
         segment.text = Some(text.to_owned());
         segment.unit = unit.to_owned();
         segment.context_fingerprint = fingerprint.to_owned();
-        segment.point = point.map(str::to_owned);
         let memory = self.memory()?;
         let answer = engine::run(py, move || -> Result<cmem::ContextAnswer, PyErr> {
             let recognizer = memory.recognizer().map_err(|e| errors::core(&e))?;
             let req = segment
-                .request(recognizer, false, &from, &to, &lookup, &options)
+                .request(recognizer, false, &look.from, &look.to, &look.options, &options)
                 .map_err(|e| InvalidInputError::new_err(e.to_string()))?;
             memory.context_answer(&req).map_err(|e| errors::core(&e))
         })??;
