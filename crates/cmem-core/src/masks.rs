@@ -108,11 +108,6 @@ impl MaskedText {
         (masks || cut).then_some(MaskedText { pieces, cut })
     }
 
-    /// True when the text holds at least one mask.
-    pub fn has_masks(&self) -> bool {
-        self.pieces.iter().any(|p| matches!(p, Piece::Mask { .. }))
-    }
-
     /// The string the client masked, when `stored` (a stored source's runs) is it: every
     /// literal piece stands in the stored text (codes as their data) where the offsets put
     /// it, and every mask covers something a client masks — whole codes from a code's
