@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
 use cmem_core::align::{fold, words};
-use cmem_core::producer::{context_for, ContextOptions, ContextRequest};
+use cmem_core::lookup::producer::{context_for, ContextOptions, ContextRequest};
 use cmem_core::{
     lookup, prepare_query, ContentMemory, EntryId, Locale, LookupOptions, LookupRequest, MemStore, QueryText,
     Recognizer,

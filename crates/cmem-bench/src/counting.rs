@@ -2,8 +2,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use cmem_core::distance::CharSketch;
 use cmem_core::imp::{KindSet, VersionReader};
+use cmem_core::index::distance::CharSketch;
 use cmem_core::store::{
     CandidateQuery, CandidateSink, ExactQuery, ReadScope, ScopedReads, SearchHit, SearchQuery, Stats,
 };

@@ -48,8 +48,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
-use cmem_core::distance::Pattern;
 use cmem_core::imp::Keys;
+use cmem_core::index::distance::Pattern;
 use cmem_core::{
     lookup, ContentMemory, Locale, LookupOptions, LookupRequest, MatchType, MemStore, NewEntry, Run, Variant,
 };
@@ -437,7 +437,7 @@ impl Exhaustive {
 fn raw_similarity(q: &Keys, s: &Keys) -> f64 {
     cmem_core::imp::KeyKind::ALL
         .iter()
-        .map(|k| cmem_core::distance::similarity(q.get(*k), s.get(*k)))
+        .map(|k| cmem_core::index::distance::similarity(q.get(*k), s.get(*k)))
         .fold(0.0, f64::max)
 }
 

@@ -21,8 +21,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 use cmem_core::align::{AlignOptions, WordModel};
-use cmem_core::distance::similarity;
-use cmem_core::recognize::Recognizer;
+use cmem_core::index::distance::similarity;
+use cmem_core::model::recognize::Recognizer;
 use cmem_core::repair::words::{repair_words, RepairBands};
 use cmem_core::{
     lookup, ContentMemory, Locale, LookupOptions, LookupRequest, MemStore, NewEntry, Run, Variant,
@@ -51,7 +51,7 @@ fn render_codes_ok(rec: &Recognizer, got: &str, query: &str) -> bool {
 }
 
 fn render(runs: &[Run]) -> String {
-    cmem_core::run::render_text(runs, &|run, out| {
+    cmem_core::model::run::render_text(runs, &|run, out| {
         if let Some(code) = run.code() {
             out.push_str(&code.data);
         }

@@ -15,7 +15,7 @@
 //! # The memory, written one entry at a time, in order. Entries are referred to by
 //! # their 1-based position here.
 //! [[case.memory]]
-//! source = "{PERSON:John} works"          # run notation (cmem_core::notation)
+//! source = "{PERSON:John} works"          # run notation (cmem_core::model::notation)
 //! target = "{PERSON:John} arbeitet"
 //! # optional: source_locale, target_locale (override the file's), point, unit,
 //! # project, origins = [{ project = "p", fingerprint = "f1", created_at = "2024-01-01T00:00:00Z" }]
@@ -62,7 +62,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use cmem_core::imp::prior_version_for;
-use cmem_core::notation::to_notation;
+use cmem_core::model::notation::to_notation;
 use cmem_core::{
     lookup, ContentMemory, EntryId, LookupOptions, LookupRequest, NewEntry, Origin, Variant, VersionQuery,
     VersionRequest,

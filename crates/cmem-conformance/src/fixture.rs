@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use cmem_core::notation::{parse_notation, to_notation};
+use cmem_core::model::notation::{parse_notation, to_notation};
 use cmem_core::{
     lookup, ContentMemory, EntryId, Locale, LookupOptions, LookupRequest, Match, MatchType, NewEntry, Origin,
     Point, Run, Variant, WriteOutcome,

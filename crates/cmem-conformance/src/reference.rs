@@ -3,16 +3,16 @@
 //! It is slow on purpose; [`lookup`](cmem_core::lookup()) over any store must agree
 //! with it.
 //!
-//! The adapted targets that decide ambiguity come from `cmem_core::adapt::adapt`
+//! The adapted targets that decide ambiguity come from `cmem_core::repair::adapt::adapt`
 //! (docs/matching.md §5 is checked by rules of its own); everything else is written here.
 
 use std::cmp::Ordering;
 
 use unicode_normalization::UnicodeNormalization;
 
-use cmem_core::adapt::adapt;
-use cmem_core::distance::similarity;
 use cmem_core::imp::Keys;
+use cmem_core::index::distance::similarity;
+use cmem_core::repair::adapt::adapt;
 use cmem_core::{
     flatten_runs, nearer_answer, Entry, EntryId, LookupRequest, MatchType, Run, SCORE_NEAR_EXACT,
 };
@@ -37,7 +37,7 @@ const EPSILON: f64 = 1e-9;
 /// The entity types and values of `runs`, in order of appearance.
 fn entities(runs: &[Run]) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    cmem_core::run::walk_runs(runs, &mut |run| {
+    cmem_core::model::run::walk_runs(runs, &mut |run| {
         if let Run::Ph(c) = run {
             if c.is_entity() {
                 out.push((c.kind.clone(), c.equiv.clone()));
@@ -76,7 +76,7 @@ fn tier(query: &[Run], q: &Keys, stored: &[Run]) -> (MatchType, f64) {
 /// The text runs of `runs`, NFC, joined.
 fn texts(runs: &[Run]) -> String {
     let mut out = String::new();
-    cmem_core::run::walk_runs(runs, &mut |run| {
+    cmem_core::model::run::walk_runs(runs, &mut |run| {
         if let Run::Text(t) = run {
             out.push_str(t);
         }
@@ -152,7 +152,7 @@ pub fn reference_lookup(entries: &[Entry], req: &LookupRequest) -> Vec<RefMatch>
         } else {
             Vec::new()
         };
-        let surface = |runs: &[Run]| cmem_core::run::surface_text(runs).nfc().collect::<String>();
+        let surface = |runs: &[Run]| cmem_core::model::run::surface_text(runs).nfc().collect::<String>();
         scored.push(Scored {
             id: e.id,
             identical: surface(&e.variants[si].runs) == surface(&req.source),

@@ -24,7 +24,7 @@ fn bold(id: &str, text: &str, tag: &str) -> Vec<Run> {
 
 fn show(title: &str, store: &dyn ContentMemory, req: &LookupRequest) -> cmem_core::Result<()> {
     println!("\n== {title}");
-    println!("query: {}", cmem_core::notation::to_notation(&req.source));
+    println!("query: {}", cmem_core::model::notation::to_notation(&req.source));
     let matches = lookup(store, req)?;
     if matches.is_empty() {
         println!("  (no match at threshold {:.2})", req.options.threshold);
@@ -35,11 +35,11 @@ fn show(title: &str, store: &dyn ContentMemory, req: &LookupRequest) -> cmem_cor
             m.score,
             m.match_type.as_str(),
             m.entry.id,
-            cmem_core::notation::to_notation(m.source()),
+            cmem_core::model::notation::to_notation(m.source()),
             if m.ambiguous { "  [ambiguous]" } else { "" }
         );
-        println!("       stored target:  {}", cmem_core::notation::to_notation(m.target()));
-        println!("       adapted target: {}", cmem_core::notation::to_notation(&m.adapted_target));
+        println!("       stored target:  {}", cmem_core::model::notation::to_notation(m.target()));
+        println!("       adapted target: {}", cmem_core::model::notation::to_notation(&m.adapted_target));
         for a in &m.entity_adaptations {
             println!("       entity {}: {} → {} (applied: {})", a.entity_type, a.from, a.to, a.applied);
         }

@@ -1,5 +1,5 @@
 //! The one error type of `cmem-core`, shared by every store through the
-//! [`ContentMemory`](crate::ContentMemory) trait.
+//! [`ContentMemory`](crate::store::ContentMemory) trait.
 
 use std::fmt;
 

@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use cmem_core::recognize::{Recognizer, RuleRole, RULE_SETS};
-use cmem_core::run::{runs_from_json, runs_to_json};
+use cmem_core::model::recognize::{Recognizer, RuleRole, RULE_SETS};
+use cmem_core::model::run::{runs_from_json, runs_to_json};
 use cmem_core::{flatten_runs, structural_text, ErrorKind, Run};
 use proptest::prelude::*;
 

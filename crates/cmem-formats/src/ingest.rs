@@ -606,7 +606,7 @@ impl ItemSource for Ingest<'_> {
 /// A TMX entry whose segments are all plain text gets its inline codes recognized, by
 /// its PO format flags when it has any; see [`Ingest`].
 fn recognize_level1(mut entry: NewEntry, runner: &mut MessageRunner<'_>) -> NewEntry {
-    let texts = entry.variants.iter().map(|v| cmem_core::run::text_only(&v.runs));
+    let texts = entry.variants.iter().map(|v| cmem_core::model::run::text_only(&v.runs));
     let Some(texts) = texts.collect::<Option<Vec<String>>>() else {
         return entry;
     };

@@ -50,6 +50,6 @@ pub fn blank_variant(entry: &NewEntry) -> Option<&Locale> {
     entry
         .variants
         .iter()
-        .find(|v| cmem_core::run::text_only(&v.runs).is_some_and(|t| t.trim().is_empty()))
+        .find(|v| cmem_core::model::run::text_only(&v.runs).is_some_and(|t| t.trim().is_empty()))
         .map(|v| &v.locale)
 }

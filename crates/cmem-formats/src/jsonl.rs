@@ -310,7 +310,7 @@ impl<R: BufRead> Iterator for JsonlReader<'_, R> {
 
 /// The text a simple line carries for runs: text, codes as their native data (or
 /// `equiv` when they have none, as entities do), choices as their default form.
-pub use cmem_core::run::surface_text;
+pub use cmem_core::model::run::surface_text;
 
 /// A streaming JSON Lines writer.
 pub struct JsonlWriter<W: Write> {

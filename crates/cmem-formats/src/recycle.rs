@@ -82,7 +82,7 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use cmem_core::run::runs_to_json;
+use cmem_core::model::run::runs_to_json;
 use cmem_core::{
     lookup, ContentMemory, EntryId, Locale, LookupOptions, LookupRequest, Match, Point, QueryContext, Run,
 };
@@ -169,7 +169,7 @@ pub struct RecycleOptions {
     /// inline elements, so they match a memory whose plain strings were recognized
     /// (what `cmem import` does). What such a segment receives is plain text again: the
     /// codes' native text, since the document has no elements for them. Default: none.
-    pub recognizer: Option<cmem_core::recognize::Recognizer>,
+    pub recognizer: Option<cmem_core::model::recognize::Recognizer>,
     /// Whether a segment whose best matches are ambiguous is filled; default
     /// [`FillAmbiguous::Never`].
     pub fill_ambiguous: FillAmbiguous,
@@ -392,13 +392,13 @@ impl Locales {
 pub(crate) fn recognized_sources(
     doc: &XliffDocument,
     indexes: &[usize],
-    recognizer: Option<&cmem_core::recognize::Recognizer>,
+    recognizer: Option<&cmem_core::model::recognize::Recognizer>,
 ) -> Vec<Option<Vec<Run>>> {
     indexes
         .iter()
         .map(|&i| {
             let rec = recognizer?;
-            cmem_core::run::text_only(&doc.segments()[i].source).map(|text| rec.recognize(&text))
+            cmem_core::model::run::text_only(&doc.segments()[i].source).map(|text| rec.recognize(&text))
         })
         .collect()
 }
@@ -482,7 +482,7 @@ fn codes_as_text(runs: &[Run]) -> Vec<Run> {
 /// True when the runs hold some non-blank text (codes alone are nothing to translate).
 pub(crate) fn has_text(runs: &[Run]) -> bool {
     let mut any = false;
-    cmem_core::run::walk_runs(runs, &mut |r| {
+    cmem_core::model::run::walk_runs(runs, &mut |r| {
         if let Run::Text(t) = r {
             any |= !t.trim().is_empty();
         }

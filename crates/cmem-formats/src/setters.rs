@@ -51,7 +51,7 @@ setters!(RecycleOptions {
     origin: String,
     threads: usize,
     lookup: LookupOptions,
-    recognizer: Option<cmem_core::recognize::Recognizer>,
+    recognizer: Option<cmem_core::model::recognize::Recognizer>,
     fill_ambiguous: FillAmbiguous,
     fill_repetitions: bool,
 });
@@ -62,7 +62,7 @@ setters!(AnalyzeOptions {
     target_locale: Option<Locale>,
     threads: usize,
     lookup: LookupOptions,
-    recognizer: Option<cmem_core::recognize::Recognizer>,
+    recognizer: Option<cmem_core::model::recognize::Recognizer>,
     bands: crate::analyze::Bands,
 });
 

@@ -103,7 +103,8 @@ impl XliffReader {
                 options.target_locale.as_ref(),
                 true,
             )?;
-            let texts = (cmem_core::run::text_only(&seg.source), cmem_core::run::text_only(target));
+            let texts =
+                (cmem_core::model::run::text_only(&seg.source), cmem_core::model::run::text_only(target));
             let (source_runs, target_runs) = match (hook, texts) {
                 (Some(h), (Some(s), Some(t))) => h(&s, &t),
                 _ => (seg.source.clone(), target.clone()),

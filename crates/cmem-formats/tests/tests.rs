@@ -886,7 +886,7 @@ mod props {
         ]
         // Blank segments are problems, not entries: they cannot round-trip.
         .prop_filter("a segment with text or a code", |runs| {
-            cmem_core::run::text_only(runs).is_none_or(|t| !t.trim().is_empty())
+            cmem_core::model::run::text_only(runs).is_none_or(|t| !t.trim().is_empty())
         })
     }
 

@@ -1177,7 +1177,7 @@ fn plain_text_segments_match_a_recognized_memory_when_asked() {
   </file>
 </xliff>
 "#;
-    let rec = cmem_core::recognize::Recognizer::default();
+    let rec = cmem_core::model::recognize::Recognizer::default();
     let (s, t) = rec.recognize_pair("Server supports %s", "Server unterstützt %s");
     let store = MemStore::new();
     let en = Locale::parse("en").unwrap();
@@ -1385,8 +1385,8 @@ fn tmx_context_props_survive_import_and_export() {
 /// A memory whose word model (trained over it, saved in it) lets the word repair turn
 /// `Datei drucken` into `Ordner drucken` for the query `Print the folder`.
 fn word_model_store() -> MemStore {
+    use cmem_core::align::learn::train_store;
     use cmem_core::align::AlignOptions;
-    use cmem_core::learn::train_store;
     let store = en_de_store(&[
         ("Open the file", "Datei öffnen"),
         ("Save the file", "Datei speichern"),

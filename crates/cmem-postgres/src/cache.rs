@@ -17,17 +17,17 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use cmem_core::gram_index::Bytes;
 use cmem_core::imp::Keys;
-use cmem_core::index_cache::{Arg, ChangeLog, Identity, IndexFiles, VariantRow};
-use cmem_core::schema::{META_MEMORY_TOKEN, META_TABLE};
+use cmem_core::index::gram_index::Bytes;
+use cmem_core::index::index_cache::{Arg, ChangeLog, Identity, IndexFiles, VariantRow};
+use cmem_core::store::schema::{META_MEMORY_TOKEN, META_TABLE};
 use cmem_core::{Error, Result};
 use postgres::types::ToSql;
 use postgres::{Client, Row, Transaction};
 
 use crate::error::{corrupt, Context};
 
-pub(crate) use cmem_core::index_cache::sql::KEYS_OF_V;
+pub(crate) use cmem_core::index::index_cache::sql::KEYS_OF_V;
 
 /// The index directory of [`PgOptions::index_dir`](crate::PgOptions::index_dir).
 pub(crate) struct Dir<'a>(pub(crate) &'a Path);

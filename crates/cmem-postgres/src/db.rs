@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use cmem_core::imp::IndexCache as Cache;
-use cmem_core::stored;
+use cmem_core::store::stored;
 use cmem_core::{Entry, EntryId, Error, ErrorKind, Origin, Result};
 use postgres::GenericClient;
 

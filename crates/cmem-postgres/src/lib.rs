@@ -3,7 +3,7 @@
 //! that many users, processes and machines read and write at once.
 //!
 //! - The same tables as every database store (`tm_entries`, `tm_variants`, `tm_origins`,
-//!   `tm_meta`), declared once in [`cmem_core::schema`] and created by its numbered
+//!   `tm_meta`), declared once in [`cmem_core::store::schema`] and created by its numbered
 //!   migrations in the PostgreSQL dialect, each in a transaction; `pg_trgm` GIN indexes
 //!   on the three keys; a generated `search_tsv` column with a GIN index for concordance
 //!   search (ranked by `ts_rank`, hits marked `[` `]` by `ts_headline`).
@@ -27,7 +27,7 @@
 //!   statements a lookup runs prepared once; no TLS. With [`PgOptions::replica`], reads
 //!   go to a pool on a streaming replica and writes to the primary.
 //! - The index's state machine (files, catching up, reloading) and the migration runner
-//!   are core's ([`cmem_core::index_cache`], [`cmem_core::migrate`]); this crate gives
+//!   are core's ([`cmem_core::index::index_cache`], [`cmem_core::store::migrate`]); this crate gives
 //!   them its SQL.
 //!
 //! ```no_run

@@ -1,11 +1,11 @@
-//! The PostgreSQL side of core's migration runner ([`cmem_core::migrate`]): the catalog,
+//! The PostgreSQL side of core's migration runner ([`cmem_core::store::migrate`]): the catalog,
 //! the meta table, a transaction-scoped advisory lock per step (PostgreSQL's DDL is
 //! transactional, so a failed step leaves the database at the last completed version),
 //! re-keying, and the change counter.
 
 use cmem_core::imp::Keys;
-use cmem_core::migrate::{Allowed, SchemaStore};
-use cmem_core::schema::{stored_keys, Dialect, META_TABLE, SCHEMA_VERSION};
+use cmem_core::store::migrate::{Allowed, SchemaStore};
+use cmem_core::store::schema::{stored_keys, Dialect, META_TABLE, SCHEMA_VERSION};
 use cmem_core::Result;
 use postgres::Client;
 
@@ -105,14 +105,14 @@ impl SchemaStore for Schema<'_> {
     }
 }
 
-/// Brings the schema to [`SCHEMA_VERSION`] (see [`cmem_core::migrate::migrate`]), then
+/// Brings the schema to [`SCHEMA_VERSION`] (see [`cmem_core::store::migrate::migrate`]), then
 /// records the change counter.
 ///
 /// # Errors
-/// As [`cmem_core::migrate::migrate`].
+/// As [`cmem_core::store::migrate::migrate`].
 pub(crate) fn migrate(client: &mut Client, name: &str, options: &PgOptions) -> Result<()> {
     let allowed = Allowed { target: SCHEMA_VERSION, read_only: options.read_only, create: options.create };
-    cmem_core::migrate::migrate(&mut Schema { client, name }, allowed)?;
+    cmem_core::store::migrate::migrate(&mut Schema { client, name }, allowed)?;
     if options.read_only {
         return Ok(());
     }

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use cmem_core::schema::META_TABLE;
-use cmem_core::stored;
+use cmem_core::store::schema::META_TABLE;
+use cmem_core::store::stored;
 use cmem_core::{Entry, EntryId, Origin, Result};
 use postgres::types::Type;
 use postgres::GenericClient;

@@ -12,8 +12,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use cmem_core::imp::{replace_conflict, replaced_entry, WriteSession};
-use cmem_core::run::runs_to_json;
-use cmem_core::schema::{counted_rows, stored_keys, COUNTS_TABLE, META_TABLE, SEARCH_TABLE};
+use cmem_core::model::run::runs_to_json;
+use cmem_core::store::schema::{counted_rows, stored_keys, COUNTS_TABLE, META_TABLE, SEARCH_TABLE};
 use cmem_core::{merge_origins, Entry, EntryId, Error, ErrorKind, NewEntry, Origin, Result, WriteOutcome};
 use postgres::Statement;
 
@@ -21,7 +21,7 @@ use crate::conn::Pooled;
 use crate::db::Db;
 use crate::error::Context;
 use crate::migrate::META_CHANGES;
-use cmem_core::index_cache::ChangedKeys as CachedKeys;
+use cmem_core::index::index_cache::ChangedKeys as CachedKeys;
 
 /// How long one attempt at the writer's turn waits before the hook is told.
 const WAIT_STEP: std::time::Duration = std::time::Duration::from_millis(250);

@@ -5,19 +5,19 @@ use std::collections::HashMap;
 use std::sync::RwLock;
 
 use cmem_core::imp::{KeyKind, Keys, WriteSession};
-use cmem_core::schema::{COUNTS_TABLE, META_TABLE};
+use cmem_core::index::trigram::length_bounds;
+use cmem_core::model::version::{select_versions, Version, VersionQuery, VersionReader};
+use cmem_core::store::schema::{COUNTS_TABLE, META_TABLE};
 use cmem_core::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, ReadScope, ScopedReads, SearchHit, SearchQuery,
     Stats,
 };
-use cmem_core::trigram::length_bounds;
-use cmem_core::version::{select_versions, Version, VersionQuery, VersionReader};
 use cmem_core::{normalize_text, Entry, EntryId, Locale, NewEntry, Result, WriteOutcome};
 use postgres::types::Type;
 use postgres::NoTls;
 
 use cmem_core::imp::IndexCache as Cache;
-use cmem_core::index_cache::IndexFiles;
+use cmem_core::index::index_cache::IndexFiles;
 
 use crate::cache::{Dir, Log, KEYS_OF_V};
 use crate::candidates::{
@@ -34,7 +34,7 @@ use crate::session::PgSession;
 
 /// A [`ContentMemory`] in one PostgreSQL database (15 or newer, with `pg_trgm`): tables
 /// `tm_entries`, `tm_variants`, `tm_origins` and `tm_meta` from
-/// [`cmem_core::schema`]'s PostgreSQL dialect, migrated on open; `pg_trgm` GIN indexes
+/// [`cmem_core::store::schema`]'s PostgreSQL dialect, migrated on open; `pg_trgm` GIN indexes
 /// on the three keys and a generated `search_tsv` column for concordance search.
 ///
 /// Safe to share between threads: connections come from a pool; fuzzy candidates come

@@ -26,7 +26,7 @@ fn best(store: &dyn ContentMemory, query: &str) -> Option<(String, f64)> {
         .unwrap()
         .into_iter()
         .next()
-        .map(|m| (cmem_core::run::plain_text(&m.entry.variants[1].runs), m.score))
+        .map(|m| (cmem_core::model::run::plain_text(&m.entry.variants[1].runs), m.score))
 }
 
 #[test]

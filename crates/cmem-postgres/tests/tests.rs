@@ -40,7 +40,7 @@ fn best(store: &dyn ContentMemory, query: &str) -> Option<(String, f64)> {
         .unwrap()
         .into_iter()
         .next()
-        .map(|m| (cmem_core::run::plain_text(&m.entry.variants[1].runs), m.score))
+        .map(|m| (cmem_core::model::run::plain_text(&m.entry.variants[1].runs), m.score))
 }
 
 mod conformance_gram_index {
@@ -109,7 +109,9 @@ fn scores(store: &dyn ContentMemory, query: &str) -> Vec<(String, f64)> {
     lookup(store, &req)
         .unwrap()
         .into_iter()
-        .map(|m| (cmem_core::run::plain_text(&m.entry.variants[1].runs), (m.score * 1e4).round() / 1e4))
+        .map(|m| {
+            (cmem_core::model::run::plain_text(&m.entry.variants[1].runs), (m.score * 1e4).round() / 1e4)
+        })
         .collect()
 }
 

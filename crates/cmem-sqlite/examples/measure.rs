@@ -17,8 +17,8 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::time::Instant;
 
-use cmem_core::distance::Pattern;
 use cmem_core::imp::{ExactQuery, KeyKind, Keys};
+use cmem_core::index::distance::Pattern;
 use cmem_core::{lookup, ContentMemory, Locale, LookupOptions, LookupRequest, NewEntry, Run, Variant};
 use cmem_sqlite::SqliteStore;
 

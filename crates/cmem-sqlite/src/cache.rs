@@ -13,16 +13,16 @@
 
 use std::path::{Path, PathBuf};
 
-use cmem_core::gram_index::Bytes;
 use cmem_core::imp::Keys;
-use cmem_core::index_cache::{Arg, ChangeLog, Identity, IndexFiles, VariantRow};
-use cmem_core::schema::{META_MEMORY_TOKEN, META_TABLE};
+use cmem_core::index::gram_index::Bytes;
+use cmem_core::index::index_cache::{Arg, ChangeLog, Identity, IndexFiles, VariantRow};
+use cmem_core::store::schema::{META_MEMORY_TOKEN, META_TABLE};
 use cmem_core::{Error, Locale, Result};
 use rusqlite::{params_from_iter, Connection, OptionalExtension, Transaction};
 
 use crate::error::{corrupt, Context};
 
-pub(crate) use cmem_core::index_cache::sql::KEYS_OF_V;
+pub(crate) use cmem_core::index::index_cache::sql::KEYS_OF_V;
 
 /// Where a store keeps its persisted indexes.
 #[derive(Debug, Clone)]

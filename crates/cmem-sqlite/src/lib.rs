@@ -3,7 +3,7 @@
 //! system library), docs/matching.md §8.
 //!
 //! - Tables `tm_entries`, `tm_variants` (runs and the three matching keys) and
-//!   `tm_origins`, declared once in [`cmem_core::schema`], created and upgraded by
+//!   `tm_origins`, declared once in [`cmem_core::store::schema`], created and upgraded by
 //!   numbered migrations, each in a transaction; the meta table records the schema
 //!   version and the key version, and a changed key version re-keys the rows.
 //! - FTS5 tables kept in sync on every write and delete: `tm_variant_trigram`
@@ -14,7 +14,7 @@
 //!   rank exactly as on every other store; without it, from FTS5 and a length
 //!   pre-filter. The index is kept in a file beside the database and caught up from the
 //!   change log by core's [`IndexCache`](cmem_core::imp::IndexCache); migrations are run
-//!   by [`cmem_core::migrate`].
+//!   by [`cmem_core::store::migrate`].
 //! - Writes are one transaction per batch, or per [`WriteSession`](cmem_core::imp::WriteSession)
 //!   (an import), taking the write lock up front (`BEGIN IMMEDIATE`) and waiting,
 //!   bounded, for another writer ([`SqliteOptions::write_wait`], [`WaitHook`]); entries
@@ -52,6 +52,6 @@ mod session;
 mod store;
 mod words;
 
-pub use cmem_core::index_cache::IndexInfo;
+pub use cmem_core::index::index_cache::IndexInfo;
 pub use options::{SqliteOptions, WaitHook};
 pub use store::SqliteStore;

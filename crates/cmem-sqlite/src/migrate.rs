@@ -1,10 +1,10 @@
-//! The SQLite side of core's migration runner ([`cmem_core::migrate`]): the catalog, the
+//! The SQLite side of core's migration runner ([`cmem_core::store::migrate`]): the catalog, the
 //! meta table, the writers' lock (`BEGIN IMMEDIATE`) and re-keying, which rebuilds both
 //! FTS5 tables.
 
 use cmem_core::imp::Keys;
-use cmem_core::migrate::{Allowed, SchemaStore};
-use cmem_core::schema::{stored_keys, Dialect, META_TABLE};
+use cmem_core::store::migrate::{Allowed, SchemaStore};
+use cmem_core::store::schema::{stored_keys, Dialect, META_TABLE};
 use cmem_core::Result;
 use rusqlite::{params, Connection, OptionalExtension};
 
@@ -96,20 +96,20 @@ impl SchemaStore for Schema<'_> {
     }
 }
 
-/// Brings the schema of `path` to `target` (see [`cmem_core::migrate::migrate`]).
+/// Brings the schema of `path` to `target` (see [`cmem_core::store::migrate::migrate`]).
 ///
 /// # Errors
-/// As [`cmem_core::migrate::migrate`].
+/// As [`cmem_core::store::migrate::migrate`].
 pub(crate) fn migrate(conn: &Connection, path: &str, target: u32, options: &SqliteOptions) -> Result<()> {
     let allowed = Allowed { target, read_only: options.read_only, create: true };
-    cmem_core::migrate::migrate(&mut Schema { conn, path, options }, allowed)
+    cmem_core::store::migrate::migrate(&mut Schema { conn, path, options }, allowed)
 }
 
 /// Creates the schema of an older `version` in an empty database: for compatibility
 /// fixtures and tests.
 #[cfg(feature = "testing")]
 pub(crate) fn create_at(conn: &Connection, path: &str, version: u32) -> Result<()> {
-    use cmem_core::schema::SCHEMA_VERSION;
+    use cmem_core::store::schema::SCHEMA_VERSION;
     use cmem_core::{Error, ErrorKind};
     if version == 0 || version > SCHEMA_VERSION {
         return Err(Error::new(
@@ -118,7 +118,7 @@ pub(crate) fn create_at(conn: &Connection, path: &str, version: u32) -> Result<(
         ));
     }
     let options = SqliteOptions::default();
-    if cmem_core::migrate::schema_version(&mut Schema { conn, path, options: &options })? != 0 {
+    if cmem_core::store::migrate::schema_version(&mut Schema { conn, path, options: &options })? != 0 {
         return Err(Error::new(ErrorKind::Schema, format!("sqlite store {path}: the database is not empty")));
     }
     migrate(conn, path, version, &options)
@@ -128,10 +128,10 @@ pub(crate) fn create_at(conn: &Connection, path: &str, version: u32) -> Result<(
 /// before anything touches the file.
 ///
 /// # Errors
-/// As [`cmem_core::migrate::schema_version`] and [`cmem_core::migrate::refuse_newer`].
+/// As [`cmem_core::store::migrate::schema_version`] and [`cmem_core::store::migrate::refuse_newer`].
 pub(crate) fn refuse_foreign_or_newer(conn: &Connection, path: &str) -> Result<()> {
     let options = SqliteOptions::default();
     let mut schema = Schema { conn, path, options: &options };
-    let version = cmem_core::migrate::schema_version(&mut schema)?;
-    cmem_core::migrate::refuse_newer(&schema, version)
+    let version = cmem_core::store::migrate::schema_version(&mut schema)?;
+    cmem_core::store::migrate::refuse_newer(&schema, version)
 }

@@ -16,7 +16,7 @@ use rusqlite::{params, Connection, OpenFlags};
 use crate::error::Context;
 use crate::lock::{begin_immediate, roll_back, Immediate};
 use crate::store::SqliteStore;
-use cmem_core::index_cache::ChangedKeys as CachedKeys;
+use cmem_core::index::index_cache::ChangedKeys as CachedKeys;
 
 impl SqliteStore {
     /// A new write session: on a connection of its own for a file, on the store's one

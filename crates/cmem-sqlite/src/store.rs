@@ -6,23 +6,25 @@ use std::path::Path;
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use cmem_core::imp::{build_trigram_query, KeyKind, Keys, WriteSession};
-use cmem_core::run::runs_to_json;
-use cmem_core::schema::{
+use cmem_core::index::trigram::length_bounds;
+use cmem_core::model::run::runs_to_json;
+use cmem_core::model::version::{select_versions, Version, VersionQuery, VersionReader};
+use cmem_core::store::schema::{
     count_sql, counted_rows, stored_keys, Dialect, COUNTS_TABLE, META_TABLE, SCHEMA_VERSION,
 };
+use cmem_core::store::stored;
 use cmem_core::store::{
     CandidateQuery, CandidateSink, ContentMemory, ExactQuery, SearchHit, SearchQuery, Stats,
 };
-use cmem_core::stored;
-use cmem_core::trigram::length_bounds;
-use cmem_core::version::{select_versions, Version, VersionQuery, VersionReader};
 use cmem_core::{
     merge_origins, normalize_text, Entry, EntryId, Error, ErrorKind, Locale, NewEntry, Origin, Result,
     Variant, WriteOutcome,
 };
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
-use cmem_core::index_cache::{ChangedKeys as CachedKeys, IndexCache as Cache, IndexFiles, IndexInfo, Loaded};
+use cmem_core::index::index_cache::{
+    ChangedKeys as CachedKeys, IndexCache as Cache, IndexFiles, IndexInfo, Loaded,
+};
 
 use crate::cache::{Log, Persist, KEYS_OF_V};
 use crate::error::{corrupt, Context};
@@ -310,7 +312,7 @@ impl SqliteStore {
     }
 
     /// Loads the index of every locale matching `source` when missing, and catches up
-    /// with other connections' writes (see [`IndexCache::load`](cmem_core::index_cache::IndexCache::load)); false when a locale has no
+    /// with other connections' writes (see [`IndexCache::load`](cmem_core::index::index_cache::IndexCache::load)); false when a locale has no
     /// usable index file and [`build_index`](SqliteOptions::build_index) is off.
     fn ensure_cache(&self, source: &Locale) -> Result<bool> {
         let conn = self.conn()?;
@@ -618,7 +620,7 @@ impl SqliteStore {
                 if !kinds.intersect(q.kinds).is_empty() {
                     // The sketch rules most keys out before a distance is computed, as
                     // for the index's keys (one pass over the key to make).
-                    let sketch = cmem_core::distance::CharSketch::of(key);
+                    let sketch = cmem_core::index::distance::CharSketch::of(key);
                     sink.offer_sketched(id, kinds, key.into(), key.chars().count(), &sketch);
                 }
             }

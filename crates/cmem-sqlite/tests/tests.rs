@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use cmem_conformance::Reopening;
 use cmem_core::imp::{ExactQuery, KeyKind, Keys, KindSet};
-use cmem_core::run::runs_to_json;
+use cmem_core::model::run::runs_to_json;
 use cmem_core::store::{CandidateQuery, CandidateSink};
 use cmem_core::{
     lookup, Code, ContentMemory, EntryId, ErrorKind, Locale, LookupOptions, LookupRequest, MemStore,
@@ -202,7 +202,7 @@ fn a_full_disk_fails_the_batch_and_keeps_what_was_stored() {
     assert!(err.to_string().contains("full.db"), "{err}");
     assert_eq!(store.stats().unwrap().entries, 50);
     // The store is still usable, and the cache did not take the failed batch.
-    let text = cmem_core::run::plain_text(&sample_entries()[3].variants[0].runs);
+    let text = cmem_core::model::run::plain_text(&sample_entries()[3].variants[0].runs);
     let m = summarize(&store, &text, &opts());
     assert!(!m.is_empty() && m.iter().all(|(id, ..)| *id <= 50));
     drop(store);
@@ -548,7 +548,7 @@ fn a_v3_database_upgrades_and_keeps_every_row() {
     let conn = rusqlite::Connection::open(&path).unwrap();
     let v: String =
         conn.query_row("SELECT value FROM tm_meta WHERE key = 'schema_version'", [], |r| r.get(0)).unwrap();
-    assert_eq!(v, cmem_core::schema::SCHEMA_VERSION.to_string());
+    assert_eq!(v, cmem_core::store::schema::SCHEMA_VERSION.to_string());
 }
 
 #[test]
@@ -730,7 +730,7 @@ fn sql_candidates_are_a_superset_of_what_reaches_the_cutoff() {
                 .unwrap();
             for (i, e) in entries[..1500].iter().enumerate() {
                 let k = e.variants[0].keys();
-                if cmem_core::distance::similarity(&key, &k.plain) >= 0.7 {
+                if cmem_core::index::distance::similarity(&key, &k.plain) >= 0.7 {
                     assert!(sink.0.contains(&EntryId(i as i64 + 1)), "{q:?} missed {:?}", k.plain);
                 }
             }
@@ -1461,7 +1461,7 @@ fn word_models_persist_with_the_memory() {
     store.write(&[pair("Open the file", "Datei öffnen"), pair("Open the folder", "Ordner öffnen")]).unwrap();
     assert!(store.word_model(&loc("en"), &loc("de")).unwrap().is_none());
     let (model, _) =
-        cmem_core::learn::train_store(&store, &loc("en"), &loc("de"), &Default::default()).unwrap();
+        cmem_core::align::learn::train_store(&store, &loc("en"), &loc("de"), &Default::default()).unwrap();
     store.save_word_model(&loc("en"), &loc("de"), Arc::new(model)).unwrap();
     drop(store);
     let again = SqliteStore::open(&path).unwrap();
@@ -1497,7 +1497,7 @@ fn a_word_model_saved_by_another_process_is_seen() {
     let trainer = SqliteStore::open(&path).unwrap();
     let train = |store: &SqliteStore| {
         let (model, _) =
-            cmem_core::learn::train_store(store, &loc("en"), &loc("de"), &Default::default()).unwrap();
+            cmem_core::align::learn::train_store(store, &loc("en"), &loc("de"), &Default::default()).unwrap();
         store.save_word_model(&loc("en"), &loc("de"), Arc::new(model)).unwrap();
     };
     train(&trainer);

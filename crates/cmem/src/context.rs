@@ -1,12 +1,12 @@
 //! [`ContextAnswer`]: the context of a segment for a translation producer, as every
 //! front end returns it; [`ContextSegment`], a segment as front ends read it; and
 //! [`Memory::context`] / [`Memory::context_answer`], which produce it. The choice of
-//! examples and glossary is [`cmem_core::producer`]'s.
+//! examples and glossary is [`cmem_core::lookup::producer`]'s.
 
 use std::fmt;
 use std::time::Instant;
 
-use cmem_core::producer::{context_for, Context, ContextOptions, ContextRequest};
+use cmem_core::lookup::producer::{context_for, Context, ContextOptions, ContextRequest};
 use cmem_core::{
     client_masks, prepare_query, Error, Locale, LookupOptions, LookupRequest, MatchView, Point, QueryContext,
     QueryText, Recognizer, Result, Run, SegmentView,
@@ -334,7 +334,7 @@ impl NeighboursBody {
 impl Memory {
     /// Everything the memory knows about a segment: the prior version its fingerprint
     /// governs, the lookup's matches, examples chosen to cover it and the glossary of the
-    /// word model ([`cmem_core::producer`]).
+    /// word model ([`cmem_core::lookup::producer`]).
     ///
     /// # Errors
     /// As [`cmem_core::context_for`].

@@ -80,15 +80,15 @@ pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
 pub use several::{choose_writer, Member, Memories, MemorySpec, Role};
 pub use time::rfc3339_utc;
 
-/// Word diffs of two texts, as a match's repairs and its rendering show them.
-pub use cmem_core::diff;
 /// Store machinery (schema DDL, matching keys, distance), for store implementers and
 /// diagnostics; not part of the stable surface (see Stability above).
 pub use cmem_core::imp;
-pub use cmem_core::masks::{MaskedText, Unmasked};
+pub use cmem_core::lookup::masks::{MaskedText, Unmasked};
+/// Word diffs of two texts, as a match's repairs and its rendering show them.
+pub use cmem_core::model::diff;
+pub use cmem_core::model::run::surface_text;
 /// In which score bands a lookup repairs changed words ([`LookupOptions::word_repair`]).
 pub use cmem_core::repair::words::RepairBands;
-pub use cmem_core::run::surface_text;
 /// The workspace's one way to write plain setters, for the crates built on this one
 /// (see `cmem_core::setters!`).
 #[doc(hidden)]

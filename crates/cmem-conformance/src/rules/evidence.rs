@@ -106,8 +106,8 @@ pub fn mechanical_repairs(make: Make<'_>) -> Outcome {
 /// # Errors
 /// What the store got wrong.
 pub fn word_repair(make: Make<'_>) -> Outcome {
+    use cmem_core::align::learn::train_store;
     use cmem_core::align::AlignOptions;
-    use cmem_core::learn::train_store;
     use cmem_core::repair::words::RepairBands;
     use cmem_core::repair::RepairKind;
 
@@ -159,7 +159,7 @@ pub fn word_repair(make: Make<'_>) -> Outcome {
         .ok_or_else(|| Failure::new(format!("a words repair listed: {:?}", m.repairs)))?;
     ensure_eq!((w.target_from.as_str(), w.target_to.as_str()), ("Datei", "Ordner"), "the replaced span");
     ensure!(w.evidence.is_some(), "with its evidence");
-    let unrepaired = m.unrepaired_target.as_deref().map(cmem_core::run::plain_text);
+    let unrepaired = m.unrepaired_target.as_deref().map(cmem_core::model::run::plain_text);
     ensure_eq!(unrepaired.as_deref(), Some("Datei drucken"), "the target before the word repair kept");
 
     // The query is a stored source: its target as stored.

@@ -3,7 +3,7 @@
 //! [`conformance_suite!`](crate::conformance_suite) turns each into a `#[test]`.
 
 use cmem_core::imp::{prior_version_for, VersionReader};
-use cmem_core::notation::to_notation;
+use cmem_core::model::notation::to_notation;
 use cmem_core::{
     ContentMemory, EntryId, ErrorKind, LookupOptions, LookupRequest, MatchType, NewEntry, PenaltyKind,
     Provider, SearchQuery, Variant, VersionQuery, VersionRequest, WriteOutcome, SCORE_NEAR_EXACT,

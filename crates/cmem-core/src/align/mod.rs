@@ -35,6 +35,7 @@
 //! ```
 
 mod em;
+pub mod learn;
 mod phrase;
 mod sym;
 
@@ -478,8 +479,8 @@ impl WordModel {
 }
 
 /// The text of `runs` with each code as U+FFFC (not a word), NFC: what the aligner reads.
-pub fn text_of(runs: &[crate::run::Run]) -> String {
-    crate::run::skeleton(runs)
+pub fn text_of(runs: &[crate::model::run::Run]) -> String {
+    crate::model::run::skeleton(runs)
 }
 
 #[cfg(test)]
@@ -487,7 +488,7 @@ mod tests;
 
 /// The key a locale pair's word model is kept under: the two language subtags
 /// (`en de`), since word correspondences do not depend on the region.
-pub fn pair_key(source: &crate::locale::Locale, target: &crate::locale::Locale) -> String {
+pub fn pair_key(source: &crate::model::locale::Locale, target: &crate::model::locale::Locale) -> String {
     format!("{} {}", source.language(), target.language())
 }
 

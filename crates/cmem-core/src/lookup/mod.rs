@@ -9,18 +9,24 @@ use crate::repair::words::RepairBands;
 use crate::repair::Repair;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::adapt::{adapt, entity_values, Adapted, CodeAdaptation, EntityAdaptation};
-use crate::context::{Attribute, AttributePenalty, QueryContext};
-use crate::distance::{CharSketch, Pattern};
-use crate::entry::{Entry, EntryId};
 use crate::error::{Error, Result};
-use crate::key::{flatten_runs, normalize_text, KeyKind, Keys, KindSet};
-use crate::locale::{Locale, LocaleFit};
-use crate::point::{nearer_answer, Point};
-use crate::run::{runs_to_json, Run};
+use crate::index::distance::{CharSketch, Pattern};
+use crate::model::context::{Attribute, AttributePenalty, QueryContext};
+use crate::model::entry::{Entry, EntryId};
+use crate::model::key::{flatten_runs, normalize_text, KeyKind, Keys, KindSet};
+use crate::model::locale::{Locale, LocaleFit};
+use crate::model::point::{nearer_answer, Point};
+use crate::model::run::{runs_to_json, Run};
+use crate::repair::adapt::{adapt, entity_values, Adapted, CodeAdaptation, EntityAdaptation};
 use crate::store::{CandidateQuery, CandidateSink, ContentMemory, ExactQuery, KeyText, ReadScope};
 
+pub mod masks;
+pub mod merge;
+pub mod producer;
+pub mod provider;
+pub mod query;
 mod sink;
+pub mod view;
 use sink::Sink;
 
 /// The score of a match equal in text but not in inline-code structure (the
@@ -251,7 +257,7 @@ impl LookupRequest {
 }
 
 /// One match. Serialized as it is (the entry whole); clients usually want the
-/// [`MatchView`](crate::MatchView).
+/// [`MatchView`](crate::lookup::view::MatchView).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Match {
     /// The stored entry.
@@ -292,7 +298,7 @@ pub struct Match {
     /// source has: `delete`; what the query has instead: `insert`); empty when they are
     /// identical.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub source_diff: Vec<crate::diff::DiffOp>,
+    pub source_diff: Vec<crate::model::diff::DiffOp>,
     /// The adapted target as it was before the word repair ([`crate::repair::words`])
     /// changed it: what recycle writes as the alternative of a repaired fill. `None` when
     /// no word repair was applied.
@@ -309,10 +315,10 @@ pub enum PenaltyKind {
     /// newline), which the keys do not see.
     Whitespace,
     /// The stored source or target is in another region of the language asked for
-    /// (`de-DE` for `de-CH`): [`REGION_PENALTY`](crate::REGION_PENALTY) points a side.
+    /// (`de-DE` for `de-CH`): [`REGION_PENALTY`](crate::model::locale::REGION_PENALTY) points a side.
     Region,
     /// The match comes from a memory that costs a penalty in a lookup over several
-    /// ([`lookup_several`](crate::lookup_several)).
+    /// ([`lookup_several`](crate::lookup::merge::lookup_several)).
     Memory,
     /// An [`AttributePenalty`] on the entry's project.
     Project,
@@ -359,17 +365,17 @@ impl Match {
     /// The adapted target as text to use, codes as their native markup (`%d öffnen`,
     /// `<b>Datei</b>`).
     pub fn adapted_text(&self) -> String {
-        crate::run::surface_text(&self.adapted_target)
+        crate::model::run::surface_text(&self.adapted_target)
     }
 
     /// The stored source as text, codes as their native markup.
     pub fn source_text(&self) -> String {
-        crate::run::surface_text(self.source())
+        crate::model::run::surface_text(self.source())
     }
 
     /// The stored target (unadapted) as text, codes as their native markup.
     pub fn stored_target_text(&self) -> String {
-        crate::run::surface_text(self.target())
+        crate::model::run::surface_text(self.target())
     }
 
     /// True when every entity and code adaptation was applied.
@@ -683,7 +689,7 @@ fn rescore(query: &Keys, stored: &Keys, found: f64, found_kind: KeyKind) -> (f64
         // Text-only segments have one key for all three kinds: score it once.
         let s = match last {
             Some((lq, lk, s)) if lq == q && lk == k => s,
-            _ => crate::distance::similarity(q, k).min(SCORE_NEAR_EXACT),
+            _ => crate::index::distance::similarity(q, k).min(SCORE_NEAR_EXACT),
         };
         last = Some((q, k, s));
         if s > best.0 + 1e-12 || (s + 1e-12 >= best.0 && kind < best.1) {
@@ -709,7 +715,7 @@ fn new_match(
     let (query_text, source_text) = (asked.surface.as_str(), surface_nfc(source));
     let identical_source = query_text == source_text;
     let source_diff =
-        if identical_source { Vec::new() } else { crate::diff::word_diff(&source_text, query_text) };
+        if identical_source { Vec::new() } else { crate::model::diff::word_diff(&source_text, query_text) };
     Match {
         source_diff,
         unrepaired_target: None,
@@ -747,14 +753,14 @@ impl<'a> Asked<'a> {
 
 /// The text of runs with codes as their markup, NFC: what "identical" compares.
 fn surface_nfc(runs: &[Run]) -> String {
-    crate::run::surface_text(runs).nfc().collect()
+    crate::model::run::surface_text(runs).nfc().collect()
 }
 
 /// The text runs of `runs` joined (codes left out), NFC: what the white-space check
 /// compares.
 fn text_nfc(runs: &[Run]) -> String {
     let mut out = String::new();
-    crate::run::walk_runs(runs, &mut |run| {
+    crate::model::run::walk_runs(runs, &mut |run| {
         if let Run::Text(t) = run {
             out.push_str(t);
         }

@@ -82,7 +82,7 @@ pub(super) fn repair_inner(q: &str, s: &str, target: &mut [Run]) -> Vec<Repair> 
             .filter_map(|r| if let Run::Text(t) = r { Some(t.as_str()) } else { None })
             .collect();
         let mut all: Vec<&str> = Vec::new();
-        crate::run::walk_runs(target, &mut |r| {
+        crate::model::run::walk_runs(target, &mut |r| {
             if let Run::Text(t) = r {
                 all.push(t);
             }

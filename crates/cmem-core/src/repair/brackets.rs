@@ -101,7 +101,7 @@ pub(super) fn repair_wrap(q: &str, s: &str, query: &[Run], target: &mut Vec<Run>
         // The query's code at that place: the k-th code of its runs.
         let k = sc[..i].iter().filter(|c| **c == '\u{FFFC}').count();
         let mut codes = Vec::new();
-        crate::run::walk_runs(query, &mut |r| {
+        crate::model::run::walk_runs(query, &mut |r| {
             if r.code().is_some() {
                 codes.push(r);
             }
@@ -141,13 +141,13 @@ pub(super) fn wrap_whole(target: &mut Vec<Run>, open: char, close: char) -> bool
 /// runs; none inside choices). False when it has none or several.
 pub(super) fn wrap_code(target: &mut Vec<Run>, code: &Run, open: char, close: char) -> bool {
     let mut found = 0;
-    crate::run::walk_runs(target, &mut |r| found += usize::from(r == code));
+    crate::model::run::walk_runs(target, &mut |r| found += usize::from(r == code));
     let Some(at) = target.iter().position(|r| r == code) else { return false };
     if found != 1 {
         return false;
     }
     target.insert(at + 1, Run::text(close.to_string()));
     target.insert(at, Run::text(open.to_string()));
-    crate::adapt::merge_text(target);
+    crate::repair::adapt::merge_text(target);
     true
 }

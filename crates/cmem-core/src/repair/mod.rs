@@ -68,8 +68,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::locale::Locale;
-use crate::run::Run;
+use crate::model::locale::Locale;
+use crate::model::run::Run;
+pub mod adapt;
 mod between_words;
 mod brackets;
 mod compound;
@@ -119,7 +120,7 @@ pub struct Repair {
     pub words: Option<words::WordChange>,
 }
 
-pub(crate) use crate::run::skeleton;
+pub(crate) use crate::model::run::skeleton;
 
 /// `text` without its white space at both ends and its final punctuation, numbers as
 /// `#`, inner white space collapsed: what must be equal for a repair to be mechanical.
@@ -246,7 +247,7 @@ fn texts(target: &mut [Run]) -> Vec<&mut String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::Code;
+    use crate::model::run::Code;
 
     fn de() -> Locale {
         Locale::parse("de").unwrap()
@@ -255,7 +256,7 @@ mod tests {
     fn run(q: &str, s: &str, t: &str, loc: &Locale) -> (String, Vec<Repair>) {
         let mut target = vec![Run::text(t)];
         let r = repair(&[Run::text(q)], &[Run::text(s)], &mut target, loc);
-        (crate::run::surface_text(&target), r)
+        (crate::model::run::surface_text(&target), r)
     }
 
     #[test]
@@ -481,6 +482,6 @@ mod tests {
             &de(),
         );
         assert!(r[0].applied);
-        assert_eq!(crate::run::surface_text(&target), "Datei %s.");
+        assert_eq!(crate::model::run::surface_text(&target), "Datei %s.");
     }
 }

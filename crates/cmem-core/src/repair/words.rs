@@ -45,8 +45,8 @@ use serde::{Deserialize, Serialize};
 use super::punctuation::{final_mark_repair, final_marks, localized};
 use super::{Repair, RepairKind};
 use crate::align::{fold, text_of, words, WordModel};
-use crate::locale::Locale;
-use crate::run::Run;
+use crate::model::locale::Locale;
+use crate::model::run::Run;
 
 /// Which fuzzy matches the word repair changes, by the match's score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -152,7 +152,7 @@ fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
 /// The changed stretches between word lists `a` (stored source) and `b` (query):
 /// `(a1, a2, b1, b2)`, half open; longest common subsequence.
 fn hunks(a: &[String], b: &[String]) -> Vec<(usize, usize, usize, usize)> {
-    crate::diff::lcs_hunks(a, b)
+    crate::model::diff::lcs_hunks(a, b)
 }
 
 /// A candidate replacement and how it ranks: (context sides agreeing, count).
@@ -325,7 +325,7 @@ fn repair_tail(query: &[Run], q: &str, s: &str, target: &mut Vec<Run>) -> Option
     }
     let added = last[keep..].to_owned();
     let rest: Vec<Run> = tail.collect();
-    let to = format!("{added}{}", crate::run::surface_text(&rest));
+    let to = format!("{added}{}", crate::model::run::surface_text(&rest));
     target.extend(rest);
     Some(Repair {
         kind: RepairKind::Words,
@@ -656,7 +656,7 @@ mod tests {
     ) -> (String, Vec<Repair>) {
         let mut target = vec![Run::text(t)];
         let r = repair_words(&[Run::text(q)], &[Run::text(s)], &mut target, model, locale, score);
-        (crate::run::surface_text(&target), r)
+        (crate::model::run::surface_text(&target), r)
     }
 
     #[test]
@@ -769,7 +769,7 @@ mod tests {
     #[test]
     fn codes_the_query_adds_after_its_last_word_end_the_target_too() {
         let m = model();
-        let code = Run::Ph(crate::run::Code::new("1").data("%s"));
+        let code = Run::Ph(crate::model::run::Code::new("1").data("%s"));
         let mut target = vec![Run::text("Datei drucken")];
         let query = [Run::text("Print the window: "), code.clone()];
         let r = repair_words(&query, &[Run::text("Print the file")], &mut target, &m, &de(), 0.8);
@@ -811,7 +811,7 @@ mod tests {
     fn respelled_words_and_words_become_codes_are_left() {
         let m = model();
         assert!(run(&m, "Print the email", "Print the e-mail", "E-Mail drucken").1.is_empty());
-        let code = Run::Ph(crate::run::Code::new("1").data("%PRODUCTNAME"));
+        let code = Run::Ph(crate::model::run::Code::new("1").data("%PRODUCTNAME"));
         let mut target = vec![Run::text("Modul PRODUCTNAME Writer")];
         let r = repair_words(
             &[Run::text("module "), code, Run::text(" Writer")],
@@ -828,7 +828,7 @@ mod tests {
     #[test]
     fn codes_keep_their_places_and_choices_are_left_alone() {
         let m = model();
-        let code = Run::Ph(crate::run::Code::new("1").data("%s"));
+        let code = Run::Ph(crate::model::run::Code::new("1").data("%s"));
         let mut target = vec![Run::text("Datei "), code.clone(), Run::text(" drucken")];
         let r = repair_words(
             &[Run::text("Print the "), code.clone(), Run::text(" window")],

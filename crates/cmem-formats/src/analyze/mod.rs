@@ -59,7 +59,7 @@ pub struct AnalyzeOptions {
     /// Recognizes inline codes in segments whose source has no inline elements, as
     /// [`RecycleOptions::recognizer`](crate::RecycleOptions::recognizer) does, so the
     /// bands are what recycling would fill. Default: none.
-    pub recognizer: Option<cmem_core::recognize::Recognizer>,
+    pub recognizer: Option<cmem_core::model::recognize::Recognizer>,
     /// The fuzzy bands and every band's weight.
     pub bands: Bands,
     /// Told as each of a file's lookups ends; default none.
@@ -375,7 +375,7 @@ pub fn count_words(text: &str) -> usize {
 /// The words of a segment's runs (text only; codes are not words).
 pub fn count_run_words(runs: &[Run]) -> usize {
     let mut text = String::new();
-    cmem_core::run::walk_runs(runs, &mut |r| {
+    cmem_core::model::run::walk_runs(runs, &mut |r| {
         if let Run::Text(t) = r {
             text.push_str(t);
         } else {
@@ -389,7 +389,7 @@ pub fn count_run_words(runs: &[Run]) -> usize {
 /// counted).
 pub fn count_run_characters(runs: &[Run]) -> usize {
     let mut n = 0;
-    cmem_core::run::walk_runs(runs, &mut |r| {
+    cmem_core::model::run::walk_runs(runs, &mut |r| {
         if let Run::Text(t) = r {
             n += t.chars().filter(|c| !c.is_whitespace()).count();
         }

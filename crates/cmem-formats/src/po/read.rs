@@ -3,8 +3,8 @@
 use std::collections::{HashMap, VecDeque};
 use std::io::BufRead;
 
-use cmem_core::recognize::Recognizer;
-use cmem_core::run::Choice;
+use cmem_core::model::recognize::Recognizer;
+use cmem_core::model::run::Choice;
 use cmem_core::{Locale, NewEntry, Run, Variant};
 
 use super::parse::{Catalog, Header, Message};

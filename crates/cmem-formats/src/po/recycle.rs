@@ -85,7 +85,9 @@ fn locales(
 /// Runs of a source and a target string, as a recognizer gives them.
 type Pair = (Vec<Run>, Vec<Run>);
 
-fn hook_of(rec: Option<&cmem_core::recognize::Recognizer>) -> Option<impl Fn(&str, &str) -> Pair + '_> {
+fn hook_of(
+    rec: Option<&cmem_core::model::recognize::Recognizer>,
+) -> Option<impl Fn(&str, &str) -> Pair + '_> {
     rec.map(|r| move |s: &str, t: &str| r.recognize_pair(s, t))
 }
 
@@ -173,7 +175,7 @@ fn recycle_catalog(
             report.skip(m.line, "", crate::recycle::SKIP_TOO_LONG);
             continue;
         };
-        let source_key = cmem_core::run::runs_to_json(&t.source);
+        let source_key = cmem_core::model::run::runs_to_json(&t.source);
         let first = match firsts.get(&source_key) {
             Some(found) => {
                 report.repetitions += 1;

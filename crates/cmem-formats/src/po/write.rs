@@ -218,7 +218,7 @@ impl<W: Write> crate::import::EntrySink for PoWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cmem_core::run::Choice;
+    use cmem_core::model::run::Choice;
     use cmem_core::{Code, Variant};
 
     #[test]

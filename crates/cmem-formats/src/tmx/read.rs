@@ -594,7 +594,7 @@ impl<R: Read> TmxReader<R> {
                         let kind = self.xml.attr("type").unwrap_or_default().to_owned();
                         let value = self.xml.text_content()?;
                         if kind == "x-cmem-runs" {
-                            match cmem_core::run::runs_from_json(&value) {
+                            match cmem_core::model::run::runs_from_json(&value) {
                                 Ok(r) => exact_runs = Some(r),
                                 Err(e) => {
                                     self.problem(

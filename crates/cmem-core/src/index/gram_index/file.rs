@@ -1,0 +1,984 @@
+//! The persisted form of a [`GramIndex`]: one file a new process reads in place (mapped
+//! by the store) instead of building the index from the memory's tables.
+//!
+//! Layout (all numbers in the writing machine's byte order, recorded in the header; a file
+//! of the other order is refused): a fixed header with the file's length, a checksum of the
+//! header, the watermark of the memory's changes it reflects, the locale it indexes and a
+//! token tying it to one memory; then fourteen sections, each aligned to 8 bytes:
+//!
+//! | section | content |
+//! |---|---|
+//! | records | per key, one 64-byte line: entry (i64), key offset and length in the key text (u32, u32), locale set (u32), kinds (u8), a spare byte, length in characters (u16, saturating), the 32-byte character sketch, the next key of its chain of keys of the same text and the first key of the chain it is in (u32, u32; `u32::MAX`: none) |
+//! | keys | the keys' text, one after the other |
+//! | slots | open-addressed gram table: gram (u64), list start and length (u32, u32), directory start and length (u32, u32), the keys holding the gram, chained ones included (u64) |
+//! | ids, lens | the posting lists of the keys listed (not chained), each sorted by (key length, key number): key numbers (u32) and lengths (u16) |
+//! | starts | the length directories of the long lists (u32) |
+//! | by-length starts, by-length keys | keys by length |
+//! | entries, entry keys | (entry, key) pairs sorted, to forget an entry's keys |
+//! | sets | the locale sets the records' set numbers refer to |
+//! | more | per key, a bit: a key follows it in its chain of keys of the same text |
+//! | weight | per key (u32): for a first key, the keys of its chain, itself included (see `SameText`) |
+//! | set hints | per key (u8): its locale set number, 255 when that is 255 or more (then the record says) |
+//!
+//! The file ends with the magic bytes again. A file is streamed to a temporary name,
+//! synced and renamed ([`replace_with`](crate::store::atomic_file::replace_with)), so a reader sees an old file or a new one; a
+//! torn or foreign file fails [`FrozenGrams::open`]'s checks (length, trailer, header checksum, section
+//! bounds) and is rebuilt. Every read of a section is bounds-checked: a file damaged inside
+//! a section can yield wrong candidates (the scorer still checks each one) but never a
+//! panic.
+
+use std::collections::BTreeMap;
+use std::io::{Seek, SeekFrom, Write};
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::index::distance::CharSketch;
+use crate::index::locale_set::LocaleSets;
+use crate::model::entry::EntryId;
+use crate::model::key::KindSet;
+use crate::model::locale::Locale;
+
+use super::{GramIndex, List, Posting, DIRECTORY_FROM};
+
+const MAGIC: &[u8; 8] = b"CMEMGIX\x01";
+const FORMAT: u32 = 4;
+const ENDIAN: u32 = 0x0A0B_0C0D;
+const SECTIONS: usize = 14;
+const FIXED: usize = 104;
+/// A gram table slot: gram, list, directory, keys holding the gram.
+const SLOT: usize = 4;
+const TABLE_END: usize = FIXED + SECTIONS * 16;
+/// A record is one cache line: an offer reads the entry, set, kinds, length and sketch
+/// together, and the key's text only when the sketch does not rule it out.
+const RECORD: usize = 64;
+const SKETCH: usize = 32;
+
+/// Section numbers.
+const RECORDS: usize = 0;
+const KEYS: usize = 1;
+const SLOTS: usize = 2;
+const IDS: usize = 3;
+const LENS: usize = 4;
+const STARTS: usize = 5;
+const BY_LEN_STARTS: usize = 6;
+const BY_LEN_KEYS: usize = 7;
+const ENTRIES: usize = 8;
+const ENTRY_KEYS: usize = 9;
+const SETS: usize = 10;
+const MORE: usize = 11;
+const WEIGHT: usize = 12;
+const SET_HINTS: usize = 13;
+
+/// What a persisted index reflects and where it belongs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileMeta {
+    /// The last change-log number the index reflects.
+    pub seq: i64,
+    /// The highest entry number the index reflects (entries are numbered upwards and
+    /// never reused: higher ones were written since).
+    pub eid: i64,
+    /// The key version of the keys indexed.
+    pub key_version: u32,
+    /// The variant locale whose keys are indexed.
+    pub locale: String,
+    /// Which memory the index is of, then the identity hash of its newest entry (entry
+    /// `eid`): see [`FileMeta::token_of`]. A file of another memory is not used.
+    pub token: String,
+}
+
+impl FileMeta {
+    /// The token of an index of the memory named `memory` (by the store: a token, and
+    /// whatever else tells its copies apart) whose newest entry has identity hash
+    /// `newest` (0: the memory has no entry).
+    pub fn token_of(memory: &str, newest: i64) -> String {
+        format!("{memory}#{newest}")
+    }
+
+    /// The memory part of the token; `None` for a token of another form (a file written
+    /// before the newest entry was recorded), which no memory owns.
+    pub fn memory(&self) -> Option<&str> {
+        self.token.rsplit_once('#').map(|(memory, _)| memory)
+    }
+
+    /// Whether the file indexes the keys of `locale` as this build makes them.
+    pub fn indexes(&self, locale: &str) -> bool {
+        self.key_version == crate::model::key::KEY_VERSION && self.locale == locale
+    }
+
+    /// Whether the index can be caught up from the change log to a state of its memory
+    /// where the log's last number is `seq` and the highest entry number `eid`, given
+    /// `newest`, the identity hash the file's newest entry (`self.eid`) has in that
+    /// state (0: none), and `newest_logged`, whether the log holds a deletion or
+    /// re-keying of that entry after the file's mark.
+    ///
+    /// Not when the file knows a later state (a log past `seq`, or a newest entry gone
+    /// without a logged deletion): a process that loaded after this one began, or a
+    /// database taken back to an earlier state. Nor when the file's newest entry is
+    /// another now and the log does not say why: a database taken back that handed the
+    /// number out again. Its content cannot be caught up from there.
+    pub fn follows(&self, (seq, eid): (i64, i64), newest: i64, newest_logged: bool) -> bool {
+        let Some((_, known)) = self.token.rsplit_once('#') else { return false };
+        if self.seq > seq || (self.eid > eid && !newest_logged) {
+            return false;
+        }
+        newest_logged || known == newest.to_string()
+    }
+}
+
+/// The most changes an index is caught up by from a memory's change log; past it (and,
+/// for a persisted index, past a quarter of its keys) it is built again, which is then
+/// faster.
+pub const CATCH_UP_MOST: i64 = 20_000;
+
+/// The bytes of a persisted index, wherever they live (a mapped file, a buffer).
+pub type Bytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// A persisted [`GramIndex`] read in place: the frozen part of an index, under the keys
+/// written since (see [`GramIndex::with_base`]).
+#[derive(Clone)]
+pub struct FrozenGrams {
+    bytes: Bytes,
+    sections: [Range<usize>; SECTIONS],
+    docs: usize,
+    /// Keys written dead (never offered).
+    dead: usize,
+    /// Keys in chains, not in the lists.
+    chained: usize,
+    max_len: usize,
+    slot_bits: u32,
+    meta: FileMeta,
+}
+
+impl std::fmt::Debug for FrozenGrams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FrozenGrams")
+            .field("docs", &self.docs)
+            .field("meta", &self.meta)
+            .finish_non_exhaustive()
+    }
+}
+
+fn u64_at(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_ne_bytes(b.get(at..at + 8)?.try_into().ok()?))
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_ne_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+/// FNV-1a, 64 bits: the header's checksum (short input; no dependency needed).
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The slot of `gram` in a table of `1 << bits` slots before probing.
+fn home(gram: u64, bits: u32) -> usize {
+    if bits == 0 {
+        return 0;
+    }
+    (gram.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+}
+
+impl FrozenGrams {
+    /// Reads a persisted index's header and checks it: magic, format, byte order,
+    /// length, trailer, checksum and every section's bounds and size.
+    ///
+    /// # Errors
+    /// A message saying what does not hold (the caller rebuilds the index).
+    pub fn open(bytes: Bytes) -> Result<FrozenGrams, String> {
+        let b: &[u8] = (*bytes).as_ref();
+        if b.len() < TABLE_END + 16 || &b[..8] != MAGIC {
+            return Err("not a candidate index file of this format".into());
+        }
+        let field = |at: usize| u64_at(b, at).ok_or_else(|| "truncated header".to_owned());
+        if u32_at(b, 8) != Some(FORMAT) || u32_at(b, 12) != Some(ENDIAN) {
+            return Err("written by another format version or byte order".into());
+        }
+        let total = usize::try_from(field(16)?).map_err(|_| "length out of range")?;
+        if total != b.len() || &b[total - 8..] != MAGIC {
+            return Err(format!("torn: {} bytes, the header says {total}", b.len()));
+        }
+        let head = usize::try_from(field(32)?).map_err(|_| "header out of range")?;
+        if head < TABLE_END + 16 || head > total - 8 || fnv(&b[32..head]) != field(24)? {
+            return Err("header checksum mismatch".into());
+        }
+        let docs = field(40)? as usize;
+        let max_len = field(48)? as usize;
+        let slot_bits = field(56)? as u32;
+        let mut sections: [Range<usize>; SECTIONS] = Default::default();
+        for (i, s) in sections.iter_mut().enumerate() {
+            let off = field(FIXED + i * 16)? as usize;
+            let len = field(FIXED + i * 16 + 8)? as usize;
+            if off % 8 != 0 || off < head || off.checked_add(len).is_none_or(|end| end > total - 8) {
+                return Err(format!("section {i} out of bounds"));
+            }
+            *s = off..off + len;
+        }
+        let size = |i: usize| sections[i].len();
+        let slots = 1usize.checked_shl(slot_bits).unwrap_or(0);
+        if slot_bits > 40
+            || size(RECORDS) != docs * RECORD
+            || size(SLOTS) != slots * SLOT * 8
+            || size(IDS) != size(LENS) * 2
+            || size(BY_LEN_STARTS) != (max_len + 2) * 4
+            || size(ENTRIES) != size(ENTRY_KEYS) * 2
+            || size(MORE) != docs.div_ceil(64) * 8
+            || size(WEIGHT) != docs * 4
+            || size(SET_HINTS) != docs
+        {
+            return Err("section sizes disagree".into());
+        }
+        let tag_len = field(TABLE_END)? as usize;
+        let token_len = field(TABLE_END + 8)? as usize;
+        let text = |r: Range<usize>| {
+            b.get(r).and_then(|t| std::str::from_utf8(t).ok()).map(str::to_owned).ok_or("bad header text")
+        };
+        let at = TABLE_END + 16;
+        let locale = text(at..at + tag_len)?;
+        let token = text(at + tag_len..at + tag_len + token_len)?;
+        let meta = FileMeta {
+            seq: field(64)? as i64,
+            eid: field(72)? as i64,
+            key_version: field(80)? as u32,
+            locale,
+            token,
+        };
+        let dead = field(88)? as usize;
+        let chained = field(96)? as usize;
+        let frozen = FrozenGrams { bytes, sections, docs, dead, chained, max_len, slot_bits, meta };
+        if frozen.u32s(BY_LEN_STARTS).last().is_none_or(|&n| n as usize != frozen.u32s(BY_LEN_KEYS).len()) {
+            return Err("by-length directory disagrees".into());
+        }
+        Ok(frozen)
+    }
+
+    /// What the file reflects.
+    pub fn meta(&self) -> &FileMeta {
+        &self.meta
+    }
+
+    /// The number of keys in the file, dead ones included.
+    pub fn docs(&self) -> usize {
+        self.docs
+    }
+
+    /// Whether this index, `behind` changes (writes, deletions, re-keyings) behind its
+    /// memory, is worth catching up rather than building again: at most
+    /// [`CATCH_UP_MOST`] changes, or a quarter of its keys when that is more.
+    pub fn worth_catching_up(&self, behind: i64) -> bool {
+        behind <= CATCH_UP_MOST.max(self.docs as i64 / 4)
+    }
+
+    /// The number of keys written dead.
+    pub(super) fn dead(&self) -> usize {
+        self.dead
+    }
+
+    /// The size of the file in bytes.
+    pub fn size(&self) -> usize {
+        (*self.bytes).as_ref().len()
+    }
+
+    fn section(&self, i: usize) -> &[u8] {
+        (*self.bytes).as_ref().get(self.sections[i].clone()).unwrap_or(&[])
+    }
+
+    fn u32s(&self, i: usize) -> &[u32] {
+        bytemuck::try_cast_slice(self.section(i)).unwrap_or(&[])
+    }
+
+    fn u64s(&self, i: usize) -> &[u64] {
+        bytemuck::try_cast_slice(self.section(i)).unwrap_or(&[])
+    }
+
+    /// The locale sets the records' set numbers refer to (as locale tags), or `None` if
+    /// the section does not parse.
+    pub fn sets(&self) -> Option<Vec<Vec<Locale>>> {
+        let b = self.section(SETS);
+        let mut at = 0usize;
+        let mut take = |n: usize| {
+            let s = b.get(at..at + n)?;
+            at += n;
+            Some(s)
+        };
+        let count = |s: &[u8]| -> Option<usize> { Some(u32::from_ne_bytes(s.try_into().ok()?) as usize) };
+        let locales: Vec<Locale> = (0..count(take(4)?)?)
+            .map(|_| {
+                let n = count(take(4)?)?;
+                Locale::parse(std::str::from_utf8(take(n)?).ok()?).ok()
+            })
+            .collect::<Option<_>>()?;
+        (0..count(take(4)?)?)
+            .map(|_| {
+                (0..count(take(4)?)?)
+                    .map(|_| locales.get(count(take(4)?)?).cloned())
+                    .collect::<Option<Vec<_>>>()
+            })
+            .collect()
+    }
+
+    /// The posting list of `gram`, fully sorted, with its directory, and the keys
+    /// holding the gram (those listed and the keys chained to them).
+    pub(super) fn list(&self, gram: u64) -> Option<(List<'_>, usize)> {
+        let slots = self.u64s(SLOTS);
+        let mask = (1usize << self.slot_bits) - 1;
+        let mut s = home(gram, self.slot_bits);
+        for _ in 0..=mask {
+            let slot = slots.get(s * SLOT..(s + 1) * SLOT)?;
+            let (start, len) = ((slot[1] & 0xFFFF_FFFF) as usize, (slot[1] >> 32) as usize);
+            if len == 0 {
+                return None;
+            }
+            if slot[0] == gram {
+                let (ss, sl) = ((slot[2] & 0xFFFF_FFFF) as usize, (slot[2] >> 32) as usize);
+                let ids = self.u32s(IDS).get(start..start + len)?;
+                let lens: &[u16] = bytemuck::try_cast_slice(self.section(LENS)).ok()?;
+                let lens = lens.get(start..start + len)?;
+                let starts = self.u32s(STARTS).get(ss..ss + sl)?;
+                return Some((List { ids, lens, sorted: len, starts }, slot[3] as usize));
+            }
+            s = (s + 1) & mask;
+        }
+        None
+    }
+
+    /// The longest key length with a by-length list.
+    pub(super) fn max_len(&self) -> usize {
+        self.max_len
+    }
+
+    /// The keys of `len` characters.
+    pub(super) fn by_len(&self, len: usize) -> &[u32] {
+        let starts = self.u32s(BY_LEN_STARTS);
+        match (starts.get(len), starts.get(len + 1)) {
+            (Some(&a), Some(&b)) => self.u32s(BY_LEN_KEYS).get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// A byte of key `d`'s record, read only to bring the record into the cache (0 for a
+    /// key out of range). Not its text: most keys offered are ruled out by the sketch in
+    /// the record, and reading their texts ahead cost the slowest lookups more than it
+    /// saved the others.
+    pub(super) fn touch(&self, d: usize) -> usize {
+        let Some(r) = self.section(RECORDS).get(d * RECORD..(d + 1) * RECORD) else { return 0 };
+        usize::from(r[20])
+    }
+
+    /// Key `d` as its record has it; `None` if the record does not hold.
+    pub(super) fn doc(&self, d: usize) -> Option<FrozenDoc<'_>> {
+        let r = self.section(RECORDS).get(d * RECORD..(d + 1) * RECORD)?;
+        let entry = i64::from_ne_bytes(r[0..8].try_into().ok()?);
+        let off = u32::from_ne_bytes(r[8..12].try_into().ok()?) as usize;
+        let bytes = u32::from_ne_bytes(r[12..16].try_into().ok()?) as usize;
+        let group = u32::from_ne_bytes(r[16..20].try_into().ok()?);
+        let kinds = KindSet(r[20]);
+        let len = u16::from_ne_bytes(r[22..24].try_into().ok()?);
+        let sketch: [u8; SKETCH] = r[24..24 + SKETCH].try_into().ok()?;
+        let key = self.section(KEYS).get(off..off.checked_add(bytes)?)?;
+        Some(FrozenDoc {
+            entry: EntryId(entry),
+            group,
+            kinds,
+            len,
+            key,
+            sketch: CharSketch::from_counts(sketch),
+        })
+    }
+
+    /// Keys in chains (not in the lists).
+    pub(super) fn chained(&self) -> usize {
+        self.chained
+    }
+
+    /// Whether a key follows key `d` in its chain of keys of the same text.
+    pub(super) fn more(&self, d: usize) -> bool {
+        self.u64s(MORE).get(d / 64).is_some_and(|w| w & (1 << (d % 64)) != 0)
+    }
+
+    /// The key after key `d` in its chain, from `d`'s record: the walk follows a chain
+    /// to offer its keys, whose records it reads then anyway. Chains run to higher
+    /// numbers, so a damaged file cannot make one loop.
+    pub(super) fn next(&self, d: usize) -> Option<u32> {
+        let r = self.section(RECORDS).get(d * RECORD..(d + 1) * RECORD)?;
+        let n = u32::from_ne_bytes(r[56..60].try_into().ok()?);
+        (n as usize > d && (n as usize) < self.docs).then_some(n)
+    }
+
+    /// The first key of the chain key `d` is in, if it is in one.
+    pub(super) fn first(&self, d: usize) -> Option<u32> {
+        let r = self.section(RECORDS).get(d * RECORD..(d + 1) * RECORD)?;
+        Some(u32::from_ne_bytes(r[60..64].try_into().ok()?)).filter(|&f| (f as usize) < self.docs)
+    }
+
+    /// For a first key, the keys of its chain, itself included (1 when out of range).
+    pub(super) fn weight(&self, d: usize) -> usize {
+        self.u32s(WEIGHT).get(d).map_or(1, |&w| w as usize)
+    }
+
+    /// Key `d`'s locale set number (the file's) when it is under 255, read without its
+    /// record.
+    pub(super) fn set_hint(&self, d: usize) -> Option<u8> {
+        self.section(SET_HINTS).get(d).copied().filter(|&g| g != u8::MAX)
+    }
+
+    /// The keys of `entry`.
+    pub(super) fn keys_of(&self, entry: EntryId) -> &[u32] {
+        let entries: &[i64] = bytemuck::try_cast_slice(self.section(ENTRIES)).unwrap_or(&[]);
+        let from = entries.partition_point(|&e| e < entry.0);
+        let to = entries.partition_point(|&e| e <= entry.0);
+        self.u32s(ENTRY_KEYS).get(from..to).unwrap_or(&[])
+    }
+}
+
+/// A locale set number as a set hint has it: 255 for 255 and more.
+pub(super) fn set_hint(group: u32) -> u8 {
+    u8::try_from(group).unwrap_or(u8::MAX)
+}
+
+/// A persisted key as its record has it.
+pub(super) struct FrozenDoc<'a> {
+    pub(super) entry: EntryId,
+    /// The file's locale-set number.
+    pub(super) group: u32,
+    pub(super) kinds: KindSet,
+    /// Length in characters, saturating at `u16::MAX`.
+    pub(super) len: u16,
+    /// The key's UTF-8 bytes (checked when read).
+    pub(super) key: &'a [u8],
+    pub(super) sketch: CharSketch,
+}
+
+/// Sections written one after the other to a stream, each padded to 8 bytes, with the
+/// table of where each lies.
+struct SectionWriter<'w, W> {
+    out: &'w mut W,
+    /// The stream's position.
+    at: u64,
+    table: [(u64, u64); SECTIONS],
+}
+
+impl<W: Write> SectionWriter<'_, W> {
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(bytes)?;
+        self.at += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Ends section `i`, begun at `start`: records its range and pads it.
+    fn end(&mut self, i: usize, start: u64) -> std::io::Result<()> {
+        self.table[i] = (start, self.at - start);
+        let pad = (self.at.next_multiple_of(8) - self.at) as usize;
+        self.put(&[0; 8][..pad])
+    }
+
+    /// Section `i`, whole.
+    fn section(&mut self, i: usize, bytes: &[u8]) -> std::io::Result<()> {
+        let start = self.at;
+        self.put(bytes)?;
+        self.end(i, start)
+    }
+}
+
+/// The bytes of the persisted form of `ix` (see [`write_to`]).
+///
+/// # Errors
+/// As [`write_to`].
+pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u8>, String> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    write_to(ix, sets, meta, &mut out).map_err(|e| e.to_string())?;
+    Ok(out.into_inner())
+}
+
+/// Writes the persisted form of `ix` (an index without a frozen part), whose set numbers
+/// are those of `sets`, to `out` from its start.
+///
+/// The sections are streamed as they are made: beside the index, the writer holds the
+/// lists' lengths and directories and the gram table, a fraction of the file, not the
+/// file itself (DESIGN.md §97; the peaks it saves are in docs/performance.md). The gram table and the
+/// header, which say where the lists landed, are written last, over the zeros that held
+/// their place.
+///
+/// # Errors
+/// When `ix` has a frozen part (write the index built from the memory instead), is too
+/// large for the format's 32-bit offsets, or `out` fails.
+pub fn write_to<W: Write + Seek>(
+    ix: &GramIndex,
+    sets: &LocaleSets,
+    meta: &FileMeta,
+    out: &mut W,
+) -> std::io::Result<()> {
+    let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_owned());
+    if ix.base.is_some() {
+        return Err(invalid("only an index built from the memory can be written"));
+    }
+    let too_large = || invalid("index too large for the file format");
+    let mut header = vec![0u8; TABLE_END + 16];
+    header.extend_from_slice(meta.locale.as_bytes());
+    header.extend_from_slice(meta.token.as_bytes());
+    header.resize(header.len().next_multiple_of(8), 0);
+    let head = header.len();
+    out.seek(SeekFrom::Start(0))?;
+    out.write_all(&header)?;
+    let mut w = SectionWriter { out, at: head as u64, table: [(0, 0); SECTIONS] };
+
+    let start = w.at;
+    let mut key_bytes = 0usize;
+    let same = &ix.same;
+    for (i, doc) in ix.docs.iter().enumerate() {
+        let off = u32::try_from(key_bytes).map_err(|_| too_large())?;
+        key_bytes += doc.key.len();
+        let mut record = [0u8; RECORD];
+        record[0..8].copy_from_slice(&doc.entry.0.to_ne_bytes());
+        record[8..12].copy_from_slice(&off.to_ne_bytes());
+        record[12..16].copy_from_slice(&(doc.key.len() as u32).to_ne_bytes());
+        record[16..20].copy_from_slice(&doc.group.to_ne_bytes());
+        // Dead keys are written with no kinds: never offered.
+        record[20] = if doc.alive { doc.kinds.0 } else { 0 };
+        record[22..24].copy_from_slice(&doc.len.to_ne_bytes());
+        record[24..24 + SKETCH].copy_from_slice(doc.sketch.counts());
+        let next = same.next.get(i).copied().unwrap_or(super::END);
+        record[56..60].copy_from_slice(&next.to_ne_bytes());
+        record[60..64].copy_from_slice(&same.first.get(i).copied().unwrap_or(super::END).to_ne_bytes());
+        w.put(&record)?;
+    }
+    w.end(RECORDS, start)?;
+    let start = w.at;
+    for doc in &ix.docs {
+        w.put(doc.key.as_bytes())?;
+    }
+    w.end(KEYS, start)?;
+
+    let grams: BTreeMap<u64, &Posting> = ix.postings.iter().map(|(g, p)| (*g, p)).collect();
+    let slot_bits = (grams.len() * 2).next_power_of_two().trailing_zeros().max(1);
+    let mut slots = vec![0u64; (1usize << slot_bits) * SLOT];
+    // The gram table's place, filled once the lists are written.
+    let slots_at = w.at;
+    w.section(SLOTS, &vec![0u8; slots.len() * 8])?;
+    let start = w.at;
+    let (mut listed, mut lens, mut starts): (u64, Vec<u16>, Vec<u32>) = Default::default();
+    for (&gram, &posting) in &grams {
+        // Listed keys only: a key of the same text as one listed follows it in its chain.
+        let mut p = Posting {
+            ids: posting.ids.clone(),
+            lens: posting.lens.clone(),
+            sorted: posting.sorted,
+            starts: Vec::new(),
+            keys: posting.keys,
+        };
+        if p.ids.len() > p.sorted || (p.ids.len() >= DIRECTORY_FROM && posting.starts.is_empty()) {
+            p.merge();
+        } else {
+            p.starts.clone_from(&posting.starts);
+        }
+        let list_start = listed;
+        let ss = starts.len() as u64;
+        if list_start > u64::from(u32::MAX) || ss > u64::from(u32::MAX) {
+            return Err(too_large());
+        }
+        w.put(bytemuck::cast_slice(&p.ids))?;
+        listed += p.ids.len() as u64;
+        lens.extend_from_slice(&p.lens);
+        starts.extend_from_slice(&p.starts);
+        let mask = (1usize << slot_bits) - 1;
+        let mut s = home(gram, slot_bits);
+        while slots[s * SLOT + 1] != 0 {
+            s = (s + 1) & mask;
+        }
+        if p.ids.is_empty() {
+            continue;
+        }
+        slots[s * SLOT] = gram;
+        slots[s * SLOT + 1] = list_start | ((p.ids.len() as u64) << 32);
+        slots[s * SLOT + 2] = ss | ((p.starts.len() as u64) << 32);
+        slots[s * SLOT + 3] = p.keys as u64;
+    }
+    w.end(IDS, start)?;
+    w.section(LENS, bytemuck::cast_slice(&lens))?;
+    drop(lens);
+    w.section(STARTS, bytemuck::cast_slice(&starts))?;
+    drop(starts);
+
+    let max_len = ix.by_len.len().saturating_sub(1);
+    let mut by_len_starts = Vec::with_capacity(max_len + 2);
+    let mut by_len_keys = Vec::new();
+    for l in 0..=max_len {
+        by_len_starts.push(by_len_keys.len() as u32);
+        by_len_keys.extend_from_slice(ix.by_len.get(l).map_or(&[][..], Vec::as_slice));
+    }
+    by_len_starts.push(by_len_keys.len() as u32);
+    w.section(BY_LEN_STARTS, bytemuck::cast_slice(&by_len_starts))?;
+    w.section(BY_LEN_KEYS, bytemuck::cast_slice(&by_len_keys))?;
+    let mut pairs: Vec<(i64, u32)> =
+        ix.of_entry.iter().flat_map(|(e, ds)| ds.iter().map(move |&d| (e.0, d))).collect();
+    pairs.sort_unstable();
+    let entries: Vec<i64> = pairs.iter().map(|p| p.0).collect();
+    let entry_keys: Vec<u32> = pairs.iter().map(|p| p.1).collect();
+    w.section(ENTRIES, bytemuck::cast_slice(&entries))?;
+    w.section(ENTRY_KEYS, bytemuck::cast_slice(&entry_keys))?;
+    let mut set_bytes = Vec::new();
+    let n = |v: usize| (v as u32).to_ne_bytes();
+    set_bytes.extend_from_slice(&n(sets.locales().len()));
+    for l in sets.locales() {
+        set_bytes.extend_from_slice(&n(l.as_str().len()));
+        set_bytes.extend_from_slice(l.as_str().as_bytes());
+    }
+    set_bytes.extend_from_slice(&n(sets.set_count()));
+    for s in 0..sets.set_count() {
+        let set = sets.set(s as u32);
+        set_bytes.extend_from_slice(&n(set.len()));
+        for &li in set {
+            set_bytes.extend_from_slice(&n(usize::from(li)));
+        }
+    }
+    w.section(SETS, &set_bytes)?;
+    let docs = ix.docs.len();
+    let mut more = same.more.clone();
+    more.resize(docs.div_ceil(64), 0);
+    w.section(MORE, bytemuck::cast_slice(&more))?;
+    drop(more);
+    let mut weight = same.weight.clone();
+    weight.resize(docs, 1);
+    w.section(WEIGHT, bytemuck::cast_slice(&weight))?;
+    drop(weight);
+    let hints: Vec<u8> = ix.docs.iter().map(|doc| set_hint(doc.group)).collect();
+    w.section(SET_HINTS, &hints)?;
+    w.put(MAGIC)?;
+    let (total, table) = (w.at, w.table);
+
+    let put = |out: &mut Vec<u8>, at: usize, v: u64| out[at..at + 8].copy_from_slice(&v.to_ne_bytes());
+    header[..8].copy_from_slice(MAGIC);
+    header[8..12].copy_from_slice(&FORMAT.to_ne_bytes());
+    header[12..16].copy_from_slice(&ENDIAN.to_ne_bytes());
+    put(&mut header, 16, total);
+    put(&mut header, 32, head as u64);
+    put(&mut header, 40, ix.docs.len() as u64);
+    put(&mut header, 48, max_len as u64);
+    put(&mut header, 56, u64::from(slot_bits));
+    put(&mut header, 64, meta.seq as u64);
+    put(&mut header, 72, meta.eid as u64);
+    put(&mut header, 80, u64::from(meta.key_version));
+    put(&mut header, 88, ix.docs.iter().filter(|d| !d.alive).count() as u64);
+    put(&mut header, 96, same.chained as u64);
+    for (i, (off, len)) in table.iter().enumerate() {
+        put(&mut header, FIXED + i * 16, *off);
+        put(&mut header, FIXED + i * 16 + 8, *len);
+    }
+    put(&mut header, TABLE_END, meta.locale.len() as u64);
+    put(&mut header, TABLE_END + 8, meta.token.len() as u64);
+    let sum = fnv(&header[32..head]);
+    put(&mut header, 24, sum);
+    out.seek(SeekFrom::Start(slots_at))?;
+    out.write_all(bytemuck::cast_slice(&slots))?;
+    out.seek(SeekFrom::Start(0))?;
+    out.write_all(&header)?;
+    out.seek(SeekFrom::Start(total))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_follows_the_state_it_was_written_at_and_later_ones_only() {
+        let meta = FileMeta {
+            seq: 5,
+            eid: 40,
+            key_version: crate::model::key::KEY_VERSION,
+            locale: "en".into(),
+            token: FileMeta::token_of("mem", 77),
+        };
+        assert_eq!(meta.memory(), Some("mem"));
+        assert!(meta.indexes("en") && !meta.indexes("de"));
+        // The state it was written at, and later ones.
+        assert!(meta.follows((5, 40), 77, false));
+        assert!(meta.follows((9, 60), 77, false));
+        // The newest entry deleted or re-keyed since: the log says so.
+        assert!(meta.follows((6, 39), 0, true));
+        assert!(meta.follows((6, 40), 12, true));
+        // A later log than the database's, a newest entry gone without a logged
+        // deletion, or another entry under its number.
+        assert!(!meta.follows((4, 40), 77, false));
+        assert!(!meta.follows((5, 39), 0, false));
+        assert!(!meta.follows((5, 40), 12, false));
+        // A token of another form.
+        let old = FileMeta { token: "mem".into(), ..meta };
+        assert_eq!(old.memory(), None);
+        assert!(!old.follows((5, 40), 77, false));
+    }
+    use crate::model::key::{normalize_text, Keys};
+    use crate::model::run::Run;
+    use crate::store::{CandidateQuery, CandidateSink};
+
+    /// File bytes aligned as a mapped file is.
+    struct Aligned(Vec<u64>, usize);
+
+    impl AsRef<[u8]> for Aligned {
+        fn as_ref(&self) -> &[u8] {
+            &bytemuck::cast_slice::<u64, u8>(&self.0)[..self.1]
+        }
+    }
+
+    fn bytes(b: &[u8]) -> Bytes {
+        let mut words = vec![0u64; b.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..b.len()].copy_from_slice(b);
+        Arc::new(Aligned(words, b.len()))
+    }
+
+    struct Collect(f64, usize, Vec<(EntryId, String)>);
+
+    impl CandidateSink for Collect {
+        fn offer(&mut self, id: EntryId, _kinds: KindSet, key: &str) -> f64 {
+            self.2.push((id, key.to_owned()));
+            self.0
+        }
+        fn cutoff(&self) -> f64 {
+            self.0
+        }
+        fn max_candidates(&self) -> usize {
+            self.1
+        }
+    }
+
+    fn meta() -> FileMeta {
+        FileMeta { seq: 7, eid: 42, key_version: 3, locale: "en".into(), token: "t0k3n".into() }
+    }
+
+    const WORDS: [&str; 12] =
+        ["open", "the", "file", "save", "all", "close", "window", "new", "tab", "print", "page", "Größe"];
+
+    fn text(i: usize) -> String {
+        (0..2 + i % 6).map(|k| WORDS[(i * 5 + k * 7 + i / 13) % WORDS.len()]).collect::<Vec<_>>().join(" ")
+    }
+
+    fn offers(ix: &GramIndex, accept: &dyn Fn(u32) -> bool) -> Vec<Vec<(EntryId, String)>> {
+        let en = Locale::parse("en").unwrap_or_else(|_| unreachable!());
+        let mut out = Vec::new();
+        for query in ["open the file tab", "save all new page print", "close window", "Größe der Seite", "x"]
+        {
+            for (cutoff, max) in [(0.3, usize::MAX), (0.5, 5), (0.7, 150)] {
+                let key = normalize_text(query);
+                let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
+                let mut sink = Collect(cutoff, max, Vec::new());
+                ix.offer(&q, accept, &mut sink);
+                out.push(sink.2);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_persisted_index_offers_what_the_built_one_does_also_after_writes() {
+        let mut built = GramIndex::new();
+        let mut sets = LocaleSets::new();
+        let en = sets.locale_id(&Locale::parse("en").unwrap_or_else(|_| unreachable!()));
+        let de = sets.locale_id(&Locale::parse("de").unwrap_or_else(|_| unreachable!()));
+        let groups = [sets.set_id(&[en, de]), sets.set_id(&[de, en])];
+        for i in 0..3000usize {
+            built.add(EntryId(i as i64 + 1), groups[i % 2], &Keys::of(&[Run::text(text(i))]));
+        }
+        built.remove(EntryId(17));
+        built.settle();
+        let file = built.to_file(&sets, &meta()).unwrap_or_default();
+        let frozen = FrozenGrams::open(bytes(&file)).unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!(frozen.meta(), &meta());
+        assert_eq!(frozen.docs(), 3000);
+        let names: Vec<Vec<String>> = frozen
+            .sets()
+            .unwrap_or_default()
+            .iter()
+            .map(|s| s.iter().map(|l| l.as_str().to_owned()).collect())
+            .collect();
+        assert_eq!(names, [["en", "de"], ["de", "en"]]);
+        let mut opened = GramIndex::with_base(frozen, vec![0, 1]);
+        assert_eq!(opened.len(), built.len());
+        let accept = |g: u32| g == 0;
+        let taken = offers(&opened, &accept);
+        assert_eq!(taken, offers(&built, &accept));
+        // Set 0 holds the odd entries: only they are offered, and some are.
+        assert!(taken.iter().flatten().all(|(e, _)| e.0 % 2 == 1));
+        assert!(taken.iter().flatten().count() > 100);
+        assert_eq!(offers(&opened, &|_| true), offers(&built, &|_| true));
+        // Writes after opening: the same as on the built index.
+        for ix in [&mut built, &mut opened] {
+            for i in 3000..3400usize {
+                ix.add(EntryId(i as i64 + 1), groups[i % 2], &Keys::of(&[Run::text(text(i * 3))]));
+            }
+            for e in [1, 2, 500, 3001, 3399] {
+                ix.remove(EntryId(e));
+            }
+            ix.settle();
+        }
+        assert_eq!(opened.len(), built.len());
+        assert_eq!(offers(&opened, &|_| true), offers(&built, &|_| true));
+        // An opened index is not written again.
+        assert!(opened.to_file(&sets, &meta()).is_err());
+    }
+
+    #[test]
+    fn keys_of_one_text_are_offered_as_lists_of_every_key_offer_them() {
+        // Few texts, each many times over (two locale sets, as a multilingual memory has
+        // them), built in parts whose chains are joined: the file keeps the chains, and
+        // offers what the built index does, under limits and ties.
+        let mut sets = LocaleSets::new();
+        let en = sets.locale_id(&Locale::parse("en").unwrap_or_else(|_| unreachable!()));
+        let de = sets.locale_id(&Locale::parse("de").unwrap_or_else(|_| unreachable!()));
+        let groups = [sets.set_id(&[en, de]), sets.set_id(&[de, en])];
+        let variants: Vec<(EntryId, u32, Keys)> = (0..2400usize)
+            .map(|i| (EntryId(i as i64 + 1), groups[i % 2], Keys::of(&[Run::text(text(i % 700))])))
+            .collect();
+        for chunk in [2400, 500] {
+            let mut built = GramIndex::build_in_parts(&variants, chunk);
+            assert!(built.same.chained > 1000, "chunk {chunk}: {} chained", built.same.chained);
+            // A removed first key keeps its chain offered.
+            built.remove(EntryId(1));
+            built.remove(EntryId(702));
+            let file = built.to_file(&sets, &meta()).unwrap_or_default();
+            let frozen = FrozenGrams::open(bytes(&file)).unwrap_or_else(|e| unreachable!("{e}"));
+            // The file keeps the chains: its lists hold the first keys only.
+            assert_eq!(frozen.chained(), built.same.chained, "chunk {chunk}");
+            let opened = GramIndex::with_base(frozen, vec![0, 1]);
+            assert_eq!(opened.len(), built.len());
+            let accepts: [&dyn Fn(u32) -> bool; 2] = [&|g| g == 0, &|_| true];
+            for accept in accepts {
+                assert_eq!(offers(&opened, accept), offers(&built, accept), "chunk {chunk}");
+                // Keys sharing no gram with the query, reached by length: a chained key
+                // of a text seen is not among them.
+                let en = Locale::parse("en").unwrap_or_else(|_| unreachable!());
+                let unshared = |ix: &GramIndex| {
+                    let q = CandidateQuery { key: "filez", kinds: KindSet::ALL, source: &en, target: &en };
+                    let mut sink = Collect(0.0, 400, Vec::new());
+                    ix.offer(&q, accept, &mut sink);
+                    sink.2
+                };
+                assert_eq!(unshared(&opened), unshared(&built), "chunk {chunk}");
+            }
+        }
+    }
+
+    #[test]
+    fn keys_of_sets_past_what_a_hint_names_are_filtered_by_their_records() {
+        // 300 locale sets: a set hint names the first 255, the record the others.
+        let mut built = GramIndex::new();
+        for i in 0..1200usize {
+            built.add(EntryId(i as i64 + 1), (i % 300) as u32, &Keys::of(&[Run::text(text(i % 40))]));
+        }
+        built.settle();
+        let file = built.to_file(&LocaleSets::new(), &meta()).unwrap_or_default();
+        let frozen = FrozenGrams::open(bytes(&file)).unwrap_or_else(|e| unreachable!("{e}"));
+        let opened = GramIndex::with_base(frozen, (0..300).collect());
+        let accept = |g: u32| g == 3 || g == 280;
+        let en = Locale::parse("en").unwrap_or_else(|_| unreachable!());
+        let key = normalize_text("open the file tab");
+        let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
+        for ix in [&built, &opened] {
+            // Without a limit every key that can reach is offered: those of the two sets
+            // among all keys offered.
+            let offered = |accept: &dyn Fn(u32) -> bool| {
+                let mut sink = Collect(0.3, usize::MAX, Vec::new());
+                ix.offer(&q, accept, &mut sink);
+                let mut ids: Vec<i64> = sink.2.iter().map(|(e, _)| e.0 - 1).collect();
+                ids.sort_unstable();
+                ids
+            };
+            let all = offered(&|_| true);
+            let taken = offered(&accept);
+            assert_eq!(taken, all.into_iter().filter(|i| i % 300 == 3 || i % 300 == 280).collect::<Vec<_>>());
+            assert!(taken.iter().any(|i| i % 300 == 3) && taken.iter().any(|i| i % 300 == 280));
+        }
+        assert_eq!(offers(&opened, &accept), offers(&built, &accept));
+    }
+
+    #[test]
+    fn torn_or_foreign_files_are_refused() {
+        let mut ix = GramIndex::new();
+        for i in 0..50usize {
+            ix.add(EntryId(i as i64 + 1), 0, &Keys::of(&[Run::text(text(i))]));
+        }
+        let file = ix.to_file(&LocaleSets::new(), &meta()).unwrap_or_default();
+        assert!(FrozenGrams::open(bytes(&file)).is_ok());
+        for cut in [0, 7, 100, file.len() / 2, file.len() - 1] {
+            assert!(FrozenGrams::open(bytes(&file[..cut])).is_err(), "cut at {cut}");
+        }
+        let mut flipped = file.clone();
+        flipped[70] ^= 1;
+        assert!(FrozenGrams::open(bytes(&flipped)).unwrap_err().contains("checksum"));
+        assert!(FrozenGrams::open(bytes(b"SQLite format 3\0 and more bytes than a header needs, surely"))
+            .is_err());
+    }
+
+    #[test]
+    fn a_file_is_caught_up_by_at_most_the_limit_of_changes_at_this_size() {
+        let mut ix = GramIndex::new();
+        for i in 0..300usize {
+            ix.add(EntryId(i as i64 + 1), 0, &Keys::of(&[Run::text(text(i))]));
+        }
+        let file = ix.to_file(&LocaleSets::new(), &meta()).unwrap_or_default();
+        let frozen = FrozenGrams::open(bytes(&file)).unwrap_or_else(|e| unreachable!("{e}"));
+        // A quarter of 300 keys is under the limit, so the limit decides.
+        assert!(frozen.worth_catching_up(0));
+        assert!(frozen.worth_catching_up(CATCH_UP_MOST));
+        assert!(!frozen.worth_catching_up(CATCH_UP_MOST + 1));
+    }
+
+    #[test]
+    fn a_streamed_file_is_the_bytes_and_a_failed_stream_leaves_none() {
+        let mut ix = GramIndex::new();
+        for i in 0..1500usize {
+            ix.add(EntryId(i as i64 + 1), 0, &Keys::of(&[Run::text(text(i % 400))]));
+        }
+        ix.remove(EntryId(9));
+        ix.settle();
+        let dir = std::env::temp_dir().join(format!("cmem-gix-stream-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| unreachable!("{e}"));
+        let path = dir.join("m.db-gix-en");
+        let sets = LocaleSets::new();
+        ix.persist(&path, &sets, &meta()).unwrap_or_else(|e| unreachable!("{e}"));
+        let written = std::fs::read(&path).unwrap_or_default();
+        assert_eq!(written, ix.to_file(&sets, &meta()).unwrap_or_default());
+        assert!(FrozenGrams::open(bytes(&written)).is_ok());
+        // A stream that fails half way: the file before it stays, and no temporary is left.
+        let failed = crate::store::atomic_file::replace_with(&path, |file| {
+            file_write_half(file)?;
+            Err(std::io::Error::other("disk full"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(std::fs::read(&path).unwrap_or_default(), written);
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        assert_eq!(names, ["m.db-gix-en"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn file_write_half(file: &mut crate::store::atomic_file::AtomicFile) -> std::io::Result<()> {
+        file.write_all(&[7; 3 << 20])
+    }
+
+    #[test]
+    fn damaged_sections_never_panic() {
+        let mut ix = GramIndex::new();
+        for i in 0..400usize {
+            ix.add(EntryId(i as i64 + 1), 0, &Keys::of(&[Run::text(text(i % 150))]));
+        }
+        let file = ix.to_file(&LocaleSets::new(), &meta()).unwrap_or_default();
+        let frozen = FrozenGrams::open(bytes(&file)).unwrap_or_else(|e| unreachable!("{e}"));
+        let head = frozen.sections[RECORDS].start;
+        // Overwrite the keys, lists and chains (not the header and directories, which
+        // opening checks) with noise: offers may be wrong, but must not panic or loop.
+        let mut x = 1u32;
+        let mut noisy = file.clone();
+        let chains = frozen.sections[MORE].clone();
+        for range in [head..frozen.sections[STARTS].end, chains] {
+            for b in &mut noisy[range] {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                *b = (x >> 16) as u8;
+            }
+        }
+        let frozen = FrozenGrams::open(bytes(&noisy)).unwrap_or_else(|e| unreachable!("{e}"));
+        let opened = GramIndex::with_base(frozen, vec![0]);
+        let _ = offers(&opened, &|_| true);
+    }
+}

@@ -1,0 +1,133 @@
+//! Interned locales and interned locale sets, for stores that filter fuzzy candidates by
+//! locale pair without comparing strings.
+//!
+//! Every entry has a set of variant locales (`[en, de]`, `[en, de, fr]`, …); a memory
+//! holds few distinct sets. A store numbers each set once, gives the number to its
+//! [`GramIndex`](crate::imp::GramIndex) with the entry's keys, and answers "does this entry
+//! have the query's locale pair?" from a table indexed by that number: one lookup per
+//! candidate, no access to the entry.
+
+use std::collections::HashMap;
+
+use crate::model::locale::Locale;
+
+/// Interned locales (`u16`) and interned sets of them (`u32`).
+#[derive(Debug, Default, Clone)]
+pub struct LocaleSets {
+    locales: Vec<Locale>,
+    locale_ids: HashMap<Locale, u16>,
+    sets: Vec<Box<[u16]>>,
+    set_ids: HashMap<Box<[u16]>, u32>,
+}
+
+impl LocaleSets {
+    /// No locale, no set.
+    pub fn new() -> Self {
+        LocaleSets::default()
+    }
+
+    /// The number of `locale`, interning it.
+    pub fn locale_id(&mut self, locale: &Locale) -> u16 {
+        if let Some(id) = self.locale_ids.get(locale) {
+            return *id;
+        }
+        let id = self.locales.len() as u16;
+        self.locales.push(locale.clone());
+        self.locale_ids.insert(locale.clone(), id);
+        id
+    }
+
+    /// The interned locales, by number.
+    pub fn locales(&self) -> &[Locale] {
+        &self.locales
+    }
+
+    /// The number of the set of interned locales `ids` (in variant order), interning it.
+    pub fn set_id(&mut self, ids: &[u16]) -> u32 {
+        if let Some(id) = self.set_ids.get(ids) {
+            return *id;
+        }
+        let id = self.sets.len() as u32;
+        self.sets.push(ids.into());
+        self.set_ids.insert(ids.into(), id);
+        id
+    }
+
+    /// The number of sets interned.
+    pub fn set_count(&self) -> usize {
+        self.sets.len()
+    }
+
+    /// The interned locales of set `id` (empty for an unknown number).
+    pub fn set(&self, id: u32) -> &[u16] {
+        self.sets.get(id as usize).map_or(&[], |s| s)
+    }
+
+    /// Per interned locale, whether it serves a lookup in `locale` ([`Locale::fit`]:
+    /// the prefix rule or another region of the language, docs/matching.md §3).
+    pub fn matching(&self, locale: &Locale) -> Vec<bool> {
+        self.locales.iter().map(|l| locale.fit(l).is_some()).collect()
+    }
+
+    /// The sets a lookup from `source` to `target` can use: those with a variant in
+    /// `source` and another variant in `target` (each as [`Locale::fit`] allows).
+    pub fn pairs(&self, source: &Locale, target: &Locale) -> PairFilter {
+        let src = self.matching(source);
+        let tgt = self.matching(target);
+        let ok = self
+            .sets
+            .iter()
+            .map(|ls| {
+                ls.iter().enumerate().any(|(i, &a)| {
+                    src[usize::from(a)] && ls.iter().enumerate().any(|(j, &b)| i != j && tgt[usize::from(b)])
+                })
+            })
+            .collect();
+        PairFilter { ok }
+    }
+}
+
+/// Which locale sets serve one lookup's locale pair ([`LocaleSets::pairs`]).
+#[derive(Debug, Clone)]
+pub struct PairFilter {
+    ok: Vec<bool>,
+}
+
+impl PairFilter {
+    /// True when set `set` serves the pair; false for a number it does not know.
+    pub fn accepts(&self, set: u32) -> bool {
+        self.ok.get(set as usize).copied().unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sets_answer_pairs_by_the_prefix_rule() {
+        let loc = |s: &str| Locale::parse(s).unwrap();
+        let mut sets = LocaleSets::new();
+        let (en, de, de_at, fr) = (
+            sets.locale_id(&loc("en")),
+            sets.locale_id(&loc("de")),
+            sets.locale_id(&loc("de-AT")),
+            sets.locale_id(&loc("fr")),
+        );
+        assert_eq!(sets.locale_id(&loc("de")), de);
+        let en_de = sets.set_id(&[en, de]);
+        let en_de_at = sets.set_id(&[en, de_at]);
+        let fr_en = sets.set_id(&[fr, en]);
+        let de_de_at = sets.set_id(&[de, de_at]);
+        assert_eq!(sets.set_id(&[en, de]), en_de);
+        assert_eq!(sets.set(en_de_at), &[en, de_at]);
+        assert!(sets.set(99).is_empty());
+        let ok = sets.pairs(&loc("en"), &loc("de"));
+        assert!(ok.accepts(en_de) && ok.accepts(en_de_at));
+        assert!(!ok.accepts(fr_en) && !ok.accepts(99));
+        // Two variants matching `de`: one serves as source, the other as target.
+        let ok = sets.pairs(&loc("de"), &loc("de"));
+        assert!(ok.accepts(de_de_at) && !ok.accepts(en_de));
+        assert_eq!(sets.locales().len(), 4);
+    }
+}
