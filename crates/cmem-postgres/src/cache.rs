@@ -1,6 +1,6 @@
 //! The PostgreSQL store's side of core's [`IndexCache`](cmem_core::imp::IndexCache): its
 //! change log read in one repeatable-read snapshot ([`ChangeLog`]) and its index files in
-//! the directory the process names ([`IndexFiles`], DESIGN.md §95).
+//! the directory the process names ([`IndexFiles`], DESIGN.md §8.4).
 //!
 //! How the index learns of other writers: every write transaction bumps the change
 //! counter in the meta table (see [`META_CHANGES`](crate::migrate::META_CHANGES)); a

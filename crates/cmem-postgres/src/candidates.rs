@@ -58,7 +58,7 @@ pub(crate) const WORD_ROWS: i64 = 100;
 /// them is rarer than all), longer words first among equals. Why pairs first: a key
 /// sharing one rare word with the query is often far from it (the same name in another
 /// sentence), while the match a translator wants keeps most of the query's words, and
-/// pairs read far fewer rows (DESIGN.md §76). Why the rarest: a pair of common words ("is", "a")
+/// pairs read far fewer rows (DESIGN.md §8.6). Why the rarest: a pair of common words ("is", "a")
 /// matches thousands of rows. Words are quoted as `tsquery` input wants (`'` doubled,
 /// `\` escaped).
 pub(crate) fn word_step(pairs: bool, rarest: u8) -> String {

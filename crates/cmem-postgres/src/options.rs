@@ -23,14 +23,14 @@ pub struct PgOptions {
     /// the query's (a plural, the edited word of a two-word query, markup around one
     /// word), and it is far faster than
     /// [`exhaustive_window`](Self::exhaustive_window), which finds them all (DESIGN.md
-    /// §76; recall and latency of both in docs/performance.md); see also
+    /// §8.6; recall and latency of both in docs/performance.md); see also
     /// [`words_from_bytes`](Self::words_from_bytes) and
     /// [`trigram_first`](Self::trigram_first).
     pub gram_index: bool,
     /// Without the in-process index: skip the word steps and offer every key in the
     /// length window the cut-off allows, a superset of what can reach it, so lists equal
     /// the other stores' (default false: on a large memory the window is tens of
-    /// thousands of rows a lookup; DESIGN.md §55, §76).
+    /// thousands of rows a lookup; DESIGN.md §8.6).
     pub exhaustive_window: bool,
     /// Without the in-process index: the size of the variants table (bytes, as
     /// `pg_relation_size` gives it, read at most once a minute) from which the word
@@ -41,7 +41,7 @@ pub struct PgOptions {
     /// Without the in-process index: offer `pg_trgm` similarity hits (`%` on the three
     /// keys) before the word steps or the length window, to raise the cut-off early
     /// (default false: on a large memory the similarity query alone can take longer
-    /// than the window it narrows; DESIGN.md §55, §76). Unstable: an experiment knob no
+    /// than the window it narrows; DESIGN.md §8.6). Unstable: an experiment knob no
     /// default path uses; it may change or go in any release.
     pub trigram_first: bool,
     /// How long a write waits for another writer before it fails (default 60 s).
@@ -59,7 +59,7 @@ pub struct PgOptions {
     /// trip on most lookups; the store's own writes are seen at once either way.
     pub freshness: Duration,
     /// Where the in-process candidate index is kept between runs (default none: every
-    /// process builds it from the tables, seconds on a large memory; DESIGN.md §95). With a
+    /// process builds it from the tables, seconds on a large memory; DESIGN.md §8.4). With a
     /// directory, a process that builds the index writes it there, one file per locale
     /// named after the memory's token, and the next process opens the file and takes the
     /// changes since from the change log instead. Files of other memories may share the

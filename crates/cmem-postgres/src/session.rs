@@ -85,7 +85,7 @@ const DEFERRABLE_INDEXES: &str = "SELECT i.indexrelid::regclass::text, pg_get_in
 ///
 /// Why: PostgreSQL builds these indexes over a loaded table in a fraction of the time
 /// that inserting the rows into them costs (its own advice for loading a database:
-/// create indexes after the data; DESIGN.md §85 has the figures). A session whose
+/// create indexes after the data; DESIGN.md §8.7 has the figures). A session whose
 /// first batch is large and finds the memory without variants drops those indexes
 /// inside its transaction and creates them again before it commits. Everything stays
 /// in the one transaction: a session that rolls back or dies gets its indexes back with
@@ -213,7 +213,7 @@ impl<'a> PgSession<'a> {
     /// keys of the inserted entries for the cache.
     ///
     /// Why not a statement per entry: that is five round trips per entry, millions for a
-    /// large memory (DESIGN.md §52). Here a batch costs one query for the ids of the stored
+    /// large memory (DESIGN.md §8.1). Here a batch costs one query for the ids of the stored
     /// entries sharing an identity hash with it, one reading those entries back (only
     /// they are compared), one for its ids, one multi-row insert per table, and one
     /// statement each for the approvals and origins it adds to stored entries
@@ -655,7 +655,7 @@ impl WriteSession for PgSession<'_> {
         if self.wrote_variants && !rebuilt {
             // New words wait in the word index's pending list (up to 64 MB of it, see
             // `begin`), which every query of that index reads whole, slowing each
-            // database-side lookup many times over (DESIGN.md §77). Merged now, not
+            // database-side lookup many times over (DESIGN.md §8.6). Merged now, not
             // when autovacuum comes by.
             // Best effort: the commit stands, and a writer that does not own the index
             // leaves the merge to autovacuum.

@@ -158,7 +158,7 @@ def main():
         # rapidfuzz: every source scored for each query, best ten at 70 or more. cmem looks
         # the same sampled queries up, the two taking turns by blocks of 32 queries, so
         # both meet the same load yet neither runs with caches the other just emptied
-        # (one query each in turn would: DESIGN.md §15).
+        # (one query each in turn would: DESIGN.md §4.1).
         choices = [r["source"] for r in records]
         sample = queries[:: args.rapidfuzz_every]
         rf_times, cm_times = [], []

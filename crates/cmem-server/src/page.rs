@@ -3,7 +3,7 @@
 //! suggestion in a translator's words (Exact, Fuzzy 87 %, what was repaired, the notes
 //! of codes that could not be placed, where the answer comes from), copies one with a
 //! key (1–9) with its codes as the user chose; it edits and deletes entries with a write
-//! token and a confirmation, through `revise`/`undo` (history kept, DESIGN.md §67);
+//! token and a confirmation, through `revise`/`undo` (history kept, DESIGN.md §10.8);
 //! it searches the memory with the hits marked, a page at a time, and imports a file
 //! with a progress bar and its located problems. Plain form controls and a `<dialog>`,
 //! so it works with the keyboard alone.

@@ -4,7 +4,7 @@
 //! both.
 //!
 //! `PUT /v1/entries/{id}` replaces an entry and keeps nothing of its old text (DESIGN.md
-//! §64): right for a tool that syncs the memory, wrong for a person whose slip would
+//! §6.1): right for a tool that syncs the memory, wrong for a person whose slip would
 //! rewrite a shared memory for good. A revision keeps the answer it replaces in the
 //! entry's own metadata, under [`PREVIOUS`], oldest first: a second live entry would be
 //! served by lookups beside the new answer, and metadata travels with the entry through

@@ -1,6 +1,6 @@
 //! The SQLite store's side of core's [`IndexCache`]: its change log read in one
 //! transaction ([`ChangeLog`]) and its index files beside the database ([`IndexFiles`]),
-//! `<db>-gix-<locale>`, mapped (DESIGN.md §70, §71).
+//! `<db>-gix-<locale>`, mapped (DESIGN.md §7.1, §7.2).
 //!
 //! Why an in-process index beside the FTS5 tables: the design note's FTS5 recipe
 //! (`build_trigram_query`, `ORDER BY rank LIMIT 200`) misses the best match of many real

@@ -79,7 +79,7 @@ pub(crate) fn open_read_only(path: &Path, name: &str) -> Result<(Connection, Opt
 /// Table by table, over every b-tree table (the FTS5 tables' storage included): a
 /// whole-database `quick_check` also runs FTS5's own consistency check of its indexes
 /// against the text, most of the check's time on a large memory, and every write open
-/// would pay it (DESIGN.md §33). Damaged pages are found either way.
+/// would pay it (DESIGN.md §6.3). Damaged pages are found either way.
 pub(crate) fn quick_check(conn: &Connection, path: &str) -> Result<()> {
     let what = "checking the database";
     let tables: Vec<String> = {

@@ -55,7 +55,7 @@ pub struct SqliteOptions {
     /// as pages are touched. A session is one transaction: pages that no longer fit its
     /// cache go to the WAL and are written there again each time they change, so a
     /// cache that holds the key indexes spares a large import most of those writes
-    /// (DESIGN.md §30). Default 1,048,576 (1 GiB).
+    /// (DESIGN.md §6.2). Default 1,048,576 (1 GiB).
     pub session_cache_kib: u32,
 }
 

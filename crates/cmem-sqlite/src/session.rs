@@ -109,7 +109,7 @@ impl<'a> SqliteSession<'a> {
 /// A cache of a quarter holds them, so a large import writes most pages once, while a
 /// small import into a large memory touches few pages and takes little of it (SQLite
 /// allocates cache pages as they are used). The cap bounds what an import takes as the
-/// input grows (DESIGN.md §30).
+/// input grows (DESIGN.md §6.2).
 pub(crate) fn session_cache_kib(db_kib: u64, floor: u32, cap: u32) -> u32 {
     let quarter = u32::try_from(db_kib / 4).unwrap_or(u32::MAX);
     quarter.min(cap).max(floor)

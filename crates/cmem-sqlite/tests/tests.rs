@@ -1189,7 +1189,7 @@ fn count_and_check(path: &Path) -> (i64, String) {
 #[test]
 fn a_session_larger_than_its_cache_leaves_nothing_when_killed_or_dropped() {
     // A session whose pages outgrow its cache writes them to the WAL before it commits
-    // (DESIGN.md §30): the files as a kill leaves them hold nothing of it, a dropped
+    // (DESIGN.md §6.2): the files as a kill leaves them hold nothing of it, a dropped
     // session leaves nothing, and a committed one stores what a large cache stores.
     let dir = TempDir::new("spill");
     let path = dir.path("s.db");

@@ -3,7 +3,7 @@
 //! the one order in which a lookup's candidates are offered.
 //!
 //! Why one type for every store: with a verification budget or a candidate limit
-//! (DESIGN.md §1) the order in which keys reach the scorer decides which of them are
+//! (DESIGN.md §4.4) the order in which keys reach the scorer decides which of them are
 //! scored, so two stores rank alike only if they offer alike. The rule, written in the
 //! [`ContentMemory`](crate::store::ContentMemory) contract: the per-locale indexes whose locale
 //! matches the query's source locale (prefix rule) are offered one after the other in

@@ -59,7 +59,7 @@ pub fn max_distance_for(min_similarity: f64, la: usize, lb: usize) -> usize {
 /// counts `a` has in excess of `b`, and as `b` has in excess of `a`. Classes and
 /// saturation only ever lower the excess, so the bound stays sound. It rules out most of
 /// the candidates the trigram count lets through before any distance is computed
-/// (DESIGN.md §17 has the share and the class counts tried).
+/// (DESIGN.md §4.8 has the share and the class counts tried).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CharSketch([u8; 32]);
 
@@ -404,7 +404,7 @@ impl Pattern {
         let max = max_distance_for(min_similarity, self.len, text_len);
         let distance = match sketch {
             Some(s) if self.sketch.min_distance(s) > max => return None,
-            // The index's path (DESIGN.md §78); the benchmark's exhaustive reference
+            // The index's path (DESIGN.md §4.9); the benchmark's exhaustive reference
             // takes the other, as it defines the comparison.
             Some(_) => self.distance_within_diagonal(text, text_len, max),
             None => self.distance_within(text, text_len, max),

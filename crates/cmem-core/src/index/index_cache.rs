@@ -3,7 +3,7 @@
 //! is this memory's and close enough behind (then catch it up from the change log), or
 //! build it from the tables and persist it; when other writers have committed, catch
 //! the loaded indexes up from the change log, or start again when they are too far
-//! behind (DESIGN.md §70, §71, §95).
+//! behind (DESIGN.md §7.1, §7.2, §8.4).
 //!
 //! A store implements [`ChangeLog`] with its SQL, over one snapshot, and, when it keeps
 //! index files, [`IndexFiles`] (which file, how it is read). Everything else — what is

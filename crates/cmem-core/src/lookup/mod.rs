@@ -112,7 +112,7 @@ pub struct LookupOptions {
     /// on the order a store offers them in, so two stores (or a store's two candidate
     /// paths) may differ there; without it the list is the top `limit` of the
     /// candidates offered, whatever their order. A caller who reads only the best match
-    /// may set one (DESIGN.md §36 has what it saves and costs).
+    /// may set one (DESIGN.md §4.5 has what it saves and costs).
     pub verify_budget: usize,
     /// How many fuzzy candidates a store offers at most from one index for one query
     /// key; default 150. Stores offer the most promising candidates first (most shared
@@ -120,7 +120,7 @@ pub struct LookupOptions {
     /// this: the benchmark measures its recall against an exhaustive scan (docs/matching.md §7).
     /// Once a store has seen more keys than this, it may also leave unread the query's
     /// most common trigrams when a key sharing none of the others could reach the
-    /// threshold only narrowly (DESIGN.md §19). Past the limit, it still offers every key
+    /// threshold only narrowly (DESIGN.md §4.6). Past the limit, it still offers every key
     /// that could tie with the best match found, so the ties at the top are complete.
     /// `usize::MAX`: never stop early; the best match is then exact by construction.
     pub max_candidates: usize,

@@ -165,7 +165,7 @@ impl CandidateSink for Sink<'_> {
                 return None;
             }
             // The index's path: the diagonal cut-off gives a far key up early (DESIGN.md
-            // §78); the sketch test it repeats costs a few instructions.
+            // §4.9); the sketch test it repeats costs a few instructions.
             pattern.similarity_at_least_sketched(key.get()?, len, sketch, cutoff)
         })
     }

@@ -1,5 +1,5 @@
 //! Context matches (101 %) and penalties by attribute of the stored entry
-//! (docs/matching.md §4; the choices in DESIGN.md §98, §99).
+//! (docs/matching.md §4; the choices in DESIGN.md §3.7).
 //!
 //! **Context.** A query may say where its segment stands in its document: the key of its
 //! unit (a PO `msgctxt`, an XLIFF unit id, a JSON key) and the source texts of the

@@ -495,7 +495,7 @@ pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u
 ///
 /// The sections are streamed as they are made: beside the index, the writer holds the
 /// lists' lengths and directories and the gram table, a fraction of the file, not the
-/// file itself (DESIGN.md §97; the peaks it saves are in docs/performance.md). The gram table and the
+/// file itself (DESIGN.md §7.4; the peaks it saves are in docs/performance.md). The gram table and the
 /// header, which say where the lists landed, are written last, over the zeros that held
 /// their place.
 ///

@@ -129,7 +129,7 @@ impl GramIndex {
     }
 
     /// Writes the persisted form of this index as the file at `path`, streamed (beside
-    /// the index, the process holds a fraction of the file, not the file; DESIGN.md §97)
+    /// the index, the process holds a fraction of the file, not the file; DESIGN.md §7.4)
     /// and replaced whole ([`replace_with`](crate::store::atomic_file::replace_with)).
     ///
     /// # Errors

@@ -7,7 +7,7 @@ use super::*;
 ///
 /// Why: a multilingual memory holds the same source once per language pair (nearly every
 /// source of the benchmark's en-de memory is an en-fr source too), and every repeat cost
-/// a posting in each of its grams' lists, a count and a filing per query (DESIGN.md §82;
+/// a posting in each of its grams' lists, a count and a filing per query (DESIGN.md §4.10;
 /// what it saves is in docs/performance.md). Keys of one text have the same
 /// grams, so at every step of a scan they have the same count and bound: the walk files
 /// the first and, when it ranks its cell, puts the whole chain in, each key under its

@@ -52,7 +52,7 @@ impl Tally<'_> {
         let seen = &self.touched[..self.seen];
         // Four histograms in turn, summed after: most keys share one count or two, and
         // the increments of one histogram's count would each wait for the last
-        // (DESIGN.md §90).
+        // (DESIGN.md §4.7).
         let mut parts = [[0u32; 256]; 4];
         let mut quads = seen.chunks_exact(4);
         for quad in &mut quads {
@@ -104,7 +104,7 @@ pub(super) const END: u32 = u32::MAX;
 /// No count of keys per cell is kept while filing: most keys of a query fall into a few
 /// cells (a count or two at lengths near the query's), so incrementing a per-cell count
 /// made each key wait for the last key's store to the same cell; the walk counts the
-/// keys of the cells it takes instead (DESIGN.md §89).
+/// keys of the cells it takes instead (DESIGN.md §4.7).
 pub(super) struct CellLists<'a> {
     pub(super) head: &'a mut [u32],
     pub(super) links: &'a mut [u32],

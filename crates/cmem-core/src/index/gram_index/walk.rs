@@ -338,7 +338,7 @@ pub(super) const EARLY: usize = 48;
 /// bounds a few hundredths above the cut-off anyway, so keys that could barely reach it
 /// are not offered and need not be ruled in. Shorter queries move in similarity steps
 /// wider than the margin, and a gram is a large share of their count, so the unread grams
-/// would decide their ranking (DESIGN.md §19 has the measurements that chose 0.03 and 20).
+/// would decide their ranking (DESIGN.md §4.6 has the measurements that chose 0.03 and 20).
 pub(super) const MARGIN: f64 = 0.03;
 
 /// The shortest query (in characters) the scan margin applies to.
@@ -492,7 +492,7 @@ impl Walk<'_> {
 
     /// The similarity bound of a key of `len` characters sharing `shared` grams, from the
     /// query's gram positions it lacks at the least: a gram repeated in the query counts
-    /// at each of its positions (DESIGN.md §11). It decides which keys can reach.
+    /// at each of its positions (DESIGN.md §4.2). It decides which keys can reach.
     pub(super) fn bound(&self, len: usize, shared: usize) -> f64 {
         let missing = self.missing.get(shared).or(self.missing.last()).copied().unwrap_or(0);
         similarity_bound(self.qlen, missing, len)
@@ -503,7 +503,7 @@ impl Walk<'_> {
     ///
     /// Under the candidate limit the order is what is offered, and ordering or stopping
     /// the scan by the tighter bound read fewer grams and ranked on coarser counts: it
-    /// lost best matches (DESIGN.md §11). With the tighter bound only ruling keys out,
+    /// lost best matches (DESIGN.md §4.2). With the tighter bound only ruling keys out,
     /// the keys offered are those of this order that can reach.
     pub(super) fn order_bound(&self, len: usize, shared: usize) -> f64 {
         similarity_bound(self.qlen, self.grams.saturating_sub(shared), len)
