@@ -10,15 +10,14 @@ use crate::repair::Repair;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::error::{Error, Result};
-use crate::index::distance::{CharSketch, Pattern};
 use crate::model::context::{Attribute, AttributePenalty, QueryContext};
 use crate::model::entry::{Entry, EntryId};
-use crate::model::key::{flatten_runs, normalize_text, KeyKind, Keys, KindSet};
+use crate::model::key::{flatten_runs, normalize_text, KeyKind, Keys};
 use crate::model::locale::{Locale, LocaleFit};
 use crate::model::point::{nearer_answer, Point};
 use crate::model::run::{runs_to_json, Run};
 use crate::repair::adapt::{adapt, entity_values, Adapted, CodeAdaptation, EntityAdaptation};
-use crate::store::{CandidateQuery, CandidateSink, ContentMemory, ExactQuery, KeyText, ReadScope};
+use crate::store::{CandidateQuery, ContentMemory, ExactQuery, ReadScope};
 
 pub mod masks;
 pub mod merge;

@@ -4,7 +4,12 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
-use super::*;
+use crate::index::distance::{CharSketch, Pattern};
+use crate::model::entry::EntryId;
+use crate::model::key::{KeyKind, KindSet};
+use crate::store::{CandidateSink, KeyText};
+
+use super::{LookupOptions, Match, SCORE_NEAR_EXACT};
 
 /// Scores candidates and keeps the cut-off at the `limit`-th best score seen (once a
 /// verification budget is spent, at the best score seen). A candidate equal to the

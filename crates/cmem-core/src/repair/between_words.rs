@@ -1,7 +1,9 @@
 //! Marks between the words: stretches of marks or white space changed between the same words
 //! and codes, each placed in the target by the fewest neighbours that make it occur once.
 
-use super::*;
+use crate::model::run::Run;
+
+use super::{texts, Repair, RepairKind};
 
 /// The longest window, in characters, [`repair_inner`] looks at around a changed gap.
 pub(super) const WINDOW: usize = 24;

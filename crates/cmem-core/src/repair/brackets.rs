@@ -1,6 +1,9 @@
 //! Brackets and quotes: brackets of another kind, and a pair put around the whole text or one code.
 
-use super::*;
+use crate::model::run::Run;
+
+use super::white_space::leading_space;
+use super::{texts, Repair, RepairKind};
 
 /// Brackets a repair may change into one another.
 pub(super) const BRACKETS: &[char] = &['(', ')', '[', ']', '{', '}', '<', '>'];

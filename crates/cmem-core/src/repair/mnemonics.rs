@@ -1,6 +1,8 @@
 //! Keyboard mnemonics (`&Open`, `_Save`, `~Heading`): taken out or rewritten with the query's mark.
 
-use super::*;
+use crate::model::run::Run;
+
+use super::texts;
 
 /// The byte offsets of the keyboard mnemonics of `text`: a `&`, `_` or `~` directly before
 /// a letter or digit (`&Open`, `_Save`, `~Heading`), as GUI toolkits mark accelerator

@@ -1,6 +1,8 @@
 //! Numbers: a changed number replaced where the target has it once, in either decimal sign.
 
-use super::*;
+use crate::model::run::Run;
+
+use super::texts;
 
 /// The numbers of `text` (ASCII digits with inner `.` or `,` groups: `4.2`, `1,000`), as
 /// byte ranges.

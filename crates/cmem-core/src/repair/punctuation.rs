@@ -1,6 +1,7 @@
 //! Final punctuation: the query's final mark in the target, spaced as the target's language spaces it.
 
-use super::*;
+use crate::model::locale::Locale;
+use crate::model::run::Run;
 
 /// Final punctuation marks a repair may carry over.
 pub(super) const MARKS: &[char] = &['.', ':', '…', '?', '!', ';', '。', '：', '？', '！', '；'];

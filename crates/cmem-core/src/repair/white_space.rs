@@ -1,6 +1,8 @@
 //! White space: at the ends of the text, and line breaks the query has as spaces.
 
-use super::*;
+use crate::model::run::Run;
+
+use super::texts;
 
 /// Replaces the `k`-th run of white space holding a line break in the target by `to`,
 /// when the target has exactly `count` such runs.

@@ -38,7 +38,8 @@ use crate::model::entry::EntryId;
 use crate::model::key::KindSet;
 use crate::model::locale::Locale;
 
-use super::{GramIndex, List, Posting, DIRECTORY_FROM};
+use super::posting::{List, Posting, DIRECTORY_FROM};
+use super::GramIndex;
 
 const MAGIC: &[u8; 8] = b"CMEMGIX\x01";
 const FORMAT: u32 = 4;

@@ -12,16 +12,14 @@
 //! only narrowly (see [`GramIndex::offer`]); every key that could tie with the best
 //! match found is still offered.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 
 use rustc_hash::FxHashMap;
 
 use crate::index::distance::CharSketch;
-use crate::index::trigram::{length_bounds, padded_gram_counts, padded_grams, similarity_bound};
+use crate::index::trigram::padded_grams;
 use crate::model::entry::EntryId;
 use crate::model::key::{Keys, KindSet};
-use crate::store::{CandidateQuery, CandidateSink, KeyText};
 
 mod file;
 mod posting;
@@ -29,10 +27,9 @@ mod same_text;
 mod scan;
 mod walk;
 
-use posting::*;
-use same_text::*;
-use scan::*;
-use walk::*;
+use posting::Posting;
+use same_text::{text_hash, SameText};
+use scan::END;
 
 pub use file::{Bytes, FileMeta, FrozenGrams, CATCH_UP_MOST};
 

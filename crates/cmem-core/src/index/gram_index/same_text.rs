@@ -1,6 +1,6 @@
 //! Keys of the same text: one first key in the posting lists, the others in its chain.
 
-use super::*;
+use rustc_hash::FxHashMap;
 
 /// Keys whose text another key added before has: only the first key of a text (its
 /// *first*) is in the posting lists, and the others follow it in a chain.

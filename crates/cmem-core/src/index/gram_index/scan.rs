@@ -1,7 +1,10 @@
 //! The count scan: counting the grams a query shares with each key, and filing the keys
 //! that can reach the cut-off by (length, count) cell.
 
-use super::*;
+use std::cell::RefCell;
+
+use super::walk::{Cells, Round, Takes};
+use super::GramIndex;
 
 /// The counting state of a scan, on slices so its loop keeps pointers and positions in
 /// registers.

@@ -1,6 +1,14 @@
 //! The offer walk: reading keys as an offer sees them, and offering them best bound first.
 
-use super::*;
+use crate::index::distance::CharSketch;
+use crate::index::trigram::{length_bounds, padded_gram_counts, similarity_bound};
+use crate::model::entry::EntryId;
+use crate::model::key::KindSet;
+use crate::store::{CandidateQuery, CandidateSink, KeyText};
+
+use super::posting::{Lists, Posting};
+use super::scan::{file_in_cells, CellLists, Scratch, Tally, END, SCRATCH};
+use super::GramIndex;
 
 /// The keys of one round of the walk, to offer in order: each packed as its bound's rank
 /// among the round's bounds (best first) above its key number, so that sorting the
