@@ -23,6 +23,7 @@ use crate::model::key::{Keys, KindSet};
 
 mod file;
 mod posting;
+mod reads;
 mod same_text;
 mod scan;
 mod walk;
