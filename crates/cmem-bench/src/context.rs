@@ -8,6 +8,7 @@
 //! is the shipped translation's distinct words found in the texts over all of them, and
 //! the figure is the mean over the queries.
 
+use cmem_core::ContentMemoryExt;
 use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};

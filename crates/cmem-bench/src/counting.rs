@@ -2,12 +2,15 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use cmem_core::imp::{KindSet, VersionReader};
+use cmem_core::imp::KindSet;
 use cmem_core::index::distance::CharSketch;
 use cmem_core::store::{
     CandidateQuery, CandidateSink, ExactQuery, ReadScope, ScopedReads, SearchHit, SearchQuery, Stats,
 };
-use cmem_core::{ContentMemory, Entry, EntryId, NewEntry, Result, WriteOutcome};
+use cmem_core::{
+    Capabilities, ContentMemory, ContentMemoryExt, Entry, EntryId, IndexControl, Locale, NewEntry, Result,
+    WriteOutcome,
+};
 
 /// Forwards to `inner`, counting the keys offered to the scorer.
 pub struct Counting<'a> {
@@ -119,12 +122,6 @@ impl ContentMemory for Counting<'_> {
     fn get_many(&self, ids: &[EntryId]) -> Result<Vec<Option<Entry>>> {
         self.inner.get_many(ids)
     }
-    // The inner store's scope, wrapped so that a lookup's reads are counted too: a store
-    // across a network checks its index is current once per lookup in it, not once per
-    // call, and the benchmark measures that.
-    fn read_scope(&self, source: &cmem_core::Locale) -> Result<ReadScope<'_>> {
-        Ok(ReadScope::new(CountingReads { scope: self.inner.read_scope(source)?, counting: self }))
-    }
     fn delete(&self, id: EntryId) -> Result<bool> {
         self.inner.delete(id)
     }
@@ -143,8 +140,30 @@ impl ContentMemory for Counting<'_> {
     fn stats(&self) -> Result<Stats> {
         self.inner.stats()
     }
-    fn version_reader(&self) -> Option<&dyn VersionReader> {
-        self.inner.version_reader()
+    // Every capability of the measured store, with the index's read scope wrapped here.
+    fn capabilities(&self) -> Capabilities<'_> {
+        self.inner.capabilities().index(self)
+    }
+}
+
+impl IndexControl for Counting<'_> {
+    fn warm(&self, source: &Locale) -> Result<()> {
+        self.inner.warm(source)
+    }
+    fn index_persists(&self) -> bool {
+        self.inner.index_persists()
+    }
+    // The inner store's scope, wrapped so that a lookup's reads are counted too: a store
+    // across a network checks its index is current once per lookup in it, not once per
+    // call, and the benchmark measures that.
+    fn read_scope(&self, source: &Locale) -> Result<ReadScope<'_>> {
+        Ok(ReadScope::new(CountingReads { scope: self.inner.read_scope(source)?, counting: self }))
+    }
+    fn change_mark(&self) -> Result<Option<u64>> {
+        self.inner.change_mark()
+    }
+    fn source_locales(&self) -> Result<Option<Vec<Locale>>> {
+        self.inner.source_locales().map(Some)
     }
 }
 
@@ -172,5 +191,14 @@ mod tests {
             lookup(&counting, &LookupRequest::new(vec![Run::text("Open the files")], en, de)).unwrap();
         assert_eq!(matches.len(), 1);
         assert!(counting.offered.load(Ordering::Relaxed) >= 1);
+    }
+
+    #[test]
+    fn the_wrapper_keeps_every_capability_of_the_store() {
+        let store = MemStore::new();
+        let counting =
+            Counting { inner: &store, offered: 0.into(), candidates_ns: 0.into(), exact_ns: 0.into() };
+        assert_eq!(counting.capabilities().names(), store.capabilities().names());
+        assert_eq!(counting.capabilities().names(), ["versions", "index", "meta", "word_models"]);
     }
 }

@@ -42,6 +42,7 @@
 //!     --references versioned_references.jsonl [--context-memory-store]
 //! ```
 
+use cmem_core::ContentMemoryExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};

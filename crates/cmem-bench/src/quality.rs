@@ -15,6 +15,7 @@
 //! and how often farther. The lookups run with the word repair off; the repair is then
 //! made as a lookup makes it (`repair_words` on the returned match).
 
+use cmem_core::ContentMemoryExt;
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;

@@ -56,6 +56,7 @@
 //! A case has at least one of `query` (with `expect`), `versions` and `prior`. Unknown
 //! fields are errors, so a misspelt expectation cannot pass silently.
 
+use cmem_core::ContentMemoryExt;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 

@@ -90,6 +90,7 @@ macro_rules! conformance_suite {
             empty_and_odd_segments,
             fuzzy_candidates_are_complete,
             memory_metadata,
+            wrappers_keep_every_capability,
             evidence_orders_equal_scores,
             context_matches,
             attribute_penalties,

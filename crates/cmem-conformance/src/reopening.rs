@@ -4,8 +4,8 @@
 //! writes since. Run through [`conformance_suite!`](crate::conformance_suite), it holds
 //! a persisted index to the same rules as one built in the process.
 
-use cmem_core::imp::VersionReader;
 use cmem_core::store::{CandidateQuery, CandidateSink, ExactQuery, ReadScope, ScopedReads, WriteSession};
+use cmem_core::{Capabilities, ContentMemoryExt, IndexControl, WordModels};
 use cmem_core::{
     ContentMemory, Entry, EntryId, Locale, NewEntry, Result, SearchHit, SearchQuery, Stats, WriteOutcome,
 };
@@ -82,9 +82,22 @@ impl ContentMemory for Reopening {
     fn stats(&self) -> Result<Stats> {
         self.store.stats()
     }
-    fn version_reader(&self) -> Option<&dyn VersionReader> {
-        self.store.version_reader()
+    // The store's capabilities, with the index and word models answered here: a lookup's
+    // candidates and a word model come from a store opened for each.
+    fn capabilities(&self) -> Capabilities<'_> {
+        let inner = self.store.capabilities();
+        let mut caps = inner;
+        if inner.index.is_some() {
+            caps = caps.index(self);
+        }
+        if inner.word_models.is_some() {
+            caps = caps.word_models(self);
+        }
+        caps
     }
+}
+
+impl IndexControl for Reopening {
     fn warm(&self, source: &Locale) -> Result<()> {
         self.store.warm(source)
     }
@@ -99,15 +112,15 @@ impl ContentMemory for Reopening {
             reopen: self.reopen.as_ref(),
         }))
     }
-    fn source_locales(&self) -> Result<Vec<Locale>> {
-        self.store.source_locales()
+    fn change_mark(&self) -> Result<Option<u64>> {
+        self.store.change_mark()
     }
-    fn meta(&self, key: &str) -> Result<Option<String>> {
-        self.store.meta(key)
+    fn source_locales(&self) -> Result<Option<Vec<Locale>>> {
+        self.store.source_locales().map(Some)
     }
-    fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        self.store.set_meta(key, value)
-    }
+}
+
+impl WordModels for Reopening {
     fn word_model(
         &self,
         source: &cmem_core::Locale,
@@ -118,9 +131,6 @@ impl ContentMemory for Reopening {
             Some(reopen) => reopen()?.word_model(source, target),
             None => self.store.word_model(source, target),
         }
-    }
-    fn change_mark(&self) -> Result<Option<u64>> {
-        self.store.change_mark()
     }
     fn save_word_model(
         &self,

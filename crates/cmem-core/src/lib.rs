@@ -93,4 +93,7 @@ pub use model::run::{is_entity_type, Choice, Code, Run};
 pub use model::version::{PriorVersion, Version, VersionQuery, VersionRequest};
 pub use repair::adapt::{CodeAdaptation, EntityAdaptation};
 pub use store::mem::MemStore;
-pub use store::{ContentMemory, PairCount, SearchHit, SearchQuery, Stats, WaitHook};
+pub use store::{
+    Capabilities, ContentMemory, ContentMemoryExt, IndexControl, MetaStore, PairCount, SearchHit,
+    SearchQuery, Stats, WaitHook, WordModels,
+};

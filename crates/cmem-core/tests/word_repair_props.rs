@@ -1,6 +1,7 @@
 //! Property tests of the word repair: a target whose stored source is the query is never
 //! changed, and no repair drops or moves a code.
 
+use cmem_core::ContentMemoryExt;
 use std::sync::Arc;
 
 use cmem_core::align::{AlignOptions, WordModel};

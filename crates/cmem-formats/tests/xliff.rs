@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use cmem_core::ContentMemoryExt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -1590,15 +1591,33 @@ impl ContentMemory for CountingLookups {
     ) -> cmem_core::Result<()> {
         self.inner.candidates(q, sink)
     }
-    fn read_scope(&self, source: &Locale) -> cmem_core::Result<cmem_core::imp::ReadScope<'_>> {
-        self.lookups.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.inner.read_scope(source)
-    }
     fn search(&self, q: &cmem_core::SearchQuery) -> cmem_core::Result<Vec<cmem_core::SearchHit>> {
         self.inner.search(q)
     }
     fn stats(&self) -> cmem_core::Result<cmem_core::Stats> {
         self.inner.stats()
+    }
+    fn capabilities(&self) -> cmem_core::Capabilities<'_> {
+        cmem_core::Capabilities::none().index(self)
+    }
+}
+
+impl cmem_core::IndexControl for CountingLookups {
+    fn warm(&self, source: &Locale) -> cmem_core::Result<()> {
+        cmem_core::IndexControl::warm(&self.inner, source)
+    }
+    fn index_persists(&self) -> bool {
+        false
+    }
+    fn read_scope(&self, source: &Locale) -> cmem_core::Result<cmem_core::imp::ReadScope<'_>> {
+        self.lookups.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        cmem_core::IndexControl::read_scope(&self.inner, source)
+    }
+    fn change_mark(&self) -> cmem_core::Result<Option<u64>> {
+        Ok(None)
+    }
+    fn source_locales(&self) -> cmem_core::Result<Option<Vec<Locale>>> {
+        Ok(None)
     }
 }
 

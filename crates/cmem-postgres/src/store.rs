@@ -13,6 +13,7 @@ use cmem_core::store::{
     Stats,
 };
 use cmem_core::{normalize_text, Entry, EntryId, Locale, NewEntry, Result, WriteOutcome};
+use cmem_core::{Capabilities, IndexControl, MetaStore, WordModels};
 use postgres::types::Type;
 use postgres::NoTls;
 
@@ -529,49 +530,6 @@ impl ContentMemory for PgStore {
         self.exact_in(q, None)
     }
 
-    fn change_mark(&self) -> Result<Option<u64>> {
-        // The counter every write session raises (`META_CHANGES`): one round trip.
-        let mut conn = self.db.reader()?;
-        Ok(Some(read_changes_prepared(&mut conn, &self.db.name)? as u64))
-    }
-
-    fn read_scope(&self, source: &Locale) -> Result<ReadScope<'_>> {
-        if !self.db.options.gram_index {
-            // Database-side candidates read the database on every call anyway.
-            return Ok(ReadScope::direct(self));
-        }
-        // Optimistic when the index is loaded and no scope found it stale: the entry
-        // reads tell at the end whether a writer came between (see `crate::scope`).
-        let stale = self.stale.swap(false, std::sync::atomic::Ordering::Relaxed);
-        let optimistic = !stale && self.db.cache_read()?.has(source);
-        if stale {
-            self.reload_if_changed(source)?;
-        } else if !optimistic {
-            self.refresh_cache(source)?;
-        }
-        // A lookup that reads no entry learns the counter from a read made while it walks
-        // the index (see `crate::ahead`).
-        let ahead = if optimistic && !self.is_fresh() {
-            self.ahead.ask(|| {
-                let (pool, health) = self.db.read_pool();
-                let (pool, name) = (pool.clone(), self.db.name.clone());
-                let unreachable = std::sync::Arc::clone(&health.unreachable);
-                // No answer while the database is unreachable: the lookup then asks
-                // itself, and fails at once (`client`).
-                move || {
-                    if unreachable.load(std::sync::atomic::Ordering::Acquire) {
-                        return None;
-                    }
-                    pool.get().ok().and_then(|mut conn| read_changes_prepared(&mut conn, &name).ok())
-                }
-            })
-        } else {
-            None
-        };
-        let scope = Scope::new(self.db.cache_read()?.counter(), !optimistic, ahead);
-        Ok(ReadScope::new(PgScope { store: self, scope }))
-    }
-
     fn candidates(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) -> Result<()> {
         self.candidates_in(q, sink, false)
     }
@@ -641,10 +599,12 @@ impl ContentMemory for PgStore {
         })
     }
 
-    fn version_reader(&self) -> Option<&dyn VersionReader> {
-        Some(self)
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities::none().versions(self).index(self).meta(self).word_models(self)
     }
+}
 
+impl IndexControl for PgStore {
     /// Builds the in-process candidate index for every source locale matching `source`
     /// now, instead of on the first lookup (nothing when the index is off).
     fn warm(&self, source: &Locale) -> Result<()> {
@@ -660,6 +620,55 @@ impl ContentMemory for PgStore {
         self.db.options.gram_index && self.db.options.index_dir.is_some()
     }
 
+    fn read_scope(&self, source: &Locale) -> Result<ReadScope<'_>> {
+        if !self.db.options.gram_index {
+            // Database-side candidates read the database on every call anyway.
+            return Ok(ReadScope::direct(self));
+        }
+        // Optimistic when the index is loaded and no scope found it stale: the entry
+        // reads tell at the end whether a writer came between (see `crate::scope`).
+        let stale = self.stale.swap(false, std::sync::atomic::Ordering::Relaxed);
+        let optimistic = !stale && self.db.cache_read()?.has(source);
+        if stale {
+            self.reload_if_changed(source)?;
+        } else if !optimistic {
+            self.refresh_cache(source)?;
+        }
+        // A lookup that reads no entry learns the counter from a read made while it walks
+        // the index (see `crate::ahead`).
+        let ahead = if optimistic && !self.is_fresh() {
+            self.ahead.ask(|| {
+                let (pool, health) = self.db.read_pool();
+                let (pool, name) = (pool.clone(), self.db.name.clone());
+                let unreachable = std::sync::Arc::clone(&health.unreachable);
+                // No answer while the database is unreachable: the lookup then asks
+                // itself, and fails at once (`client`).
+                move || {
+                    if unreachable.load(std::sync::atomic::Ordering::Acquire) {
+                        return None;
+                    }
+                    pool.get().ok().and_then(|mut conn| read_changes_prepared(&mut conn, &name).ok())
+                }
+            })
+        } else {
+            None
+        };
+        let scope = Scope::new(self.db.cache_read()?.counter(), !optimistic, ahead);
+        Ok(ReadScope::new(PgScope { store: self, scope }))
+    }
+
+    fn change_mark(&self) -> Result<Option<u64>> {
+        // The counter every write session raises (`META_CHANGES`): one round trip.
+        let mut conn = self.db.reader()?;
+        Ok(Some(read_changes_prepared(&mut conn, &self.db.name)? as u64))
+    }
+
+    fn source_locales(&self) -> Result<Option<Vec<Locale>>> {
+        Ok(None)
+    }
+}
+
+impl MetaStore for PgStore {
     fn meta(&self, key: &str) -> Result<Option<String>> {
         let mut client = self.db.client()?;
         let row = client
@@ -682,7 +691,9 @@ impl ContentMemory for PgStore {
             .ctx_with(&self.db.name, || format!("setting {key}"))?;
         Ok(())
     }
+}
 
+impl WordModels for PgStore {
     fn word_model(
         &self,
         source: &Locale,

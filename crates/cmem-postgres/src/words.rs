@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use cmem_core::align::{pair_key, stamp_key, WordModel};
 use cmem_core::store::schema::{META_TABLE, WORD_MODELS_TABLE};
-use cmem_core::{ContentMemory, Locale, Result};
+use cmem_core::{IndexControl, Locale, Result};
 
 use crate::error::Context;
 use crate::migrate::META_CHANGES;

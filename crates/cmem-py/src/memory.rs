@@ -1,5 +1,6 @@
 //! `cmem.Memory`: a memory opened by address, and its verbs.
 
+use cmem::ContentMemoryExt;
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};

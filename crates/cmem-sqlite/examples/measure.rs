@@ -166,7 +166,7 @@ fn main() {
     let store = SqliteStore::open(&a.db).unwrap();
     let open = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    cmem_core::ContentMemory::warm(&store, &en).unwrap();
+    cmem_core::ContentMemoryExt::warm(&store, &en).unwrap();
     println!("reopened in {:.3} s; candidate index for en built in {:.2} s", open, t.elapsed().as_secs_f64());
 
     // The exhaustive baseline: every distinct stored source, plain key and structural key

@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use cmem_core::imp::ReadScope;
 use cmem_core::imp::{build_trigram_query, KeyKind, Keys, WriteSession};
 use cmem_core::index::trigram::length_bounds;
 use cmem_core::model::run::runs_to_json;
@@ -20,6 +21,7 @@ use cmem_core::{
     merge_origins, normalize_text, Entry, EntryId, Error, ErrorKind, Locale, NewEntry, Origin, Result,
     Variant, WriteOutcome,
 };
+use cmem_core::{Capabilities, IndexControl, MetaStore, WordModels};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use cmem_core::index::index_cache::{
@@ -911,10 +913,12 @@ impl ContentMemory for SqliteStore {
         })
     }
 
-    fn version_reader(&self) -> Option<&dyn VersionReader> {
-        Some(self)
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities::none().versions(self).index(self).meta(self).word_models(self)
     }
+}
 
+impl IndexControl for SqliteStore {
     /// Builds the in-process candidate index for every source locale matching `source`
     /// now, instead of on the first lookup (nothing when the index is off).
     fn warm(&self, source: &Locale) -> Result<()> {
@@ -928,8 +932,8 @@ impl ContentMemory for SqliteStore {
         self.options.gram_index && self.options.persist_index && !self.options.read_only
     }
 
-    fn source_locales(&self) -> Result<Vec<Locale>> {
-        self.with_reader(|conn| crate::cache::source_locales(conn, &self.path))
+    fn read_scope(&self, _source: &Locale) -> Result<ReadScope<'_>> {
+        Ok(ReadScope::direct(self))
     }
 
     fn change_mark(&self) -> Result<Option<u64>> {
@@ -949,6 +953,12 @@ impl ContentMemory for SqliteStore {
         Ok(Some(version as u64))
     }
 
+    fn source_locales(&self) -> Result<Option<Vec<Locale>>> {
+        self.with_reader(|conn| crate::cache::source_locales(conn, &self.path)).map(Some)
+    }
+}
+
+impl MetaStore for SqliteStore {
     fn meta(&self, key: &str) -> Result<Option<String>> {
         let sql = format!("SELECT value FROM {META_TABLE} WHERE key = ?1");
         self.with_reader(|conn| {
@@ -973,7 +983,9 @@ impl ContentMemory for SqliteStore {
         .ctx_with(&self.path, || format!("setting {key}"))?;
         tx.commit(&self.path, || format!("setting {key}"))
     }
+}
 
+impl WordModels for SqliteStore {
     fn word_model(
         &self,
         source: &Locale,

@@ -95,11 +95,11 @@ pub use cmem_core::repair::words::RepairBands;
 pub use cmem_core::setters;
 pub use cmem_core::{
     client_masks, context_for, lookup, lookup_several, prepare_query, to_notation, AttributePenalty,
-    ContentMemory, Context, ContextOptions, ContextRequest, Entry, EntryId, Error, ErrorKind, Example,
-    GlossaryPair, Locale, LocaleFit, LookupOptions, LookupRequest, Match, MatchType, MatchView, NewEntry,
-    Notation, Origin, PairCount, PenaltyKind, Point, PriorVersion, Provider, QueryContext, QueryText,
-    Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, SourceRank, Stats, Variant, Version,
-    VersionQuery, VersionRequest, WaitHook, WriteOutcome,
+    ContentMemory, ContentMemoryExt, Context, ContextOptions, ContextRequest, Entry, EntryId, Error,
+    ErrorKind, Example, GlossaryPair, Locale, LocaleFit, LookupOptions, LookupRequest, Match, MatchType,
+    MatchView, NewEntry, Notation, Origin, PairCount, PenaltyKind, Point, PriorVersion, Provider,
+    QueryContext, QueryText, Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, SourceRank, Stats,
+    Variant, Version, VersionQuery, VersionRequest, WaitHook, WriteOutcome,
 };
 /// File formats: readers, writers, import and export, recycle and analyze.
 pub use cmem_formats as formats;

@@ -1,5 +1,6 @@
 //! [`Memory`]: a memory opened by address, whatever store holds it.
 
+use cmem_core::ContentMemoryExt;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::OnceLock;

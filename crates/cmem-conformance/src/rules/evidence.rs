@@ -1,6 +1,7 @@
 //! Rules of the evidence that orders equal scores, and of mechanical repairs.
 
 use super::*;
+use cmem_core::ContentMemoryExt;
 
 /// Between equal scores the evidence decides: an identical source first, then more
 /// approvals, then the newest approval. Text that differs only in white space is not a

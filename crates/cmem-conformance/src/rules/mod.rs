@@ -4,6 +4,7 @@
 
 use cmem_core::imp::{prior_version_for, VersionReader};
 use cmem_core::model::notation::to_notation;
+use cmem_core::ContentMemoryExt;
 use cmem_core::{
     ContentMemory, EntryId, ErrorKind, LookupOptions, LookupRequest, MatchType, NewEntry, PenaltyKind,
     Provider, SearchQuery, Variant, VersionQuery, VersionRequest, WriteOutcome, SCORE_NEAR_EXACT,
@@ -132,8 +133,12 @@ mod tests {
         fn stats(&self) -> cmem_core::Result<Stats> {
             self.inner.stats()
         }
-        fn version_reader(&self) -> Option<&dyn VersionReader> {
-            self.inner.version_reader()
+        // Versions only: the index's read scope would answer the lookup's reads from
+        // the inner store, past the faults this store injects.
+        fn capabilities(&self) -> cmem_core::Capabilities<'_> {
+            let mut caps = cmem_core::Capabilities::none();
+            caps.versions = self.inner.version_reader();
+            caps
         }
     }
 

@@ -1,7 +1,11 @@
 //! Rules of the store's own operations: delete, replace, get and paging, stats, concordance,
 //! atomic batches and the memory's metadata.
 
+use cmem_core::imp::{ExactQuery, KeyKind};
+use cmem_core::ContentMemoryExt;
+
 use super::*;
+use crate::Reopening;
 
 /// docs/matching.md §3–4: a deleted entry is gone from every tier, from `get`, `entries`, search,
 /// stats and version chains.
@@ -428,5 +432,47 @@ pub fn memory_metadata(make: Make<'_>) -> Outcome {
         warm.iter().map(|m| m.entry.id).collect::<Vec<_>>(),
         "matches after warming up"
     );
+    Ok(())
+}
+
+/// A store behind a wrapper (`&`, `Box`, `Arc`, and this suite's [`Reopening`]) keeps
+/// every capability it has, and each answers through the wrapper as it does on the store:
+/// a wrapper cannot drop one unnoticed.
+///
+/// # Errors
+/// What the store, or a wrapper, got wrong.
+pub fn wrappers_keep_every_capability(make: Make<'_>) -> Outcome {
+    let store = make();
+    let names = store.capabilities().names();
+    let (en, de) = (locale("en")?, locale("de")?);
+    store.write(&[pair("Open the file", "Datei öffnen")?])?;
+    let by_ref: &dyn ContentMemory = &store;
+    let arc: std::sync::Arc<&dyn ContentMemory> = std::sync::Arc::new(&*store);
+    let boxed: Box<&dyn ContentMemory> = Box::new(&*store);
+    let reopening = Reopening::keeping(make(), ());
+    reopening.write(&[pair("Open the file", "Datei öffnen")?])?;
+    let wrappers: [(&str, &dyn ContentMemory); 4] =
+        [("&", by_ref), ("Arc", &arc), ("Box", &boxed), ("Reopening", &reopening)];
+    for (name, wrapped) in wrappers {
+        let caps = wrapped.capabilities();
+        ensure_eq!(caps.names(), names, "the capabilities behind {name}");
+        if caps.versions.is_some() {
+            ensure!(wrapped.version_reader().is_some(), "{name}: no version reader");
+        }
+        if caps.index.is_some() {
+            wrapped.warm(&en)?;
+            wrapped.change_mark()?;
+            let mut scope = wrapped.read_scope(&en)?;
+            let q = ExactQuery { kind: KeyKind::Plain, key: "Open the file", source: &en, target: &de };
+            ensure_eq!(scope.exact(&q)?.len(), 1, "{name}: exact hits through the index's read scope");
+        }
+        if caps.meta.is_some() {
+            wrapped.set_meta("wrapped", name)?;
+            ensure_eq!(wrapped.meta("wrapped")?.as_deref(), Some(name), "{name}: a value set through it");
+        }
+        if caps.word_models.is_some() {
+            ensure_eq!(wrapped.word_model(&en, &de)?.is_none(), true, "{name}: no word model trained");
+        }
+    }
     Ok(())
 }

@@ -222,6 +222,9 @@ impl ContentMemory for NoVersions {
     fn stats(&self) -> cmem_core::Result<cmem_core::Stats> {
         self.0.stats()
     }
+    fn capabilities(&self) -> cmem_core::Capabilities<'_> {
+        cmem_core::Capabilities::none()
+    }
 }
 
 /// docs/matching.md §6: `Provider` answers lookups and prior versions over the store, and nothing

@@ -1,5 +1,6 @@
 //! The tiered lookup (docs/matching.md §4), written once over any [`ContentMemory`].
 
+use crate::store::ContentMemoryExt;
 use std::collections::{HashMap, HashSet};
 
 use crate::error::{Error, Result};

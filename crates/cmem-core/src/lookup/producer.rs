@@ -27,6 +27,7 @@
 //! the one a chosen example's target holds (so glossary and examples agree), else the
 //! most frequent. Without a model the glossary is empty and the answer says so.
 
+use crate::store::ContentMemoryExt;
 use std::collections::{HashMap, HashSet};
 
 use crate::align::{fold, text_of, words, WordModel};

@@ -6,6 +6,7 @@ use crate::lookup::producer::{context_for, Context, ContextRequest};
 use crate::lookup::{lookup, LookupRequest, Match};
 use crate::model::version::{prior_version_for, PriorVersion, VersionRequest};
 use crate::store::ContentMemory;
+use crate::store::ContentMemoryExt;
 
 /// Lookups and prior versions over any [`ContentMemory`].
 ///

@@ -16,8 +16,8 @@ use crate::model::key::{normalize_text, KeyKind, Keys};
 use crate::model::locale::Locale;
 use crate::model::version::{select_versions, Version, VersionQuery, VersionReader};
 use crate::store::{
-    replace_conflict, replaced_entry, CandidateQuery, CandidateSink, ContentMemory, ExactQuery, SearchHit,
-    SearchQuery, Stats, WriteSession,
+    replace_conflict, replaced_entry, CandidateQuery, CandidateSink, Capabilities, ContentMemory, ExactQuery,
+    IndexControl, MetaStore, ReadScope, SearchHit, SearchQuery, Stats, WordModels, WriteSession,
 };
 
 /// An in-memory [`ContentMemory`], safe to share between threads.
@@ -296,14 +296,36 @@ impl ContentMemory for MemStore {
         Ok(Stats::from_pairs(inner.entries.len() as u64, variants, pairs, None))
     }
 
-    fn version_reader(&self) -> Option<&dyn VersionReader> {
-        Some(self)
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities::none().versions(self).index(self).meta(self).word_models(self)
+    }
+}
+
+/// The in-memory store's index lives and dies with it: nothing to warm ahead or keep,
+/// reads straight from the store; its change mark counts its writes.
+impl IndexControl for MemStore {
+    fn warm(&self, _source: &Locale) -> Result<()> {
+        Ok(())
+    }
+
+    fn index_persists(&self) -> bool {
+        false
+    }
+
+    fn read_scope(&self, _source: &Locale) -> Result<ReadScope<'_>> {
+        Ok(ReadScope::direct(self))
     }
 
     fn change_mark(&self) -> Result<Option<u64>> {
         Ok(Some(self.changes.load(std::sync::atomic::Ordering::SeqCst)))
     }
 
+    fn source_locales(&self) -> Result<Option<Vec<Locale>>> {
+        Ok(None)
+    }
+}
+
+impl MetaStore for MemStore {
     fn meta(&self, key: &str) -> Result<Option<String>> {
         Ok(self.read()?.meta.get(key).cloned())
     }
@@ -312,7 +334,9 @@ impl ContentMemory for MemStore {
         self.write_lock()?.meta.insert(key.to_owned(), value.to_owned());
         Ok(())
     }
+}
 
+impl WordModels for MemStore {
     fn word_model(&self, source: &Locale, target: &Locale) -> Result<Option<Arc<WordModel>>> {
         Ok(self.read()?.word_models.get(&crate::align::pair_key(source, target)).cloned())
     }

@@ -5,20 +5,19 @@
 //! [`lookup`](crate::lookup::lookup()), so every store ranks identically (docs/matching.md §8).
 
 pub mod atomic_file;
+mod capability;
 pub mod mem;
 pub mod migrate;
 pub mod schema;
 #[doc(hidden)]
 pub mod stored;
 
+pub use capability::{Capabilities, ContentMemoryExt, IndexControl, MetaStore, WordModels};
+
 use crate::error::Result;
 use crate::model::entry::{Entry, EntryId, NewEntry, WriteOutcome};
 use crate::model::key::{KeyKind, KindSet};
 use crate::model::locale::Locale;
-use crate::model::version::VersionReader;
-use std::sync::Arc;
-
-use crate::align::WordModel;
 
 /// Entries whose source variant has one key equal to a given key.
 #[derive(Debug, Clone, Copy)]
@@ -361,9 +360,10 @@ impl Stats {
 /// - Nothing panics on input the model accepts; failures are [`Error`](crate::error::Error)s.
 /// - Locales match by the prefix rule (a tag matches itself and any tag it is a prefix
 ///   of, by subtags).
-/// - [`meta`](ContentMemory::meta) / [`set_meta`](ContentMemory::set_meta) keep a few
-///   named values about the memory itself (the recognizer rule set it was imported
-///   with); a store that cannot keep them answers `None` and refuses to set them.
+/// - [`capabilities`](ContentMemory::capabilities) names what the store offers beyond
+///   this trait: version chains ([`VersionReader`](crate::model::version::VersionReader)), an index it controls
+///   ([`IndexControl`]), named values about the memory ([`MetaStore`]) and word models
+///   ([`WordModels`]).
 ///
 /// # Examples
 /// Any store is used through the trait, here the in-memory one:
@@ -513,144 +513,13 @@ pub trait ContentMemory: Send + Sync {
     /// A store failure.
     fn stats(&self) -> Result<Stats>;
 
-    /// The version-chain capability, when the store has it.
-    fn version_reader(&self) -> Option<&dyn VersionReader> {
-        None
-    }
-
-    /// Prepares fuzzy lookups from `source` (builds an in-process candidate index, say),
-    /// so the first lookup is not slower than the next. Does nothing by default.
-    ///
-    /// # Errors
-    /// A store failure.
-    fn warm(&self, source: &Locale) -> Result<()> {
-        let _ = source;
-        Ok(())
-    }
-
-    /// Whether [`warm`](Self::warm) leaves an index that later processes open instead of
-    /// building their own (a file beside the memory, say). False by default: then a
-    /// process that will not look anything up, such as an import, has no reason to warm.
-    fn index_persists(&self) -> bool {
-        false
-    }
-
-    /// Begins the reads of one lookup: [`lookup`](crate::lookup::lookup()) calls it once per try
-    /// and makes every read of the try through the returned scope (its
-    /// [`exact`](ReadScope::exact), [`candidates`](ReadScope::candidates) and
-    /// [`get_many`](ReadScope::get_many)), then asks it to [`confirm`](ReadScope::confirm)
-    /// them.
-    ///
-    /// A store whose candidate index follows other processes' writes checks once per
-    /// lookup that the index is current, here or in the scope's `confirm` after the
-    /// lookup's reads, and answers the scope's reads from the index without checking
-    /// again: for a store across a network at most one round trip per lookup for the
-    /// check instead of one per call. What it learns along the way lives in the scope (a
-    /// value owned by the one lookup, see [`ScopedReads`]), so lookups interleaved on one
-    /// thread, or a lookup whose scope moves to another thread, each judge their own
-    /// reads. Calls on the store itself check for themselves.
-    ///
-    /// By default there is nothing to check: the scope reads straight from the store
-    /// ([`ReadScope::direct`]) and always holds. A wrapper that changes what a store's
-    /// reads answer (counts them, answers candidates from elsewhere) either leaves this
-    /// default, so that the lookup's reads go through its own methods (each of the inner
-    /// store's reads then checks for itself), or wraps the inner store's scope in a
-    /// [`ScopedReads`] of its own, keeping the inner store's one check per lookup.
-    ///
-    /// # Errors
-    /// A store failure.
-    ///
-    /// # Examples
-    /// ```
-    /// use cmem_core::imp::{ExactQuery, KeyKind};
-    /// use cmem_core::{ContentMemory, Locale, MemStore, NewEntry, Run, Variant};
-    ///
-    /// let store = MemStore::new();
-    /// let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
-    /// store.write(&[NewEntry::pair(
-    ///     Variant::new(en.clone(), vec![Run::text("Open")]),
-    ///     Variant::new(de.clone(), vec![Run::text("Öffnen")]),
-    /// )])?;
-    /// let mut scope = store.read_scope(&en)?;
-    /// let q = ExactQuery { kind: KeyKind::Plain, key: "Open", source: &en, target: &de };
-    /// assert_eq!(scope.exact(&q)?.len(), 1);
-    /// assert!(scope.confirm()?, "the reads saw the memory as it was when the scope began");
-    /// # Ok::<(), cmem_core::Error>(())
-    /// ```
-    fn read_scope(&self, source: &Locale) -> Result<ReadScope<'_>> {
-        let _ = source;
-        Ok(ReadScope::direct(self))
-    }
-
-    /// A number that changes whenever the memory does, by this process or another: a
-    /// write, a re-approval, a deletion, a replacement. Two equal marks read from one
-    /// store mean the memory did not change between them, so an answer computed under
-    /// the first still holds (a server's answer cache, an `ETag`). `None` when the store
-    /// cannot tell: nothing may then be cached. The default is `None`.
-    ///
-    /// # Errors
-    /// A store failure.
-    fn change_mark(&self) -> Result<Option<u64>> {
-        Ok(None)
-    }
-
-    /// The locales some entry has as its source (first variant), sorted: what a server
-    /// warms. By default from [`stats`](Self::stats); stores answer faster where they can.
-    ///
-    /// # Errors
-    /// A store failure.
-    fn source_locales(&self) -> Result<Vec<Locale>> {
-        let mut sources: Vec<Locale> = self.stats()?.pairs.into_iter().map(|p| p.source).collect();
-        sources.sort();
-        sources.dedup();
-        Ok(sources)
-    }
-
-    /// A named value about the memory (not about an entry), when set.
-    ///
-    /// # Errors
-    /// A store failure.
-    fn meta(&self, key: &str) -> Result<Option<String>> {
-        let _ = key;
-        Ok(None)
-    }
-
-    /// The word model of a locale pair ([`crate::align`]), when one was trained and
-    /// saved; read once per memory and process. The default: none.
-    ///
-    /// # Errors
-    /// A store failure, or a saved model that does not read.
-    fn word_model(&self, source: &Locale, target: &Locale) -> Result<Option<Arc<WordModel>>> {
-        let _ = (source, target);
-        Ok(None)
-    }
-
-    /// Saves `model` as the word model of a locale pair, replacing one saved before; in
-    /// one transaction (a reader sees the old model or the new one).
-    ///
-    /// # Errors
-    /// A store failure, or a store that keeps no word models
-    /// ([`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported)).
-    fn save_word_model(&self, source: &Locale, target: &Locale, model: Arc<WordModel>) -> Result<()> {
-        let _ = (target, model);
-        Err(crate::Error::new(
-            crate::ErrorKind::Unsupported,
-            format!("this store keeps no word models (saving one for {})", source.as_str()),
-        ))
-    }
-
-    /// Sets a named value about the memory.
-    ///
-    /// # Errors
-    /// A store failure, or a store that keeps no such values
-    /// ([`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported)).
-    fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        let _ = value;
-        Err(crate::Error::new(
-            crate::ErrorKind::Unsupported,
-            format!("this store keeps no memory metadata (setting {key:?})"),
-        ))
-    }
+    /// What the store can do beyond these reads and writes: each capability a store has
+    /// is `Some`. Required, so that a store, and a wrapper around one, says what it
+    /// offers instead of dropping a capability by default: a wrapper answers its inner
+    /// store's [`Capabilities`] (`inner.capabilities()`), replacing those it changes.
+    /// Callers reach the capabilities through [`ContentMemoryExt`], whose methods fall
+    /// back to what a store without the capability answers.
+    fn capabilities(&self) -> Capabilities<'_>;
 }
 
 macro_rules! forward_store {
@@ -689,35 +558,8 @@ macro_rules! forward_store {
             fn stats(&self) -> Result<Stats> {
                 (**self).stats()
             }
-            fn version_reader(&self) -> Option<&dyn VersionReader> {
-                (**self).version_reader()
-            }
-            fn warm(&self, source: &Locale) -> Result<()> {
-                (**self).warm(source)
-            }
-            fn index_persists(&self) -> bool {
-                (**self).index_persists()
-            }
-            fn read_scope(&self, source: &Locale) -> Result<ReadScope<'_>> {
-                (**self).read_scope(source)
-            }
-            fn source_locales(&self) -> Result<Vec<Locale>> {
-                (**self).source_locales()
-            }
-            fn change_mark(&self) -> Result<Option<u64>> {
-                (**self).change_mark()
-            }
-            fn meta(&self, key: &str) -> Result<Option<String>> {
-                (**self).meta(key)
-            }
-            fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-                (**self).set_meta(key, value)
-            }
-            fn word_model(&self, source: &Locale, target: &Locale) -> Result<Option<Arc<WordModel>>> {
-                (**self).word_model(source, target)
-            }
-            fn save_word_model(&self, source: &Locale, target: &Locale, model: Arc<WordModel>) -> Result<()> {
-                (**self).save_word_model(source, target, model)
+            fn capabilities(&self) -> Capabilities<'_> {
+                (**self).capabilities()
             }
         }
     )*};
