@@ -444,7 +444,7 @@ fn raw_similarity(q: &Keys, s: &Keys) -> f64 {
 
 /// docs/matching.md §4 caps: exact 1.0, anything else at most 0.99.
 fn cap(x: f64) -> f64 {
-    if x >= 1.0 - 1e-12 {
+    if cmem_core::reaches(x, 1.0) {
         1.0
     } else {
         x.min(cmem_core::SCORE_NEAR_EXACT)

@@ -409,13 +409,32 @@ impl Pattern {
             Some(_) => self.distance_within_diagonal(text, text_len, max),
             None => self.distance_within(text, text_len, max),
         };
-        distance.map(|d| similarity_from(d, self.len, text_len)).filter(|s| *s + 1e-12 >= min_similarity)
+        distance.map(|d| similarity_from(d, self.len, text_len)).filter(|s| reaches(*s, min_similarity))
     }
 }
 
 /// Levenshtein distance over Unicode scalar values (the fast path).
 pub fn levenshtein(a: &str, b: &str) -> usize {
     Pattern::new(a).distance(b)
+}
+
+/// How far under a threshold a score may fall and still reach it: scores are ratios of
+/// whole numbers computed in floating point, so one that equals a threshold in exact
+/// arithmetic may come out a rounding error under it. The one tolerance every score
+/// comparison of the workspace uses, through [`reaches`].
+pub const SCORE_TOLERANCE: f64 = 1e-12;
+
+/// Whether `score` reaches `threshold` (is at least it, up to [`SCORE_TOLERANCE`]).
+///
+/// ```
+/// use cmem_core::reaches;
+///
+/// assert!(reaches(0.7, 0.7));
+/// assert!(reaches(7.0 / 10.0, 0.1 * 7.0)); // equal but for rounding
+/// assert!(!reaches(0.69, 0.7));
+/// ```
+pub fn reaches(score: f64, threshold: f64) -> bool {
+    score + SCORE_TOLERANCE >= threshold
 }
 
 /// docs/matching.md §4 similarity: `1 − lev(a, b) / max(len a, len b)`; both empty: 1.0.

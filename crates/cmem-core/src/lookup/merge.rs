@@ -4,6 +4,7 @@
 //! (docs/matching.md, "Several memories").
 
 use crate::error::Result;
+use crate::index::distance::reaches;
 use crate::lookup::{lookup, repair_words_of, LookupRequest, Match, Penalty, PenaltyKind};
 use crate::repair::words::RepairBands;
 use crate::store::ContentMemory;
@@ -82,7 +83,7 @@ pub fn lookup_several(
             let raised = req.options.threshold + f64::from(rank.penalty) / 100.0;
             if (0.0..=1.0).contains(&req.options.threshold) {
                 own.options.threshold = raised.min(1.0);
-                if raised > 1.0 + 1e-12 {
+                if !reaches(1.0, raised) {
                     // Nothing of this memory can reach the threshold.
                     lists.push((*rank, Vec::new()));
                     continue;
@@ -121,7 +122,7 @@ pub fn merge_ranked(
         for mut m in matches {
             if rank.penalty > 0 {
                 m.charge(Penalty { kind: PenaltyKind::Memory, points: rank.penalty });
-                if m.score + 1e-12 < threshold {
+                if !reaches(m.score, threshold) {
                     continue;
                 }
             }

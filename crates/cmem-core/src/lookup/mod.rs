@@ -1,5 +1,6 @@
 //! The tiered lookup (docs/matching.md §4), written once over any [`ContentMemory`].
 
+use crate::index::distance::reaches;
 use crate::store::ContentMemoryExt;
 use std::collections::{HashMap, HashSet};
 
@@ -164,14 +165,14 @@ fn lookup_in_scope(
         .best
         .into_iter()
         .map(|(id, (score, kind))| (id, score.min(SCORE_NEAR_EXACT), kind))
-        .filter(|(_, s, _)| *s + 1e-12 >= opts.threshold)
+        .filter(|(_, s, _)| reaches(*s, opts.threshold))
         .collect();
     fuzzy.sort_by(|a, b| {
         b.1.total_cmp(&a.1).then(MatchType::fuzzy(a.2).cmp(&MatchType::fuzzy(b.2))).then(a.0.cmp(&b.0))
     });
 
     let mut out = exact;
-    out.retain(|m| m.score + 1e-12 >= opts.threshold);
+    out.retain(|m| reaches(m.score, opts.threshold));
     out.sort_by(Match::rank);
     out.truncate(opts.limit);
     // Past the limit, candidates tied with the last one taken are still read: which of
@@ -181,7 +182,7 @@ fn lookup_in_scope(
     let mut wanted = Vec::new();
     let mut last_taken = f64::INFINITY;
     for &(id, score, _) in &fuzzy {
-        if out.len() + wanted.len() >= opts.limit && score + 1e-12 < last_taken {
+        if out.len() + wanted.len() >= opts.limit && !reaches(score, last_taken) {
             break;
         }
         last_taken = score;
@@ -196,7 +197,7 @@ fn lookup_in_scope(
             // Attribute penalties can put a later candidate above one taken: read on
             // while its unpenalized score could still reach the list.
             let floor = if penalized { kth_score(&out, opts.limit) } else { last_taken };
-            if score + 1e-12 < floor {
+            if !reaches(score, floor) {
                 break;
             }
         }
@@ -216,7 +217,7 @@ fn lookup_in_scope(
             m.charge(Penalty { kind: PenaltyKind::Region, points: region });
         }
         m.charge_attributes(&opts.penalties);
-        if m.score + 1e-12 < opts.threshold {
+        if !reaches(m.score, opts.threshold) {
             continue;
         }
         out.push(m);

@@ -27,6 +27,7 @@
 //! the one a chosen example's target holds (so glossary and examples agree), else the
 //! most frequent. Without a model the glossary is empty and the answer says so.
 
+use crate::index::distance::SCORE_TOLERANCE;
 use crate::store::ContentMemoryExt;
 use std::collections::{HashMap, HashSet};
 
@@ -495,7 +496,9 @@ fn choose_examples(
             }
             // Ties: the more similar (the lookup's score), then the earlier offered.
             let sim = c.match_score.unwrap_or(0.0);
-            if best.is_none_or(|(_, g, s)| gain > g + 1e-12 || ((gain - g).abs() <= 1e-12 && sim > s)) {
+            if best.is_none_or(|(_, g, s)| {
+                gain > g + SCORE_TOLERANCE || ((gain - g).abs() <= SCORE_TOLERANCE && sim > s)
+            }) {
                 best = Some((i, gain, sim));
             }
         }

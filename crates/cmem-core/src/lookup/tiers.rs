@@ -3,6 +3,7 @@
 
 use unicode_normalization::UnicodeNormalization;
 
+use crate::index::distance::reaches;
 use crate::model::entry::Entry;
 use crate::model::key::{normalize_text, KeyKind, Keys};
 use crate::model::locale::LocaleFit;
@@ -24,7 +25,7 @@ pub(super) fn rescore(query: &Keys, stored: &Keys, found: f64, found_kind: KeyKi
             _ => crate::index::distance::similarity(q, k).min(SCORE_NEAR_EXACT),
         };
         last = Some((q, k, s));
-        if s > best.0 + 1e-12 || (s + 1e-12 >= best.0 && kind < best.1) {
+        if !reaches(best.0, s) || (reaches(s, best.0) && kind < best.1) {
             best = (s.max(best.0), kind);
         }
     }

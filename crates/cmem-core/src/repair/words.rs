@@ -45,6 +45,7 @@ use serde::{Deserialize, Serialize};
 use super::punctuation::{final_mark_repair, final_marks, localized};
 use super::{Repair, RepairKind};
 use crate::align::{fold, text_of, words, WordModel};
+use crate::index::distance::reaches;
 use crate::model::locale::Locale;
 use crate::model::run::Run;
 
@@ -70,9 +71,9 @@ impl RepairBands {
 
     /// Whether a match of `score` is repaired.
     pub fn covers(self, score: f64) -> bool {
-        if score >= 0.95 - 1e-12 {
+        if reaches(score, 0.95) {
             self.high
-        } else if score >= 0.85 - 1e-12 {
+        } else if reaches(score, 0.85) {
             self.mid
         } else {
             self.low
@@ -214,7 +215,7 @@ fn compound_of(
     old: &str,
     (locale, score): (&Locale, f64),
 ) -> Option<(String, u32, String)> {
-    if locale.language() != "de" || score >= NEAR - 1e-12 || c2 != c1 + 1 || a2 != a1 + 1 || b2 != b1 + 1 {
+    if locale.language() != "de" || reaches(score, NEAR) || c2 != c1 + 1 || a2 != a1 + 1 || b2 != b1 + 1 {
         return None;
     }
     let mut others = alignment.links.iter().filter(|&&(ls, lt)| lt == c1 && ls != a1).map(|&(ls, _)| ls);
@@ -249,7 +250,7 @@ const ALONE_SHARE: f64 = 0.2;
 /// first four letters alike: `Style` → `Styles`), puts first, among equals in context,
 /// the candidates that are forms of the target's words (`old`) too.
 fn trust(found: &mut Vec<Candidate>, all: &[(String, u32)], score: f64, (from, to, old): (&str, &str, &str)) {
-    if score >= NEAR - 1e-12 {
+    if reaches(score, NEAR) {
         found.retain(|c| c.1 >= 2);
     }
     let total: u32 = all.iter().map(|p| p.1).sum();

@@ -163,8 +163,11 @@ impl GramIndex {
     }
 }
 /// Slack for float rounding when a bound is compared with a cut-off: a key whose bound
-/// equals the cut-off is always offered.
-pub(super) const EPS: f64 = 1e-9;
+/// equals the cut-off is always offered. Looser than the score tolerance
+/// ([`SCORE_TOLERANCE`](crate::index::distance::SCORE_TOLERANCE)) on purpose: a bound only
+/// decides what is offered, and offering a key too many costs a verification, never a
+/// wrong answer.
+pub(super) const BOUND_SLACK: f64 = 1e-9;
 
 /// How many keys the walk reads ahead of their offers (see [`GramIndex::touch`]).
 pub(super) const TOUCH_AHEAD: usize = 8;
@@ -371,7 +374,7 @@ impl Walk<'_> {
     /// the window `lo..=hi` by [`order_bound`](Walk::order_bound); lengths nearest the
     /// query's first, where it usually can.
     pub(super) fn can_reach(&self, shared: usize, lo: usize, hi: usize, cutoff: f64) -> bool {
-        let reaches = |len: usize| self.order_bound(len, shared) + EPS >= cutoff;
+        let reaches = |len: usize| self.order_bound(len, shared) + BOUND_SLACK >= cutoff;
         let mid = self.qlen.clamp(lo, hi.max(lo));
         lo <= hi && ((mid..=hi).any(reaches) || (lo..mid).rev().any(reaches))
     }
@@ -396,7 +399,7 @@ impl Walk<'_> {
     /// the cut-off and, past the candidate limit, the sink's tie cut-off (it could tie
     /// with the best match found). Equal is enough, so no tie is skipped.
     pub(super) fn may_offer(&self, bound: f64, sink: &dyn CandidateSink) -> bool {
-        bound + EPS >= sink.cutoff() && (!self.full() || bound + EPS >= sink.tie_cutoff())
+        bound + BOUND_SLACK >= sink.cutoff() && (!self.full() || bound + BOUND_SLACK >= sink.tie_cutoff())
     }
 
     /// Offers key `d` unless it was offered already, is dead, holds none of the query's
@@ -505,7 +508,7 @@ impl Walk<'_> {
     /// does; the bound grows with the count.
     pub(super) fn least_count(&self, len: usize, left: usize, cutoff: f64) -> Option<usize> {
         let g = self.grams;
-        let reaches = |c: usize| self.bound(len, (c + left).min(g)) + EPS >= cutoff;
+        let reaches = |c: usize| self.bound(len, (c + left).min(g)) + BOUND_SLACK >= cutoff;
         if !reaches(g) {
             return None;
         }
@@ -660,11 +663,11 @@ impl Walk<'_> {
         let tie = sink.tie_cutoff();
         let mut ties = pending
             .iter()
-            .take_while(|&&k| round.unpack(k).0 + EPS >= tie)
+            .take_while(|&&k| round.unpack(k).0 + BOUND_SLACK >= tie)
             .count()
             .saturating_mul(OFFER_COST);
         for &(bound, cell) in later {
-            if ties > cost || bound + EPS < tie {
+            if ties > cost || bound + BOUND_SLACK < tie {
                 break;
             }
             let mut i = cells.head[cell];
