@@ -28,6 +28,7 @@
 #[macro_use]
 mod setters;
 
+pub mod atomic_file;
 pub mod error;
 
 pub mod align;

@@ -45,7 +45,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use cmem_core::store::atomic_file::AtomicFile;
+use cmem_core::atomic_file::AtomicFile;
 
 /// How many symbolic links are followed before giving up, as the kernel's `ELOOP`.
 const MAX_LINKS: usize = 40;

@@ -1386,8 +1386,8 @@ fn tmx_context_props_survive_import_and_export() {
 /// A memory whose word model (trained over it, saved in it) lets the word repair turn
 /// `Datei drucken` into `Ordner drucken` for the query `Print the folder`.
 fn word_model_store() -> MemStore {
-    use cmem_core::align::learn::train_store;
     use cmem_core::align::AlignOptions;
+    use cmem_core::store::learn::train_store;
     let store = en_de_store(&[
         ("Open the file", "Datei öffnen"),
         ("Save the file", "Datei speichern"),

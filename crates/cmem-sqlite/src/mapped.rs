@@ -1,10 +1,10 @@
 //! Persisted candidate index files, mapped into memory to be read in place (they are
 //! written under a temporary name, synced, then renamed over the old file:
-//! [`cmem_core::store::atomic_file::replace_with`]).
+//! [`cmem_core::atomic_file::replace_with`]).
 //!
 //! The one place of the store that uses `unsafe`: mapping a file. Mapped bytes change if
 //! the file is written in place while mapped, which Rust cannot guard. The index files are
-//! never written in place once named: [`replace_with`](cmem_core::store::atomic_file::replace_with)
+//! never written in place once named: [`replace_with`](cmem_core::atomic_file::replace_with)
 //! writes a new file (seeking back inside it only before it is renamed) and renames it, so a mapping
 //! keeps the old file's bytes (the name points at the new one, the mapping at the old
 //! inode). Every read of the mapping is bounds-checked (`FrozenGrams`), so even a file

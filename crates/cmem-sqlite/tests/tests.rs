@@ -1462,7 +1462,7 @@ fn word_models_persist_with_the_memory() {
     store.write(&[pair("Open the file", "Datei öffnen"), pair("Open the folder", "Ordner öffnen")]).unwrap();
     assert!(store.word_model(&loc("en"), &loc("de")).unwrap().is_none());
     let (model, _) =
-        cmem_core::align::learn::train_store(&store, &loc("en"), &loc("de"), &Default::default()).unwrap();
+        cmem_core::store::learn::train_store(&store, &loc("en"), &loc("de"), &Default::default()).unwrap();
     store.save_word_model(&loc("en"), &loc("de"), Arc::new(model)).unwrap();
     drop(store);
     let again = SqliteStore::open(&path).unwrap();
@@ -1498,7 +1498,7 @@ fn a_word_model_saved_by_another_process_is_seen() {
     let trainer = SqliteStore::open(&path).unwrap();
     let train = |store: &SqliteStore| {
         let (model, _) =
-            cmem_core::align::learn::train_store(store, &loc("en"), &loc("de"), &Default::default()).unwrap();
+            cmem_core::store::learn::train_store(store, &loc("en"), &loc("de"), &Default::default()).unwrap();
         store.save_word_model(&loc("en"), &loc("de"), Arc::new(model)).unwrap();
     };
     train(&trainer);

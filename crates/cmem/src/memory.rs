@@ -291,7 +291,7 @@ impl Memory {
     }
 
     /// Learns the word model of `source` → `target` from the memory's pairs
-    /// ([`cmem_core::align::learn::train_store`]) and keeps it with the memory, where lookups'
+    /// ([`cmem_core::store::learn::train_store`]) and keeps it with the memory, where lookups'
     /// word repairs find it; a memory with no such pair keeps no model (the report says
     /// 0 pairs).
     ///
@@ -304,7 +304,7 @@ impl Memory {
         options: &cmem_core::align::AlignOptions,
     ) -> Result<cmem_core::align::TrainReport> {
         let (model, report) =
-            cmem_core::align::learn::train_store(self.store.as_ref(), source, target, options)?;
+            cmem_core::store::learn::train_store(self.store.as_ref(), source, target, options)?;
         if report.pairs > 0 {
             self.store.save_word_model(source, target, std::sync::Arc::new(model))?;
         }

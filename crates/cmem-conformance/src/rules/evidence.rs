@@ -107,10 +107,10 @@ pub fn mechanical_repairs(make: Make<'_>) -> Outcome {
 /// # Errors
 /// What the store got wrong.
 pub fn word_repair(make: Make<'_>) -> Outcome {
-    use cmem_core::align::learn::train_store;
     use cmem_core::align::AlignOptions;
     use cmem_core::repair::words::RepairBands;
     use cmem_core::repair::RepairKind;
+    use cmem_core::store::learn::train_store;
 
     let store = make();
     let (en, de) = (locale("en")?, locale("de")?);

@@ -35,7 +35,6 @@
 //! ```
 
 mod em;
-pub mod learn;
 mod phrase;
 mod sym;
 

@@ -18,11 +18,11 @@ use std::collections::HashMap;
 
 use crate::index::gram_index::{FrozenGrams, GramIndex};
 use crate::index::locale_set::LocaleSets;
+use crate::index::query::{CandidateQuery, CandidateSink, ExactQuery};
 use crate::model::entry::EntryId;
 use crate::model::key::Keys;
 use crate::model::key::KindSet;
 use crate::model::locale::Locale;
-use crate::store::{CandidateQuery, CandidateSink, ExactQuery};
 
 /// Per-locale trigram indexes, locale sets and the locale set of each entry.
 #[derive(Debug, Default)]

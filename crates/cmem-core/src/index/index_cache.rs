@@ -11,11 +11,13 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::{Error, Result};
 use crate::index::candidate_index::CandidateIndex;
 use crate::index::gram_index::{Bytes, FileMeta, FrozenGrams, GramIndex, CATCH_UP_MOST};
+use crate::index::query::{CandidateQuery, CandidateSink, ExactQuery};
+use crate::model::entry::EntryId;
 use crate::model::key::{Keys, KEY_VERSION};
-use crate::store::{CandidateQuery, CandidateSink, ExactQuery};
-use crate::{error::Error, error::Result, model::entry::EntryId, model::locale::Locale};
+use crate::model::locale::Locale;
 
 /// Where a memory's change log stands: the last change logged (deletions and re-keyings,
 /// numbered upwards) and the highest entry number (entries are numbered upwards and
@@ -497,7 +499,7 @@ impl IndexCache {
                     }
                     Err(e) => {
                         bad = Some((tag.to_owned(), e));
-                        return Err(Error::new(crate::ErrorKind::Corrupt, "a stored locale"));
+                        return Err(Error::new(crate::error::ErrorKind::Corrupt, "a stored locale"));
                     }
                 },
             };

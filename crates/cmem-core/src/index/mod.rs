@@ -7,4 +7,5 @@ pub mod distance;
 pub mod gram_index;
 pub mod index_cache;
 pub mod locale_set;
+pub mod query;
 pub mod trigram;

@@ -7,7 +7,6 @@ use std::collections::{HashMap, HashSet};
 use crate::error::{Error, Result};
 use crate::model::entry::{Entry, EntryId};
 use crate::model::key::{KeyKind, Keys};
-use crate::model::locale::Locale;
 use crate::repair::adapt::adapt;
 use crate::store::{CandidateQuery, ContentMemory, ExactQuery, ReadScope};
 
@@ -207,7 +206,7 @@ fn lookup_in_scope(
             None => scope.get_many(&[id])?.pop().flatten(),
         };
         let Some(entry) = entry else { continue };
-        let Some((si, ti, region)) = pair_of(&entry, src, tgt) else { continue };
+        let Some((si, ti, region)) = entry.lookup_pair(src, tgt) else { continue };
         // A key of this entry may have been passed over once the cut-off rose above it
         // while another of its keys was already in; score all three now that it is here.
         let (score, kind) = rescore(keys, &entry.variants[si].keys(), score, kind);
@@ -274,12 +273,4 @@ fn kth_score(matches: &[Match], k: usize) -> f64 {
     let mut scores: Vec<f64> = matches.iter().map(|m| m.score).collect();
     scores.sort_by(|a, b| b.total_cmp(a));
     scores.get(k.saturating_sub(1)).copied().unwrap_or(f64::NEG_INFINITY)
-}
-
-/// The source and target variants a lookup from `src` to `tgt` uses in `entry` (the
-/// best fits, two different variants), and the region penalty they cost together.
-pub(crate) fn pair_of(entry: &Entry, src: &Locale, tgt: &Locale) -> Option<(usize, usize, u8)> {
-    let (ti, tfit) = entry.lookup_variant(tgt)?;
-    let (si, sfit) = entry.lookup_variant_except(src, ti)?;
-    Some((si, ti, sfit.penalty() + tfit.penalty()))
 }

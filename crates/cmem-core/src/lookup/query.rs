@@ -48,8 +48,7 @@ pub fn prepare_query(query: QueryText<'_>, recognizer: Option<&Recognizer>) -> R
     }
 }
 
-/// The code type of a client's placeholder mask ([`client_masks`]).
-pub const CLIENT_MASK_TYPE: &str = "x-client-mask";
+pub use crate::model::run::CLIENT_MASK_TYPE;
 
 /// Turns the placeholder masks that translation tools put into the text they send back
 /// into codes (docs/matching.md §4, "Client masks"): Weblate's `[X<digits>X]` (the

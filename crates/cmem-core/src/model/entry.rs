@@ -244,6 +244,14 @@ impl Entry {
         best
     }
 
+    /// The source and target variants a lookup from `source` to `target` uses (the best
+    /// fits, two different variants), and the region penalty they cost together.
+    pub(crate) fn lookup_pair(&self, source: &Locale, target: &Locale) -> Option<(usize, usize, u8)> {
+        let (ti, tfit) = self.lookup_variant(target)?;
+        let (si, sfit) = self.lookup_variant_except(source, ti)?;
+        Some((si, ti, sfit.penalty() + tfit.penalty()))
+    }
+
     /// The newest origin, if any.
     pub fn newest_origin(&self) -> Option<&Origin> {
         self.origins.last()

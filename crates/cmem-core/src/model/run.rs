@@ -2,6 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The code type of a client's placeholder mask ([`client_masks`](crate::lookup::query::client_masks)).
+pub const CLIENT_MASK_TYPE: &str = "x-client-mask";
+
 /// One inline code: a placeholder, one half of a paired code, or a sub-flow reference.
 ///
 /// In JSON, absent optional fields are omitted and unknown fields are an error.
@@ -145,10 +148,10 @@ impl Run {
 /// Parses runs from their JSON form (an array of runs).
 ///
 /// # Errors
-/// [`ErrorKind::InvalidRuns`](crate::ErrorKind::InvalidRuns) naming the offending value
+/// [`ErrorKind::InvalidRuns`](crate::error::ErrorKind::InvalidRuns) naming the offending value
 /// and its position in the JSON text.
 pub fn runs_from_json(json: &str) -> crate::error::Result<Vec<Run>> {
-    serde_json::from_str(json).map_err(|e| crate::Error::invalid_runs(format!("runs json: {e}")))
+    serde_json::from_str(json).map_err(|e| crate::error::Error::invalid_runs(format!("runs json: {e}")))
 }
 
 /// The JSON form of runs.

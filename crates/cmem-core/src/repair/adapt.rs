@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::lookup::query::CLIENT_MASK_TYPE;
+use crate::model::run::CLIENT_MASK_TYPE;
 use crate::model::run::{walk_runs, walk_runs_mut, Code, Run};
 
 /// An entity whose value differs between the stored source and the query.

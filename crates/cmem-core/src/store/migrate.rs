@@ -8,12 +8,12 @@
 //! stays at the last completed version. A store implements [`SchemaStore`] with its
 //! driver; a new migration is one entry in `MIGRATIONS`.
 
+use crate::error::{Error, ErrorKind, Result};
 use crate::model::key::{Keys, KEY_VERSION};
 use crate::model::run::runs_from_json;
 use crate::store::schema::{
     Dialect, META_KEY_VERSION, META_SCHEMA_VERSION, META_TABLE, MIGRATIONS, SCHEMA_VERSION,
 };
-use crate::{error::Error, error::ErrorKind, error::Result};
 
 /// A database store's schema operations, by its driver.
 pub trait SchemaStore {

@@ -21,7 +21,7 @@
 //! | set hints | per key (u8): its locale set number, 255 when that is 255 or more (then the record says) |
 //!
 //! The file ends with the magic bytes again. A file is streamed to a temporary name,
-//! synced and renamed ([`replace_with`](crate::store::atomic_file::replace_with)), so a reader sees an old file or a new one; a
+//! synced and renamed ([`replace_with`](crate::atomic_file::replace_with)), so a reader sees an old file or a new one; a
 //! torn or foreign file fails [`FrozenGrams::open`]'s checks (length, trailer, header checksum, section
 //! bounds) and is rebuilt. Every read of a section is bounds-checked: a file damaged inside
 //! a section can yield wrong candidates (the scorer still checks each one) but never a
@@ -538,9 +538,10 @@ pub fn write_to<W: Write + Seek>(
         record[20] = if doc.alive { doc.kinds.0 } else { 0 };
         record[22..24].copy_from_slice(&doc.len.to_ne_bytes());
         record[24..24 + SKETCH].copy_from_slice(doc.sketch.counts());
-        let next = same.next.get(i).copied().unwrap_or(super::END);
+        let next = same.next.get(i).copied().unwrap_or(super::posting::END);
         record[56..60].copy_from_slice(&next.to_ne_bytes());
-        record[60..64].copy_from_slice(&same.first.get(i).copied().unwrap_or(super::END).to_ne_bytes());
+        record[60..64]
+            .copy_from_slice(&same.first.get(i).copied().unwrap_or(super::posting::END).to_ne_bytes());
         w.put(&record)?;
     }
     w.end(RECORDS, start)?;

@@ -22,15 +22,15 @@ use crate::model::entry::EntryId;
 use crate::model::key::{Keys, KindSet};
 
 mod file;
+mod filing;
 mod posting;
 mod reads;
 mod same_text;
 mod scan;
 mod walk;
 
-use posting::Posting;
+use posting::{Posting, END};
 use same_text::{text_hash, SameText};
-use scan::END;
 
 pub use file::{Bytes, FileMeta, FrozenGrams, CATCH_UP_MOST};
 
@@ -128,7 +128,7 @@ impl GramIndex {
 
     /// Writes the persisted form of this index as the file at `path`, streamed (beside
     /// the index, the process holds a fraction of the file, not the file; DESIGN.md §7.4)
-    /// and replaced whole ([`replace_with`](crate::store::atomic_file::replace_with)).
+    /// and replaced whole ([`replace_with`](crate::atomic_file::replace_with)).
     ///
     /// # Errors
     /// When the index has a persisted part itself, outgrows the format, or the file
@@ -139,7 +139,7 @@ impl GramIndex {
         sets: &crate::index::locale_set::LocaleSets,
         meta: &FileMeta,
     ) -> std::io::Result<()> {
-        crate::store::atomic_file::replace_with(path, |file| file::write_to(self, sets, meta, file))
+        crate::atomic_file::replace_with(path, |file| file::write_to(self, sets, meta, file))
     }
 
     /// Number of persisted keys (dead ones included).

@@ -155,3 +155,6 @@ pub(super) struct Lists<'a> {
     /// Keys in both.
     pub(super) size: usize,
 }
+
+/// The end of a list of keys (a cell's, a chain's): no key.
+pub(super) const END: u32 = u32::MAX;

@@ -1,12 +1,12 @@
 //! Reading keys as an offer sees them: a gram's lists, a key's record, text and chain.
 
 use crate::index::distance::CharSketch;
+use crate::index::query::KeyText;
 use crate::model::entry::EntryId;
 use crate::model::key::KindSet;
-use crate::store::KeyText;
 
+use super::posting::END;
 use super::posting::{Lists, Posting};
-use super::scan::END;
 use super::GramIndex;
 
 impl GramIndex {

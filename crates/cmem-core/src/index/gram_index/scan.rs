@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 
-use super::walk::{Cells, Round, Takes};
+use super::filing::{Cells, Round, Takes};
 use super::GramIndex;
 
 /// The counting state of a scan, on slices so its loop keeps pointers and positions in
@@ -97,9 +97,6 @@ impl Tally<'_> {
         best.into_iter().map(|(_, d)| d).collect()
     }
 }
-
-/// The end of a cell's list of keys.
-pub(super) const END: u32 = u32::MAX;
 
 /// Where pass 1 files keys: per cell the first key's position, per key the next key's
 /// position.

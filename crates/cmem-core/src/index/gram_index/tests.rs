@@ -1,10 +1,10 @@
 use super::posting::settled_tail;
 use super::*;
 use crate::index::distance::similarity;
+use crate::index::query::{CandidateQuery, CandidateSink};
 use crate::model::key::normalize_text;
 use crate::model::locale::Locale;
 use crate::model::run::Run;
-use crate::store::{CandidateQuery, CandidateSink};
 
 #[test]
 fn a_key_is_one_cache_line() {

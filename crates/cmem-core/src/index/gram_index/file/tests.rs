@@ -27,9 +27,9 @@ fn a_file_follows_the_state_it_was_written_at_and_later_ones_only() {
     assert_eq!(old.memory(), None);
     assert!(!old.follows((5, 40), 77, false));
 }
+use crate::index::query::{CandidateQuery, CandidateSink};
 use crate::model::key::{normalize_text, Keys};
 use crate::model::run::Run;
-use crate::store::{CandidateQuery, CandidateSink};
 
 /// File bytes aligned as a mapped file is.
 struct Aligned(Vec<u64>, usize);
@@ -260,7 +260,7 @@ fn a_streamed_file_is_the_bytes_and_a_failed_stream_leaves_none() {
     assert_eq!(written, ix.to_file(&sets, &meta()).unwrap_or_default());
     assert!(FrozenGrams::open(bytes(&written)).is_ok());
     // A stream that fails half way: the file before it stays, and no temporary is left.
-    let failed = crate::store::atomic_file::replace_with(&path, |file| {
+    let failed = crate::atomic_file::replace_with(&path, |file| {
         file_write_half(file)?;
         Err(std::io::Error::other("disk full"))
     });
@@ -273,7 +273,7 @@ fn a_streamed_file_is_the_bytes_and_a_failed_stream_leaves_none() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn file_write_half(file: &mut crate::store::atomic_file::AtomicFile) -> std::io::Result<()> {
+fn file_write_half(file: &mut crate::atomic_file::AtomicFile) -> std::io::Result<()> {
     file.write_all(&[7; 3 << 20])
 }
 

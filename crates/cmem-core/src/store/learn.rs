@@ -25,7 +25,7 @@ pub fn train_store(
         after = Some(last.id);
         for entry in &page {
             // The pair a lookup between the two locales would use.
-            let Some((si, ti, _)) = crate::lookup::pair_of(entry, source, target) else { continue };
+            let Some((si, ti, _)) = entry.lookup_pair(source, target) else { continue };
             pairs.push((text_of(&entry.variants[si].runs), text_of(&entry.variants[ti].runs)));
         }
     }

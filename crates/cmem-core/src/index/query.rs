@@ -1,0 +1,116 @@
+//! What an index is asked and what it answers to: exact-key queries, fuzzy candidate
+//! queries, a stored key as the index hands it over, and the sink that scores candidates.
+//! The store trait ([`crate::store::ContentMemory`]) answers the same queries; they live
+//! here, beneath it, because the index is their one implementation of the offer order.
+
+use crate::index::distance::CharSketch;
+use crate::model::entry::EntryId;
+use crate::model::key::{KeyKind, KindSet};
+use crate::model::locale::Locale;
+
+/// Entries whose source variant has one key equal to a given key.
+#[derive(Debug, Clone, Copy)]
+pub struct ExactQuery<'a> {
+    /// Which key.
+    pub kind: KeyKind,
+    /// The normalized key text.
+    pub key: &'a str,
+    /// The source locale (prefix rule).
+    pub source: &'a Locale,
+    /// The target locale (prefix rule); the entry must have such a variant.
+    pub target: &'a Locale,
+}
+
+/// A request for fuzzy candidates of one query key.
+#[derive(Debug, Clone, Copy)]
+pub struct CandidateQuery<'a> {
+    /// The normalized query key.
+    pub key: &'a str,
+    /// The kinds of stored keys to compare it with.
+    pub kinds: KindSet,
+    /// The source locale (prefix rule).
+    pub source: &'a Locale,
+    /// The target locale (prefix rule); only entries with such a variant are offered.
+    pub target: &'a Locale,
+}
+
+/// A stored key as an index hands it to a [`CandidateSink`]: its text, or its bytes
+/// (a persisted index) checked as UTF-8 only when the sink reads them. A sink that rules
+/// the key out by its sketch and length never touches the text.
+#[derive(Debug, Clone, Copy)]
+pub enum KeyText<'a> {
+    /// Text.
+    Text(&'a str),
+    /// UTF-8 bytes, not yet checked.
+    Utf8(&'a [u8]),
+}
+
+impl<'a> KeyText<'a> {
+    /// The text; `None` when the bytes are not UTF-8 (a damaged index).
+    pub fn get(self) -> Option<&'a str> {
+        match self {
+            KeyText::Text(t) => Some(t),
+            KeyText::Utf8(b) => std::str::from_utf8(b).ok(),
+        }
+    }
+}
+
+impl<'a> From<&'a str> for KeyText<'a> {
+    fn from(text: &'a str) -> Self {
+        KeyText::Text(text)
+    }
+}
+
+/// Receives fuzzy candidates from a store and scores them.
+pub trait CandidateSink {
+    /// Offers the stored key `key`, which stands for the `kinds` of a source variant of
+    /// entry `id`. Returns the new cut-off.
+    fn offer(&mut self, id: EntryId, kinds: KindSet, key: &str) -> f64;
+
+    /// [`offer`](CandidateSink::offer) with what a store's index keeps beside the key:
+    /// its length in characters (the sink need not count it) and its
+    /// [`CharSketch`](crate::index::distance::CharSketch) (the sink may rule the key out by it
+    /// without reading the text at all). A key whose text does not read (a damaged
+    /// index) is passed over.
+    fn offer_sketched(
+        &mut self,
+        id: EntryId,
+        kinds: KindSet,
+        key: KeyText<'_>,
+        len: usize,
+        sketch: &CharSketch,
+    ) -> f64 {
+        let _ = (len, sketch);
+        match key.get() {
+            Some(key) => self.offer(id, kinds, key),
+            None => self.cutoff(),
+        }
+    }
+
+    /// The cut-off: the lowest similarity that can still change the result. It only
+    /// rises while candidates are offered.
+    fn cutoff(&self) -> f64;
+
+    /// How much index a store may read for one query (posting entries, rows) before it
+    /// ranks what it has seen and offers that, best first, leaving out keys it has not
+    /// seen at all. `usize::MAX` (the default): read whatever exactness needs.
+    fn scan_limit(&self) -> usize {
+        usize::MAX
+    }
+
+    /// How many keys a store offers at most from one index for one query key, most
+    /// promising first; past it, it stops. Once it has seen more keys than that, it may
+    /// also leave out unseen keys that could reach the cut-off only narrowly.
+    /// `usize::MAX` (the default): no limit.
+    fn max_candidates(&self) -> usize {
+        usize::MAX
+    }
+
+    /// The cut-off past [`max_candidates`](CandidateSink::max_candidates): once that many
+    /// keys were offered, a store still offers, best first, the keys that can reach it —
+    /// they can tie with or beat the best match found, so the ties at the top are all
+    /// scored. Above 1 (the default, and a sink's answer while nothing was found): none.
+    fn tie_cutoff(&self) -> f64 {
+        f64::INFINITY
+    }
+}
