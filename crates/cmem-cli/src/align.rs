@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use clap::Args;
 use cmem::align::{AlignOptions, TrainReport};
 use cmem::{Locale, Memory};
@@ -91,7 +91,7 @@ pub fn train_and_save(
     to: &Locale,
     opts: &AlignOptions,
 ) -> Result<TrainReport> {
-    let report = memory.train_word_model(from, to, opts).map_err(|e| anyhow!("{e}"))?;
+    let report = memory.train_word_model(from, to, opts)?;
     if report.pairs == 0 {
         anyhow::bail!("the memory holds no {} → {} pairs to learn from", from.as_str(), to.as_str());
     }

@@ -147,7 +147,7 @@ pub fn run(args: &ContextArgs, path: Option<&Path>, quiet: bool) -> Result<Outco
     let req = ContextRequest::new(lookup_req)
         .block(args.unit.clone().unwrap_or_default(), args.fingerprint.clone().unwrap_or_default())
         .options(options);
-    let answer = memory.context_answer(&req).map_err(|e| anyhow!("context: {e}"))?;
+    let answer = memory.context_answer(&req).map_err(|e| e.prefixed("context"))?;
     // Through a `Value`, whose keys are sorted: the shape of every JSON line of cmem.
     serde_json::to_writer(&mut out, &serde_json::to_value(&answer)?)?;
     writeln!(out)?;
@@ -179,7 +179,7 @@ fn run_batch(
             File::open(batch).with_context(|| format!("context --batch {}: cannot open", batch.display()))?,
         ))
     };
-    memory.warm(&args.from).map_err(|e| anyhow!("context: {e}"))?;
+    memory.warm(&args.from).map_err(|e| e.prefixed("context"))?;
     let (mut segments, mut failed) = (0u64, 0u64);
     let mut first_error: Option<String> = None;
     for (i, line) in input.split(b'\n').enumerate() {
@@ -198,7 +198,7 @@ fn run_batch(
                 serde_json::from_str(&line).map_err(|e| anyhow!("invalid segment: {e}"))?;
             let req = seg
                 .request(rec, false, &args.from, &args.to, lookup, options)
-                .map_err(|e| anyhow!("field {e}"))?;
+                .map_err(|e| e.error.prefixed(format_args!("field {}", e.field)))?;
             Ok((memory.context_answer(&req)?, seg.id))
         });
         let value = match answer {
@@ -239,16 +239,16 @@ fn file_segments(file: &Path, rec: Option<&Recognizer>) -> Result<Vec<FileSegmen
     let input = File::open(file).with_context(|| format!("context --file {name}: cannot open"))?;
     let ext = file.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
     if ext == "po" || ext == "pot" {
-        let catalog = cmem::formats::po::read_catalog(input, &name).map_err(|e| anyhow!("{e}"))?;
+        let catalog = cmem::formats::po::read_catalog(input, &name)?;
         let mut out = Vec::new();
         for m in catalog.messages.iter().filter(|m| !m.is_header() && !m.obsolete && m.untranslated()) {
-            let runs =
-                runs_of_text(&m.id, false, rec).map_err(|e| anyhow!("{name}: line {}: {e}", m.line))?;
+            let runs = runs_of_text(&m.id, false, rec)
+                .map_err(|e| e.prefixed(format_args!("{name}: line {}", m.line)))?;
             out.push((m.line, m.context.clone().unwrap_or_default(), runs));
         }
         return Ok(out);
     }
-    let doc = cmem::formats::xliff::XliffDocument::read(input, &name).map_err(|e| anyhow!("{e}"))?;
+    let doc = cmem::formats::xliff::XliffDocument::read(input, &name)?;
     Ok(doc
         .segments()
         .iter()
@@ -266,7 +266,7 @@ fn run_file(
     out: &mut Stdout,
 ) -> Result<Outcome> {
     let segments = file_segments(file, rec)?;
-    memory.warm(&args.from).map_err(|e| anyhow!("context: {e}"))?;
+    memory.warm(&args.from).map_err(|e| e.prefixed("context"))?;
     for (line, key, runs) in segments {
         let lookup_req = LookupRequest::new(runs, args.from.clone(), args.to.clone())
             .options(lookup.clone())
@@ -274,7 +274,7 @@ fn run_file(
         let req = ContextRequest::new(lookup_req).options(options.clone());
         let answer = memory
             .context_answer(&req)
-            .map_err(|e| anyhow!("context --file {}: line {line}: {e}", file.display()))?;
+            .map_err(|e| e.prefixed(format_args!("context --file {}: line {line}", file.display())))?;
         let mut head = Map::new();
         head.insert("line".into(), Value::from(line));
         if !key.is_empty() {

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context as _, Result};
 use cmem::formats::{Format, FormatError, Input, Progress};
 use cmem::{ImportRequest, OpenOptions, WaitHook};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -134,7 +134,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         .locales(args.from.clone(), args.to.clone())
         .strict(args.strict)
         .relabel(args.relabel)
-        .recognizer(rec.clone())
+        .recognizer(rec)
         .cancel_on(Arc::clone(&stop))
         .on_cancel(move || {
             say(&cancel_bar, "cmem: interrupted; rolling back the import (Ctrl-C again to stop at once)");
@@ -186,7 +186,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     if let Some(before) = imported.rule_set_before.as_ref().filter(|_| !quiet) {
         eprintln!(
             "cmem: warning: this memory was imported with recognizer rules {before:?}, this import used {:?}",
-            cmem::rule_set_name(rec.as_ref())
+            imported.rule_set
         );
     }
     for problem in report.problems.iter().take(args.max_problems) {
@@ -231,7 +231,7 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         let trained = Instant::now();
         let opts = cmem::align::AlignOptions::default();
         let report = crate::align::train_and_save(&memory, from, to, &opts)
-            .map_err(|e| anyhow!("import --align (the import itself is kept): {e}"))?;
+            .context("import --align (the import itself is kept)")?;
         if !quiet {
             eprintln!(
                 "aligned {} → {}: {} pairs, {} phrase pairs in {}",
@@ -384,7 +384,7 @@ pub fn index(args: &IndexArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
         }
         return Ok(());
     }
-    let sources = memory.persist_index(args.from.as_ref()).map_err(|e| anyhow!("index: {e}"))?;
+    let sources = memory.persist_index(args.from.as_ref()).map_err(|e| e.prefixed("index"))?;
     if !quiet {
         let names: Vec<&str> = sources.iter().map(cmem::Locale::as_str).collect();
         eprintln!(

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
 use cmem::imp::schema::{postgres_ddl, sqlite_ddl};
 use cmem::surface_text;
 use cmem::{Point, VersionQuery};
@@ -26,7 +26,7 @@ pub fn versions(args: &VersionsArgs, memory_flag: Option<&Path>) -> Result<()> {
     let q = VersionQuery::new(args.unit.clone())
         .point(args.point.clone().unwrap_or_else(Point::root))
         .limit(args.limit.max(1));
-    let versions = memory.versions_with(&q).map_err(|e| anyhow!("versions: {e}"))?;
+    let versions = memory.versions_with(&q).map_err(|e| e.prefixed("versions"))?;
     let mut out = Stdout::new();
     for (i, v) in versions.iter().enumerate() {
         let e = &v.entry;
@@ -79,7 +79,7 @@ pub fn versions(args: &VersionsArgs, memory_flag: Option<&Path>) -> Result<()> {
 pub fn stats(args: &StatsArgs, memory_flag: Option<&Path>) -> Result<()> {
     let path = memory::resolve(memory_flag);
     let memory = memory::open_existing(&path)?;
-    let s = memory.stats().map_err(|e| anyhow!("stats: {e}"))?;
+    let s = memory.stats().map_err(|e| e.prefixed("stats"))?;
     let mut out = Stdout::new();
     if args.json {
         let v = json!({

@@ -32,9 +32,11 @@ pub fn run(args: &KeysArgs) -> Result<()> {
     let rec = recognizer(&args.recognize)?;
     let segments: Vec<Vec<Run>> = match &args.runs {
         Some(file) => vec![runs_from_file(file)?],
-        None => {
-            args.texts.iter().map(|t| runs_of_text(t, args.notation, rec.as_ref())).collect::<Result<_>>()?
-        }
+        None => args
+            .texts
+            .iter()
+            .map(|t| runs_of_text(t, args.notation, rec.as_ref()))
+            .collect::<cmem::Result<_>>()?,
     };
     let mut out = Stdout::new();
     if args.json {

@@ -265,10 +265,10 @@ fn open_several(specs: &[MemorySpec], options: &OpenOptions) -> Result<Memories>
     let mut members = Vec::with_capacity(specs.len());
     for spec in specs {
         let memory = memory::open_existing_with(Path::new(&spec.address), options.clone())
-            .map_err(|e| anyhow!("memory {}: {e}", spec.name))?;
+            .with_context(|| format!("memory {}", spec.name))?;
         members.push((spec.clone(), memory));
     }
-    Memories::new(members).map_err(|e| anyhow!("{e}"))
+    Ok(Memories::new(members)?)
 }
 
 /// Runs `cmem lookup`.
@@ -308,13 +308,13 @@ pub fn run(args: &LookupArgs, given: &Given, quiet: bool, color: bool) -> Result
         .context(context(args));
     let mut out = Stdout::new();
     let matches = if args.json {
-        let answer = looked.answer(&req).map_err(|e| anyhow!("lookup: {e}"))?;
+        let answer = looked.answer(&req).map_err(|e| e.prefixed("lookup"))?;
         // Through a `Value`, whose keys are sorted: the shape of every JSON line of cmem.
         serde_json::to_writer(&mut out, &serde_json::to_value(&answer)?)?;
         writeln!(out)?;
         answer.matches.len()
     } else {
-        let matches = looked.lookup(&req).map_err(|e| anyhow!("lookup: {e}"))?;
+        let matches = looked.lookup(&req).map_err(|e| e.prefixed("lookup"))?;
         for (i, (memory, m)) in matches.iter().enumerate() {
             if i > 0 {
                 writeln!(out)?;
@@ -350,7 +350,7 @@ fn batch_query(line: &str, rec: Option<&Recognizer>) -> Result<(Vec<Run>, Option
         let n = n.as_str().ok_or_else(|| anyhow!("\"notation\" must be a string"))?;
         runs_of_text(n, true, None)?
     } else if let Some(r) = obj.get("runs") {
-        prepare_query(QueryText::RunsJson(&r.to_string()), None).map_err(|e| anyhow!("{e}"))?
+        prepare_query(QueryText::RunsJson(&r.to_string()), None)?
     } else {
         bail!("no \"query\", \"notation\" or \"runs\" field")
     };
@@ -383,7 +383,7 @@ fn run_batch(
     let started = Instant::now();
     // Build the candidate index before timing, so latencies are those of a warm memory
     // (the batch's own warm-up then finds it current).
-    memory.warm(&args.from).map_err(|e| anyhow!("lookup: {e}"))?;
+    memory.warm(&args.from).map_err(|e| e.prefixed("lookup"))?;
     let warm = started.elapsed();
     let opts = options_of(args);
     let mut out = Stdout::new();

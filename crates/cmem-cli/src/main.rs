@@ -8,9 +8,11 @@
 //! A thin layer over `cmem-core`, `cmem-sqlite` and `cmem-formats`: argument parsing
 //! ([`args`]), the memory's location ([`memory`]), one module per command family, and
 //! the exit status: 0 success, 1 `lookup`/`search` found nothing, 2 a usage error
-//! (clap's), 3 any other failure, reported as one line `cmem: …` on stderr, 130 / 143 a command
-//! stopped by Ctrl-C / `SIGTERM` (an import rolled back, an output left as it was). A closed standard output (`cmem export -o - |
-//! head`) ends the program quietly with 0.
+//! (clap's), 3 any other failure, reported on stderr as one line `cmem: …` followed, when
+//! the error has causes (a driver's error, the system's reason a file cannot be opened),
+//! by one `  caused by: …` line for each, 130 / 143 a command stopped by Ctrl-C /
+//! `SIGTERM` (an import rolled back, an output left as it was). A closed standard output
+//! (`cmem export -o - | head`) ends the program quietly with 0.
 
 #![forbid(unsafe_code)]
 
@@ -84,13 +86,46 @@ fn main() -> ExitCode {
         Ok(Outcome::NothingFound) => ExitCode::from(1),
         Err(_) if output::broken_pipe() => ExitCode::SUCCESS,
         Err(e) if output::stopped_by().is_some() => {
-            eprintln!("cmem: {e:#}");
+            eprintln!("{}", report(&e));
             ExitCode::from(output::stopped_by().unwrap_or(130))
         }
         Err(e) => {
-            // One line: the context chain joined with ": ".
-            eprintln!("cmem: {e:#}");
+            eprintln!("{}", report(&e));
             ExitCode::from(EXIT_FAILURE)
         }
+    }
+}
+
+/// A failure as `cmem` reports it: `cmem: ` and the error's message, then a
+/// `  caused by: ` line for each error after it in its chain (the error a context was
+/// added to, a store's driver error). Each error prints its own message only, so nothing
+/// is said twice.
+fn report(e: &anyhow::Error) -> String {
+    let mut text = format!("cmem: {e}");
+    for cause in e.chain().skip(1) {
+        text.push_str("\n  caused by: ");
+        text.push_str(&cause.to_string());
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_prints_its_message_then_each_cause() {
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "permission denied");
+        let store = cmem::Error::with_source(cmem::ErrorKind::Store, "sqlite store m.db: cannot open", io);
+        let e = anyhow::Error::from(store.prefixed("stats"));
+        assert_eq!(report(&e), "cmem: stats: sqlite store m.db: cannot open\n  caused by: permission denied");
+        let e = e.context("serve: memory project");
+        assert_eq!(
+            report(&e),
+            "cmem: serve: memory project\n  caused by: stats: sqlite store m.db: cannot open\n  \
+             caused by: permission denied"
+        );
+        // An error without a cause is one line.
+        assert_eq!(report(&anyhow::anyhow!("lookup: no memory at m.db")), "cmem: lookup: no memory at m.db");
     }
 }

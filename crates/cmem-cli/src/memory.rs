@@ -51,7 +51,7 @@ fn address(path: &Path) -> String {
 /// The memory cannot be created or opened, is not a cmem memory, is damaged, or is of a
 /// newer schema.
 pub fn open_for_write(path: &Path, options: OpenOptions) -> Result<Memory> {
-    Memory::open_with(&address(path), &with_index_dir(options).create(true)).map_err(|e| anyhow!("{e}"))
+    Ok(Memory::open_with(&address(path), &with_index_dir(options).create(true))?)
 }
 
 /// Opens an existing memory read-only; a missing one is an error, never a new empty
@@ -78,11 +78,12 @@ pub fn open_existing_with(path: &Path, options: OpenOptions) -> Result<Memory> {
         }
     }
     Memory::open_with(&address, &with_index_dir(options).read_only(true)).map_err(|e| {
-        // A read may not upgrade or re-key: name the command that does.
+        // A read may not upgrade or re-key: name the command that does (the refusal has
+        // no cause of its own to keep).
         if e.message().contains("open it once for writing") {
-            anyhow!("{e} (any import does: `cmem import --format jsonl - < /dev/null`)")
+            anyhow!("{} (any import does: `cmem import --format jsonl - < /dev/null`)", e.message())
         } else {
-            anyhow!("{e}")
+            anyhow!(e)
         }
     })
 }
@@ -114,7 +115,7 @@ impl Given {
             return match expanded.as_slice() {
                 [] => bail!("--memory: {} names no memory", flags.join(", ")),
                 [one] => {
-                    let spec: MemorySpec = one.parse().map_err(|e| anyhow!("--memory: {e}"))?;
+                    let spec: MemorySpec = one.parse().map_err(|e: cmem::Error| e.prefixed("--memory"))?;
                     Ok(Given::One(Some(PathBuf::from(spec.address))))
                 }
                 many => Given::parse(many),
@@ -126,7 +127,7 @@ impl Given {
             many => {
                 let mut specs: Vec<MemorySpec> = Vec::with_capacity(many.len());
                 for flag in many {
-                    let spec: MemorySpec = flag.parse().map_err(|e| anyhow!("--memory: {e}"))?;
+                    let spec: MemorySpec = flag.parse().map_err(|e: cmem::Error| e.prefixed("--memory"))?;
                     if specs.iter().any(|s| s.name == spec.name) {
                         bail!(
                             "--memory: two memories are named {:?}; name one of them NAME=ADDRESS",

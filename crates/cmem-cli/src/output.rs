@@ -230,8 +230,6 @@ pub fn with_flags(kind: FormatErrorKind, message: &str) -> String {
     }
 }
 
-pub use cmem::rfc3339_utc;
-
 pub fn bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = n as f64;

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result};
 use cmem::{prepare_query, Memory, QueryText};
 use cmem::{Recognizer, Run};
 
@@ -25,9 +25,7 @@ fn chosen_recognizer(args: &RecognizeArgs) -> Result<Option<Option<Recognizer>>>
     }
     match &args.recognize {
         None => Ok(None),
-        Some(names) => {
-            Recognizer::from_names(names).map(|r| Some(Some(r))).map_err(|e| anyhow!("--recognize: {e}"))
-        }
+        Some(names) => Ok(Some(Some(Recognizer::from_names(names).map_err(|e| e.prefixed("--recognize"))?))),
     }
 }
 
@@ -38,7 +36,7 @@ fn chosen_recognizer(args: &RecognizeArgs) -> Result<Option<Option<Recognizer>>>
 /// # Errors
 /// An unknown rule set name, or a store failure.
 pub fn query_recognizer(args: &RecognizeArgs, memory: &Memory, quiet: bool) -> Result<Option<Recognizer>> {
-    let (rec, warning) = memory.query_recognizer(chosen_recognizer(args)?).map_err(|e| anyhow!("{e}"))?;
+    let (rec, warning) = memory.query_recognizer(chosen_recognizer(args)?)?;
     if let Some(w) = warning.filter(|_| !quiet) {
         eprintln!("cmem: warning: {w}");
     }
@@ -49,9 +47,9 @@ pub fn query_recognizer(args: &RecognizeArgs, memory: &Memory, quiet: bool) -> R
 ///
 /// # Errors
 /// Notation that does not parse (the message names the column).
-pub fn runs_of_text(text: &str, notation: bool, rec: Option<&Recognizer>) -> Result<Vec<Run>> {
+pub fn runs_of_text(text: &str, notation: bool, rec: Option<&Recognizer>) -> cmem::Result<Vec<Run>> {
     let query = if notation { QueryText::Notation(text) } else { QueryText::Plain(text) };
-    prepare_query(query, rec).map_err(|e| anyhow!("{e}"))
+    prepare_query(query, rec)
 }
 
 /// The runs of a JSON file holding one array of runs.
@@ -60,5 +58,5 @@ pub fn runs_of_text(text: &str, notation: bool, rec: Option<&Recognizer>) -> Res
 /// The file cannot be read, or is not an array of runs.
 pub fn runs_from_file(path: &Path) -> Result<Vec<Run>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    prepare_query(QueryText::RunsJson(&text), None).map_err(|e| anyhow!("{}: {e}", path.display()))
+    Ok(prepare_query(QueryText::RunsJson(&text), None).map_err(|e| e.prefixed(path.display()))?)
 }

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use cmem::surface_text;
 use cmem::SearchQuery;
 use serde_json::json;
@@ -20,7 +20,7 @@ pub fn run(args: &SearchArgs, memory_flag: Option<&Path>, quiet: bool, color: bo
     let memory = memory::open_existing(&memory::resolve(memory_flag))?;
     let mut q = SearchQuery::new(args.words.join(" "), args.lang.clone());
     q.limit = args.limit;
-    let hits = memory.search_with(&q).map_err(|e| anyhow!("search: {e}"))?;
+    let hits = memory.search_with(&q).map_err(|e| e.prefixed("search"))?;
     let mut out = Stdout::new();
     for (i, hit) in hits.iter().enumerate() {
         let found = hit.entry.variant_index(&args.lang);

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use cmem::{Address, Memories, Memory, OpenOptions, Role};
 use cmem_server::{serve_on, shutdown_signal, App, RateLimit, ServerConfig};
@@ -153,7 +153,7 @@ fn open_existing(
     if let Some(replica) = replica {
         options = options.replica(replica);
     }
-    Memory::open_with(&address, &memory::with_index_dir(options)).map_err(|e| anyhow!("{e}"))
+    Ok(Memory::open_with(&address, &memory::with_index_dir(options))?)
 }
 
 /// What `cmem serve` serves.
@@ -189,10 +189,10 @@ pub fn run(args: &ServeArgs, given: &memory::Given, quiet: bool) -> Result<()> {
                 let read_only = spec.role == Role::Read;
                 let memory =
                     open_existing(Path::new(&spec.address), args.index_dir.as_deref(), None, read_only)
-                        .map_err(|e| anyhow!("serve: memory {}: {e}", spec.name))?;
+                        .with_context(|| format!("serve: memory {}", spec.name))?;
                 members.push((spec.clone(), memory));
             }
-            Served::Several(Memories::new(members).map_err(|e| anyhow!("serve: {e}"))?)
+            Served::Several(Memories::new(members).map_err(|e| e.prefixed("serve"))?)
         }
     };
     let address = match &served {
@@ -228,8 +228,7 @@ pub fn run(args: &ServeArgs, given: &memory::Given, quiet: bool) -> Result<()> {
     let app = match served {
         Served::One(memory) => App::new(*memory, config),
         Served::Several(memories) => App::several(memories, config),
-    }
-    .map_err(|e| anyhow!("serve: {e}"))?;
+    }?;
     let warm = started.elapsed();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -248,7 +247,8 @@ pub fn run(args: &ServeArgs, given: &memory::Given, quiet: bool) -> Result<()> {
                 duration(warm)
             );
         }
-        serve_on(listener, Arc::new(app), stop).await.map_err(|e| anyhow!("{e}"))
+        serve_on(listener, Arc::new(app), stop).await?;
+        anyhow::Ok(())
     })?;
     if !quiet {
         eprintln!("cmem: stopped; every request under way was answered");

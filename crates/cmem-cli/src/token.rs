@@ -3,13 +3,13 @@
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use cmem_server::{Scope, Tokens};
 use serde_json::json;
 
 use crate::memory;
-use crate::output::{rfc3339_utc, Stdout};
+use crate::output::Stdout;
 use crate::serve::open_existing_for_write;
 
 const TOKEN_HELP: &str = "\
@@ -84,7 +84,7 @@ pub fn run(args: &TokenArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
             };
             let memory = open_existing_for_write(&path, None, None)?;
             let (secret, record) =
-                Tokens::create(&memory, scope, name).map_err(|e| anyhow!("token create: {e}"))?;
+                Tokens::create(&memory, scope, name).map_err(|e| e.prefixed("token create"))?;
             writeln!(out, "{secret}")?;
             if !quiet {
                 eprintln!("cmem: token {} ({scope}) created; it is shown only now", record.id);
@@ -92,7 +92,7 @@ pub fn run(args: &TokenArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
         }
         TokenAction::List { json } => {
             let memory = memory::open_existing(&path)?;
-            let tokens = Tokens::list(&memory).map_err(|e| anyhow!("token list: {e}"))?;
+            let tokens = Tokens::list(&memory).map_err(|e| e.prefixed("token list"))?;
             // Columns as wide as their widest value, under a header.
             let id_width = tokens.iter().map(|r| r.id.to_string().len()).max().unwrap_or(0).max(2);
             let scope_width = tokens.iter().map(|r| r.scope.to_string().len()).max().unwrap_or(0).max(5);
@@ -102,22 +102,17 @@ pub fn run(args: &TokenArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<
             for r in tokens {
                 if *json {
                     let line = json!({"id": r.id, "scope": r.scope, "name": r.name,
-                        "created": rfc3339_utc(r.created_unix), "created_unix": r.created_unix});
+                        "created": r.created(), "created_unix": r.created_unix});
                     writeln!(out, "{line}")?;
                 } else {
                     let (id, scope) = (r.id.to_string(), r.scope.to_string());
-                    writeln!(
-                        out,
-                        "{id:<id_width$}  {scope:<scope_width$}  {:<20}  {}",
-                        rfc3339_utc(r.created_unix),
-                        r.name
-                    )?;
+                    writeln!(out, "{id:<id_width$}  {scope:<scope_width$}  {:<20}  {}", r.created(), r.name)?;
                 }
             }
         }
         TokenAction::Revoke { id } => {
             let memory = open_existing_for_write(&path, None, None)?;
-            if !Tokens::revoke(&memory, id).map_err(|e| anyhow!("token revoke: {e}"))? {
+            if !Tokens::revoke(&memory, id).map_err(|e| e.prefixed("token revoke"))? {
                 bail!("token revoke: no token {id:?} (see `cmem token list`)");
             }
             if !quiet {

@@ -212,6 +212,36 @@ fn malformed_tmx_names_file_line_and_column_and_stores_nothing() {
 }
 
 #[test]
+fn a_failure_with_a_cause_prints_the_failure_then_the_cause() {
+    let d = Dir::new();
+    std::fs::write(d.path("notes.txt"), "not a directory").unwrap();
+    // The store's message names the memory; the operating system's error is its cause.
+    let r = d.run(&[
+        "--memory",
+        "notes.txt/m.db",
+        "import",
+        "--from",
+        "en",
+        "--to",
+        "de",
+        &td("cli/sample.jsonl"),
+    ]);
+    assert_eq!(r.code(), 3, "{}", r.stderr());
+    let lines: Vec<String> = r.stderr().lines().map(str::to_owned).collect();
+    assert_eq!(lines[0], "cmem: sqlite store notes.txt/m.db: cannot open", "{}", r.stderr());
+    assert!(lines[1].starts_with("  caused by: ") && lines[1].contains("directory"), "{}", r.stderr());
+    assert_eq!(lines.len(), 2, "{}", r.stderr());
+    // A file that is not a database: SQLite's error, and the code under it, each once.
+    std::fs::write(d.path("bad.db"), "x".repeat(200)).unwrap();
+    let r = d.run(&["--memory", "bad.db", "stats"]);
+    assert_eq!(r.code(), 3, "{}", r.stderr());
+    let err = r.stderr();
+    assert!(err.starts_with("cmem: sqlite store bad.db: "), "{err}");
+    assert!(err.contains("\n  caused by: file is not a database\n"), "{err}");
+    assert_eq!(err.matches("file is not a database").count(), 1, "{err}");
+}
+
+#[test]
 fn missing_and_unknown_files_fail_before_anything_is_stored() {
     let d = Dir::new();
     let r = d.run(&["import", &td("cli/versions.jsonl"), "nothere.tmx"]);

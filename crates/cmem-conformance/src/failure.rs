@@ -43,7 +43,7 @@ impl std::error::Error for Failure {}
 
 impl From<cmem_core::Error> for Failure {
     fn from(e: cmem_core::Error) -> Self {
-        Failure(format!("unexpected error ({:?}): {e}", e.kind()))
+        Failure(format!("unexpected error ({:?}): {}", e.kind(), e.message_and_causes()))
     }
 }
 

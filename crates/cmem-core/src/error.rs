@@ -34,7 +34,20 @@ pub enum ErrorKind {
 
 /// An error from the core model, lookup or a store.
 ///
-/// Messages are lowercase and name the offending value.
+/// Messages are lowercase and name the offending value. `Display` prints the message
+/// alone; the cause (a driver or parse error), when there is one, is the error's
+/// [`source`](std::error::Error::source), for the reporter to walk:
+/// [`message_and_causes`](Error::message_and_causes) joins the chain on one line.
+///
+/// ```
+/// use cmem_core::{Error, ErrorKind};
+///
+/// let cause = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "permission denied");
+/// let e = Error::with_source(ErrorKind::Store, "sqlite store a.db: cannot open", cause);
+/// assert_eq!(e.to_string(), "sqlite store a.db: cannot open");
+/// assert_eq!(std::error::Error::source(&e).map(ToString::to_string).as_deref(), Some("permission denied"));
+/// assert_eq!(e.message_and_causes(), "sqlite store a.db: cannot open: permission denied");
+/// ```
 #[derive(Debug)]
 pub struct Error {
     kind: ErrorKind,
@@ -68,9 +81,30 @@ impl Error {
         self.kind
     }
 
-    /// The message, without the cause.
+    /// The message, without the cause (as `Display` prints it).
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// The same error, of the same kind and with the same cause, its message prefixed
+    /// with what it concerns (`entry 3 of the batch: …`).
+    #[must_use]
+    pub fn prefixed(self, prefix: impl fmt::Display) -> Self {
+        Error { message: format!("{prefix}: {}", self.message), ..self }
+    }
+
+    /// The message and each cause after it, joined by `": "`: the whole chain on one
+    /// line, for reports that have no room for one cause a line (an HTTP answer's
+    /// message, an exception's).
+    pub fn message_and_causes(&self) -> String {
+        let mut text = self.message.clone();
+        let mut cause = std::error::Error::source(self);
+        while let Some(e) = cause {
+            text.push_str(": ");
+            text.push_str(&e.to_string());
+            cause = e.source();
+        }
+        text
     }
 
     pub(crate) fn invalid_runs(message: impl Into<String>) -> Self {
@@ -86,13 +120,10 @@ impl Error {
     }
 }
 
+/// The message alone: the cause is [`source`](std::error::Error::source)'s.
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)?;
-        if let Some(source) = &self.source {
-            write!(f, ": {source}")?;
-        }
-        Ok(())
+        f.write_str(&self.message)
     }
 }
 

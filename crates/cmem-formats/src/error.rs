@@ -233,10 +233,10 @@ impl FormatError {
         &self.inner.message
     }
 
-    /// Wraps a store error.
+    /// Wraps a store error: its message and its causes (a driver's error) make this
+    /// error's message, which names no file.
     pub fn store(err: cmem_core::Error) -> Self {
-        let message = format!("{err}");
-        FormatError::new(Format::Store, FormatErrorKind::Store, message)
+        FormatError::new(Format::Store, FormatErrorKind::Store, err.message_and_causes())
     }
 
     /// Wraps an I/O error while reading or writing `format`.

@@ -458,7 +458,7 @@ pub(crate) fn lookup_matches<'a>(
     let message = match result {
         Some(Ok(matches)) => return Ok(Some(matches)),
         Some(Err(e)) if e.kind() == cmem_core::ErrorKind::InvalidQuery => return Ok(None),
-        Some(Err(e)) => e.to_string(),
+        Some(Err(e)) => e.message_and_causes(),
         None => "the lookup gave no result".to_owned(),
     };
     let seg = &doc.segments()[index];

@@ -65,14 +65,15 @@ fn says_locked(message: &str) -> bool {
     message.contains("another writer held") || message.contains("database is locked")
 }
 
-/// The Python exception of an engine error.
+/// The Python exception of an engine error, its message the error's and its causes'
+/// (a driver's error), as one line.
 pub(crate) fn core(e: &cmem::Error) -> PyErr {
-    of_kind(e.kind(), e.to_string())
+    of_kind(e.kind(), e.message_and_causes())
 }
 
 /// As [`core`], the message prefixed with the argument it is about (`texts[3]`).
 pub(crate) fn core_at(e: &cmem::Error, at: &str) -> PyErr {
-    of_kind(e.kind(), format!("{at}: {e}"))
+    of_kind(e.kind(), format!("{at}: {}", e.message_and_causes()))
 }
 
 fn of_kind(kind: ErrorKind, message: String) -> PyErr {

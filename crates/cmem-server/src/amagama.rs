@@ -20,7 +20,10 @@
 //!
 //! Clients that cannot send an `Authorization` header give a read token in the path:
 //! `/t/TOKEN/tmserver/…` (and `/t/TOKEN/api/v1/…`). The token is checked like a bearer
-//! token; these routes only read.
+//! token; these routes only read. Of several memories, `/m/NAME/tmserver/…` asks one
+//! (`/t/TOKEN/m/NAME/…` with a token). Each endpoint is one handler, served at the root
+//! and below every such prefix ([`routes`]); the handlers read the prefix's parts
+//! ([`Prefix`]).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -29,7 +32,8 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::routing::get;
+use axum::{Json, Router};
 use cmem::{
     client_masks, prepare_query, Locale, LookupOptions, LookupRequest, MaskedText, Match, QueryText, Run,
     SegmentView,
@@ -50,7 +54,7 @@ const MAX_CANDIDATES: usize = 100;
 
 /// The query string of a unit request.
 #[derive(Debug, Deserialize)]
-pub(crate) struct UnitParams {
+struct UnitParams {
     #[serde(default)]
     source: Option<String>,
     #[serde(default)]
@@ -61,105 +65,78 @@ pub(crate) struct UnitParams {
     jsoncallback: Option<String>,
 }
 
-/// `GET /tmserver/{source}/{target}/unit/{text}`.
-pub(crate) async fn unit(
-    State(app): State<Arc<App>>,
-    headers: HeaderMap,
-    Path((source, target, text)): Path<(String, String, String)>,
-    params: Result<Query<UnitParams>, QueryRejection>,
-) -> Result<Response, ApiError> {
-    let Query(params) = params.map_err(query_error)?;
-    app.authorize(&headers, Scope::Read).await?;
-    answer(app, &headers, (None, source, target), text, params).await
+/// The optional parts of an amaGama path before `tmserver/` (or `api/v1/`): a read token
+/// for clients that cannot send a header (`/t/{token}`), and one memory of several
+/// (`/m/{memory}`). Extracted as `Path<Prefix>` from the route's captures, whichever
+/// the route has, so that one handler serves a route under every prefix ([`routes`]).
+#[derive(Debug, Deserialize)]
+struct Prefix {
+    /// The read token given in the path.
+    #[serde(default)]
+    token: Option<String>,
+    /// The memory asked, of several.
+    #[serde(default)]
+    memory: Option<String>,
 }
 
-/// `GET /m/{memory}/tmserver/{source}/{target}/unit/{text}`: of several memories, one
-/// alone.
-pub(crate) async fn unit_in(
-    State(app): State<Arc<App>>,
-    headers: HeaderMap,
-    Path((memory, source, target, text)): Path<(String, String, String, String)>,
-    params: Result<Query<UnitParams>, QueryRejection>,
-) -> Result<Response, ApiError> {
-    let Query(params) = params.map_err(query_error)?;
-    app.authorize(&headers, Scope::Read).await?;
-    answer(app, &headers, (Some(memory), source, target), text, params).await
+impl Prefix {
+    /// Lets the request read: by the token in its path when it gives one (these routes
+    /// only read), else by its bearer token.
+    async fn authorize(&self, app: &Arc<App>, headers: &HeaderMap) -> Result<(), ApiError> {
+        match &self.token {
+            Some(token) => app.authorize_secret(Some(token.clone()), Scope::Read).await?,
+            None => app.authorize(headers, Scope::Read).await?,
+        };
+        Ok(())
+    }
+
+    /// The memories asked: one of several, or `None` for all.
+    fn names(&self) -> Option<Vec<String>> {
+        self.memory.clone().map(|m| vec![m])
+    }
 }
 
-/// `GET /m/{memory}/tmserver/{source}/{target}/unit/?source=TEXT`.
-pub(crate) async fn unit_query_in(
+/// The amaGama routes, to be served at the root and below each [`Prefix`]: `tmserver/`
+/// and its `api/v1/` alias, each with the unit's text in the path or as `?source=`, and
+/// `languages` with the trailing slash (Weblate asks so) and without (other clients).
+pub(crate) fn routes() -> Router<Arc<App>> {
+    let mut router = Router::new();
+    for root in ["/tmserver", "/api/v1"] {
+        router = router
+            .route(&format!("{root}/{{source}}/{{target}}/unit/"), get(unit))
+            .route(&format!("{root}/{{source}}/{{target}}/unit/{{text}}"), get(unit))
+            .route(&format!("{root}/languages/"), get(languages))
+            .route(&format!("{root}/languages"), get(languages));
+    }
+    router
+}
+
+/// The captures of a unit's route: the locale codes and, unless it is given as
+/// `?source=`, the text.
+#[derive(Debug, Deserialize)]
+struct UnitPath {
+    source: String,
+    target: String,
+    #[serde(default)]
+    text: Option<String>,
+}
+
+/// `GET /tmserver/{source}/{target}/unit/{text}` and `…/unit/?source=TEXT`, under every
+/// [`Prefix`].
+async fn unit(
     State(app): State<Arc<App>>,
+    Path(path): Path<UnitPath>,
+    Path(prefix): Path<Prefix>,
     headers: HeaderMap,
-    Path((memory, source, target)): Path<(String, String, String)>,
     params: Result<Query<UnitParams>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let Query(mut params) = params.map_err(query_error)?;
-    app.authorize(&headers, Scope::Read).await?;
-    let text = source_param(&mut params)?;
-    answer(app, &headers, (Some(memory), source, target), text, params).await
-}
-
-/// `GET /t/{token}/m/{memory}/tmserver/{source}/{target}/unit/{text}`.
-pub(crate) async fn unit_in_with_token(
-    State(app): State<Arc<App>>,
-    headers: HeaderMap,
-    Path((token, memory, source, target, text)): Path<(String, String, String, String, String)>,
-    params: Result<Query<UnitParams>, QueryRejection>,
-) -> Result<Response, ApiError> {
-    let Query(params) = params.map_err(query_error)?;
-    app.authorize_secret(Some(token), Scope::Read).await?;
-    answer(app, &headers, (Some(memory), source, target), text, params).await
-}
-
-/// `GET /t/{token}/m/{memory}/tmserver/{source}/{target}/unit/?source=TEXT`.
-pub(crate) async fn unit_query_in_with_token(
-    State(app): State<Arc<App>>,
-    headers: HeaderMap,
-    Path((token, memory, source, target)): Path<(String, String, String, String)>,
-    params: Result<Query<UnitParams>, QueryRejection>,
-) -> Result<Response, ApiError> {
-    let Query(mut params) = params.map_err(query_error)?;
-    app.authorize_secret(Some(token), Scope::Read).await?;
-    let text = source_param(&mut params)?;
-    answer(app, &headers, (Some(memory), source, target), text, params).await
-}
-
-/// `GET /t/{token}/tmserver/{source}/{target}/unit/{text}`.
-pub(crate) async fn unit_with_token(
-    State(app): State<Arc<App>>,
-    headers: HeaderMap,
-    Path((token, source, target, text)): Path<(String, String, String, String)>,
-    params: Result<Query<UnitParams>, QueryRejection>,
-) -> Result<Response, ApiError> {
-    let Query(params) = params.map_err(query_error)?;
-    app.authorize_secret(Some(token), Scope::Read).await?;
-    answer(app, &headers, (None, source, target), text, params).await
-}
-
-/// `GET /tmserver/{source}/{target}/unit/?source=TEXT`.
-pub(crate) async fn unit_query(
-    State(app): State<Arc<App>>,
-    headers: HeaderMap,
-    Path((source, target)): Path<(String, String)>,
-    params: Result<Query<UnitParams>, QueryRejection>,
-) -> Result<Response, ApiError> {
-    let Query(mut params) = params.map_err(query_error)?;
-    app.authorize(&headers, Scope::Read).await?;
-    let text = source_param(&mut params)?;
-    answer(app, &headers, (None, source, target), text, params).await
-}
-
-/// `GET /t/{token}/tmserver/{source}/{target}/unit/?source=TEXT`.
-pub(crate) async fn unit_query_with_token(
-    State(app): State<Arc<App>>,
-    headers: HeaderMap,
-    Path((token, source, target)): Path<(String, String, String)>,
-    params: Result<Query<UnitParams>, QueryRejection>,
-) -> Result<Response, ApiError> {
-    let Query(mut params) = params.map_err(query_error)?;
-    app.authorize_secret(Some(token), Scope::Read).await?;
-    let text = source_param(&mut params)?;
-    answer(app, &headers, (None, source, target), text, params).await
+    prefix.authorize(&app, &headers).await?;
+    let text = match path.text {
+        Some(text) => text,
+        None => source_param(&mut params)?,
+    };
+    answer(app, &headers, (prefix.names(), path.source, path.target), text, params).await
 }
 
 /// The text of `…/unit/?source=TEXT`.
@@ -177,17 +154,16 @@ fn valid_callback(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.')
 }
 
-/// The suggestions for `text` from `memory` of several (`None`: all), the caller
-/// authorized: from the answer cache while no memory has changed, with an `ETag` (`304`
-/// when the client has that answer).
+/// The suggestions for `text` from the memories `names` of several (`None`: all), the
+/// caller authorized: from the answer cache while no memory has changed, with an `ETag`
+/// (`304` when the client has that answer).
 async fn answer(
     app: Arc<App>,
     headers: &HeaderMap,
-    (memory, source, target): (Option<String>, String, String),
+    (names, source, target): (Option<Vec<String>>, String, String),
     text: String,
     params: UnitParams,
 ) -> Result<Response, ApiError> {
-    let names = memory.map(|m| vec![m]);
     let selection = app.selection(names.as_deref())?;
     let min = params.min_similarity.unwrap_or(DEFAULT_MIN_SIMILARITY);
     if !(0.0..=100.0).contains(&min) {
@@ -477,54 +453,17 @@ fn codes_of(locale: &Locale, out: &mut BTreeSet<String>) {
     out.insert(locale.language().to_lowercase());
 }
 
-/// `GET /tmserver/languages/`: `{"sourceLanguages": [...], "targetLanguages": [...]}`.
-pub(crate) async fn languages(
+/// `GET /tmserver/languages/` (and without the slash), under every [`Prefix`]:
+/// `{"sourceLanguages": [...], "targetLanguages": [...]}`, the locales of the memories
+/// asked.
+async fn languages(
     State(app): State<Arc<App>>,
+    Path(prefix): Path<Prefix>,
     headers: HeaderMap,
     params: Result<Query<UnitParams>, QueryRejection>,
 ) -> Result<Response, ApiError> {
-    app.authorize(&headers, Scope::Read).await?;
-    list_languages(app, None, params).await
-}
-
-/// `GET /m/{memory}/tmserver/languages/`: the locales one memory of several holds.
-pub(crate) async fn languages_in(
-    State(app): State<Arc<App>>,
-    headers: HeaderMap,
-    Path(memory): Path<String>,
-    params: Result<Query<UnitParams>, QueryRejection>,
-) -> Result<Response, ApiError> {
-    app.authorize(&headers, Scope::Read).await?;
-    list_languages(app, Some(memory), params).await
-}
-
-/// `GET /t/{token}/m/{memory}/tmserver/languages/`.
-pub(crate) async fn languages_in_with_token(
-    State(app): State<Arc<App>>,
-    Path((token, memory)): Path<(String, String)>,
-    params: Result<Query<UnitParams>, QueryRejection>,
-) -> Result<Response, ApiError> {
-    app.authorize_secret(Some(token), Scope::Read).await?;
-    list_languages(app, Some(memory), params).await
-}
-
-/// `GET /t/{token}/tmserver/languages/`.
-pub(crate) async fn languages_with_token(
-    State(app): State<Arc<App>>,
-    Path(token): Path<String>,
-    params: Result<Query<UnitParams>, QueryRejection>,
-) -> Result<Response, ApiError> {
-    app.authorize_secret(Some(token), Scope::Read).await?;
-    list_languages(app, None, params).await
-}
-
-/// The locales `memory` of several holds (`None`: all of them).
-async fn list_languages(
-    app: Arc<App>,
-    memory: Option<String>,
-    params: Result<Query<UnitParams>, QueryRejection>,
-) -> Result<Response, ApiError> {
-    let names = memory.map(|m| vec![m]);
+    prefix.authorize(&app, &headers).await?;
+    let names = prefix.names();
     let selection = app.selection(names.as_deref())?;
     let Query(params) = params.map_err(query_error)?;
     if let Some(cb) = params.jsoncallback.as_deref().filter(|cb| !valid_callback(cb)) {

@@ -69,7 +69,8 @@ impl From<cmem::Error> for ApiError {
             ErrorKind::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
             _ => (StatusCode::INTERNAL_SERVER_ERROR, "store"),
         };
-        ApiError::new(status, code, e.to_string())
+        // One message for the client: the error's and its causes' (a driver's error).
+        ApiError::new(status, code, e.message_and_causes())
     }
 }
 
@@ -102,19 +103,22 @@ pub enum ServerError {
     },
 }
 
+/// Its own message only: the memory's error (`server: ` before it) or what was being
+/// done; the causes after it are [`source`](std::error::Error::source)'s.
 impl std::fmt::Display for ServerError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ServerError::Memory(e) => write!(f, "server: {e}"),
-            ServerError::Io { doing, source } => write!(f, "server: {doing}: {source}"),
+            ServerError::Io { doing, .. } => write!(f, "server: {doing}"),
         }
     }
 }
 
 impl std::error::Error for ServerError {
+    /// The memory error's cause (its message is this error's), or the I/O error.
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            ServerError::Memory(e) => Some(e),
+            ServerError::Memory(e) => std::error::Error::source(e),
             ServerError::Io { source, .. } => Some(source),
         }
     }

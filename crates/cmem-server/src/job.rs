@@ -229,7 +229,7 @@ fn train(memory: &cmem::Memory, from: &Locale, to: &Locale, align: bool) -> Opti
         from: from.as_str().to_owned(),
         to: to.as_str().to_owned(),
         report,
-        error: error.map(|e| format!("{e}; the import itself is kept")),
+        error: error.map(|e| format!("{}; the import itself is kept", e.message_and_causes())),
     };
     match memory.has_word_model(from, to) {
         Ok(false) if !align => None,

@@ -44,6 +44,7 @@ mod page;
 mod rate;
 mod revise;
 mod router;
+mod time;
 mod token;
 mod workers;
 

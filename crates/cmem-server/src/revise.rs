@@ -79,7 +79,7 @@ pub(crate) struct UndoBody {
 
 /// Now, as RFC 3339 in UTC (`2024-06-11T12:00:00Z`).
 fn now_rfc3339() -> String {
-    cmem::rfc3339_utc(SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()))
+    crate::time::rfc3339_utc(SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()))
 }
 
 /// The previous answers in `entry`'s metadata, oldest first; a value that does not

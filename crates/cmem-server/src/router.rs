@@ -48,51 +48,14 @@ impl App {
             .route("/v1/versions", get(native::versions))
             .route("/v1/imports", post(job::start).get(job::list))
             .route("/v1/imports/{id}", get(job::status))
-            .route("/v1/export", get(export::run))
-            .route("/tmserver/{source}/{target}/unit/", get(amagama::unit_query))
-            .route("/tmserver/{source}/{target}/unit/{text}", get(amagama::unit))
-            .route("/api/v1/{source}/{target}/unit/", get(amagama::unit_query))
-            .route("/api/v1/{source}/{target}/unit/{text}", get(amagama::unit))
-            // Of several memories, each alone.
-            .route("/m/{memory}/tmserver/{source}/{target}/unit/", get(amagama::unit_query_in))
-            .route("/m/{memory}/tmserver/{source}/{target}/unit/{text}", get(amagama::unit_in))
-            .route("/m/{memory}/api/v1/{source}/{target}/unit/", get(amagama::unit_query_in))
-            .route("/m/{memory}/api/v1/{source}/{target}/unit/{text}", get(amagama::unit_in))
-            .route(
-                "/t/{token}/m/{memory}/tmserver/{source}/{target}/unit/",
-                get(amagama::unit_query_in_with_token),
-            )
-            .route(
-                "/t/{token}/m/{memory}/tmserver/{source}/{target}/unit/{text}",
-                get(amagama::unit_in_with_token),
-            )
-            .route(
-                "/t/{token}/m/{memory}/api/v1/{source}/{target}/unit/",
-                get(amagama::unit_query_in_with_token),
-            )
-            .route(
-                "/t/{token}/m/{memory}/api/v1/{source}/{target}/unit/{text}",
-                get(amagama::unit_in_with_token),
-            )
-            // The same with a read token in the path, for clients that cannot send a
-            // header (Weblate's tmserver machinery): `/t/TOKEN/tmserver/…`.
-            .route("/t/{token}/tmserver/{source}/{target}/unit/", get(amagama::unit_query_with_token))
-            .route("/t/{token}/tmserver/{source}/{target}/unit/{text}", get(amagama::unit_with_token))
-            .route("/t/{token}/api/v1/{source}/{target}/unit/", get(amagama::unit_query_with_token))
-            .route("/t/{token}/api/v1/{source}/{target}/unit/{text}", get(amagama::unit_with_token));
-        // amaGama's `languages/`: Weblate asks with the trailing slash, other clients
-        // without it.
-        for (path, route) in [
-            ("/tmserver/languages/", get(amagama::languages)),
-            ("/api/v1/languages/", get(amagama::languages)),
-            ("/m/{memory}/tmserver/languages/", get(amagama::languages_in)),
-            ("/m/{memory}/api/v1/languages/", get(amagama::languages_in)),
-            ("/t/{token}/m/{memory}/tmserver/languages/", get(amagama::languages_in_with_token)),
-            ("/t/{token}/m/{memory}/api/v1/languages/", get(amagama::languages_in_with_token)),
-            ("/t/{token}/tmserver/languages/", get(amagama::languages_with_token)),
-            ("/t/{token}/api/v1/languages/", get(amagama::languages_with_token)),
-        ] {
-            router = router.route(path, route.clone()).route(path.trim_end_matches('/'), route);
+            .route("/v1/export", get(export::run));
+        // amaGama's protocol: at the root, and below each prefix the handlers read
+        // (`amagama::Prefix`): one memory of several, a read token in the path for
+        // clients that cannot send a header (Weblate's tmserver machinery), or both.
+        let amagama = amagama::routes();
+        router = router.merge(amagama.clone());
+        for prefix in ["/m/{memory}", "/t/{token}", "/t/{token}/m/{memory}"] {
+            router = router.nest(prefix, amagama.clone());
         }
         router
             .route_layer(middleware::from_fn_with_state(Arc::clone(&self), record_metrics))
@@ -114,7 +77,7 @@ async fn healthz() -> Json<serde_json::Value> {
 /// Ready when the store answers a read; the index was built before the server began
 /// accepting connections.
 async fn readyz(State(app): State<Arc<App>>) -> Result<Json<serde_json::Value>, ApiError> {
-    app.blocking(|app| Ok(app.memory().meta(cmem::RECOGNIZER_META)?))
+    app.blocking(|app| Ok(app.memory().recorded_rule_set()?))
         .await
         .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "not_ready", e.message))?;
     let mut ready = json!({ "status": "ready", "memory": app.memory().address().to_string() });

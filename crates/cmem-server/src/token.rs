@@ -87,6 +87,24 @@ pub struct TokenRecord {
     pub sha256: String,
 }
 
+impl TokenRecord {
+    /// When it was created, as an RFC 3339 time in UTC: `2024-06-11T12:00:00Z`.
+    ///
+    /// ```
+    /// use cmem::{Memory, OpenOptions};
+    /// use cmem_server::{Scope, Tokens};
+    ///
+    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
+    /// let (_, mut record) = Tokens::create(&memory, Scope::Read, "ci")?;
+    /// record.created_unix = 1_718_107_200;
+    /// assert_eq!(record.created(), "2024-06-11T12:00:00Z");
+    /// # Ok::<(), cmem::Error>(())
+    /// ```
+    pub fn created(&self) -> String {
+        crate::time::rfc3339_utc(self.created_unix)
+    }
+}
+
 /// The token operations over a memory's metadata.
 #[derive(Debug, Clone, Copy)]
 pub struct Tokens;

@@ -135,7 +135,7 @@ impl WriteSession for SqliteSession<'_> {
                 }
                 Err(err) => {
                     let _ = self.conn.execute_batch("ROLLBACK TO cmem_batch; RELEASE cmem_batch");
-                    return Err(Error::new(err.kind(), format!("entry {} of the batch: {err}", i + 1)));
+                    return Err(err.prefixed(format_args!("entry {} of the batch", i + 1)));
                 }
             }
         }

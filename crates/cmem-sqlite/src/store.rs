@@ -690,7 +690,7 @@ impl ContentMemory for SqliteStore {
         for (i, e) in entries.iter().enumerate() {
             let (outcome, keys) = self
                 .insert(&tx, e)
-                .map_err(|err| Error::new(err.kind(), format!("entry {} of the batch: {err}", i + 1)))?;
+                .map_err(|err| err.prefixed(format_args!("entry {} of the batch", i + 1)))?;
             if let Some(keys) = keys {
                 added.push((outcome.id(), keys));
             }

@@ -2,13 +2,13 @@
 //! [`Memory::answer`] / [`Memory::lookup_batch`], which produce it; and
 //! [`Memory::lookup_many`], a batch on several threads.
 
-use std::collections::HashSet;
 use std::time::Instant;
 
-use cmem_core::{Error, Locale, LookupRequest, Match, MatchView, Result, SegmentView};
+use cmem_core::{LookupRequest, Match, MatchView, Result, SegmentView};
 use serde::{Deserialize, Serialize};
 
 use crate::memory::Memory;
+use crate::read;
 
 /// One lookup's answer: the query as looked up, the time the lookup took, and the
 /// matches. `cmem lookup --json`, its batch lines and the server's `/v1/lookup` all
@@ -61,7 +61,7 @@ impl Memory {
     /// # Errors
     /// As [`lookup`](Self::lookup).
     pub fn answer(&self, req: &LookupRequest) -> Result<LookupAnswer> {
-        LookupAnswer::timed(req, || Ok(self.lookup(req)?.iter().map(MatchView::of).collect()))
+        read::answer(self, req)
     }
 
     /// Answers many lookups, lazily and in order: the candidate index of each source
@@ -100,15 +100,7 @@ impl Memory {
         I::IntoIter: 'm,
         E: From<cmem_core::Error>,
     {
-        let mut warmed: HashSet<Locale> = HashSet::new();
-        requests.into_iter().map(move |item| {
-            let req = item?;
-            if !warmed.contains(&req.source_locale) {
-                self.warm(&req.source_locale)?;
-                warmed.insert(req.source_locale.clone());
-            }
-            Ok(self.answer(&req)?)
-        })
+        read::lookup_batch(self, requests)
     }
 
     /// Looks every request up on `threads` threads (0: the available parallelism) and
@@ -137,39 +129,6 @@ impl Memory {
     /// Per request: as [`lookup`](Self::lookup), or the warm-up of its source locale
     /// failing ([`warm`](Self::warm)).
     pub fn lookup_many(&self, requests: &[LookupRequest], threads: usize) -> Vec<Result<Vec<Match>>> {
-        let mut warm_failed: Vec<(Locale, Error)> = Vec::new();
-        let mut warmed: HashSet<&Locale> = HashSet::new();
-        for req in requests {
-            if warmed.insert(&req.source_locale) {
-                if let Err(e) = self.warm(&req.source_locale) {
-                    warm_failed.push((req.source_locale.clone(), e));
-                }
-            }
-        }
-        let failed = |req: &LookupRequest| {
-            warm_failed
-                .iter()
-                .find(|(l, _)| *l == req.source_locale)
-                .map(|(_, e)| Error::new(e.kind(), e.to_string()))
-        };
-        let threads = match threads {
-            0 => std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
-            n => n,
-        };
-        let results = cmem_formats::in_parallel(requests.len(), threads, &|| false, &|i| {
-            let req = &requests[i];
-            match failed(req) {
-                Some(e) => Err(e),
-                None => self.lookup(req),
-            }
-        });
-        results
-            .into_iter()
-            .map(|r| {
-                r.unwrap_or_else(|| {
-                    Err(Error::new(cmem_core::ErrorKind::Store, "a lookup thread stopped without a result"))
-                })
-            })
-            .collect()
+        read::lookup_many(self, requests, threads)
     }
 }

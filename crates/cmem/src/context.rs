@@ -252,7 +252,12 @@ impl fmt::Display for FieldError {
     }
 }
 
-impl std::error::Error for FieldError {}
+impl std::error::Error for FieldError {
+    /// The error's cause: its message is this error's, after the field.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.error.source()
+    }
+}
 
 impl ContextSegment {
     /// The request of this segment from `source` to `target`: plain text recognized by

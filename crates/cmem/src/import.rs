@@ -135,9 +135,12 @@ impl ImportRequest {
 pub struct Imported {
     /// The counts and the located problems of the import.
     pub report: ImportReport,
+    /// The recognizer rule set this import read plain strings with, as the memory
+    /// records it: the rule names joined by commas (`printf,html`), or `none`.
+    pub rule_set: String,
     /// The rule set the memory had recorded when this import recognized plain strings
-    /// with another ([`rule_set_name`] form): the caller warns, since queries are
-    /// recognized as the first import was.
+    /// with another ([`rule_set`](Self::rule_set) form): the caller warns, since queries
+    /// are recognized as the first import was.
     pub rule_set_before: Option<String>,
     /// The source locales whose candidate index was written, and how long that took
     /// (part of what an import costs).
@@ -253,16 +256,21 @@ impl Memory {
         let p = report.progress;
         let rule_set_before = if p.inserted + p.deduplicated > 0 {
             self.record_rule_set(rec).map_err(|e| {
-                FormatError::store(Error::new(
-                    e.kind(),
-                    format!("the import is stored, but recording its recognizer rules failed: {e}"),
-                ))
+                FormatError::store(
+                    e.prefixed("the import is stored, but recording its recognizer rules failed"),
+                )
             })?
         } else {
             None
         };
-        let mut imported =
-            Imported { report, rule_set_before, indexed: Vec::new(), index_time: None, index_error: None };
+        let mut imported = Imported {
+            report,
+            rule_set: rule_set_name(rec),
+            rule_set_before,
+            indexed: Vec::new(),
+            index_time: None,
+            index_error: None,
+        };
         if persist_index && p.inserted > 0 {
             let begun = Instant::now();
             match self.persist_index(source_locale.as_ref()) {

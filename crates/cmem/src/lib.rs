@@ -63,8 +63,8 @@ pub mod matching {}
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 mod memory;
+mod read;
 mod several;
-mod time;
 
 pub use address::Address;
 pub use answer::LookupAnswer;
@@ -76,9 +76,8 @@ pub use context::{
     ContextAnswer, ContextSegment, ExampleView, FieldError, GlossaryView, NeighboursBody, PriorVersionView,
 };
 pub use import::{ImportRequest, Imported};
-pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
+pub use memory::{Memory, OpenOptions};
 pub use several::{choose_writer, Member, Memories, MemorySpec, Role};
-pub use time::rfc3339_utc;
 
 /// Store machinery (schema DDL, matching keys, distance), for store implementers and
 /// diagnostics; not part of the stable surface (see Stability above).

@@ -7,16 +7,16 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use cmem_core::{
-    lookup, prepare_query, ContentMemory, Entry, EntryId, Error, ErrorKind, Locale, LookupOptions,
-    LookupRequest, Match, MemStore, NewEntry, QueryText, Recognizer, Result, SearchHit, SearchQuery, Stats,
-    Version, VersionQuery, WaitHook, WriteOutcome,
+    lookup, ContentMemory, Entry, EntryId, Error, ErrorKind, Locale, LookupOptions, LookupRequest, Match,
+    MemStore, NewEntry, Recognizer, Result, SearchHit, SearchQuery, Stats, Version, VersionQuery, WaitHook,
+    WriteOutcome,
 };
 
 use crate::address::Address;
 
 /// The memory-metadata key under which the recognizer rule set of a memory's imports is
-/// recorded ([`ContentMemory::meta`]).
-pub const RECOGNIZER_META: &str = "recognizer";
+/// recorded ([`ContentMemory::meta`]); read it with [`Memory::recorded_rule_set`].
+pub(crate) const RECOGNIZER_META: &str = "recognizer";
 
 /// How [`Memory::open_with`] opens a memory.
 ///
@@ -403,9 +403,7 @@ impl Memory {
         to: &str,
         options: LookupOptions,
     ) -> Result<Vec<Match>> {
-        let runs = prepare_query(QueryText::Plain(text), self.recognizer()?)?;
-        let req = LookupRequest::new(runs, Locale::parse(from)?, Locale::parse(to)?).options(options);
-        self.lookup(&req)
+        crate::read::lookup_text(self, text, (from, to), options)
     }
 
     /// Concordance search: entries whose text in `locale` holds all of `words`, best
@@ -541,8 +539,8 @@ impl Memory {
         self.store.set_meta(key, value)
     }
 
-    /// The recognizer rule set recorded for the memory's imports ([`rule_set_name`]
-    /// form), when one was recorded.
+    /// The recognizer rule set recorded for the memory's imports, when one was
+    /// recorded: its rule names joined by commas (`printf,html`), or `none`.
     ///
     /// # Errors
     /// A store failure.
@@ -615,16 +613,8 @@ impl Memory {
 }
 
 /// The name under which a recognizer's rule set is recorded: its rule names joined by
-/// commas, or `none` for no recognition.
-///
-/// ```
-/// use cmem::{rule_set_name, Recognizer};
-///
-/// assert_eq!(rule_set_name(Some(&Recognizer::from_names("html, printf")?)), "printf,html");
-/// assert_eq!(rule_set_name(None), "none");
-/// # Ok::<(), cmem::Error>(())
-/// ```
-pub fn rule_set_name(recognizer: Option<&Recognizer>) -> String {
+/// commas (`printf,html`), or `none` for no recognition.
+pub(crate) fn rule_set_name(recognizer: Option<&Recognizer>) -> String {
     match recognizer {
         None => "none".to_owned(),
         Some(r) => r.rule_names().join(","),
@@ -731,4 +721,17 @@ fn open_postgres(_: &str, address: &Address, _: &OpenOptions) -> Result<Box<dyn 
         ErrorKind::Unsupported,
         format!("memory {address}: PostgreSQL memories need the `postgres` feature of cmem"),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(feature = "recognize")]
+    fn rule_sets_are_recorded_by_their_rule_names() {
+        let rec = Recognizer::from_names("html, printf").unwrap();
+        assert_eq!(rule_set_name(Some(&rec)), "printf,html");
+        assert_eq!(rule_set_name(None), "none");
+    }
 }

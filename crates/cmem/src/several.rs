@@ -8,12 +8,13 @@ use std::fmt;
 use std::str::FromStr;
 
 use cmem_core::{
-    lookup_several, ContentMemory, Error, ErrorKind, LookupRequest, Match, MatchView, Result, SourceRank,
+    lookup_several, ContentMemory, Error, ErrorKind, LookupOptions, LookupRequest, Match, Result, SourceRank,
 };
 
 use crate::address::Address;
 use crate::answer::LookupAnswer;
 use crate::memory::{Memory, OpenOptions};
+use crate::read;
 
 /// What a memory of several is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -327,10 +328,7 @@ impl Memories {
     /// # Errors
     /// An invalid locale tag, or as [`lookup`](Self::lookup).
     pub fn lookup_text(&self, text: &str, from: &str, to: &str) -> Result<Vec<(&str, Match)>> {
-        let first = &self.members[0].memory;
-        let runs = cmem_core::prepare_query(cmem_core::QueryText::Plain(text), first.recognizer()?)?;
-        let req = LookupRequest::new(runs, cmem_core::Locale::parse(from)?, cmem_core::Locale::parse(to)?);
-        self.lookup(&req)
+        read::lookup_text(self, text, (from, to), LookupOptions::default())
     }
 
     /// Looks `req` up and returns the [`LookupAnswer`], each match naming its memory.
@@ -338,9 +336,7 @@ impl Memories {
     /// # Errors
     /// As [`lookup`](Self::lookup).
     pub fn answer(&self, req: &LookupRequest) -> Result<LookupAnswer> {
-        LookupAnswer::timed(req, || {
-            Ok(self.lookup(req)?.iter().map(|(name, m)| MatchView::of_memory(m, name)).collect())
-        })
+        read::answer(self, req)
     }
 
     /// Answers many lookups, lazily and in order, as [`Memory::lookup_batch`] does for
@@ -359,15 +355,7 @@ impl Memories {
         I::IntoIter: 'm,
         E: From<Error>,
     {
-        let mut warmed: Vec<cmem_core::Locale> = Vec::new();
-        requests.into_iter().map(move |item| {
-            let req = item?;
-            if !warmed.contains(&req.source_locale) {
-                self.warm(&req.source_locale)?;
-                warmed.push(req.source_locale.clone());
-            }
-            Ok(self.answer(&req)?)
-        })
+        read::lookup_batch(self, requests)
     }
 
     /// Brings every memory's candidate index of `source` up to date

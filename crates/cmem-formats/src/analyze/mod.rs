@@ -631,7 +631,7 @@ pub(crate) fn analyze_segments(
     let bests = segments.iter().zip(results).map(|((_, line), result)| match result.as_deref() {
         Some(Ok(matches)) => Ok(best_of(matches)),
         Some(Err(e)) if e.kind() == cmem_core::ErrorKind::InvalidQuery => Ok(None),
-        Some(Err(e)) => Err(error(*line, e.to_string())),
+        Some(Err(e)) => Err(error(*line, e.message_and_causes())),
         None => Err(error(*line, "the lookup gave no result".to_owned())),
     });
     let counted = banded(segments.iter().map(|(s, _)| s), bests, &options.bands)?;

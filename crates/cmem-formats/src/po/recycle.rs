@@ -100,7 +100,7 @@ fn matches_of<'a>(
     let message = match result.map(|r| r.as_ref()) {
         Some(Ok(matches)) => return Ok(Some(matches)),
         Some(Err(e)) if e.kind() == cmem_core::ErrorKind::InvalidQuery => return Ok(None),
-        Some(Err(e)) => e.to_string(),
+        Some(Err(e)) => e.message_and_causes(),
         None => "the lookup gave no result".to_owned(),
     };
     Err(FormatError::new(Format::Store, FormatErrorKind::Store, message)

@@ -163,6 +163,62 @@ fn each_memory_answers_alone_on_its_own_amagama_path() {
     assert!(!units("/m/project/tmserver/en/de/unit/Save").contains(&"Ablegen".to_owned()));
 }
 
+/// Every amaGama route answers: under each prefix (none, one memory, a read token in the
+/// path, both), each root (`tmserver/`, `api/v1/`), the unit with its text in the path
+/// and as `?source=`, `languages` with and without its slash; each is counted under its
+/// own route template, refuses a bad token in the path and only reads.
+#[test]
+fn every_amagama_route_answers_under_every_prefix() {
+    let s = two(Role::Write);
+    let both = json!(["Speichern", "Sichern"]);
+    let client = json!(["Sichern"]);
+    // The prefix requested, the template it is counted under, "Save"'s suggestions.
+    let prefixes = [
+        (String::new(), "", &both),
+        ("/m/client".to_owned(), "/m/{memory}", &client),
+        (format!("/t/{}", s.read), "/t/{token}", &both),
+        (format!("/t/{}/m/client", s.read), "/t/{token}/m/{memory}", &client),
+    ];
+    let held = json!({"sourceLanguages": ["en"], "targetLanguages": ["de"]});
+    let mut routes = Vec::new();
+    for (prefix, template, suggestions) in &prefixes {
+        for root in ["/tmserver", "/api/v1"] {
+            let table = [
+                ("/en/de/unit/Save", "/{source}/{target}/unit/{text}", *suggestions),
+                ("/en/de/unit/?source=Save", "/{source}/{target}/unit/", *suggestions),
+                ("/languages/", "/languages/", &held),
+                ("/languages", "/languages", &held),
+            ];
+            for (path, route, expected) in table {
+                let url = format!("{prefix}{root}{path}");
+                let (status, v) = s.get_json(&url, None);
+                assert_eq!(status, 200, "{url}: {v}");
+                let got = match v.as_array() {
+                    Some(units) => Value::from(units.iter().map(|u| u["target"].clone()).collect::<Vec<_>>()),
+                    None => v,
+                };
+                assert_eq!(&got, expected, "{url}");
+                let (status, v) = s.post(&url, Some(&s.write), &json!({}));
+                assert_eq!(status, 405, "{url}: {v}");
+                assert_error(&v, "method_not_allowed");
+                if !prefix.is_empty() && template.starts_with("/t/") {
+                    let bad = url.replacen(&s.read, &s.revoked, 1);
+                    let (status, v) = s.get_json(&bad, None);
+                    assert_eq!(status, 401, "{bad}: {v}");
+                }
+                routes.push(format!("{template}{root}{route}"));
+            }
+        }
+    }
+    assert_eq!(routes.len(), 32);
+    let (_, metrics, _) = s.get("/metrics", None);
+    for route in routes {
+        let line = format!("cmem_http_requests_total{{route=\"{route}\",method=\"GET\",status=\"200\"}} 1");
+        assert!(metrics.lines().any(|l| l == line), "{line} not in\n{metrics}");
+    }
+    assert!(!metrics.contains(&s.read), "the metrics name no token");
+}
+
 #[test]
 fn writes_go_to_the_memory_chosen_and_are_refused_when_none_is() {
     let s = two(Role::Write);

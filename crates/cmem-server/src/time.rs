@@ -1,7 +1,7 @@
-//! Times as the memory's records and reports write them.
+//! Times as the server's records write them: a revision's, a token's creation.
 
 /// Seconds since the Unix epoch as an RFC 3339 time in UTC: `2024-06-11T12:00:00Z`.
-pub fn rfc3339_utc(unix: u64) -> String {
+pub(crate) fn rfc3339_utc(unix: u64) -> String {
     let days = unix / 86_400;
     let secs = unix % 86_400;
     // The proleptic Gregorian date of a day count (H. Hinnant, "chrono-Compatible
