@@ -4,7 +4,7 @@
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context, Result};
 use cmem::formats::{html_report, Analysis, AnalyzeOptions, Batch, LookupProgress, CSV_HEADER};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -105,7 +105,7 @@ pub fn run(args: &AnalyzeArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     if let Some(path) = &args.html {
         let page = html_report(batch.files(), total.as_ref());
         cmem::formats::write_atomically(path, page.as_bytes(), cmem::formats::Format::Store)
-            .map_err(|e| anyhow!("analyze: {e}"))?;
+            .context("analyze")?;
     }
     Ok(())
 }

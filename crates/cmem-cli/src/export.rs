@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use cmem::formats::{
     EntrySink, ExportOptions, Format, FormatError, JsonlMode, JsonlOptions, JsonlWriter, KmbWriter, Level,
     OutputFile, PoWriter, TmxWriteOptions, TmxWriter, WeblateOptions, WeblateWriter,
@@ -130,7 +130,7 @@ fn po_pair(memory: &Memory, args: &ExportArgs) -> Result<(Locale, Locale)> {
         return Ok((from.clone(), to.clone()));
     }
     let name = args.output.display();
-    let stats = memory.stats().map_err(|e| anyhow!("export {name}: {e}"))?;
+    let stats = memory.stats().with_context(|| format!("export {name}"))?;
     let fits = |p: &&cmem::PairCount| {
         args.from.as_ref().is_none_or(|l| *l == p.source) && args.to.as_ref().is_none_or(|l| *l == p.target)
     };
@@ -174,7 +174,7 @@ pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         Sink::Stdout(Stdout::new())
     } else {
         let mut file =
-            OutputFile::create(&args.output).map_err(|e| anyhow!("export {name}: cannot write: {e}"))?;
+            OutputFile::create(&args.output).with_context(|| format!("export {name}: cannot write"))?;
         if file.is_atomic() {
             // Ctrl-C or SIGTERM make the next write fail: the temporary file goes.
             let stop = stop_on_signals(false).map_err(|e| anyhow!("export: cannot handle Ctrl-C: {e}"))?;
