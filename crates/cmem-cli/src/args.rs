@@ -208,9 +208,14 @@ pub struct ImportArgs {
     #[arg(long, value_name = "NAME")]
     pub into: Option<String>,
     /// After the import, train the word model of --from → --to again over the whole
-    /// memory, as `cmem align` does, so lookups repair changed words with what came in.
-    #[arg(long, requires_all = ["from", "to"])]
+    /// memory, as `cmem align` does, whatever the pair's size and growth (by default an
+    /// import trains it when the pair has 100 entries and no model, or grew by a tenth).
+    #[arg(long, requires_all = ["from", "to"], conflicts_with = "no_align")]
     pub align: bool,
+    /// Do not train the word models after the import (lookups then repair changed
+    /// words with the model kept from before, if any; `cmem align` trains it later).
+    #[arg(long)]
+    pub no_align: bool,
     /// Inline-code recognition of plain strings.
     #[command(flatten)]
     pub recognize: RecognizeArgs,

@@ -1933,6 +1933,53 @@ fn import_with_align_trains_the_word_model_of_its_pair() {
     assert_eq!(r.stderr(), "");
 }
 
+/// A plain import trains the word model of a pair with enough entries, a small later
+/// import keeps it, `--no-align` skips it, and lookups repair with it unasked.
+#[test]
+fn a_plain_import_trains_the_word_model_when_the_pair_is_large_enough() {
+    let d = Dir::new();
+    let verbs = [("Open", "Öffne"), ("Save", "Speichere"), ("Print", "Drucke"), ("Delete", "Lösche")];
+    let syllables = ["ka", "lo", "mi", "re", "tu", "sa"];
+    let nouns: Vec<(String, String)> = (0..31)
+        .map(|i| {
+            let word = format!("{}{}", syllables[i / 6], syllables[i % 6]);
+            (word.clone(), format!("Ding{}", word.to_uppercase()))
+        })
+        .collect();
+    let mut lines = String::new();
+    for (v, vt) in &verbs {
+        // "Print the kalo" is left for the lookup below.
+        for (n, nt) in nouns.iter().filter(|(n, _)| *v != "Print" || n != "kalo") {
+            lines.push_str(&format!(
+                "{}\n",
+                serde_json::json!({ "source": format!("{v} the {n}"), "target": format!("{vt} {nt}") })
+            ));
+        }
+    }
+    std::fs::write(d.path("a.jsonl"), lines).unwrap();
+    std::fs::write(
+        d.path("b.jsonl"),
+        format!("{}\n", serde_json::json!({ "source": "Open the file", "target": "Datei öffnen" })),
+    )
+    .unwrap();
+    // Under the threshold: --no-align trains nothing.
+    let r = d.ok(&["import", "--from", "en", "--to", "de", "--no-align", "b.jsonl"]);
+    assert!(!r.stderr().contains("aligned"), "{}", r.stderr());
+    let r = d.ok(&["import", "--from", "en", "--to", "de", "a.jsonl"]);
+    assert!(r.stderr().contains("aligned en → de: 124 pairs, "), "{}", r.stderr());
+    // One entry more is not a tenth more: the model is kept.
+    std::fs::write(
+        d.path("c.jsonl"),
+        format!("{}\n", serde_json::json!({ "source": "Save the file", "target": "Datei speichern" })),
+    )
+    .unwrap();
+    let r = d.ok(&["import", "--from", "en", "--to", "de", "c.jsonl"]);
+    assert!(!r.stderr().contains("aligned"), "{}", r.stderr());
+    // The word repair works without `cmem align`.
+    let r = d.ok(&["lookup", "Print the kalo", "--from", "en", "--to", "de", "--limit", "1", "--json"]);
+    assert!(r.stdout().contains("\"Drucke DingKALO\""), "{}", r.stdout());
+}
+
 #[test]
 fn align_trains_a_word_model_and_lookups_repair_changed_words() {
     let d = Dir::new();

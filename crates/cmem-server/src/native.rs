@@ -595,7 +595,9 @@ pub(crate) async fn add_entries(
         entry.validate().map_err(|e| ApiError::from(e).with_details(json!({ "index": index })))?;
         entries.push(entry);
     }
+    let written = chosen.clone();
     let outcomes = app.blocking(move |app| Ok(app.write_memory(chosen.as_deref())?.write(&entries)?)).await?;
+    app.realign_after_write(written);
     let outcomes: Vec<Value> = outcomes
         .iter()
         .map(|o| {

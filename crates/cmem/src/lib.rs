@@ -63,6 +63,7 @@ pub mod matching {}
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 mod memory;
+mod realign;
 mod several;
 mod time;
 
@@ -77,6 +78,7 @@ pub use context::{
 };
 pub use import::{ImportRequest, Imported};
 pub use memory::{rule_set_name, Memory, OpenOptions, RECOGNIZER_META};
+pub use realign::{AlignMode, RealignOutcome, Realigned, GROWTH, MIN_PAIRS};
 pub use several::{choose_writer, Member, Memories, MemorySpec, Role};
 pub use time::rfc3339_utc;
 
