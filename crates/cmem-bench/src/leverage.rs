@@ -1,0 +1,120 @@
+//! `--leverage`: what a memory as `cmem import` made it gives a translator, measured on
+//! the versioned queries with the translation their project shipped (`--references`).
+//! The memory is a SQLite database (`--db`), opened read-only, looked up as a client
+//! looks it up: the query recognized with the default rule sets, the default options at
+//! threshold 0.70, limit 1, the word repair as the memory's word model allows (none
+//! without one). For the best match per score band: how many, how often its adapted
+//! target equals the shipped translation without the word repair and with it.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{bail, Context as _, Result};
+use cmem_core::repair::words::RepairBands;
+use cmem_core::{
+    lookup, prepare_query, ContentMemory, Locale, LookupOptions, LookupRequest, QueryText, Recognizer, Run,
+};
+use cmem_sqlite::{SqliteOptions, SqliteStore};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Reference {
+    query: String,
+    reference_target: String,
+}
+
+/// Text and every code's native data: the string a file would hold.
+fn render(runs: &[Run]) -> String {
+    cmem_core::run::render_text(runs, &|run, out| {
+        if let Some(code) = run.code() {
+            out.push_str(&code.data);
+        }
+    })
+}
+
+/// One score band's counts.
+#[derive(Default, Clone, Copy)]
+struct Band {
+    queries: usize,
+    equal_unrepaired: usize,
+    equal: usize,
+}
+
+impl Band {
+    fn plus(self, o: Band) -> Band {
+        Band {
+            queries: self.queries + o.queries,
+            equal_unrepaired: self.equal_unrepaired + o.equal_unrepaired,
+            equal: self.equal + o.equal,
+        }
+    }
+}
+
+/// Runs `--leverage` on the SQLite memory `db`; see the module docs.
+///
+/// # Errors
+/// Unreadable files, no references, a store failure.
+pub fn run(db: &Path, references: &Path, (from, to): (&str, &str), limit: Option<usize>) -> Result<()> {
+    let (from, to) = (Locale::parse(from)?, Locale::parse(to)?);
+    let refs: Vec<Reference> = crate::corpus::read_jsonl(references)?;
+    let refs: Vec<Reference> = refs.into_iter().take(limit.unwrap_or(usize::MAX)).collect();
+    if refs.is_empty() {
+        bail!("{}: no references", references.display());
+    }
+    let store = SqliteStore::open_with(db, SqliteOptions::default().read_only(true))
+        .with_context(|| format!("opening {}", db.display()))?;
+    let started = Instant::now();
+    store.warm(&from)?;
+    let model = store.word_model(&from, &to)?;
+    println!(
+        "{} opened and warmed in {:.1?}; word model {}",
+        db.display(),
+        started.elapsed(),
+        if model.is_some() { "present" } else { "absent (no word repair)" }
+    );
+    let rec = Recognizer::default();
+    // 0.70–0.85, 0.85–0.95, ≥ 0.95 below 100 %.
+    let mut bands = [Band::default(); 3];
+    let mut below = 0;
+    for r in &refs {
+        let runs = prepare_query(QueryText::Plain(&r.query), Some(&rec))?;
+        let options = LookupOptions::default().threshold(0.70).limit(1);
+        let req = LookupRequest::new(runs.clone(), from.clone(), to.clone()).options(options.clone());
+        let Some(best) = lookup(&store, &req)?.into_iter().next() else {
+            below += 1;
+            continue;
+        };
+        if best.identical_source || best.score >= 1.0 {
+            continue;
+        }
+        let bare =
+            LookupRequest::new(runs, from.clone(), to.clone()).options(options.word_repair(RepairBands::OFF));
+        let unrepaired = lookup(&store, &bare)?.into_iter().next().map(|m| render(&m.adapted_target));
+        let band = if best.score >= 0.95 { 2 } else { usize::from(best.score >= 0.85) };
+        let b = &mut bands[band];
+        b.queries += 1;
+        b.equal += usize::from(render(&best.adapted_target) == r.reference_target);
+        b.equal_unrepaired += usize::from(unrepaired.as_deref() == Some(r.reference_target.as_str()));
+    }
+    let pct = |a: usize, b: usize| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
+    println!("{} references; {below} with no match ≥ 0.70", refs.len());
+    println!();
+    println!("| band | best matches | = shipped, no word repair | = shipped, as looked up |");
+    println!("|---|---:|---:|---:|");
+    for (label, b) in [
+        ("0.70–0.85", bands[0]),
+        ("0.85–0.95", bands[1]),
+        ("0.70–0.95", bands[0].plus(bands[1])),
+        ("≥ 0.95, below 100 %", bands[2]),
+    ] {
+        println!(
+            "| {label} | {} | {} ({:.1} %) | {} ({:.1} %) |",
+            b.queries,
+            b.equal_unrepaired,
+            pct(b.equal_unrepaired, b.queries),
+            b.equal,
+            pct(b.equal, b.queries)
+        );
+    }
+    Ok(())
+}
