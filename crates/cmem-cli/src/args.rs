@@ -329,6 +329,10 @@ pub struct LookupArgs {
     /// Show every space as `·` (line breaks are always shown as `⏎`, tabs as `→`).
     #[arg(long)]
     pub show_space: bool,
+    /// Leave out the fragments: the stretches of the query (two words or more) the
+    /// memory's word model translates consistently, shown below the matches.
+    #[arg(long)]
+    pub no_fragments: bool,
     /// The unit key the query stands in (a msgctxt, an XLIFF unit id): an exact match
     /// approved for it is a context match (101%).
     #[arg(long, value_name = "KEY", conflicts_with = "batch")]

@@ -55,6 +55,7 @@ mod address;
 mod answer;
 mod context;
 mod files;
+mod fragments;
 mod import;
 #[doc = include_str!("../../../docs/matching.md")]
 pub mod matching {}
