@@ -5,11 +5,20 @@
 //! threshold 0.70, limit 1, the word repair as the memory's word model allows (none
 //! without one). For the best match per score band: how many, how often its adapted
 //! target equals the shipped translation without the word repair and with it.
+//!
+//! Fragments ([`cmem_core::align::Fragment`]), for the queries with no match at 0.70:
+//! the share with at least one; their precision (a fragment whose target's words all
+//! appear in the shipped translation is right); their coverage (the shipped
+//! translation's distinct words that some fragment's target holds, pooled over the
+//! queries). And the lookup's p50 as a client makes it (default options), alone and with
+//! the fragments, alternating which comes first.
 
+use std::collections::HashSet;
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
+use cmem_core::align::{fold, text_of, words, FragmentOptions};
 use cmem_core::repair::words::RepairBands;
 use cmem_core::{
     lookup, prepare_query, ContentMemory, Locale, LookupOptions, LookupRequest, QueryText, Recognizer, Run,
@@ -54,7 +63,13 @@ impl Band {
 ///
 /// # Errors
 /// Unreadable files, no references, a store failure.
-pub fn run(db: &Path, references: &Path, (from, to): (&str, &str), limit: Option<usize>) -> Result<()> {
+pub fn run(
+    db: &Path,
+    references: &Path,
+    (from, to): (&str, &str),
+    limit: Option<usize>,
+    samples: usize,
+) -> Result<()> {
     let (from, to) = (Locale::parse(from)?, Locale::parse(to)?);
     let refs: Vec<Reference> = crate::corpus::read_jsonl(references)?;
     let refs: Vec<Reference> = refs.into_iter().take(limit.unwrap_or(usize::MAX)).collect();
@@ -76,12 +91,44 @@ pub fn run(db: &Path, references: &Path, (from, to): (&str, &str), limit: Option
     // 0.70–0.85, 0.85–0.95, ≥ 0.95 below 100 %.
     let mut bands = [Band::default(); 3];
     let mut below = 0;
+    let mut f = FragmentTally::default();
+    let fragment_options = FragmentOptions::default();
     for r in &refs {
         let runs = prepare_query(QueryText::Plain(&r.query), Some(&rec))?;
         let options = LookupOptions::default().threshold(0.70).limit(1);
         let req = LookupRequest::new(runs.clone(), from.clone(), to.clone()).options(options.clone());
         let Some(best) = lookup(&store, &req)?.into_iter().next() else {
             below += 1;
+            let found =
+                model.as_ref().map(|m| m.fragments(&text_of(&runs), &fragment_options)).unwrap_or_default();
+            let wanted = word_set(&r.reference_target);
+            f.queries += 1;
+            f.with_one += usize::from(!found.is_empty());
+            f.wanted += wanted.len();
+            let mut covered: HashSet<String> = HashSet::new();
+            for fragment in &found {
+                let got = word_set(&fragment.target);
+                f.fragments += 1;
+                f.right += usize::from(got.is_subset(&wanted));
+                covered.extend(got.intersection(&wanted).cloned());
+            }
+            f.covered += covered.len();
+            if f.samples < samples && !found.is_empty() {
+                f.samples += 1;
+                println!("query    {:?}\nshipped  {:?}", r.query, r.reference_target);
+                for fragment in &found {
+                    let ok = word_set(&fragment.target).is_subset(&wanted);
+                    println!(
+                        "  {} {:?} → {:?} ({} of {})",
+                        if ok { "=" } else { "≠" },
+                        fragment.source,
+                        fragment.target,
+                        fragment.agreeing,
+                        fragment.seen
+                    );
+                }
+                println!();
+            }
             continue;
         };
         if best.identical_source || best.score >= 1.0 {
@@ -116,5 +163,62 @@ pub fn run(db: &Path, references: &Path, (from, to): (&str, &str), limit: Option
             pct(b.equal, b.queries)
         );
     }
+    println!();
+    println!(
+        "fragments, {} queries with no match ≥ 0.70: {} ({:.1} %) with at least one; {} fragments, precision {:.1} %; \
+         coverage of the shipped translations' words {:.1} %",
+        f.queries,
+        f.with_one,
+        pct(f.with_one, f.queries),
+        f.fragments,
+        pct(f.right, f.fragments),
+        pct(f.covered, f.wanted)
+    );
+    // The lookup as a client makes it, alone and with the fragments.
+    let (mut alone, mut with): (Vec<Duration>, Vec<Duration>) = (Vec::new(), Vec::new());
+    for (i, r) in refs.iter().enumerate() {
+        let runs = prepare_query(QueryText::Plain(&r.query), Some(&rec))?;
+        let req = LookupRequest::new(runs, from.clone(), to.clone());
+        for second in [i % 2 == 1, i % 2 == 0] {
+            let t = Instant::now();
+            lookup(&store, &req)?;
+            if second {
+                let model = store.word_model(&from, &to)?;
+                if let Some(m) = model {
+                    m.fragments(&text_of(&req.source), &fragment_options);
+                }
+                with.push(t.elapsed());
+            } else {
+                alone.push(t.elapsed());
+            }
+        }
+    }
+    let p50 = |v: &mut Vec<Duration>| {
+        v.sort_unstable();
+        v.get(v.len() / 2).copied().unwrap_or_default().as_secs_f64() * 1e6
+    };
+    let (a, w) = (p50(&mut alone), p50(&mut with));
+    println!(
+        "lookup p50, default options, {} queries: {a:.0} µs alone, {w:.0} µs with fragments ({:+.1} %)",
+        alone.len(),
+        100.0 * (w - a) / a.max(1e-9)
+    );
     Ok(())
+}
+
+/// The distinct folded words of `text`.
+fn word_set(text: &str) -> HashSet<String> {
+    words(text).into_iter().map(|(a, b)| fold(&text[a..b])).collect()
+}
+
+/// The fragments' counts over the queries with no match.
+#[derive(Default)]
+struct FragmentTally {
+    queries: usize,
+    with_one: usize,
+    fragments: usize,
+    right: usize,
+    wanted: usize,
+    covered: usize,
+    samples: usize,
 }

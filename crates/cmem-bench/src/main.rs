@@ -511,7 +511,7 @@ fn main() -> Result<()> {
     if args.leverage {
         let references = args.references.as_ref().context("--leverage needs --references")?;
         let db = args.db.as_ref().context("--leverage needs --db")?;
-        return leverage::run(db, references, (&args.from, &args.to), args.context_queries);
+        return leverage::run(db, references, (&args.from, &args.to), args.context_queries, args.examples);
     }
     if args.quality {
         let references = args.references.as_ref().context("--quality needs --references")?;

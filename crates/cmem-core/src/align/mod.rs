@@ -38,8 +38,10 @@ mod em;
 mod fragments;
 mod phrase;
 mod sym;
+mod terms;
 
 pub use fragments::{Fragment, FragmentOptions};
+pub use terms::{terms_in, Term, TermOptions};
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
