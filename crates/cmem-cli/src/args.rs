@@ -95,6 +95,9 @@ pub enum Command {
     Token(crate::token::TokenArgs),
     /// Learn the word alignment of a locale pair from the memory, for word repairs.
     Align(crate::align::AlignArgs),
+    /// The memory's glossary of a locale pair (mined from its word model), as CSV or
+    /// TBX-Basic; or keep a corrected list that takes precedence.
+    Terms(crate::terms::TermsArgs),
     /// What the memory knows about a segment for a translation producer (an MT engine,
     /// an LLM prompt): prior version, matches, examples covering it, glossary.
     Context(crate::context::ContextArgs),

@@ -1992,6 +1992,27 @@ fn a_plain_import_trains_the_word_model_when_the_pair_is_large_enough() {
     );
     let r = d.run(&["lookup", query, "--from", "en", "--to", "de", "--no-fragments"]);
     assert_eq!(r.stdout(), "");
+
+    // The glossary, from the same model: nouns first, as CSV and TBX-Basic.
+    let r = d.ok(&["terms", "--from", "en", "--to", "de"]);
+    let csv = r.stdout();
+    assert!(csv.starts_with("source,target,count,seen,share,noun,example\n"), "{csv}");
+    assert!(csv.lines().any(|l| l.starts_with("kami,") && l.contains("DingKAMI,4,4,1.000,true,")), "{csv}");
+    d.ok(&["terms", "--from", "en", "--to", "de", "--format", "tbx", "-o", "g.tbx"]);
+    let tbx = std::fs::read_to_string(d.path("g.tbx")).unwrap();
+    assert!(tbx.contains("type=\"TBX-Basic\"") && tbx.contains("<term>kami</term>"), "{tbx}");
+    if let Ok(out) = std::process::Command::new("xmllint").arg("--noout").arg(d.path("g.tbx")).output() {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    // A corrected list takes precedence; a bad one is refused naming its line.
+    std::fs::write(d.path("fix.csv"), "source,target\nkami,Kami-Ding\n").unwrap();
+    d.ok(&["terms", "--from", "en", "--to", "de", "--import", "fix.csv"]);
+    let r = d.ok(&["terms", "--from", "en", "--to", "de"]);
+    assert!(r.stdout().lines().nth(1).unwrap().starts_with("kami,Kami-Ding,"), "{}", r.stdout());
+    assert_eq!(r.stdout().lines().filter(|l| l.starts_with("kami,")).count(), 1, "{}", r.stdout());
+    std::fs::write(d.path("bad.csv"), "source,target\nkami\n").unwrap();
+    let r = d.run(&["terms", "--from", "en", "--to", "de", "--import", "bad.csv"]);
+    assert!(r.stderr().contains("bad.csv: line 2: no source or no target"), "{}", r.stderr());
 }
 
 #[test]

@@ -66,6 +66,7 @@ pub struct ReadmeDoctests;
 mod memory;
 mod realign;
 mod several;
+pub mod terms;
 mod time;
 
 pub use address::Address;
