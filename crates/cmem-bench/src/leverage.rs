@@ -12,13 +12,17 @@
 //! translation's distinct words that some fragment's target holds, pooled over the
 //! queries). And the lookup's p50 as a client makes it (default options), alone and with
 //! the fragments, alternating which comes first.
+//!
+//! Terms ([`cmem_core::align::Term`], mined at the defaults: 3 sightings, a share of
+//! 0.6): over every reference whose query holds a term, the share of those (term,
+//! query) pairs whose translation's words all appear in the shipped translation.
 
 use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
-use cmem_core::align::{fold, text_of, words, FragmentOptions};
+use cmem_core::align::{fold, terms_in, text_of, words, FragmentOptions, TermOptions};
 use cmem_core::repair::words::RepairBands;
 use cmem_core::{
     lookup, prepare_query, ContentMemory, Locale, LookupOptions, LookupRequest, QueryText, Recognizer, Run,
@@ -174,6 +178,28 @@ pub fn run(
         pct(f.right, f.fragments),
         pct(f.covered, f.wanted)
     );
+    if let Some(m) = &model {
+        let started = Instant::now();
+        let terms = m.terms(&TermOptions::default());
+        let mined = started.elapsed();
+        let (mut held, mut kept, mut segments) = (0usize, 0usize, 0usize);
+        for r in &refs {
+            let found = terms_in(&r.query, &terms);
+            segments += usize::from(!found.is_empty());
+            let wanted = word_set(&r.reference_target);
+            for t in found {
+                held += 1;
+                kept += usize::from(word_set(&t.target).is_subset(&wanted));
+            }
+        }
+        println!(
+            "terms: {} mined in {mined:.1?} ({} nouns); {segments} references hold one; of {held} (term, reference) \
+             pairs, {kept} ({:.1} %) have the term's translation in the shipped translation",
+            terms.len(),
+            terms.iter().filter(|t| t.noun).count(),
+            pct(kept, held)
+        );
+    }
     // The lookup as a client makes it, alone and with the fragments.
     let (mut alone, mut with): (Vec<Duration>, Vec<Duration>) = (Vec::new(), Vec::new());
     for (i, r) in refs.iter().enumerate() {
