@@ -212,7 +212,7 @@ pub struct ImportArgs {
     pub into: Option<String>,
     /// After the import, train the word model of --from → --to again over the whole
     /// memory, as `cmem align` does, whatever the pair's size and growth (by default an
-    /// import trains it when the pair has 100 entries and no model, or grew by a tenth).
+    /// import trains it when the pair has 1,000 entries and no model, or grew by a tenth).
     #[arg(long, requires_all = ["from", "to"], conflicts_with = "no_align")]
     pub align: bool,
     /// Do not train the word models after the import (lookups then repair changed

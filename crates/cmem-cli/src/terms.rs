@@ -103,7 +103,7 @@ pub fn run(args: &TermsArgs, path: Option<&Path>, quiet: bool) -> Result<()> {
     if terms.is_empty() && !quiet {
         eprintln!(
             "cmem: warning: no terms of {} → {}: the memory keeps no word model of the pair, or nothing passes \
-             --min-count and --min-share (an import trains the model once the pair has 100 entries; `cmem align` at any size)",
+             --min-count and --min-share (an import trains the model once the pair has 1,000 entries; `cmem align` at any size)",
             args.from.as_str(),
             args.to.as_str()
         );

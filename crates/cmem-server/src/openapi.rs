@@ -409,7 +409,7 @@ pub fn openapi() -> Value {
                         query_param("relabel", "boolean", "store every entry as from → to even where the file names other languages"),
                         query_param("strict", "boolean", "fail at the first problem"),
                         query_param("name", "string", "the file's name in messages"),
-                        query_param("align", "boolean", "true: train the word model of from → to after the import whatever the pair's size; false: do not; unset: when the pair has 100 entries and no model, or grew by a tenth since its model was trained"),
+                        query_param("align", "boolean", "true: train the word model of from → to after the import whatever the pair's size; false: do not; unset: when the pair has 1,000 entries and no model, or grew by a tenth since its model was trained"),
                         memory_write,
                     ],
                     "requestBody": { "required": true, "content": { "application/octet-stream": {

@@ -5,8 +5,8 @@
 //!
 //! EM is not incremental (every count moves when a pair comes in), so "updating" is
 //! training again over the whole pair; what keeps it proportionate is *when*: a pair of
-//! fewer than [`MIN_PAIRS`] entries gets no model (its evidence would be one or two
-//! sightings per word), and a model is trained again only once the pair has
+//! fewer than [`MIN_PAIRS`] entries gets no model (EM's evidence would be one or two
+//! sightings per word; such a memory trains with `cmem align`, whose options suit it), and a model is trained again only once the pair has
 //! [`GROWTH`] more entries than the model was trained on. A stale or missing model costs
 //! repairs, never a lookup: lookups without one skip the word repair.
 
@@ -16,7 +16,7 @@ use cmem_core::{Locale, Result};
 use crate::memory::Memory;
 
 /// The fewest entries of a pair for which an import trains a word model unasked.
-pub const MIN_PAIRS: u64 = 100;
+pub const MIN_PAIRS: u64 = 1_000;
 
 /// How much a pair must grow (a fraction of the entries its model was trained on)
 /// before an import trains its model again unasked.
