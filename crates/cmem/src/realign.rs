@@ -69,7 +69,7 @@ pub enum RealignOutcome {
 
 impl Memory {
     /// Brings the word models of the memory's language pairs up to date as `mode` says
-    /// (see the [module docs](self)): of the pair `only` (regions ignored), else of
+    /// (see [`AlignMode`], [`MIN_PAIRS`] and [`GROWTH`]): of the pair `only` (regions ignored), else of
     /// every pair the memory holds. A failure of one pair is reported in its outcome;
     /// the others go on.
     ///

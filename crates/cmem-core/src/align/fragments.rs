@@ -98,7 +98,7 @@ fn joinable(gap: &str) -> bool {
 
 impl WordModel {
     /// The fragments of `text` (a segment's text with codes as U+FFFC,
-    /// [`text_of`](super::text_of)); see the [module docs](self).
+    /// [`text_of`](super::text_of)); see [`Fragment`] and [`FragmentOptions`].
     pub fn fragments(&self, text: &str, opts: &FragmentOptions) -> Vec<Fragment> {
         let ws = words(text);
         let folded: Vec<String> = ws.iter().map(|&(a, b)| fold(&text[a..b])).collect();

@@ -64,7 +64,7 @@ pub struct Term {
     pub seen: u32,
     /// `count / seen`.
     pub share: f64,
-    /// Likely a noun or noun phrase (see the [module docs](self)).
+    /// Likely a noun or noun phrase (a target that starts with a capital letter).
     pub noun: bool,
     /// One entry that holds the pair, when the model was trained with entry ids.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -92,7 +92,7 @@ fn capitalized(text: &str) -> bool {
 }
 
 impl WordModel {
-    /// The glossary of the memory; see the [module docs](self). Nouns first, then by
+    /// The glossary of the memory; see [`TermOptions`] and [`Term::noun`]. Nouns first, then by
     /// sightings, then by source.
     pub fn terms(&self, opts: &TermOptions) -> Vec<Term> {
         let mut out = Vec::new();
