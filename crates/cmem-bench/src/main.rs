@@ -40,6 +40,8 @@
 //!     --queries queries_versioned.jsonl --references versioned_references.jsonl
 //! cargo run --release -p cmem-bench -- --context --memory en-de.jsonl.gz --db en-de.db \
 //!     --references versioned_references.jsonl [--context-memory-store]
+//! cargo run --release -p cmem-bench -- --leverage --memory en-de.jsonl.gz --db en-de.db \
+//!     --references versioned_references.jsonl
 //! ```
 
 use cmem_core::ContentMemoryExt;
@@ -59,6 +61,7 @@ use serde::Serialize;
 mod context;
 mod corpus;
 mod counting;
+mod leverage;
 mod lists;
 mod pg;
 mod quality;
@@ -165,6 +168,11 @@ struct Args {
     /// SQLite memory `cmem import` made, with `cmem align`'s word model) and `--references`.
     #[arg(long, requires_all = ["references", "db"])]
     context: bool,
+    /// Instead of latency: what a memory `cmem import` made gives on the versioned
+    /// references: the best match's adapted target against the shipped translation per
+    /// score band, without the word repair and as looked up. Needs `--db` and `--references`.
+    #[arg(long, requires_all = ["references", "db"])]
+    leverage: bool,
     /// With `--context`: the first N references only.
     #[arg(long)]
     context_queries: Option<usize>,
@@ -500,6 +508,11 @@ fn main() -> Result<()> {
             args.context_memory_store,
             options,
         );
+    }
+    if args.leverage {
+        let references = args.references.as_ref().context("--leverage needs --references")?;
+        let db = args.db.as_ref().context("--leverage needs --db")?;
+        return leverage::run(db, references, (&args.from, &args.to), args.context_queries, args.examples);
     }
     if args.quality {
         let references = args.references.as_ref().context("--quality needs --references")?;

@@ -21,8 +21,9 @@ Examples:
 
 Learns which words translate which from the memory's own entries (EM over the sentence
 pairs, both directions) and counts the phrase pairs that follow; saved in the memory for
-the two languages (regions do not matter), replacing a model trained before. Train again
-after large imports, or import with --align. A running `cmem serve` on a SQLite memory
+the two languages (regions do not matter), replacing a model trained before. An import
+trains it already when the pair has 1,000 entries and no model, or grew by a tenth since
+(--no-align skips that); this command trains it whatever the size. A running `cmem serve` on a SQLite memory
 reads the new model at its next lookup; on PostgreSQL, when restarted.";
 
 /// `cmem align`.

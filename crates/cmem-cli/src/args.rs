@@ -95,6 +95,9 @@ pub enum Command {
     Token(crate::token::TokenArgs),
     /// Learn the word alignment of a locale pair from the memory, for word repairs.
     Align(crate::align::AlignArgs),
+    /// The memory's glossary of a locale pair (mined from its word model), as CSV or
+    /// TBX-Basic; or keep a corrected list that takes precedence.
+    Terms(crate::terms::TermsArgs),
     /// What the memory knows about a segment for a translation producer (an MT engine,
     /// an LLM prompt): prior version, matches, examples covering it, glossary.
     Context(crate::context::ContextArgs),
@@ -208,9 +211,14 @@ pub struct ImportArgs {
     #[arg(long, value_name = "NAME")]
     pub into: Option<String>,
     /// After the import, train the word model of --from → --to again over the whole
-    /// memory, as `cmem align` does, so lookups repair changed words with what came in.
-    #[arg(long, requires_all = ["from", "to"])]
+    /// memory, as `cmem align` does, whatever the pair's size and growth (by default an
+    /// import trains it when the pair has 1,000 entries and no model, or grew by a tenth).
+    #[arg(long, requires_all = ["from", "to"], conflicts_with = "no_align")]
     pub align: bool,
+    /// Do not train the word models after the import (lookups then repair changed
+    /// words with the model kept from before, if any; `cmem align` trains it later).
+    #[arg(long)]
+    pub no_align: bool,
     /// Inline-code recognition of plain strings.
     #[command(flatten)]
     pub recognize: RecognizeArgs,
@@ -324,6 +332,10 @@ pub struct LookupArgs {
     /// Show every space as `·` (line breaks are always shown as `⏎`, tabs as `→`).
     #[arg(long)]
     pub show_space: bool,
+    /// Leave out the fragments: the stretches of the query (two words or more) the
+    /// memory's word model translates consistently, shown below the matches.
+    #[arg(long)]
+    pub no_fragments: bool,
     /// The unit key the query stands in (a msgctxt, an XLIFF unit id): an exact match
     /// approved for it is a context match (101%).
     #[arg(long, value_name = "KEY", conflicts_with = "batch")]

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Context as _, Result};
+use anyhow::{anyhow, bail, Result};
 use cmem::formats::{Format, FormatError, Input, Progress};
 use cmem::{ImportRequest, OpenOptions, WaitHook};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -130,7 +130,13 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     }
     let stop = stop_on_signals(true).map_err(|e| anyhow!("import: cannot handle Ctrl-C: {e}"))?;
     let cancel_bar = bar.clone();
+    let align = match (args.align, args.no_align) {
+        (true, _) => cmem::AlignMode::Always,
+        (_, true) => cmem::AlignMode::Off,
+        _ => cmem::AlignMode::WhenStale,
+    };
     let request = ImportRequest::new(inputs)
+        .align(align)
         .locales(args.from.clone(), args.to.clone())
         .strict(args.strict)
         .relabel(args.relabel)
@@ -226,24 +232,45 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
         // Not an error: importing nothing is how a memory is created or upgraded.
         eprintln!("cmem: warning: no entries in {} (an empty file?)", what_of(&args.files));
     }
-    if let (true, Some(from), Some(to)) = (args.align, &args.from, &args.to) {
-        // The import stands whatever training does: its error names the step.
-        let trained = Instant::now();
-        let opts = cmem::align::AlignOptions::default();
-        let report = crate::align::train_and_save(&memory, from, to, &opts)
-            .context("import --align (the import itself is kept)")?;
-        if !quiet {
+    if !quiet {
+        say_aligned(&imported);
+    }
+    if let Some(e) = &imported.align_error {
+        // The import stands: the model is derived, and lookups work without it.
+        eprintln!(
+            "cmem: warning: the word models were not brought up to date (the import is kept): {}",
+            e.message_and_causes()
+        );
+    }
+    for r in &imported.aligned {
+        if let cmem::RealignOutcome::Failed(e) = &r.outcome {
+            if args.align {
+                bail!("import --align (the import itself is kept): {e}");
+            }
             eprintln!(
-                "aligned {} → {}: {} pairs, {} phrase pairs in {}",
-                from.as_str(),
-                to.as_str(),
-                count(report.pairs as u64),
-                count(report.phrase_pairs as u64),
-                duration(trained.elapsed())
+                "cmem: warning: the word model of {} → {} was not trained (the import is kept): {e}",
+                r.from.as_str(),
+                r.to.as_str()
             );
         }
     }
     Ok(())
+}
+
+/// A line per word model the import trained: what it learned from and how long it took.
+fn say_aligned(imported: &cmem::Imported) {
+    for r in &imported.aligned {
+        if let cmem::RealignOutcome::Trained(report) = &r.outcome {
+            let time = imported.align_time.map_or_else(String::new, |t| format!(" in {}", duration(t)));
+            eprintln!(
+                "aligned {} → {}: {} pairs, {} phrase pairs{time} (--no-align skips this; `cmem align` trains again)",
+                r.from.as_str(),
+                r.to.as_str(),
+                count(report.pairs as u64),
+                count(report.phrase_pairs as u64),
+            );
+        }
+    }
 }
 
 /// The files of an import as the summary names them.

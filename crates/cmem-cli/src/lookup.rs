@@ -202,6 +202,23 @@ fn options_of(args: &LookupArgs) -> LookupOptions {
         .penalties(args.penalties.clone())
 }
 
+/// The fragments section below the matches: each stretch, the memory's translation of
+/// it, how many of its sightings agree, and an entry that holds it.
+fn write_fragments(out: &mut impl Write, fragments: &[cmem::align::Fragment], after: bool) -> io::Result<()> {
+    if fragments.is_empty() {
+        return Ok(());
+    }
+    if after {
+        writeln!(out)?;
+    }
+    writeln!(out, "fragments (never filled in; the memory's phrase pairs)")?;
+    for f in fragments {
+        let example = f.example.map_or_else(String::new, |id| format!("; e.g. entry {}", id.0));
+        writeln!(out, "  {:?} → {:?}  ({} of {} agree{example})", f.source, f.target, f.agreeing, f.seen)?;
+    }
+    Ok(())
+}
+
 /// What a lookup reads: one memory, or several merged.
 #[derive(Clone, Copy)]
 enum Looked<'a> {
@@ -226,10 +243,34 @@ impl<'a> Looked<'a> {
         })
     }
 
-    fn answer(self, req: &LookupRequest) -> cmem::Result<LookupAnswer> {
+    fn answer(self, req: &LookupRequest, fragments: bool) -> cmem::Result<LookupAnswer> {
+        match (self, fragments) {
+            (Looked::One(m), true) => m.answer_with_fragments(req),
+            (Looked::One(m), false) => m.answer(req),
+            (Looked::Several(all), _) => {
+                let mut answer = all.answer(req)?;
+                if fragments {
+                    answer.fragments = self.fragments(req)?;
+                }
+                Ok(answer)
+            }
+        }
+    }
+
+    /// The query's fragments: of several memories, those of the first whose word model
+    /// finds any.
+    fn fragments(self, req: &LookupRequest) -> cmem::Result<Vec<cmem::align::Fragment>> {
         match self {
-            Looked::One(m) => m.answer(req),
-            Looked::Several(all) => all.answer(req),
+            Looked::One(m) => m.fragments(req),
+            Looked::Several(all) => {
+                for member in all.members() {
+                    let found = member.memory.fragments(req)?;
+                    if !found.is_empty() {
+                        return Ok(found);
+                    }
+                }
+                Ok(Vec::new())
+            }
         }
     }
 
@@ -308,7 +349,7 @@ pub fn run(args: &LookupArgs, given: &Given, quiet: bool, color: bool) -> Result
         .context(context(args));
     let mut out = Stdout::new();
     let matches = if args.json {
-        let answer = looked.answer(&req).map_err(|e| e.prefixed("lookup"))?;
+        let answer = looked.answer(&req, !args.no_fragments).map_err(|e| e.prefixed("lookup"))?;
         // Through a `Value`, whose keys are sorted: the shape of every JSON line of cmem.
         serde_json::to_writer(&mut out, &serde_json::to_value(&answer)?)?;
         writeln!(out)?;
@@ -320,6 +361,10 @@ pub fn run(args: &LookupArgs, given: &Given, quiet: bool, color: bool) -> Result
                 writeln!(out)?;
             }
             write_match(&mut out, m, *memory, color, args.show_space)?;
+        }
+        if !args.no_fragments {
+            let fragments = looked.fragments(&req).map_err(|e| anyhow!("lookup: {e}"))?;
+            write_fragments(&mut out, &fragments, !matches.is_empty())?;
         }
         matches.len()
     };
@@ -408,7 +453,7 @@ fn run_batch(
         queries += 1;
         let answer = line.and_then(|line| batch_query(&line, rec)).and_then(|(runs, id)| {
             let req = LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(opts.clone());
-            Ok((memory.answer(&req)?, id))
+            Ok((memory.answer(&req, !args.no_fragments)?, id))
         });
         let value = match answer {
             Ok((answer, id)) => {

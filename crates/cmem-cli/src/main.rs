@@ -31,6 +31,7 @@ mod query;
 mod recycle;
 mod search;
 mod serve;
+mod terms;
 mod token;
 
 use std::process::ExitCode;
@@ -73,6 +74,7 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::Token(a) => token::run(a, one("token")?, cli.quiet).map(|()| Outcome::Success),
         Command::Align(a) => align::run(a, one("align")?).map(|()| Outcome::Success),
         Command::Context(a) => context::run(a, one("context")?, cli.quiet),
+        Command::Terms(a) => terms::run(a, one("terms")?, cli.quiet).map(|()| Outcome::Success),
     }
 }
 

@@ -1963,6 +1963,93 @@ fn import_with_align_trains_the_word_model_of_its_pair() {
     assert_eq!(r.stderr(), "");
 }
 
+/// A plain import trains the word model of a pair with enough entries, a small later
+/// import keeps it, `--no-align` skips it, and lookups repair with it unasked.
+#[test]
+fn a_plain_import_trains_the_word_model_when_the_pair_is_large_enough() {
+    let d = Dir::new();
+    let verbs = [("Open", "Öffne"), ("Save", "Speichere"), ("Print", "Drucke"), ("Delete", "Lösche")];
+    // 5 verbs × 216 nouns, less one: over the 1,000 entries an import trains from.
+    let verbs = [verbs[0], verbs[1], verbs[2], verbs[3], ("Copy", "Kopiere")];
+    let syllables = ["ka", "lo", "mi", "re", "tu", "sa"];
+    let nouns: Vec<(String, String)> = (0..216)
+        .map(|i| {
+            let word = format!("{}{}{}", syllables[i / 36], syllables[(i / 6) % 6], syllables[i % 6]);
+            (word.clone(), format!("Ding{}", word.to_uppercase()))
+        })
+        .collect();
+    let mut lines = String::new();
+    for (v, vt) in &verbs {
+        // "Print the kalomi" is left for the lookup below.
+        for (n, nt) in nouns.iter().filter(|(n, _)| *v != "Print" || n != "kalomi") {
+            lines.push_str(&format!(
+                "{}\n",
+                serde_json::json!({ "source": format!("{v} the {n}"), "target": format!("{vt} die {nt}") })
+            ));
+        }
+    }
+    std::fs::write(d.path("a.jsonl"), lines).unwrap();
+    std::fs::write(
+        d.path("b.jsonl"),
+        format!("{}\n", serde_json::json!({ "source": "Open the file", "target": "Datei öffnen" })),
+    )
+    .unwrap();
+    // Under the threshold: --no-align trains nothing.
+    let r = d.ok(&["import", "--from", "en", "--to", "de", "--no-align", "b.jsonl"]);
+    assert!(!r.stderr().contains("aligned"), "{}", r.stderr());
+    let r = d.ok(&["import", "--from", "en", "--to", "de", "a.jsonl"]);
+    assert!(r.stderr().contains("aligned en → de: 1,080 pairs, "), "{}", r.stderr());
+    // One entry more is not a tenth more: the model is kept.
+    std::fs::write(
+        d.path("c.jsonl"),
+        format!("{}\n", serde_json::json!({ "source": "Save the file", "target": "Datei speichern" })),
+    )
+    .unwrap();
+    let r = d.ok(&["import", "--from", "en", "--to", "de", "c.jsonl"]);
+    assert!(!r.stderr().contains("aligned"), "{}", r.stderr());
+    // The word repair works without `cmem align`.
+    let r = d.ok(&["lookup", "Print the kalomi", "--from", "en", "--to", "de", "--limit", "1", "--json"]);
+    assert!(r.stdout().contains("\"Drucke die DingKALOMI\""), "{}", r.stdout());
+    // No match comes near this one, but the memory knows a stretch of it: a fragment,
+    // shown below the (absent) matches and in the JSON, never filled in.
+    let query = "Could you perhaps rename the kamire for me";
+    let r = d.run(&["lookup", query, "--from", "en", "--to", "de"]);
+    assert!(r.stdout().starts_with("fragments (never filled in"), "{}", r.stdout());
+    assert!(r.stdout().contains("DingKAMIRE"), "{}", r.stdout());
+    let r = d.run(&["lookup", query, "--from", "en", "--to", "de", "--json"]);
+    assert!(
+        r.json_lines()[0]["fragments"][0]["target"].as_str().unwrap().contains("DingKAMIRE"),
+        "{}",
+        r.stdout()
+    );
+    let r = d.run(&["lookup", query, "--from", "en", "--to", "de", "--no-fragments"]);
+    assert_eq!(r.stdout(), "");
+
+    // The glossary, from the same model: nouns first, as CSV and TBX-Basic.
+    let r = d.ok(&["terms", "--from", "en", "--to", "de"]);
+    let csv = r.stdout();
+    assert!(csv.starts_with("source,target,count,seen,share,noun,example\n"), "{csv}");
+    assert!(
+        csv.lines().any(|l| l.starts_with("kamire,") && l.contains("DingKAMIRE,5,5,1.000,true,")),
+        "{csv}"
+    );
+    d.ok(&["terms", "--from", "en", "--to", "de", "--format", "tbx", "-o", "g.tbx"]);
+    let tbx = std::fs::read_to_string(d.path("g.tbx")).unwrap();
+    assert!(tbx.contains("type=\"TBX-Basic\"") && tbx.contains("<term>kamire</term>"), "{tbx}");
+    if let Ok(out) = std::process::Command::new("xmllint").arg("--noout").arg(d.path("g.tbx")).output() {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    // A corrected list takes precedence; a bad one is refused naming its line.
+    std::fs::write(d.path("fix.csv"), "source,target\nkamire,Kami-Ding\n").unwrap();
+    d.ok(&["terms", "--from", "en", "--to", "de", "--import", "fix.csv"]);
+    let r = d.ok(&["terms", "--from", "en", "--to", "de"]);
+    assert!(r.stdout().lines().nth(1).unwrap().starts_with("kamire,Kami-Ding,"), "{}", r.stdout());
+    assert_eq!(r.stdout().lines().filter(|l| l.starts_with("kamire,")).count(), 1, "{}", r.stdout());
+    std::fs::write(d.path("bad.csv"), "source,target\nkamire\n").unwrap();
+    let r = d.run(&["terms", "--from", "en", "--to", "de", "--import", "bad.csv"]);
+    assert!(r.stderr().contains("bad.csv: line 2: no source or no target"), "{}", r.stderr());
+}
+
 #[test]
 fn align_trains_a_word_model_and_lookups_repair_changed_words() {
     let d = Dir::new();

@@ -40,6 +40,8 @@ pub struct App {
     pub(crate) jobs: Jobs,
     /// The threads that do the requests' store work (see [`ServerConfig::workers`]).
     pub(crate) workers: Workers,
+    /// A background check of the word models after writes is running (`realign`).
+    pub(crate) realigning: std::sync::atomic::AtomicBool,
 }
 
 impl App {
@@ -99,6 +101,7 @@ impl App {
             languages: crate::amagama::Languages::default(),
             jobs: Jobs::default(),
             workers,
+            realigning: Default::default(),
         };
         // amaGama clients ask for the locales first: answer the first one from the cache.
         for (i, member) in app.memories.members().iter().enumerate() {

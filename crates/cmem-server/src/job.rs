@@ -3,10 +3,12 @@
 //! (all or nothing, as `cmem import`); `GET /v1/imports/{id}` shows its progress and, at
 //! the end, its located problems. A shutdown cancels running jobs, which roll back.
 //!
-//! A job with both locales then trains the pair's word model again over the whole memory
-//! (as `cmem import --align`), when asked (`align=true`) or when the memory already keeps
-//! one: a model trained before the import would not know the words that came in, and
-//! lookups would repair with stale evidence. The import stands whatever training does.
+//! A job then brings the word models of its pair (of every pair, without both locales)
+//! up to date, as `cmem import` does ([`cmem::Memory::realign`]): trained when the pair
+//! has enough entries and no model, or grew by a fraction since its model was trained;
+//! always with `align=true`, never with `align=false`. A model trained before the import
+//! would not know the words that came in, and lookups would repair with stale evidence.
+//! The import stands whatever training does.
 
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::sync::atomic::Ordering;
@@ -54,10 +56,10 @@ pub(crate) struct ImportParams {
     /// The memory written, of several (default: the write memory).
     #[serde(default)]
     memory: Option<String>,
-    /// Train the word model of `from` → `to` after the import, even when the memory
-    /// keeps none yet.
+    /// Train the word model of `from` → `to` after the import whatever the pair's size
+    /// (`true`), or not at all (`false`); by default when it is stale.
     #[serde(default)]
-    align: bool,
+    align: Option<bool>,
 }
 
 fn format_named(name: &str) -> Option<Format> {
@@ -91,7 +93,7 @@ pub(crate) async fn start(
     let from = optional_locale("from", p.from.as_deref())?;
     let to = optional_locale("to", p.to.as_deref())?;
     let name = p.name.clone().unwrap_or_else(|| "upload".to_owned());
-    if p.align && (from.is_none() || to.is_none()) {
+    if p.align == Some(true) && (from.is_none() || to.is_none()) {
         return Err(ApiError::bad_request(
             "align=true needs from and to: the pair whose word model is trained",
         )
@@ -170,7 +172,7 @@ fn run(
     file: &tempfile::NamedTempFile,
     format: Format,
     (from, to): (Option<Locale>, Option<Locale>),
-    (strict, relabel, align): (bool, bool, bool),
+    (strict, relabel, align): (bool, bool, Option<bool>),
     (name, memory): (&str, Option<&str>),
 ) {
     let update = |p: &Progress| {
@@ -185,7 +187,13 @@ fn run(
     let result = upload_input(file, format, name).and_then(|input| {
         // The memory's recognizer, its rule set recorded and the index persisted: the
         // one import every front end runs.
+        let mode = match align {
+            Some(true) => cmem::AlignMode::Always,
+            Some(false) => cmem::AlignMode::Off,
+            None => cmem::AlignMode::WhenStale,
+        };
         let request = ImportRequest::new(vec![input])
+            .align(mode)
             .locales(from.clone(), to.clone())
             .strict(strict)
             .relabel(relabel)
@@ -195,12 +203,7 @@ fn run(
             Err(e) => Err(cmem::Error::new(cmem::ErrorKind::InvalidQuery, e.message).into()),
         }
     });
-    let trained = match (&result, &from, &to, app.write_memory(memory)) {
-        (Ok(_), Some(from), Some(to), Ok(memory)) if !app.jobs.cancel.load(Ordering::Relaxed) => {
-            train(memory, from, to, align)
-        }
-        _ => None,
-    };
+    let trained = result.as_ref().ok().and_then(trained_view);
     let Ok(mut v) = job.lock() else { return };
     v.word_model = trained;
     match result {
@@ -222,25 +225,17 @@ fn run(
     }
 }
 
-/// Trains the word model of `from` → `to` over `memory` when `align` asks for it or the
-/// memory keeps one already; `None` when neither.
-fn train(memory: &cmem::Memory, from: &Locale, to: &Locale, align: bool) -> Option<WordModelView> {
-    let view = |report, error: Option<cmem::Error>| WordModelView {
-        from: from.as_str().to_owned(),
-        to: to.as_str().to_owned(),
-        report,
-        error: error.map(|e| format!("{}; the import itself is kept", e.message_and_causes())),
-    };
-    match memory.has_word_model(from, to) {
-        Ok(false) if !align => None,
-        // A model that does not read is replaced by training, as `cmem align` would.
-        Ok(_) | Err(_) => {
-            Some(match memory.train_word_model(from, to, &cmem::align::AlignOptions::default()) {
-                Ok(report) => view(Some(report), None),
-                Err(e) => view(None, Some(e)),
-            })
-        }
-    }
+/// The word model the import trained (or failed to), for the job's view: the first pair
+/// that was trained or failed; `None` when every pair's model was kept or is too small.
+fn trained_view(imported: &cmem::Imported) -> Option<WordModelView> {
+    imported.aligned.iter().find_map(|r| {
+        let (report, error) = match &r.outcome {
+            cmem::RealignOutcome::Trained(report) => (Some(report.clone()), None),
+            cmem::RealignOutcome::Failed(e) => (None, Some(format!("{e}; the import itself is kept"))),
+            _ => return None,
+        };
+        Some(WordModelView { from: r.from.as_str().to_owned(), to: r.to.as_str().to_owned(), report, error })
+    })
 }
 
 /// The upload as an input named `name` (never the temporary file's path, which is

@@ -42,6 +42,7 @@ mod native;
 pub mod openapi;
 mod page;
 mod rate;
+mod realign;
 mod revise;
 mod router;
 mod time;

@@ -56,6 +56,9 @@ pub(crate) struct LookupBody {
     /// Of several memories served, the ones asked (default: all).
     #[serde(default)]
     memories: Option<Vec<String>>,
+    /// Add the fragments: stretches of the segment the memory translates consistently.
+    #[serde(default)]
+    fragments: bool,
 }
 
 /// The lookup's context of a request's neighbours (`cmem::NeighboursBody`: the unit's key
@@ -281,11 +284,24 @@ pub(crate) async fn lookup(
                 body.client_masks,
             )?;
             let req = request(&t, runs, context);
-            if app.named {
-                named_answer(app, &selection, &req)
+            let mut fields = if app.named {
+                named_answer(app, &selection, &req)?
+            } else if body.fragments {
+                return object(app.memory().answer_with_fragments(&req)?);
             } else {
-                object(app.memory().answer(&req)?)
+                object(app.memory().answer(&req)?)?
+            };
+            if body.fragments {
+                // Of several memories, the first asked whose word model finds any.
+                for &i in &selection {
+                    let found = app.memories.members()[i].memory.fragments(&req)?;
+                    if !found.is_empty() {
+                        fields.insert("fragments".into(), to_value(found));
+                        break;
+                    }
+                }
             }
+            Ok(fields)
         })
         .await?;
     Ok(Json(Value::Object(answer)))
@@ -595,7 +611,9 @@ pub(crate) async fn add_entries(
         entry.validate().map_err(|e| ApiError::from(e).with_details(json!({ "index": index })))?;
         entries.push(entry);
     }
+    let written = chosen.clone();
     let outcomes = app.blocking(move |app| Ok(app.write_memory(chosen.as_deref())?.write(&entries)?)).await?;
+    app.realign_after_write(written);
     let outcomes: Vec<Value> = outcomes
         .iter()
         .map(|o| {

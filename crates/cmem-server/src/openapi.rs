@@ -259,6 +259,10 @@ fn revision_paths(doc: &mut Value, read: &Value, write: &Value, id: &Value) {
 pub fn openapi() -> Value {
     let mut lookup_props = lookup_options().as_object().cloned().unwrap_or_default();
     segment_fields(&mut lookup_props);
+    lookup_props.insert(
+        "fragments".into(),
+        json!({ "type": "boolean", "description": "add `fragments` to the answer: the stretches of the segment             (two words or more, never across a code) the memory's word model translates consistently;             never filled in (default false)" }),
+    );
     let mut batch_props = lookup_options().as_object().cloned().unwrap_or_default();
     let mut segment_props = serde_json::Map::new();
     segment_fields(&mut segment_props);
@@ -274,6 +278,8 @@ pub fn openapi() -> Value {
             "query": { "$ref": "#/components/schemas/Segment" },
             "micros": { "type": "integer" },
             "matches": { "type": "array", "items": { "$ref": "#/components/schemas/Match" } },
+            "fragments": { "type": "array", "description": "with `fragments: true`, when any: longest first, none overlapping",
+                "items": { "$ref": "#/components/schemas/Fragment" } },
         },
     });
     let write = json!([{ "bearer": [] }]);
@@ -403,7 +409,7 @@ pub fn openapi() -> Value {
                         query_param("relabel", "boolean", "store every entry as from → to even where the file names other languages"),
                         query_param("strict", "boolean", "fail at the first problem"),
                         query_param("name", "string", "the file's name in messages"),
-                        query_param("align", "boolean", "train the word model of from → to after the import (done anyway when the memory keeps one)"),
+                        query_param("align", "boolean", "true: train the word model of from → to after the import whatever the pair's size; false: do not; unset: when the pair has 1,000 entries and no model, or grew by a tenth since its model was trained"),
                         memory_write,
                     ],
                     "requestBody": { "required": true, "content": { "application/octet-stream": {
@@ -461,6 +467,16 @@ pub fn openapi() -> Value {
                 "properties": { "error": { "type": "string" }, "message": { "type": "string" }, "details": {} },
             } } } } },
             "schemas": {
+                "Fragment": { "type": "object", "required": ["source", "words", "target", "agreeing", "seen"],
+                    "description": "a stretch of the query the memory holds with a consistent translation",
+                    "properties": {
+                    "source": { "type": "string", "description": "the stretch, as the query writes it" },
+                    "words": { "type": "array", "items": { "type": "integer" }, "minItems": 2, "maxItems": 2,
+                        "description": "its first and last word, counted in the query's words from 0" },
+                    "target": { "type": "string", "description": "the memory's translation of it" },
+                    "agreeing": { "type": "integer", "description": "sightings translated so" },
+                    "seen": { "type": "integer", "description": "sightings of the stretch" },
+                    "example": { "type": "integer", "description": "an entry that holds the pair" } } },
                 "Segment": { "type": "object", "required": ["text", "runs"], "properties": {
                     "locale": { "type": "string" }, "text": { "type": "string" },
                     "runs": { "type": "array", "items": { "type": "object" } } } },

@@ -823,6 +823,11 @@ fn operations_routes_and_the_openapi_document() {
     assert_eq!(status, 200);
     assert_eq!(doc, openapi::openapi());
     assert_eq!(doc["openapi"], "3.1.0");
+    // Fragments are asked for by a lookup's body and described in its answer.
+    let lookup = &doc["paths"]["/v1/lookup"]["post"];
+    let body = &lookup["requestBody"]["content"]["application/json"]["schema"]["properties"];
+    assert_eq!(body["fragments"]["type"], "boolean");
+    assert_eq!(doc["components"]["schemas"]["Fragment"]["required"][0], "source");
     // Every documented route is served: none answers "no such route".
     for (method, path) in openapi::ROUTES {
         let concrete = path
@@ -1147,6 +1152,23 @@ fn import_jobs_train_the_word_model_when_asked_or_when_the_memory_keeps_one() {
     assert!(repairs.to_string().contains("Ansicht"), "{repairs}");
     // The folders are not known yet.
     assert_eq!(print("Print the folder").0, "Drucke die Datei");
+    // Fragments come when asked for, from the same model: never in a plain answer.
+    let ask = |fragments: bool| {
+        let body = json!({"text": "Please print the table now", "source_locale": "en", "target_locale": "de",
+                          "fragments": fragments});
+        let (status, v) = s.post("/v1/lookup", None, &body);
+        assert_eq!(status, 200, "{v}");
+        v
+    };
+    assert!(ask(false).get("fragments").is_none());
+    let v = ask(true);
+    let fragments = v["fragments"].as_array().unwrap_or_else(|| panic!("no fragments: {v}"));
+    assert!(
+        fragments
+            .iter()
+            .any(|f| f["source"] == "the table" && f["target"] == "die Tabelle" && f["agreeing"] == 6),
+        "{v}"
+    );
 
     // Kept: a job that does not ask trains it again, and the folders come in.
     let job = import("format=jsonl&from=en&to=de", &folders);

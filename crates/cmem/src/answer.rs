@@ -36,6 +36,10 @@ pub struct LookupAnswer {
     pub micros: u64,
     /// The matches, best first.
     pub matches: Vec<MatchView>,
+    /// The stretches of the query the memory holds with a consistent translation, when
+    /// asked for ([`Memory::answer_with_fragments`]); absent from the JSON when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fragments: Vec<cmem_core::align::Fragment>,
 }
 
 impl LookupAnswer {
@@ -51,6 +55,7 @@ impl LookupAnswer {
             query: SegmentView::of(Some(req.source_locale.as_str()), &req.source),
             micros,
             matches,
+            fragments: Vec::new(),
         })
     }
 }

@@ -14,6 +14,7 @@ use cmem_formats::{
 };
 
 use crate::memory::{rule_set_name, Memory};
+use crate::realign::{AlignMode, RealignOutcome, Realigned};
 
 /// What [`Memory::import`] imports, and how: the inputs, their default locales, the
 /// strictness, the recognizer and the cancellation, set once for the reader and the
@@ -61,6 +62,10 @@ pub struct ImportRequest {
     /// Entries per write call and problems kept ([`ImportOptions`]; its `strict` is
     /// replaced by [`strict`](Self::strict)).
     pub batches: ImportOptions,
+    /// When the word models of the imported pairs are trained after an import that
+    /// inserted entries ([`Memory::realign`]; default [`AlignMode::WhenStale`]): the
+    /// request's pair when it names both locales, else every pair of the memory.
+    pub align: AlignMode,
 }
 
 impl fmt::Debug for ImportRequest {
@@ -74,11 +79,12 @@ impl fmt::Debug for ImportRequest {
             .field("recognizer", &self.recognizer.as_ref().map(|r| rule_set_name(r.as_ref())))
             .field("cancel", &self.cancel.is_some())
             .field("persist_index", &self.persist_index)
+            .field("align", &self.align)
             .finish_non_exhaustive()
     }
 }
 
-crate::setters!(ImportRequest { strict: bool, relabel: bool, persist_index: bool });
+crate::setters!(ImportRequest { strict: bool, relabel: bool, persist_index: bool, align: AlignMode });
 
 impl ImportRequest {
     /// An import of `inputs` with the memory's recognizer, not strict, persisting the
@@ -95,6 +101,7 @@ impl ImportRequest {
             on_cancel: None,
             persist_index: true,
             batches: ImportOptions::default(),
+            align: AlignMode::WhenStale,
         }
     }
 
@@ -150,6 +157,14 @@ pub struct Imported {
     /// Why the index was not written: nothing is lost (the next lookup builds it), so
     /// the import stands and the caller warns.
     pub index_error: Option<Error>,
+    /// The word models brought up to date after the import, pair by pair (see
+    /// [`ImportRequest::align`]); a failure there leaves the import standing.
+    pub aligned: Vec<Realigned>,
+    /// The time training took, when any pair was trained.
+    pub align_time: Option<Duration>,
+    /// Why the memory's pairs could not be read for [`aligned`](Self::aligned); the
+    /// import stands.
+    pub align_error: Option<Error>,
 }
 
 /// The ingest, telling [`ImportRequest::on_cancel`] once when it stops.
@@ -224,6 +239,7 @@ impl Memory {
             on_cancel,
             persist_index,
             batches,
+            align,
         } = request;
         let rec: Option<&Recognizer> = match &recognizer {
             Some(chosen) => chosen.as_ref(),
@@ -233,10 +249,11 @@ impl Memory {
         let hook: Option<RunsHook<'_>> = pair.as_ref().map(|f| f as RunsHook<'_>);
         let ingest_options = IngestOptions::default()
             .source_locale(source_locale.clone())
-            .target_locale(target_locale)
+            .target_locale(target_locale.clone())
             .strict(strict)
             .relabel(relabel);
         let mut ingest = Ingest::new(inputs, ingest_options, hook);
+        let cancelled = cancel.clone();
         if let Some(flag) = &cancel {
             ingest = ingest.cancel_on(Arc::clone(flag));
         }
@@ -270,6 +287,9 @@ impl Memory {
             indexed: Vec::new(),
             index_time: None,
             index_error: None,
+            aligned: Vec::new(),
+            align_time: None,
+            align_error: None,
         };
         if persist_index && p.inserted > 0 {
             let begun = Instant::now();
@@ -281,6 +301,21 @@ impl Memory {
                     imported.indexed = indexed;
                 }
                 Err(e) => imported.index_error = Some(e),
+            }
+        }
+        // The word models come after the commit: they are derived from the entries, so
+        // an interrupted training (or a failed one) leaves the import and every lookup
+        // as they were, with the model it had.
+        let stopped = cancelled.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+        if (p.inserted > 0 || align == AlignMode::Always) && !stopped {
+            let begun = Instant::now();
+            let only = source_locale.as_ref().zip(target_locale.as_ref());
+            match self.realign(only, align) {
+                Ok(done) => imported.aligned = done,
+                Err(e) => imported.align_error = Some(e),
+            }
+            if imported.aligned.iter().any(|r| matches!(r.outcome, RealignOutcome::Trained(_))) {
+                imported.align_time = Some(begun.elapsed());
             }
         }
         Ok(imported)

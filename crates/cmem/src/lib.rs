@@ -55,6 +55,7 @@ mod address;
 mod answer;
 mod context;
 mod files;
+mod fragments;
 mod import;
 #[doc = include_str!("../../../docs/matching.md")]
 pub mod matching {}
@@ -64,7 +65,9 @@ pub mod matching {}
 pub struct ReadmeDoctests;
 mod memory;
 mod read;
+mod realign;
 mod several;
+pub mod terms;
 
 pub use address::Address;
 pub use answer::LookupAnswer;
@@ -77,6 +80,7 @@ pub use context::{
 };
 pub use import::{ImportRequest, Imported};
 pub use memory::{Memory, OpenOptions};
+pub use realign::{AlignMode, RealignOutcome, Realigned, GROWTH, MIN_PAIRS};
 pub use several::{choose_writer, Member, Memories, MemorySpec, Role};
 
 /// Store machinery (schema DDL, matching keys, distance), for store implementers and

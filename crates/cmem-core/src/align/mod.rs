@@ -35,8 +35,13 @@
 //! ```
 
 mod em;
+mod fragments;
 mod phrase;
 mod sym;
+mod terms;
+
+pub use fragments::{Fragment, FragmentOptions};
+pub use terms::{terms_in, Term, TermOptions};
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -251,6 +256,9 @@ pub struct WordModel {
     /// Lower-case source words joined by one space → target texts with their counts,
     /// most first.
     phrases: FxHashMap<String, Vec<(String, u32)>>,
+    /// Per source phrase, the id of one entry that holds each of its target texts, in the
+    /// order of `phrases` (0 when trained without ids): the fragments' example.
+    examples: FxHashMap<String, Vec<i64>>,
     report: TrainReport,
 }
 
@@ -267,6 +275,9 @@ struct Saved {
     forward: Vec<Vec<(u32, f32)>>,
     backward: Vec<Vec<(u32, f32)>>,
     phrases: Vec<(String, Vec<(String, u32)>)>,
+    /// Absent in models saved before fragments: no examples then.
+    #[serde(default)]
+    examples: Vec<(String, Vec<i64>)>,
     report: TrainReport,
 }
 
@@ -299,11 +310,21 @@ impl WordModel {
         pairs: impl IntoIterator<Item = (String, String)>,
         opts: &AlignOptions,
     ) -> (WordModel, TrainReport) {
+        WordModel::train_identified(pairs.into_iter().map(|(s, t)| (0, s, t)), opts)
+    }
+
+    /// As [`train`](Self::train), over `(entry id, source, target)`: each phrase pair
+    /// keeps the id of one entry it was seen in, the example a [`Fragment`] names.
+    pub fn train_identified(
+        pairs: impl IntoIterator<Item = (i64, String, String)>,
+        opts: &AlignOptions,
+    ) -> (WordModel, TrainReport) {
         let (mut source, mut target) = (Vocab::new(), Vocab::new());
+        let mut pair_ids: Vec<i64> = Vec::new();
         let mut ids: Vec<(Vec<u32>, Vec<u32>)> = Vec::new();
         let mut texts: Vec<(String, String)> = Vec::new();
         let mut report = TrainReport::default();
-        for (s, t) in pairs {
+        for (id, s, t) in pairs {
             let (sw, tw) = (words(&s), words(&t));
             if sw.is_empty() || tw.is_empty() || sw.len() > opts.max_words || tw.len() > opts.max_words {
                 report.skipped += 1;
@@ -311,6 +332,7 @@ impl WordModel {
             }
             ids.push((lower_words(&s, &mut source), lower_words(&t, &mut target)));
             texts.push((s, t));
+            pair_ids.push(id);
         }
         report.pairs = ids.len();
         report.source_words = source.words.len() - 1;
@@ -324,9 +346,10 @@ impl WordModel {
             forward,
             backward,
             phrases: FxHashMap::default(),
+            examples: FxHashMap::default(),
             report: TrainReport::default(),
         };
-        model.count_phrases(&ids, &texts);
+        model.count_phrases(&ids, &texts, &pair_ids);
         // What is saved is what is used: prune now, so a model in memory and one loaded
         // back align alike.
         model.forward = Table::from_rows(&model.forward.to_rows(opts.min_prob));
@@ -337,13 +360,13 @@ impl WordModel {
         (model, report)
     }
 
-    fn count_phrases(&mut self, ids: &[(Vec<u32>, Vec<u32>)], texts: &[(String, String)]) {
+    fn count_phrases(&mut self, ids: &[(Vec<u32>, Vec<u32>)], texts: &[(String, String)], pair_ids: &[i64]) {
         let mut keys: FxHashMap<Box<[u32]>, u32> = FxHashMap::default();
         let mut key_list: Vec<Box<[u32]>> = Vec::new();
         let mut targets: FxHashMap<Box<str>, u32> = FxHashMap::default();
         let mut target_list: Vec<Box<str>> = Vec::new();
-        let mut counts: FxHashMap<u64, u32> = FxHashMap::default();
-        for ((s, t), (_, ttext)) in ids.iter().zip(texts) {
+        let mut counts: FxHashMap<u64, (u32, i64)> = FxHashMap::default();
+        for (((s, t), (_, ttext)), &pair_id) in ids.iter().zip(texts).zip(pair_ids) {
             let links = self.links_of(s, t);
             let tw = words(ttext);
             for (s1, s2, t1, t2) in phrase::extract(&links, s.len(), self.opts.max_phrase_words) {
@@ -362,13 +385,13 @@ impl WordModel {
                         v
                     }
                 };
-                *counts.entry((u64::from(k) << 32) | u64::from(v)).or_insert(0) += 1;
+                counts.entry((u64::from(k) << 32) | u64::from(v)).or_insert((0, pair_id)).0 += 1;
             }
         }
-        let mut by_key: FxHashMap<u32, Vec<(u32, u32)>> = FxHashMap::default();
-        for (kv, n) in counts {
+        let mut by_key: FxHashMap<u32, Vec<(u32, u32, i64)>> = FxHashMap::default();
+        for (kv, (n, example)) in counts {
             if n >= self.opts.min_phrase_count {
-                by_key.entry((kv >> 32) as u32).or_default().push((kv as u32, n));
+                by_key.entry((kv >> 32) as u32).or_default().push((kv as u32, n, example));
             }
         }
         for (k, mut list) in by_key {
@@ -379,9 +402,13 @@ impl WordModel {
             list.truncate(self.opts.max_phrase_targets);
             let key: Vec<&str> =
                 key_list[k as usize].iter().map(|&w| self.source.words[w as usize].as_str()).collect();
+            let key = key.join(" ");
+            if list.iter().any(|l| l.2 != 0) {
+                self.examples.insert(key.clone(), list.iter().map(|l| l.2).collect());
+            }
             self.phrases.insert(
-                key.join(" "),
-                list.into_iter().map(|(v, n)| (target_list[v as usize].to_string(), n)).collect(),
+                key,
+                list.into_iter().map(|(v, n, _)| (target_list[v as usize].to_string(), n)).collect(),
             );
         }
     }
@@ -405,6 +432,18 @@ impl WordModel {
         self.phrases.get(words).map_or(&[], Vec::as_slice)
     }
 
+    /// The id of an entry holding each of [`phrases`](Self::phrases)`(words)`, in that
+    /// order; empty when the model was trained without ids.
+    pub fn phrase_examples(&self, words: &str) -> &[i64] {
+        self.examples.get(words).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every source phrase with its target texts and counts, in no order: what a
+    /// glossary is mined from.
+    pub fn all_phrases(&self) -> impl Iterator<Item = (&str, &[(String, u32)])> {
+        self.phrases.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
+    }
+
     /// `t(target word | source word)`, both in lower case; 0 when unseen.
     pub fn prob(&self, source: &str, target: &str) -> f64 {
         self.forward.prob_of(self.source.id(source), self.target.id(target))
@@ -425,6 +464,9 @@ impl WordModel {
         let mut phrases: Vec<(String, Vec<(String, u32)>)> =
             self.phrases.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         phrases.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut examples: Vec<(String, Vec<i64>)> =
+            self.examples.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        examples.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let saved = Saved {
             format: FORMAT,
             iterations: self.opts.iterations,
@@ -436,6 +478,7 @@ impl WordModel {
             forward: self.forward.to_rows(0.0),
             backward: self.backward.to_rows(0.0),
             phrases,
+            examples,
             report: self.report.clone(),
         };
         serde_json::to_string(&saved).unwrap_or_default()
@@ -472,6 +515,7 @@ impl WordModel {
             forward: Table::from_rows(&s.forward),
             backward: Table::from_rows(&s.backward),
             phrases: s.phrases.into_iter().collect(),
+            examples: s.examples.into_iter().collect(),
             report: s.report,
         })
     }

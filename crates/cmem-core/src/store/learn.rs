@@ -26,8 +26,8 @@ pub fn train_store(
         for entry in &page {
             // The pair a lookup between the two locales would use.
             let Some((si, ti, _)) = entry.lookup_pair(source, target) else { continue };
-            pairs.push((text_of(&entry.variants[si].runs), text_of(&entry.variants[ti].runs)));
+            pairs.push((entry.id.0, text_of(&entry.variants[si].runs), text_of(&entry.variants[ti].runs)));
         }
     }
-    Ok(WordModel::train(pairs, opts))
+    Ok(WordModel::train_identified(pairs, opts))
 }

@@ -1,0 +1,225 @@
+//! Fragments: the stretches of a segment's source that the memory holds with a
+//! consistent translation, when no whole match comes near it (memoQ's "longest
+//! subsegment", OmegaT's sub-segment matches). They come from the word model's phrase
+//! pairs, the evidence the word repair uses too: a stretch of two words or more (whole
+//! words, never across a code or a punctuation mark) whose phrase pairs agree on one
+//! target text often enough is a fragment, with that text, how many of the pairs agree,
+//! and one entry they were seen in. Of the stretches found, those covering the most
+//! words of the segment are kept, longer ones first, none overlapping. A fragment
+//! never fills a target: it is what a translator (or a producer) may reuse.
+//!
+//! ```
+//! use cmem_core::align::{AlignOptions, FragmentOptions, WordModel};
+//!
+//! let (verbs, nouns) = (["Open", "Close", "Print"], ["file manager", "web page", "text document"]);
+//! let (verben, nomen) = (["Öffne", "Schließe", "Drucke"], ["Dateiverwaltung", "Webseite", "Textdokument"]);
+//! let mut pairs = Vec::new();
+//! for (v, verb) in verbs.iter().enumerate() {
+//!     for (n, noun) in nouns.iter().enumerate() {
+//!         let id = (pairs.len() + 1) as i64;
+//!         pairs.push((id, format!("{verb} the {noun}"), format!("{} die {}", verben[v], nomen[n])));
+//!     }
+//! }
+//! let (model, _) = WordModel::train_identified(pairs, &AlignOptions::default().iterations(10));
+//! let found = model.fragments("Rename the file manager", &FragmentOptions::default());
+//! let f = &found[0];
+//! assert!(f.source.ends_with("file manager") && f.target.ends_with("Dateiverwaltung"), "{f:?}");
+//! assert!(f.agreeing >= 2 && f.example.is_some());
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use super::{fold, words, WordModel};
+use crate::model::entry::EntryId;
+
+/// Which stretches count as fragments.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct FragmentOptions {
+    /// The fewest words of a fragment; default 2 (one word is a term, not a fragment).
+    pub min_words: usize,
+    /// The fewest phrase pairs that agree on its target; default 2.
+    pub min_agreeing: u32,
+    /// The least share of the stretch's phrase pairs that agree on its target; default
+    /// 0.5: a stretch translated several ways is no consistent evidence.
+    pub min_share: f64,
+}
+
+impl Default for FragmentOptions {
+    fn default() -> Self {
+        FragmentOptions { min_words: 2, min_agreeing: 2, min_share: 0.5 }
+    }
+}
+
+crate::setters!(FragmentOptions { min_words: usize, min_agreeing: u32, min_share: f64 });
+
+/// A stretch of a segment's source the memory holds with a consistent translation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Fragment {
+    /// The stretch, as the segment writes it.
+    pub source: String,
+    /// Its first and last word, counted in the segment's words from 0.
+    pub words: (usize, usize),
+    /// The target text the memory translates it with, as the memory writes it.
+    pub target: String,
+    /// How many times the memory translated the stretch with that text.
+    pub agreeing: u32,
+    /// How many times the memory translated the stretch (with any text kept).
+    pub seen: u32,
+    /// One entry that holds the pair, when the model was trained with entry ids.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub example: Option<EntryId>,
+}
+
+/// English words that carry no meaning of their own: a stretch made of them only (`of
+/// the`, `it is`) is no fragment and no term, however consistently it is translated.
+pub(crate) const STOP_WORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "before",
+    "being", "both", "but", "by", "can", "could", "did", "do", "does", "each", "either", "for", "from",
+    "had", "has", "have", "he", "her", "here", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+    "may", "me", "might", "more", "most", "must", "my", "no", "nor", "not", "of", "on", "once", "only", "or",
+    "other", "our", "out", "over", "shall", "she", "should", "so", "some", "such", "than", "that", "the",
+    "their", "them", "then", "there", "these", "they", "this", "those", "to", "too", "up", "us", "very",
+    "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with",
+    "would", "you", "your",
+];
+
+/// Whether `word` (folded) carries meaning: not a stop word, not a number.
+pub(crate) fn is_content_word(word: &str) -> bool {
+    !STOP_WORDS.contains(&word) && !word.chars().all(|c| c.is_numeric())
+}
+
+/// Whether two neighbouring words may sit in one fragment: only white space (or one
+/// hyphen or slash) between them. A code (U+FFFC) or a punctuation mark ends a stretch.
+fn joinable(gap: &str) -> bool {
+    gap.chars().all(char::is_whitespace) || matches!(gap.trim(), "-" | "/")
+}
+
+impl WordModel {
+    /// The fragments of `text` (a segment's text with codes as U+FFFC,
+    /// [`text_of`](super::text_of)); see [`Fragment`] and [`FragmentOptions`].
+    pub fn fragments(&self, text: &str, opts: &FragmentOptions) -> Vec<Fragment> {
+        let ws = words(text);
+        let folded: Vec<String> = ws.iter().map(|&(a, b)| fold(&text[a..b])).collect();
+        let n = ws.len();
+        let longest = self.opts.max_phrase_words.max(opts.min_words);
+        // Each start's candidates: (last word, target, agreeing, seen, example).
+        let mut found: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+        let mut all: Vec<Fragment> = Vec::new();
+        for i in 0..n {
+            let mut last = i;
+            while last + 1 < n && last + 1 < i + longest && joinable(&text[ws[last].1..ws[last + 1].0]) {
+                last += 1;
+            }
+            for j in (i + opts.min_words.max(1) - 1..=last).rev() {
+                if !folded[i..=j].iter().any(|w| is_content_word(w)) {
+                    continue;
+                }
+                let key = folded[i..=j].join(" ");
+                let list = self.phrases(&key);
+                let Some((target, agreeing)) = list.first() else { continue };
+                let seen: u32 = list.iter().map(|l| l.1).sum();
+                if *agreeing < opts.min_agreeing || f64::from(*agreeing) < opts.min_share * f64::from(seen) {
+                    continue;
+                }
+                let example =
+                    self.phrase_examples(&key).first().filter(|&&id| id != 0).map(|&id| EntryId(id));
+                found[i].push((j, all.len()));
+                all.push(Fragment {
+                    source: text[ws[i].0..ws[j].1].to_owned(),
+                    words: (i, j),
+                    target: target.clone(),
+                    agreeing: *agreeing,
+                    seen,
+                    example,
+                });
+            }
+        }
+        // The set covering most words, then with the fewest (so the longest) fragments:
+        // best[i] over the words from i on.
+        let mut best: Vec<(usize, usize, Option<usize>)> = vec![(0, 0, None); n + 1];
+        for i in (0..n).rev() {
+            best[i] = (best[i + 1].0, best[i + 1].1, None);
+            for &(j, k) in &found[i] {
+                let (covered, count, _) = best[j + 1];
+                let with = (covered + j - i + 1, count + 1);
+                if with.0 > best[i].0 || (with.0 == best[i].0 && with.1 < best[i].1) {
+                    best[i] = (with.0, with.1, Some(k));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < n {
+            match best[i].2 {
+                Some(k) => {
+                    i = all[k].words.1 + 1;
+                    out.push(all[k].clone());
+                }
+                None => i += 1,
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::align::AlignOptions;
+
+    fn model() -> WordModel {
+        let verbs = [("Open", "Öffne"), ("Close", "Schließe"), ("Print", "Drucke"), ("Save", "Speichere")];
+        let nouns = [
+            ("file manager", "Dateiverwaltung"),
+            ("web page", "Webseite"),
+            ("text document", "Textdokument"),
+        ];
+        let mut pairs = Vec::new();
+        for (v, vt) in verbs {
+            for (n, nt) in nouns {
+                pairs.push(((pairs.len() + 1) as i64, format!("{v} the {n}"), format!("{vt} die {nt}")));
+            }
+        }
+        WordModel::train_identified(pairs, &AlignOptions::default().iterations(10)).0
+    }
+
+    #[test]
+    fn stretches_stop_at_codes_and_punctuation() {
+        let m = model();
+        let o = FragmentOptions::default();
+        assert!(m
+            .fragments("Rename the file manager", &o)
+            .iter()
+            .any(|f| f.source.ends_with("file manager")));
+        // A code between the words: no stretch across it.
+        assert!(!m
+            .fragments("Rename the file \u{FFFC} manager", &o)
+            .iter()
+            .any(|f| f.words.1 > f.words.0 + 1));
+        assert!(m.fragments("the file, manager", &o).iter().all(|f| !f.source.contains(',')));
+    }
+
+    #[test]
+    fn stop_words_alone_are_no_fragment_and_fragments_do_not_overlap() {
+        let m = model();
+        let found = m.fragments("Open the web page and the file manager", &FragmentOptions::default());
+        assert!(found.len() >= 2, "{found:?}");
+        assert!(found.iter().all(|f| f.source.split(' ').any(|w| is_content_word(&fold(w)))));
+        for w in found.windows(2) {
+            assert!(w[0].words.1 < w[1].words.0, "{found:?}");
+        }
+    }
+
+    #[test]
+    fn a_model_trained_without_ids_names_no_example() {
+        let pairs = [("the file manager", "die Dateiverwaltung"), ("a file manager", "eine Dateiverwaltung")];
+        let (m, _) = WordModel::train(
+            pairs.iter().map(|(s, t)| (s.to_string(), t.to_string())),
+            &AlignOptions::default().iterations(10),
+        );
+        let found = m.fragments("my file manager", &FragmentOptions::default());
+        assert!(found.iter().all(|f| f.example.is_none()), "{found:?}");
+    }
+}
