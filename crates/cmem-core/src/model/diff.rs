@@ -187,7 +187,7 @@ pub fn word_diff(old: &str, new: &str) -> Vec<DiffOp> {
     stretches(&a, &b, &mut out, |a, b, out| {
         let (a, b) = (a.concat(), b.concat());
         let (a, b) = (pieces(&a), pieces(&b));
-        stretches(&a, &b, out, |a, b, out| pair_words(a, b, out));
+        stretches(&a, &b, out, pair_words);
     });
     out.0
 }
