@@ -245,10 +245,9 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
-/// Splits text into runs of white space and runs of anything else, as `git diff
-/// --word-diff` does by default: `%s` and `<b>` stay whole.
-/// `new` with its differences from `old` marked word by word, as `git diff
-/// --word-diff` does: `[-removed-]{+added+}` with [`Marks::PLAIN`].
+/// `new` with its differences from `old` marked at the grain of the change (words, then
+/// the punctuation, codes and characters of a changed word; [`cmem::diff::word_diff`]):
+/// `[-removed-]{+added+}` with [`Marks::PLAIN`].
 pub fn word_diff(old: &str, new: &str, marks: Marks) -> String {
     render_diff(&cmem::diff::word_diff(old, new), marks)
 }
@@ -296,7 +295,7 @@ mod tests {
     fn word_differences() {
         assert_eq!(
             word_diff("Hallo John, du", "Hallo Alice, du", Marks::PLAIN),
-            "Hallo [-John,-]{+Alice,+} du"
+            "Hallo [-John-]{+Alice+}, du"
         );
         assert_eq!(word_diff("%s öffnen", "%d öffnen", Marks::PLAIN), "[-%s-]{+%d+} öffnen");
         assert_eq!(word_diff("same", "same", Marks::PLAIN), "same");

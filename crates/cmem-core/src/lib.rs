@@ -74,7 +74,7 @@ pub use lookup::merge::{lookup_several, merge_ranked, SourceRank};
 pub use lookup::producer::{context_for, Context, ContextOptions, ContextRequest, Example, GlossaryPair};
 pub use lookup::provider::Provider;
 pub use lookup::query::{client_masks, prepare_query, QueryText, CLIENT_MASK_TYPE};
-pub use lookup::view::{MatchView, SegmentView};
+pub use lookup::view::{provenance, MatchView, SegmentView};
 pub use lookup::{
     context_matches, lookup, LookupOptions, LookupRequest, Match, MatchType, Penalty, PenaltyKind,
     SCORE_NEAR_EXACT,

@@ -406,7 +406,8 @@ pub(crate) struct SearchParams {
     limit: Option<usize>,
     #[serde(default)]
     offset: Option<usize>,
-    /// Only entries of this project (the entry's or one of its origins').
+    /// Only entries of this project (the entry's or one of its origins'), or from this
+    /// file (an import's record of where the entry came from, or its file name).
     #[serde(default)]
     project: Option<String>,
     /// Of several memories, the one searched (default: the home memory).
@@ -461,8 +462,14 @@ pub(crate) async fn search(
             }
             let mut hits = app.read_memory(p.memory.as_deref())?.search_with(&q)?;
             if let Some(project) = p.project.as_deref().filter(|p| !p.is_empty()) {
+                // What a match or hit shows as its origin is accepted too: a file an
+                // import recorded, as a whole or by its name.
                 hits.retain(|h| {
-                    h.entry.project_id == project || h.entry.origins.iter().any(|o| o.project_id == project)
+                    h.entry.project_id == project
+                        || h.entry.origins.iter().any(|o| o.project_id == project)
+                        || cmem::provenance(&h.entry.metadata)
+                            .iter()
+                            .any(|p| p == project || p.rsplit(['/', '\\']).next() == Some(project))
                 });
             }
             Ok((hits, locale, to))
@@ -491,6 +498,7 @@ pub(crate) async fn search(
                 "translations": translations,
                 "project_id": hit.entry.project_id,
                 "origins": hit.entry.origins,
+                "provenance": cmem::provenance(&hit.entry.metadata),
                 "approvals": hit.entry.approvals(),
             })
         })

@@ -340,7 +340,7 @@ pub fn openapi() -> Value {
                     { "name": "q", "in": "query", "required": true, "schema": { "type": "string" } },
                     { "name": "locale", "in": "query", "required": true, "schema": { "type": "string" } },
                     query_param("to", "string", "only translations in this locale"),
-                    query_param("project", "string", "only entries of this project (among the best max_search_hits)"),
+                    query_param("project", "string", "only entries of this project, or from this file (among the best max_search_hits)"),
                     query_param("limit", "integer", "hits per page (default 20)"),
                     query_param("offset", "integer", "hits to skip (default 0)"),
                     memory_query_param("the write memory, else the first"),

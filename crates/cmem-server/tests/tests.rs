@@ -1330,8 +1330,8 @@ fn the_web_page_looks_up_and_searches_in_a_browser() {
     let dom = browse(profile.path(), &url, &["--dump-dom"]);
     assert!(dom.contains("class=\"match\""), "no match shown:\n{dom}");
     assert!(dom.contains("konnte Verzeichnis <ins class=\"repaired\" title=\"changed for your text\">%d</ins> nicht entfernen"), "{dom}");
-    assert!(dom.contains("1. Exact<") && !dom.contains("Fuzzy"), "{dom}");
-    assert!(dom.contains("structural exact (tier 2)"), "the engine's terms are in the details: {dom}");
+    assert!(dom.contains("Suggestion 1: </span>exact<") && !dom.contains("fuzzy"), "{dom}");
+    assert!(dom.contains("%s → %d as in your text"), "why, in one line: {dom}");
     assert!(
         dom.contains("<del title=\"only in the memory\">%s</del><ins title=\"only in your text\">%d</ins>"),
         "{dom}"
@@ -1635,17 +1635,20 @@ fn the_web_page_works_with_the_keyboard_alone() {
     );
 
     // The page opens with the segment field focused: type a query, Enter looks it up,
-    // and the matches land in a live region, so a screen reader announces them.
+    // and a status says how many matches came (a screen reader announces the count,
+    // not the list).
     assert_eq!(b.focused(), "lookup-text");
     b.type_text("failed to remove directory %d");
     b.enter();
     b.wait_for("document.querySelector('#lookup-results .match') !== null");
     let results = b.read(
-        "(() => { const r = document.getElementById('lookup-results'); \
-         return [r.getAttribute('aria-live'), r.textContent]; })()",
+        "(() => { const r = document.getElementById('lookup-results'), c = document.getElementById('lookup-count'); \
+         return [r.getAttribute('aria-live'), r.textContent, c.getAttribute('role'), c.textContent]; })()",
     );
-    assert_eq!(results[0], "polite", "{results}");
+    assert_eq!(results[0], Value::Null, "{results}");
     assert!(results[1].as_str().unwrap().contains("konnte Verzeichnis %d nicht entfernen"), "{results}");
+    assert_eq!(results[2], "status", "{results}");
+    assert!(results[3].as_str().unwrap().contains("suggestion"), "{results}");
     assert_eq!(b.read("document.getElementById('lookup-text').value"), "failed to remove directory %d");
 
     // Tab reaches every control once, in document order, each with a visible focus
@@ -1659,9 +1662,8 @@ fn the_web_page_works_with_the_keyboard_alone() {
         "lookup-threshold",
         "lookup-codes",
         "button:Look up",
-        "button:Copy (1)",
-        "summary:Details",
-        "button:Edit",
+        "match-1",
+        "button:More",
         "search-words",
         "search-locale",
         "import-file",
@@ -1693,11 +1695,11 @@ fn the_web_page_works_with_the_keyboard_alone() {
     b.type_text("directory");
     b.enter();
     b.wait_for("document.querySelector('#search-results mark') !== null");
-    assert_eq!(b.read("document.getElementById('search-results').getAttribute('aria-live')"), "polite");
+    assert_eq!(b.read("document.getElementById('search-count').getAttribute('role')"), "status");
     assert_eq!(b.read("document.querySelector('#search-results mark').textContent"), "directory");
 
     // A match's target edited with the keyboard: the write token typed once, look up,
-    // Tab to its Edit button, Enter, type the new text, Enter asks for confirmation, Tab
+    // Tab to its More menu, Enter, down to Edit, Enter, type the new text, Enter asks for confirmation, Tab
     // to Save and Enter saves it; the old answer stays in the entry's history, and the
     // Undo button (focused) restores it as a new revision.
     let (_, v) = s.post("/v1/entries", Some(&s.write), &en_de("Quarterly zebra report", "Zebrabericht"));
@@ -1709,7 +1711,12 @@ fn the_web_page_works_with_the_keyboard_alone() {
     b.type_text("Quarterly zebra report");
     b.enter();
     b.wait_for("/Zebrabericht/.test(document.getElementById('lookup-results').textContent)");
-    b.tab_to("button:Edit", false);
+    b.tab_to("button:More", false);
+    b.enter();
+    assert_eq!(b.focused(), "button:Copy");
+    b.press("ArrowDown", 40, "", 0);
+    b.press("ArrowDown", 40, "", 0);
+    assert_eq!(b.focused(), "button:Edit");
     b.enter();
     b.wait_for(&format!("document.activeElement.id === 'edit-target-{id}'"));
     b.select_all();

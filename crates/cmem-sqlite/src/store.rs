@@ -889,23 +889,28 @@ impl ContentMemory for SqliteStore {
     /// From the counts the writes keep ([`COUNTS_TABLE`]), read in one statement: a
     /// few rows, not a join of every variant.
     fn stats(&self) -> Result<Stats> {
-        let conn = self.conn()?;
         let p = &self.path;
-        let size: i64 = conn
-            .query_row(
-                "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
-                [],
-                |r| r.get(0),
-            )
-            .ctx(p, "counting")?;
-        let mut stmt = conn
-            .prepare_cached(&format!("SELECT source, target, n FROM {COUNTS_TABLE}"))
-            .ctx(p, "counting")?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))
-            .ctx(p, "counting")?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .ctx(p, "counting")?;
+        // The kept counts, read on a reader connection: the main one may be held for a
+        // while by an index build or an import, and a page waiting for its locale lists
+        // should not wait for that.
+        let (size, rows) = self.with_reader(|conn| {
+            let size: i64 = conn
+                .query_row(
+                    "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
+                    [],
+                    |r| r.get(0),
+                )
+                .ctx(p, "counting")?;
+            let mut stmt = conn
+                .prepare_cached(&format!("SELECT source, target, n FROM {COUNTS_TABLE}"))
+                .ctx(p, "counting")?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))
+                .ctx(p, "counting")?
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .ctx(p, "counting")?;
+            Ok((size, rows))
+        })?;
         Stats::from_counts(rows, Some(size.max(0) as u64), |tag| {
             Locale::parse(tag).map_err(|e| corrupt(p, format!("stored locale {tag:?}"), e))
         })

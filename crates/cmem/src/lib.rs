@@ -97,10 +97,10 @@ pub use cmem_core::repair::words::RepairBands;
 #[doc(hidden)]
 pub use cmem_core::setters;
 pub use cmem_core::{
-    client_masks, context_for, lookup, lookup_several, prepare_query, to_notation, AttributePenalty,
-    ContentMemory, ContentMemoryExt, Context, ContextOptions, ContextRequest, Entry, EntryId, Error,
-    ErrorKind, Example, GlossaryPair, Locale, LocaleFit, LookupOptions, LookupRequest, Match, MatchType,
-    MatchView, NewEntry, Notation, Origin, PairCount, PenaltyKind, Point, PriorVersion, Provider,
+    client_masks, context_for, lookup, lookup_several, prepare_query, provenance, to_notation,
+    AttributePenalty, ContentMemory, ContentMemoryExt, Context, ContextOptions, ContextRequest, Entry,
+    EntryId, Error, ErrorKind, Example, GlossaryPair, Locale, LocaleFit, LookupOptions, LookupRequest, Match,
+    MatchType, MatchView, NewEntry, Notation, Origin, PairCount, PenaltyKind, Point, PriorVersion, Provider,
     QueryContext, QueryText, Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, SourceRank, Stats,
     Variant, Version, VersionQuery, VersionRequest, WaitHook, WriteOutcome,
 };

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::lookup::{Match, Penalty};
 use crate::model::diff::DiffOp;
-use crate::model::entry::Origin;
+use crate::model::entry::{Metadata, Origin};
 use crate::model::run::{surface_text, Run};
 use crate::repair::adapt::{CodeAdaptation, EntityAdaptation};
 use crate::repair::Repair;
@@ -103,6 +103,10 @@ pub struct MatchView {
     pub diff: Vec<DiffOp>,
     /// The write events that produced or re-approved the entry, oldest first.
     pub origins: Vec<Origin>,
+    /// Where the entry's import said it came from: the values of its metadata that
+    /// name a file, an origin or a project ([`provenance`]); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub provenance: Vec<String>,
     /// How many times the answer was approved (each import or write of it counts).
     pub approvals: u32,
     /// When it was approved last (RFC 3339; empty when unknown).
@@ -135,10 +139,27 @@ impl MatchView {
             identical_source: m.identical_source,
             diff: m.source_diff.clone(),
             origins: m.entry.origins.clone(),
+            provenance: provenance(&m.entry.metadata),
             approvals: m.entry.approvals(),
             last_approved: m.entry.last_approved().to_owned(),
         }
     }
+}
+
+/// Where an entry's import said it came from: the distinct values of `metadata` under
+/// a key naming a file, an origin or a project (`jsonl:origin`, `po:references`, a TMX
+/// property `x-file`), in order; cmem's own notes (`cmem:…`) left out. Clients show
+/// these beside a match, and a project filter accepts them.
+pub fn provenance(metadata: &Metadata) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (key, value) in metadata {
+        let key = key.to_ascii_lowercase();
+        let names = ["origin", "file", "project"].iter().any(|w| key.contains(w));
+        if names && !key.starts_with("cmem:") && !value.trim().is_empty() && !out.contains(value) {
+            out.push(value.clone());
+        }
+    }
+    out
 }
 
 impl MatchView {

@@ -109,22 +109,121 @@ function parseNumbered(text, stored) {
 
 // ---- Words a translator understands.
 
+// What the stored source's differences from the query are made of: "punctuation",
+// "markup", "case", "spaces", "numbers" or "words".
+const TAGS = /<[^<>]*>/g;
+function changeKinds(diff) {
+  const kinds = new Set();
+  for (let k = 0; k < diff.length; k++) {
+    const op = diff[k];
+    if (op.op === "equal") continue;
+    const next = diff[k + 1];
+    if (op.op === "delete" && next?.op === "insert" && op.text !== next.text
+      && op.text.toLowerCase() === next.text.toLowerCase()) { kinds.add("case"); k++; continue; }
+    if (TAGS.test(op.text)) kinds.add("markup");
+    TAGS.lastIndex = 0;
+    const rest = op.text.replace(TAGS, "");
+    if (!rest) continue;
+    if (!rest.trim()) kinds.add("spaces");
+    else if (/^[\s\p{P}\p{S}]+$/u.test(rest) && !/%|\{|&/.test(rest)) kinds.add("punctuation");
+    else if (/^[\s\d\p{P}\p{S}]+$/u.test(rest) && /\d/.test(rest)) kinds.add("numbers");
+    else kinds.add("words");
+  }
+  return kinds;
+}
+
+const floorPercent = (m) => Math.floor(m.percent + 1e-9);
+
+// The score in words, the same on the card and in its details: "exact", "exact except
+// punctuation", "fuzzy 86 %"; and its colour class.
 function label(m) {
-  if (m.percent > 100 || /context/.test(m.match_type)) return ["Context match", "exact"];
-  if (m.match_type === "plain_exact") return ["Exact, other tags", "exact"];
-  if (m.tier <= 2) return ["Exact", "exact"];
-  return [`Fuzzy ${Math.floor(m.percent)} %`, "fuzzy"];
+  if (m.percent > 100 || /context/.test(m.match_type)) return ["context match", "exact"];
+  const kinds = changeKinds(m.identical_source ? [] : m.diff || []);
+  if (!kinds.size && m.tier <= 3) {
+    const why = m.match_type === "plain_exact" ? " except markup"
+      : (m.penalties || []).some((p) => p.kind === "whitespace") ? " except spaces" : "";
+    return [`exact${why}`, "exact"];
+  }
+  if (kinds.size && !kinds.has("words")) return [`exact except ${[...kinds].join(" and ")}`, "exact"];
+  // Equal keys, other entity values (a number, a placeholder): carried into the target.
+  if (m.tier <= 2 && m.percent >= 100) return ["exact", "exact"];
+  return [`fuzzy ${floorPercent(m)} %`, "fuzzy"];
+}
+
+// The name a translator gives a tag.
+const TAG_NAMES = { b: "bold", strong: "bold", i: "italic", em: "italic", u: "underline", a: "a link", code: "code",
+  sup: "superscript", sub: "subscript", s: "strike-through", span: "formatting", font: "formatting" };
+const tagName = (tag) => { const n = /^<\/?([\w:-]+)/.exec(tag)?.[1]?.toLowerCase() || "markup"; return TAG_NAMES[n] || `<${n}>`; };
+
+// "bold added around *Save*": for each tag the query added (or the memory's source has and
+// the query lacks), the words of that side it encloses.
+function codeChanges(diff) {
+  const out = [];
+  for (const [side, verb] of [["insert", "added"], ["delete", "removed"]]) {
+    // The text of one side, with where each of that side's own tags starts and ends.
+    let text = "";
+    const own = [];
+    for (const op of diff) {
+      if (op.op !== "equal" && op.op !== side) continue;
+      for (const part of op.text.split(/(<[^<>]*>)/)) {
+        if (op.op === side && /^<[^<>]*>$/.test(part)) own.push([part, text.length]);
+        else if (!/^<[^<>]*>$/.test(part)) text += part;
+      }
+    }
+    for (const [k, [tag, at]] of own.entries()) {
+      if (tag.startsWith("</") || tag.endsWith("/>")) continue;
+      const name = /^<([\w:-]+)/.exec(tag)?.[1];
+      const close = own.slice(k + 1).find(([t]) => t.toLowerCase() === `</${name}>`.toLowerCase());
+      const words = close ? text.slice(at, close[1]).trim() : "";
+      out.push(words ? `${tagName(tag)} ${verb} around *${words}*` : `${tagName(tag)} ${verb}`);
+    }
+  }
+  return out;
+}
+
+// The marks of punctuation that differ: "':'", "'.' and '!'".
+function punctuationChanges(diff) {
+  const marks = new Set();
+  for (const op of diff) {
+    if (op.op === "equal") continue;
+    for (const c of op.text.replace(TAGS, "")) if (/[\p{P}\p{S}]/u.test(c)) marks.add(`'${c}'`);
+  }
+  return [...marks];
+}
+
+// One line saying why a match is not exact, or what was changed for the query.
+function why(m) {
+  const out = [];
+  const diff = m.identical_source ? [] : m.diff || [];
+  const kinds = changeKinds(diff);
+  const applied = new Set((m.repairs || []).filter((r) => r.applied).map((r) => repairName(r.kind)));
+  if (kinds.has("punctuation")) {
+    const marks = punctuationChanges(diff);
+    out.push(`punctuation differs${marks.length ? `: ${marks.slice(0, 4).join(" ")}` : ""}${applied.delete("punctuation") ? ", repaired" : ""}`);
+  }
+  if (kinds.has("markup")) out.push(...codeChanges(diff).slice(0, 2));
+  if (kinds.has("case")) out.push("letter case differs");
+  if (kinds.has("spaces") && kinds.size === 1) out.push("spaces differ");
+  // Entity values and placeholders carried from the query: "%s → %d as in your text".
+  const put = [...(m.entity_adaptations || []).filter((a) => a.applied).map((a) => `${a.from} → ${a.to}`),
+    ...(m.code_adaptations || []).filter((a) => a.applied && a.from && a.to && a.from.data && a.to.data
+      && a.from.data !== a.to.data && !/^</.test(a.to.data)).map((a) => `${a.from.data} → ${a.to.data}`)];
+  if (put.length) out.push(`${[...new Set(put)].slice(0, 3).join(", ")} as in your text`);
+  const repaired = [...applied];
+  if (repaired.length) out.push(`${repaired.join(" and ")} changed for your text`);
+  for (const p of m.penalties || []) if (p.kind !== "whitespace") out.push(`${PENALTIES[p.kind]?.(m) ?? `lowered for its ${p.kind}`} (−${p.points} %)`);
+  return out.join("; ");
 }
 
 // What lowered a match's score, as the translator reads it.
 const PENALTIES = {
-  whitespace: () => "Differs from your text in spaces only",
-  region: (m) => `Written for another region (${m.source.locale} → ${m.target.locale})`,
-  project: (m) => `From another project${m.project_id ? ` (${m.project_id})` : ""}`,
-  client: () => "Written for another client",
-  origin: () => "Of an origin that counts less (such as machine translation)",
-  status: () => "Not reviewed, or not approved",
-  file: () => "From a file that counts less",
+  whitespace: () => "differs from your text in spaces only",
+  region: (m) => `written for another region (${m.source.locale} → ${m.target.locale})`,
+  project: (m) => `from another project${m.project_id ? ` (${m.project_id})` : ""}`,
+  client: () => "written for another client",
+  origin: () => "of an origin that counts less (such as machine translation)",
+  status: () => "not reviewed, or not approved",
+  file: () => "from a file that counts less",
 };
 
 const REPAIRS = { number: "numbers", punctuation: "punctuation", whitespace: "spaces", mnemonic: "access keys" };
@@ -145,21 +244,16 @@ function evidence(w) {
 const wordRepairs = (m) => (m.repairs || []).filter((r) => r.applied && r.words)
   .map((r) => `${JSON.stringify(r.words.target_from)} → ${JSON.stringify(r.words.target_to)} (${evidence(r.words)})`);
 
+// What needs the translator's hand; repairs that were not needed are not mentioned.
 function notes(m) {
   const out = [];
+  if (m.ambiguous) out.push("Different answers were approved: check this one");
   for (const a of m.entity_adaptations || []) {
     if (!a.applied) out.push(`${a.entity_type} ${a.from} → ${a.to} not changed: the translation does not hold it`);
   }
   const unplaced = (m.code_adaptations || []).filter((a) => !a.applied && a.to).map((a) => a.to.data || `{${a.to.id}}`);
   if (unplaced.length) out.push(`Codes of your text that could not be placed in the translation: ${unplaced.join(" ")} — add them by hand`);
   if ((m.code_adaptations || []).some((a) => !a.applied && !a.to)) out.push("The translation keeps a placeholder your text does not have");
-  for (const r of m.repairs || []) {
-    if (!r.applied) {
-      const why = r.words ? "the memory has no evidence for it" : "the translation has nothing to change";
-      out.push(`Not repaired (${repairName(r.kind)} ${JSON.stringify(r.from)} → ${JSON.stringify(r.to)}): ${why}`);
-    }
-  }
-  for (const p of m.penalties || []) out.push(`${PENALTIES[p.kind]?.(m) ?? `Lowered for its ${p.kind}`} (−${p.points} %)`);
   return out;
 }
 
@@ -172,7 +266,7 @@ function sourceDiff(m) {
   const out = el("span", { class: "diff" });
   for (const op of m.diff) {
     if (op.op === "delete") out.append(el("del", { title: "only in the memory" }, op.text));
-    else if (op.op === "insert" && repaired.some((t) => op.text.includes(t))) {
+    else if (op.op === "insert" && repaired.some((t) => op.text.includes(t) || (op.text.trim() && t.includes(op.text.trim())))) {
       out.append(el("ins", { class: "repaired", title: "only in your text; repaired in the translation" }, op.text));
     } else if (op.op === "insert") out.append(el("ins", { title: "only in your text" }, op.text));
     else out.append(op.text);
@@ -209,12 +303,16 @@ function marked(from, to, m) {
 // ---- Lookup.
 
 let matches = [];
+// Each lookup's number: an answer that arrives after a newer lookup started is dropped.
+let asked = 0;
 
 async function lookup() {
-  const results = $("lookup-results");
+  const results = $("lookup-results"), count = $("lookup-count");
   const text = $("lookup-text").value, from = $("lookup-from").value, to = $("lookup-to").value;
   const threshold = $("lookup-threshold").value;
-  results.replaceChildren(el("p", {}, "Looking up…"));
+  if (!text.trim() || !from || !to) return;
+  const mine = ++asked;
+  results.setAttribute("aria-busy", "true");
   $("copy-status").textContent = "";
   try {
     const answer = await api("/v1/lookup", {
@@ -222,6 +320,7 @@ async function lookup() {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ text, source_locale: from, target_locale: to, threshold: Number(threshold) }),
     });
+    if (mine !== asked) return;
     matches = answer.matches;
     const head = [];
     const codes = answer.query.runs.filter((r) => typeof r.text !== "string");
@@ -230,52 +329,137 @@ async function lookup() {
         `Your text has codes: ${codes.map((r) => runsText([r], "markup", (r.pc_open || r.pc_close || r.ph || r.sub || {}).data || "")).join(" ").trim() || codes.length}. `,
         "Suggestions carry them where they can be placed."));
     }
+    // The live region says how many, not the whole list.
     if (matches.length === 0) {
-      results.replaceChildren(...head, el("p", {}, `No suggestion at or above ${threshold} %.`));
+      results.replaceChildren(...head);
+      count.textContent = `No suggestion at or above ${threshold} %.`;
       return;
     }
+    const [best] = label(matches[0]);
+    count.textContent = `${matches.length} suggestion${matches.length === 1 ? "" : "s"}, the first ${best}.`;
     results.replaceChildren(...head, el("ol", { "aria-label": "Suggestions" }, ...matches.map(matchView)));
-    fillOrigins();
-  } catch (e) { showError(results, e); }
+  } catch (e) {
+    if (mine !== asked) return;
+    count.textContent = "";
+    showError(results, e);
+  } finally {
+    if (mine === asked) results.removeAttribute("aria-busy");
+  }
 }
 
+// Lookup as you type: after a pause in typing, at once on paste.
+let typing = null;
+function lookupSoon(delay) {
+  clearTimeout(typing);
+  typing = setTimeout(lookup, delay);
+}
+
+// Where an answer comes from: its memory, project, the file an import recorded, and
+// when it was written ("imported" when the import gave no date).
+function provenance(m) {
+  const project = m.project_id || [...new Set((m.origins || []).map((o) => o.project_id).filter(Boolean))].join(", ");
+  const dates = (m.origins || []).map((o) => o.created_at).filter(Boolean).sort();
+  const when = m.last_approved || dates[dates.length - 1];
+  return [(m.memory || memoryName) && `memory ${m.memory || memoryName}`, project && `project ${project}`,
+    ...(m.provenance || []), when ? when.slice(0, 10) : "imported"].filter(Boolean).join(" · ");
+}
+
+const hidden = (text) => el("span", { class: "visually-hidden" }, text);
+
+// A suggestion as one card: its score in words and why, the text to use, the memory's
+// source with the query's differences marked, where it comes from. Two tab stops: the
+// card (Enter copies) and its More menu.
 function matchView(m, n) {
   const [name, kind] = label(m);
-  const repaired = [...new Set((m.repairs || []).filter((r) => r.applied).map((r) => repairName(r.kind)))];
-  const copy = el("button", { type: "button", class: "copy", ...(n < 9 ? { "aria-keyshortcuts": String(n + 1) } : {}) },
-    n < 9 ? `Copy (${n + 1})` : "Copy");
-  copy.addEventListener("click", () => copyMatch(n));
-  const project = m.project_id || [...new Set(m.origins.map((o) => o.project_id).filter(Boolean))].join(", ");
-  const details = el("details", {},
-    el("summary", {}, "Details"),
-    el("dl", {},
-      el("dt", {}, "Match type"), el("dd", {}, `${m.match_type.replace(/_/g, " ")} (tier ${m.tier}), score ${m.percent} %`),
-      el("dt", {}, "Entry"), el("dd", {}, String(m.entry_id)),
-      ...(m.point ? [el("dt", {}, "Point"), el("dd", {}, m.point)] : []),
-      ...(wordRepairs(m).length ? [el("dt", {}, "Words repaired"), el("dd", { class: "word-repairs" }, wordRepairs(m).join("; "))] : []),
-      el("dt", {}, "Write events"), el("dd", {}, m.origins.length
-        ? m.origins.map((o) => [o.created_at, o.project_id].filter(Boolean).join(" ") || "(undated)").join("; ") : "none recorded")));
+  const reason = why(m);
+  const more = el("button", { type: "button", class: "more", "aria-haspopup": "menu", "aria-expanded": "false",
+    "aria-controls": `match-${n + 1}-menu`, "aria-label": `More for suggestion ${n + 1}` }, "More");
   const noteList = notes(m);
-  const item = el("li", { class: "match", id: `match-${n + 1}`, "aria-labelledby": `match-${n + 1}-label` },
+  const item = el("li", { class: "match", id: `match-${n + 1}`, tabindex: "0", "aria-labelledby": `match-${n + 1}-label`,
+    "aria-describedby": `match-${n + 1}-use`, ...(n < 9 ? { "aria-keyshortcuts": String(n + 1) } : {}) },
     el("div", { class: "head" },
       el("span", { class: "key", "aria-hidden": "true" }, String(n + 1)),
-      el("span", { class: `label ${kind}`, id: `match-${n + 1}-label` }, `${n + 1}. ${name}`),
-      ...(m.ambiguous ? [el("span", { class: "warning" }, "Different answers were approved — check")] : []),
-      ...(repaired.length ? [el("span", { class: "repaired-label" }, `Repaired: ${repaired.join(" / ")}`)] : [])),
-    el("dl", {},
-      el("dt", {}, "Use"), el("dd", { class: "use adapted" }, marked(m.target.text, m.adapted_target.text, m)),
-      ...(m.adapted_target.text !== m.target.text ? [el("dt", {}, "Stored translation"), el("dd", { class: "target" }, m.target.text)] : []),
-      el("dt", {}, "Memory source"), el("dd", { class: "source" }, sourceDiff(m)),
-      el("dt", {}, "Origin"), el("dd", { class: "origin" }, [(m.memory || memoryName) && `memory ${m.memory || memoryName}`, project && `project ${project}`].filter(Boolean).join(" · ") || "—"),
-      ...(m.unit ? [el("dt", {}, "Unit"), el("dd", {}, m.unit)] : []),
-      el("dt", {}, "Approved"), el("dd", {},
-        `${m.approvals} time${m.approvals === 1 ? "" : "s"}${m.last_approved ? `, last ${m.last_approved.replace("T", " ").replace("Z", " UTC")}` : ""}`)),
+      el("span", { class: `label ${kind}`, id: `match-${n + 1}-label` }, hidden(`Suggestion ${n + 1}: `), name),
+      ...(reason ? [el("span", { class: "why", title: reason }, reason)] : []),
+      more),
+    el("p", { class: "use adapted", id: `match-${n + 1}-use` }, marked(m.target.text, m.adapted_target.text, m)),
+    el("p", { class: "line" }, el("span", { class: "source" }, hidden("Memory source: "), sourceDiff(m)),
+      el("span", { class: "origin" }, hidden("From: "), provenance(m))),
     ...(noteList.length ? [el("ul", { class: "notes", "aria-label": "Notes" }, ...noteList.map((t) => el("li", {}, t)))] : []),
-    details,
-    el("div", { class: "actions" }, copy, actionButton("Edit", () => editForm(m, item)),
-      actionButton("History", () => showHistory(m, item)), actionButton("Delete", () => deleteMatch(m, item))),
     el("div", { class: "edit-status", "aria-live": "polite" }));
+  menu(item, more, [
+    ["Copy", () => copyMatch(n)],
+    ["Details", () => showDetails(m, item)],
+    ["Edit", () => editForm(m, item)],
+    ["History", () => showHistory(m, item)],
+    ["Delete", () => deleteMatch(m, item)],
+  ]);
+  item.addEventListener("keydown", (e) => {
+    if (e.target === item && e.key === "Enter") { e.preventDefault(); copyMatch(n); }
+  });
+  item.addEventListener("dblclick", (e) => { if (!e.target.closest("button, form, .menu, .history, .details")) copyMatch(n); });
   return item;
+}
+
+// The details: the score as on the card with the engine's own terms, the entry, the
+// stored translation, word repairs with their evidence, every write event.
+function showDetails(m, item) {
+  const old = item.querySelector(".details");
+  if (old) { old.remove(); return; }
+  const [name] = label(m);
+  const box = el("div", { class: "details", tabindex: "-1", "aria-label": "Details" },
+    el("dl", {},
+      el("dt", {}, "Score"), el("dd", {}, `${name}: ${floorPercent(m)} % (found as ${m.match_type.replace(/_/g, " ")}, tier ${m.tier})`),
+      ...(m.adapted_target.text !== m.target.text ? [el("dt", {}, "Stored translation"), el("dd", { class: "target" }, m.target.text)] : []),
+      el("dt", {}, "Entry"), el("dd", {}, String(m.entry_id)),
+      ...(m.point ? [el("dt", {}, "Point"), el("dd", {}, m.point)] : []),
+      ...(m.unit ? [el("dt", {}, "Unit"), el("dd", {}, m.unit)] : []),
+      ...(wordRepairs(m).length ? [el("dt", {}, "Words repaired"), el("dd", { class: "word-repairs" }, wordRepairs(m).join("; "))] : []),
+      el("dt", {}, "Approved"), el("dd", {},
+        `${m.approvals} time${m.approvals === 1 ? "" : "s"}${m.last_approved ? `, last ${m.last_approved.replace("T", " ").replace("Z", " UTC")}` : ""}`),
+      el("dt", {}, "Write events"), el("dd", {}, m.origins.length
+        ? m.origins.map((o) => [o.created_at, o.project_id].filter(Boolean).join(" ") || "imported, undated").join("; ") : "none recorded")));
+  item.querySelector(".edit-status").before(box);
+  box.focus();
+}
+
+// A menu button: arrow keys move among the items, Enter or a click runs one, Escape and
+// Tab close it; the focus returns to the button.
+function menu(item, button, entries) {
+  const list = el("div", { class: "menu", role: "menu", id: button.getAttribute("aria-controls"), hidden: "" });
+  const items = entries.map(([text, action]) => {
+    const b = el("button", { type: "button", role: "menuitem", tabindex: "-1" }, text);
+    b.addEventListener("click", () => { close(false); action(); });
+    return b;
+  });
+  list.append(...items);
+  const close = (focus) => {
+    list.hidden = true;
+    button.setAttribute("aria-expanded", "false");
+    if (focus) button.focus();
+  };
+  const open = (at) => {
+    for (const other of document.querySelectorAll(".menu:not([hidden])")) if (other !== list) other.hidden = true;
+    list.hidden = false;
+    button.setAttribute("aria-expanded", "true");
+    items[(at + items.length) % items.length].focus();
+  };
+  button.addEventListener("click", () => (list.hidden ? open(0) : close(true)));
+  button.addEventListener("keydown", (e) => {
+    if (e.key === "ArrowDown") { e.preventDefault(); open(0); }
+    if (e.key === "ArrowUp") { e.preventDefault(); open(-1); }
+  });
+  list.addEventListener("keydown", (e) => {
+    const k = items.indexOf(document.activeElement);
+    if (e.key === "ArrowDown") { e.preventDefault(); items[(k + 1) % items.length].focus(); }
+    else if (e.key === "ArrowUp") { e.preventDefault(); items[(k - 1 + items.length) % items.length].focus(); }
+    else if (e.key === "Home") { e.preventDefault(); items[0].focus(); }
+    else if (e.key === "End") { e.preventDefault(); items[items.length - 1].focus(); }
+    else if (e.key === "Escape") { e.preventDefault(); close(true); }
+    else if (e.key === "Tab") close(false);
+  });
+  list.addEventListener("focusout", (e) => { if (!list.contains(e.relatedTarget) && e.relatedTarget !== button) close(false); });
+  button.after(list);
 }
 
 function actionButton(text, action) {
@@ -289,23 +473,6 @@ function actionButton(text, action) {
 function entryUrl(m, rest = "") {
   const memory = m.memory ? `?memory=${encodeURIComponent(m.memory)}` : "";
   return `/v1/entries${m.entry_id === undefined ? "" : `/${m.entry_id}`}${rest}${memory}`;
-}
-
-// The file, context or origin an import recorded (metadata such as `jsonl:origin` or a
-// TMX property), read from each matched entry.
-async function fillOrigins() {
-  const shown = matches;
-  await Promise.all(shown.map(async (m, n) => {
-    try {
-      const entry = await api(entryUrl(m));
-      const where = (entry.metadata || []).filter(([k]) => /origin|file|context|project/i.test(k) && !k.startsWith("cmem:"))
-        .map(([, v]) => v);
-      const dd = document.querySelector(`#match-${n + 1} .origin`);
-      if (dd && matches === shown && where.length) {
-        dd.textContent = [dd.textContent === "—" ? "" : dd.textContent, ...new Set(where)].filter(Boolean).join(" · ");
-      }
-    } catch { /* the entry may be gone: the origin stays as the match gave it */ }
-  }));
 }
 
 async function copyText(text) {
@@ -371,6 +538,26 @@ function confirmDialog(title, body, action) {
 
 const mode = (runs) => (hasCodes(runs) ? "numbered" : "none");
 
+// The write token, asked for inside the card when none is known yet: a field put at the
+// top of `form` (or of a small form of its own), so the translator is asked before
+// writing, where the eyes are. Returns the field, or null when a token is known.
+function tokenField(form, idBase) {
+  if ($("write-token").value.trim()) return null;
+  const input = el("input", { id: `${idBase}-token`, type: "password", size: "24", autocomplete: "off", required: "" });
+  const row = el("div", { class: "row token-row" },
+    el("label", { for: input.id }, "Write token (cmem token create --scope write)"), input);
+  form.prepend(row);
+  return input;
+}
+
+// A token typed in a card is the page's token from then on.
+function keepToken(input) {
+  if (!input) return;
+  $("write-token").value = input.value.trim();
+  try { sessionStorage.setItem("cmem.token", input.value.trim()); } catch { /* no storage */ }
+  input.closest(".token-row")?.remove();
+}
+
 function editForm(m, item) {
   item.querySelector(".edit-form")?.remove();
   const id = m.entry_id;
@@ -385,58 +572,84 @@ function editForm(m, item) {
   const form = el("form", { class: "edit-form" },
     el("label", { for: text.id }, `New translation${hasCodes(runs) ? " (codes as {1}…{/1})" : ""}`), text,
     el("div", { class: "row" }, el("button", { type: "submit" }, "Save"), cancel));
-  cancel.addEventListener("click", () => { form.remove(); item.querySelector(".actions button:nth-child(2)").focus(); });
+  const token = tokenField(form, `edit-${id}`);
+  cancel.addEventListener("click", () => { form.remove(); item.focus(); });
+  form.addEventListener("keydown", (e) => { if (e.key === "Escape") cancel.click(); });
   text.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); }
-    if (e.key === "Escape") cancel.click();
+  });
+  token?.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") { e.preventDefault(); text.focus(); }
   });
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const status = item.querySelector(".edit-status");
     status.replaceChildren();
     try {
+      if (token && !token.value.trim()) { token.focus(); throw new Error("Enter a write token first."); }
       const newRuns = hasCodes(runs) ? parseNumbered(text.value, runs) : [{ text: text.value }];
       const sure = await confirmDialog("Change this translation?", [
         el("p", {}, "Every user of the memory will get the new text. The old one is kept in the entry's history and can be restored."),
         el("p", {}, el("del", {}, m.target.text)), el("p", {}, el("ins", {}, runsText(newRuns, "markup", text.value)))], "Save");
       if (!sure) { text.focus(); return; }
+      keepToken(token);
       status.textContent = "Saving…";
+      const base = m.target.runs;
       const history = await api(entryUrl(m, "/revise"), {
         method: "POST", headers: writeHeaders(),
-        body: JSON.stringify({ locale: m.target.locale, runs: newRuns, base: runs }),
+        body: JSON.stringify({ locale: m.target.locale, runs: newRuns, base }),
       });
       form.remove();
-      updated(m, item, history, `Saved entry ${id}.`);
+      updated(m, item, history, `Saved entry ${id}.`, { undo: base, redo: newRuns });
     } catch (err) { status.textContent = ""; showError(status, err); }
   });
-  item.querySelector(".actions").after(form);
-  text.focus();
+  item.querySelector(".edit-status").before(form);
+  (token || text).focus();
 }
 
-// The match's shown target after a change; an Undo button and the history.
-function updated(m, item, history, message) {
+// The match's shown target after a change, the history, and one button: Undo after an
+// edit, Redo after an undo. A button acts once (it is replaced by its answer), so a
+// second press of Undo cannot put the edit back.
+function updated(m, item, history, message, change) {
   const variant = history.current.variants.find((v) => v.locale === m.target.locale);
   if (variant) {
     m.target = variant;
     m.adapted_target = { text: variant.text, runs: variant.runs };
-    const use = item.querySelector(".use");
-    use.replaceChildren(variant.text);
-    item.querySelector(".target")?.replaceChildren(variant.text);
+    item.querySelector(".use").replaceChildren(variant.text);
+    item.querySelector(".details .target")?.replaceChildren(variant.text);
   }
   const status = item.querySelector(".edit-status");
-  const undo = actionButton("Undo", () => undoChange(m, item));
-  status.replaceChildren(el("span", {}, `${message} `), undo);
+  const text = el("span", { tabindex: "-1" }, `${message} `);
+  const parts = [text];
+  if (change) {
+    const undone = change.undone;
+    const button = actionButton(undone ? "Redo" : "Undo", async () => {
+      if (button.disabled) return;
+      button.disabled = true;
+      await rewrite(m, item, undone ? change.redo : change.undo, undone
+        ? `Saved the new translation of entry ${m.entry_id} again.`
+        : `Restored the previous translation of entry ${m.entry_id}.`, { ...change, undone: !undone });
+    });
+    parts.push(button);
+  }
+  status.replaceChildren(...parts);
   renderHistory(item, history);
-  undo.focus();
+  (change && !change.undone ? parts[1] : text).focus();
 }
 
-async function undoChange(m, item) {
+// Undo goes back to the answer before the edit (the server's undo, approvals and all);
+// Redo writes the edited text again. Each names the text it was made against, so a
+// repeated or late request is refused (409) rather than applied twice.
+async function rewrite(m, item, runs, message, change) {
   const status = item.querySelector(".edit-status");
+  const back = change.undone;
   try {
-    const history = await api(entryUrl(m, "/undo"), {
-      method: "POST", headers: writeHeaders(), body: JSON.stringify({ locale: m.target.locale, base: m.target.runs }),
+    const history = await api(entryUrl(m, back ? "/undo" : "/revise"), {
+      method: "POST", headers: writeHeaders(),
+      body: JSON.stringify(back ? { locale: m.target.locale, base: m.target.runs }
+        : { locale: m.target.locale, runs, base: m.target.runs }),
     });
-    updated(m, item, history, `Restored the previous translation of entry ${m.entry_id}.`);
+    updated(m, item, history, message, change);
   } catch (err) { showError(status, err); }
 }
 
@@ -463,27 +676,43 @@ function renderHistory(item, h) {
   item.append(box);
 }
 
+// A write asked for without a token: a small form in the card asks for it, then goes on.
+function askToken(item, idBase, then) {
+  item.querySelector(".token-form")?.remove();
+  const cancel = el("button", { type: "button" }, "Cancel");
+  const form = el("form", { class: "token-form edit-form" }, el("div", { class: "row" }, el("button", { type: "submit" }, "Continue"), cancel));
+  const input = tokenField(form, idBase);
+  cancel.addEventListener("click", () => { form.remove(); item.focus(); });
+  form.addEventListener("submit", (e) => { e.preventDefault(); keepToken(input); form.remove(); then(); });
+  item.querySelector(".edit-status").before(form);
+  input.focus();
+}
+
 async function deleteMatch(m, item) {
   const status = item.querySelector(".edit-status");
+  if (!$("write-token").value.trim()) { askToken(item, `delete-${m.entry_id}`, () => deleteMatch(m, item)); return; }
   try {
-    writeToken();
     const sure = await confirmDialog("Delete this translation?", [
       el("p", {}, "It is removed from the memory for every user; right afterwards you can undo."),
       el("p", {}, `${m.source.text} → ${m.target.text}`)], "Delete");
     if (!sure) return;
     const entry = await api(entryUrl(m));
     await api(entryUrl(m), { method: "DELETE", headers: writeHeaders() });
-    // Undo writes the entry back as it was read, history and all (under a new id).
+    // Undo writes the entry back as it was read, history and all (under a new id), once.
+    const more = item.querySelector(".more");
     const undo = actionButton("Undo", async () => {
+      if (undo.disabled) return;
+      undo.disabled = true;
       try {
         delete entry.id;
         const added = await api(entryUrl({ memory: m.memory }), { method: "POST", headers: writeHeaders(), body: JSON.stringify(entry) });
         m.entry_id = added.entries[0].id;
-        status.replaceChildren(`Restored as entry ${m.entry_id}.`);
-        item.querySelector(".actions").hidden = false;
-      } catch (err) { showError(status, err); }
+        status.replaceChildren(el("span", { tabindex: "-1" }, `Restored as entry ${m.entry_id}.`));
+        more.hidden = false;
+        status.firstChild.focus();
+      } catch (err) { undo.disabled = false; showError(status, err); }
     });
-    item.querySelector(".actions").hidden = true;
+    more.hidden = true;
     status.replaceChildren(el("span", {}, `Deleted entry ${m.entry_id}. `), undo);
     undo.focus();
   } catch (err) { showError(status, err); }
@@ -505,7 +734,7 @@ async function search(offset) {
   const params = { q: $("search-words").value, locale: $("search-locale").value, limit: 20, offset };
   if ($("search-to").value) params.to = $("search-to").value;
   if ($("search-project").value.trim()) params.project = $("search-project").value.trim();
-  results.replaceChildren(el("p", {}, "Searching…"));
+  results.setAttribute("aria-busy", "true");
   try {
     const page = await api(`/v1/search?${new URLSearchParams(params)}`);
     searchOffset = offset;
@@ -513,15 +742,20 @@ async function search(offset) {
     $("search-previous").disabled = offset === 0;
     $("search-next").disabled = page.next_offset === null;
     $("search-next").dataset.offset = page.next_offset ?? "";
-    if (page.hits.length === 0) { results.replaceChildren(el("p", {}, "Nothing found.")); return; }
+    if (page.hits.length === 0) {
+      results.replaceChildren();
+      $("search-count").textContent = "Nothing found.";
+      return;
+    }
+    $("search-count").textContent = `Hits ${offset + 1}–${offset + page.hits.length}${page.next_offset === null ? "" : " (more on the next page)"}`;
     results.replaceChildren(
-      el("p", {}, `Hits ${offset + 1}–${offset + page.hits.length}${page.next_offset === null ? "" : " (more on the next page)"}`),
       el("ol", { class: "hits", start: String(offset + 1) }, ...page.hits.map((h) => el("li", {},
         snippet(h.snippet),
         ...h.translations.map((t) => el("div", { class: "translation" }, `${t.locale}: ${t.text}`)),
-        el("div", { class: "hint" }, [h.project_id || [...new Set((h.origins || []).map((o) => o.project_id).filter(Boolean))].join(", "),
+        el("div", { class: "hint origin" }, [provenance({ ...h, last_approved: "" }),
           `${h.approvals} approval${h.approvals === 1 ? "" : "s"}`].filter(Boolean).join(" · "))))));
-  } catch (e) { pager.hidden = true; showError(results, e); }
+  } catch (e) { pager.hidden = true; $("search-count").textContent = ""; showError(results, e); }
+  finally { results.removeAttribute("aria-busy"); }
 }
 
 // ---- Import and export.
@@ -576,17 +810,24 @@ function fillTargets(keep, strict) {
   options($("lookup-to"), targets, strict && !targets.includes(want) ? targets[0] : want);
 }
 
+// The locale lists from the memory's pairs: `stats` is /v1/stats's answer, or the one
+// kept from the last visit, so the form is usable before the server answers.
+function showLocales(stats, wanted) {
+  pairs = stats.pairs;
+  const sources = [...new Set(pairs.map((p) => p.source))];
+  const all = [...new Set(pairs.flatMap((p) => [p.source, p.target]))].sort();
+  options($("lookup-from"), sources, wanted.from ?? recall("from") ?? sources[0]);
+  fillTargets(wanted.to ?? recall("to") ?? undefined);
+  options($("search-locale"), all, wanted.locale ?? recall("search-locale") ?? sources[0]);
+  options($("search-to"), all, recall("search-to") ?? "");
+}
+
 async function loadLocales(wanted = {}) {
   try {
     const stats = await api("/v1/stats");
-    pairs = stats.pairs;
+    remember("pairs", JSON.stringify({ pairs: stats.pairs }));
     $("memory").textContent = `${memoryName ? `${memoryName}: ` : ""}${stats.entries.toLocaleString("en")} entries`;
-    const sources = [...new Set(pairs.map((p) => p.source))];
-    const all = [...new Set(pairs.flatMap((p) => [p.source, p.target]))].sort();
-    options($("lookup-from"), sources, wanted.from ?? recall("from") ?? sources[0]);
-    fillTargets(wanted.to ?? recall("to") ?? undefined);
-    options($("search-locale"), all, wanted.locale ?? recall("search-locale") ?? sources[0]);
-    options($("search-to"), all, recall("search-to") ?? "");
+    showLocales(stats, wanted);
   } catch (e) {
     $("memory").textContent = /token/.test(e.message) ? `${e.message}: enter one under Write access` : e.message;
   }
@@ -594,14 +835,19 @@ async function loadLocales(wanted = {}) {
 
 async function start() {
   const url = new URLSearchParams(location.search);
+  const wanted = { from: url.get("from") ?? undefined, to: url.get("to") ?? undefined, locale: url.get("locale") ?? undefined };
   try {
-    const ready = await api("/readyz");
-    memoryName = String(ready.memory || "").split(/[\\/]/).pop().replace(/\.db$/, "");
-  } catch { /* the name is only shown */ }
-  await loadLocales({ from: url.get("from") ?? undefined, to: url.get("to") ?? undefined, locale: url.get("locale") ?? undefined });
+    const kept = JSON.parse(recall("pairs") || "null");
+    if (Array.isArray(kept?.pairs)) showLocales(kept, wanted);
+    else showLocales({ pairs: [] }, wanted);
+  } catch { /* a damaged copy: wait for the server */ }
   const codes = recall("codes");
   if (codes) $("lookup-codes").value = codes;
   try { $("write-token").value = sessionStorage.getItem("cmem.token") || ""; } catch { /* no storage */ }
+  const named = api("/readyz").then((ready) => {
+    memoryName = String(ready.memory || "").split(/[\\/]/).pop().replace(/\.db$/, "");
+  }).catch(() => { /* the name is only shown */ });
+  const loaded = loadLocales(wanted);
 
   $("lookup-from").addEventListener("change", () => {
     remember("from", $("lookup-from").value);
@@ -620,7 +866,8 @@ async function start() {
     $("write-token").value = "";
     try { sessionStorage.removeItem("cmem.token"); } catch { /* no storage */ }
   });
-  $("lookup-form").addEventListener("submit", (e) => { e.preventDefault(); lookup(); });
+  $("lookup-form").addEventListener("submit", (e) => { e.preventDefault(); clearTimeout(typing); lookup(); });
+  $("lookup-text").addEventListener("input", (e) => lookupSoon(e.inputType === "insertFromPaste" ? 0 : 300));
   $("confirm").addEventListener("close", settle);
   // Enter looks up; Shift+Enter starts a new line.
   $("lookup-text").addEventListener("keydown", (e) => {
@@ -667,10 +914,16 @@ async function start() {
     $("export-link").href = `/v1/export?format=${encodeURIComponent($("export-format").value)}`;
   });
 
-  // A link can ask for a lookup (?q=…&from=…&to=…) or a search (?search=…&locale=…).
+  $("lookup-text").focus();
+  performance.mark("cmem-usable");
+  // A link can ask for a lookup (?q=…&from=…&to=…) or a search (?search=…&locale=…),
+  // made once the locales are known.
+  await Promise.all([named, loaded]);
+  if (memoryName && /entries$/.test($("memory").textContent) && !$("memory").textContent.startsWith(`${memoryName}:`)) {
+    $("memory").textContent = `${memoryName}: ${$("memory").textContent}`;
+  }
   if (url.get("q")) { $("lookup-text").value = url.get("q"); $("lookup-form").requestSubmit(); }
   if (url.get("search")) { $("search-words").value = url.get("search"); $("search-form").requestSubmit(); }
-  $("lookup-text").focus();
 }
 
 start();

@@ -52,6 +52,20 @@ fn open(b: &mut Browser, url: &str) {
     );
 }
 
+/// The item of match `n`'s More menu: Copy, Details, Edit, History or Delete, chosen as
+/// a mouse would.
+fn choose(b: &mut Browser, n: usize, item: &str) {
+    let k = ["Copy", "Details", "Edit", "History", "Delete"].iter().position(|i| *i == item).unwrap() + 1;
+    b.click(&format!("#match-{n} .more"));
+    b.wait_for(&format!("!document.querySelector('#match-{n} .menu').hidden"));
+    b.click(&format!("#match-{n} .menu button:nth-child({k})"));
+}
+
+/// The texts of the elements `selector` names.
+fn texts(b: &mut Browser, selector: &str) -> Value {
+    b.read(&format!("Array.from(document.querySelectorAll({selector:?})).map((e) => e.textContent)"))
+}
+
 fn clipboard(b: &mut Browser) -> String {
     b.read_async("navigator.clipboard.readText()").as_str().unwrap_or_default().to_owned()
 }
@@ -66,19 +80,20 @@ fn one_key_copies_a_suggestion_with_the_querys_codes_beside_its_notes_and_origin
     );
     open(&mut b, &format!("{}/?q={}&from=en&to=de", s.base, quote("Open <b>the</b> file")));
     b.wait_for("document.querySelectorAll('#lookup-results .match').length === 2");
-    // Origins are read from each entry after the matches are shown.
-    b.wait_for("/ui\\/dialogs\\.po/.test(document.querySelector('#match-1 .origin').textContent)");
+    // The file the import recorded is among the origins the match shows.
+    let origin = b.read("document.querySelector('#match-1 .origin').textContent");
+    assert!(origin.as_str().unwrap().contains("ui/dialogs.po"), "{origin}");
 
     // The query's codes are named; the first suggestion carries them (adapted from the
     // stored <i>), the second cannot and says so.
     let note = b.read("document.querySelector('.query-note').textContent");
     assert!(note.as_str().unwrap().contains("<b> </b>"), "{note}");
     let first = b.read("document.querySelector('#match-1').textContent").as_str().unwrap().to_owned();
-    assert!(first.contains("1. Exact"), "{first}");
+    assert_eq!(texts(&mut b, "#match-1 .label"), json!(["Suggestion 1: exact except markup"]));
     assert!(first.contains("<b>Die</b> Datei öffnen"), "{first}");
     assert!(first.contains("project writer-ui") && first.contains("memory sample"), "{first}");
     let second = b.read("document.querySelector('#match-2').textContent").as_str().unwrap().to_owned();
-    assert!(second.contains("2. Fuzzy"), "{second}");
+    assert!(second.contains("Suggestion 2: fuzzy"), "{second}");
     assert!(second.contains("project help"), "{second}");
     assert!(second.contains("could not be placed in the translation: <b> </b>"), "{second}");
 
@@ -161,11 +176,16 @@ fn the_page_passes_axe_in_light_and_dark_and_fits_a_phone() {
     );
     b.wait_for("document.querySelectorAll('#lookup-results .match').length === 2");
     b.wait_for("document.querySelector('#search-results mark') !== null");
-    b.click("#match-1 details summary");
-    b.click("#match-1 .actions button:nth-child(3)");
+    choose(&mut b, 1, "Details");
+    b.wait_for("document.querySelector('#match-1 .details') !== null");
+    choose(&mut b, 1, "History");
     b.wait_for("document.querySelector('#match-1 .history') !== null");
-    b.click("#match-2 .actions button:nth-child(2)");
+    // The edit form asks for the token first, inside itself.
+    choose(&mut b, 2, "Edit");
     b.wait_for("document.querySelector('#match-2 .edit-form textarea') !== null");
+    assert_eq!(b.read("document.activeElement.type"), "password");
+    // A menu open, for the check too.
+    b.click("#match-1 .more");
 
     // The import view, with a located problem listed: a file chosen as a person would
     // (the file dialog's answer), the format picked with the arrow keys, the token typed.
@@ -205,7 +225,7 @@ fn the_page_passes_axe_in_light_and_dark_and_fits_a_phone() {
         assert_eq!(found, json!([]), "light colours");
     }
     // The confirmation a delete asks for, too.
-    b.click("#match-2 .actions button:nth-child(4)");
+    choose(&mut b, 2, "Delete");
     b.wait_for("document.getElementById('confirm').open");
     b.screenshot("cmem-page-confirm.png");
     if axe.is_some() {
@@ -263,26 +283,26 @@ fn a_delete_asks_first_and_can_be_undone() {
     b.wait_for("document.querySelector('#match-1') !== null");
     let id = b.read("matches[0].entry_id").as_i64().unwrap();
 
-    // Without a token the page asks for one, and deletes nothing.
-    b.click("#match-1 .actions button:nth-child(4)");
-    b.wait_for("document.activeElement.id === 'write-token'");
+    // Without a token the card asks for one, in itself, and deletes nothing yet; the
+    // token given, it goes on to ask for confirmation, and Cancel keeps the entry.
+    choose(&mut b, 1, "Delete");
+    b.wait_for(&format!("document.activeElement.id === 'delete-{id}-token'"));
     assert!(!b.read("document.getElementById('confirm').open").as_bool().unwrap());
     b.type_text(&s.write);
-
-    // Cancel keeps the entry.
-    b.click("#match-1 .actions button:nth-child(4)");
+    b.enter();
     b.wait_for("document.getElementById('confirm').open");
+    assert_eq!(b.read("document.getElementById('write-token').value"), json!(s.write));
     b.press("Escape", 27, "", 0);
     b.wait_for("!document.getElementById('confirm').open");
     assert_eq!(s.get_json(&format!("/v1/entries/{id}"), None).0, 200);
 
     // Cancelled and asked again in one go, so the first showing's close event arrives
     // while the second is open: it answers neither, and the second answer counts.
-    b.click("#match-1 .actions button:nth-child(4)");
+    choose(&mut b, 1, "Delete");
     b.wait_for("document.getElementById('confirm').open");
     b.read(
         "document.getElementById('confirm').close('cancel'); \
-         document.querySelector('#match-1 .actions button:nth-child(4)').click(); \
+         document.querySelector('#match-1 .menu button:nth-child(5)').click(); \
          document.getElementById('confirm').open",
     );
     b.wait_for("document.getElementById('confirm').open");
@@ -317,13 +337,21 @@ fn repairs_are_named_and_marked_in_the_text_to_use_and_the_source() {
     let read = |b: &mut Browser, selector: &str| {
         b.read(&format!("Array.from(document.querySelectorAll({selector:?})).map((e) => e.textContent)"))
     };
-    assert_eq!(read(&mut b, "#match-1 .label"), json!(["1. Fuzzy 92 %"]));
-    assert_eq!(read(&mut b, "#match-1 .repaired-label"), json!(["Repaired: numbers / punctuation"]));
+    // Only numbers and punctuation differ: said so, rather than a bare percentage.
+    assert_eq!(
+        read(&mut b, "#match-1 .label"),
+        json!(["Suggestion 1: exact except numbers and punctuation"])
+    );
+    assert_eq!(
+        read(&mut b, "#match-1 .why"),
+        json!(["punctuation differs: '!', repaired; numbers changed for your text"])
+    );
     assert_eq!(read(&mut b, "#match-1 .use"), json!(["Willkommen bei LibreOffice 24.2!"]));
     assert_eq!(read(&mut b, "#match-1 .use ins.repaired"), json!(["24.2!"]));
-    // The CLI's direction: the stored 4.2 struck, the query's 24.2! underlined as repaired.
-    assert_eq!(read(&mut b, "#match-1 .source del"), json!(["4.2"]));
-    assert_eq!(read(&mut b, "#match-1 .source ins.repaired"), json!(["24.2!"]));
+    // The CLI's direction: the stored 4 struck, the query's 24 and ! underlined as
+    // repaired, the shared .2 left as it is.
+    assert_eq!(read(&mut b, "#match-1 .source del"), json!(["4"]));
+    assert_eq!(read(&mut b, "#match-1 .source ins.repaired"), json!(["24", "!"]));
 
     // A penalty in words: an answer written for another region.
     let germany = json!({"variants": [{"locale": "en", "runs": [{"text": "Print the page"}]},
@@ -331,7 +359,8 @@ fn repairs_are_named_and_marked_in_the_text_to_use_and_the_source() {
     assert_eq!(s.post("/v1/entries", Some(&s.write), &germany).0, 201);
     open(&mut b, &format!("{}/?q={}&from=en&to=de-CH", s.base, quote("Print the page")));
     b.wait_for("document.querySelector('#match-1') !== null");
-    assert_eq!(read(&mut b, "#match-1 .notes li"), json!(["Written for another region (en → de-DE) (−1 %)"]));
+    assert_eq!(read(&mut b, "#match-1 .why"), json!(["written for another region (en → de-DE) (−1 %)"]));
+    assert_eq!(read(&mut b, "#match-1 .notes li"), json!([]));
 }
 
 /// A word repair: the page names it, marks the replaced word in the text to use with its
@@ -370,7 +399,7 @@ fn a_word_repair_is_named_marked_and_its_evidence_shown() {
     let read = |b: &mut Browser, selector: &str| {
         b.read(&format!("Array.from(document.querySelectorAll({selector:?})).map((e) => e.textContent)"))
     };
-    assert_eq!(read(&mut b, "#match-1 .repaired-label"), json!(["Repaired: words"]));
+    assert_eq!(read(&mut b, "#match-1 .why"), json!(["words changed for your text"]));
     assert_eq!(read(&mut b, "#match-1 .use"), json!(["Ordner drucken"]));
     assert_eq!(read(&mut b, "#match-1 .use ins.repaired"), json!(["Ordner"]));
     let title = b.read("document.querySelector('#match-1 .use ins.repaired').title");
@@ -378,23 +407,23 @@ fn a_word_repair_is_named_marked_and_its_evidence_shown() {
         title,
         json!("repaired from the memory: \"Datei\" → \"Ordner\", phrase pair seen 3× in the memory"),
     );
-    assert_eq!(read(&mut b, "#match-1 .target"), json!(["Datei drucken"]));
+    // The stored translation and the evidence are in the details.
+    choose(&mut b, 1, "Details");
+    b.wait_for("document.querySelector('#match-1 .details') !== null");
+    assert_eq!(read(&mut b, "#match-1 .details .target"), json!(["Datei drucken"]));
     assert_eq!(
         read(&mut b, "#match-1 .word-repairs"),
         json!(["\"Datei\" → \"Ordner\" (phrase pair seen 3× in the memory)"])
     );
-    // No evidence for a word: left as stored, and said so.
+    // No evidence for a word: left as stored, and no note about a repair not made.
     b.read(
         "document.getElementById('lookup-threshold').value = '50'; \
          document.getElementById('lookup-text').value = 'Print the zebra'; \
          document.getElementById('lookup-form').requestSubmit(); true",
     );
-    b.wait_for("document.querySelector('#match-1 .notes') !== null");
-    assert_eq!(read(&mut b, "#match-1 .repaired-label"), json!([]));
-    assert_eq!(
-        read(&mut b, "#match-1 .notes li"),
-        json!(["Not repaired (words \"file\" → \"zebra\"): the memory has no evidence for it"])
-    );
+    b.wait_for("/zebra/.test(document.querySelector('#match-1 .source').textContent)");
+    assert_eq!(read(&mut b, "#match-1 .notes li"), json!([]));
+    assert!(!read(&mut b, "#match-1").to_string().contains("Not repaired"));
 }
 
 /// Clicks the export link, the export format chosen `down` places below TMX, and waits
@@ -467,7 +496,7 @@ fn a_translation_with_codes_is_edited_with_numbered_codes_that_keep_their_markup
     let id = b.read("matches[0].entry_id").as_i64().unwrap();
     b.click("#write-token");
     b.type_text(&s.write);
-    b.click("#match-1 .actions button:nth-child(2)");
+    choose(&mut b, 1, "Edit");
     b.wait_for(&format!("document.activeElement.id === 'edit-target-{id}'"));
     assert_eq!(b.read("document.activeElement.value"), "{1}Die{/1} Datei öffnen");
 
@@ -493,4 +522,274 @@ fn a_translation_with_codes_is_edited_with_numbered_codes_that_keep_their_markup
         "{entry}"
     );
     assert_eq!(b.read("document.querySelector('#match-1 .use').textContent"), "Die <i>Datei</i> öffnen");
+}
+
+/// `<span class="avis">…</span>` as runs, as the recognizer gives them.
+fn span(inner: &str) -> Vec<Value> {
+    vec![
+        json!({"pc_open": {"id": "1", "type": "x-html-span", "data": "<span class=\"avis\">"}}),
+        json!({"text": inner}),
+        json!({"pc_close": {"id": "1", "type": "x-html-span", "data": "</span>"}}),
+    ]
+}
+
+/// The sample memory with answers near "Save the file": one with a colon more, one in a
+/// styled span, and plain neighbours, so a lookup has more suggestions than fit.
+fn save_server() -> Server {
+    let s = server();
+    let mut entries: Vec<Value> = [
+        ("Save the file:", "Datei speichern:"),
+        ("Save the files", "Dateien speichern"),
+        ("Save the file now", "Datei jetzt speichern"),
+        ("Save the file as", "Datei speichern unter"),
+        ("Save the new file", "Neue Datei speichern"),
+        ("Save a file", "Eine Datei speichern"),
+    ]
+    .iter()
+    .map(|(en, de)| super::en_de(en, de))
+    .collect();
+    entries.push(json!({"variants": [{"locale": "en", "runs": span("Saves the file.")},
+                                     {"locale": "de", "runs": span("Speichert die Datei.")}]}));
+    let (status, v) = s.post("/v1/entries", Some(&s.write), &json!(entries));
+    assert_eq!(status, 201, "{v}");
+    s
+}
+
+fn look_up(b: &mut Browser, text: &str) {
+    b.read(&format!(
+        "document.getElementById('lookup-threshold').value = '50'; \
+         document.getElementById('lookup-text').value = {text:?}; \
+         document.getElementById('lookup-form').requestSubmit(); matches = []; true"
+    ));
+    b.wait_for("matches.length > 0 && document.querySelector('#match-1') !== null");
+}
+
+/// What a match shows of the stored source: `[-deleted-]{+inserted+}`, the rest as is.
+const SOURCE_MARKS: &str = "(n) => Array.from(document.querySelector(`#match-${n} .source .diff`).childNodes) \
+     .map((e) => e.nodeName === 'DEL' ? `[-${e.textContent}-]` : e.nodeName === 'INS' ? `{+${e.textContent}+}` : e.textContent).join('')";
+
+/// The card of a suggestion, read in one glance: five fit a laptop's screen below the
+/// form, each with two tab stops; the score in words with one line of why; the source's
+/// differences at their grain; no note about repairs that were not needed.
+#[test]
+fn five_cards_read_in_one_glance_at_1280_by_800() {
+    let s = save_server();
+    let mut b = Browser::start();
+    b.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false}),
+    );
+    open(&mut b, &format!("{}/?from=en&to=de", s.base));
+    look_up(&mut b, "Save the file");
+    b.wait_for("document.querySelectorAll('#lookup-results .match').length >= 6");
+    b.screenshot("cmem-page-1280.png");
+    let fold = b.read(
+        "(() => { window.scrollTo(0, 0); return [window.innerHeight, \
+         Array.from(document.querySelectorAll('.match')).slice(0, 5).map((e) => e.getBoundingClientRect().bottom)]; })()",
+    );
+    let height = fold[0].as_f64().unwrap();
+    let bottoms: Vec<f64> = fold[1].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert_eq!(bottoms.len(), 5);
+    assert!(bottoms.iter().all(|&y| y <= height), "five cards above the fold of {height} px: {bottoms:?}");
+    eprintln!("the fifth card ends at {} of {height} px", bottoms[4]);
+    let stops = b.read(
+        "Array.from(document.querySelectorAll('.match')).map((m) => [m, ...m.querySelectorAll('a[href], button, input, \
+         select, textarea, summary, [tabindex]')].filter((e) => e.tabIndex >= 0 && !e.disabled && e.getClientRects().length > 0).length)",
+    );
+    assert!(stops.as_array().unwrap().iter().all(|n| n == 2), "two tab stops per card: {stops}");
+
+    // Punctuation only: named as such, the colon alone marked.
+    let card = b.read("matches.findIndex((m) => m.source.text === 'Save the file:') + 1").as_i64().unwrap();
+    assert!(card > 0);
+    assert_eq!(
+        texts(&mut b, &format!("#match-{card} .label")),
+        json!([format!("Suggestion {card}: exact except punctuation")])
+    );
+    assert_eq!(texts(&mut b, &format!("#match-{card} .why")), json!(["punctuation differs: ':', repaired"]));
+    assert_eq!(b.read(&format!("({SOURCE_MARKS})({card})")), "Save the file[-:-]");
+    // The details say the same score in the same words.
+    b.click(&format!("#match-{card} .more"));
+    b.click(&format!("#match-{card} .menu button:nth-child(2)"));
+    b.wait_for(&format!("document.querySelector('#match-{card} .details') !== null"));
+    let details = b.read(&format!("document.querySelector('#match-{card} .details dd').textContent"));
+    assert!(details.as_str().unwrap().starts_with("exact except punctuation: "), "{details}");
+    // A fuzzy score is the same number on the card and in the details.
+    let fuzzy = b.read("matches.findIndex((m) => m.source.text === 'Save a file') + 1").as_i64().unwrap();
+    let label = texts(&mut b, &format!("#match-{fuzzy} .label"));
+    let percent = b.read(&format!("Math.floor(matches[{}].percent)", fuzzy - 1)).as_i64().unwrap();
+    assert_eq!(label, json!([format!("Suggestion {fuzzy}: fuzzy {percent} %")]));
+    let page = b.read("document.getElementById('lookup-results').textContent");
+    assert!(!page.as_str().unwrap().contains("nothing to change"), "{page}");
+    assert!(!page.as_str().unwrap().contains("Not repaired"), "{page}");
+
+    // A tag added around a word and another taken away: each at its grain, and why.
+    look_up(&mut b, "<b>Save</b> the file");
+    let card = b.read("matches.findIndex((m) => m.source.text.startsWith('<span')) + 1").as_i64().unwrap();
+    assert!(card > 0);
+    assert_eq!(
+        b.read(&format!("({SOURCE_MARKS})({card})")),
+        "[-<span class=\"avis\">-]{+<b>+}Save[-s-]{+</b>+} the file[-.</span>-]"
+    );
+    let why = texts(&mut b, &format!("#match-{card} .why"));
+    assert!(why[0].as_str().unwrap().contains("bold added around *Save*"), "{why}");
+
+    // The count is announced, not the list.
+    assert_eq!(b.read("document.getElementById('lookup-results').getAttribute('aria-live')"), Value::Null);
+    let count = b.read("document.getElementById('lookup-count').textContent");
+    assert!(
+        count.as_str().unwrap().ends_with(" suggestions, the first exact except markup.")
+            || count.as_str().unwrap().contains("suggestions"),
+        "{count}"
+    );
+
+    // A focused card copies with Enter; the menu holds the rest and gives the focus back.
+    b.call_browser(
+        "Browser.grantPermissions",
+        json!({"origin": s.base, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]}),
+    );
+    b.read("document.getElementById('match-1').focus(); true");
+    b.enter();
+    b.wait_for("/Copied suggestion 1/.test(document.getElementById('copy-status').textContent)");
+    b.tab(false);
+    assert_eq!(b.focused(), "button:More");
+    b.press("ArrowDown", 40, "", 0);
+    assert_eq!(b.focused(), "button:Copy");
+    b.press("Escape", 27, "", 0);
+    assert_eq!(b.focused(), "button:More");
+    assert_eq!(b.read("document.querySelector('#match-1 .menu').hidden"), true);
+}
+
+/// Suggestions come while typing, after a pause, and at once on paste, without Enter.
+#[test]
+fn lookups_come_as_you_type_and_on_paste() {
+    let s = save_server();
+    let mut b = Browser::start();
+    b.call_browser(
+        "Browser.grantPermissions",
+        json!({"origin": s.base, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]}),
+    );
+    open(&mut b, &format!("{}/?from=en&to=de", s.base));
+    assert_eq!(b.focused(), "lookup-text");
+    b.type_text("Save the files");
+    b.wait_for("document.querySelector('#match-1 .use')?.textContent === 'Dateien speichern'");
+
+    b.read_async("navigator.clipboard.writeText('Automatic')");
+    b.select_all();
+    for kind in ["keyDown", "keyUp"] {
+        b.call(
+            "Input.dispatchKeyEvent",
+            json!({"type": kind, "key": "v", "code": "KeyV", "windowsVirtualKeyCode": 86, "modifiers": 2,
+                   "commands": if kind == "keyDown" { json!(["paste"]) } else { json!([]) }}),
+        );
+    }
+    b.wait_for("document.getElementById('lookup-text').value === 'Automatic'");
+    b.wait_for("document.querySelector('#match-1 .use')?.textContent === 'Automatisch'");
+}
+
+/// Where an answer comes from, on cards and concordance hits alike; the Project filter
+/// takes what they show.
+#[test]
+fn provenance_is_shown_and_the_project_filter_takes_it() {
+    let s = server();
+    let mut b = Browser::start();
+    open(
+        &mut b,
+        &format!("{}/?q={}&from=en&to=de&search=Open&locale=en", s.base, quote("Open <i>the</i> file")),
+    );
+    b.wait_for("document.querySelector('#match-1') !== null");
+    b.wait_for("document.querySelector('#search-results .origin') !== null");
+    let origin =
+        b.read("document.querySelector('#match-1 .origin').textContent").as_str().unwrap().to_owned();
+    assert!(origin.contains("memory sample") && origin.contains("project writer-ui"), "{origin}");
+    assert!(origin.contains("ui/dialogs.po"), "{origin}");
+    let dated = regex::Regex::new(r"\d{4}-\d\d-\d\d$|imported$").unwrap();
+    assert!(dated.is_match(&origin), "a date or 'imported': {origin}");
+    let hits = texts(&mut b, "#search-results .origin");
+    assert!(hits.as_array().unwrap().iter().any(|h| h.as_str().unwrap().contains("ui/dialogs.po")), "{hits}");
+    // An entry imported without a date says so.
+    let old = b.read("(() => provenance({ origins: [], project_id: '', provenance: ['a.tmx'] }))()");
+    assert!(old.as_str().unwrap().ends_with("a.tmx · imported"), "{old}");
+
+    for project in ["ui/dialogs.po", "dialogs.po", "writer-ui"] {
+        b.read(&format!(
+            "document.getElementById('search-project').value = {project:?}; \
+             document.getElementById('search-results').replaceChildren(); \
+             document.getElementById('search-form').requestSubmit(); true"
+        ));
+        b.wait_for("document.querySelector('#search-results li') !== null");
+        let found = texts(&mut b, "#search-results li");
+        assert_eq!(found.as_array().unwrap().len(), 1, "{project}: {found}");
+        assert!(found[0].as_str().unwrap().contains("ui/dialogs.po"), "{project}: {found}");
+    }
+}
+
+/// The form works before the statistics answer: the locales kept from the last visit
+/// fill it, and a lookup goes out while /v1/stats is still held.
+#[test]
+fn the_form_is_usable_before_the_statistics_arrive() {
+    let s = server();
+    let mut b = Browser::start();
+    open(&mut b, &format!("{}/", s.base));
+    // From now on /v1/stats is held back, never answered.
+    b.call("Fetch.enable", json!({"patterns": [{"urlPattern": "*/v1/stats*"}]}));
+    b.call("Page.navigate", json!({"url": format!("{}/", s.base)}));
+    b.wait_for(
+        "document.readyState === 'complete' && performance.getEntriesByName('cmem-usable').length === 1",
+    );
+    assert_eq!(
+        b.read("[document.getElementById('lookup-from').value, document.getElementById('lookup-to').value]"),
+        json!(["en", "de"])
+    );
+    assert!(!b.read("document.getElementById('memory').textContent").as_str().unwrap().contains("entries"));
+    let usable = b.read("performance.getEntriesByName('cmem-usable')[0].startTime").as_f64().unwrap();
+    eprintln!("the form was usable {usable:.0} ms after the navigation started");
+    assert!(usable < 2000.0, "{usable} ms");
+    b.click("#lookup-text");
+    b.type_text("Automatic");
+    b.enter();
+    b.wait_for("document.querySelector('#match-1 .use')?.textContent === 'Automatisch'");
+}
+
+/// The write token is asked for inside the edit form, before the edit; Undo undoes once
+/// and then offers Redo, so pressing it again does not put the edit back.
+#[test]
+fn the_token_comes_first_and_undo_undoes_once() {
+    let s = server();
+    let mut b = Browser::start();
+    open(&mut b, &format!("{}/?q={}&from=en&to=de", s.base, quote("Open the files")));
+    b.wait_for("document.querySelector('#match-1') !== null");
+    let id = b.read("matches[0].entry_id").as_i64().unwrap();
+    choose(&mut b, 1, "Edit");
+    // The token field is the form's first, focused; the page's own field is not used.
+    b.wait_for(&format!("document.activeElement.id === 'edit-{id}-token'"));
+    let inside = b.read("document.activeElement.closest('.edit-form') !== null");
+    assert_eq!(inside, true);
+    b.type_text(&s.write);
+    b.enter();
+    assert_eq!(b.focused(), format!("edit-target-{id}"));
+    b.select_all();
+    b.type_text("Die Dateien öffnen");
+    b.enter();
+    b.wait_for("document.getElementById('confirm').open");
+    b.click("#confirm-ok");
+    b.wait_for("/Saved entry/.test(document.querySelector('#match-1 .edit-status').textContent)");
+    let target = |s: &Server| {
+        s.get_json(&format!("/v1/entries/{id}"), None).1["variants"][1]["runs"][0]["text"].clone()
+    };
+    assert_eq!(target(&s), "Die Dateien öffnen");
+    assert_eq!(b.read("document.getElementById('write-token').value"), json!(s.write));
+
+    // Undo, then Enter again on the same spot: the first undoes, the second does nothing.
+    assert_eq!(b.focused(), "button:Undo");
+    b.enter();
+    b.wait_for("/Restored the previous translation/.test(document.querySelector('#match-1 .edit-status').textContent)");
+    b.enter();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(target(&s), "Dateien öffnen");
+    assert_eq!(texts(&mut b, "#match-1 .edit-status button"), json!(["Redo"]));
+    // Redo puts the edit back, and offers Undo again.
+    b.click("#match-1 .edit-status button");
+    b.wait_for("/again/.test(document.querySelector('#match-1 .edit-status').textContent)");
+    assert_eq!(target(&s), "Die Dateien öffnen");
+    assert_eq!(texts(&mut b, "#match-1 .edit-status button"), json!(["Undo"]));
 }
