@@ -96,6 +96,8 @@ pub fn run(
     let mut below = 0;
     let mut f = FragmentTally::default();
     let fragment_options = FragmentOptions::default();
+    // The queries with no match and their shipped words, for the thresholds' table.
+    let mut unmatched: Vec<(String, HashSet<String>)> = Vec::new();
     for r in &refs {
         let runs = prepare_query(QueryText::Plain(&r.query), Some(&rec))?;
         let options = LookupOptions::default().threshold(0.70).limit(1);
@@ -105,6 +107,7 @@ pub fn run(
             let found =
                 model.as_ref().map(|m| m.fragments(&text_of(&runs), &fragment_options)).unwrap_or_default();
             let wanted = word_set(&r.reference_target);
+            unmatched.push((text_of(&runs), wanted.clone()));
             f.queries += 1;
             f.with_one += usize::from(!found.is_empty());
             f.wanted += wanted.len();
@@ -178,6 +181,57 @@ pub fn run(
         pct(f.covered, f.wanted)
     );
     if let Some(m) = &model {
+        println!();
+        println!("| fragments: least agreeing, least share | with one | fragments | precision | coverage |");
+        println!("|---|---:|---:|---:|---:|");
+        for (agreeing, share) in [(2, 0.5), (3, 0.5), (3, 0.7), (4, 0.7), (5, 0.8), (3, 0.9), (8, 0.9)] {
+            let o = FragmentOptions::default().min_agreeing(agreeing).min_share(share);
+            let mut t = FragmentTally::default();
+            for (text, wanted) in &unmatched {
+                let found = m.fragments(text, &o);
+                t.queries += 1;
+                t.with_one += usize::from(!found.is_empty());
+                t.wanted += wanted.len();
+                let mut covered: HashSet<String> = HashSet::new();
+                for fragment in &found {
+                    let got = word_set(&fragment.target);
+                    t.fragments += 1;
+                    t.right += usize::from(got.is_subset(wanted));
+                    covered.extend(got.intersection(wanted).cloned());
+                }
+                t.covered += covered.len();
+            }
+            println!(
+                "| {agreeing}, {share} | {:.1} % | {} | {:.1} % | {:.1} % |",
+                pct(t.with_one, t.queries),
+                t.fragments,
+                pct(t.right, t.fragments),
+                pct(t.covered, t.wanted)
+            );
+        }
+        println!();
+        println!(
+            "| terms: least count, least share, nouns only | terms | (term, reference) pairs | confirmed |"
+        );
+        println!("|---|---:|---:|---:|");
+        for (count, share, nouns) in
+            [(3, 0.6, false), (3, 0.6, true), (5, 0.7, false), (5, 0.7, true), (10, 0.8, true)]
+        {
+            let mut terms = m.terms(&TermOptions::default().min_count(count).min_share(share));
+            if nouns {
+                terms.retain(|t| t.noun);
+            }
+            let (mut held, mut kept) = (0usize, 0usize);
+            for r in &refs {
+                let wanted = word_set(&r.reference_target);
+                for t in terms_in(&r.query, &terms) {
+                    held += 1;
+                    kept += usize::from(word_set(&t.target).is_subset(&wanted));
+                }
+            }
+            println!("| {count}, {share}, {nouns} | {} | {held} | {:.1} % |", terms.len(), pct(kept, held));
+        }
+        println!();
         let started = Instant::now();
         let terms = m.terms(&TermOptions::default());
         let mined = started.elapsed();
