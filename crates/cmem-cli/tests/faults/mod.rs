@@ -128,7 +128,7 @@ fn timed_import(d: &Dir, memory: &str, file: &str) -> Duration {
     for _ in 0..2 {
         std::fs::copy(d.path(memory), d.path("timing.db")).unwrap();
         let started = Instant::now();
-        d.ok(&["--memory", "timing.db", "import", "-q", "--from", "en", "--to", "de", file]);
+        d.ok(&["--memory", "timing.db", "import", "-q", "--no-align", "--from", "en", "--to", "de", file]);
         took = took.min(started.elapsed());
         for s in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(d.path(&format!("timing.db{s}")));
@@ -141,7 +141,7 @@ fn timed_import(d: &Dir, memory: &str, file: &str) -> Duration {
 /// returns the exit status (None: killed by a signal) and the entries after it.
 fn stopped_import(d: &Dir, memory: &str, file: &str, signals: &[(&str, Duration)]) -> (Option<i32>, u64) {
     let mut child = d
-        .cmd(&["--memory", memory, "import", "-q", "--from", "en", "--to", "de", file])
+        .cmd(&["--memory", memory, "import", "-q", "--no-align", "--from", "en", "--to", "de", file])
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -243,7 +243,7 @@ fn imports_killed_at_many_points_leave_the_old_state() {
     // the schema, it leaves at most a file that is no memory yet: the next import
     // makes it one.
     let mut child = d
-        .cmd(&["--memory", "new.db", "import", "-q", "--from", "en", "--to", "de", "big.jsonl"])
+        .cmd(&["--memory", "new.db", "import", "-q", "--no-align", "--from", "en", "--to", "de", "big.jsonl"])
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -258,10 +258,68 @@ fn imports_killed_at_many_points_leave_the_old_state() {
         let after = check(&d.path("new.db"));
         assert!(after == 0 || after == 20_000, "{after} entries");
     } else {
-        d.ok(&["--memory", "new.db", "import", "-q", "--from", "en", "--to", "de", "big.jsonl"]);
+        d.ok(&[
+            "--memory",
+            "new.db",
+            "import",
+            "-q",
+            "--no-align",
+            "--from",
+            "en",
+            "--to",
+            "de",
+            "big.jsonl",
+        ]);
         assert_eq!(check(&d.path("new.db")), 20_000);
     }
     assert!(strays(&d, "cmem.db").is_empty(), "{:?}", strays(&d, "cmem.db"));
+}
+
+/// The word model an import trains is derived work after its commit: a kill at any
+/// point, training included, leaves the old memory or the whole import, never a part,
+/// and the memory answers lookups afterwards (with a model or without one).
+#[test]
+fn a_kill_while_the_word_model_trains_keeps_the_import() {
+    let d = Dir::new();
+    corpus(&d.path("base.jsonl"), "base", 300);
+    corpus(&d.path("big.jsonl"), "big", 5_000);
+    d.ok(&["import", "-q", "--no-align", "--from", "en", "--to", "de", "base.jsonl"]);
+    let pristine = d.path("pristine.db");
+    std::fs::copy(d.path("cmem.db"), &pristine).unwrap();
+    // The whole span, training included.
+    let started = Instant::now();
+    d.ok(&["--memory", "timing.db", "import", "-q", "--from", "en", "--to", "de", "big.jsonl"]);
+    let span = started.elapsed();
+    let mut rng = Rng(7);
+    for _ in 0..6 {
+        let at = Duration::from_millis(rng.below(span.as_millis() as u64));
+        let mut child = d
+            .cmd(&["import", "-q", "--from", "en", "--to", "de", "big.jsonl"])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(at);
+        if child.try_wait().unwrap().is_none() {
+            signal(&child, "KILL");
+        }
+        let _ = child.wait_with_output().unwrap();
+        let after = check(&d.path("cmem.db"));
+        assert!(after == 300 || after == 5_300, "killed at {at:?}: {after} entries");
+        d.ok(&[
+            "lookup",
+            "The big sentence number 17 holds a few words",
+            "--from",
+            "en",
+            "--to",
+            "de",
+            "--threshold",
+            "50",
+        ]);
+        for s in ["-wal", "-shm"] {
+            let _ = std::fs::remove_file(d.path(&format!("cmem.db{s}")));
+        }
+        std::fs::copy(&pristine, d.path("cmem.db")).unwrap();
+    }
 }
 
 /// Runs `importers` imports of distinct sizes at once, with two readers counting
