@@ -1,9 +1,12 @@
 //! The command line: every command, option and `--help` text, declared with clap.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
+use clap::builder::PossibleValue;
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use cmem::formats::registry::{self, FormatSpec};
 use cmem::formats::RecycleOptions;
 use cmem::{Locale, LookupOptions, Point};
 
@@ -100,41 +103,41 @@ pub enum Command {
     Context(crate::context::ContextArgs),
 }
 
-/// A file format, for `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FileFormat {
-    /// TMX 1.4b (level 2: inline codes kept).
-    Tmx,
-    /// TMX 1.4b level 1: text only (export only; lossy).
-    Tmx1,
-    /// The lossless .kmb bundle.
-    Kmb,
-    /// JSON Lines (export: the full, lossless form).
-    Jsonl,
-    /// gettext PO catalogs (import).
-    Po,
-    /// Weblate's translation-memory JSON (a `.json` file holding one JSON array is read
-    /// as this without the flag).
-    Weblate,
-    /// Translated XLIFF 1.2 / 2.x documents (import: the translated segments).
-    Xliff,
+/// A format `import` reads, for its `--format`: one of the format registry's
+/// (`cmem::formats::registry`), with its help. A name written but not imported
+/// (`tmx1`) is accepted and read as its format's files (TMX), but not listed.
+#[derive(Debug, Clone, Copy)]
+pub struct FileFormat(pub &'static FormatSpec);
+
+/// A format `export` writes, for its `--format`: one of the format registry's.
+#[derive(Debug, Clone, Copy)]
+pub struct ExportFormat(pub &'static FormatSpec);
+
+/// The registry's formats that `keep` keeps, once.
+fn formats_where<T>(keep: fn(&FormatSpec) -> bool, make: fn(&'static FormatSpec) -> T) -> Vec<T> {
+    registry::FORMATS.iter().filter(|f| keep(f)).map(make).collect()
 }
 
-/// A format `export` writes, for its `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ExportFormat {
-    /// TMX 1.4b (level 2: inline codes kept).
-    Tmx,
-    /// TMX 1.4b level 1: text only (lossy).
-    Tmx1,
-    /// The lossless .kmb bundle.
-    Kmb,
-    /// JSON Lines, the full, lossless form.
-    Jsonl,
-    /// A gettext PO catalog for one locale pair (needs --from and --to).
-    Po,
-    /// Weblate's translation-memory JSON.
-    Weblate,
+impl ValueEnum for FileFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: OnceLock<Vec<FileFormat>> = OnceLock::new();
+        ALL.get_or_init(|| formats_where(FormatSpec::can_read, FileFormat))
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name).help(self.0.help).hide(!self.0.can_import()))
+    }
+}
+
+impl ValueEnum for ExportFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: OnceLock<Vec<ExportFormat>> = OnceLock::new();
+        ALL.get_or_init(|| formats_where(FormatSpec::can_export, ExportFormat))
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name).help(self.0.help))
+    }
 }
 
 /// Options of the inline-code recognizer, shared by `import`, `lookup`, `keys`, `recycle`

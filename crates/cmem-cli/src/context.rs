@@ -1,7 +1,7 @@
 //! `cmem context`: what the memory knows about a segment for a translation producer (an
 //! MT engine, an LLM prompt): prior version, matches, examples chosen to cover it,
-//! glossary. One segment, a JSON Lines batch, or the segments of an XLIFF file or PO
-//! catalog; JSON Lines out.
+//! glossary. One segment, a JSON Lines batch, or the segments of a document (an XLIFF
+//! file, a PO catalog, …); JSON Lines out.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use clap::Args;
+use cmem::formats::registry::{self, SegmentSource};
 use cmem::{
     ContextOptions, ContextRequest, ContextSegment, Locale, LookupOptions, LookupRequest, Memory,
     OpenOptions, Point, QueryContext, Recognizer, Run,
@@ -233,28 +234,25 @@ fn run_batch(
 /// A segment of a file: its line, its unit key and its runs.
 type FileSegment = (u64, String, Vec<Run>);
 
-/// The segments of an XLIFF file or PO catalog that still need a translation.
+/// The segments of a document (an XLIFF file, a PO catalog, …: by its extension, as the
+/// format registry reads documents) that still need a translation.
 fn file_segments(file: &Path, rec: Option<&Recognizer>) -> Result<Vec<FileSegment>> {
     let name = file.display().to_string();
-    let input = File::open(file).with_context(|| format!("context --file {name}: cannot open"))?;
-    let ext = file.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
-    if ext == "po" || ext == "pot" {
-        let catalog = cmem::formats::po::read_catalog(input, &name).map_err(|e| anyhow!("{e}"))?;
-        let mut out = Vec::new();
-        for m in catalog.messages.iter().filter(|m| !m.is_header() && !m.obsolete && m.untranslated()) {
-            let runs =
-                runs_of_text(&m.id, false, rec).map_err(|e| anyhow!("{name}: line {}: {e}", m.line))?;
-            out.push((m.line, m.context.clone().unwrap_or_default(), runs));
-        }
-        return Ok(out);
-    }
-    let doc = cmem::formats::xliff::XliffDocument::read(input, &name).map_err(|e| anyhow!("{e}"))?;
-    Ok(doc
-        .segments()
-        .iter()
-        .filter(|s| s.translatable && !s.approved)
-        .map(|s| (s.line, s.context_key().to_owned(), s.source.clone()))
-        .collect())
+    let raw = std::fs::read(file).with_context(|| format!("context --file {name}: cannot open"))?;
+    let segments = registry::document_format(file).segments(raw, &name).map_err(|e| anyhow!("{e}"))?;
+    segments
+        .into_iter()
+        .map(|s| {
+            let runs = match s.source {
+                SegmentSource::Text(text) => {
+                    runs_of_text(&text, false, rec).map_err(|e| anyhow!("{name}: line {}: {e}", s.line))?
+                }
+                SegmentSource::Runs(runs) => runs,
+                _ => bail!("{name}: line {}: a segment this program cannot read", s.line),
+            };
+            Ok((s.line, s.unit, runs))
+        })
+        .collect()
 }
 
 fn run_file(

@@ -24,7 +24,9 @@ pub enum Format {
 }
 
 impl Format {
-    /// The lowercase name used as the message prefix (`tmx`, `xliff`, `kmb`, `jsonl`, `po`, `weblate`, `store`).
+    /// The lowercase name used as the message prefix (`tmx`, `xliff`, `kmb`, `jsonl`,
+    /// `po`, `weblate`, `store`): the format's name in the
+    /// [`registry`](crate::registry) (a test checks they agree).
     pub fn name(self) -> &'static str {
         match self {
             Format::Tmx => "tmx",
