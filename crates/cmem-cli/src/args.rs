@@ -26,11 +26,11 @@ reads it instead of building it.";
 
 /// cmem: a content (translation) memory on the command line.
 ///
-/// Import TMX, XLIFF, gettext PO, Weblate JSON, .kmb or JSON Lines files into a memory
-/// (an embedded SQLite file, or PostgreSQL), then look segments up (exact and fuzzy, with
-/// inline codes and entities adapted), search the memory, export it again, pre-translate
-/// XLIFF files and PO/POT catalogs from it and report their leverage, or serve it over
-/// HTTP.
+/// Import TMX, XLIFF, gettext PO, Weblate JSON, Java .properties, .kmb or JSON Lines
+/// files into a memory (an embedded SQLite file, or PostgreSQL), then look segments up
+/// (exact and fuzzy, with inline codes and entities adapted), search the memory, export
+/// it again, pre-translate XLIFF files, PO/POT catalogs and .properties bundles from it
+/// and report their leverage, or serve it over HTTP.
 #[derive(Debug, Parser)]
 #[command(name = "cmem", version, propagate_version = true, after_help = EXIT_STATUS)]
 pub struct Cli {
@@ -56,8 +56,8 @@ pub struct Cli {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Import TMX, XLIFF, PO, Weblate JSON, .kmb or JSON Lines files into the memory
-    /// (creating it).
+    /// Import TMX, XLIFF, PO, Weblate JSON, .properties, .kmb or JSON Lines files into the
+    /// memory (creating it).
     #[command(after_help = IMPORT_HELP)]
     Import(ImportArgs),
     /// Export the memory to a TMX, .kmb, JSON Lines, PO or Weblate JSON file.
@@ -84,12 +84,12 @@ pub enum Command {
     /// Print the SQL schema of the memory (SQLite or PostgreSQL).
     #[command(after_help = SCHEMA_HELP)]
     Schema(SchemaArgs),
-    /// Pre-translate an XLIFF file or a PO/POT catalog from the memory: fill targets, add
-    /// candidates.
+    /// Pre-translate an XLIFF file, a PO/POT catalog or a .properties bundle from the
+    /// memory: fill targets, add candidates.
     #[command(after_help = RECYCLE_HELP)]
     Recycle(RecycleArgs),
-    /// The leverage report of XLIFF files and PO/POT catalogs: segments and words per
-    /// match band.
+    /// The leverage report of XLIFF files, PO/POT catalogs and .properties bundles:
+    /// segments and words per match band.
     #[command(after_help = ANALYZE_HELP)]
     Analyze(AnalyzeArgs),
     /// Serve the memory over HTTP: a JSON API, amaGama's protocol, OpenAPI.
@@ -160,6 +160,7 @@ Examples:
   cmem import memory.tmx
   cmem import --from en --to de strings.jsonl.gz
   cmem import --from en de.po done.xlf weblate-memory.json
+  cmem import messages_de.properties messages_fr.properties
   cmem --memory team.db import --strict a.tmx b.kmb
 
 The format comes from the extension or --format: TMX (.tmx), XLIFF 1.2 / 2.x
@@ -167,6 +168,9 @@ The format comes from the extension or --format: TMX (.tmx), XLIFF 1.2 / 2.x
 translated messages; the target locale from the header's Language), Weblate's memory JSON
 (a .json file holding one JSON array), the .kmb bundle (.kmb) and JSON Lines (.jsonl,
 .ndjson, other .json), each optionally .gz; `-` reads standard input (with --format).
+A Java bundle (.properties) holds one language, named by its file name
+(messages_de.properties: de): its values are paired by key with those of its source
+beside it (messages.properties, whose language is --from, default en).
 All files are imported as one
 transaction, which nobody sees before it ends: on a fatal error, a full disk, Ctrl-C,
 SIGTERM or a crash nothing is stored. Another import of the same memory makes this one
@@ -564,15 +568,19 @@ Examples:
   cmem recycle strings.xlf -o strings.xlf --fill-threshold 100 --point web
   cmem recycle doc.xlf -o out.xlf --from en --to de-CH --overwrite --json
   cmem recycle messages.pot -o de.po --to de
+  cmem recycle messages.properties -o messages_de.properties
   cmem recycle doc.xlf -o - | head
 
-XLIFF 1.0–1.2 and 2.0–2.2, and gettext PO and POT catalogs (by their extension). Each translatable segment without an approved target (and,
+XLIFF 1.0–1.2 and 2.0–2.2, gettext PO and POT catalogs and Java .properties bundles (by
+their extension). Each translatable segment without an approved target (and,
 unless --overwrite, without any target) is looked up. The best match at or above
 --fill-threshold becomes its target, adapted to the segment's codes and entities; the
 other matches at or above --fuzzy-threshold are added as candidates (1.2 <alt-trans>,
 2.x <mtc:match>; a PO file has no candidates). Exact fills are marked translated, the
 others for review (PO: #, fuzzy; --review-exact marks every fill for review). Every other
-byte is copied.
+byte is copied. A .properties bundle is written whole: a fill to review gets a
+`# cmem: fuzzy, 87% match` line above its key, a key nothing fills keeps its source
+value under `# cmem: untranslated` (import leaves both out until the line is removed).
 
 A segment whose best matches are ambiguous (equally good, with differing answers, and no
 --point to settle them) is not filled: its answers become candidates. With
@@ -627,13 +635,14 @@ pub enum FillAmbiguousArg {
 /// `cmem recycle`.
 #[derive(Debug, Args)]
 pub struct RecycleArgs {
-    /// The XLIFF file, or the PO or POT catalog (by its extension), to pre-translate
-    /// (`-` for standard input: XLIFF).
-    #[arg(value_name = "IN.xlf|IN.po|IN.pot")]
+    /// The XLIFF file, or the PO or POT catalog or the .properties source bundle (by its
+    /// extension), to pre-translate (`-` for standard input: XLIFF).
+    #[arg(value_name = "IN.xlf|IN.po|IN.pot|IN.properties")]
     pub input: PathBuf,
     /// Where to write the result (`-` for standard output), in the input's format; may be
-    /// the input itself.
-    #[arg(long, short = 'o', value_name = "OUT.xlf|OUT.po")]
+    /// the input itself. A .properties output's name gives the target language when --to
+    /// does not (messages_de.properties).
+    #[arg(long, short = 'o', value_name = "OUT.xlf|OUT.po|OUT.properties")]
     pub output: PathBuf,
     /// Matches below this score are ignored, 0–100.
     #[arg(
@@ -709,7 +718,8 @@ translators are paid: spaced words (codes are no words), and each character of C
 Japanese, Korean, Thai and other unspaced scripts; characters are those of the text
 but white space. Weighted words are each band's words times its weight (--weights).
 
-PO and POT catalogs (by their extension) are analyzed message by message. With more
+PO and POT catalogs and .properties bundles (by their extension) are analyzed message
+by message, property by property (a bundle's target language is --to). With more
 than one file a grand total follows, in which a segment seen in an earlier file of the
 run counts as a repetition too.
 
@@ -725,7 +735,7 @@ match and the memory holds no entries of its language pair, a warning says so.";
 /// `cmem analyze`.
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// The XLIFF files and PO/POT catalogs to analyze.
+    /// The XLIFF files, PO/POT catalogs and .properties bundles to analyze.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// The point the documents belong to (profile/channel/collection).

@@ -68,9 +68,9 @@ pub struct ContextArgs {
     /// Every segment of a JSON Lines file (`-`: standard input).
     #[arg(long, value_name = "SEGMENTS.jsonl", conflicts_with = "file")]
     pub batch: Option<PathBuf>,
-    /// Every segment of an XLIFF file or a PO/POT catalog (by its extension) that has no
-    /// approved target.
-    #[arg(long, value_name = "FILE.xlf|FILE.po")]
+    /// Every segment of an XLIFF file, a PO/POT catalog or a .properties bundle (by its
+    /// extension) that has no approved target.
+    #[arg(long, value_name = "FILE.xlf|FILE.po|FILE.properties")]
     pub file: Option<PathBuf>,
     /// At most this many examples (0–20).
     #[arg(long, value_name = "K", default_value_t = ContextOptions::default().examples)]

@@ -20,6 +20,7 @@
 //! | [`jsonl`] | JSON Lines, simple and full ([`JsonlReader`], [`JsonlWriter`]) |
 //! | [`ingest`] | [`Ingest`]: any supported input (format by extension, gzip, inline-code recognition of plain text), several files as one source |
 //! | [`po`] | gettext PO: [`PoReader`], [`PoWriter`], [`recycle_po`] and [`analyze_po`] of PO and POT catalogs |
+//! | [`properties`] | Java `.properties` bundles: [`PropertiesReader`] (a translated bundle and its source), [`recycle_properties`] and [`analyze_properties`] of a source bundle |
 //! | [`registry`] | [`FORMATS`](registry::FORMATS): every format's name, extensions, media type, first bytes, abilities, reader and writer; what front ends ask |
 //! | [`weblate`] | Weblate's translation-memory JSON ([`WeblateReader`], [`WeblateWriter`]) |
 //! | [`xliff_in`] | [`XliffReader`]: the translated segments of an XLIFF document as entries |
@@ -60,6 +61,7 @@ pub mod jsonl;
 pub mod kmb;
 pub mod output;
 pub mod po;
+pub mod properties;
 pub mod recycle;
 pub mod registry;
 mod setters;
@@ -87,6 +89,9 @@ pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};
 pub use kmb::{KmbReader, KmbWriter};
 pub use output::OutputFile;
 pub use po::{analyze_po, recycle_po, PoOptions, PoReader, PoTally, PoWriter};
+pub use properties::{
+    analyze_properties, locale_of_name, recycle_properties, PropertiesOptions, PropertiesReader,
+};
 pub use recycle::{
     in_parallel, recycle, recycle_document, FillAmbiguous, LookupProgress, RecycleOptions, RecycleReport,
     Skip,

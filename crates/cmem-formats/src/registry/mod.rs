@@ -13,7 +13,7 @@
 //!
 //! Adding a format is a module that reads (and, as the case may be, writes, recycles,
 //! analyzes) it, a [`Format`] variant, and one entry in [`FORMATS`]; ARCHITECTURE.md
-//! shows how.
+//! shows it for Java `.properties`.
 //!
 //! ```
 //! use cmem_formats::registry;
@@ -33,6 +33,7 @@ use crate::analyze::{Analysis, AnalyzeOptions, Counted};
 use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::import::{EntrySink, ExportOptions};
 pub use crate::item::{BoxedInput, DocSegment, ItemReader, ReadContext, SegmentSource};
+use crate::properties;
 use crate::recycle::{RecycleOptions, RecycleReport};
 
 mod adapters;
@@ -99,6 +100,18 @@ pub static FORMATS: &[FormatSpec] = &[
     .sniff(Sniff::Starts(&[Looks::Xml]))
     .reads(Import::File, open_xliff)
     .documents(xliff_recycle, xliff_analyze, xliff_segments),
+    FormatSpec::new(
+        Format::Properties,
+        "properties",
+        "Java properties",
+        "a",
+        "Java .properties bundles (import: messages_de.properties, its source messages.properties beside it)",
+    )
+    .files(&["properties"], "text/x-java-properties")
+    .sniff(Sniff::Not(&[Looks::Xml, Looks::JsonArray, Looks::JsonObject]))
+    .reads(Import::Bundle, properties::open_reader)
+    .documents(properties::recycle_bytes, properties::analyze_bytes, properties::segments)
+    .names_locales(properties::locale_of_name),
 ];
 
 /// What the first bytes of a file look like (after a byte-order mark and white space).
@@ -282,8 +295,6 @@ impl FormatSpec {
         FormatSpec { recycle: Some(recycle), analyze: Some(analyze), segments: Some(segments), ..self }
     }
 
-    // No format's file names say their language yet.
-    #[allow(dead_code)]
     const fn names_locales(self, named: NamedLocale) -> Self {
         FormatSpec { named_locale: Some(named), ..self }
     }
