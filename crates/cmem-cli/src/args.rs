@@ -1,9 +1,12 @@
 //! The command line: every command, option and `--help` text, declared with clap.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
+use clap::builder::PossibleValue;
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use cmem::formats::registry::{self, FormatSpec};
 use cmem::formats::RecycleOptions;
 use cmem::{Locale, LookupOptions, Point};
 
@@ -23,11 +26,11 @@ reads it instead of building it.";
 
 /// cmem: a content (translation) memory on the command line.
 ///
-/// Import TMX, XLIFF, gettext PO, Weblate JSON, .kmb or JSON Lines files into a memory
-/// (an embedded SQLite file, or PostgreSQL), then look segments up (exact and fuzzy, with
-/// inline codes and entities adapted), search the memory, export it again, pre-translate
-/// XLIFF files and PO/POT catalogs from it and report their leverage, or serve it over
-/// HTTP.
+/// Import TMX, XLIFF, gettext PO, Weblate JSON, Java .properties, .kmb or JSON Lines
+/// files into a memory (an embedded SQLite file, or PostgreSQL), then look segments up
+/// (exact and fuzzy, with inline codes and entities adapted), search the memory, export
+/// it again, pre-translate XLIFF files, PO/POT catalogs and .properties bundles from it
+/// and report their leverage, or serve it over HTTP.
 #[derive(Debug, Parser)]
 #[command(name = "cmem", version, propagate_version = true, after_help = EXIT_STATUS)]
 pub struct Cli {
@@ -53,8 +56,8 @@ pub struct Cli {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Import TMX, XLIFF, PO, Weblate JSON, .kmb or JSON Lines files into the memory
-    /// (creating it).
+    /// Import TMX, XLIFF, PO, Weblate JSON, .properties, .kmb or JSON Lines files into the
+    /// memory (creating it).
     #[command(after_help = IMPORT_HELP)]
     Import(ImportArgs),
     /// Export the memory to a TMX, .kmb, JSON Lines, PO or Weblate JSON file.
@@ -81,12 +84,12 @@ pub enum Command {
     /// Print the SQL schema of the memory (SQLite or PostgreSQL).
     #[command(after_help = SCHEMA_HELP)]
     Schema(SchemaArgs),
-    /// Pre-translate an XLIFF file or a PO/POT catalog from the memory: fill targets, add
-    /// candidates.
+    /// Pre-translate an XLIFF file, a PO/POT catalog or a .properties bundle from the
+    /// memory: fill targets, add candidates.
     #[command(after_help = RECYCLE_HELP)]
     Recycle(RecycleArgs),
-    /// The leverage report of XLIFF files and PO/POT catalogs: segments and words per
-    /// match band.
+    /// The leverage report of XLIFF files, PO/POT catalogs and .properties bundles:
+    /// segments and words per match band.
     #[command(after_help = ANALYZE_HELP)]
     Analyze(AnalyzeArgs),
     /// Serve the memory over HTTP: a JSON API, amaGama's protocol, OpenAPI.
@@ -103,41 +106,41 @@ pub enum Command {
     Context(crate::context::ContextArgs),
 }
 
-/// A file format, for `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FileFormat {
-    /// TMX 1.4b (level 2: inline codes kept).
-    Tmx,
-    /// TMX 1.4b level 1: text only (export only; lossy).
-    Tmx1,
-    /// The lossless .kmb bundle.
-    Kmb,
-    /// JSON Lines (export: the full, lossless form).
-    Jsonl,
-    /// gettext PO catalogs (import).
-    Po,
-    /// Weblate's translation-memory JSON (a `.json` file holding one JSON array is read
-    /// as this without the flag).
-    Weblate,
-    /// Translated XLIFF 1.2 / 2.x documents (import: the translated segments).
-    Xliff,
+/// A format `import` reads, for its `--format`: one of the format registry's
+/// (`cmem::formats::registry`), with its help. A name written but not imported
+/// (`tmx1`) is accepted and read as its format's files (TMX), but not listed.
+#[derive(Debug, Clone, Copy)]
+pub struct FileFormat(pub &'static FormatSpec);
+
+/// A format `export` writes, for its `--format`: one of the format registry's.
+#[derive(Debug, Clone, Copy)]
+pub struct ExportFormat(pub &'static FormatSpec);
+
+/// The registry's formats that `keep` keeps, once.
+fn formats_where<T>(keep: fn(&FormatSpec) -> bool, make: fn(&'static FormatSpec) -> T) -> Vec<T> {
+    registry::FORMATS.iter().filter(|f| keep(f)).map(make).collect()
 }
 
-/// A format `export` writes, for its `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ExportFormat {
-    /// TMX 1.4b (level 2: inline codes kept).
-    Tmx,
-    /// TMX 1.4b level 1: text only (lossy).
-    Tmx1,
-    /// The lossless .kmb bundle.
-    Kmb,
-    /// JSON Lines, the full, lossless form.
-    Jsonl,
-    /// A gettext PO catalog for one locale pair (needs --from and --to).
-    Po,
-    /// Weblate's translation-memory JSON.
-    Weblate,
+impl ValueEnum for FileFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: OnceLock<Vec<FileFormat>> = OnceLock::new();
+        ALL.get_or_init(|| formats_where(FormatSpec::can_read, FileFormat))
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name).help(self.0.help).hide(!self.0.can_import()))
+    }
+}
+
+impl ValueEnum for ExportFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: OnceLock<Vec<ExportFormat>> = OnceLock::new();
+        ALL.get_or_init(|| formats_where(FormatSpec::can_export, ExportFormat))
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name).help(self.0.help))
+    }
 }
 
 /// Options of the inline-code recognizer, shared by `import`, `lookup`, `keys`, `recycle`
@@ -160,6 +163,7 @@ Examples:
   cmem import memory.tmx
   cmem import --from en --to de strings.jsonl.gz
   cmem import --from en de.po done.xlf weblate-memory.json
+  cmem import messages_de.properties messages_fr.properties
   cmem --memory team.db import --strict a.tmx b.kmb
 
 The format comes from the extension or --format: TMX (.tmx), XLIFF 1.2 / 2.x
@@ -167,6 +171,9 @@ The format comes from the extension or --format: TMX (.tmx), XLIFF 1.2 / 2.x
 translated messages; the target locale from the header's Language), Weblate's memory JSON
 (a .json file holding one JSON array), the .kmb bundle (.kmb) and JSON Lines (.jsonl,
 .ndjson, other .json), each optionally .gz; `-` reads standard input (with --format).
+A Java bundle (.properties) holds one language, named by its file name
+(messages_de.properties: de): its values are paired by key with those of its source
+beside it (messages.properties, whose language is --from, default en).
 All files are imported as one
 transaction, which nobody sees before it ends: on a fatal error, a full disk, Ctrl-C,
 SIGTERM or a crash nothing is stored. Another import of the same memory makes this one
@@ -573,15 +580,19 @@ Examples:
   cmem recycle strings.xlf -o strings.xlf --fill-threshold 100 --point web
   cmem recycle doc.xlf -o out.xlf --from en --to de-CH --overwrite --json
   cmem recycle messages.pot -o de.po --to de
+  cmem recycle messages.properties -o messages_de.properties
   cmem recycle doc.xlf -o - | head
 
-XLIFF 1.0–1.2 and 2.0–2.2, and gettext PO and POT catalogs (by their extension). Each translatable segment without an approved target (and,
+XLIFF 1.0–1.2 and 2.0–2.2, gettext PO and POT catalogs and Java .properties bundles (by
+their extension). Each translatable segment without an approved target (and,
 unless --overwrite, without any target) is looked up. The best match at or above
 --fill-threshold becomes its target, adapted to the segment's codes and entities; the
 other matches at or above --fuzzy-threshold are added as candidates (1.2 <alt-trans>,
 2.x <mtc:match>; a PO file has no candidates). Exact fills are marked translated, the
 others for review (PO: #, fuzzy; --review-exact marks every fill for review). Every other
-byte is copied.
+byte is copied. A .properties bundle is written whole: a fill to review gets a
+`# cmem: fuzzy, 87% match` line above its key, a key nothing fills keeps its source
+value under `# cmem: untranslated` (import leaves both out until the line is removed).
 
 A segment whose best matches are ambiguous (equally good, with differing answers, and no
 --point to settle them) is not filled: its answers become candidates. With
@@ -636,13 +647,14 @@ pub enum FillAmbiguousArg {
 /// `cmem recycle`.
 #[derive(Debug, Args)]
 pub struct RecycleArgs {
-    /// The XLIFF file, or the PO or POT catalog (by its extension), to pre-translate
-    /// (`-` for standard input: XLIFF).
-    #[arg(value_name = "IN.xlf|IN.po|IN.pot")]
+    /// The XLIFF file, or the PO or POT catalog or the .properties source bundle (by its
+    /// extension), to pre-translate (`-` for standard input: XLIFF).
+    #[arg(value_name = "IN.xlf|IN.po|IN.pot|IN.properties")]
     pub input: PathBuf,
     /// Where to write the result (`-` for standard output), in the input's format; may be
-    /// the input itself.
-    #[arg(long, short = 'o', value_name = "OUT.xlf|OUT.po")]
+    /// the input itself. A .properties output's name gives the target language when --to
+    /// does not (messages_de.properties).
+    #[arg(long, short = 'o', value_name = "OUT.xlf|OUT.po|OUT.properties")]
     pub output: PathBuf,
     /// Matches below this score are ignored, 0–100.
     #[arg(
@@ -718,7 +730,8 @@ translators are paid: spaced words (codes are no words), and each character of C
 Japanese, Korean, Thai and other unspaced scripts; characters are those of the text
 but white space. Weighted words are each band's words times its weight (--weights).
 
-PO and POT catalogs (by their extension) are analyzed message by message. With more
+PO and POT catalogs and .properties bundles (by their extension) are analyzed message
+by message, property by property (a bundle's target language is --to). With more
 than one file a grand total follows, in which a segment seen in an earlier file of the
 run counts as a repetition too.
 
@@ -734,7 +747,7 @@ match and the memory holds no entries of its language pair, a warning says so.";
 /// `cmem analyze`.
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// The XLIFF files and PO/POT catalogs to analyze.
+    /// The XLIFF files, PO/POT catalogs and .properties bundles to analyze.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// The point the documents belong to (profile/channel/collection).

@@ -1,7 +1,7 @@
 //! `cmem context`: what the memory knows about a segment for a translation producer (an
 //! MT engine, an LLM prompt): prior version, matches, examples chosen to cover it,
-//! glossary. One segment, a JSON Lines batch, or the segments of an XLIFF file or PO
-//! catalog; JSON Lines out.
+//! glossary. One segment, a JSON Lines batch, or the segments of a document (an XLIFF
+//! file, a PO catalog, …); JSON Lines out.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use clap::Args;
+use cmem::formats::registry::{self, SegmentSource};
 use cmem::{
     ContextOptions, ContextRequest, ContextSegment, Locale, LookupOptions, LookupRequest, Memory,
     OpenOptions, Point, QueryContext, Recognizer, Run,
@@ -67,9 +68,9 @@ pub struct ContextArgs {
     /// Every segment of a JSON Lines file (`-`: standard input).
     #[arg(long, value_name = "SEGMENTS.jsonl", conflicts_with = "file")]
     pub batch: Option<PathBuf>,
-    /// Every segment of an XLIFF file or a PO/POT catalog (by its extension) that has no
-    /// approved target.
-    #[arg(long, value_name = "FILE.xlf|FILE.po")]
+    /// Every segment of an XLIFF file, a PO/POT catalog or a .properties bundle (by its
+    /// extension) that has no approved target.
+    #[arg(long, value_name = "FILE.xlf|FILE.po|FILE.properties")]
     pub file: Option<PathBuf>,
     /// At most this many examples (0–20).
     #[arg(long, value_name = "K", default_value_t = ContextOptions::default().examples)]
@@ -233,28 +234,24 @@ fn run_batch(
 /// A segment of a file: its line, its unit key and its runs.
 type FileSegment = (u64, String, Vec<Run>);
 
-/// The segments of an XLIFF file or PO catalog that still need a translation.
+/// The segments of a document (an XLIFF file, a PO catalog, …: by its extension, as the
+/// format registry reads documents) that still need a translation.
 fn file_segments(file: &Path, rec: Option<&Recognizer>) -> Result<Vec<FileSegment>> {
     let name = file.display().to_string();
-    let input = File::open(file).with_context(|| format!("context --file {name}: cannot open"))?;
-    let ext = file.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
-    if ext == "po" || ext == "pot" {
-        let catalog = cmem::formats::po::read_catalog(input, &name)?;
-        let mut out = Vec::new();
-        for m in catalog.messages.iter().filter(|m| !m.is_header() && !m.obsolete && m.untranslated()) {
-            let runs = runs_of_text(&m.id, false, rec)
-                .map_err(|e| e.prefixed(format_args!("{name}: line {}", m.line)))?;
-            out.push((m.line, m.context.clone().unwrap_or_default(), runs));
-        }
-        return Ok(out);
-    }
-    let doc = cmem::formats::xliff::XliffDocument::read(input, &name)?;
-    Ok(doc
-        .segments()
-        .iter()
-        .filter(|s| s.translatable && !s.approved)
-        .map(|s| (s.line, s.context_key().to_owned(), s.source.clone()))
-        .collect())
+    let raw = std::fs::read(file).with_context(|| format!("context --file {name}: cannot open"))?;
+    let segments = registry::document_format(file).segments(raw, &name)?;
+    segments
+        .into_iter()
+        .map(|s| {
+            let runs = match s.source {
+                SegmentSource::Text(text) => runs_of_text(&text, false, rec)
+                    .map_err(|e| e.prefixed(format_args!("{name}: line {}", s.line)))?,
+                SegmentSource::Runs(runs) => runs,
+                _ => bail!("{name}: line {}: a segment this program cannot read", s.line),
+            };
+            Ok((s.line, s.unit, runs))
+        })
+        .collect()
 }
 
 fn run_file(

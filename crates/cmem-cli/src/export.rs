@@ -1,5 +1,5 @@
-//! `cmem export`: the memory to a TMX, `.kmb`, JSON Lines, PO or Weblate JSON file, or to
-//! standard output.
+//! `cmem export`: the memory to a file of any format the format registry writes (TMX,
+//! `.kmb`, JSON Lines, PO, Weblate JSON), or to standard output.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -7,15 +7,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
-use cmem::formats::{
-    EntrySink, ExportOptions, Format, FormatError, JsonlMode, JsonlOptions, JsonlWriter, KmbWriter, Level,
-    OutputFile, PoWriter, TmxWriteOptions, TmxWriter, WeblateOptions, WeblateWriter,
-};
+use cmem::formats::registry::{self, FormatSpec};
+use cmem::formats::{ExportOptions, Format, FormatError, OutputFile};
 use cmem::{Locale, Memory};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
-use crate::args::{ExportArgs, ExportFormat};
+use crate::args::ExportArgs;
 use crate::memory;
 use crate::output::{count, duration, stop_on_signals, Stdout};
 
@@ -83,49 +81,45 @@ impl Out {
 }
 
 /// The format written: `--format`, else the extension, else TMX on standard output.
-fn format_for(path: &Path, flag: Option<ExportFormat>) -> Result<ExportFormat> {
+fn format_for(path: &Path, flag: Option<&'static FormatSpec>) -> Result<&'static FormatSpec> {
     if let Some(f) = flag {
         return Ok(f);
     }
-    if path == Path::new("-") {
-        return Ok(ExportFormat::Tmx);
-    }
-    match cmem::formats::format_of(path) {
-        Some(Format::Tmx) => Ok(ExportFormat::Tmx),
-        Some(Format::Kmb) => Ok(ExportFormat::Kmb),
-        Some(Format::Jsonl) => Ok(ExportFormat::Jsonl),
-        Some(Format::Po) => Ok(ExportFormat::Po),
-        _ => bail!(
-            "export {}: unknown format (extension not .tmx, .kmb, .jsonl, .ndjson, .json or .po); use --format",
-            path.display()
-        ),
-    }
+    let by_name = if path == Path::new("-") {
+        registry::by_format(Format::Tmx)
+    } else {
+        registry::by_path(path).filter(|f| f.can_export())
+    };
+    by_name.ok_or_else(|| {
+        anyhow!(
+            "export {}: unknown format (extension not {}); use --format",
+            path.display(),
+            registry::either(&registry::extensions(FormatSpec::can_export))
+        )
+    })
 }
 
-/// The PO arm without its locale pair, which `run` refused before opening anything.
-fn unreachable_pair() -> Result<u64, FormatError> {
-    Err(FormatError::new(Format::Po, cmem::formats::FormatErrorKind::InvalidLocale, "give --from and --to"))
-}
-
-/// Drives an export into a writer and finishes it.
-fn write_with<S: EntrySink>(
+/// Writes the memory into `out` as `format` and ends the file.
+fn write_as(
     memory: &Memory,
-    mut sink: S,
+    format: &FormatSpec,
+    mut out: Out,
     options: &ExportOptions,
-    finish: impl FnOnce(S) -> Result<Out, FormatError>,
 ) -> Result<u64, FormatError> {
-    let n = memory.export(&mut sink, options, &mut |_| {})?;
-    let out = finish(sink)?;
+    let mut writer = format.writer(&mut out, options)?;
+    let n = memory.export(writer.sink(), options, &mut |_| {})?;
+    writer.finish()?;
     out.finish().map_err(|e| FormatError::io(Format::Store, "write failed", e))?;
     Ok(n)
 }
 
-/// The one locale pair of a PO catalog: `--from` and `--to`, or what the memory holds
-/// when it holds exactly one pair that agrees with the one of them given.
+/// The one locale pair of a file that holds one (a PO catalog): `--from` and `--to`, or
+/// what the memory holds when it holds exactly one pair that agrees with the one of
+/// them given.
 ///
 /// # Errors
 /// The memory holds no pair or several (naming them), or its statistics fail.
-fn po_pair(memory: &Memory, args: &ExportArgs) -> Result<(Locale, Locale)> {
+fn one_pair(memory: &Memory, args: &ExportArgs, format: &FormatSpec) -> Result<(Locale, Locale)> {
     if let (Some(from), Some(to)) = (&args.from, &args.to) {
         return Ok((from.clone(), to.clone()));
     }
@@ -137,12 +131,18 @@ fn po_pair(memory: &Memory, args: &ExportArgs) -> Result<(Locale, Locale)> {
     let pairs: Vec<&cmem::PairCount> = stats.pairs.iter().filter(fits).collect();
     match pairs[..] {
         [one] => Ok((one.source.clone(), one.target.clone())),
-        [] => bail!("export {name}: a PO catalog holds one locale pair, and the memory holds none that fits"),
+        [] => bail!(
+            "export {name}: {} {} file holds one locale pair, and the memory holds none that fits",
+            format.article,
+            format.title
+        ),
         _ => {
             let list: Vec<String> = pairs.iter().map(|p| format!("{} → {}", p.source, p.target)).collect();
             bail!(
-                "export {name}: a PO catalog holds one locale pair and the memory holds {} ({}); \
+                "export {name}: {} {} file holds one locale pair and the memory holds {} ({}); \
                  give --from and --to",
+                format.article,
+                format.title,
                 list.len(),
                 list.join(", ")
             )
@@ -157,13 +157,10 @@ fn po_pair(memory: &Memory, args: &ExportArgs) -> Result<(Locale, Locale)> {
 /// ends the export quietly), a store failure.
 pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result<()> {
     let started = Instant::now();
-    let format = format_for(&args.output, args.format)?;
+    let format = format_for(&args.output, args.format.map(|f| f.0))?;
     let path = memory::resolve(memory_flag);
     let memory = memory::open_existing(&path)?;
-    let po_pair = match format {
-        ExportFormat::Po => Some(po_pair(&memory, args)?),
-        _ => None,
-    };
+    let pair = if format.one_pair { Some(one_pair(&memory, args, format)?) } else { None };
     let to_stdout = args.output == Path::new("-");
     let name = if to_stdout { "<stdout>".to_owned() } else { args.output.display().to_string() };
 
@@ -188,38 +185,11 @@ pub fn run(args: &ExportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     let mut options = ExportOptions::default();
     options.source_locale.clone_from(&args.from);
     options.target_locale.clone_from(&args.to);
-    if let Some((from, to)) = &po_pair {
-        options.source_locale = Some(from.clone());
-        options.target_locale = Some(to.clone());
+    if let Some((from, to)) = pair {
+        options.source_locale = Some(from);
+        options.target_locale = Some(to);
     }
-    let result = match format {
-        ExportFormat::Tmx | ExportFormat::Tmx1 => {
-            let mut o = TmxWriteOptions::default();
-            o.level = if format == ExportFormat::Tmx1 { Level::One } else { Level::Two };
-            o.source_locale.clone_from(&args.from);
-            TmxWriter::new(out, o).and_then(|w| write_with(&memory, w, &options, TmxWriter::finish))
-        }
-        ExportFormat::Kmb => {
-            KmbWriter::new(out, None).and_then(|w| write_with(&memory, w, &options, KmbWriter::finish))
-        }
-        ExportFormat::Jsonl => {
-            let mut o = JsonlOptions::default();
-            o.mode = JsonlMode::Full;
-            write_with(&memory, JsonlWriter::new(out, o), &options, JsonlWriter::finish)
-        }
-        ExportFormat::Po => match po_pair {
-            Some((from, to)) => {
-                PoWriter::new(out, from, to).and_then(|w| write_with(&memory, w, &options, PoWriter::finish))
-            }
-            None => unreachable_pair(),
-        },
-        ExportFormat::Weblate => {
-            let mut o = WeblateOptions::default();
-            o.source_locale.clone_from(&args.from);
-            o.target_locale.clone_from(&args.to);
-            WeblateWriter::new(out, o).and_then(|w| write_with(&memory, w, &options, WeblateWriter::finish))
-        }
-    };
+    let result = write_as(&memory, format, out, &options);
     let written = match result {
         Ok(n) => n,
         Err(e) => bail!("export {name}: {}", crate::import::located(&e)),

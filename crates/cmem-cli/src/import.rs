@@ -14,11 +14,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Result};
-use cmem::formats::{Format, FormatError, Input, Progress};
+use cmem::formats::registry::{self, FormatSpec};
+use cmem::formats::{FormatError, Input, Progress};
 use cmem::{ImportRequest, OpenOptions, WaitHook};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::args::{FileFormat, ImportArgs, IndexArgs};
+use crate::args::{ImportArgs, IndexArgs};
 use crate::memory;
 use crate::output::{count, duration, plural, stop_on_signals, with_flags};
 use crate::query::recognizer;
@@ -38,19 +39,6 @@ fn say(bar: &ProgressBar, note: &str) {
         eprintln!("{note}");
     } else {
         bar.println(note);
-    }
-}
-
-/// The format `--format` names, if any.
-fn format_flag(flag: Option<FileFormat>) -> Option<Format> {
-    match flag {
-        Some(FileFormat::Tmx | FileFormat::Tmx1) => Some(Format::Tmx),
-        Some(FileFormat::Kmb) => Some(Format::Kmb),
-        Some(FileFormat::Jsonl) => Some(Format::Jsonl),
-        Some(FileFormat::Po) => Some(Format::Po),
-        Some(FileFormat::Weblate) => Some(Format::Weblate),
-        Some(FileFormat::Xliff) => Some(Format::Xliff),
-        None => None,
     }
 }
 
@@ -101,9 +89,11 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     let mut inputs = Vec::with_capacity(args.files.len());
     let mut total: Option<u64> = Some(0);
     for path in &args.files {
-        let format = format_flag(args.format);
+        // A format written but not imported (`tmx1`) names its format's files (TMX).
+        let format = args.format.map(|f| f.0.format);
         if path == Path::new("-") && format.is_none() {
-            bail!("import -: standard input needs --format tmx|kmb|jsonl|po|weblate|xliff");
+            let streams = registry::names(FormatSpec::can_import_stream);
+            bail!("import -: standard input needs --format {}", streams.join("|"));
         }
         let input = Input::open(path, format).map_err(|e| anyhow!("import {}", e.message()))?;
         total = total.zip(input.size()).map(|(t, s)| t + s);

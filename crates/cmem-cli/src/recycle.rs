@@ -1,5 +1,5 @@
-//! `cmem recycle`: pre-translate an XLIFF file or a PO/POT catalog from the memory,
-//! writing it atomically.
+//! `cmem recycle`: pre-translate a document (an XLIFF file, a PO/POT catalog, …:
+//! whatever the format registry recycles) from the memory, writing it atomically.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -7,7 +7,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
-use cmem::formats::{FillAmbiguous, Format, FormatError, OutputFile, RecycleOptions, RecycleReport};
+use cmem::formats::registry::{self, FormatSpec};
+use cmem::formats::{FillAmbiguous, FormatError, OutputFile, RecycleOptions, RecycleReport};
 use serde_json::Value;
 
 use crate::args::{FillAmbiguousArg, RecycleArgs};
@@ -68,16 +69,25 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     let output = name(&args.output, "<stdout>");
     let stdin = args.input == Path::new("-");
     let stdout = args.output == Path::new("-");
-    let po = !stdin && cmem::formats::format_of(&args.input) == Some(Format::Po);
-    let written = if po { Format::Po } else { Format::Xliff };
-    if let Some(named) = cmem::formats::format_of(&args.output).filter(|f| !stdout && *f != written) {
+    // By the input's extension among the formats that recycle, else XLIFF.
+    let format = registry::document_format(&args.input);
+    if let Some(named) = registry::by_path(&args.output).filter(|f| !stdout && f.format != format.format) {
         bail!(
             "recycle {input}: -o {output} names {} file, but recycle writes {} file, the input's \
-             format; name the output {}",
-            format_name(named),
-            format_name(written),
-            if po { "OUT.po" } else { "OUT.xlf" }
+             format; name the output OUT{}",
+            noun(named),
+            noun(format),
+            format.extension()
         );
+    }
+    // A format whose file names say their language takes the languages from the names
+    // when the options give none.
+    let mut options = options;
+    if options.source_locale.is_none() && !stdin {
+        options.source_locale = format.locale_of_file(&args.input);
+    }
+    if options.target_locale.is_none() && !stdout {
+        options.target_locale = format.locale_of_file(&args.output);
     }
     let reader: Box<dyn Read> = if stdin {
         Box::new(io::stdin().lock())
@@ -87,32 +97,19 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
             Err(e) => bail!("recycle {input}: cannot read: {e}"),
         }
     };
-    let report: RecycleReport = if po {
-        let mut bytes = Vec::new();
-        let report = memory
-            .recycle(Format::Po, reader, &input, &mut bytes, &options)
-            .map_err(|e| failure(&e, &input))?;
-        if stdout {
-            let mut out = Stdout::new();
-            out.write_all(&bytes)?;
-            out.flush()?;
-        } else {
-            write_output(&args.output, &bytes).map_err(|e| failure(&e, &input))?;
-        }
-        report
-    } else if stdout {
-        // The document is complete before the first byte is written, so a failure
-        // writes nothing here either.
+    // The document is complete before the first byte is written, so a failure writes
+    // nothing, to a file or to standard output.
+    let mut bytes = Vec::new();
+    let report = memory
+        .recycle(format.format, reader, &input, &mut bytes, &options)
+        .map_err(|e| failure(&e, &input))?;
+    if stdout {
         let mut out = Stdout::new();
-        memory.recycle(Format::Xliff, reader, &input, &mut out, &options).map_err(|e| failure(&e, &input))?
+        out.write_all(&bytes)?;
+        out.flush()?;
     } else {
-        let mut bytes = Vec::new();
-        let report = memory
-            .recycle(Format::Xliff, reader, &input, &mut bytes, &options)
-            .map_err(|e| failure(&e, &input))?;
-        write_output(&args.output, &bytes).map_err(|e| failure(&e, &input))?;
-        report
-    };
+        write_output(&args.output, &bytes, format).map_err(|e| failure(&e, &input))?;
+    }
     let elapsed = started.elapsed();
     if !quiet && report.filled + report.with_candidates == 0 && report.untouched > 0 {
         // Nothing found for any segment: say so when the memory holds nothing of the pair.
@@ -145,23 +142,16 @@ pub fn run(args: &RecycleArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     Ok(())
 }
 
-/// A format as the `-o` error names it, with its article.
-fn format_name(format: Format) -> &'static str {
-    match format {
-        Format::Po => "a gettext PO",
-        Format::Xliff => "an XLIFF",
-        Format::Tmx => "a TMX",
-        Format::Kmb => "a .kmb",
-        Format::Jsonl => "a JSON Lines",
-        _ => "another",
-    }
+/// A format as the `-o` error names it, with its article: `a gettext PO`.
+fn noun(format: &FormatSpec) -> String {
+    format!("{} {}", format.article, format.title)
 }
 
 /// Writes the recycled document as an [`OutputFile`], which a Ctrl-C or `SIGTERM`
 /// while it is written cancels (the temporary file goes, the output stays as it was).
-fn write_output(path: &Path, bytes: &[u8]) -> Result<(), FormatError> {
+fn write_output(path: &Path, bytes: &[u8], format: &FormatSpec) -> Result<(), FormatError> {
     let fail =
-        |e: io::Error| FormatError::io(Format::Xliff, "cannot write", e).in_file(path.display().to_string());
+        |e: io::Error| FormatError::io(format.format, "cannot write", e).in_file(path.display().to_string());
     let mut out = OutputFile::create(path).map_err(fail)?;
     if out.is_atomic() {
         out.cancel_on(stop_on_signals(false).map_err(fail)?);

@@ -1478,6 +1478,177 @@ fn po_export_recycle_and_analyze_with_csv() {
 }
 
 #[test]
+fn properties_import_recycle_analyze_and_context() {
+    let d = Dir::new();
+    // A translated bundle is imported with its source beside it, paired by key.
+    let r =
+        d.ok(&["import", &td("properties/messages_de.properties"), &td("properties/messages_fr.properties")]);
+    assert!(
+        r.stderr()
+            .starts_with("imported 2 files into cmem.db: 11 read, 11 written, 0 deduplicated, 0 problems"),
+        "{}",
+        r.stderr()
+    );
+    let r = d.ok(&[
+        "lookup",
+        "Delete {1} files?\nThis cannot be undone.",
+        "--from",
+        "en",
+        "--to",
+        "de",
+        "--json",
+    ]);
+    let m = &r.json_lines()[0]["matches"][0];
+    assert_eq!(
+        m["adapted_target"]["text"], "{1} Dateien löschen?\nDas kann nicht rückgängig gemacht werden.",
+        "{m}"
+    );
+
+    // The next release: the target language from -o's name, fills escaped as the ASCII
+    // source needs, comments, order and the continuation's key kept.
+    std::fs::copy(testdata("properties/release-1.1/messages.properties"), d.path("messages.properties"))
+        .unwrap();
+    let out = d.path("messages_de.properties");
+    let r = d.ok(&["recycle", "messages.properties", "-o", "messages_de.properties"]);
+    assert!(
+        r.stderr().contains("7 segments, 5 filled (5 exact), 1 with candidates, 1 untouched, 0 skipped"),
+        "{}",
+        r.stderr()
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    let origin = testdata("properties/messages_de.properties").display().to_string();
+    assert_eq!(
+        text.replace(&origin, "DE"),
+        "# Messages of a small file manager, release 1.1 (written for cmem's tests).\n\
+         # cmem: context match (DE)\n\
+         app.title = Dateiverwaltung\n\
+         \n\
+         # The main menu\n\
+         # cmem: context match (DE)\n\
+         menu.open = {0} \\u00F6ffnen\n\
+         # cmem: fuzzy, 92% match (DE)\n\
+         menu.save = Datei speichern\n\
+         # cmem: untranslated\n\
+         menu.print = Print the document\n\
+         # cmem: context match (DE)\n\
+         menu.quit: Beenden\n\
+         # cmem: context match (DE)\n\
+         dialog.delete = {0} Dateien l\\u00F6schen?\\nDas kann nicht r\\u00FCckg\\u00E4ngig gemacht werden.\n\
+         # cmem: context match (DE)\n\
+         status.copied = {0,number,integer} Dateien nach {1} kopiert\n"
+    );
+    // crates/cmem-cli/README.md shows the same file.
+    let readme = std::fs::read_to_string(testdata("../crates/cmem-cli/README.md")).unwrap();
+    let shown = readme.split("`messages_de.properties` then reads:\n\n```properties\n").nth(1).unwrap();
+    let shown = shown.split("```").next().unwrap();
+    assert_eq!(
+        text.replace(&origin, "DE"),
+        shown.replace("testdata/properties/messages_de.properties", "DE"),
+        "crates/cmem-cli/README.md shows another bundle than recycle writes"
+    );
+    // The fill to review and the untranslated key stay out of the memory until a
+    // translator removes their line.
+    let r = d.ok(&["import", "messages_de.properties"]);
+    assert!(r.stderr().contains(": 5 read, 0 written, 5 deduplicated"), "{}", r.stderr());
+    std::fs::remove_file(d.path("messages.properties")).unwrap();
+    let r = d.run(&["import", "messages_de.properties"]);
+    assert_eq!(r.code(), 3);
+    assert!(
+        r.stderr().contains(
+            "its source bundle is not beside it (no messages.properties, no messages_en.properties)"
+        ),
+        "{}",
+        r.stderr()
+    );
+    // An output naming another format, and a source with no target language, are refused.
+    let r = d.run(&["recycle", &td("properties/release-1.1/messages.properties"), "-o", "x.po"]);
+    assert_eq!(r.code(), 3);
+    assert!(
+        r.stderr().contains("-o x.po names a gettext PO file, but recycle writes a Java properties file"),
+        "{}",
+        r.stderr()
+    );
+    let r = d.run(&["recycle", &td("properties/release-1.1/messages.properties"), "-o", "-"]);
+    assert_eq!(r.code(), 3);
+    assert!(
+        r.stderr().ends_with("a source bundle names no target language; give one with --to\n"),
+        "{}",
+        r.stderr()
+    );
+
+    // Leverage, and the producer's context of every value.
+    let r = d.ok(&["analyze", &td("properties/release-1.1/messages.properties"), "--to", "de", "--json"]);
+    let a = &r.json_lines()[0];
+    assert_eq!((a["segments"].as_u64(), a["skipped"].as_u64()), (Some(7), Some(0)), "{a}");
+    let r = d.ok(&[
+        "context",
+        "--file",
+        &td("properties/release-1.1/messages.properties"),
+        "--from",
+        "en",
+        "--to",
+        "de",
+    ]);
+    let lines = r.json_lines();
+    assert_eq!(lines.len(), 7);
+    assert_eq!(
+        (lines[1]["unit"].as_str(), lines[1]["line"].as_u64()),
+        (Some("menu.open"), Some(5)),
+        "{}",
+        lines[1]
+    );
+
+    // A base bundle has no translations to import; standard input has no source beside it.
+    let r = d.run(&["import", &td("properties/messages.properties")]);
+    assert_eq!(r.code(), 3);
+    assert!(
+        r.stderr().contains("the name gives no language (as messages_de.properties would)"),
+        "{}",
+        r.stderr()
+    );
+    let r = d.run(&["import", "--format", "properties", "-"]);
+    assert_eq!(r.code(), 3);
+    assert!(r.stderr().contains("import it from its file"), "{}", r.stderr());
+}
+
+#[test]
+fn a_bad_properties_escape_is_located_with_its_fix() {
+    let d = Dir::new();
+    std::fs::write(d.path("ui.properties"), "title = Files\nopen = Open {0}\n").unwrap();
+    std::fs::write(d.path("ui_de.properties"), "title = Dateien\nopen = {0} \\u00g6ffnen\n").unwrap();
+    // Import: the line is a problem, listed as FILE:LINE:COLUMN; the rest is imported.
+    let r = d.ok(&["import", "ui_de.properties"]);
+    assert!(
+        r.stderr().starts_with(
+            "ui_de.properties:2:12: \"\\u00g\" is not a Unicode escape: \\u takes four hexadecimal digits \
+             (\\u00E9 for é); write the character itself or complete the escape, or write \\\\u for a \
+             backslash followed by u\n"
+        ),
+        "{}",
+        r.stderr()
+    );
+    assert!(r.stderr().contains("1 read, 1 written, 0 deduplicated, 1 problem"), "{}", r.stderr());
+    let r = d.run(&["import", "--strict", "ui_de.properties"]);
+    assert_eq!(r.code(), 3);
+    assert!(
+        r.stderr().starts_with("cmem: import ui_de.properties: line 2, column 12: \"\\u00g\" is not"),
+        "{}",
+        r.stderr()
+    );
+    // Recycle refuses the file and writes nothing.
+    std::fs::write(d.path("bad.properties"), "ok = Fine\n\nbroken = caf\\u00e\n").unwrap();
+    let r = d.run(&["recycle", "bad.properties", "-o", "bad_de.properties"]);
+    assert_eq!(r.code(), 3);
+    assert_eq!(
+        r.stderr(),
+        "cmem: recycle bad.properties: line 3, column 13: \"\\u00e\" is not a Unicode escape: \\u takes \
+         four hexadecimal digits (\\u00E9 for é); write the character itself or complete the escape, or \
+         write \\\\u for a backslash followed by u\n"
+    );
+    assert!(!d.path("bad_de.properties").exists());
+}
+
+#[test]
 fn a_regional_memory_fills_another_region_one_point_down() {
     let d = Dir::new();
     d.ok(&["import", "--from", "en-US", "--to", "de-DE", &td("cli/sample.jsonl")]);

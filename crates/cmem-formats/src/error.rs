@@ -19,12 +19,16 @@ pub enum Format {
     Po,
     /// Weblate's translation-memory JSON.
     Weblate,
+    /// Java `.properties` resource bundles.
+    Properties,
     /// Not a file format: the store an import writes to or an export reads from.
     Store,
 }
 
 impl Format {
-    /// The lowercase name used as the message prefix (`tmx`, `xliff`, `kmb`, `jsonl`, `po`, `weblate`, `store`).
+    /// The lowercase name used as the message prefix (`tmx`, `xliff`, `kmb`, `jsonl`,
+    /// `po`, `weblate`, `properties`, `store`): the format's name in the
+    /// [`registry`](crate::registry) (a test checks they agree).
     pub fn name(self) -> &'static str {
         match self {
             Format::Tmx => "tmx",
@@ -33,6 +37,7 @@ impl Format {
             Format::Jsonl => "jsonl",
             Format::Po => "po",
             Format::Weblate => "weblate",
+            Format::Properties => "properties",
             Format::Store => "store",
         }
     }
@@ -76,7 +81,8 @@ pub enum FormatErrorKind {
     /// *Problem*: a field cmem wrote (`x-cmem-…` property) or an element that cannot be
     /// read as documented; the value is kept as plain metadata or text.
     InvalidField,
-    /// *Problem*: a JSON Lines line that is not a valid entry; the line is skipped.
+    /// *Problem*: a JSON Lines line, or a `.properties` line, that is not a valid entry;
+    /// the line is skipped.
     InvalidLine,
     /// A `.kmb` file that does not start with the bundle's magic bytes.
     BadMagic,

@@ -1,7 +1,9 @@
-//! Document files by their format: recycling and analyzing an XLIFF document or a
-//! gettext catalog named by its path. Above [`recycle`](mod@crate::recycle),
-//! [`analyze`](mod@crate::analyze) and [`po`](mod@crate::po), which share their lookups
-//! and counts, so that none of them needs to know the others' formats.
+//! Document files by their format: recycling and analyzing a document (an XLIFF
+//! document, a gettext catalog, …) named by its path, in the format the
+//! [`registry`](crate::registry) gives its name ([`document_format`](crate::registry::document_format)).
+//! Above the registry and the formats it lists, which share their lookups and counts
+//! ([`recycle`](mod@crate::recycle), [`analyze`](mod@crate::analyze)), so that none of
+//! them needs to know the others' formats.
 
 use std::fs;
 use std::io::Write;
@@ -10,18 +12,19 @@ use std::path::Path;
 use cmem_core::ContentMemory;
 
 use crate::analyze::{Analysis, AnalyzeOptions, Batch};
-use crate::error::{Format, FormatError, FormatErrorKind};
-use crate::po;
-use crate::recycle::{recycle_document, RecycleOptions, RecycleReport};
-use crate::xliff::XliffDocument;
+use crate::error::{Format, FormatError};
+use crate::recycle::{RecycleOptions, RecycleReport};
 
-/// Recycles the file `input` into `output` (which may be the same path): an XLIFF
-/// document, or a gettext catalog when its name ends in `.po` or `.pot`
-/// ([`recycle_po`](crate::recycle_po)).
+/// Recycles the file `input` into `output` (which may be the same path), in the format
+/// [`document_format`](crate::registry::document_format) gives its name: XLIFF
+/// ([`recycle_document`](crate::recycle_document)) unless its extension names another
+/// format that recycles (`.po` and `.pot`: [`recycle_po`](crate::recycle_po)). A
+/// format whose file names say their language takes the target from `output`'s name
+/// when the options give none.
 ///
 /// # Errors
-/// As [`XliffDocument::read`] (or the catalog's reader) and [`recycle_document`], and
-/// I/O writing the output; the output is then left as it was.
+/// As the document's reader and its recycle, and I/O writing the output; the output
+/// is then left as it was.
 pub fn recycle_file(
     input: &Path,
     output: &Path,
@@ -29,16 +32,21 @@ pub fn recycle_file(
     options: &RecycleOptions,
 ) -> Result<RecycleReport, FormatError> {
     let name = input.display().to_string();
-    let format = if crate::import::format_of(input) == Some(Format::Po) { Format::Po } else { Format::Xliff };
-    let raw = fs::read(input).map_err(|e| FormatError::io(format, "cannot read", e).in_file(&name))?;
-    let (bytes, report) = if format == Format::Po {
-        po::recycle_po_bytes(&raw, &name, store, options)?
-    } else {
-        let mut doc = XliffDocument::parse(raw, &name)?;
-        let report = recycle_document(&mut doc, store, options)?;
-        (doc.to_bytes(), report)
+    let spec = crate::registry::document_format(input);
+    let raw = fs::read(input).map_err(|e| FormatError::io(spec.format, "cannot read", e).in_file(&name))?;
+    // A format whose file names say their language takes the target from the output's
+    // name when the options give none.
+    let named = options.target_locale.is_none().then(|| spec.locale_of_file(output)).flatten();
+    let with_target;
+    let options = match named {
+        Some(target) => {
+            with_target = RecycleOptions { target_locale: Some(target), ..options.clone() };
+            &with_target
+        }
+        None => options,
     };
-    write_atomically(output, &bytes, format)?;
+    let (bytes, report) = spec.recycle(raw, &name, store, options)?;
+    write_atomically(output, &bytes, spec.format)?;
     Ok(report)
 }
 
@@ -58,8 +66,10 @@ pub fn write_atomically(path: &Path, bytes: &[u8], format: Format) -> Result<(),
 }
 
 impl Batch {
-    /// Analyzes the file at `path` (a PO or POT catalog by its extension, else XLIFF)
-    /// and adds it to the batch; returns its own report.
+    /// Analyzes the file at `path` (in the format
+    /// [`document_format`](crate::registry::document_format) gives its name: a PO or POT
+    /// catalog by its extension, …, else XLIFF) and adds it to the batch; returns its own
+    /// report.
     ///
     /// # Errors
     /// As [`analyze_file`](crate::analyze::analyze_file) and [`analyze_po`](crate::po::analyze_po).
@@ -70,17 +80,10 @@ impl Batch {
         options: &AnalyzeOptions,
     ) -> Result<&Analysis, FormatError> {
         let name = path.display().to_string();
-        let (analysis, counted) = if crate::import::format_of(path) == Some(Format::Po) {
-            let file = std::fs::File::open(path)
-                .map_err(|e| FormatError::io(Format::Po, "cannot read", e).in_file(&name))?;
-            po::analyze_po_counted(std::io::BufReader::new(file), &name, store, options)?
-        } else {
-            let raw = std::fs::read(path).map_err(|e| {
-                FormatError::new(Format::Xliff, FormatErrorKind::Io, format!("cannot read: {e}"))
-                    .in_file(&name)
-            })?;
-            crate::analyze::analyze_counted(&XliffDocument::parse(raw, &name)?, store, options)?
-        };
+        let spec = crate::registry::document_format(path);
+        let raw =
+            fs::read(path).map_err(|e| FormatError::io(spec.format, "cannot read", e).in_file(&name))?;
+        let (analysis, counted) = spec.analyze(raw, &name, store, options)?;
         Ok(self.add(analysis, counted, options))
     }
 }

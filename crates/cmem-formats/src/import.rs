@@ -69,22 +69,6 @@ fn gunzip(_: impl BufRead + Send + 'static) -> io::Result<Box<dyn BufRead + Send
     ))
 }
 
-/// The format of a file by its name: `.tmx`, `.kmb`, `.jsonl` / `.ndjson` / `.json`,
-/// each optionally followed by `.gz`.
-pub fn format_of(path: &Path) -> Option<Format> {
-    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
-    let name = name.strip_suffix(".gz").unwrap_or(&name);
-    let ext = name.rsplit_once('.')?.1;
-    match ext {
-        "tmx" => Some(Format::Tmx),
-        "kmb" => Some(Format::Kmb),
-        "jsonl" | "ndjson" | "json" => Some(Format::Jsonl),
-        "po" | "pot" => Some(Format::Po),
-        "xlf" | "xliff" | "sdlxliff" | "mqxliff" => Some(Format::Xliff),
-        _ => None,
-    }
-}
-
 /// A reader that an import can drive: items, and how many input bytes it has read.
 pub trait ItemSource: Iterator<Item = Result<Item, FormatError>> {
     /// Raw input bytes read so far.
@@ -305,6 +289,7 @@ impl EntrySink for Vec<NewEntry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::format_of;
 
     #[test]
     fn formats_by_name() {

@@ -4,8 +4,9 @@
 //! them all.
 //!
 //! Every front end (the command-line program, a server, a script) imports through
-//! [`Ingest`], so a file reads the same way everywhere. Adding a format means a reader
-//! and one arm in [`Ingest`]'s dispatch (`open_reader`), nothing in the front ends.
+//! [`Ingest`], so a file reads the same way everywhere. Which reader reads a format, and
+//! what its first bytes must look like, is the [`crate::registry`]'s: adding
+//! a format adds nothing here, nor in the front ends.
 //!
 //! ```
 //! use cmem_core::{MemStore, Recognizer};
@@ -25,25 +26,18 @@
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cmem_core::{Locale, NewEntry, Variant};
 
 use crate::error::{Format, FormatError, FormatErrorKind};
-use crate::import::{format_of, gunzipped, ItemSource};
-use crate::item::Item;
-use crate::jsonl::{JsonlOptions, JsonlReader, RunsHook};
-#[cfg(feature = "gzip")]
-use crate::kmb::KmbReader;
-use crate::po::{MessageRunner, PoOptions, PoReader};
-use crate::tmx::{TmxOptions, TmxReader};
-use crate::weblate::{WeblateOptions, WeblateReader};
-use crate::xliff_in::{XliffInOptions, XliffReader};
+use crate::import::{gunzipped, ItemSource};
+use crate::item::{Item, ItemReader, ReadContext, RunsHook};
+use crate::registry::{self, FormatSpec};
 
-/// A boxed buffered input.
-pub type BoxedInput = Box<dyn BufRead + Send>;
+pub use crate::item::BoxedInput;
 
 /// Options of [`Ingest`].
 #[derive(Debug, Clone, Default)]
@@ -68,6 +62,8 @@ pub struct Input {
     name: String,
     format: Format,
     reader: BoxedInput,
+    /// The file's path, when it was opened from one.
+    path: Option<PathBuf>,
     /// The file's size when known (a regular file).
     size: Option<u64>,
     /// The format came from the file's extension, not from the caller: what the content
@@ -86,7 +82,7 @@ impl fmt::Debug for Input {
 
 impl Input {
     /// Opens the file at `path` (`-`: standard input, named `<stdin>`), in `format` or
-    /// else by its extension ([`format_of`]), decompressing gzip by its magic bytes.
+    /// else by its extension ([`format_of`](crate::format_of)), decompressing gzip by its magic bytes.
     ///
     /// # Errors
     /// An unknown format (standard input always needs `format`), or a file that cannot
@@ -101,17 +97,21 @@ impl Input {
                 return Err(FormatError::new(
                     Format::Store,
                     FormatErrorKind::Unsupported,
-                    "standard input needs a format (tmx, kmb, jsonl, po, weblate or xliff)",
+                    format!(
+                        "standard input needs a format ({})",
+                        registry::either(&registry::names(FormatSpec::can_import_stream))
+                    ),
                 ))
             }
-            None => format_of(path).ok_or_else(|| {
+            None => registry::by_path(path).filter(|f| f.can_read()).map(|f| f.format).ok_or_else(|| {
                 FormatError::new(
                     Format::Store,
                     FormatErrorKind::Unsupported,
                     format!(
-                        "{name}: unknown format (extension not .tmx, .kmb, .jsonl, .ndjson, .json, \
-                         .po, .xlf, .xliff, .sdlxliff or .mqxliff, optionally .gz); name the format \
-                         (--format tmx|kmb|jsonl|po|weblate|xliff)"
+                        "{name}: unknown format (extension not {}, optionally .gz); name the format \
+                         (--format {})",
+                        registry::either(&registry::extensions(FormatSpec::can_import)),
+                        registry::names(FormatSpec::can_import).join("|")
                     ),
                 )
             })?,
@@ -126,7 +126,9 @@ impl Input {
             let size = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
             (Box::new(file), size)
         };
-        Ok(Input { name, format, reader: Box::new(BufReader::with_capacity(64 * 1024, raw)), size, guessed })
+        let reader = Box::new(BufReader::with_capacity(64 * 1024, raw));
+        let path = (!stdin).then(|| path.to_path_buf());
+        Ok(Input { name, format, reader, path, size, guessed })
     }
 
     /// An input from any reader (not decompressed), named `name` in messages.
@@ -135,6 +137,7 @@ impl Input {
             name: name.into(),
             format,
             reader: Box::new(BufReader::with_capacity(64 * 1024, reader)),
+            path: None,
             size: None,
             guessed: false,
         }
@@ -173,119 +176,6 @@ impl<R: Read> Read for Counted<R> {
 /// Wraps `reader` to count its bytes into `bytes` and decompress gzip.
 fn counted(reader: BoxedInput, bytes: &Arc<AtomicU64>) -> io::Result<BoxedInput> {
     gunzipped(BufReader::with_capacity(64 * 1024, Counted { inner: reader, bytes: Arc::clone(bytes) }))
-}
-
-/// What the first bytes of an input look like.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Looks {
-    /// `[`: one JSON array (Weblate's memory export).
-    JsonArray,
-    /// `{`: JSON objects (JSON Lines).
-    JsonObject,
-    /// `<`: XML (TMX, XLIFF).
-    Xml,
-    /// `#` or `msgid`/`msgctxt`: a gettext catalog.
-    Po,
-}
-
-/// What the first byte after a byte-order mark and white space says, when it says
-/// anything. Nothing is consumed.
-fn looks(reader: &mut BoxedInput) -> Option<Looks> {
-    let buf = reader.fill_buf().ok()?;
-    let buf = buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(buf);
-    match buf.iter().find(|b| !b.is_ascii_whitespace())? {
-        b'[' => Some(Looks::JsonArray),
-        b'{' => Some(Looks::JsonObject),
-        b'<' => Some(Looks::Xml),
-        b'#' => Some(Looks::Po),
-        _ => {
-            let start = buf.iter().position(|b| !b.is_ascii_whitespace())?;
-            let rest = &buf[start..];
-            (rest.starts_with(b"msgid ") || rest.starts_with(b"msgctxt ")).then_some(Looks::Po)
-        }
-    }
-}
-
-/// The format to read `reader` in: `format`, or Weblate's JSON for a guessed JSON Lines
-/// file that holds one array. A content that cannot be in `format` is one clear error
-/// naming what it looks like, instead of an error on every line.
-fn settle_format(
-    reader: &mut BoxedInput,
-    format: Format,
-    guessed: bool,
-    name: &str,
-) -> Result<Format, FormatError> {
-    let Some(looks) = looks(reader) else { return Ok(format) };
-    let wrong = |what: &str, instead: &str| {
-        Err(FormatError::new(
-            format,
-            FormatErrorKind::Unsupported,
-            format!("looks like {what}, not {}; {instead}", format_name(format)),
-        )
-        .in_file(name))
-    };
-    match (format, looks) {
-        (Format::Jsonl, Looks::JsonArray) if guessed => Ok(Format::Weblate),
-        (Format::Jsonl, Looks::JsonArray) => {
-            wrong("Weblate's memory JSON (one JSON array)", "import it as weblate, or name no format")
-        }
-        (Format::Weblate, Looks::JsonObject) => {
-            wrong("JSON Lines (one JSON object a line)", "import it as jsonl, or name no format")
-        }
-        (Format::Jsonl | Format::Weblate | Format::Po, Looks::Xml) => {
-            wrong("XML (TMX or XLIFF)", "import it as tmx or xliff, or give it its extension")
-        }
-        (Format::Tmx | Format::Xliff | Format::Po, Looks::JsonArray) => {
-            wrong("Weblate's memory JSON (one JSON array)", "import it as weblate")
-        }
-        (Format::Tmx | Format::Xliff | Format::Po, Looks::JsonObject) => {
-            wrong("JSON Lines (one JSON object a line)", "import it as jsonl")
-        }
-        (Format::Tmx | Format::Xliff | Format::Jsonl | Format::Weblate, Looks::Po) => wrong(
-            "gettext PO (it starts with a # comment or msgid)",
-            "import it as po, or give it its .po extension",
-        ),
-        _ => Ok(format),
-    }
-}
-
-/// A format's name as users write it in messages.
-fn format_name(format: Format) -> &'static str {
-    match format {
-        Format::Jsonl => "JSON Lines",
-        Format::Weblate => "Weblate's memory JSON",
-        Format::Tmx => "TMX",
-        Format::Xliff => "XLIFF",
-        Format::Po => "gettext PO",
-        Format::Kmb => "a .kmb bundle",
-        _ => "this format",
-    }
-}
-
-/// The reader of one input.
-enum Reader<'h> {
-    // Boxed: the TMX reader is large, and there is one reader at a time.
-    Tmx(Box<TmxReader<BoxedInput>>),
-    #[cfg(feature = "gzip")]
-    Kmb(KmbReader<BoxedInput>),
-    Jsonl(JsonlReader<'h, BoxedInput>),
-    Po(PoReader),
-    Weblate(WeblateReader),
-    Xliff(XliffReader),
-}
-
-impl Reader<'_> {
-    fn next(&mut self) -> Option<Result<Item, FormatError>> {
-        match self {
-            Reader::Tmx(r) => r.next(),
-            #[cfg(feature = "gzip")]
-            Reader::Kmb(r) => r.next(),
-            Reader::Jsonl(r) => r.next(),
-            Reader::Po(r) => r.next(),
-            Reader::Weblate(r) => r.next(),
-            Reader::Xliff(r) => r.next(),
-        }
-    }
 }
 
 /// What a caller may watch while an [`Ingest`] is consumed by an import: the bytes read
@@ -333,11 +223,9 @@ impl IngestStatus {
 /// stored. [`IngestOptions::relabel`] stores the options' languages instead.
 pub struct Ingest<'h> {
     inputs: std::vec::IntoIter<Input>,
-    current: Option<Reader<'h>>,
+    current: Option<ItemReader<'h>>,
     options: IngestOptions,
     hook: Option<RunsHook<'h>>,
-    /// Recognizes TMX entries: by their PO format flags, else by `hook`.
-    runner: MessageRunner<'h>,
     status: IngestStatus,
     cancel: Option<Arc<AtomicBool>>,
     done: bool,
@@ -365,7 +253,6 @@ impl<'h> Ingest<'h> {
             current: None,
             options,
             hook,
-            runner: MessageRunner::new(hook, true),
             status: IngestStatus::default(),
             cancel: None,
             done: false,
@@ -386,7 +273,7 @@ impl<'h> Ingest<'h> {
         self.status.clone()
     }
 
-    fn open_next(&mut self) -> Option<Result<Reader<'h>, FormatError>> {
+    fn open_next(&mut self) -> Option<Result<ItemReader<'h>, FormatError>> {
         let input = self.inputs.next()?;
         if let Ok(mut name) = self.status.current.lock() {
             name.clone_from(&input.name);
@@ -403,65 +290,32 @@ impl<'h> Ingest<'h> {
                 .in_file(name)))
             }
         };
-        let format = match settle_format(&mut reader, input.format, input.guessed, &name) {
+        // What the first bytes look like may correct a format guessed from the extension.
+        let settled = match reader.fill_buf() {
+            Ok(start) => registry::settle(start, input.format, input.guessed, &name),
+            Err(_) => Ok(input.format),
+        };
+        let format = match settled {
             Ok(format) => format,
             Err(e) => return Some(Err(e)),
         };
-        Some(match format {
-            #[cfg(feature = "gzip")]
-            Format::Kmb => KmbReader::new(reader, &name).map(Reader::Kmb),
-            // A bundle is gzip-compressed (docs/kmb.md).
-            #[cfg(not(feature = "gzip"))]
-            Format::Kmb => Err(FormatError::new(
-                Format::Kmb,
+        let Some(spec) = registry::by_format(format) else {
+            return Some(Err(FormatError::new(
+                format,
                 FormatErrorKind::Unsupported,
-                "reading a .kmb bundle needs the `gzip` feature of cmem (or cmem-formats)",
+                format!("{} files cannot be imported", format.name()),
             )
-            .in_file(name)),
-            Format::Jsonl => {
-                let mut options = JsonlOptions::default();
-                options.source_locale.clone_from(&self.options.source_locale);
-                options.target_locale.clone_from(&self.options.target_locale);
-                options.strict = self.options.strict;
-                options.file_name = name;
-                Ok(Reader::Jsonl(JsonlReader::new(reader, options, self.hook)))
-            }
-            Format::Tmx => {
-                let mut options = TmxOptions::default();
-                options.strict = self.options.strict;
-                options.file_name = name;
-                TmxReader::new(reader, options).map(|r| Reader::Tmx(Box::new(r)))
-            }
-            Format::Po => {
-                let mut options = PoOptions::default();
-                options.source_locale.clone_from(&self.options.source_locale);
-                options.target_locale.clone_from(&self.options.target_locale);
-                options.strict = self.options.strict;
-                options.file_name = name;
-                PoReader::new(reader, options, self.hook).map(Reader::Po)
-            }
-            Format::Weblate => {
-                let mut options = WeblateOptions::default();
-                options.source_locale.clone_from(&self.options.source_locale);
-                options.target_locale.clone_from(&self.options.target_locale);
-                options.strict = self.options.strict;
-                options.file_name = name;
-                WeblateReader::new(reader, options, self.hook).map(Reader::Weblate)
-            }
-            Format::Xliff => {
-                let mut options = XliffInOptions::default();
-                options.source_locale.clone_from(&self.options.source_locale);
-                options.target_locale.clone_from(&self.options.target_locale);
-                options.file_name = name;
-                XliffReader::new(reader, options, self.hook).map(Reader::Xliff)
-            }
-            other => Err(FormatError::new(
-                other,
-                FormatErrorKind::Unsupported,
-                format!("{} files cannot be imported", other.name()),
-            )
-            .in_file(name)),
-        })
+            .in_file(name)));
+        };
+        let context = ReadContext {
+            name,
+            path: input.path,
+            source_locale: self.options.source_locale.clone(),
+            target_locale: self.options.target_locale.clone(),
+            strict: self.options.strict,
+            hook: self.hook,
+        };
+        Some(spec.open_reader(reader, context))
     }
 
     fn next_item(&mut self) -> Option<Result<Item, FormatError>> {
@@ -472,13 +326,9 @@ impl<'h> Ingest<'h> {
                 return None;
             }
             if let Some(reader) = &mut self.current {
-                let tmx = matches!(reader, Reader::Tmx(_));
                 match reader.next() {
                     Some(Ok(Item::Entry(entry))) => match self.settle_locales(entry) {
                         Ok(_) if failing => {}
-                        Ok(entry) if tmx => {
-                            return Some(Ok(Item::Entry(recognize_level1(entry, &mut self.runner))));
-                        }
                         Ok(entry) => return Some(Ok(Item::Entry(entry))),
                         Err(said) => {
                             self.mismatches.push(format!("{} {said}", self.status.current_input()));
@@ -601,30 +451,6 @@ impl ItemSource for Ingest<'_> {
     fn bytes_read(&self) -> u64 {
         self.status.bytes_read()
     }
-}
-
-/// A TMX entry whose segments are all plain text gets its inline codes recognized, by
-/// its PO format flags when it has any; see [`Ingest`].
-fn recognize_level1(mut entry: NewEntry, runner: &mut MessageRunner<'_>) -> NewEntry {
-    let texts = entry.variants.iter().map(|v| cmem_core::model::run::text_only(&v.runs));
-    let Some(texts) = texts.collect::<Option<Vec<String>>>() else {
-        return entry;
-    };
-    let flags: Vec<String> = entry
-        .metadata
-        .iter()
-        .filter(|(k, _)| k == "po:flags")
-        .flat_map(|(_, v)| v.lines().map(str::to_owned))
-        .collect();
-    let Some((source, targets)) = texts.split_first() else { return entry };
-    for (i, target) in targets.iter().enumerate() {
-        let (s, t) = runner.pair(&flags, source, target);
-        if i == 0 {
-            entry.variants[0].runs = s;
-        }
-        entry.variants[i + 1].runs = t;
-    }
-    entry
 }
 
 #[cfg(test)]

@@ -1,8 +1,77 @@
-//! What the readers yield: entries, and the problems met on the way.
+//! What the readers read and yield: their input and options ([`BoxedInput`],
+//! [`ReadContext`], [`RunsHook`]), entries and the problems met on the way ([`Item`],
+//! [`ItemReader`]), and the segments of a document ([`DocSegment`]). Below every format
+//! module and the [`registry`](crate::registry) that lists them.
 
-use cmem_core::{Locale, NewEntry};
+use std::io::BufRead;
+use std::path::PathBuf;
+
+use cmem_core::{Locale, NewEntry, Run};
 
 use crate::error::FormatError;
+
+/// A boxed buffered input.
+pub type BoxedInput = Box<dyn BufRead + Send>;
+
+/// Turns a source and a target string into runs: an inline-code recognizer.
+pub type RunsHook<'a> = &'a dyn Fn(&str, &str) -> (Vec<Run>, Vec<Run>);
+
+/// A reader of one input: its items.
+pub type ItemReader<'h> = Box<dyn Iterator<Item = Result<Item, FormatError>> + 'h>;
+
+/// What a reader is opened with: what [`Ingest`](crate::Ingest) knows of the input.
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub struct ReadContext<'h> {
+    /// The input's name in messages.
+    pub name: String,
+    /// The file's path, when it was opened from one (for formats that read a second
+    /// file beside it); `None` for a stream.
+    pub path: Option<PathBuf>,
+    /// The source locale of entries whose file names none.
+    pub source_locale: Option<Locale>,
+    /// The target locale of entries whose file names none.
+    pub target_locale: Option<Locale>,
+    /// Turn the first problem into an error.
+    pub strict: bool,
+    /// Recognizes inline codes in plain strings.
+    pub hook: Option<RunsHook<'h>>,
+}
+
+impl std::fmt::Debug for ReadContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadContext")
+            .field("name", &self.name)
+            .field("path", &self.path)
+            .field("source_locale", &self.source_locale)
+            .field("target_locale", &self.target_locale)
+            .field("strict", &self.strict)
+            .field("recognizes", &self.hook.is_some())
+            .finish()
+    }
+}
+
+/// A segment of a document to translate, for a producer's context (`context --file`).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct DocSegment {
+    /// Its line in the document.
+    pub line: u64,
+    /// Its unit key (a `msgctxt`, an XLIFF unit id, a resource key); may be empty.
+    pub unit: String,
+    /// Its source.
+    pub source: SegmentSource,
+}
+
+/// A document segment's source: plain text to recognize, or runs the document gave.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum SegmentSource {
+    /// Plain text (a PO `msgid`, a resource's value): recognize its codes.
+    Text(String),
+    /// Runs with the document's own inline elements (XLIFF).
+    Runs(Vec<Run>),
+}
 
 /// One thing read from a file: an entry, or a recoverable problem (located, with its
 /// kind and the entry it concerns). Fatal errors end a reader's iteration as `Err`.

@@ -23,7 +23,7 @@ use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::item::Item;
 
 /// Turns a simple line's source and target strings into runs.
-pub type RunsHook<'a> = &'a dyn Fn(&str, &str) -> (Vec<Run>, Vec<Run>);
+pub use crate::item::RunsHook;
 
 /// Which shape the lines have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -20,6 +20,8 @@
 //! | [`jsonl`] | JSON Lines, simple and full ([`JsonlReader`], [`JsonlWriter`]) |
 //! | [`ingest`] | [`Ingest`]: any supported input (format by extension, gzip, inline-code recognition of plain text), several files as one source |
 //! | [`po`] | gettext PO: [`PoReader`], [`PoWriter`], [`recycle_po`] and [`analyze_po`] of PO and POT catalogs |
+//! | [`properties`] | Java `.properties` bundles: [`PropertiesReader`] (a translated bundle and its source), [`recycle_properties`] and [`analyze_properties`] of a source bundle |
+//! | [`registry`] | [`FORMATS`](registry::FORMATS): every format's name, extensions, media type, first bytes, abilities, reader and writer; what front ends ask |
 //! | [`weblate`] | Weblate's translation-memory JSON ([`WeblateReader`], [`WeblateWriter`]) |
 //! | [`xliff_in`] | [`XliffReader`]: the translated segments of an XLIFF document as entries |
 //! | [`import`](mod@import) | [`import()`] and [`export()`] over any [`ContentMemory`](cmem_core::ContentMemory) |
@@ -59,7 +61,9 @@ pub mod jsonl;
 pub mod kmb;
 pub mod output;
 pub mod po;
+pub mod properties;
 pub mod recycle;
+pub mod registry;
 mod setters;
 pub mod tmx;
 pub mod weblate;
@@ -74,8 +78,8 @@ pub use analyze::{
 pub use error::{Format, FormatError, FormatErrorKind};
 pub use files::{recycle_file, write_atomically};
 pub use import::{
-    export, filter_entry, format_of, import, open_input, EntrySink, ExportOptions, ImportOptions,
-    ImportReport, ItemSource, Progress,
+    export, filter_entry, import, open_input, EntrySink, ExportOptions, ImportOptions, ImportReport,
+    ItemSource, Progress,
 };
 pub use ingest::{BoxedInput, Ingest, IngestOptions, IngestStatus, Input};
 pub use inline::Level;
@@ -85,10 +89,14 @@ pub use jsonl::{JsonlMode, JsonlOptions, JsonlReader, JsonlWriter, RunsHook};
 pub use kmb::{KmbReader, KmbWriter};
 pub use output::OutputFile;
 pub use po::{analyze_po, recycle_po, PoOptions, PoReader, PoTally, PoWriter};
+pub use properties::{
+    analyze_properties, locale_of_name, recycle_properties, PropertiesOptions, PropertiesReader,
+};
 pub use recycle::{
     in_parallel, recycle, recycle_document, FillAmbiguous, LookupProgress, RecycleOptions, RecycleReport,
     Skip,
 };
+pub use registry::format_of;
 pub use tmx::{TmxHeader, TmxOptions, TmxReader, TmxWriteOptions, TmxWriter};
 pub use weblate::{WeblateOptions, WeblateReader, WeblateWriter};
 pub use xliff::{Candidate, WrittenRuns, XliffDocument, XliffSegment, XliffVersion};

@@ -1,5 +1,6 @@
-//! `GET /v1/export`: the memory as TMX, `.kmb` or JSON Lines, streamed as it is read
-//! (a page of entries at a time), never held whole in memory.
+//! `GET /v1/export`: the memory in any format the format registry writes (TMX, `.kmb`,
+//! JSON Lines, PO, Weblate JSON), streamed as it is read (a page of entries at a time),
+//! never held whole in memory.
 
 use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
@@ -9,10 +10,8 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use cmem::formats::{
-    EntrySink, ExportOptions, FormatError, JsonlMode, JsonlOptions, JsonlWriter, KmbWriter, Level,
-    TmxWriteOptions, TmxWriter,
-};
+use cmem::formats::registry::{self, FormatSpec};
+use cmem::formats::{ExportOptions, FormatError};
 use http_body_util::channel::{Channel, Sender};
 use serde::Deserialize;
 use tokio::runtime::Handle;
@@ -86,18 +85,20 @@ impl Write for ToBody {
     }
 }
 
-fn drive<S: EntrySink>(
+/// Writes `memory` into `out` as `format` and ends the file.
+fn drive(
     memory: &cmem::Memory,
-    sink: Result<S, FormatError>,
+    format: &FormatSpec,
+    out: &mut ToBody,
     options: &ExportOptions,
-    finish: impl FnOnce(S) -> Result<ToBody, FormatError>,
-) -> Result<ToBody, FormatError> {
-    let mut sink = sink?;
-    memory.export(&mut sink, options, &mut |_| {})?;
-    finish(sink)
+) -> Result<(), FormatError> {
+    let mut writer = format.writer(out, options)?;
+    memory.export(writer.sink(), options, &mut |_| {})?;
+    writer.finish()
 }
 
-/// `GET /v1/export?format=tmx|tmx1|kmb|jsonl[&from=L][&to=L][&memory=NAME]`.
+/// `GET /v1/export?format=F[&from=L][&to=L][&memory=NAME]`, `F` one the format registry
+/// writes (a format holding one locale pair, PO, needs `from` and `to`).
 pub(crate) async fn run(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
@@ -105,14 +106,14 @@ pub(crate) async fn run(
 ) -> Result<Response, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
     let Query(p) = params.map_err(query_error)?;
-    let (content_type, extension) = match p.format.as_str() {
-        "tmx" | "tmx1" => ("application/x-tmx+xml", "tmx"),
-        "kmb" => ("application/octet-stream", "kmb"),
-        "jsonl" => ("application/jsonl", "jsonl"),
-        other => {
-            return Err(ApiError::bad_request(format!("format {other:?} is not tmx, tmx1, kmb or jsonl"))
-                .in_field("format"))
-        }
+    let Some(format) = registry::by_name(&p.format).filter(|f| f.can_export()) else {
+        let names = registry::names(FormatSpec::can_export);
+        return Err(ApiError::bad_request(format!(
+            "format {:?} is not {}",
+            p.format,
+            registry::either(&names)
+        ))
+        .in_field("format"));
     };
     // Checked here, so that an unknown name is a 400 before the body starts.
     app.read_memory(p.memory.as_deref())?;
@@ -120,40 +121,33 @@ pub(crate) async fn run(
     let mut options = ExportOptions::default();
     options.source_locale = optional_locale("from", p.from.as_deref())?;
     options.target_locale = optional_locale("to", p.to.as_deref())?;
+    if format.one_pair && (options.source_locale.is_none() || options.target_locale.is_none()) {
+        return Err(ApiError::bad_request(format!(
+            "format {} writes one locale pair: give from and to",
+            format.name
+        ))
+        .in_field(if options.source_locale.is_none() { "from" } else { "to" }));
+    }
 
     let (sender, channel) = Channel::<Bytes, io::Error>::new(4);
     let sender: SharedSender = Arc::new(Mutex::new(Some(sender)));
-    let out =
+    let mut out =
         ToBody { sender: Arc::clone(&sender), handle: Handle::current(), buf: Vec::with_capacity(CHUNK) };
-    let format = p.format;
     tokio::task::spawn_blocking(move || {
         // The name was checked above and the memories served do not change.
         let memory = app.read_memory(which.as_deref()).unwrap_or_else(|_| app.memory());
-        let result = match format.as_str() {
-            "kmb" => drive(memory, KmbWriter::new(out, None), &options, KmbWriter::finish),
-            "jsonl" => {
-                let mut o = JsonlOptions::default();
-                o.mode = JsonlMode::Full;
-                drive(memory, Ok(JsonlWriter::new(out, o)), &options, JsonlWriter::finish)
-            }
-            _ => {
-                let mut o = TmxWriteOptions::default();
-                o.level = if format == "tmx1" { Level::One } else { Level::Two };
-                o.source_locale.clone_from(&options.source_locale);
-                drive(memory, TmxWriter::new(out, o), &options, TmxWriter::finish)
-            }
-        };
-        match result.and_then(|mut out| {
+        let result = drive(memory, format, &mut out, &options).and_then(|()| {
             out.flush().map_err(|e| FormatError::io(cmem::formats::Format::Store, "write failed", e))
-        }) {
+        });
+        match result {
             // Dropping the last sender ends the body normally.
             Ok(()) => drop(sender.lock().ok().and_then(|mut s| s.take())),
             Err(e) => abort(&sender, e.to_string()),
         }
     });
     let mut response = (StatusCode::OK, Body::new(channel)).into_response();
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"memory.{extension}\"")) {
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(format.media_type));
+    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"memory{}\"", format.extension())) {
         response.headers_mut().insert(header::CONTENT_DISPOSITION, v);
     }
     Ok(response)

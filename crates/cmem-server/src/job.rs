@@ -20,6 +20,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use cmem::formats::registry::{self, FormatSpec};
 use cmem::formats::{Format, FormatError, FormatErrorKind, Input, Progress};
 use cmem::{ImportRequest, Locale};
 use http_body_util::BodyExt;
@@ -62,20 +63,10 @@ pub(crate) struct ImportParams {
     align: Option<bool>,
 }
 
-fn format_named(name: &str) -> Option<Format> {
-    Some(match name {
-        "tmx" => Format::Tmx,
-        "kmb" => Format::Kmb,
-        "jsonl" => Format::Jsonl,
-        "po" => Format::Po,
-        "weblate" => Format::Weblate,
-        "xliff" => Format::Xliff,
-        _ => return None,
-    })
-}
-
 /// `POST /v1/imports?format=F[&from=L&to=L][&relabel=true][&strict=true][&name=N]`, the file as the
-/// body (gzip or not): `202` and the job.
+/// body (gzip or not): `202` and the job. `F` is a format the format registry imports
+/// from one stream (not one whose files come with their source beside them,
+/// `Import::Bundle`).
 pub(crate) async fn start(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
@@ -86,10 +77,14 @@ pub(crate) async fn start(
     let Query(p) = params.map_err(query_error)?;
     // Refused before the upload is read when no memory may take it.
     app.write_memory(p.memory.as_deref())?;
-    let format = format_named(&p.format).ok_or_else(|| {
-        ApiError::bad_request(format!("format {:?} is not tmx, kmb, jsonl, po, weblate or xliff", p.format))
-            .in_field("format")
-    })?;
+    let format = registry::by_name(&p.format)
+        .filter(|f| f.can_import_stream())
+        .map(|f| f.format)
+        .ok_or_else(|| {
+            let names = registry::names(FormatSpec::can_import_stream);
+            ApiError::bad_request(format!("format {:?} is not {}", p.format, registry::either(&names)))
+                .in_field("format")
+        })?;
     let from = optional_locale("from", p.from.as_deref())?;
     let to = optional_locale("to", p.to.as_deref())?;
     let name = p.name.clone().unwrap_or_else(|| "upload".to_owned());

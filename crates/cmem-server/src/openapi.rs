@@ -7,6 +7,7 @@
 //! two agree.
 
 use axum::Json;
+use cmem::formats::registry::{self, FormatSpec};
 use serde_json::{json, Value};
 
 /// Every route: method and path template, as the document names them.
@@ -255,6 +256,16 @@ fn revision_paths(doc: &mut Value, read: &Value, write: &Value, id: &Value) {
             "project_id": { "type": "string" }, "unit": { "type": "string" }, "point": { "type": "string" } } });
 }
 
+/// The formats `POST /v1/imports` takes: the registry's that import from one stream.
+fn import_formats() -> Vec<&'static FormatSpec> {
+    registry::FORMATS.iter().filter(|f| f.can_import_stream()).collect()
+}
+
+/// The formats `GET /v1/export` writes: the registry's that export.
+fn export_formats() -> Vec<&'static FormatSpec> {
+    registry::FORMATS.iter().filter(|f| f.can_export()).collect()
+}
+
 /// The document.
 pub fn openapi() -> Value {
     let mut lookup_props = lookup_options().as_object().cloned().unwrap_or_default();
@@ -289,6 +300,25 @@ pub fn openapi() -> Value {
     let memory_write = memory_query_param(
         "the one memory of role write; 409 when several may be written and none is named, or the one named is read-only",
     );
+    // The formats are the format registry's.
+    let (imports, exports) = (import_formats(), export_formats());
+    let import_summary = format!(
+        "import a file ({}; gzip or not) as a job, all or nothing; the upload is streamed to disk and bound by the upload limit (`--max-upload-bytes`, 413), not the body limit",
+        imports.iter().map(|f| f.title).collect::<Vec<_>>().join(", ")
+    );
+    let import_enum: Vec<&str> = imports.iter().map(|f| f.name).collect();
+    let export_enum: Vec<&str> = exports.iter().map(|f| f.name).collect();
+    let one_pair: Vec<&str> = exports.iter().filter(|f| f.one_pair).map(|f| f.name).collect();
+    let mut export_media = serde_json::Map::new();
+    for f in &exports {
+        let binary = f.media_type == "application/octet-stream";
+        let schema = if binary {
+            json!({ "type": "string", "format": "binary" })
+        } else {
+            json!({ "type": "string" })
+        };
+        export_media.insert(f.media_type.to_owned(), json!({ "schema": schema }));
+    }
     let mut doc = json!({
         "openapi": "3.1.0",
         "info": {
@@ -399,11 +429,11 @@ pub fn openapi() -> Value {
             } },
             "/v1/imports": {
                 "post": {
-                    "summary": "import a file (TMX, .kmb, JSON Lines, PO, Weblate JSON, XLIFF; gzip or not) as a job, all or nothing; the upload is streamed to disk and bound by the upload limit (`--max-upload-bytes`, 413), not the body limit",
+                    "summary": import_summary,
                     "tags": ["imports"], "security": write,
                     "parameters": [
                         { "name": "format", "in": "query", "required": true,
-                          "schema": { "type": "string", "enum": ["tmx", "kmb", "jsonl", "po", "weblate", "xliff"] } },
+                          "schema": { "type": "string", "enum": import_enum } },
                         query_param("from", "string", "source locale of entries whose file names none; a file naming another fails the job, storing nothing"),
                         query_param("to", "string", "target locale of entries whose file names none; as from"),
                         query_param("relabel", "boolean", "store every entry as from → to even where the file names other languages"),
@@ -434,16 +464,13 @@ pub fn openapi() -> Value {
                 "tags": ["imports"], "security": read,
                 "parameters": [
                     { "name": "format", "in": "query", "required": true,
-                      "schema": { "type": "string", "enum": ["tmx", "tmx1", "kmb", "jsonl"] } },
-                    query_param("from", "string", "only entries with this locale, written first"),
-                    query_param("to", "string", "only entries with this locale"),
+                      "schema": { "type": "string", "enum": export_enum } },
+                    query_param("from", "string", &format!("only entries with this locale, written first (needed by {})", one_pair.join(", "))),
+                    query_param("to", "string", &format!("only entries with this locale (needed by {})", one_pair.join(", "))),
                     memory_query_param("the home memory"),
                 ],
                 "responses": {
-                    "200": { "description": "the file", "content": {
-                        "application/x-tmx+xml": { "schema": { "type": "string" } },
-                        "application/jsonl": { "schema": { "type": "string" } },
-                        "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+                    "200": { "description": "the file", "content": export_media },
                     "default": { "$ref": "#/components/responses/Error" },
                 },
             } },
@@ -599,6 +626,30 @@ mod tests {
         }
         let routes: BTreeSet<_> = ROUTES.iter().map(|(m, p)| (m.to_string(), p.to_string())).collect();
         assert_eq!(documented, routes);
+    }
+
+    #[test]
+    fn format_enums_are_the_registrys() {
+        let doc = openapi();
+        let enum_of = |path: &str, method: &str| -> Vec<String> {
+            let params = doc["paths"][path][method]["parameters"].as_array().unwrap();
+            let format = params.iter().find(|p| p["name"] == "format").unwrap();
+            format["schema"]["enum"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap().to_owned())
+                .collect()
+        };
+        assert_eq!(enum_of("/v1/imports", "post"), registry::names(FormatSpec::can_import_stream));
+        assert_eq!(enum_of("/v1/export", "get"), registry::names(FormatSpec::can_export));
+        assert!(enum_of("/v1/export", "get")
+            .iter()
+            .all(|n| registry::by_name(n).is_some_and(FormatSpec::can_export)));
+        let media = doc["paths"]["/v1/export"]["get"]["responses"]["200"]["content"].as_object().unwrap();
+        assert!(
+            media.contains_key("application/x-tmx+xml") && media.contains_key("text/x-gettext-translation")
+        );
     }
 
     #[test]

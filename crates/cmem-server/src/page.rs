@@ -42,3 +42,34 @@ pub(crate) async fn script() -> Response {
 pub(crate) async fn style() -> Response {
     asset(STYLE, "text/css; charset=utf-8")
 }
+
+#[cfg(test)]
+mod tests {
+    use cmem::formats::registry::{self, FormatSpec};
+
+    /// The values of the `<select id="ID">` of the page.
+    fn options(id: &str) -> Vec<String> {
+        let start = super::HTML.find(&format!("<select id=\"{id}\"")).unwrap();
+        let select = &super::HTML[start..start + super::HTML[start..].find("</select>").unwrap()];
+        select
+            .split("<option")
+            .skip(1)
+            .map(|o| match o.split_once("value=\"") {
+                Some((_, rest)) => rest.split('"').next().unwrap().to_owned(),
+                None => o.split_once('>').unwrap().1.split('<').next().unwrap().to_owned(),
+            })
+            .collect()
+    }
+
+    /// The page's format lists are the format registry's: every format an upload can be
+    /// imported in, and formats the server writes without a locale pair.
+    #[test]
+    fn the_page_offers_the_registrys_formats() {
+        assert_eq!(options("import-format"), registry::names(FormatSpec::can_import_stream));
+        let exports = options("export-format");
+        assert!(!exports.is_empty());
+        for name in exports {
+            assert!(registry::by_name(&name).is_some_and(|f| f.can_export() && !f.one_pair), "{name}");
+        }
+    }
+}

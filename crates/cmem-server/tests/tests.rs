@@ -1276,6 +1276,31 @@ fn exports_stream_the_memory_and_import_back_unchanged() {
     let (status, v) = s.get_json("/v1/export?format=docx", None);
     assert_eq!(status, 400);
     assert_eq!(v["details"]["field"], "format");
+    assert!(v["message"].as_str().unwrap().ends_with("is not tmx, tmx1, kmb, jsonl, po or weblate"), "{v}");
+}
+
+#[test]
+fn every_format_the_registry_writes_is_exported_a_po_catalog_for_one_pair() {
+    let s = Server::start(ServerConfig::new());
+    // A PO catalog holds one locale pair: both are needed.
+    let (status, v) = s.get_json("/v1/export?format=po&from=en", None);
+    assert_eq!((status, v["details"]["field"].as_str()), (400, Some("to")), "{v}");
+    let (status, po, headers) = s.get("/v1/export?format=po&from=en&to=de", None);
+    assert_eq!(status, 200);
+    assert_eq!(headers.get("content-type").unwrap(), "text/x-gettext-translation");
+    assert_eq!(headers.get("content-disposition").unwrap(), "attachment; filename=\"memory.po\"");
+    assert!(po.contains("\"Language: de\\n\"") && po.contains("msgstr \""), "{po}");
+    let (status, json, headers) = s.get("/v1/export?format=weblate", None);
+    assert_eq!(status, 200);
+    assert_eq!(headers.get("content-type").unwrap(), "application/json");
+    assert!(json.trim_start().starts_with('['), "{json}");
+    // A format that imports but is not written is refused before the body starts.
+    let (status, v) = s.get_json("/v1/export?format=xliff", None);
+    assert_eq!((status, v["details"]["field"].as_str()), (400, Some("format")), "{v}");
+    // Uploads: the formats one stream holds (not one whose source is a second file).
+    let (status, v, _) = s.upload("format=properties", Some(&s.write), b"k=v\n".to_vec());
+    assert_eq!(status, 400, "{v}");
+    assert!(v["message"].as_str().unwrap().ends_with("is not tmx, kmb, jsonl, po, weblate or xliff"), "{v}");
 }
 
 /// Headless Chromium: `$CMEM_CHROMIUM`, else `chromium` on the path (`.ci/run` installs

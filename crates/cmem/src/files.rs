@@ -6,9 +6,9 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use cmem_formats::{
-    export, recycle, recycle_po, Analysis, AnalyzeOptions, Batch, EntrySink, ExportOptions, Format,
-    FormatError, FormatErrorKind, ImportOptions, ImportReport, IngestOptions, Input, Progress,
-    RecycleOptions, RecycleReport,
+    export, registry, Analysis, AnalyzeOptions, Batch, EntrySink, ExportOptions, Format, FormatError,
+    FormatErrorKind, ImportOptions, ImportReport, IngestOptions, Input, Progress, RecycleOptions,
+    RecycleReport,
 };
 
 use crate::import::ImportRequest;
@@ -105,7 +105,9 @@ impl Memory {
         Ok(self.import(request, progress)?.report)
     }
 
-    /// Pre-translates an XLIFF document from this memory into `output`. Plain-text
+    /// Pre-translates a document from this memory into `output`, in the format the
+    /// [registry](cmem_formats::registry) gives its name (an XLIFF document, a gettext
+    /// catalog by `.po` or `.pot`, …; see [`cmem_formats::recycle_file`]). Plain-text
     /// segments are recognized with `options.recognizer`, or, when it is `None`, as the
     /// memory's imports were ([`recognizer`](Self::recognizer)), so a document matches the
     /// memory it is recycled from.
@@ -173,36 +175,46 @@ impl Memory {
     }
 
     /// Pre-translates the document read from `input` (named `name` in messages) into
-    /// `output`: an XLIFF document ([`Format::Xliff`]) or a gettext catalog
-    /// ([`Format::Po`]). `options.recognizer` is used as given; callers that want the
-    /// memory's own take it from [`query_recognizer`](Self::query_recognizer) (as
-    /// [`recycle_file`](Self::recycle_file) does when it is `None`).
+    /// `output`, in `format`: one the [registry](cmem_formats::registry) says recycles
+    /// (XLIFF, a gettext catalog, …). `options.recognizer` is
+    /// used as given; callers that want the memory's own take it from
+    /// [`query_recognizer`](Self::query_recognizer) (as [`recycle_file`](Self::recycle_file)
+    /// does when it is `None`).
     ///
     /// # Errors
-    /// Another format ([`FormatErrorKind::Unsupported`]), and as [`cmem_formats::recycle()`]
-    /// and [`cmem_formats::recycle_po`]; nothing is written to `output` then.
+    /// Another format ([`FormatErrorKind::Unsupported`]), and as the format's recycle
+    /// ([`cmem_formats::recycle()`], [`cmem_formats::recycle_po`], …); nothing is written
+    /// to `output` then.
     pub fn recycle(
         &self,
         format: Format,
-        input: impl Read,
+        mut input: impl Read,
         name: &str,
-        output: impl Write,
+        mut output: impl Write,
         options: &RecycleOptions,
     ) -> Result<RecycleReport, FormatError> {
-        match format {
-            Format::Xliff => recycle(input, name, output, self.store(), options),
-            Format::Po => recycle_po(input, name, output, self.store(), options),
-            other => Err(FormatError::new(
-                other,
+        let spec = registry::by_format(format).filter(|f| f.can_recycle()).ok_or_else(|| {
+            let documents: Vec<&str> =
+                registry::FORMATS.iter().filter(|f| f.can_recycle()).map(|f| f.title).collect();
+            FormatError::new(
+                format,
                 FormatErrorKind::Unsupported,
-                format!("{name}: recycle reads XLIFF documents and PO catalogs, not {}", other.name()),
-            )),
-        }
+                format!("{name}: recycle reads {}, not {}", registry::either(&documents), format.name()),
+            )
+        })?;
+        let mut raw = Vec::new();
+        input.read_to_end(&mut raw).map_err(|e| FormatError::io(format, "cannot read", e).in_file(name))?;
+        let (bytes, report) = spec.recycle(raw, name, self.store(), options)?;
+        output
+            .write_all(&bytes)
+            .and_then(|()| output.flush())
+            .map_err(|e| FormatError::io(format, "cannot write", e).in_file(name))?;
+        Ok(report)
     }
 
-    /// Adds the leverage report of the file at `path` (a PO or POT catalog by its
-    /// extension, else XLIFF) to `batch` and returns it; the batch's total counts
-    /// repetitions across its files ([`Batch`]).
+    /// Adds the leverage report of the file at `path` (in the format the registry gives
+    /// its name: a PO or POT catalog by its extension, …, else XLIFF) to `batch` and
+    /// returns it; the batch's total counts repetitions across its files ([`Batch`]).
     ///
     /// # Errors
     /// As [`Batch::add_file`]; the batch is then as it was.
