@@ -109,6 +109,58 @@ pub enum FillAmbiguous {
 /// every ambiguous answer; a list that is full of ambiguous matches is not settled.
 const AMBIGUOUS_LIMIT: usize = 16;
 
+/// Which of `matches` (at most `limit` long) fills a segment: the best at or above
+/// `threshold` unless it is ambiguous; then, when the options allow it, the answer that
+/// dominates by evidence. The one rule of every recycled format.
+pub(crate) fn fill_pick(
+    matches: &[Match],
+    threshold: f64,
+    options: &RecycleOptions,
+    limit: usize,
+) -> Option<usize> {
+    match matches.first().filter(|m| m.score >= threshold) {
+        Some(best) if !best.ambiguous => Some(0),
+        Some(_) if options.fill_ambiguous == FillAmbiguous::Dominant => dominant_answer(matches, limit),
+        _ => None,
+    }
+}
+
+/// The first occurrence of each source of a file, by its runs' JSON: its line and what
+/// filled it, so that a repetition can take the first occurrence's fill.
+#[derive(Debug)]
+pub(crate) struct FirstOccurrences<T>(HashMap<String, (u64, Option<T>)>);
+
+impl<T: Clone> FirstOccurrences<T> {
+    pub(crate) fn new() -> Self {
+        FirstOccurrences(HashMap::new())
+    }
+
+    /// For a repetition of `key`, its first occurrence (counted in `report`); else
+    /// records this one, at `line`, as the first and answers `None`.
+    pub(crate) fn see(
+        &mut self,
+        key: &str,
+        line: u64,
+        report: &mut RecycleReport,
+    ) -> Option<(u64, Option<T>)> {
+        match self.0.get(key) {
+            Some(found) => {
+                report.repetitions += 1;
+                Some(found.clone())
+            }
+            None => {
+                self.0.insert(key.to_owned(), (line, None));
+                None
+            }
+        }
+    }
+
+    /// Records what filled the first occurrence of `key`, at `line`.
+    pub(crate) fn filled(&mut self, key: String, line: u64, fill: T) {
+        self.0.insert(key, (line, Some(fill)));
+    }
+}
+
 /// The match to fill an ambiguous segment with: the first match of the answer that
 /// dominates by evidence (see [`FillAmbiguous::Dominant`]), `None` when no answer does,
 /// when the best match is not ambiguous, or when `matches` (at most `limit` long) may
@@ -742,11 +794,7 @@ pub fn recycle_document(
         let mut filled = false;
         // The match that fills: the best unless it is ambiguous; then the answer that
         // dominates by evidence, when the options allow it.
-        let fill = match matches.first().filter(|m| m.score >= options.fill_threshold) {
-            Some(best) if !best.ambiguous => Some(0),
-            Some(_) if options.fill_ambiguous == FillAmbiguous::Dominant => dominant_answer(matches, limit),
-            _ => None,
-        };
+        let fill = fill_pick(matches, options.fill_threshold, options, limit);
         if let Some(pick) = fill {
             let best = &matches[pick];
             // A target the word repair changed is the memory's evidence, not its answer:

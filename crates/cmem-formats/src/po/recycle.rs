@@ -11,7 +11,7 @@
 //! | at or above the fill threshold, unambiguous, fully adapted | its adapted target | none (with [`RecycleOptions::review_exact`]: as below) |
 //! | otherwise at or above the fuzzy threshold | its adapted target | `#, fuzzy` and a translator comment `# cmem: 87% match (PROJECT)`, as msgmerge and translate-toolkit's `pretranslate` leave fuzzy matches |
 //! | at or above the fill threshold, its target changed by the word repair ([`cmem_core::repair::words`]) | its adapted target | `#, fuzzy`, `# cmem: 96% match, words repaired (PROJECT)` and `# cmem: without the word repair: "Datei drucken"` |
-//! | ambiguous (differing answers, no point), one answer dominating by evidence, with [`FillAmbiguous::Dominant`] | that answer | `#, fuzzy` and `# cmem: 99% match, the dominant of ambiguous answers (PROJECT)` |
+//! | ambiguous (differing answers, no point), one answer dominating by evidence, with [`FillAmbiguous::Dominant`](crate::recycle::FillAmbiguous::Dominant) | that answer | `#, fuzzy` and `# cmem: 99% match, the dominant of ambiguous answers (PROJECT)` |
 //! | ambiguous otherwise, or none, in a repetition of an earlier filled message ([`RecycleOptions::fill_repetitions`]) | the first occurrence's fill | `#, fuzzy` and `# cmem: repetition of line N` |
 //! | ambiguous otherwise | left empty | |
 //! | none | left empty | |
@@ -40,7 +40,7 @@ use crate::analyze::{Analysis, AnalyzeOptions};
 use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::jsonl::surface_text;
 use crate::recycle::{
-    dominant_answer, has_text, lookup_all, FillAmbiguous, Query, RecycleOptions, RecycleReport, Shared,
+    fill_pick, has_text, lookup_all, FirstOccurrences, Query, RecycleOptions, RecycleReport, Shared,
 };
 
 /// The report of [`recycle_po`]: [`RecycleReport`] with PO meanings. `segments`
@@ -167,8 +167,7 @@ fn recycle_catalog(
     let nl = catalog.newline;
     let utf8 = catalog.encoding == encoding_rs::UTF_8;
     // The first occurrence of each source: its line and the forms that filled it.
-    let mut firsts: std::collections::HashMap<String, (u64, Option<Vec<String>>)> =
-        std::collections::HashMap::new();
+    let mut firsts: FirstOccurrences<Vec<String>> = FirstOccurrences::new();
     for (t, result) in todo.iter().zip(&results) {
         let m = &catalog.messages[t.index];
         let Some(matches) = matches_of(catalog, m, result.as_ref())? else {
@@ -176,23 +175,10 @@ fn recycle_catalog(
             continue;
         };
         let source_key = cmem_core::model::run::runs_to_json(&t.source);
-        let first = match firsts.get(&source_key) {
-            Some(found) => {
-                report.repetitions += 1;
-                Some(found.clone())
-            }
-            None => {
-                firsts.insert(source_key.clone(), (m.line, None));
-                None
-            }
-        };
+        let first = firsts.see(&source_key, m.line, &mut report);
         // An ambiguous best match fills only with the answer that dominates by evidence,
         // when the options allow it.
-        let pick = match matches.first().filter(|b| b.score >= options.fuzzy_threshold) {
-            Some(best) if !best.ambiguous => Some(0),
-            Some(_) if options.fill_ambiguous == FillAmbiguous::Dominant => dominant_answer(matches, limit),
-            _ => None,
-        };
+        let pick = fill_pick(matches, options.fuzzy_threshold, options, limit);
         let Some(best) = pick.and_then(|i| matches.get(i)) else {
             // A repetition takes the first occurrence's fill, for review.
             if let Some((line, Some(forms))) = first.filter(|_| options.fill_repetitions) {
@@ -236,7 +222,7 @@ fn recycle_catalog(
         let exact = clean && best.match_type.is_exact() && best.score >= 1.0;
         let statements = msgstrs(m, &forms, nl);
         if first.is_none() {
-            firsts.insert(source_key, (m.line, Some(forms.clone())));
+            firsts.filled(source_key, m.line, forms.clone());
         }
         if exact && best.is_context() {
             let origin =
@@ -526,6 +512,7 @@ mod tests {
     use cmem_core::{MemStore, NewEntry, Variant};
 
     use super::*;
+    use crate::recycle::FillAmbiguous;
 
     /// "Step" approved as "Schritt" `schritt` times and as "Schwellenwert" once.
     fn step_store(schritt: usize) -> MemStore {

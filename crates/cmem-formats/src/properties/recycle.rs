@@ -15,7 +15,7 @@ use crate::item::{DocSegment, SegmentSource};
 use crate::jsonl::surface_text;
 use crate::po::text_runs;
 use crate::recycle::{
-    dominant_answer, has_text, lookup_all, FillAmbiguous, Query, RecycleOptions, RecycleReport, Watch,
+    fill_pick, has_text, lookup_all, FirstOccurrences, Query, RecycleOptions, RecycleReport, Watch,
     SKIP_TOO_LONG,
 };
 
@@ -125,8 +125,7 @@ fn recycle_bundle(
     let comment = |p: &Property, text: String| Edit { range: p.start..p.start, text: format!("{text}{nl}") };
     let mut edits: Vec<Edit> = Vec::new();
     // The first occurrence of each source: its line and the text that filled it.
-    let mut firsts: std::collections::HashMap<String, (u64, Option<String>)> =
-        std::collections::HashMap::new();
+    let mut firsts: FirstOccurrences<String> = FirstOccurrences::new();
     for (&i, result) in todo.iter().zip(&results) {
         let p = &props[i];
         let matches: &[Match] = match result.as_ref().map(|r| r.as_ref()) {
@@ -152,21 +151,8 @@ fn recycle_bundle(
             }
         };
         let source_key = cmem_core::model::run::runs_to_json(&runs[i]);
-        let first = match firsts.get(&source_key) {
-            Some(found) => {
-                report.repetitions += 1;
-                Some(found.clone())
-            }
-            None => {
-                firsts.insert(source_key.clone(), (p.line, None));
-                None
-            }
-        };
-        let pick = match matches.first().filter(|b| b.score >= options.fuzzy_threshold) {
-            Some(best) if !best.ambiguous => Some(0),
-            Some(_) if options.fill_ambiguous == FillAmbiguous::Dominant => dominant_answer(matches, limit),
-            _ => None,
-        };
+        let first = firsts.see(&source_key, p.line, &mut report);
+        let pick = fill_pick(matches, options.fuzzy_threshold, options, limit);
         let Some(best) = pick.and_then(|k| matches.get(k)) else {
             // A repetition takes the first occurrence's fill, for review.
             if let Some((line, Some(text))) = first.filter(|_| options.fill_repetitions) {
@@ -187,7 +173,7 @@ fn recycle_bundle(
             continue;
         }
         if first.is_none() {
-            firsts.insert(source_key, (p.line, Some(text.clone())));
+            firsts.filled(source_key, p.line, text.clone());
         }
         let clean = best.score >= options.fill_threshold
             && !best.words_repaired()
