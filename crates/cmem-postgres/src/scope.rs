@@ -1,4 +1,4 @@
-//! What one lookup's read scope (see [`ContentMemory::read_scope`]) knows: the change
+//! What one lookup's read scope (see [`cmem_core::IndexControl::read_scope`]) knows: the change
 //! counter its index was at, and the counter and entries its entry reads saw. A value
 //! the lookup's scope owns (`PgScope` in `store`), passed to the store's reads.
 //!
@@ -13,7 +13,7 @@
 //! read ahead for it since its scope began (see [`crate::ahead`]), or reads it alone when
 //! its scope ends.
 //!
-//! [`ContentMemory::read_scope`]: cmem_core::ContentMemory::read_scope
+//! [`cmem_core::IndexControl::read_scope`]: cmem_core::IndexControl::read_scope
 
 use std::collections::HashMap;
 

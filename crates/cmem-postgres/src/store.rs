@@ -188,7 +188,7 @@ impl PgStore {
     }
 
     /// Loads the candidate index for `source` when missing or stale; for the reads of a
-    /// [`read_scope`](ContentMemory::read_scope) (`scoped`), only when missing.
+    /// [`read_scope`](cmem_core::IndexControl::read_scope) (`scoped`), only when missing.
     fn ensure_cache(&self, source: &Locale, scoped: bool) -> Result<()> {
         if scoped && self.db.cache_read()?.has(source) {
             return Ok(());

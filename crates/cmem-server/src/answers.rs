@@ -2,7 +2,7 @@
 //! again (every translator who opens a unit, every reload), and an answer holds for as
 //! long as the memory does not change. Answers are kept by request (locales, options,
 //! text, and of several memories the ones asked) under the memory's
-//! [change mark](cmem::ContentMemory::change_mark), or of several one mark that changes
+//! [change mark](cmem::IndexControl::change_mark), or of several one mark that changes
 //! when any of them changes; the first request that finds another mark empties the cache. A store that has no mark caches
 //! nothing. The same mark gives the answer its `ETag`, so a client that sends it back in
 //! `If-None-Match` gets `304 Not Modified` until the memory changes.

@@ -131,7 +131,7 @@ impl ChangeLog for Log<'_> {
 }
 
 /// The locales of the memory's first variants (see
-/// [`ContentMemory::source_locales`](cmem_core::ContentMemory::source_locales)), sorted:
+/// [`cmem_core::IndexControl::source_locales`](cmem_core::IndexControl::source_locales)), sorted:
 /// one index probe per locale (a loose scan of the locale index), not a read of every row.
 pub(crate) fn source_locales(conn: &Connection, p: &str) -> Result<Vec<Locale>> {
     let what = "listing variant locales";

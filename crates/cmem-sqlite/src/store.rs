@@ -51,7 +51,7 @@ pub struct SqliteStore {
     /// Declared before `conn` so they close first: the last connection to close removes
     /// the WAL files, and a read-only one cannot.
     readers: Mutex<Vec<Connection>>,
-    /// The read-only connection the [change mark](ContentMemory::change_mark) is read
+    /// The read-only connection the [change mark](cmem_core::IndexControl::change_mark) is read
     /// on, opened on first use: `PRAGMA data_version` counts the commits of every other
     /// connection, this process's writer included, as seen by one connection.
     marker: Mutex<Option<Connection>>,

@@ -104,5 +104,7 @@ pub use cmem_core::{
     QueryContext, QueryText, Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, SourceRank, Stats,
     Variant, Version, VersionQuery, VersionRequest, WaitHook, WriteOutcome,
 };
+/// The capabilities a store may offer beyond [`ContentMemory`], for store implementers.
+pub use cmem_core::{Capabilities, IndexControl, MetaStore, WordModels};
 /// File formats: readers, writers, import and export, recycle and analyze.
 pub use cmem_formats as formats;

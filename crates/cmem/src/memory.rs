@@ -15,7 +15,7 @@ use cmem_core::{
 use crate::address::Address;
 
 /// The memory-metadata key under which the recognizer rule set of a memory's imports is
-/// recorded ([`ContentMemory::meta`]); read it with [`Memory::recorded_rule_set`].
+/// recorded ([`cmem_core::MetaStore::meta`]); read it with [`Memory::recorded_rule_set`].
 pub(crate) const RECOGNIZER_META: &str = "recognizer";
 
 /// How [`Memory::open_with`] opens a memory.

@@ -544,7 +544,7 @@ pub fn stamp_key(pair: &str) -> String {
 /// Word models read once per memory and process: what a store that persists them keeps
 /// beside its connection. A pair found untrained is remembered as such too. With
 /// [`get_or_load_checked`](Self::get_or_load_checked) a model another process saved is
-/// seen at the next read after it: while the store's [change mark](crate::ContentMemory::change_mark)
+/// seen at the next read after it: while the store's [change mark](crate::store::IndexControl::change_mark)
 /// stays, the kept model is used; when it moves, the pair's *stamp* (a value the store
 /// changes with every save of the pair's model) is read, and the model is read again
 /// only when the stamp moved too. With [`get_or_load`](Self::get_or_load) it is seen

@@ -28,7 +28,7 @@ pub struct MemStore {
     /// as in SQLite, so a session's outcomes stay true until it commits.
     writer: Mutex<()>,
     /// Counts the times the entries were locked for writing: the
-    /// [change mark](ContentMemory::change_mark).
+    /// [change mark](crate::store::IndexControl::change_mark).
     changes: std::sync::atomic::AtomicU64,
 }
 
@@ -45,7 +45,7 @@ struct Inner {
     /// Fuzzy candidates, and the interned locales the exact indexes refer to.
     candidates: CandidateIndex,
     units: HashMap<String, Vec<EntryId>>,
-    /// Named values about the memory ([`ContentMemory::meta`]).
+    /// Named values about the memory ([`crate::store::MetaStore::meta`]).
     meta: BTreeMap<String, String>,
 }
 

@@ -462,7 +462,7 @@ macro_rules! forward_store {
 forward_store!(&T, Box<T>, std::sync::Arc<T>);
 
 /// The reads of one lookup in one store, and what the store learns from them: what a
-/// [`ReadScope`] is made of (see [`ContentMemory::read_scope`]).
+/// [`ReadScope`] is made of (see [`crate::store::IndexControl::read_scope`]).
 ///
 /// # Implementer contract
 /// - `exact`, `candidates` and `get_many` answer as the store's methods of those names
@@ -507,7 +507,7 @@ pub trait ScopedReads: Send {
     }
 }
 
-/// One lookup's reads (see [`ContentMemory::read_scope`]): a value the lookup owns and
+/// One lookup's reads (see [`crate::store::IndexControl::read_scope`]): a value the lookup owns and
 /// reads through, like a searcher taken from an index reader. Dropping it ends the
 /// scope.
 #[must_use = "a lookup reads through its scope"]
