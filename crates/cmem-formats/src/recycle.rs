@@ -347,6 +347,40 @@ impl RecycleReport {
         self.skipped += 1;
         self.skips.push(Skip { line, unit: unit.to_owned(), reason });
     }
+
+    /// How a catalog format (PO, `.properties`) fills from `best`: `(clean, exact)`, a
+    /// fill for use (at the fill threshold, no word repair, not ambiguous, adapted whole,
+    /// exact fills not held for review) and, of those, an exact one.
+    pub(crate) fn catalog_fill(best: &Match, options: &RecycleOptions) -> (bool, bool) {
+        let clean = best.score >= options.fill_threshold
+            && !best.words_repaired()
+            && !best.ambiguous
+            && best.adaptation_complete()
+            && !options.review_exact;
+        (clean, clean && best.match_type.is_exact() && best.score >= 1.0)
+    }
+
+    /// Counts a catalog fill from `best` (see [`catalog_fill`](Self::catalog_fill)): for
+    /// use, for review at the fill threshold (ambiguous or repaired), or a candidate only.
+    pub(crate) fn count_catalog_fill(&mut self, best: &Match, options: &RecycleOptions) {
+        let (clean, exact) = RecycleReport::catalog_fill(best, options);
+        if clean {
+            self.filled += 1;
+            if exact {
+                self.filled_exact += 1;
+            }
+        } else if best.score >= options.fill_threshold {
+            self.filled += 1;
+            if best.ambiguous {
+                self.filled_ambiguous += 1;
+            }
+            if best.words_repaired() {
+                self.filled_repaired += 1;
+            }
+        } else {
+            self.with_candidates += 1;
+        }
+    }
 }
 
 /// Why recycle skips a segment: the source refused by the lookup (longer than its cap).

@@ -214,12 +214,7 @@ fn recycle_catalog(
             report.skip(m.line, "", "the match's target cannot be written in the catalog's charset");
             continue;
         }
-        let clean = best.score >= options.fill_threshold
-            && !best.words_repaired()
-            && !best.ambiguous
-            && best.adaptation_complete()
-            && !options.review_exact;
-        let exact = clean && best.match_type.is_exact() && best.score >= 1.0;
+        let (clean, exact) = RecycleReport::catalog_fill(best, options);
         let statements = msgstrs(m, &forms, nl);
         if first.is_none() {
             firsts.filled(source_key, m.line, forms.clone());
@@ -273,22 +268,7 @@ fn recycle_catalog(
             }
         }
         edits.push(Edit { range: first..last, text: statements });
-        if clean {
-            report.filled += 1;
-            if exact {
-                report.filled_exact += 1;
-            }
-        } else if best.score >= options.fill_threshold {
-            report.filled += 1;
-            if best.ambiguous {
-                report.filled_ambiguous += 1;
-            }
-            if best.words_repaired() {
-                report.filled_repaired += 1;
-            }
-        } else {
-            report.with_candidates += 1;
-        }
+        report.count_catalog_fill(best, options);
     }
     if let Some(h) = header_message {
         if let Some(e) = header_edit(catalog, h, &trg, &header, table_forms) {

@@ -175,12 +175,7 @@ fn recycle_bundle(
         if first.is_none() {
             firsts.filled(source_key, p.line, text.clone());
         }
-        let clean = best.score >= options.fill_threshold
-            && !best.words_repaired()
-            && !best.ambiguous
-            && best.adaptation_complete()
-            && !options.review_exact;
-        let exact = clean && best.match_type.is_exact() && best.score >= 1.0;
+        let (clean, exact) = RecycleReport::catalog_fill(best, options);
         let origin =
             if best.project_id.is_empty() { options.origin.as_str() } else { best.project_id.as_str() };
         if exact && best.is_context() {
@@ -202,22 +197,7 @@ fn recycle_bundle(
             }
         }
         edits.push(value(p, &text));
-        if clean {
-            report.filled += 1;
-            if exact {
-                report.filled_exact += 1;
-            }
-        } else if best.score >= options.fill_threshold {
-            report.filled += 1;
-            if best.ambiguous {
-                report.filled_ambiguous += 1;
-            }
-            if best.words_repaired() {
-                report.filled_repaired += 1;
-            }
-        } else {
-            report.with_candidates += 1;
-        }
+        report.count_catalog_fill(best, options);
     }
     // Comments before the value of the same property: a stable sort keeps their order.
     edits.sort_by_key(|e| (e.range.start, e.range.end));
