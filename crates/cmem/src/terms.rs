@@ -88,45 +88,48 @@ fn xml(text: &str) -> String {
     out
 }
 
-/// `terms` as a TBX-Basic document (TBX, ISO 30042:2019, DCT style): a `conceptEntry`
-/// per term with a `langSec` per language, the counts as a `note` of the target's
-/// `termSec`, and the example entry as a `source` note.
+/// `terms` as a TBX-Basic document (TBX, ISO 30042:2019, the TBX-Basic dialect in the DCT
+/// style, valid against its core structure and the Min and Basic modules): a
+/// `conceptEntry` per term with a `langSec` per language; a noun marked with
+/// `min:partOfSpeech`; the counts as a `note` of the target's `termSec` and the example
+/// entry as its `basic:source`. An empty list is a document with an empty `text`.
 pub fn to_tbx(terms: &[Term], from: &Locale, to: &Locale) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
-         <?xml-model href=\"https://raw.githubusercontent.com/LTAC-Global/TBX-Basic_dialect/master/DCA/TBXcoreStructV03_TBX-Basic_integrated.rng\" type=\"application/xml\" schematypens=\"http://relaxng.org/ns/structure/1.0\"?>\n\
-         <tbx style=\"dct\" type=\"TBX-Basic\" xml:lang=\"{}\" xmlns=\"urn:iso:std:iso:30042:ed-2\" xmlns:basic=\"http://www.tbxinfo.net/ns/basic\">\n\
-         <tbxHeader><fileDesc><sourceDesc><p>mined from a cmem memory: {} → {}</p></sourceDesc></fileDesc></tbxHeader>\n\
-         <text><body>\n",
+         <?xml-model href=\"https://raw.githubusercontent.com/LTAC-Global/TBX-Basic_dialect/master/DCT/TBX-Basic.nvdl\" type=\"application/xml\" schematypens=\"http://purl.oclc.org/dsdl/nvdl/ns/structure/1.0\"?>\n\
+         <tbx type=\"TBX-Basic\" style=\"dct\" xml:lang=\"{}\" xmlns=\"urn:iso:std:iso:30042:ed-2\" xmlns:min=\"http://www.tbxinfo.net/ns/min\" xmlns:basic=\"http://www.tbxinfo.net/ns/basic\">\n\
+         <tbxHeader><fileDesc><sourceDesc><p>mined from a cmem memory: {} → {}</p></sourceDesc></fileDesc></tbxHeader>\n",
         xml(from.as_str()),
         xml(from.as_str()),
         xml(to.as_str())
     );
+    if terms.is_empty() {
+        // A body holds at least one concept.
+        out.push_str("<text/>\n</tbx>\n");
+        return out;
+    }
+    out.push_str("<text><body>\n");
     for (i, t) in terms.iter().enumerate() {
         let _ = writeln!(out, "<conceptEntry id=\"c{}\">", i + 1);
-        let pos = if t.noun { "<termNote type=\"partOfSpeech\">noun</termNote>" } else { "" };
+        let pos = if t.noun { "<min:partOfSpeech>noun</min:partOfSpeech>" } else { "" };
         let _ = writeln!(
             out,
             "<langSec xml:lang=\"{}\"><termSec><term>{}</term>{pos}</termSec></langSec>",
             xml(from.as_str()),
             xml(&t.source)
         );
-        let mut notes = String::new();
-        if t.seen > 0 {
-            let _ = write!(
-                notes,
-                "<note>{} of {} sightings in the memory ({:.2})</note>",
-                t.count, t.seen, t.share
-            );
-        }
+        let mut aux = String::new();
         if let Some(id) = t.example {
-            let _ = write!(notes, "<descrip type=\"context\">cmem entry {}</descrip>", id.0);
+            let _ = write!(aux, "<basic:source>cmem entry {}</basic:source>", id.0);
+        }
+        if t.seen > 0 {
+            let _ = write!(aux, "<note>{} of {} sightings in the memory ({:.2})</note>", t.count, t.seen, t.share);
         }
         let _ = writeln!(
             out,
-            "<langSec xml:lang=\"{}\"><termSec><term>{}</term>{pos}{notes}</termSec></langSec>",
+            "<langSec xml:lang=\"{}\"><termSec><term>{}</term>{pos}{aux}</termSec></langSec>",
             xml(to.as_str()),
             xml(&t.target)
         );
@@ -250,11 +253,11 @@ mod tests {
         t.noun = true;
         let doc = to_tbx(&[t], &en, &de);
         assert!(doc.contains(
-            "<tbx style=\"dct\" type=\"TBX-Basic\" xml:lang=\"en\" xmlns=\"urn:iso:std:iso:30042:ed-2\""
+            "<tbx type=\"TBX-Basic\" style=\"dct\" xml:lang=\"en\" xmlns=\"urn:iso:std:iso:30042:ed-2\""
         ));
         assert!(doc.contains("<conceptEntry id=\"c1\">"));
         assert!(doc.contains("<langSec xml:lang=\"de\"><termSec><term>F&amp;E &lt;Abteilung&gt;</term>"));
-        assert!(doc.contains("<termNote type=\"partOfSpeech\">noun</termNote>"));
+        assert!(doc.contains("<min:partOfSpeech>noun</min:partOfSpeech>"));
         // Every element closed, in order.
         let mut open: Vec<String> = Vec::new();
         for tag in doc.split('<').skip(1).map(|s| s.split('>').next().unwrap()) {

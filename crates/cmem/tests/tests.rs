@@ -81,3 +81,110 @@ fn a_read_replica_needs_a_postgres_memory_and_hides_its_password() {
     assert!(shown.contains("replica.internal") && !shown.contains("secret"), "{shown}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The TBX-Basic schemas (copies in `testdata/schemas/tbx-basic`, provenance in
+/// `testdata/README.md`).
+fn tbx_schema(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/schemas/tbx-basic").join(name)
+}
+
+/// Validates `doc` with `xmllint --relaxng schema`; `None` without `xmllint` (a loud
+/// notice, or a failure under CI).
+fn relaxng(doc: &str, schema: &str) -> Option<Result<(), String>> {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("doc.xml");
+    std::fs::write(&file, doc).unwrap();
+    let out = match std::process::Command::new("xmllint")
+        .arg("--noout")
+        .arg("--relaxng")
+        .arg(tbx_schema(schema))
+        .arg(&file)
+        .output()
+    {
+        Ok(out) => out,
+        Err(_) => {
+            let message = "xmllint not found: the TBX schema test did NOT run \
+                           (install it with `apt-get install libxml2-utils`)";
+            assert!(std::env::var_os("CI").is_none(), "{message}");
+            eprintln!("\n!!! {message}\n");
+            return None;
+        }
+    };
+    Some(if out.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) })
+}
+
+/// The element names of `doc` with their parent's, in document order (a small reader for
+/// the documents this crate writes: no comments, no CDATA).
+fn elements_with_parents(doc: &str) -> Vec<(String, String)> {
+    let mut open: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for tag in doc.split('<').skip(1).map(|s| s.split('>').next().unwrap()) {
+        if tag.starts_with('?') {
+            continue;
+        }
+        let name = tag.trim_start_matches('/').trim_end_matches('/').split_whitespace().next().unwrap().to_owned();
+        if tag.starts_with('/') {
+            assert_eq!(open.pop().as_deref(), Some(name.as_str()), "badly nested: {doc}");
+            continue;
+        }
+        out.push((name.clone(), open.last().cloned().unwrap_or_default()));
+        if !tag.ends_with('/') {
+            open.push(name);
+        }
+    }
+    assert!(open.is_empty(), "unclosed {open:?}");
+    out
+}
+
+#[test]
+fn the_tbx_export_is_valid_tbx_basic() {
+    use cmem::align::Term;
+    let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de-CH").unwrap());
+    let mined: Vec<Term> =
+        serde_json::from_str(r#"[{"source":"file manager","target":"Dateiverwaltung","count":7,"seen":9,"share":0.778,"noun":true,"example":42},
+            {"source":"save as","target":"speichern unter","count":3,"seen":3,"share":1.0,"noun":false}]"#)
+            .unwrap();
+    let mut terms = vec![Term::given("R&D <team>", "F&E \"Team\"")];
+    terms.extend(mined);
+    for (what, list) in [("three terms", &terms[..]), ("no term", &[][..])] {
+        let doc = cmem::terms::to_tbx(list, &en, &de);
+        // The core structure (the NVDL's first step: the TBX namespace against the core
+        // RNG, module elements allowed where the DCT style allows them).
+        match relaxng(&doc, "TBXcoreStructV03.rng") {
+            None => return,
+            Some(result) => result.unwrap_or_else(|e| panic!("{what}: not valid TBX core structure:\n{e}\n{doc}")),
+        }
+        // Each module element against its module's schema, as the NVDL attaches them.
+        for (prefix, ns, schema) in
+            [("min", "http://www.tbxinfo.net/ns/min", "Min.rng"), ("basic", "http://www.tbxinfo.net/ns/basic", "Basic.rng")]
+        {
+            let open = format!("<{prefix}:");
+            for (at, _) in doc.match_indices(&open) {
+                let rest = &doc[at + open.len()..];
+                let name: String = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
+                let close = format!("</{prefix}:{name}>");
+                let end = rest.find(&close).expect("closed");
+                let content = &rest[name.len() + 1..end];
+                let alone = format!("<{name} xmlns=\"{ns}\">{content}</{name}>");
+                relaxng(&alone, schema).unwrap().unwrap_or_else(|e| panic!("{alone} against {schema}: {e}"));
+            }
+        }
+        // The Schematron rules of TBX-Basic (DCT) that bear on what the writer uses.
+        assert!(doc.contains("<tbx type=\"TBX-Basic\" style=\"dct\""), "{doc}");
+        for (name, parent) in elements_with_parents(&doc) {
+            match name.as_str() {
+                "min:partOfSpeech" => assert_eq!(parent, "termSec", "a termNote outside termSec"),
+                "basic:source" => assert!(["conceptEntry", "langSec", "termSec"].contains(&parent.as_str())),
+                // DCA-style elements (`termNote type=…`, `descrip type=…`) are not DCT.
+                "termNote" | "descrip" | "admin" | "xref" | "ref" => panic!("DCA element {name} in a DCT file:\n{doc}"),
+                _ => {}
+            }
+        }
+    }
+    let doc = cmem::terms::to_tbx(&terms, &en, &de);
+    assert!(doc.contains("<term>r&amp;d &lt;team&gt;</term>"), "{doc}");
+    assert!(doc.contains("<min:partOfSpeech>noun</min:partOfSpeech><basic:source>cmem entry 42</basic:source><note>7 of 9 sightings"), "{doc}");
+    // A broken document is caught: the check can fail.
+    let broken = doc.replacen("<term>", "<termx>", 1).replacen("</term>", "</termx>", 1);
+    assert!(relaxng(&broken, "TBXcoreStructV03.rng").unwrap().is_err());
+}
