@@ -343,6 +343,10 @@ pub struct LookupArgs {
     /// memory's word model translates consistently, shown below the matches.
     #[arg(long)]
     pub no_fragments: bool,
+    /// Leave out the terms: the glossary's terms (`cmem terms`) the query holds, with the
+    /// memory's translation of each, shown below the matches.
+    #[arg(long)]
+    pub no_terms: bool,
     /// The unit key the query stands in (a msgctxt, an XLIFF unit id): an exact match
     /// approved for it is a context match (101%).
     #[arg(long, value_name = "KEY", conflicts_with = "batch")]

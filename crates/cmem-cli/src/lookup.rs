@@ -219,6 +219,27 @@ fn write_fragments(out: &mut impl Write, fragments: &[cmem::align::Fragment], af
     Ok(())
 }
 
+/// The terms section below the matches: each term of the query as it writes it, the
+/// memory's translation, and how sure the memory is of it.
+fn write_terms(out: &mut impl Write, terms: &[cmem::align::FoundTerm], after: bool) -> io::Result<()> {
+    if terms.is_empty() {
+        return Ok(());
+    }
+    if after {
+        writeln!(out)?;
+    }
+    writeln!(out, "terms (the memory's glossary)")?;
+    for f in terms {
+        let how = if f.given {
+            "given".to_owned()
+        } else {
+            format!("{} of {} sightings", f.term.count, f.term.seen)
+        };
+        writeln!(out, "  {:?} → {:?}  ({how})", f.found, f.term.target)?;
+    }
+    Ok(())
+}
+
 /// What a lookup reads: one memory, or several merged.
 #[derive(Clone, Copy)]
 enum Looked<'a> {
@@ -243,16 +264,35 @@ impl<'a> Looked<'a> {
         })
     }
 
-    fn answer(self, req: &LookupRequest, fragments: bool) -> cmem::Result<LookupAnswer> {
-        match (self, fragments) {
-            (Looked::One(m), true) => m.answer_with_fragments(req),
-            (Looked::One(m), false) => m.answer(req),
-            (Looked::Several(all), _) => {
+    fn answer(self, req: &LookupRequest, fragments: bool, terms: bool) -> cmem::Result<LookupAnswer> {
+        match self {
+            Looked::One(m) => m.answer_with_evidence(req, fragments, terms),
+            Looked::Several(all) => {
                 let mut answer = all.answer(req)?;
                 if fragments {
                     answer.fragments = self.fragments(req)?;
                 }
+                if terms {
+                    answer.terms = self.terms(req)?;
+                }
                 Ok(answer)
+            }
+        }
+    }
+
+    /// The glossary's terms the query holds: of several memories, those of the first
+    /// whose glossary finds any.
+    fn terms(self, req: &LookupRequest) -> cmem::Result<Vec<cmem::align::FoundTerm>> {
+        match self {
+            Looked::One(m) => m.segment_terms(req),
+            Looked::Several(all) => {
+                for member in all.members() {
+                    let found = member.memory.segment_terms(req)?;
+                    if !found.is_empty() {
+                        return Ok(found);
+                    }
+                }
+                Ok(Vec::new())
             }
         }
     }
@@ -349,7 +389,8 @@ pub fn run(args: &LookupArgs, given: &Given, quiet: bool, color: bool) -> Result
         .context(context(args));
     let mut out = Stdout::new();
     let matches = if args.json {
-        let answer = looked.answer(&req, !args.no_fragments).map_err(|e| e.prefixed("lookup"))?;
+        let answer =
+            looked.answer(&req, !args.no_fragments, !args.no_terms).map_err(|e| e.prefixed("lookup"))?;
         // Through a `Value`, whose keys are sorted: the shape of every JSON line of cmem.
         serde_json::to_writer(&mut out, &serde_json::to_value(&answer)?)?;
         writeln!(out)?;
@@ -362,9 +403,15 @@ pub fn run(args: &LookupArgs, given: &Given, quiet: bool, color: bool) -> Result
             }
             write_match(&mut out, m, *memory, color, args.show_space)?;
         }
+        let mut above = !matches.is_empty();
         if !args.no_fragments {
             let fragments = looked.fragments(&req).map_err(|e| anyhow!("lookup: {e}"))?;
-            write_fragments(&mut out, &fragments, !matches.is_empty())?;
+            write_fragments(&mut out, &fragments, above)?;
+            above |= !fragments.is_empty();
+        }
+        if !args.no_terms {
+            let terms = looked.terms(&req).map_err(|e| anyhow!("lookup: {e}"))?;
+            write_terms(&mut out, &terms, above)?;
         }
         matches.len()
     };
@@ -453,7 +500,7 @@ fn run_batch(
         queries += 1;
         let answer = line.and_then(|line| batch_query(&line, rec)).and_then(|(runs, id)| {
             let req = LookupRequest::new(runs, args.from.clone(), args.to.clone()).options(opts.clone());
-            Ok((memory.answer(&req, !args.no_fragments)?, id))
+            Ok((memory.answer(&req, !args.no_fragments, !args.no_terms)?, id))
         });
         let value = match answer {
             Ok((answer, id)) => {

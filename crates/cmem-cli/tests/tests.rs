@@ -2193,7 +2193,25 @@ fn a_plain_import_trains_the_word_model_when_the_pair_is_large_enough() {
         "{}",
         r.stdout()
     );
+    // The glossary's terms the query holds, below the fragments and in the JSON.
+    let r = d.run(&["lookup", query, "--from", "en", "--to", "de"]);
+    assert!(
+        r.stdout()
+            .contains("\nterms (the memory's glossary)\n  \"kamire\" → \"DingKAMIRE\"  (5 of 5 sightings)\n"),
+        "{}",
+        r.stdout()
+    );
+    let r = d.run(&["lookup", query, "--from", "en", "--to", "de", "--json"]);
+    let term = &r.json_lines()[0]["terms"][0];
+    assert_eq!(
+        (term["found"].as_str(), term["target"].as_str()),
+        (Some("kamire"), Some("DingKAMIRE")),
+        "{}",
+        r.stdout()
+    );
     let r = d.run(&["lookup", query, "--from", "en", "--to", "de", "--no-fragments"]);
+    assert!(r.stdout().starts_with("terms (the memory's glossary)"), "{}", r.stdout());
+    let r = d.run(&["lookup", query, "--from", "en", "--to", "de", "--no-fragments", "--no-terms"]);
     assert_eq!(r.stdout(), "");
 
     // The glossary, from the same model: nouns first, as CSV and TBX-Basic.
@@ -2207,7 +2225,15 @@ fn a_plain_import_trains_the_word_model_when_the_pair_is_large_enough() {
     d.ok(&["terms", "--from", "en", "--to", "de", "--format", "tbx", "-o", "g.tbx"]);
     let tbx = std::fs::read_to_string(d.path("g.tbx")).unwrap();
     assert!(tbx.contains("type=\"TBX-Basic\"") && tbx.contains("<term>kamire</term>"), "{tbx}");
-    if let Ok(out) = std::process::Command::new("xmllint").arg("--noout").arg(d.path("g.tbx")).output() {
+    let core = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/schemas/tbx-basic/TBXcoreStructV03.rng");
+    if let Ok(out) = std::process::Command::new("xmllint")
+        .arg("--noout")
+        .arg("--relaxng")
+        .arg(core)
+        .arg(d.path("g.tbx"))
+        .output()
+    {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
     // A corrected list takes precedence; a bad one is refused naming its line.
@@ -2216,6 +2242,8 @@ fn a_plain_import_trains_the_word_model_when_the_pair_is_large_enough() {
     let r = d.ok(&["terms", "--from", "en", "--to", "de"]);
     assert!(r.stdout().lines().nth(1).unwrap().starts_with("kamire,Kami-Ding,"), "{}", r.stdout());
     assert_eq!(r.stdout().lines().filter(|l| l.starts_with("kamire,")).count(), 1, "{}", r.stdout());
+    let r = d.run(&["lookup", query, "--from", "en", "--to", "de", "--no-fragments"]);
+    assert!(r.stdout().contains("\"kamire\" → \"Kami-Ding\"  (given)"), "{}", r.stdout());
     std::fs::write(d.path("bad.csv"), "source,target\nkamire\n").unwrap();
     let r = d.run(&["terms", "--from", "en", "--to", "de", "--import", "bad.csv"]);
     assert!(r.stderr().contains("bad.csv: line 2: no source or no target"), "{}", r.stderr());

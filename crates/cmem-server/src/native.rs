@@ -59,6 +59,9 @@ pub(crate) struct LookupBody {
     /// Add the fragments: stretches of the segment the memory translates consistently.
     #[serde(default)]
     fragments: bool,
+    /// Add the terms: the glossary's terms the segment holds, with their translations.
+    #[serde(default)]
+    terms: bool,
 }
 
 /// The lookup's context of a request's neighbours (`cmem::NeighboursBody`: the unit's key
@@ -286,17 +289,24 @@ pub(crate) async fn lookup(
             let req = request(&t, runs, context);
             let mut fields = if app.named {
                 named_answer(app, &selection, &req)?
-            } else if body.fragments {
-                return object(app.memory().answer_with_fragments(&req)?);
             } else {
-                object(app.memory().answer(&req)?)?
+                return object(app.memory().answer_with_evidence(&req, body.fragments, body.terms)?);
             };
+            // Of several memories, the first asked whose word model finds any.
             if body.fragments {
-                // Of several memories, the first asked whose word model finds any.
                 for &i in &selection {
                     let found = app.memories.members()[i].memory.fragments(&req)?;
                     if !found.is_empty() {
                         fields.insert("fragments".into(), to_value(found));
+                        break;
+                    }
+                }
+            }
+            if body.terms {
+                for &i in &selection {
+                    let found = app.memories.members()[i].memory.segment_terms(&req)?;
+                    if !found.is_empty() {
+                        fields.insert("terms".into(), to_value(found));
                         break;
                     }
                 }

@@ -274,6 +274,10 @@ pub fn openapi() -> Value {
         "fragments".into(),
         json!({ "type": "boolean", "description": "add `fragments` to the answer: the stretches of the segment             (two words or more, never across a code) the memory's word model translates consistently;             never filled in (default false)" }),
     );
+    lookup_props.insert(
+        "terms".into(),
+        json!({ "type": "boolean", "description": "add `terms` to the answer: the terms of the memory's glossary             (`cmem terms`: a list given with `--import` first, then those mined from the word model) the             segment holds as whole words, with the memory's translation of each (default false)" }),
+    );
     let mut batch_props = lookup_options().as_object().cloned().unwrap_or_default();
     let mut segment_props = serde_json::Map::new();
     segment_fields(&mut segment_props);
@@ -291,6 +295,8 @@ pub fn openapi() -> Value {
             "matches": { "type": "array", "items": { "$ref": "#/components/schemas/Match" } },
             "fragments": { "type": "array", "description": "with `fragments: true`, when any: longest first, none overlapping",
                 "items": { "$ref": "#/components/schemas/Fragment" } },
+            "terms": { "type": "array", "description": "with `terms: true`, when any: in the segment's order",
+                "items": { "$ref": "#/components/schemas/FoundTerm" } },
         },
     });
     let write = json!([{ "bearer": [] }]);
@@ -504,6 +510,18 @@ pub fn openapi() -> Value {
                     "agreeing": { "type": "integer", "description": "sightings translated so" },
                     "seen": { "type": "integer", "description": "sightings of the stretch" },
                     "example": { "type": "integer", "description": "an entry that holds the pair" } } },
+                "FoundTerm": { "type": "object", "required": ["source", "target", "count", "seen", "share", "noun", "found"],
+                    "description": "a term of the memory's glossary that the query holds",
+                    "properties": {
+                    "source": { "type": "string", "description": "the term, folded to lower case" },
+                    "target": { "type": "string", "description": "the memory's translation of it" },
+                    "count": { "type": "integer", "description": "sightings with that translation (0 when given)" },
+                    "seen": { "type": "integer", "description": "sightings with any translation" },
+                    "share": { "type": "number", "description": "count / seen" },
+                    "noun": { "type": "boolean", "description": "likely a noun or noun phrase" },
+                    "example": { "type": "integer", "description": "an entry that holds the pair" },
+                    "found": { "type": "string", "description": "its words as the query writes them" },
+                    "given": { "type": "boolean", "description": "from the list a user gave, not mined" } } },
                 "Segment": { "type": "object", "required": ["text", "runs"], "properties": {
                     "locale": { "type": "string" }, "text": { "type": "string" },
                     "runs": { "type": "array", "items": { "type": "object" } } } },

@@ -827,6 +827,7 @@ fn operations_routes_and_the_openapi_document() {
     let lookup = &doc["paths"]["/v1/lookup"]["post"];
     let body = &lookup["requestBody"]["content"]["application/json"]["schema"]["properties"];
     assert_eq!(body["fragments"]["type"], "boolean");
+    assert_eq!(body["terms"]["type"], "boolean");
     assert_eq!(doc["components"]["schemas"]["Fragment"]["required"][0], "source");
     // Every documented route is served: none answers "no such route".
     for (method, path) in openapi::ROUTES {
@@ -1167,6 +1168,17 @@ fn import_jobs_train_the_word_model_when_asked_or_when_the_memory_keeps_one() {
         fragments
             .iter()
             .any(|f| f["source"] == "the table" && f["target"] == "die Tabelle" && f["agreeing"] == 6),
+        "{v}"
+    );
+    // And the glossary's terms, when asked for.
+    assert!(v.get("terms").is_none(), "{v}");
+    let body = json!({"text": "Please print the table now", "source_locale": "en", "target_locale": "de",
+                      "terms": true});
+    let (status, v) = s.post("/v1/lookup", None, &body);
+    assert_eq!(status, 200, "{v}");
+    let terms = v["terms"].as_array().unwrap_or_else(|| panic!("no terms: {v}"));
+    assert!(
+        terms.iter().any(|t| t["found"] == "table" && t["target"] == "Tabelle" && t["noun"] == true),
         "{v}"
     );
 

@@ -40,6 +40,10 @@ pub struct LookupAnswer {
     /// asked for ([`Memory::answer_with_fragments`]); absent from the JSON when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fragments: Vec<cmem_core::align::Fragment>,
+    /// The glossary's terms the query holds, with the memory's translation of each, when
+    /// asked for ([`Memory::answer_with_evidence`]); absent from the JSON when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub terms: Vec<cmem_core::align::FoundTerm>,
 }
 
 impl LookupAnswer {
@@ -56,6 +60,7 @@ impl LookupAnswer {
             micros,
             matches,
             fragments: Vec::new(),
+            terms: Vec::new(),
         })
     }
 }

@@ -38,13 +38,36 @@ impl Memory {
     /// # Errors
     /// As [`answer`](Self::answer) and [`fragments`](Self::fragments).
     pub fn answer_with_fragments(&self, req: &LookupRequest) -> Result<LookupAnswer> {
-        let mut fragments = Vec::new();
+        self.answer_with_evidence(req, true, false)
+    }
+
+    /// As [`answer`](Self::answer), with the query's [fragments](Self::fragments) in
+    /// [`LookupAnswer::fragments`] when `fragments`, and the glossary's
+    /// [terms](Self::segment_terms) it holds in [`LookupAnswer::terms`] when `terms`;
+    /// the time counts all.
+    ///
+    /// # Errors
+    /// As [`answer`](Self::answer), [`fragments`](Self::fragments) and
+    /// [`segment_terms`](Self::segment_terms).
+    pub fn answer_with_evidence(
+        &self,
+        req: &LookupRequest,
+        fragments: bool,
+        terms: bool,
+    ) -> Result<LookupAnswer> {
+        let (mut found_fragments, mut found_terms) = (Vec::new(), Vec::new());
         let mut answer = LookupAnswer::timed(req, || {
             let matches = self.lookup(req)?.iter().map(MatchView::of).collect();
-            fragments = self.fragments(req)?;
+            if fragments {
+                found_fragments = self.fragments(req)?;
+            }
+            if terms {
+                found_terms = self.segment_terms(req)?;
+            }
             Ok(matches)
         })?;
-        answer.fragments = fragments;
+        answer.fragments = found_fragments;
+        answer.terms = found_terms;
         Ok(answer)
     }
 }

@@ -6,8 +6,8 @@
 use cmem_core::ContentMemoryExt;
 use std::fmt::Write as _;
 
-use cmem_core::align::{pair_key, Term, TermOptions};
-use cmem_core::{Error, ErrorKind, Locale, Result};
+use cmem_core::align::{pair_key, text_of, FoundTerm, Glossary, Term, TermOptions};
+use cmem_core::{Error, ErrorKind, Locale, LookupRequest, Result};
 
 use crate::memory::Memory;
 
@@ -41,6 +41,36 @@ impl Memory {
             out.extend(model.terms(options).into_iter().filter(|t| !named.contains(&t.source)));
         }
         Ok(out)
+    }
+
+    /// The terms of the glossary ([`terms`](Self::terms), default options) that `req`'s
+    /// source holds as whole words, in its order, the longest where two overlap; given
+    /// terms before mined ones. None without a word model or a given list.
+    ///
+    /// ```
+    /// use cmem::{align::Term, LookupRequest, Locale, Memory, OpenOptions, Run};
+    ///
+    /// let memory = Memory::open_with("memory:", &OpenOptions::new().create(true))?;
+    /// let (en, de) = (Locale::parse("en")?, Locale::parse("de")?);
+    /// memory.set_terms(&en, &de, &[Term::given("file manager", "Dateimanager")])?;
+    /// let req = LookupRequest::new(vec![Run::text("Open the File Manager")], en, de);
+    /// let found = memory.segment_terms(&req)?;
+    /// assert_eq!((found[0].found.as_str(), found[0].term.target.as_str()), ("File Manager", "Dateimanager"));
+    /// # Ok::<(), cmem::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`terms`](Self::terms).
+    pub fn segment_terms(&self, req: &LookupRequest) -> Result<Vec<FoundTerm>> {
+        let (from, to) = (&req.source_locale, &req.target_locale);
+        let given = self.given_terms(from, to)?;
+        let model = self.store().word_model(from, to)?;
+        if given.is_empty() && model.is_none() {
+            return Ok(Vec::new());
+        }
+        let given = Glossary::new(given);
+        let mined = model.map(|m| m.glossary()).unwrap_or_default();
+        Ok(mined.find(&text_of(&req.source), &[&given]))
     }
 
     /// The term list a user gave for the pair, empty when none.
@@ -125,7 +155,11 @@ pub fn to_tbx(terms: &[Term], from: &Locale, to: &Locale) -> String {
             let _ = write!(aux, "<basic:source>cmem entry {}</basic:source>", id.0);
         }
         if t.seen > 0 {
-            let _ = write!(aux, "<note>{} of {} sightings in the memory ({:.2})</note>", t.count, t.seen, t.share);
+            let _ = write!(
+                aux,
+                "<note>{} of {} sightings in the memory ({:.2})</note>",
+                t.count, t.seen, t.share
+            );
         }
         let _ = writeln!(
             out,

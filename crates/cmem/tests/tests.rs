@@ -122,7 +122,8 @@ fn elements_with_parents(doc: &str) -> Vec<(String, String)> {
         if tag.starts_with('?') {
             continue;
         }
-        let name = tag.trim_start_matches('/').trim_end_matches('/').split_whitespace().next().unwrap().to_owned();
+        let name =
+            tag.trim_start_matches('/').trim_end_matches('/').split_whitespace().next().unwrap().to_owned();
         if tag.starts_with('/') {
             assert_eq!(open.pop().as_deref(), Some(name.as_str()), "badly nested: {doc}");
             continue;
@@ -152,12 +153,15 @@ fn the_tbx_export_is_valid_tbx_basic() {
         // RNG, module elements allowed where the DCT style allows them).
         match relaxng(&doc, "TBXcoreStructV03.rng") {
             None => return,
-            Some(result) => result.unwrap_or_else(|e| panic!("{what}: not valid TBX core structure:\n{e}\n{doc}")),
+            Some(result) => {
+                result.unwrap_or_else(|e| panic!("{what}: not valid TBX core structure:\n{e}\n{doc}"))
+            }
         }
         // Each module element against its module's schema, as the NVDL attaches them.
-        for (prefix, ns, schema) in
-            [("min", "http://www.tbxinfo.net/ns/min", "Min.rng"), ("basic", "http://www.tbxinfo.net/ns/basic", "Basic.rng")]
-        {
+        for (prefix, ns, schema) in [
+            ("min", "http://www.tbxinfo.net/ns/min", "Min.rng"),
+            ("basic", "http://www.tbxinfo.net/ns/basic", "Basic.rng"),
+        ] {
             let open = format!("<{prefix}:");
             for (at, _) in doc.match_indices(&open) {
                 let rest = &doc[at + open.len()..];
@@ -176,7 +180,9 @@ fn the_tbx_export_is_valid_tbx_basic() {
                 "min:partOfSpeech" => assert_eq!(parent, "termSec", "a termNote outside termSec"),
                 "basic:source" => assert!(["conceptEntry", "langSec", "termSec"].contains(&parent.as_str())),
                 // DCA-style elements (`termNote type=…`, `descrip type=…`) are not DCT.
-                "termNote" | "descrip" | "admin" | "xref" | "ref" => panic!("DCA element {name} in a DCT file:\n{doc}"),
+                "termNote" | "descrip" | "admin" | "xref" | "ref" => {
+                    panic!("DCA element {name} in a DCT file:\n{doc}")
+                }
                 _ => {}
             }
         }

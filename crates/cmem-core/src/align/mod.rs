@@ -41,7 +41,7 @@ mod sym;
 mod terms;
 
 pub use fragments::{Fragment, FragmentOptions};
-pub use terms::{terms_in, Term, TermOptions};
+pub use terms::{terms_in, uses_translation, FoundTerm, Glossary, Term, TermOptions};
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -260,6 +260,8 @@ pub struct WordModel {
     /// order of `phrases` (0 when trained without ids): the fragments' example.
     examples: FxHashMap<String, Vec<i64>>,
     report: TrainReport,
+    /// The mined glossary, made when first asked for.
+    glossary: std::sync::OnceLock<std::sync::Arc<Glossary>>,
 }
 
 /// The saved form.
@@ -348,6 +350,7 @@ impl WordModel {
             phrases: FxHashMap::default(),
             examples: FxHashMap::default(),
             report: TrainReport::default(),
+            glossary: std::sync::OnceLock::new(),
         };
         model.count_phrases(&ids, &texts, &pair_ids);
         // What is saved is what is used: prune now, so a model in memory and one loaded
@@ -517,6 +520,7 @@ impl WordModel {
             phrases: s.phrases.into_iter().collect(),
             examples: s.examples.into_iter().collect(),
             report: s.report,
+            glossary: std::sync::OnceLock::new(),
         })
     }
 }

@@ -92,6 +92,14 @@ fn capitalized(text: &str) -> bool {
 }
 
 impl WordModel {
+    /// The glossary of [`terms`](Self::terms) with the default options, mined once per
+    /// model and kept with it.
+    pub fn glossary(&self) -> std::sync::Arc<Glossary> {
+        self.glossary
+            .get_or_init(|| std::sync::Arc::new(Glossary::new(self.terms(&TermOptions::default()))))
+            .clone()
+    }
+
     /// The glossary of the memory; see [`TermOptions`] and [`Term::noun`]. Nouns first, then by
     /// sightings, then by source.
     pub fn terms(&self, opts: &TermOptions) -> Vec<Term> {
@@ -135,28 +143,135 @@ impl WordModel {
 /// The terms of `list` whose source appears in `text` as whole words, longest first,
 /// none overlapping another: what a segment holds.
 pub fn terms_in<'t>(text: &str, list: &'t [Term]) -> Vec<&'t Term> {
-    let folded: Vec<String> = super::words(text).into_iter().map(|(a, b)| super::fold(&text[a..b])).collect();
-    let mut taken = vec![false; folded.len()];
-    let mut by_length: Vec<&Term> = list.iter().collect();
-    by_length.sort_by_key(|t| std::cmp::Reverse(t.source.split(' ').count()));
-    let mut out = Vec::new();
-    for term in by_length {
-        let ws: Vec<&str> = term.source.split(' ').collect();
-        if ws.is_empty() || ws.len() > folded.len() {
-            continue;
-        }
-        for i in 0..=folded.len() - ws.len() {
-            if taken[i..i + ws.len()].iter().any(|&t| t) {
+    let glossary = Glossary::new(list.to_vec());
+    let found = glossary.find(text, &[]);
+    let mut out: Vec<&Term> = found
+        .iter()
+        .filter_map(|f| list.iter().find(|t| t.source == f.term.source && t.target == f.term.target))
+        .collect();
+    out.sort_by_key(|t| std::cmp::Reverse(t.source.split(' ').count()));
+    out
+}
+
+/// A glossary ready to be searched: its terms indexed by their first word, so that
+/// finding the terms of a segment costs the segment's length, not the glossary's.
+#[derive(Debug, Clone, Default)]
+pub struct Glossary {
+    terms: Vec<Term>,
+    /// First word → indexes into `terms`.
+    by_first: rustc_hash::FxHashMap<String, Vec<u32>>,
+}
+
+/// A term found in a segment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct FoundTerm {
+    /// The term.
+    #[serde(flatten)]
+    pub term: Term,
+    /// Its words as the segment writes them.
+    pub found: String,
+    /// Given by a user (a list kept with `set_terms`), not mined.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub given: bool,
+}
+
+impl Glossary {
+    /// A glossary of `terms`; of two with the same source, the first is kept.
+    pub fn new(terms: Vec<Term>) -> Glossary {
+        let mut by_first: rustc_hash::FxHashMap<String, Vec<u32>> = rustc_hash::FxHashMap::default();
+        let mut seen = std::collections::HashSet::new();
+        let mut kept = Vec::with_capacity(terms.len());
+        for t in terms {
+            let Some(first) = t.source.split(' ').next().filter(|w| !w.is_empty()) else { continue };
+            if !seen.insert(t.source.clone()) {
                 continue;
             }
-            if folded[i..i + ws.len()].iter().zip(&ws).all(|(a, b)| a == b) {
-                taken[i..i + ws.len()].iter_mut().for_each(|t| *t = true);
-                out.push(term);
-                break;
+            by_first.entry(first.to_owned()).or_default().push(kept.len() as u32);
+            kept.push(t);
+        }
+        Glossary { terms: kept, by_first }
+    }
+
+    /// Its terms.
+    pub fn terms(&self) -> &[Term] {
+        &self.terms
+    }
+
+    /// Whether it holds a term with this (folded) source.
+    pub fn names(&self, source: &str) -> bool {
+        let first = source.split(' ').next().unwrap_or("");
+        self.by_first.get(first).is_some_and(|ix| ix.iter().any(|&i| self.terms[i as usize].source == source))
+    }
+
+    /// The terms of this glossary and of `given` (which take precedence: a mined term
+    /// whose source a given one names is left out) that `text` holds as whole words:
+    /// the longest first where two overlap, none overlapping another, in the text's
+    /// order.
+    pub fn find(&self, text: &str, given: &[&Glossary]) -> Vec<FoundTerm> {
+        let spans = super::words(text);
+        let folded: Vec<String> = spans.iter().map(|&(a, b)| super::fold(&text[a..b])).collect();
+        // (words, start word, precedence, term): every occurrence.
+        let mut hits: Vec<(usize, usize, usize, &Term)> = Vec::new();
+        let lists: Vec<&Glossary> = given.iter().copied().chain(std::iter::once(self)).collect();
+        for (rank, list) in lists.iter().enumerate() {
+            for (i, w) in folded.iter().enumerate() {
+                let Some(ix) = list.by_first.get(w) else { continue };
+                for &t in ix {
+                    let term = &list.terms[t as usize];
+                    if rank > 0 && lists[..rank].iter().any(|l| l.names(&term.source)) {
+                        continue;
+                    }
+                    let n = term.source.split(' ').count();
+                    if i + n <= folded.len()
+                        && folded[i..i + n].iter().zip(term.source.split(' ')).all(|(a, b)| a == b)
+                    {
+                        hits.push((n, i, rank, term));
+                    }
+                }
             }
         }
+        // Longest first, then the given lists, then the earlier.
+        hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.cmp(&b.2)).then(a.1.cmp(&b.1)));
+        let mut taken = vec![false; folded.len()];
+        let mut out = Vec::new();
+        for (n, i, rank, term) in hits {
+            if taken[i..i + n].iter().any(|&t| t) {
+                continue;
+            }
+            taken[i..i + n].iter_mut().for_each(|t| *t = true);
+            out.push((
+                i,
+                FoundTerm {
+                    term: term.clone(),
+                    found: text[spans[i].0..spans[i + n - 1].1].to_owned(),
+                    given: rank + 1 < lists.len(),
+                },
+            ));
+        }
+        out.sort_by_key(|(i, _)| *i);
+        out.into_iter().map(|(_, f)| f).collect()
     }
-    out
+}
+
+/// Whether `target` uses `translation` of a term: its words, folded, appear in order as
+/// whole words — or, for a one-word translation, as the start or end of a longer word
+/// (German compounds: *Datei* in *Dateiname*, *Verwaltung* in *Dateiverwaltung*).
+pub fn uses_translation(target: &str, translation: &str) -> bool {
+    let want: Vec<String> =
+        super::words(translation).into_iter().map(|(a, b)| super::fold(&translation[a..b])).collect();
+    if want.is_empty() {
+        return true;
+    }
+    let have: Vec<String> =
+        super::words(target).into_iter().map(|(a, b)| super::fold(&target[a..b])).collect();
+    if want.len() == 1 {
+        let w = &want[0];
+        return have.iter().any(|h| {
+            h == w || (w.chars().count() >= 4 && (h.starts_with(w.as_str()) || h.ends_with(w.as_str())))
+        });
+    }
+    have.windows(want.len()).any(|win| win.iter().zip(&want).all(|(a, b)| a == b))
 }
 
 #[cfg(test)]
@@ -170,5 +285,32 @@ mod tests {
         let sources: Vec<&str> = found.iter().map(|t| t.source.as_str()).collect();
         assert_eq!(sources, ["file manager", "file"]);
         assert!(terms_in("Open the filer", &list).is_empty());
+    }
+
+    #[test]
+    fn a_glossary_finds_terms_in_text_order_given_ones_first() {
+        let mined = Glossary::new(vec![
+            Term::given("file", "Datei"),
+            Term::given("file manager", "Dateiverwaltung"),
+            Term::given("folder", "Ordner"),
+        ]);
+        let given = Glossary::new(vec![Term::given("folder", "Verzeichnis")]);
+        let text = "Move the folder into the File  Manager";
+        let found = mined.find(text, &[&given]);
+        let shown: Vec<(&str, &str, bool)> =
+            found.iter().map(|f| (f.found.as_str(), f.term.target.as_str(), f.given)).collect();
+        assert_eq!(shown, [("folder", "Verzeichnis", true), ("File  Manager", "Dateiverwaltung", false)]);
+        assert!(mined.find("profile managers", &[]).is_empty(), "whole words only");
+    }
+
+    #[test]
+    fn a_translation_is_used_as_words_or_a_compound_part() {
+        assert!(uses_translation("Die Datei speichern", "Datei"));
+        assert!(uses_translation("Dateiname ändern", "Datei"));
+        assert!(uses_translation("Die Dateiverwaltung", "Verwaltung"));
+        assert!(!uses_translation("Das Dokument speichern", "Datei"));
+        assert!(uses_translation("In der Dateiverwaltung öffnen", "der dateiverwaltung"));
+        assert!(!uses_translation("Die Verwaltung der Datei", "Datei verwaltung"));
+        assert!(!uses_translation("Ortsname", "Ort"), "short words are not compound parts");
     }
 }
