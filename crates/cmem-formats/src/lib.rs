@@ -94,7 +94,7 @@ pub use properties::{
 };
 pub use recycle::{
     in_parallel, recycle, recycle_document, FillAmbiguous, LookupProgress, RecycleOptions, RecycleReport,
-    Skip,
+    Skip, TermIssue,
 };
 pub use registry::format_of;
 pub use tmx::{TmxHeader, TmxOptions, TmxReader, TmxWriteOptions, TmxWriter};

@@ -326,6 +326,118 @@ pub struct RecycleReport {
     /// Code runs of candidates left out for the same reason (a candidate's source is
     /// another text, whose codes this segment may not have).
     pub candidate_codes_dropped: usize,
+    /// Fills whose target does not use the memory's translation of a term their source
+    /// holds (the terminology check; the pair's glossary, `cmem terms`): each listed in
+    /// [`term_issues`](Self::term_issues) and noted in the output.
+    pub filled_term_issues: usize,
+    /// Every term a fill does not translate as the memory does, in document order.
+    pub term_issues: Vec<TermIssue>,
+    /// Segments left without a fill that got fragments (stretches the memory translates
+    /// consistently; never filled in), written where the format has a place for them.
+    pub with_fragments: usize,
+}
+
+/// A fill that does not use the memory's translation of a term its source holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct TermIssue {
+    /// The segment's line in the document.
+    pub line: u64,
+    /// Its unit's id (XLIFF) or key (`.properties`); empty for a PO message.
+    pub unit: String,
+    /// The term as the segment's source writes it.
+    pub term: String,
+    /// The memory's translation of it, which the fill does not use.
+    pub expected: String,
+}
+
+/// What the memory knows beside the matches, read once per document: the pair's
+/// glossary (for the terminology check) and its word model (for fragments).
+pub(crate) struct Evidence {
+    glossary: cmem_core::store::learn::PairGlossary,
+    model: Option<Arc<cmem_core::align::WordModel>>,
+}
+
+impl Evidence {
+    /// The evidence of `source` → `target` in `store`; a store failure is named as the
+    /// recycle of `file`'s.
+    pub(crate) fn load(
+        store: &dyn ContentMemory,
+        source: &Locale,
+        target: &Locale,
+        format: Format,
+        file: &str,
+    ) -> Result<Evidence, FormatError> {
+        use cmem_core::ContentMemoryExt;
+        let failed = |e: cmem_core::Error| {
+            FormatError::new(format, FormatErrorKind::Store, e.message_and_causes()).in_file(file)
+        };
+        let glossary = cmem_core::store::learn::PairGlossary::load(store, source, target).map_err(failed)?;
+        let model = store.word_model(source, target).map_err(failed)?;
+        Ok(Evidence { glossary, model })
+    }
+
+    /// The terms `source` holds whose translation `target` does not use.
+    pub(crate) fn missed_terms(&self, source: &[Run], target: &[Run]) -> Vec<cmem_core::align::FoundTerm> {
+        if self.glossary.is_empty() {
+            return Vec::new();
+        }
+        let target = cmem_core::align::text_of(target);
+        self.glossary
+            .find(&cmem_core::align::text_of(source))
+            .into_iter()
+            .filter(|f| !cmem_core::align::uses_translation(&target, &f.term.target))
+            .collect()
+    }
+
+    /// The fragments of `source`: none without a word model.
+    pub(crate) fn fragments(&self, source: &[Run]) -> Vec<cmem_core::align::Fragment> {
+        match &self.model {
+            Some(model) => model
+                .fragments(&cmem_core::align::text_of(source), &cmem_core::align::FragmentOptions::default()),
+            None => Vec::new(),
+        }
+    }
+
+    /// Checks a fill of the segment at `line` (`unit`): records each missed term in
+    /// `report` and returns the notes to write, one per term.
+    pub(crate) fn check_fill(
+        &self,
+        source: &[Run],
+        target: &[Run],
+        line: u64,
+        unit: &str,
+        report: &mut RecycleReport,
+    ) -> Vec<String> {
+        let missed = self.missed_terms(source, target);
+        if !missed.is_empty() {
+            report.filled_term_issues += 1;
+        }
+        missed
+            .into_iter()
+            .map(|f| {
+                let note = term_note(&f);
+                report.term_issues.push(TermIssue {
+                    line,
+                    unit: unit.to_owned(),
+                    term: f.found,
+                    expected: f.term.target,
+                });
+                note
+            })
+            .collect()
+    }
+}
+
+/// The note of a term a fill does not translate as the memory does.
+pub(crate) fn term_note(f: &cmem_core::align::FoundTerm) -> String {
+    let how = if f.given { "the given glossary" } else { "the memory" };
+    format!("terminology: {how} translates {:?} as {:?}; this fill does not use it", f.found, f.term.target)
+}
+
+/// The note of a fragment: the stretch, the memory's translation, the agreement.
+pub(crate) fn fragment_note(f: &cmem_core::align::Fragment) -> String {
+    format!("fragment: {:?} → {:?} ({} of {} agree)", f.source, f.target, f.agreeing, f.seen)
 }
 
 /// A segment recycle left as it was without looking it up (or whose match it could not
@@ -410,6 +522,16 @@ impl std::fmt::Display for RecycleReport {
         }
         if self.codes_dropped > 0 {
             write!(f, "; {} inline codes of fills without a counterpart left out", self.codes_dropped)?;
+        }
+        if self.filled_term_issues > 0 {
+            write!(
+                f,
+                "; {} of the fills do not use the memory's translation of a term (terminology, noted)",
+                self.filled_term_issues
+            )?;
+        }
+        if self.with_fragments > 0 {
+            write!(f, "; {} segments without a fill got fragments", self.with_fragments)?;
         }
         Ok(())
     }
@@ -798,6 +920,10 @@ pub fn recycle_document(
     report.pair = queries.first().map(|q| (q.1.clone(), q.2.clone()));
     let results = lookup_all(store, &queries, &lookup_options, options.threads, Watch::default());
     drop(queries);
+    let evidence = match &report.pair {
+        Some((src, trg)) => Some(Evidence::load(store, src, trg, Format::Xliff, doc.file())?),
+        None => None,
+    };
     if let Some(lang) = target_language {
         doc.set_target_language(&lang);
     }
@@ -859,6 +985,14 @@ pub fn recycle_document(
                 (false, false, false) => ("translated", Some("cmem:needs-review")),
             };
             doc.set_written_target(index, written, state, qualifier);
+            if let Some(evidence) = &evidence {
+                let seg = &doc.segments()[index];
+                let (line, unit) = (seg.line, seg.unit_id.clone());
+                let notes = evidence.check_fill(&seg.source, &best.adapted_target, line, &unit, &mut report);
+                for note in notes {
+                    doc.add_note(index, &options.origin, &note);
+                }
+            }
             report.codes_dropped += dropped;
             report.filled += 1;
             if exact {
@@ -917,6 +1051,33 @@ pub fn recycle_document(
                 doc.render(index, &c.source).dropped + doc.render(index, &c.target).dropped;
         }
         let any = !candidates.is_empty();
+        // Below the fill: the stretches the memory translates consistently, never a fill
+        // (2.x assembled matches, 1.x notes).
+        let fragments = match &evidence {
+            Some(evidence) if !filled => evidence.fragments(&doc.segments()[index].source),
+            _ => Vec::new(),
+        };
+        if !fragments.is_empty() {
+            report.with_fragments += 1;
+            let words =
+                cmem_core::align::words(&cmem_core::align::text_of(&doc.segments()[index].source)).len();
+            for f in &fragments {
+                if v1 {
+                    doc.add_note(index, &options.origin, &fragment_note(f));
+                } else {
+                    let share = (f.words.1 + 1 - f.words.0) as f64 / words.max(1) as f64;
+                    candidates.push(Candidate {
+                        source: vec![Run::Text(f.source.clone())],
+                        target: vec![Run::Text(f.target.clone())],
+                        quality: percent(share.min(1.0)),
+                        origin: options.origin.clone(),
+                        adapted: None,
+                        unrepaired: None,
+                        assembled: true,
+                    });
+                }
+            }
+        }
         doc.add_candidates(index, candidates);
         match (filled, any) {
             (true, _) => {}
@@ -952,6 +1113,7 @@ fn candidate(
         origin: origin.to_owned(),
         adapted,
         unrepaired: None,
+        assembled: false,
     }
 }
 
@@ -991,6 +1153,7 @@ fn unrepaired_candidate(
         origin: origin.to_owned(),
         adapted,
         unrepaired: Some(replaced.join(", ")),
+        assembled: false,
     })
 }
 

@@ -357,3 +357,182 @@ fn xliff2_candidates_are_self_contained() {
     }
     assert!(matches > 20, "{matches} candidates checked");
 }
+
+/// A memory whose word model knows its terms and phrases: five verbs by four nouns,
+/// each noun translated one way twenty times, and one approved entry that translates
+/// *file manager* another way.
+fn memory_with_terms() -> MemStore {
+    use cmem_core::align::{AlignOptions, WordModel};
+    use cmem_core::ContentMemoryExt;
+    let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+    let verbs = [
+        ("Open", "Öffne"),
+        ("Close", "Schließe"),
+        ("Print", "Drucke"),
+        ("Show", "Zeige"),
+        ("Hide", "Verstecke"),
+    ];
+    let nouns = [
+        ("file manager", "Dateiverwaltung"),
+        ("web page", "Webseite"),
+        ("text document", "Textdokument"),
+        ("main window", "Hauptfenster"),
+    ];
+    let mut pairs = Vec::new();
+    for (v, vt) in verbs {
+        for (n, nt) in nouns {
+            pairs.push((format!("{v} the {n}"), format!("{vt} die {nt}")));
+        }
+    }
+    pairs.push(("Close the file manager now".into(), "Schließe jetzt den Dateimanager".into()));
+    let store = MemStore::new();
+    let entries: Vec<NewEntry> = pairs
+        .iter()
+        .map(|(s, t)| {
+            NewEntry::pair(
+                Variant::new(en.clone(), vec![Run::text(s)]),
+                Variant::new(de.clone(), vec![Run::text(t)]),
+            )
+        })
+        .collect();
+    store.write(&entries).unwrap();
+    let identified: Vec<(i64, String, String)> =
+        pairs.into_iter().enumerate().map(|(i, (s, t))| (i as i64 + 1, s, t)).collect();
+    let (model, _) = WordModel::train_identified(identified, &AlignOptions::default().iterations(10));
+    store.save_word_model(&en, &de, std::sync::Arc::new(model)).unwrap();
+    store
+}
+
+#[test]
+fn recycle_notes_terms_a_fill_misses_and_offers_fragments_in_valid_xliff() {
+    let store = memory_with_terms();
+    let v12 = r#"<?xml version="1.0" encoding="UTF-8"?>
+<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+  <file source-language="en" target-language="de" datatype="plaintext" original="ui">
+    <body>
+      <trans-unit id="1">
+        <source>Close the file manager now</source>
+      </trans-unit>
+      <trans-unit id="2">
+        <source>Please reload the web page in a moment</source>
+      </trans-unit>
+      <trans-unit id="3">
+        <source>Print the main window</source>
+      </trans-unit>
+    </body>
+  </file>
+</xliff>
+"#;
+    let v20 = r#"<?xml version="1.0" encoding="UTF-8"?>
+<xliff version="2.0" xmlns="urn:oasis:names:tc:xliff:document:2.0" srcLang="en" trgLang="de">
+  <file id="f1">
+    <unit id="1">
+      <segment>
+        <source>Close the file manager now</source>
+      </segment>
+    </unit>
+    <unit id="2">
+      <notes>
+        <note>From the designer.</note>
+      </notes>
+      <segment>
+        <source>Please reload the web page in a moment</source>
+      </segment>
+    </unit>
+    <unit id="3">
+      <segment>
+        <source>Print the main window</source>
+      </segment>
+    </unit>
+  </file>
+</xliff>
+"#;
+    for (name, input) in [("a.xlf", v12), ("a2.xlf", v20)] {
+        let mut doc = XliffDocument::parse(input.as_bytes().to_vec(), name).unwrap();
+        let report = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
+        let out = String::from_utf8(doc.to_bytes()).unwrap();
+        // The exact fill of unit 1 does not use the memory's term: reported and noted.
+        assert_eq!((report.filled, report.filled_term_issues), (2, 1), "{name}: {report:?}\n{out}");
+        let issue = &report.term_issues[0];
+        assert_eq!(
+            (issue.unit.as_str(), issue.term.as_str(), issue.expected.as_str()),
+            ("1", "file manager", "Dateiverwaltung")
+        );
+        assert!(
+            report.to_string().contains("1 of the fills do not use the memory's translation of a term"),
+            "{report}"
+        );
+        let note = "cmem: terminology: the memory translates \"file manager\" as \"Dateiverwaltung\"; this fill does not use it";
+        assert!(out.contains(note), "{name}:\n{out}");
+        // Unit 2 has no match: its fragments, never a fill.
+        assert_eq!(report.with_fragments, 1, "{name}: {report:?}");
+        let after = &out[out.find("in a moment</source>").unwrap()..];
+        let end = after.find("</trans-unit>").or_else(|| after.find("</segment>")).unwrap();
+        assert!(!after[..end].contains("<target"), "{name}:\n{out}");
+        if name == "a.xlf" {
+            assert!(
+                out.contains("<note from=\"cmem\">cmem: fragment: \"the web page\" → \"die Webseite\""),
+                "{out}"
+            );
+            assert!(out.contains("</alt-trans>\n        <note from=\"cmem\">cmem: terminology"), "{out}");
+        } else {
+            assert!(out.contains("type=\"am\""), "{out}");
+            assert!(out.contains("<source>the web page</source><target>die Webseite</target>"), "{out}");
+            // Into the unit's notes when it has them, a new `notes` before the segment otherwise.
+            assert!(
+                out.contains("<note>From the designer.</note>\n      </notes>")
+                    || out.contains("<note>From the designer.</note>\n      <note"),
+                "{out}"
+            );
+            assert!(out.contains("<notes><note category=\"cmem\">cmem: terminology"), "{out}");
+        }
+        // Unit 3 uses its term: no note.
+        assert_eq!(report.term_issues.len(), 1, "{name}: {report:?}");
+        if have_xmllint() {
+            for schema in xliff_schemas(out.as_bytes()) {
+                let found = errors(out.as_bytes(), schema);
+                assert!(found.is_empty(), "{name} against {schema:?}: {found:?}\n{out}");
+            }
+        }
+    }
+}
+
+#[test]
+fn po_and_properties_recycle_note_terms_and_fragments_as_comments() {
+    let store = memory_with_terms();
+    let po =
+        "msgid \"\"\nmsgstr \"\"\n\"Language: de\\n\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\n\
+              msgid \"Close the file manager now\"\nmsgstr \"\"\n\n\
+              msgid \"Please reload the web page in a moment\"\nmsgstr \"\"\n";
+    let mut out = Vec::new();
+    let mut options = RecycleOptions::default();
+    options.source_locale = Some(Locale::parse("en").unwrap());
+    let report = cmem_formats::recycle_po(po.as_bytes(), "ui.po", &mut out, &store, &options).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!((report.filled_term_issues, report.with_fragments), (1, 1), "{report:?}\n{out}");
+    assert!(out.contains(
+        "# cmem: terminology: the memory translates \"file manager\" as \"Dateiverwaltung\"; this fill does not use it\n\
+         msgid \"Close the file manager now\"\nmsgstr \"Schließe jetzt den Dateimanager\""
+    ), "{out}");
+    assert!(out.contains(
+        "# cmem: fragment: \"the web page\" → \"die Webseite\" (5 of 5 agree)\nmsgid \"Please reload the web page in a moment\"\nmsgstr \"\""
+    ), "{out}");
+
+    let props = "close=Close the file manager now\nreload=Please reload the web page in a moment\n";
+    let mut out = Vec::new();
+    options.target_locale = Some(Locale::parse("de").unwrap());
+    let report =
+        cmem_formats::recycle_properties(props.as_bytes(), "ui.properties", &mut out, &store, &options)
+            .unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!((report.filled_term_issues, report.with_fragments), (1, 1), "{report:?}\n{out}");
+    assert_eq!(report.term_issues[0].unit, "close");
+    assert!(
+        out.contains("# cmem: terminology: the memory translates \"file manager\" as \"Dateiverwaltung\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("# cmem: fragment: \"the web page\" → \"die Webseite\" (5 of 5 agree)\nreload="),
+        "{out}"
+    );
+}

@@ -6,15 +6,11 @@
 use cmem_core::ContentMemoryExt;
 use std::fmt::Write as _;
 
-use cmem_core::align::{pair_key, text_of, FoundTerm, Glossary, Term, TermOptions};
+use cmem_core::align::{text_of, FoundTerm, Term, TermOptions};
+use cmem_core::store::learn::{given_terms_key, PairGlossary};
 use cmem_core::{Error, ErrorKind, Locale, LookupRequest, Result};
 
 use crate::memory::Memory;
-
-/// The metadata key of the term list a user gave for a pair (a [`pair_key`]).
-fn given_key(from: &Locale, to: &Locale) -> String {
-    format!("terms {}", pair_key(from, to))
-}
 
 impl Memory {
     /// The glossary of `from` → `to`: the terms a user gave ([`set_terms`](Self::set_terms))
@@ -62,15 +58,8 @@ impl Memory {
     /// # Errors
     /// As [`terms`](Self::terms).
     pub fn segment_terms(&self, req: &LookupRequest) -> Result<Vec<FoundTerm>> {
-        let (from, to) = (&req.source_locale, &req.target_locale);
-        let given = self.given_terms(from, to)?;
-        let model = self.store().word_model(from, to)?;
-        if given.is_empty() && model.is_none() {
-            return Ok(Vec::new());
-        }
-        let given = Glossary::new(given);
-        let mined = model.map(|m| m.glossary()).unwrap_or_default();
-        Ok(mined.find(&text_of(&req.source), &[&given]))
+        let glossary = PairGlossary::load(self.store(), &req.source_locale, &req.target_locale)?;
+        Ok(glossary.find(&text_of(&req.source)))
     }
 
     /// The term list a user gave for the pair, empty when none.
@@ -78,15 +67,7 @@ impl Memory {
     /// # Errors
     /// A store failure, or a saved list that does not read.
     pub fn given_terms(&self, from: &Locale, to: &Locale) -> Result<Vec<Term>> {
-        match self.meta(&given_key(from, to))? {
-            None => Ok(Vec::new()),
-            Some(text) => serde_json::from_str(&text).map_err(|e| {
-                Error::new(
-                    ErrorKind::Corrupt,
-                    format!("the memory's term list of {}: {e}", pair_key(from, to)),
-                )
-            }),
-        }
+        cmem_core::store::learn::given_terms(self.store(), from, to)
     }
 
     /// Keeps `terms` as the pair's given list, replacing the one before (an empty list
@@ -97,7 +78,7 @@ impl Memory {
     pub fn set_terms(&self, from: &Locale, to: &Locale, terms: &[Term]) -> Result<()> {
         let text = serde_json::to_string(terms)
             .map_err(|e| Error::new(ErrorKind::InvalidEntry, format!("a term list: {e}")))?;
-        self.set_meta(&given_key(from, to), &text)
+        self.set_meta(&given_terms_key(from, to), &text)
     }
 }
 

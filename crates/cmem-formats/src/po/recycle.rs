@@ -40,7 +40,8 @@ use crate::analyze::{Analysis, AnalyzeOptions};
 use crate::error::{Format, FormatError, FormatErrorKind};
 use crate::jsonl::surface_text;
 use crate::recycle::{
-    fill_pick, has_text, lookup_all, FirstOccurrences, Query, RecycleOptions, RecycleReport, Shared,
+    fill_pick, fragment_note, has_text, lookup_all, Evidence, FirstOccurrences, Query, RecycleOptions,
+    RecycleReport, Shared,
 };
 
 /// The report of [`recycle_po`]: [`RecycleReport`] with PO meanings. `segments`
@@ -163,6 +164,7 @@ fn recycle_catalog(
         todo.iter().map(|t| (t.source.as_slice(), src.clone(), trg.clone(), t.context.clone())).collect();
     let results =
         lookup_all(store, &queries, &lookup_options, options.threads, crate::recycle::Watch::default());
+    let evidence = Evidence::load(store, &src, &trg, Format::Po, &catalog.file)?;
     let mut edits: Vec<Edit> = Vec::new();
     let nl = catalog.newline;
     let utf8 = catalog.encoding == encoding_rs::UTF_8;
@@ -194,6 +196,17 @@ fn recycle_catalog(
                 continue;
             }
             report.untouched += 1;
+            // Below the threshold: the stretches the memory translates consistently, as
+            // comments (never a fill).
+            let fragments = evidence.fragments(&t.source);
+            if !fragments.is_empty() {
+                report.with_fragments += 1;
+                let text: String = fragments
+                    .iter()
+                    .map(|f| format!("# {}: {}{nl}", options.origin, fragment_note(f)))
+                    .collect();
+                edits.push(Edit { range: m.start..m.start, text });
+            }
             continue;
         };
         let forms: Vec<String> = match (&m.id_plural, best.adapted_target.as_slice()) {
@@ -269,6 +282,11 @@ fn recycle_catalog(
         }
         edits.push(Edit { range: first..last, text: statements });
         report.count_catalog_fill(best, options);
+        let notes = evidence.check_fill(&t.source, &best.adapted_target, m.line, "", &mut report);
+        if !notes.is_empty() {
+            let text: String = notes.iter().map(|n| format!("# {}: {n}{nl}", options.origin)).collect();
+            edits.push(Edit { range: m.start..m.start, text });
+        }
     }
     if let Some(h) = header_message {
         if let Some(e) = header_edit(catalog, h, &trg, &header, table_forms) {

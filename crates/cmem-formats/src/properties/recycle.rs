@@ -15,8 +15,8 @@ use crate::item::{DocSegment, SegmentSource};
 use crate::jsonl::surface_text;
 use crate::po::text_runs;
 use crate::recycle::{
-    fill_pick, has_text, lookup_all, FirstOccurrences, Query, RecycleOptions, RecycleReport, Watch,
-    SKIP_TOO_LONG,
+    fill_pick, fragment_note, has_text, lookup_all, Evidence, FirstOccurrences, Query, RecycleOptions,
+    RecycleReport, Watch, SKIP_TOO_LONG,
 };
 
 /// The values of the properties before and after property `i`, as text runs (both
@@ -123,6 +123,7 @@ fn recycle_bundle(
         text: format!("{}{}", if p.bare { "=" } else { "" }, escape_value(text, ascii)),
     };
     let comment = |p: &Property, text: String| Edit { range: p.start..p.start, text: format!("{text}{nl}") };
+    let evidence = Evidence::load(store, &src, &trg, Format::Properties, &bundle.file)?;
     let mut edits: Vec<Edit> = Vec::new();
     // The first occurrence of each source: its line and the text that filled it.
     let mut firsts: FirstOccurrences<String> = FirstOccurrences::new();
@@ -163,6 +164,14 @@ fn recycle_bundle(
             } else {
                 edits.push(comment(p, MARK_UNTRANSLATED.to_owned()));
                 report.untouched += 1;
+                // The stretches the memory translates consistently, never a fill.
+                let fragments = evidence.fragments(&runs[i]);
+                if !fragments.is_empty() {
+                    report.with_fragments += 1;
+                }
+                for f in &fragments {
+                    edits.push(comment(p, format!("# {}: {}", options.origin, fragment_note(f))));
+                }
             }
             continue;
         };
@@ -195,6 +204,9 @@ fn recycle_bundle(
                 let unrepaired = surface_text(unrepaired);
                 edits.push(comment(p, format!("# cmem: without the word repair: {unrepaired:?}")));
             }
+        }
+        for note in evidence.check_fill(&runs[i], &best.adapted_target, p.line, &p.key, &mut report) {
+            edits.push(comment(p, format!("# {}: {note}", options.origin)));
         }
         edits.push(value(p, &text));
         report.count_catalog_fill(best, options);

@@ -166,6 +166,10 @@ pub struct Candidate {
     /// (`Datei → Ordner`). Written as a 1.x `<note>cmem: without the word repair (…)`,
     /// a 2.x `subType="cmem:unrepaired"`.
     pub unrepaired: Option<String>,
+    /// An assembled match: a stretch of the segment's source and the memory's
+    /// translation of it (a fragment), never a fill. Written as a 2.x `mtc:match` of
+    /// `type="am"`; 1.x has no place for one (recycle notes fragments instead).
+    pub assembled: bool,
 }
 
 /// What writing runs with the document's codes gave.
@@ -233,6 +237,13 @@ struct Unit {
     matches_prefix: Option<String>,
     /// 2.x: each `<data>` of its `originalData`: (id, the element as it stands).
     data: Vec<(String, String)>,
+    /// 2.x: the start of an existing `notes` element's end tag, or the span of an empty
+    /// `<notes/>`, where notes go.
+    notes_end: Option<usize>,
+    notes_empty: Option<(usize, usize)>,
+    /// 2.x: the start of the first `originalData`, `segment` or `ignorable`: where a new
+    /// `notes` goes.
+    core_start: Option<usize>,
     /// The white space before the unit's first child (for indenting inserted elements).
     indent: String,
     /// The segments of this unit (indices).
@@ -274,6 +285,8 @@ pub struct XliffDocument {
     /// Segment targets set so far, by segment index (1.x seg-source units are rebuilt).
     new_targets: HashMap<usize, (String, Option<String>, Option<String>)>,
     candidates: Vec<(usize, Vec<Candidate>)>,
+    /// Notes for the units of segments, by segment index, in the order added.
+    notes: Vec<(usize, String)>,
     /// The 2.x `trgLang` to declare when targets are written into a document without one.
     new_trg_lang: Option<String>,
     /// 1.x seg-source: the source `mrk` of each segment, by segment index.
@@ -349,6 +362,7 @@ impl XliffDocument {
             edits: Vec::new(),
             new_targets: HashMap::new(),
             candidates: Vec::new(),
+            notes: Vec::new(),
             mrk_spans: HashMap::new(),
             new_trg_lang: None,
             file: file.to_owned(),
@@ -387,7 +401,7 @@ impl XliffDocument {
 
     /// True when an edit is pending.
     pub fn is_modified(&self) -> bool {
-        !self.new_targets.is_empty() || !self.candidates.is_empty()
+        !self.new_targets.is_empty() || !self.candidates.is_empty() || !self.notes.is_empty()
     }
 
     /// False when a target cannot be written for segment `index`: a 1.x segmented
@@ -452,6 +466,14 @@ impl XliffDocument {
     pub fn add_candidates(&mut self, index: usize, candidates: Vec<Candidate>) {
         if index < self.segments.len() && !candidates.is_empty() {
             self.candidates.push((index, candidates));
+        }
+    }
+
+    /// Adds a note from `origin` to the unit of segment `index`: a 1.x
+    /// `<note from="cmem">`, a 2.x `<note category="cmem">` in the unit's `notes`.
+    pub fn add_note(&mut self, index: usize, origin: &str, text: &str) {
+        if index < self.segments.len() {
+            self.notes.push((index, format!("{origin}\u{0}{text}")));
         }
     }
 }

@@ -33,7 +33,13 @@ impl<R: Read> Parser<'_, R> {
                 _ => None,
             };
             let is_mtc = mtc_prefix.is_some();
+            if !is_mtc && matches!(name.as_str(), "originalData" | "segment" | "ignorable") {
+                unit.core_start.get_or_insert(start);
+            }
             if ev == XmlEvent::Empty {
+                if name == "notes" && !full.contains(':') {
+                    unit.notes_empty = Some((start, self.pos()));
+                }
                 continue;
             }
             match name.as_str() {
@@ -170,6 +176,10 @@ impl<R: Read> Parser<'_, R> {
                         },
                     );
                     unit.segments.push(index);
+                }
+                "notes" if !full.contains(':') => {
+                    self.r.skip_element()?;
+                    unit.notes_end = Some(self.start());
                 }
                 _ if is_mtc => {
                     self.r.skip_element()?;

@@ -185,7 +185,9 @@ impl XliffDocument {
             }
         }
         let mut root: Vec<(&str, Option<&str>)> = Vec::new();
-        if self.plan_candidates(edits) {
+        let added_mtc = self.plan_candidates(edits);
+        self.plan_notes(edits);
+        if added_mtc {
             root.push(("xmlns:mtc", Some(MTC_NAMESPACE)));
         }
         // XLIFF 2 requires trgLang once a target exists.
@@ -264,6 +266,47 @@ impl XliffDocument {
             None => 0,
         };
         self.text[line_start..].chars().take_while(|c| c.is_whitespace()).collect()
+    }
+
+    /// Plans the notes: 1.x after the unit's last child (where `alt-trans` go), 2.x in
+    /// the unit's `notes`, made before its `originalData` and segments when it has none.
+    fn plan_notes(&self, edits: &mut Vec<(usize, usize, String)>) {
+        let p = &self.prefix;
+        let mut by_unit: Vec<(usize, String)> = Vec::new();
+        for (index, note) in &self.notes {
+            let Some(info) = self.info.get(*index) else { continue };
+            let Some(unit) = self.units.get(info.unit) else { continue };
+            let (origin, text) = note.split_once('\u{0}').unwrap_or(("cmem", note));
+            let mut xml = String::new();
+            if self.version == XliffVersion::V1 {
+                xml.push_str(&unit.indent);
+            }
+            xml.push_str(&format!("<{p}note"));
+            push_attr(&mut xml, if self.version == XliffVersion::V1 { "from" } else { "category" }, origin);
+            xml.push('>');
+            crate::xml::escape_text_into(&format!("{origin}: {text}"), &mut xml);
+            xml.push_str(&format!("</{p}note>"));
+            match by_unit.iter_mut().find(|(u, _)| *u == info.unit) {
+                Some((_, s)) => s.push_str(&xml),
+                None => by_unit.push((info.unit, xml)),
+            }
+        }
+        for (u, xml) in by_unit {
+            let Some(unit) = self.units.get(u) else { continue };
+            match self.version {
+                XliffVersion::V1 => edits.push((unit.alt_at, unit.alt_at, xml)),
+                XliffVersion::V2 => match (unit.notes_end, unit.notes_empty, unit.core_start) {
+                    (Some(at), _, _) => edits.push((at, at, xml)),
+                    (None, Some((start, end)), _) => {
+                        edits.push((start, end, format!("<{p}notes>{xml}</{p}notes>")))
+                    }
+                    (None, None, Some(at)) => {
+                        edits.push((at, at, format!("<{p}notes>{xml}</{p}notes>{}", unit.indent)));
+                    }
+                    (None, None, None) => {}
+                },
+            }
+        }
     }
 
     /// Plans the candidates; true when the root must declare the `mtc` namespace.
@@ -357,7 +400,7 @@ impl XliffDocument {
                         push_attr(&mut xml, "similarity", &c.quality.to_string());
                         push_attr(&mut xml, "matchQuality", &c.quality.to_string());
                         push_attr(&mut xml, "origin", &c.origin);
-                        push_attr(&mut xml, "type", "tm");
+                        push_attr(&mut xml, "type", if c.assembled { "am" } else { "tm" });
                         if c.unrepaired.is_some() {
                             push_attr(&mut xml, "subType", "cmem:unrepaired");
                         } else if c.adapted.is_some() {
