@@ -216,6 +216,22 @@ fn summary(r: &RecycleReport, input: &str, output: &str, took: &str) -> String {
             plural(r.codes_dropped as u64, "inline code")
         ));
     }
+    if r.filled_term_issues > 0 {
+        line.push_str(&format!(
+            "; {} the memory's translation of a term (terminology: noted in the output, listed by --json)",
+            if r.filled_term_issues == 1 {
+                "1 fill does not use".to_owned()
+            } else {
+                format!("{} fills do not use", n(r.filled_term_issues))
+            }
+        ));
+    }
+    if r.with_fragments > 0 {
+        line.push_str(&format!(
+            "; {} without a fill got fragments (never filled in)",
+            plural(r.with_fragments as u64, "segment")
+        ));
+    }
     line
 }
 

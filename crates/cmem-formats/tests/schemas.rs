@@ -449,6 +449,13 @@ fn recycle_notes_terms_a_fill_misses_and_offers_fragments_in_valid_xliff() {
 "#;
     for (name, input) in [("a.xlf", v12), ("a2.xlf", v20)] {
         let mut doc = XliffDocument::parse(input.as_bytes().to_vec(), name).unwrap();
+        // Analyze counts the fill recycle will note.
+        let analysis =
+            cmem_formats::analyze_document(&doc, &store, &cmem_formats::AnalyzeOptions::default()).unwrap();
+        assert_eq!(analysis.term_issues, 1, "{analysis}");
+        assert!(analysis
+            .to_string()
+            .contains("(1 segment would be filled without the memory's translation of a term"));
         let report = recycle_document(&mut doc, &store, &RecycleOptions::default()).unwrap();
         let out = String::from_utf8(doc.to_bytes()).unwrap();
         // The exact fill of unit 1 does not use the memory's term: reported and noted.

@@ -316,6 +316,10 @@ pub struct Analysis {
     pub weighted_words: f64,
     /// Segments not counted: not translatable or without text.
     pub skipped: usize,
+    /// Segments whose best match reaches recycle's fill threshold ([`TERM_CHECK_FILL`])
+    /// without the memory's translation of a term their source holds: the fills
+    /// recycle's terminology check would note (the pair's glossary, `cmem terms`).
+    pub term_issues: usize,
     /// The locale pairs the segments were looked up in (source, target), each once.
     #[serde(skip)]
     pub pairs: Vec<(Locale, Locale)>,
@@ -452,8 +456,45 @@ fn analysis(file: &str, counted: &[Counted], skipped: usize, bands: &Bands) -> A
         weighted_words: rows.iter().map(|b| b.weighted_words).sum(),
         bands: rows,
         skipped,
+        term_issues: 0,
         pairs: Vec::new(),
     }
+}
+
+/// The score from which analyze's terminology check counts a best match as a fill:
+/// recycle's default fill threshold.
+pub const TERM_CHECK_FILL: f64 = 0.95;
+
+/// How many of `queries`' best matches (`results`, in order) reach [`TERM_CHECK_FILL`]
+/// without the memory's translation of a term their source holds; `file` names a store
+/// failure.
+fn count_term_issues(
+    store: &dyn ContentMemory,
+    queries: &[crate::recycle::Query<'_>],
+    results: &[Option<crate::recycle::Shared>],
+    format: Format,
+    file: &str,
+) -> Result<usize, FormatError> {
+    let mut evidence: Vec<((Locale, Locale), crate::recycle::Evidence)> = Vec::new();
+    let mut issues = 0;
+    for ((runs, src, trg, _), result) in queries.iter().zip(results) {
+        let Some(Ok(matches)) = result.as_deref() else { continue };
+        let Some(best) = matches.first().filter(|m| m.score >= TERM_CHECK_FILL) else { continue };
+        let at = match evidence.iter().position(|((s, t), _)| s == src && t == trg) {
+            Some(at) => at,
+            None => {
+                evidence.push((
+                    (src.clone(), trg.clone()),
+                    crate::recycle::Evidence::load(store, src, trg, format, file)?,
+                ));
+                evidence.len() - 1
+            }
+        };
+        if !evidence[at].1.missed_terms(runs, &best.adapted_target).is_empty() {
+            issues += 1;
+        }
+    }
+    Ok(issues)
 }
 
 /// The lookups of `queries` for an analysis, watched as `options` asks; an `interrupted`
@@ -557,6 +598,7 @@ pub(crate) fn analyze_counted(
         options.target_locale.as_ref(),
     )?;
     let results = lookup_watched(store, &queries, options)?;
+    let term_issues = count_term_issues(store, &queries, &results, Format::Xliff, doc.file())?;
     let pairs = pairs_of(&queries);
     let segments: Vec<Segment<'_>> = queries
         .iter()
@@ -571,6 +613,7 @@ pub(crate) fn analyze_counted(
     let counted = banded(segments.iter(), bests, &options.bands)?;
     let mut report = analysis(doc.file(), &counted, skipped, &options.bands);
     report.pairs = pairs;
+    report.term_issues = term_issues;
     Ok((report, counted))
 }
 
@@ -628,6 +671,7 @@ pub(crate) fn analyze_segments(
     let queries: Vec<crate::recycle::Query<'_>> =
         segments.iter().map(|(s, _)| (s.runs, source.clone(), target.clone(), s.context.clone())).collect();
     let results = lookup_watched(store, &queries, options)?;
+    let term_issues = count_term_issues(store, &queries, &results, Format::Store, file)?;
     let bests = segments.iter().zip(results).map(|((_, line), result)| match result.as_deref() {
         Some(Ok(matches)) => Ok(best_of(matches)),
         Some(Err(e)) if e.kind() == cmem_core::ErrorKind::InvalidQuery => Ok(None),
@@ -637,6 +681,7 @@ pub(crate) fn analyze_segments(
     let counted = banded(segments.iter().map(|(s, _)| s), bests, &options.bands)?;
     let mut report = analysis(file, &counted, skipped, &options.bands);
     report.pairs = vec![(source.clone(), target.clone())];
+    report.term_issues = term_issues;
     Ok((report, counted))
 }
 
@@ -664,6 +709,7 @@ pub struct Batch {
     seen: HashSet<String>,
     counted: Vec<Counted>,
     skipped: usize,
+    term_issues: usize,
     bands: Bands,
 }
 
@@ -688,6 +734,7 @@ impl Batch {
             self.counted.push(c);
         }
         self.skipped += analysis.skipped;
+        self.term_issues += analysis.term_issues;
         self.bands = options.bands.clone();
         self.files.push(analysis);
         &self.files[self.files.len() - 1]
@@ -700,7 +747,9 @@ impl Batch {
 
     /// The grand total, named `total`, with repetitions across files.
     pub fn total(&self) -> Analysis {
-        analysis("total", &self.counted, self.skipped, &self.bands)
+        let mut total = analysis("total", &self.counted, self.skipped, &self.bands);
+        total.term_issues = self.term_issues;
+        total
     }
 }
 

@@ -45,6 +45,14 @@ impl fmt::Display for Analysis {
             let noun = if self.skipped == 1 { "segment" } else { "segments" };
             writeln!(f, "({} {noun} not translatable or without text)", self.skipped)?;
         }
+        if self.term_issues > 0 {
+            let noun = if self.term_issues == 1 { "segment" } else { "segments" };
+            writeln!(
+                f,
+                "({} {noun} would be filled without the memory's translation of a term their source holds: terminology)",
+                self.term_issues
+            )?;
+        }
         Ok(())
     }
 }
@@ -119,6 +127,12 @@ fn html_table(out: &mut String, a: &Analysis) {
     ));
     if a.skipped > 0 {
         out.push_str(&format!("<p>{} segments not translatable or without text.</p>\n", a.skipped));
+    }
+    if a.term_issues > 0 {
+        out.push_str(&format!(
+            "<p>{} segments would be filled without the memory's translation of a term their source holds (terminology).</p>\n",
+            a.term_issues
+        ));
     }
     out.push_str("</section>\n");
 }
