@@ -23,7 +23,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
-use cmem_core::align::{fold, terms_in, text_of, words, FragmentOptions, TermOptions};
+use cmem_core::align::{fold, terms_in, text_of, uses_translation, words, FragmentOptions, TermOptions};
 use cmem_core::repair::words::RepairBands;
 use cmem_core::{lookup, prepare_query, Locale, LookupOptions, LookupRequest, QueryText, Recognizer, Run};
 use cmem_sqlite::{SqliteOptions, SqliteStore};
@@ -116,6 +116,7 @@ pub fn run(
                 let got = word_set(&fragment.target);
                 f.fragments += 1;
                 f.right += usize::from(got.is_subset(&wanted));
+                f.used += usize::from(got.iter().all(|w| wanted.iter().any(|s| uses_translation(s, w))));
                 covered.extend(got.intersection(&wanted).cloned());
             }
             f.covered += covered.len();
@@ -171,19 +172,22 @@ pub fn run(
     }
     println!();
     println!(
-        "fragments, {} queries with no match ≥ 0.70: {} ({:.1} %) with at least one; {} fragments, precision {:.1} %; \
-         coverage of the shipped translations' words {:.1} %",
+        "fragments, {} queries with no match ≥ 0.70: {} ({:.1} %) with at least one; {} fragments, precision {:.1} % \
+         ({:.1} % reading compounds as the terminology check does); coverage of the shipped translations' words {:.1} %",
         f.queries,
         f.with_one,
         pct(f.with_one, f.queries),
         f.fragments,
         pct(f.right, f.fragments),
+        pct(f.used, f.fragments),
         pct(f.covered, f.wanted)
     );
     if let Some(m) = &model {
         println!();
-        println!("| fragments: least agreeing, least share | with one | fragments | precision | coverage |");
-        println!("|---|---:|---:|---:|---:|");
+        println!(
+            "| fragments: least agreeing, least share | with one | fragments | precision | precision, compounds read as the terminology check reads them | coverage |"
+        );
+        println!("|---|---:|---:|---:|---:|---:|");
         for (agreeing, share) in [(2, 0.5), (3, 0.5), (3, 0.7), (4, 0.7), (5, 0.8), (3, 0.9), (8, 0.9)] {
             let o = FragmentOptions::default().min_agreeing(agreeing).min_share(share);
             let mut t = FragmentTally::default();
@@ -197,23 +201,25 @@ pub fn run(
                     let got = word_set(&fragment.target);
                     t.fragments += 1;
                     t.right += usize::from(got.is_subset(wanted));
+                    t.used += usize::from(got.iter().all(|w| wanted.iter().any(|s| uses_translation(s, w))));
                     covered.extend(got.intersection(wanted).cloned());
                 }
                 t.covered += covered.len();
             }
             println!(
-                "| {agreeing}, {share} | {:.1} % | {} | {:.1} % | {:.1} % |",
+                "| {agreeing}, {share} | {:.1} % | {} | {:.1} % | {:.1} % | {:.1} % |",
                 pct(t.with_one, t.queries),
                 t.fragments,
                 pct(t.right, t.fragments),
+                pct(t.used, t.fragments),
                 pct(t.covered, t.wanted)
             );
         }
         println!();
         println!(
-            "| terms: least count, least share, nouns only | terms | (term, reference) pairs | confirmed |"
+            "| terms: least count, least share, nouns only | terms | (term, reference) pairs | confirmed | used, as the terminology check reads it |"
         );
-        println!("|---|---:|---:|---:|");
+        println!("|---|---:|---:|---:|---:|");
         for (count, share, nouns) in
             [(3, 0.6, false), (3, 0.6, true), (5, 0.7, false), (5, 0.7, true), (10, 0.8, true)]
         {
@@ -221,15 +227,21 @@ pub fn run(
             if nouns {
                 terms.retain(|t| t.noun);
             }
-            let (mut held, mut kept) = (0usize, 0usize);
+            let (mut held, mut kept, mut used) = (0usize, 0usize, 0usize);
             for r in &refs {
                 let wanted = word_set(&r.reference_target);
                 for t in terms_in(&r.query, &terms) {
                     held += 1;
                     kept += usize::from(word_set(&t.target).is_subset(&wanted));
+                    used += usize::from(uses_translation(&r.reference_target, &t.target));
                 }
             }
-            println!("| {count}, {share}, {nouns} | {} | {held} | {:.1} % |", terms.len(), pct(kept, held));
+            println!(
+                "| {count}, {share}, {nouns} | {} | {held} | {:.1} % | {:.1} % |",
+                terms.len(),
+                pct(kept, held),
+                pct(used, held)
+            );
         }
         println!();
         let started = Instant::now();
@@ -253,7 +265,7 @@ pub fn run(
             pct(kept, held)
         );
     }
-    // The lookup as a client makes it, alone and with the fragments.
+    // The lookup as a client makes it, alone and with the fragments and the terms.
     let (mut alone, mut with): (Vec<Duration>, Vec<Duration>) = (Vec::new(), Vec::new());
     for (i, r) in refs.iter().enumerate() {
         let runs = prepare_query(QueryText::Plain(&r.query), Some(&rec))?;
@@ -266,6 +278,7 @@ pub fn run(
                 if let Some(m) = model {
                     m.fragments(&text_of(&req.source), &fragment_options);
                 }
+                cmem_core::store::learn::PairGlossary::load(&store, &from, &to)?.find(&text_of(&req.source));
                 with.push(t.elapsed());
             } else {
                 alone.push(t.elapsed());
@@ -278,7 +291,7 @@ pub fn run(
     };
     let (a, w) = (p50(&mut alone), p50(&mut with));
     println!(
-        "lookup p50, default options, {} queries: {a:.0} µs alone, {w:.0} µs with fragments ({:+.1} %)",
+        "lookup p50, default options, {} queries: {a:.0} µs alone, {w:.0} µs with fragments and terms ({:+.1} %)",
         alone.len(),
         100.0 * (w - a) / a.max(1e-9)
     );
@@ -297,6 +310,9 @@ struct FragmentTally {
     with_one: usize,
     fragments: usize,
     right: usize,
+    /// Fragments each of whose target words the shipped translation uses, as a word or
+    /// a compound's start or end ([`uses_translation`]).
+    used: usize,
     wanted: usize,
     covered: usize,
     samples: usize,
