@@ -244,6 +244,56 @@ pub fn run(
             );
         }
         println!();
+        // Self-consistency: of the memory's entries whose source holds a term, the share
+        // whose target uses its translation; terms kept only above a floor.
+        if std::env::var_os("CMEM_BENCH_TERM_USAGE").is_some() {
+            let terms = m.terms(&TermOptions::default());
+            let glossary = cmem_core::align::Glossary::new(terms.clone());
+            let mut usage: std::collections::HashMap<String, (u32, u32)> = std::collections::HashMap::new();
+            let mut after = None;
+            loop {
+                let page = cmem_core::ContentMemory::entries(&store, after, 10_000)?;
+                let Some(last) = page.last() else { break };
+                after = Some(last.id);
+                for e in &page {
+                    let of = |l: &Locale| e.variants.iter().position(|v| v.locale.language() == l.language());
+                    let (Some(si), Some(ti)) = (of(&from), of(&to)) else { continue };
+                    let (src, trg) = (text_of(&e.variants[si].runs), text_of(&e.variants[ti].runs));
+                    for f in glossary.find(&src, &[]) {
+                        let u = usage.entry(f.term.source.clone()).or_default();
+                        u.1 += 1;
+                        u.0 += u32::from(uses_translation(&trg, &f.term.target));
+                    }
+                }
+            }
+            println!("| usage floor | terms | (term, reference) pairs | confirmed | used |");
+            println!("|---|---:|---:|---:|---:|");
+            for floor in [0.0, 0.6, 0.7, 0.8, 0.9] {
+                let kept: Vec<_> = terms
+                    .iter()
+                    .filter(|t| {
+                        usage.get(&t.source).is_some_and(|&(u, n)| f64::from(u) >= floor * f64::from(n))
+                    })
+                    .cloned()
+                    .collect();
+                let (mut held, mut ok, mut used) = (0usize, 0usize, 0usize);
+                for r in &refs {
+                    let wanted = word_set(&r.reference_target);
+                    for t in terms_in(&r.query, &kept) {
+                        held += 1;
+                        ok += usize::from(word_set(&t.target).is_subset(&wanted));
+                        used += usize::from(uses_translation(&r.reference_target, &t.target));
+                    }
+                }
+                println!(
+                    "| {floor} | {} | {held} | {:.1} % | {:.1} % |",
+                    kept.len(),
+                    pct(ok, held),
+                    pct(used, held)
+                );
+            }
+            println!();
+        }
         let started = Instant::now();
         let terms = m.terms(&TermOptions::default());
         let mined = started.elapsed();
@@ -289,6 +339,34 @@ pub fn run(
         v.sort_unstable();
         v.get(v.len() / 2).copied().unwrap_or_default().as_secs_f64() * 1e6
     };
+    // Each part alone, over the same queries: what the evidence adds, piece by piece.
+    let (mut model_read, mut fragments_found, mut glossary_read, mut terms_found) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for r in &refs {
+        let runs = prepare_query(QueryText::Plain(&r.query), Some(&rec))?;
+        let text = text_of(&runs);
+        let t = Instant::now();
+        let model = store.word_model(&from, &to)?;
+        model_read.push(t.elapsed());
+        if let Some(m) = &model {
+            let t = Instant::now();
+            m.fragments(&text, &fragment_options);
+            fragments_found.push(t.elapsed());
+        }
+        let t = Instant::now();
+        let glossary = cmem_core::store::learn::PairGlossary::load(&store, &from, &to)?;
+        glossary_read.push(t.elapsed());
+        let t = Instant::now();
+        glossary.find(&text);
+        terms_found.push(t.elapsed());
+    }
+    println!(
+        "p50 of each part: the word model read {:.1} µs, fragments {:.1} µs, the glossary read {:.1} µs, its terms found {:.1} µs",
+        p50(&mut model_read),
+        p50(&mut fragments_found),
+        p50(&mut glossary_read),
+        p50(&mut terms_found)
+    );
     let (a, w) = (p50(&mut alone), p50(&mut with));
     println!(
         "lookup p50, default options, {} queries: {a:.0} µs alone, {w:.0} µs with fragments and terms ({:+.1} %)",

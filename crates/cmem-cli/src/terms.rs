@@ -20,8 +20,9 @@ Examples:
   cmem terms --from en --to de --import corrected.csv
 
 Source terms of one to four words (no stop word at either end, no bare number) that the
-memory translates one way at least --min-share of the time and --min-count times, from
-the word model an import trains (or `cmem align`); nouns first (a target that starts
+memory translates one way at least --min-share of the time and --min-count times, and
+whose translation at least --min-usage of the entries holding the term use, from the
+word model an import trains (or `cmem align`); nouns first (a target that starts
 with a capital), then the most seen. A list given with --import (CSV with source and
 target columns) is kept in the memory and takes precedence over the mined terms it
 names; lookups, recycle and analyze use the same glossary.";
@@ -59,6 +60,10 @@ pub struct TermsArgs {
     /// The least share of the sightings the dominant translation has (0–1).
     #[arg(long, default_value_t = 0.6)]
     pub min_share: f64,
+    /// The least share of the memory's entries holding a term whose target uses its
+    /// translation (0–1): a term translated otherwise more often is left out.
+    #[arg(long, default_value_t = 0.9)]
+    pub min_usage: f64,
     /// At most N terms (0: all).
     #[arg(long, default_value_t = 0)]
     pub limit: usize,
@@ -75,6 +80,9 @@ pub struct TermsArgs {
 pub fn run(args: &TermsArgs, path: Option<&Path>, quiet: bool) -> Result<()> {
     if !(0.0..=1.0).contains(&args.min_share) {
         anyhow::bail!("terms: --min-share {} is outside 0–1", args.min_share);
+    }
+    if !(0.0..=1.0).contains(&args.min_usage) {
+        anyhow::bail!("terms: --min-usage {} is outside 0–1", args.min_usage);
     }
     let path = memory::resolve(path);
     if let Some(file) = &args.import {
@@ -95,7 +103,8 @@ pub fn run(args: &TermsArgs, path: Option<&Path>, quiet: bool) -> Result<()> {
         return Ok(());
     }
     let mem = memory::open_existing(&path)?;
-    let options = TermOptions::default().min_count(args.min_count).min_share(args.min_share);
+    let options =
+        TermOptions::default().min_count(args.min_count).min_share(args.min_share).min_usage(args.min_usage);
     let mut terms = mem.terms(&args.from, &args.to, &options)?;
     if args.limit > 0 {
         terms.truncate(args.limit);

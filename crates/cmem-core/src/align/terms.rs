@@ -24,6 +24,7 @@
 //! assert!(t.source.ends_with("manager") && t.count == 3 && t.noun, "{t:?}");
 //! ```
 
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::fragments::{is_content_word, STOP_WORDS};
@@ -40,15 +41,27 @@ pub struct TermOptions {
     pub min_share: f64,
     /// The most source words; default 4.
     pub max_words: usize,
+    /// The least share of the memory's entries whose source holds the term whose target
+    /// uses its translation ([`uses_translation`]), counted when the model was trained;
+    /// default 0.9. A term the memory translates otherwise in more than a tenth of its
+    /// entries is no term to check fills against. Terms of a model trained before this
+    /// count pass.
+    pub min_usage: f64,
 }
 
 impl Default for TermOptions {
     fn default() -> Self {
-        TermOptions { min_count: 3, min_share: 0.6, max_words: 4 }
+        TermOptions { min_count: 3, min_share: 0.6, max_words: 4, min_usage: 0.9 }
     }
 }
 
-crate::setters!(TermOptions { min_count: u32, min_share: f64, max_words: usize });
+crate::setters!(TermOptions { min_count: u32, min_share: f64, max_words: usize, min_usage: f64 });
+
+/// The widest options the usage count is kept for at training: any narrower options'
+/// terms have a count.
+fn usage_candidates() -> TermOptions {
+    TermOptions { min_count: 2, min_share: 0.5, max_words: 4, min_usage: 0.0 }
+}
 
 /// A source term and the memory's dominant translation of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -103,6 +116,42 @@ impl WordModel {
     /// The glossary of the memory; see [`TermOptions`] and [`Term::noun`]. Nouns first, then by
     /// sightings, then by source.
     pub fn terms(&self, opts: &TermOptions) -> Vec<Term> {
+        let mut out = self.candidate_terms(opts);
+        if !self.term_usage.is_empty() {
+            out.retain(|t| {
+                self.term_usage
+                    .get(&t.source)
+                    .is_none_or(|&(used, holding)| f64::from(used) >= opts.min_usage * f64::from(holding))
+            });
+        }
+        out
+    }
+
+    /// Per candidate term of `texts` (the training pairs), how many pairs whose source
+    /// holds it use its translation in their target, and how many hold it.
+    pub(super) fn count_term_usage(&self, texts: &[(String, String)]) -> FxHashMap<String, (u32, u32)> {
+        let glossary = Glossary::new(self.candidate_terms(&usage_candidates()));
+        let mut usage: FxHashMap<String, (u32, u32)> = FxHashMap::default();
+        if glossary.terms.is_empty() {
+            return usage;
+        }
+        for (source, target) in texts {
+            let hits = glossary.hits(source, &[]);
+            if hits.is_empty() {
+                continue;
+            }
+            let have = folded_words(target);
+            for (_, _, _, term) in hits {
+                let u = usage.entry(term.source.clone()).or_default();
+                u.1 += 1;
+                u.0 += u32::from(uses_words(&have, &folded_words(&term.target)));
+            }
+        }
+        usage
+    }
+
+    /// The terms `opts` asks for, before the usage check.
+    fn candidate_terms(&self, opts: &TermOptions) -> Vec<Term> {
         let mut out = Vec::new();
         for (source, targets) in self.all_phrases() {
             let ws: Vec<&str> = source.split(' ').collect();
@@ -143,13 +192,27 @@ impl WordModel {
 /// The terms of `list` whose source appears in `text` as whole words, longest first,
 /// none overlapping another: what a segment holds.
 pub fn terms_in<'t>(text: &str, list: &'t [Term]) -> Vec<&'t Term> {
-    let glossary = Glossary::new(list.to_vec());
-    let found = glossary.find(text, &[]);
-    let mut out: Vec<&Term> = found
-        .iter()
-        .filter_map(|f| list.iter().find(|t| t.source == f.term.source && t.target == f.term.target))
-        .collect();
-    out.sort_by_key(|t| std::cmp::Reverse(t.source.split(' ').count()));
+    let folded: Vec<String> = super::words(text).into_iter().map(|(a, b)| super::fold(&text[a..b])).collect();
+    let mut taken = vec![false; folded.len()];
+    let mut by_length: Vec<&Term> = list.iter().collect();
+    by_length.sort_by_key(|t| std::cmp::Reverse(t.source.split(' ').count()));
+    let mut out = Vec::new();
+    for term in by_length {
+        let ws: Vec<&str> = term.source.split(' ').collect();
+        if ws.is_empty() || ws.len() > folded.len() {
+            continue;
+        }
+        for i in 0..=folded.len() - ws.len() {
+            if taken[i..i + ws.len()].iter().any(|&t| t) {
+                continue;
+            }
+            if folded[i..i + ws.len()].iter().zip(&ws).all(|(a, b)| a == b) {
+                taken[i..i + ws.len()].iter_mut().for_each(|t| *t = true);
+                out.push(term);
+                break;
+            }
+        }
+    }
     out
 }
 
@@ -210,8 +273,35 @@ impl Glossary {
     /// order.
     pub fn find(&self, text: &str, given: &[&Glossary]) -> Vec<FoundTerm> {
         let spans = super::words(text);
-        let folded: Vec<String> = spans.iter().map(|&(a, b)| super::fold(&text[a..b])).collect();
-        // (words, start word, precedence, term): every occurrence.
+        let mut hits = self.hits(text, given);
+        let lists = given.len() + 1;
+        // Longest first, then the given lists, then the earlier.
+        hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.cmp(&b.2)).then(a.1.cmp(&b.1)));
+        let mut taken = vec![false; spans.len()];
+        let mut out = Vec::new();
+        for (n, i, rank, term) in hits {
+            if taken[i..i + n].iter().any(|&t| t) {
+                continue;
+            }
+            taken[i..i + n].iter_mut().for_each(|t| *t = true);
+            out.push((
+                i,
+                FoundTerm {
+                    term: term.clone(),
+                    found: text[spans[i].0..spans[i + n - 1].1].to_owned(),
+                    given: rank + 1 < lists,
+                },
+            ));
+        }
+        out.sort_by_key(|(i, _)| *i);
+        out.into_iter().map(|(_, f)| f).collect()
+    }
+
+    /// Every occurrence in `text` of a term of `given` or of this glossary (a term of a
+    /// later list left out where an earlier one names its source), overlapping or not:
+    /// (words, start word, list, term), the lists counted `given` first.
+    fn hits<'g>(&'g self, text: &str, given: &[&'g Glossary]) -> Vec<(usize, usize, usize, &'g Term)> {
+        let folded = folded_words(text);
         let mut hits: Vec<(usize, usize, usize, &Term)> = Vec::new();
         let lists: Vec<&Glossary> = given.iter().copied().chain(std::iter::once(self)).collect();
         for (rank, list) in lists.iter().enumerate() {
@@ -231,26 +321,23 @@ impl Glossary {
                 }
             }
         }
-        // Longest first, then the given lists, then the earlier.
-        hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.cmp(&b.2)).then(a.1.cmp(&b.1)));
-        let mut taken = vec![false; folded.len()];
-        let mut out = Vec::new();
-        for (n, i, rank, term) in hits {
-            if taken[i..i + n].iter().any(|&t| t) {
-                continue;
-            }
-            taken[i..i + n].iter_mut().for_each(|t| *t = true);
-            out.push((
-                i,
-                FoundTerm {
-                    term: term.clone(),
-                    found: text[spans[i].0..spans[i + n - 1].1].to_owned(),
-                    given: rank + 1 < lists.len(),
-                },
-            ));
-        }
-        out.sort_by_key(|(i, _)| *i);
-        out.into_iter().map(|(_, f)| f).collect()
+        hits
+    }
+}
+
+/// The folded words of `text`.
+fn folded_words(text: &str) -> Vec<String> {
+    super::words(text).into_iter().map(|(a, b)| super::fold(&text[a..b])).collect()
+}
+
+/// Whether the folded words `have` use the folded words `want` (see [`uses_translation`]).
+fn uses_words(have: &[String], want: &[String]) -> bool {
+    match want {
+        [] => true,
+        [w] => have.iter().any(|h| {
+            h == w || (w.chars().count() >= 4 && (h.starts_with(w.as_str()) || h.ends_with(w.as_str())))
+        }),
+        _ => have.windows(want.len()).any(|win| win == want),
     }
 }
 
@@ -258,20 +345,7 @@ impl Glossary {
 /// whole words — or, for a one-word translation, as the start or end of a longer word
 /// (German compounds: *Datei* in *Dateiname*, *Verwaltung* in *Dateiverwaltung*).
 pub fn uses_translation(target: &str, translation: &str) -> bool {
-    let want: Vec<String> =
-        super::words(translation).into_iter().map(|(a, b)| super::fold(&translation[a..b])).collect();
-    if want.is_empty() {
-        return true;
-    }
-    let have: Vec<String> =
-        super::words(target).into_iter().map(|(a, b)| super::fold(&target[a..b])).collect();
-    if want.len() == 1 {
-        let w = &want[0];
-        return have.iter().any(|h| {
-            h == w || (w.chars().count() >= 4 && (h.starts_with(w.as_str()) || h.ends_with(w.as_str())))
-        });
-    }
-    have.windows(want.len()).any(|win| win.iter().zip(&want).all(|(a, b)| a == b))
+    uses_words(&folded_words(target), &folded_words(translation))
 }
 
 #[cfg(test)]
@@ -301,6 +375,45 @@ mod tests {
             found.iter().map(|f| (f.found.as_str(), f.term.target.as_str(), f.given)).collect();
         assert_eq!(shown, [("folder", "Verzeichnis", true), ("File  Manager", "Dateiverwaltung", false)]);
         assert!(mined.find("profile managers", &[]).is_empty(), "whole words only");
+    }
+
+    #[test]
+    fn a_term_the_memory_translates_otherwise_too_often_is_no_term() {
+        use crate::align::AlignOptions;
+        let verbs = [
+            ("Open", "Öffne"),
+            ("Close", "Schließe"),
+            ("Print", "Drucke"),
+            ("Show", "Zeige"),
+            ("Hide", "Verstecke"),
+        ];
+        let nouns =
+            [("file manager", "Dateiverwaltung"), ("web page", "Webseite"), ("main window", "Hauptfenster")];
+        let mut pairs = Vec::new();
+        for (v, vt) in verbs {
+            for (n, nt) in nouns {
+                pairs.push((pairs.len() as i64 + 1, format!("{v} the {n}"), format!("{vt} die {nt}")));
+            }
+        }
+        // Three entries translate *file manager* another way: 5 of 8 use the dominant one.
+        for (v, vt) in &verbs[..3] {
+            pairs.push((
+                pairs.len() as i64 + 1,
+                format!("{v} the file manager now"),
+                format!("{vt} jetzt den Dateimanager"),
+            ));
+        }
+        let (model, _) = WordModel::train_identified(pairs, &AlignOptions::default().iterations(10));
+        let sources =
+            |opts: &TermOptions| -> Vec<String> { model.terms(opts).into_iter().map(|t| t.source).collect() };
+        let checked = sources(&TermOptions::default());
+        assert!(checked.contains(&"page".to_owned()), "{checked:?}");
+        assert!(!checked.iter().any(|s| s == "manager" || s == "file manager"), "{checked:?}");
+        let loose = sources(&TermOptions::default().min_usage(0.5));
+        assert!(loose.iter().any(|s| s == "manager" || s == "file manager"), "{loose:?}");
+        // The count is saved with the model.
+        let back = WordModel::from_saved(&model.to_saved()).unwrap();
+        assert_eq!(back.terms(&TermOptions::default()), model.terms(&TermOptions::default()));
     }
 
     #[test]
