@@ -42,6 +42,9 @@ pub struct App {
     pub(crate) workers: Workers,
     /// A background check of the word models after writes is running (`realign`).
     pub(crate) realigning: std::sync::atomic::AtomicBool,
+    /// The home memory's locale pairs as last counted, which the page's HTML carries so
+    /// its form is usable before `/v1/stats` answers.
+    pub(crate) page_pairs: crate::page::PagePairs,
 }
 
 impl App {
@@ -102,11 +105,13 @@ impl App {
             jobs: Jobs::default(),
             workers,
             realigning: Default::default(),
+            page_pairs: Default::default(),
         };
         // amaGama clients ask for the locales first: answer the first one from the cache.
         for (i, member) in app.memories.members().iter().enumerate() {
             app.languages.codes(&member.memory, i)?;
         }
+        app.page_pairs.keep(&app.memory().stats()?);
         Ok(app)
     }
 

@@ -645,7 +645,9 @@ pub(crate) async fn add_entries(
     Ok((StatusCode::CREATED, Json(json!({ "entries": outcomes }))).into_response())
 }
 
-/// `GET /v1/stats`.
+/// `GET /v1/stats`: the counts the writes keep (DESIGN.md §6.4), a few rows read on a
+/// reader connection. An answer for the home memory also refreshes the locale pairs the
+/// page's HTML carries.
 pub(crate) async fn stats(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
@@ -653,7 +655,16 @@ pub(crate) async fn stats(
 ) -> Result<Json<Value>, ApiError> {
     app.authorize(&headers, Scope::Read).await?;
     let memory = memory_param(params)?;
-    let s = app.blocking(move |app| Ok(app.read_memory(memory.as_deref())?.stats()?)).await?;
+    let s = app
+        .blocking(move |app| {
+            let chosen = app.read_memory(memory.as_deref())?;
+            let stats = chosen.stats()?;
+            if std::ptr::eq(chosen, app.memory()) {
+                app.page_pairs.keep(&stats);
+            }
+            Ok(stats)
+        })
+        .await?;
     Ok(Json(json!({
         "entries": s.entries,
         "variants": s.variants,

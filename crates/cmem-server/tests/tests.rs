@@ -17,6 +17,7 @@ use tokio::sync::oneshot;
 mod hostile;
 mod page;
 mod several;
+mod stats;
 mod weblate;
 
 fn testdata(rel: &str) -> PathBuf {

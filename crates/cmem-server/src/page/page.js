@@ -810,8 +810,9 @@ function fillTargets(keep, strict) {
   options($("lookup-to"), targets, strict && !targets.includes(want) ? targets[0] : want);
 }
 
-// The locale lists from the memory's pairs: `stats` is /v1/stats's answer, or the one
-// kept from the last visit, so the form is usable before the server answers.
+// The locale lists from the memory's pairs: `stats` is /v1/stats's answer, the pairs
+// the page's HTML carries, or those kept from the last visit (a server whose reads need
+// a token sends none with the HTML), so the form is usable before /v1/stats answers.
 function showLocales(stats, wanted) {
   pairs = stats.pairs;
   const sources = [...new Set(pairs.map((p) => p.source))];
@@ -828,21 +829,50 @@ async function loadLocales(wanted = {}) {
     remember("pairs", JSON.stringify({ pairs: stats.pairs }));
     $("memory").textContent = `${memoryName ? `${memoryName}: ` : ""}${stats.entries.toLocaleString("en")} entries`;
     showLocales(stats, wanted);
+    markUsable();
   } catch (e) {
     $("memory").textContent = /token/.test(e.message) ? `${e.message}: enter one under Write access` : e.message;
   }
 }
 
+// Usable: the lookup form can send a lookup, its submit handler attached and From and
+// To each holding a locale. The moment it first is, the page marks "cmem-usable" on
+// its performance timeline (docs/performance.md, "The page's start").
+let listening = false;
+function markUsable() {
+  if (!listening || !$("lookup-from").value || !$("lookup-to").value) return false;
+  if (!performance.getEntriesByName("cmem-usable").length) performance.mark("cmem-usable");
+  return true;
+}
+
+// The pairs to start with: the HTML's, else the last visit's, else none.
+function startPairs() {
+  for (const text of [() => $("start").textContent, () => recall("pairs")]) {
+    try {
+      const start = JSON.parse(text() || "null");
+      if (Array.isArray(start?.pairs)) return start;
+    } catch { /* a damaged copy: the next, or wait for the server */ }
+  }
+  return { pairs: [] };
+}
+
 async function start() {
   const url = new URLSearchParams(location.search);
   const wanted = { from: url.get("from") ?? undefined, to: url.get("to") ?? undefined, locale: url.get("locale") ?? undefined };
-  try {
-    const kept = JSON.parse(recall("pairs") || "null");
-    if (Array.isArray(kept?.pairs)) showLocales(kept, wanted);
-    else showLocales({ pairs: [] }, wanted);
-  } catch { /* a damaged copy: wait for the server */ }
+  // The lookup form first: its locales and its keys, before anything is asked of the
+  // server (the text field has the focus from its autofocus attribute).
+  showLocales(startPairs(), wanted);
   const codes = recall("codes");
   if (codes) $("lookup-codes").value = codes;
+  $("lookup-form").addEventListener("submit", (e) => { e.preventDefault(); clearTimeout(typing); lookup(); });
+  $("lookup-text").addEventListener("input", (e) => lookupSoon(e.inputType === "insertFromPaste" ? 0 : 300));
+  // Enter looks up; Shift+Enter starts a new line.
+  $("lookup-text").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("lookup-form").requestSubmit(); }
+  });
+  listening = true;
+  const usable = markUsable();
+
   try { $("write-token").value = sessionStorage.getItem("cmem.token") || ""; } catch { /* no storage */ }
   const named = api("/readyz").then((ready) => {
     memoryName = String(ready.memory || "").split(/[\\/]/).pop().replace(/\.db$/, "");
@@ -866,13 +896,7 @@ async function start() {
     $("write-token").value = "";
     try { sessionStorage.removeItem("cmem.token"); } catch { /* no storage */ }
   });
-  $("lookup-form").addEventListener("submit", (e) => { e.preventDefault(); clearTimeout(typing); lookup(); });
-  $("lookup-text").addEventListener("input", (e) => lookupSoon(e.inputType === "insertFromPaste" ? 0 : 300));
   $("confirm").addEventListener("close", settle);
-  // Enter looks up; Shift+Enter starts a new line.
-  $("lookup-text").addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("lookup-form").requestSubmit(); }
-  });
   // 1–9 copy the n-th suggestion; in a text field (where digits are typed) Alt+1–9.
   document.addEventListener("keydown", (e) => {
     if (!/^[1-9]$/.test(e.key) && !/^Digit[1-9]$/.test(e.code)) return;
@@ -914,16 +938,15 @@ async function start() {
     $("export-link").href = `/v1/export?format=${encodeURIComponent($("export-format").value)}`;
   });
 
-  $("lookup-text").focus();
-  performance.mark("cmem-usable");
   // A link can ask for a lookup (?q=…&from=…&to=…) or a search (?search=…&locale=…),
-  // made once the locales are known.
+  // made once the form is usable: at once, or when /v1/stats has filled the locales.
+  if (!usable) await loaded;
+  if (url.get("q")) { $("lookup-text").value = url.get("q"); $("lookup-form").requestSubmit(); }
+  if (url.get("search")) { $("search-words").value = url.get("search"); $("search-form").requestSubmit(); }
   await Promise.all([named, loaded]);
   if (memoryName && /entries$/.test($("memory").textContent) && !$("memory").textContent.startsWith(`${memoryName}:`)) {
     $("memory").textContent = `${memoryName}: ${$("memory").textContent}`;
   }
-  if (url.get("q")) { $("lookup-text").value = url.get("q"); $("lookup-form").requestSubmit(); }
-  if (url.get("search")) { $("search-words").value = url.get("search"); $("search-form").requestSubmit(); }
 }
 
 start();

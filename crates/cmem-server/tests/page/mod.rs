@@ -723,31 +723,163 @@ fn provenance_is_shown_and_the_project_filter_takes_it() {
     }
 }
 
-/// The form works before the statistics answer: the locales kept from the last visit
-/// fill it, and a lookup goes out while /v1/stats is still held.
+/// Installed before the page's own script on every navigation: notes, on the page's
+/// clock (milliseconds since the navigation started), the first moment the lookup form
+/// is usable — its submit handler attached and From and To each holding a locale — as
+/// `window.cmemUsable`, without trusting the page's own mark. Checked when a submit
+/// handler is attached and after every change to the document (options are put in as
+/// elements, the value chosen in the same task).
+const USABLE_PROBE: &str = r#"(() => {
+  window.cmemUsable = null;
+  let listening = false;
+  const check = () => {
+    const from = document.getElementById('lookup-from'), to = document.getElementById('lookup-to');
+    if (window.cmemUsable === null && listening && from?.value && to?.value) window.cmemUsable = performance.now();
+  };
+  const add = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, ...rest) {
+    add.call(this, type, ...rest);
+    if (type === 'submit' && this.id === 'lookup-form') { listening = true; check(); }
+  };
+  new MutationObserver(check).observe(document, { childList: true, subtree: true });
+})()"#;
+
+/// Installs [`USABLE_PROBE`] for every navigation from now on.
+fn probe(b: &mut Browser) {
+    b.call("Page.enable", json!({}));
+    b.call("Page.addScriptToEvaluateOnNewDocument", json!({"source": USABLE_PROBE}));
+}
+
+/// Holds back every `/v1/stats` request from now on (never answered) and times the
+/// form's start with [`USABLE_PROBE`].
+fn hold_stats(b: &mut Browser) {
+    probe(b);
+    b.call("Fetch.enable", json!({"patterns": [{"urlPattern": "*/v1/stats*"}]}));
+}
+
+/// The form works before the statistics answer, on a first visit (nothing kept from an
+/// earlier one): the locale pairs come with the HTML, the page is usable while
+/// /v1/stats is held back, and a lookup goes out and is shown. The order is asserted,
+/// not a time: how long it took is printed (docs/performance.md has the figures).
 #[test]
 fn the_form_is_usable_before_the_statistics_arrive() {
     let s = server();
     let mut b = Browser::start();
-    open(&mut b, &format!("{}/", s.base));
-    // From now on /v1/stats is held back, never answered.
-    b.call("Fetch.enable", json!({"patterns": [{"urlPattern": "*/v1/stats*"}]}));
+    hold_stats(&mut b);
     b.call("Page.navigate", json!({"url": format!("{}/", s.base)}));
-    b.wait_for(
-        "document.readyState === 'complete' && performance.getEntriesByName('cmem-usable').length === 1",
-    );
+    b.wait_for("document.readyState === 'complete' && typeof window.cmemUsable === 'number'");
     assert_eq!(
         b.read("[document.getElementById('lookup-from').value, document.getElementById('lookup-to').value]"),
         json!(["en", "de"])
     );
+    let targets = b.read("Array.from(document.getElementById('lookup-to').options).map((o) => o.value)");
+    assert_eq!(targets, json!(["de", "fr"]));
+    // /v1/stats has not answered: the header has no count, the timing has no answer.
     assert!(!b.read("document.getElementById('memory').textContent").as_str().unwrap().contains("entries"));
-    let usable = b.read("performance.getEntriesByName('cmem-usable')[0].startTime").as_f64().unwrap();
-    eprintln!("the form was usable {usable:.0} ms after the navigation started");
-    assert!(usable < 2000.0, "{usable} ms");
-    b.click("#lookup-text");
+    let answered = b.read(
+        "performance.getEntriesByType('resource').filter((r) => r.name.includes('/v1/stats') && r.responseEnd > 0).length",
+    );
+    assert_eq!(answered, 0);
+    // The page's own mark is not earlier than the probe's.
+    let [probe, mark] = [
+        b.read("window.cmemUsable").as_f64().unwrap(),
+        b.read("performance.getEntriesByName('cmem-usable')[0].startTime").as_f64().unwrap(),
+    ];
+    eprintln!(
+        "the form was usable {probe:.0} ms after the navigation started (the page's mark: {mark:.0} ms)"
+    );
+    assert!(mark >= probe - 1.0, "the page marked itself usable at {mark} ms, before it was ({probe} ms)");
+    assert_eq!(b.focused(), "lookup-text");
     b.type_text("Automatic");
     b.enter();
     b.wait_for("document.querySelector('#match-1 .use')?.textContent === 'Automatisch'");
+    assert!(!b.read("document.getElementById('memory').textContent").as_str().unwrap().contains("entries"));
+
+    // A link's lookup is made at once too, and a pair the link names that the HTML does
+    // not carry is offered all the same.
+    b.call("Page.navigate", json!({"url": format!("{}/?q={}&from=en&to=it", s.base, quote("Automatic"))}));
+    b.wait_for("document.readyState === 'complete' && typeof window.cmemUsable === 'number'");
+    b.wait_for("/No suggestion/.test(document.getElementById('lookup-count').textContent)");
+    assert_eq!(b.read("document.getElementById('lookup-to').value"), "it");
+}
+
+/// A server whose reads need a token sends no pairs with the HTML (which it serves to
+/// anyone): the page starts from the pairs kept from the last visit, or waits for
+/// /v1/stats.
+#[test]
+fn a_server_that_needs_a_token_for_reading_sends_no_pairs_with_the_page() {
+    let s = Server::start(ServerConfig::new().read_needs_token(true));
+    let (status, html, _) = s.get("/", None);
+    assert_eq!(status, 200);
+    assert!(html.contains(r#"<script id="start" type="application/json">{}</script>"#), "{html}");
+    let open = Server::start(ServerConfig::new());
+    let (_, html, _) = open.get("/", None);
+    assert!(
+        html.contains(
+            r#"<script id="start" type="application/json">{"pairs":[{"source":"en","target":"de"}]}</script>"#
+        ),
+        "{html}"
+    );
+}
+
+/// The time from the navigation's start to a usable form ([`USABLE_PROBE`]), for
+/// docs/performance.md: the page at `$CMEM_PAGE_URL` (a server already running, e.g. on
+/// the full memory) loaded `$CMEM_PAGE_LOADS` times (default 15) after one left out,
+/// each a first visit (the browser's storage cleared); with `CMEM_PAGE_HOLD_STATS=1`,
+/// /v1/stats held back and never answered. Prints each load and the medians.
+///
+/// `CMEM_PAGE_URL=http://127.0.0.1:8080/ cargo test -p cmem-server --test tests --
+/// --ignored --nocapture page::time_to_usable`
+#[test]
+#[ignore = "a measurement: needs $CMEM_PAGE_URL"]
+fn time_to_usable() {
+    let url = std::env::var("CMEM_PAGE_URL").expect("CMEM_PAGE_URL: the page to time");
+    let loads: usize = std::env::var("CMEM_PAGE_LOADS").ok().and_then(|n| n.parse().ok()).unwrap_or(15);
+    let hold = std::env::var("CMEM_PAGE_HOLD_STATS").is_ok_and(|v| v == "1");
+    let origin = url.split('/').take(3).collect::<Vec<_>>().join("/");
+    let mut b = Browser::start();
+    if hold {
+        hold_stats(&mut b);
+    } else {
+        probe(&mut b);
+    }
+    let mut usable = Vec::new();
+    let mut stats = Vec::new();
+    for i in 0..=loads {
+        b.call("Storage.clearDataForOrigin", json!({"origin": origin, "storageTypes": "local_storage"}));
+        b.call("Page.navigate", json!({"url": url}));
+        b.wait_for(&format!(
+            "document.readyState === 'complete' && typeof window.cmemUsable === 'number' && ({hold} || \
+             performance.getEntriesByType('resource').some((r) => r.name.includes('/v1/stats') && r.responseEnd > 0))"
+        ));
+        let times = b.read(
+            "(() => { const n = performance.getEntriesByType('navigation')[0]; \
+              const r = (p) => performance.getEntriesByType('resource').find((e) => e.name.includes(p))?.responseEnd || -1; \
+              return [window.cmemUsable, r('/v1/stats'), n.responseEnd, r('/page.js'), n.domInteractive, \
+                      performance.getEntriesByName('cmem-usable')[0]?.startTime ?? -1]; })()",
+        );
+        let t: Vec<f64> = times.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+        eprintln!(
+            "load {i}: usable {:.1} ms; /v1/stats answered {:.1}, HTML received {:.1}, page.js received {:.1}, \
+             DOM interactive {:.1}, the page's mark {:.1} (-1: none)",
+            t[0], t[1], t[2], t[3], t[4], t[5]
+        );
+        // The first load warms the browser up and is left out.
+        if i > 0 {
+            usable.push(t[0]);
+            stats.push(t[1]);
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    eprintln!(
+        "median of {loads}: usable {:.1} ms, /v1/stats answered {:.1} ms{}",
+        median(&mut usable),
+        median(&mut stats),
+        if hold { " (held back: never)" } else { "" }
+    );
 }
 
 /// The write token is asked for inside the edit form, before the edit; Undo undoes once
