@@ -318,10 +318,13 @@ async function lookup() {
     const answer = await api("/v1/lookup", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ text, source_locale: from, target_locale: to, threshold: Number(threshold) }),
+      body: JSON.stringify({
+        text, source_locale: from, target_locale: to, threshold: Number(threshold), fragments: true, terms: true,
+      }),
     });
     if (mine !== asked) return;
     matches = answer.matches;
+    const evidence = evidenceView(answer, from, to);
     const head = [];
     const codes = answer.query.runs.filter((r) => typeof r.text !== "string");
     if (codes.length) {
@@ -331,13 +334,13 @@ async function lookup() {
     }
     // The live region says how many, not the whole list.
     if (matches.length === 0) {
-      results.replaceChildren(...head);
+      results.replaceChildren(...head, ...evidence);
       count.textContent = `No suggestion at or above ${threshold} %.`;
       return;
     }
     const [best] = label(matches[0]);
     count.textContent = `${matches.length} suggestion${matches.length === 1 ? "" : "s"}, the first ${best}.`;
-    results.replaceChildren(...head, el("ol", { "aria-label": "Suggestions" }, ...matches.map(matchView)));
+    results.replaceChildren(...head, el("ol", { "aria-label": "Suggestions" }, ...matches.map(matchView)), ...evidence);
   } catch (e) {
     if (mine !== asked) return;
     count.textContent = "";
@@ -345,6 +348,27 @@ async function lookup() {
   } finally {
     if (mine === asked) results.removeAttribute("aria-busy");
   }
+}
+
+// Below the suggestions: the glossary's terms the text holds and the fragments the memory
+// translates consistently (never filled in).
+function evidenceView(answer, from, to) {
+  const out = [];
+  const pair = (source, target) => [el("span", { lang: from }, source), " → ", el("span", { lang: to, class: "evidence-target" }, target)];
+  if ((answer.terms || []).length) {
+    out.push(el("section", { class: "evidence terms", "aria-labelledby": "terms-title" },
+      el("h3", { id: "terms-title" }, "Terms"),
+      el("ul", {}, ...answer.terms.map((t) => el("li", {}, ...pair(t.found, t.target),
+        el("span", { class: "hint" }, t.given ? " (given glossary)" : ` (${t.count} of ${t.seen} in the memory)`))))));
+  }
+  if ((answer.fragments || []).length) {
+    out.push(el("section", { class: "evidence fragments", "aria-labelledby": "fragments-title" },
+      el("h3", { id: "fragments-title" }, "Fragments the memory knows"),
+      el("p", { class: "hint" }, "Stretches of your text the memory translates one way; never filled in."),
+      el("ul", {}, ...answer.fragments.map((f) => el("li", {}, ...pair(f.source, f.target),
+        el("span", { class: "hint" }, ` (${f.agreeing} of ${f.seen} agree)`))))));
+  }
+  return out;
 }
 
 // Lookup as you type: after a pause in typing, at once on paste.

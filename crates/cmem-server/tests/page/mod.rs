@@ -407,6 +407,8 @@ fn a_word_repair_is_named_marked_and_its_evidence_shown() {
         title,
         json!("repaired from the memory: \"Datei\" → \"Ordner\", phrase pair seen 3× in the memory"),
     );
+    // The glossary's terms the text holds, below the suggestions.
+    assert_eq!(read(&mut b, ".evidence.terms li"), json!(["folder → Ordner (3 of 3 in the memory)"]));
     // The stored translation and the evidence are in the details.
     choose(&mut b, 1, "Details");
     b.wait_for("document.querySelector('#match-1 .details') !== null");
