@@ -286,10 +286,7 @@ impl XliffDocument {
             xml.push('>');
             crate::xml::escape_text_into(&format!("{origin}: {text}"), &mut xml);
             xml.push_str(&format!("</{p}note>"));
-            match by_unit.iter_mut().find(|(u, _)| *u == info.unit) {
-                Some((_, s)) => s.push_str(&xml),
-                None => by_unit.push((info.unit, xml)),
-            }
+            append_for_unit(&mut by_unit, info.unit, &xml);
         }
         for (u, xml) in by_unit {
             let Some(unit) = self.units.get(u) else { continue };
@@ -421,10 +418,7 @@ impl XliffDocument {
                     }
                 }
             }
-            match by_unit.iter_mut().find(|(u, _)| *u == info.unit) {
-                Some((_, s)) => s.push_str(&xml),
-                None => by_unit.push((info.unit, xml)),
-            }
+            append_for_unit(&mut by_unit, info.unit, &xml);
         }
         for (u, xml) in by_unit {
             let Some(unit) = self.units.get(u) else { continue };
@@ -444,6 +438,14 @@ impl XliffDocument {
             }
         }
         added_ns
+    }
+}
+
+/// Appends `xml` to what goes into unit `unit`, in the order units are first met.
+fn append_for_unit(by_unit: &mut Vec<(usize, String)>, unit: usize, xml: &str) {
+    match by_unit.iter_mut().find(|(u, _)| *u == unit) {
+        Some((_, s)) => s.push_str(xml),
+        None => by_unit.push((unit, xml.to_owned())),
     }
 }
 
