@@ -358,9 +358,10 @@ fn xliff2_candidates_are_self_contained() {
     assert!(matches > 20, "{matches} candidates checked");
 }
 
-/// A memory whose word model knows its terms and phrases: five verbs by four nouns,
-/// each noun translated one way twenty times, and one approved entry that translates
-/// *file manager* another way.
+/// A memory whose word model knows its terms and phrases: ten verbs by four nouns, each
+/// noun translated one way ten times, and one approved entry that translates *file
+/// manager* another way (ten of the eleven entries holding it use the term: it stays
+/// one).
 fn memory_with_terms() -> MemStore {
     use cmem_core::align::{AlignOptions, WordModel};
     use cmem_core::ContentMemoryExt;
@@ -371,6 +372,11 @@ fn memory_with_terms() -> MemStore {
         ("Print", "Drucke"),
         ("Show", "Zeige"),
         ("Hide", "Verstecke"),
+        ("Rename", "Benenne"),
+        ("Move", "Verschiebe"),
+        ("Copy", "Kopiere"),
+        ("Select", "Wähle"),
+        ("Lock", "Sperre"),
     ];
     let nouns = [
         ("file manager", "Dateiverwaltung"),
@@ -463,13 +469,13 @@ fn recycle_notes_terms_a_fill_misses_and_offers_fragments_in_valid_xliff() {
         let issue = &report.term_issues[0];
         assert_eq!(
             (issue.unit.as_str(), issue.term.as_str(), issue.expected.as_str()),
-            ("1", "file manager", "Dateiverwaltung")
+            ("1", "manager", "Dateiverwaltung")
         );
         assert!(
             report.to_string().contains("1 of the fills do not use the memory's translation of a term"),
             "{report}"
         );
-        let note = "cmem: terminology: the memory translates \"file manager\" as \"Dateiverwaltung\"; this fill does not use it";
+        let note = "cmem: terminology: the memory translates \"manager\" as \"Dateiverwaltung\"; this fill does not use it";
         assert!(out.contains(note), "{name}:\n{out}");
         // Unit 2 has no match: its fragments, never a fill.
         assert_eq!(report.with_fragments, 1, "{name}: {report:?}");
@@ -518,11 +524,11 @@ fn po_and_properties_recycle_note_terms_and_fragments_as_comments() {
     let out = String::from_utf8(out).unwrap();
     assert_eq!((report.filled_term_issues, report.with_fragments), (1, 1), "{report:?}\n{out}");
     assert!(out.contains(
-        "# cmem: terminology: the memory translates \"file manager\" as \"Dateiverwaltung\"; this fill does not use it\n\
+        "# cmem: terminology: the memory translates \"manager\" as \"Dateiverwaltung\"; this fill does not use it\n\
          msgid \"Close the file manager now\"\nmsgstr \"Schließe jetzt den Dateimanager\""
     ), "{out}");
     assert!(out.contains(
-        "# cmem: fragment: \"the web page\" → \"die Webseite\" (5 of 5 agree)\nmsgid \"Please reload the web page in a moment\"\nmsgstr \"\""
+        "# cmem: fragment: \"the web page\" → \"die Webseite\" (10 of 10 agree)\nmsgid \"Please reload the web page in a moment\"\nmsgstr \"\""
     ), "{out}");
 
     let props = "close=Close the file manager now\nreload=Please reload the web page in a moment\n";
@@ -535,11 +541,11 @@ fn po_and_properties_recycle_note_terms_and_fragments_as_comments() {
     assert_eq!((report.filled_term_issues, report.with_fragments), (1, 1), "{report:?}\n{out}");
     assert_eq!(report.term_issues[0].unit, "close");
     assert!(
-        out.contains("# cmem: terminology: the memory translates \"file manager\" as \"Dateiverwaltung\""),
+        out.contains("# cmem: terminology: the memory translates \"manager\" as \"Dateiverwaltung\""),
         "{out}"
     );
     assert!(
-        out.contains("# cmem: fragment: \"the web page\" → \"die Webseite\" (5 of 5 agree)\nreload="),
+        out.contains("# cmem: fragment: \"the web page\" → \"die Webseite\" (10 of 10 agree)\nreload="),
         "{out}"
     );
 }
