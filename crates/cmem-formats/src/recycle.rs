@@ -919,6 +919,10 @@ pub fn recycle_document(
     let target_language = queries.first().map(|q| q.2.as_str().to_owned());
     report.pair = queries.first().map(|q| (q.1.clone(), q.2.clone()));
     let results = lookup_all(store, &queries, &lookup_options, options.threads, Watch::default());
+    // The glossary and model of the document's pair; a segment of another pair (a file of
+    // another target language) is checked against none.
+    let in_pair: Vec<bool> =
+        queries.iter().map(|q| report.pair.as_ref().is_some_and(|(s, t)| *s == q.1 && *t == q.2)).collect();
     drop(queries);
     let evidence = match &report.pair {
         Some((src, trg)) => Some(Evidence::load(store, src, trg, Format::Xliff, doc.file())?),
@@ -929,7 +933,9 @@ pub fn recycle_document(
     }
     // The first occurrence of each source (as runs) and what filled it.
     let mut firsts: HashMap<String, Option<Vec<Run>>> = HashMap::new();
-    for ((&index, result), recognized) in todo.iter().zip(results).zip(&recognized) {
+    for (((&index, result), recognized), &in_pair) in todo.iter().zip(results).zip(&recognized).zip(&in_pair)
+    {
+        let evidence = evidence.as_ref().filter(|_| in_pair);
         // A plain-text segment has no elements for codes: write them as their text.
         let as_doc = |runs: &[Run]| if recognized.is_some() { codes_as_text(runs) } else { runs.to_vec() };
         let Some(matches) = lookup_matches(doc, index, result.as_deref())? else {
@@ -985,7 +991,7 @@ pub fn recycle_document(
                 (false, false, false) => ("translated", Some("cmem:needs-review")),
             };
             doc.set_written_target(index, written, state, qualifier);
-            if let Some(evidence) = &evidence {
+            if let Some(evidence) = evidence {
                 let seg = &doc.segments()[index];
                 let (line, unit) = (seg.line, seg.unit_id.clone());
                 let notes = evidence.check_fill(&seg.source, &best.adapted_target, line, &unit, &mut report);
@@ -1053,7 +1059,7 @@ pub fn recycle_document(
         let any = !candidates.is_empty();
         // Below the fill: the stretches the memory translates consistently, never a fill
         // (2.x assembled matches, 1.x notes).
-        let fragments = match &evidence {
+        let fragments = match evidence {
             Some(evidence) if !filled => evidence.fragments(&doc.segments()[index].source),
             _ => Vec::new(),
         };
