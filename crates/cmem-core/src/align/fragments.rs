@@ -43,15 +43,19 @@ pub struct FragmentOptions {
     /// The least share of the stretch's phrase pairs that agree on its target; default
     /// 0.5: a stretch translated several ways is no consistent evidence.
     pub min_share: f64,
+    /// The least share of the memory's entries holding the stretch whose target uses
+    /// its translation, counted at training ([`WordModel::phrase_usage`]); default
+    /// 0.0 (no check). A model trained before the count passes every stretch.
+    pub min_usage: f64,
 }
 
 impl Default for FragmentOptions {
     fn default() -> Self {
-        FragmentOptions { min_words: 2, min_agreeing: 2, min_share: 0.5 }
+        FragmentOptions { min_words: 2, min_agreeing: 2, min_share: 0.5, min_usage: 0.0 }
     }
 }
 
-crate::setters!(FragmentOptions { min_words: usize, min_agreeing: u32, min_share: f64 });
+crate::setters!(FragmentOptions { min_words: usize, min_agreeing: u32, min_share: f64, min_usage: f64 });
 
 /// A stretch of a segment's source the memory holds with a consistent translation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -120,7 +124,10 @@ impl WordModel {
                 let list = self.phrases(&key);
                 let Some((target, agreeing)) = list.first() else { continue };
                 let seen: u32 = list.iter().map(|l| l.1).sum();
-                if *agreeing < opts.min_agreeing || f64::from(*agreeing) < opts.min_share * f64::from(seen) {
+                if *agreeing < opts.min_agreeing
+                    || f64::from(*agreeing) < opts.min_share * f64::from(seen)
+                    || self.phrase_usage(&key).is_some_and(|u| u < opts.min_usage)
+                {
                     continue;
                 }
                 let example =

@@ -259,10 +259,11 @@ pub struct WordModel {
     /// Per source phrase, the id of one entry that holds each of its target texts, in the
     /// order of `phrases` (0 when trained without ids): the fragments' example.
     examples: FxHashMap<String, Vec<i64>>,
-    /// Per candidate term (a folded source phrase): of the training pairs whose source
-    /// holds it, how many have a target that uses its dominant translation, and how many
-    /// there are. Empty in a model saved before it was counted.
-    term_usage: FxHashMap<String, (u32, u32)>,
+    /// Per phrase a term or fragment may come from (a folded source phrase whose dominant
+    /// translation has at least two sightings and half of them): of the training pairs
+    /// whose source holds it, how many have a target that uses that translation, and how
+    /// many there are. Empty in a model saved before it was counted.
+    phrase_usage: FxHashMap<String, (u32, u32)>,
     report: TrainReport,
     /// The mined glossary, made when first asked for.
     glossary: std::sync::OnceLock<std::sync::Arc<Glossary>>,
@@ -284,9 +285,9 @@ struct Saved {
     /// Absent in models saved before fragments: no examples then.
     #[serde(default)]
     examples: Vec<(String, Vec<i64>)>,
-    /// Absent in models saved before the glossary's usage check: every term passes it.
+    /// Absent in models saved before the usage check: every term and fragment passes it.
     #[serde(default)]
-    term_usage: Vec<(String, u32, u32)>,
+    phrase_usage: Vec<(String, u32, u32)>,
     report: TrainReport,
 }
 
@@ -356,12 +357,12 @@ impl WordModel {
             backward,
             phrases: FxHashMap::default(),
             examples: FxHashMap::default(),
-            term_usage: FxHashMap::default(),
+            phrase_usage: FxHashMap::default(),
             report: TrainReport::default(),
             glossary: std::sync::OnceLock::new(),
         };
         model.count_phrases(&ids, &texts, &pair_ids);
-        model.term_usage = model.count_term_usage(&texts);
+        model.phrase_usage = model.count_phrase_usage(&texts);
         // What is saved is what is used: prune now, so a model in memory and one loaded
         // back align alike.
         model.forward = Table::from_rows(&model.forward.to_rows(opts.min_prob));
@@ -479,9 +480,9 @@ impl WordModel {
         let mut examples: Vec<(String, Vec<i64>)> =
             self.examples.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         examples.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let mut term_usage: Vec<(String, u32, u32)> =
-            self.term_usage.iter().map(|(k, &(u, n))| (k.clone(), u, n)).collect();
-        term_usage.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut phrase_usage: Vec<(String, u32, u32)> =
+            self.phrase_usage.iter().map(|(k, &(u, n))| (k.clone(), u, n)).collect();
+        phrase_usage.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let saved = Saved {
             format: FORMAT,
             iterations: self.opts.iterations,
@@ -494,7 +495,7 @@ impl WordModel {
             backward: self.backward.to_rows(0.0),
             phrases,
             examples,
-            term_usage,
+            phrase_usage,
             report: self.report.clone(),
         };
         serde_json::to_string(&saved).unwrap_or_default()
@@ -532,7 +533,7 @@ impl WordModel {
             backward: Table::from_rows(&s.backward),
             phrases: s.phrases.into_iter().collect(),
             examples: s.examples.into_iter().collect(),
-            term_usage: s.term_usage.into_iter().map(|(k, u, n)| (k, (u, n))).collect(),
+            phrase_usage: s.phrase_usage.into_iter().map(|(k, u, n)| (k, (u, n))).collect(),
             report: s.report,
             glossary: std::sync::OnceLock::new(),
         })

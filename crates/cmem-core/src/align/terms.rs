@@ -57,12 +57,6 @@ impl Default for TermOptions {
 
 crate::setters!(TermOptions { min_count: u32, min_share: f64, max_words: usize, min_usage: f64 });
 
-/// The widest options the usage count is kept for at training: any narrower options'
-/// terms have a count.
-fn usage_candidates() -> TermOptions {
-    TermOptions { min_count: 2, min_share: 0.5, max_words: 4, min_usage: 0.0 }
-}
-
 /// A source term and the memory's dominant translation of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -117,37 +111,56 @@ impl WordModel {
     /// sightings, then by source.
     pub fn terms(&self, opts: &TermOptions) -> Vec<Term> {
         let mut out = self.candidate_terms(opts);
-        if !self.term_usage.is_empty() {
-            out.retain(|t| {
-                self.term_usage
-                    .get(&t.source)
-                    .is_none_or(|&(used, holding)| f64::from(used) >= opts.min_usage * f64::from(holding))
-            });
-        }
+        out.retain(|t| self.phrase_usage(&t.source).is_none_or(|u| u >= opts.min_usage));
         out
     }
 
-    /// Per candidate term of `texts` (the training pairs), how many pairs whose source
-    /// holds it use its translation in their target, and how many hold it.
-    pub(super) fn count_term_usage(&self, texts: &[(String, String)]) -> FxHashMap<String, (u32, u32)> {
-        let glossary = Glossary::new(self.candidate_terms(&usage_candidates()));
-        let mut usage: FxHashMap<String, (u32, u32)> = FxHashMap::default();
-        if glossary.terms.is_empty() {
-            return usage;
-        }
-        for (source, target) in texts {
-            let hits = glossary.hits(source, &[]);
-            if hits.is_empty() {
+    /// Per phrase a term or fragment may come from (its dominant translation seen at
+    /// least twice and in half the sightings, a content word in it): of `texts` (the
+    /// training pairs) whose source holds it as whole words, how many use that
+    /// translation in their target ([`uses_translation`]), and how many hold it.
+    pub(super) fn count_phrase_usage(&self, texts: &[(String, String)]) -> FxHashMap<String, (u32, u32)> {
+        let mut wanted: FxHashMap<&str, Vec<String>> = FxHashMap::default();
+        let mut longest = 1;
+        for (source, targets) in self.all_phrases() {
+            let Some((target, count)) = targets.first() else { continue };
+            let seen: u32 = targets.iter().map(|t| t.1).sum();
+            if *count < 2
+                || f64::from(*count) < 0.5 * f64::from(seen)
+                || !source.split(' ').any(is_content_word)
+            {
                 continue;
             }
-            let have = folded_words(target);
-            for (_, _, _, term) in hits {
-                let u = usage.entry(term.source.clone()).or_default();
-                u.1 += 1;
-                u.0 += u32::from(uses_words(&have, &folded_words(&term.target)));
+            longest = longest.max(source.split(' ').count());
+            wanted.insert(source, folded_words(target));
+        }
+        let mut usage: FxHashMap<String, (u32, u32)> = FxHashMap::default();
+        let mut key = String::new();
+        for (source, target) in texts {
+            let words = folded_words(source);
+            let mut have: Option<Vec<String>> = None;
+            for i in 0..words.len() {
+                key.clear();
+                for j in i..words.len().min(i + longest) {
+                    if j > i {
+                        key.push(' ');
+                    }
+                    key.push_str(&words[j]);
+                    let Some(want) = wanted.get(key.as_str()) else { continue };
+                    let have = have.get_or_insert_with(|| folded_words(target));
+                    let u = usage.entry(key.clone()).or_default();
+                    u.1 += 1;
+                    u.0 += u32::from(uses_words(have, want));
+                }
             }
         }
         usage
+    }
+
+    /// The share of the memory's entries holding the phrase `source` whose target uses
+    /// its dominant translation, as counted at training; `None` when not counted.
+    pub fn phrase_usage(&self, source: &str) -> Option<f64> {
+        self.phrase_usage.get(source).map(|&(used, holding)| f64::from(used) / f64::from(holding.max(1)))
     }
 
     /// The terms `opts` asks for, before the usage check.
