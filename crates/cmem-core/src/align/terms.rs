@@ -141,11 +141,11 @@ impl WordModel {
             let mut have: Option<Vec<String>> = None;
             for i in 0..words.len() {
                 key.clear();
-                for j in i..words.len().min(i + longest) {
-                    if j > i {
+                for (k, word) in words[i..].iter().take(longest).enumerate() {
+                    if k > 0 {
                         key.push(' ');
                     }
-                    key.push_str(&words[j]);
+                    key.push_str(word);
                     let Some(want) = wanted.get(key.as_str()) else { continue };
                     let have = have.get_or_insert_with(|| folded_words(target));
                     let u = usage.entry(key.clone()).or_default();
