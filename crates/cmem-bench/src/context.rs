@@ -18,7 +18,7 @@ use cmem_core::align::{fold, words};
 use cmem_core::lookup::producer::{context_for, ContextOptions, ContextRequest};
 use cmem_core::{
     lookup, prepare_query, ContentMemory, EntryId, Locale, LookupOptions, LookupRequest, MemStore, QueryText,
-    Recognizer,
+    Recognizer, WordQuery,
 };
 use cmem_sqlite::{SqliteOptions, SqliteStore};
 use serde::Deserialize;
@@ -62,6 +62,13 @@ fn bm25_top(conn: &rusqlite::Connection, text: &str, from: &Locale, k: usize) ->
     Ok(ids.into_iter().map(EntryId).collect())
 }
 
+/// The process's resident set in bytes (Linux), for what the first call builds.
+fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
@@ -78,8 +85,20 @@ struct Tally {
     examples: f64,
     with_glossary: f64,
     glossary_pairs: usize,
+    example_count: usize,
+    lookup_count: usize,
+    /// References measured.
+    count: usize,
+    /// The context call's times, in a pass of their own after the word index was built.
     times: Vec<Duration>,
     lookup_times: Vec<Duration>,
+    /// The context call's times among the other measurements (after the BM25 query), the
+    /// first left out.
+    interleaved_times: Vec<Duration>,
+    /// The context's own lookup (default options) alone.
+    own_lookup_times: Vec<Duration>,
+    /// The word search alone (the query's distinct words, default counts).
+    word_times: Vec<Duration>,
     bm25_times: Vec<Duration>,
 }
 
@@ -150,6 +169,8 @@ pub fn run(
     let options = options.short_circuit_exact(false);
     for (name, store) in &stores {
         let mut t = Tally::default();
+        let mut first = true;
+        let mut timed: Vec<(LookupRequest, ContextRequest)> = Vec::new();
         for r in &refs {
             let wanted = word_set(&r.reference_target);
             if wanted.is_empty() {
@@ -164,6 +185,7 @@ pub fn run(
                 &req.clone().options(LookupOptions::default().threshold(0.5).limit(5)),
             )?;
             t.lookup_times.push(started.elapsed());
+            t.lookup_count += top.len();
             t.lookup += share(
                 &wanted,
                 top.iter().map(|m| m.target_text()).collect::<Vec<_>>().iter().map(String::as_str),
@@ -182,10 +204,25 @@ pub fn run(
             }
             t.bm25 += share(&wanted, bm.iter().map(String::as_str));
             // The context, timed.
-            let creq = ContextRequest::new(req).options(options.clone());
+            let creq = ContextRequest::new(req.clone()).options(options.clone());
+            let before = resident_bytes();
             let started = Instant::now();
             let c = context_for(store.as_ref(), &creq)?;
-            t.times.push(started.elapsed());
+            if !first {
+                t.interleaved_times.push(started.elapsed());
+            }
+            if std::mem::take(&mut first) {
+                // The first call builds the word index: its time and what it holds.
+                let grew = resident_bytes().zip(before).map_or(0, |(a, b)| a.saturating_sub(b));
+                eprintln!(
+                    "cmem-bench: {name}: first context call {:.1?}, resident set +{:.1} MB",
+                    started.elapsed(),
+                    grew as f64 / 1e6
+                );
+            }
+            timed.push((req, creq));
+            t.count += 1;
+            t.example_count += c.examples.len();
             t.examples += share(&wanted, c.examples.iter().map(|e| e.target.as_str()));
             t.glossary_pairs += c.glossary.len();
             t.with_glossary += share(
@@ -196,19 +233,61 @@ pub fn run(
                     .chain(c.glossary.iter().map(|g| g.target.as_str())),
             );
         }
-        let n = t.times.len() as f64;
+        // Timed apart, back to back as a producer calls it: the context; then its own
+        // lookup alone; then the word search alone.
+        for (_, creq) in &timed {
+            let started = Instant::now();
+            context_for(store.as_ref(), creq)?;
+            t.times.push(started.elapsed());
+        }
+        for (req, _) in &timed {
+            let started = Instant::now();
+            lookup(store.as_ref(), req)?;
+            t.own_lookup_times.push(started.elapsed());
+        }
+        for (req, _) in &timed {
+            let text = cmem_core::align::text_of(&req.source);
+            let mut distinct: Vec<String> = Vec::new();
+            for (a, b) in words(&text) {
+                let w = fold(&text[a..b]);
+                if !distinct.contains(&w) {
+                    distinct.push(w);
+                }
+            }
+            let wq = WordQuery {
+                words: &distinct,
+                source: &from,
+                target: &to,
+                best: options.any_hits,
+                covered: Vec::new(),
+                alone: options.searches,
+                alone_hits: options.search_hits,
+            };
+            let started = Instant::now();
+            store.word_search(&wq)?;
+            t.word_times.push(started.elapsed());
+        }
+        let n = t.count as f64;
         t.times.sort_unstable();
         t.lookup_times.sort_unstable();
+        t.own_lookup_times.sort_unstable();
+        t.interleaved_times.sort_unstable();
+        t.word_times.sort_unstable();
         t.bm25_times.sort_unstable();
         let pct = |x: f64| 100.0 * x / n;
-        println!("store {name}: {} versioned references, k = 5", t.times.len());
-        println!("  shipped words in the lookup's top 5 (threshold 50):   {:5.1} %", pct(t.lookup));
+        println!("store {name}: {} versioned references, k = 5", t.count);
+        println!(
+            "  shipped words in the lookup's top 5 (threshold 50):   {:5.1} %  ({:.1} matches a segment)",
+            pct(t.lookup),
+            t.lookup_count as f64 / n
+        );
         println!("  shipped words in FTS5 BM25's top 5:                   {:5.1} %", pct(t.bm25));
         println!(
-            "  shipped words in the examples:                        {:5.1} %  ({:.2}× BM25, {:.2}× lookup)",
+            "  shipped words in the examples:                        {:5.1} %  ({:.2}× BM25, {:.2}× lookup; {:.1} a segment)",
             pct(t.examples),
             t.examples / t.bm25,
-            t.examples / t.lookup
+            t.examples / t.lookup,
+            t.example_count as f64 / n
         );
         println!(
             "  shipped words in examples + glossary (≤ 10 pairs):    {:5.1} %  ({:.2}× BM25; {:.1} pairs a segment)",
@@ -217,15 +296,26 @@ pub fn run(
             t.glossary_pairs as f64 / n
         );
         println!(
-            "  context call: p50 {:.2?}, p95 {:.2?}, p99 {:.2?}",
+            "  context call (back to back): p50 {:.2?}, p95 {:.2?}, p99 {:.2?}",
             percentile(&t.times, 50.0),
             percentile(&t.times, 95.0),
             percentile(&t.times, 99.0)
         );
         println!(
+            "  context call (after the BM25 query of its segment): p50 {:.2?}, p95 {:.2?}",
+            percentile(&t.interleaved_times, 50.0),
+            percentile(&t.interleaved_times, 95.0)
+        );
+        println!(
             "  beside it: the lookup at threshold 50, p50 {:.2?}; the BM25 query alone, p50 {:.2?}",
             percentile(&t.lookup_times, 50.0),
             percentile(&t.bm25_times, 50.0)
+        );
+        println!(
+            "  inside it (back to back): its own lookup alone, p50 {:.2?}; the word search alone, p50 {:.2?}, p95 {:.2?}",
+            percentile(&t.own_lookup_times, 50.0),
+            percentile(&t.word_times, 50.0),
+            percentile(&t.word_times, 95.0)
         );
     }
     Ok(())

@@ -187,6 +187,18 @@ struct Args {
     /// (`ContextOptions::searches`).
     #[arg(long)]
     context_searches: Option<usize>,
+    /// With `--context`: how many fuzzy matches at the pool threshold are offered as
+    /// candidates (`ContextOptions::pool_limit`; 0: no such lookup).
+    #[arg(long)]
+    context_pool_limit: Option<usize>,
+    /// With `--context`: how many texts the word search for any of the words offers
+    /// (`ContextOptions::any_hits`).
+    #[arg(long)]
+    context_any_hits: Option<usize>,
+    /// With `--context`: how many texts each uncovered word's search offers
+    /// (`ContextOptions::search_hits`).
+    #[arg(long)]
+    context_search_hits: Option<usize>,
     /// With `--quality` or `--context`: `versioned_references.jsonl` (`{"line","reference_target"}`).
     #[arg(long)]
     references: Option<PathBuf>,
@@ -499,7 +511,10 @@ fn main() -> Result<()> {
         let options = d
             .clone()
             .pool_threshold(args.context_pool_threshold.unwrap_or(d.pool_threshold))
-            .searches(args.context_searches.unwrap_or(d.searches));
+            .searches(args.context_searches.unwrap_or(d.searches))
+            .pool_limit(args.context_pool_limit.unwrap_or(d.pool_limit))
+            .any_hits(args.context_any_hits.unwrap_or(d.any_hits))
+            .search_hits(args.context_search_hits.unwrap_or(d.search_hits));
         return context::run(
             db,
             references,

@@ -43,7 +43,10 @@ pub use reopening::{Reopen, Reopening};
 macro_rules! conformance_suite {
     ($make:expr) => {
         $crate::conformance_suite!(sql_candidates: $make);
-        $crate::conformance_suite!(@tests $make; budgeted_lists_agree_with_the_in_memory_store);
+        $crate::conformance_suite!(@tests $make;
+            budgeted_lists_agree_with_the_in_memory_store,
+            context_examples_agree_with_the_in_memory_store,
+        );
     };
     // A store configuration whose fuzzy candidates come from SQL rather than the shared
     // candidate index: it must agree on every exhaustive list and on the best match,

@@ -5,7 +5,7 @@
 //! a persisted index to the same rules as one built in the process.
 
 use cmem_core::store::{CandidateQuery, CandidateSink, ExactQuery, ReadScope, ScopedReads, WriteSession};
-use cmem_core::{Capabilities, ContentMemoryExt, IndexControl, WordModels};
+use cmem_core::{Capabilities, ContentMemoryExt, IndexControl, WordAnswer, WordIndex, WordModels, WordQuery};
 use cmem_core::{
     ContentMemory, Entry, EntryId, Locale, NewEntry, Result, SearchHit, SearchQuery, Stats, WriteOutcome,
 };
@@ -82,8 +82,9 @@ impl ContentMemory for Reopening {
     fn stats(&self) -> Result<Stats> {
         self.store.stats()
     }
-    // The store's capabilities, with the index and word models answered here: a lookup's
-    // candidates and a word model come from a store opened for each.
+    // The store's capabilities, with the index, word models and word index answered
+    // here: a lookup's candidates, a word model and a word search come from a store
+    // opened for each.
     fn capabilities(&self) -> Capabilities<'_> {
         let inner = self.store.capabilities();
         let mut caps = inner;
@@ -93,7 +94,19 @@ impl ContentMemory for Reopening {
         if inner.word_models.is_some() {
             caps = caps.word_models(self);
         }
+        if inner.words.is_some() {
+            caps = caps.words(self);
+        }
         caps
+    }
+}
+
+impl WordIndex for Reopening {
+    fn words(&self, q: &WordQuery<'_>) -> Result<Option<WordAnswer>> {
+        match &self.reopen {
+            Some(reopen) => reopen()?.word_search(q),
+            None => self.store.word_search(q),
+        }
     }
 }
 

@@ -97,5 +97,5 @@ pub use repair::adapt::{CodeAdaptation, EntityAdaptation};
 pub use store::mem::MemStore;
 pub use store::{
     Capabilities, ContentMemory, ContentMemoryExt, IndexControl, MetaStore, PairCount, SearchHit,
-    SearchQuery, Stats, WaitHook, WordModels,
+    SearchQuery, Stats, WaitHook, WordAnswer, WordHit, WordIndex, WordModels, WordQuery,
 };

@@ -600,7 +600,19 @@ impl ContentMemory for PgStore {
     }
 
     fn capabilities(&self) -> Capabilities<'_> {
-        Capabilities::none().versions(self).index(self).meta(self).word_models(self)
+        Capabilities::none().versions(self).index(self).meta(self).word_models(self).words(self)
+    }
+}
+
+/// The word index is the candidate index's (see [`cmem_core::imp::CandidateIndex::words`]),
+/// brought up to date with other writers' commits as for a lookup.
+impl cmem_core::WordIndex for PgStore {
+    fn words(&self, q: &cmem_core::WordQuery<'_>) -> Result<Option<cmem_core::WordAnswer>> {
+        if !self.db.options.gram_index {
+            return Ok(None);
+        }
+        self.ensure_cache(q.source, false)?;
+        Ok(Some(self.db.cache_read()?.words(q)))
     }
 }
 

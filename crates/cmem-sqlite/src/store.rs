@@ -917,7 +917,7 @@ impl ContentMemory for SqliteStore {
     }
 
     fn capabilities(&self) -> Capabilities<'_> {
-        Capabilities::none().versions(self).index(self).meta(self).word_models(self)
+        Capabilities::none().versions(self).index(self).meta(self).word_models(self).words(self)
     }
 }
 

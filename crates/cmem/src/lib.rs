@@ -105,6 +105,6 @@ pub use cmem_core::{
     Variant, Version, VersionQuery, VersionRequest, WaitHook, WriteOutcome,
 };
 /// The capabilities a store may offer beyond [`ContentMemory`], for store implementers.
-pub use cmem_core::{Capabilities, IndexControl, MetaStore, WordModels};
+pub use cmem_core::{Capabilities, IndexControl, MetaStore, WordIndex, WordModels};
 /// File formats: readers, writers, import and export, recycle and analyze.
 pub use cmem_formats as formats;

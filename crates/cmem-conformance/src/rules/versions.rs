@@ -307,3 +307,67 @@ pub fn context_prior_version_gate(make: Make<'_>) -> Outcome {
     ensure_eq!(sources.len(), before, "examples with the same source: {:?}", c.examples);
     Ok(())
 }
+
+/// docs/matching.md §6: a store with a candidate index draws the context's examples from
+/// its word index, whose counts and ranking live once in core: it gives the examples the
+/// in-memory store gives for the same entries, and keeps giving them after a write and
+/// a deletion made once the word index was built.
+///
+/// # Errors
+/// What the store got wrong.
+pub fn context_examples_agree_with_the_in_memory_store(make: Make<'_>) -> Outcome {
+    use cmem_core::{context_for, ContextOptions, ContextRequest, MemStore};
+    let store = make();
+    ensure!(store.capabilities().words.is_some(), "the store offers no word index");
+    let reference = MemStore::new();
+    let pairs = [
+        ("Delete the selected file", "Die ausgewählte Datei löschen"),
+        ("Delete the selected files", "Die ausgewählten Dateien löschen"),
+        ("Delete the selected folder", "Den ausgewählten Ordner löschen"),
+        ("Move to the trash", "In den Papierkorb verschieben"),
+        ("The trash is empty", "Der Papierkorb ist leer"),
+        ("Open the settings", "Einstellungen öffnen"),
+        ("The clipboard is empty", "Die Zwischenablage ist leer"),
+        ("Copy the file to the clipboard", "Die Datei in die Zwischenablage kopieren"),
+    ];
+    let entries: Vec<NewEntry> = pairs.iter().map(|(s, t)| pair(s, t)).collect::<Result<_, _>>()?;
+    write_each(&*store, &entries)?;
+    write_each(&reference, &entries)?;
+    let segments = [
+        "Delete the selected file and move it to the trash",
+        "Open the settings of the clipboard",
+        "Empty the trash now",
+    ];
+    let agree = |when: &str| -> Outcome {
+        for segment in segments {
+            let ask = |s: &dyn ContentMemory| -> Result<Vec<(EntryId, String, Vec<String>)>, Failure> {
+                let lookup = LookupRequest::new(runs(segment)?, locale("en")?, locale("de")?);
+                let req =
+                    ContextRequest::new(lookup).options(ContextOptions::default().short_circuit_exact(false));
+                Ok(context_for(s, &req)?
+                    .examples
+                    .into_iter()
+                    .map(|e| (e.entry_id, e.target, e.covers))
+                    .collect())
+            };
+            let (got, want) = (ask(&*store)?, ask(&reference)?);
+            ensure!(!want.is_empty(), "{when}: no example for {segment:?}");
+            ensure_eq!(got, want, "{when}: the examples for {segment:?}");
+        }
+        Ok(())
+    };
+    agree("as written")?;
+    let more = [pair("Empty the trash", "Papierkorb leeren")?];
+    write_each(&*store, &more)?;
+    write_each(&reference, &more)?;
+    for s in [&*store as &dyn ContentMemory, &reference] {
+        ensure!(s.delete(EntryId(5))?, "deleting entry 5");
+    }
+    agree("after a write and a deletion")?;
+    let lookup = LookupRequest::new(runs("Empty the trash now")?, locale("en")?, locale("de")?);
+    let c = context_for(&*store, &ContextRequest::new(lookup))?;
+    let ids: Vec<EntryId> = c.examples.iter().map(|e| e.entry_id).collect();
+    ensure!(ids.contains(&EntryId(9)), "the entry written last is an example: {ids:?}");
+    ensure!(!ids.contains(&EntryId(5)), "the deleted entry is no example: {ids:?}");
+    Ok(())
+}

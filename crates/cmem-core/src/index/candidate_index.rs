@@ -16,9 +16,9 @@
 
 use std::collections::HashMap;
 
-use crate::index::gram_index::{FrozenGrams, GramIndex};
+use crate::index::gram_index::{FrozenGrams, GramIndex, TopHits, WordSearch};
 use crate::index::locale_set::LocaleSets;
-use crate::index::query::{CandidateQuery, CandidateSink, ExactQuery};
+use crate::index::query::{CandidateQuery, CandidateSink, ExactQuery, WordAnswer, WordQuery};
 use crate::model::entry::EntryId;
 use crate::model::key::Keys;
 use crate::model::key::KindSet;
@@ -263,6 +263,77 @@ impl CandidateIndex {
     }
 }
 
+impl CandidateIndex {
+    /// Answers the word search `q` (see [`WordQuery`]) from the word indexes of every
+    /// locale matching its source that is loaded: how common each word is among their
+    /// live plain keys, the best texts (BM25, each word once, the rarity of each by
+    /// Lucene's `ln(1 + (N − df + ½) / (df + ½))`), then the texts of the words still
+    /// held by none, rarest first. Only entries with a variant in the target locale are
+    /// answered. The word indexes are built on the first search (see
+    /// [`GramIndex::word_index_bytes`] for what they hold).
+    pub fn words(&self, q: &WordQuery<'_>) -> WordAnswer {
+        let pairs = self.sets.pairs(q.source, q.target);
+        let accept = |set: u32| pairs.accepts(set);
+        let mut searches: Vec<WordSearch<'_>> = self
+            .matching(q.source)
+            .into_iter()
+            .filter_map(|li| self.indexes.get(&li))
+            .map(|ix| ix.word_search(q.words))
+            .collect();
+        let (mut documents, mut total) = (0u64, 0u64);
+        let mut frequencies = vec![0u64; q.words.len()];
+        for s in &searches {
+            let (n, t, df) = s.counts();
+            documents += n;
+            total += t;
+            for (f, d) in frequencies.iter_mut().zip(df) {
+                *f += d;
+            }
+        }
+        let n = documents as f64;
+        let idf: Vec<f64> =
+            frequencies.iter().map(|&df| (1.0 + (n - df as f64 + 0.5) / (df as f64 + 0.5)).ln()).collect();
+        let avg = if documents > 0 { total as f64 / n } else { 1.0 };
+        for s in &mut searches {
+            s.score(&idf);
+        }
+        let mut top = TopHits::new(q.best);
+        for s in &searches {
+            s.best(avg, &accept, &mut top);
+        }
+        let mut hits = top.into_hits();
+        let mut held: std::collections::HashSet<String> = std::collections::HashSet::new();
+        for h in &hits {
+            for (a, b) in crate::align::words(&h.key) {
+                held.insert(crate::align::fold(&h.key[a..b]));
+            }
+        }
+        let mut alone: Vec<usize> = (0..q.words.len())
+            .filter(|&i| {
+                frequencies[i] > 0
+                    && !q.covered.get(i).copied().unwrap_or(false)
+                    && !held.contains(&q.words[i])
+            })
+            .collect();
+        alone.sort_by_key(|&i| (frequencies[i], i));
+        for i in alone.into_iter().take(q.alone) {
+            let mut top = TopHits::new(q.alone_hits);
+            for s in &searches {
+                s.holding(i, avg, &accept, &mut top);
+            }
+            hits.extend(
+                top.into_hits().into_iter().map(|h| crate::index::query::WordHit { alone: Some(i), ..h }),
+            );
+        }
+        WordAnswer { documents, frequencies, hits }
+    }
+
+    /// The heap bytes of the loaded word indexes (0 before the first word search).
+    pub fn word_index_bytes(&self) -> usize {
+        self.indexes.values().map(GramIndex::word_index_bytes).sum()
+    }
+}
+
 const NONE: u32 = u32::MAX;
 
 /// The locale set of each entry. Entry ids are dense in both stores (counted from 1), so
@@ -404,5 +475,57 @@ mod tests {
         ix.clear();
         assert!(ix.set_of(EntryId(1)).is_none());
         assert_eq!(ix.missing(&en), Vec::<u16>::new());
+    }
+
+    #[test]
+    fn word_search_counts_ranks_and_follows_changes() {
+        use crate::index::query::WordQuery;
+        let loc = |s: &str| Locale::parse(s).unwrap();
+        let (en, de) = (loc("en"), loc("de"));
+        let mut ix = CandidateIndex::new();
+        let pair = |t: &str| vec![(loc("en"), keys(t)), (loc("de"), keys("x"))];
+        ix.add(EntryId(1), &pair("Open the file"));
+        ix.add(EntryId(2), &pair("Open the file"));
+        ix.add(EntryId(3), &pair("Close the clipboard"));
+        ix.add(EntryId(4), &[(loc("en"), keys("Open the clipboard")), (loc("fr"), keys("x"))]);
+        ix.add(EntryId(5), &pair("The trash is empty"));
+        ix.settle();
+        let words: Vec<String> = ["open", "the", "clipboard", "trash", "zebra"].map(String::from).to_vec();
+        let q = |best, alone| WordQuery {
+            words: &words,
+            source: &en,
+            target: &de,
+            best,
+            covered: vec![false, false, false, false, false],
+            alone,
+            alone_hits: 2,
+        };
+        let a = ix.words(&q(2, 0));
+        assert_eq!(a.documents, 5);
+        assert_eq!(a.frequencies, vec![3, 5, 2, 1, 0]);
+        // The rarest word first, though in a longer text; entry 4 holds three of the
+        // words but has no German: left out.
+        let best: Vec<EntryId> = a.hits.iter().map(|h| h.entry).collect();
+        assert_eq!(best, vec![EntryId(5), EntryId(3)], "{a:?}");
+        assert!(a.hits.iter().all(|h| h.alone.is_none()));
+        let a = ix.words(&q(3, 0));
+        // Entry 2 has the text of entry 1: once, the lower entry.
+        assert_eq!(a.hits[2].entry, EntryId(1), "{a:?}");
+        assert_eq!(a.hits.len(), 3, "{a:?}");
+        // With one best text, "open" and "clipboard" are held by none: the rarer one
+        // is searched alone.
+        let a = ix.words(&q(1, 1));
+        let found: Vec<(EntryId, Option<usize>)> = a.hits.iter().map(|h| (h.entry, h.alone)).collect();
+        assert_eq!(found, vec![(EntryId(5), None), (EntryId(3), Some(2))]);
+        // A write after the first search is caught up; a removal counts no more.
+        ix.add(EntryId(6), &pair("Empty the trash"));
+        ix.remove(EntryId(5));
+        ix.settle();
+        let a = ix.words(&q(5, 0));
+        assert_eq!(a.documents, 5);
+        assert_eq!(a.frequencies, vec![3, 5, 2, 1, 0]);
+        let best: Vec<EntryId> = a.hits.iter().map(|h| h.entry).collect();
+        assert!(best.contains(&EntryId(6)) && !best.contains(&EntryId(5)), "{best:?}");
+        assert!(ix.word_index_bytes() > 0);
     }
 }

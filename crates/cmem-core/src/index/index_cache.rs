@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::index::candidate_index::CandidateIndex;
 use crate::index::gram_index::{Bytes, FileMeta, FrozenGrams, GramIndex, CATCH_UP_MOST};
-use crate::index::query::{CandidateQuery, CandidateSink, ExactQuery};
+use crate::index::query::{CandidateQuery, CandidateSink, ExactQuery, WordAnswer, WordQuery};
 use crate::model::entry::EntryId;
 use crate::model::key::{Keys, KEY_VERSION};
 use crate::model::locale::Locale;
@@ -314,6 +314,16 @@ impl IndexCache {
     /// Offers the candidates of `q` (see [`CandidateIndex::offer`]).
     pub fn offer(&self, q: &CandidateQuery<'_>, sink: &mut dyn CandidateSink) {
         self.index.offer(q, sink);
+    }
+
+    /// Answers the word search `q` (see [`CandidateIndex::words`]).
+    pub fn words(&self, q: &WordQuery<'_>) -> WordAnswer {
+        self.index.words(q)
+    }
+
+    /// The heap bytes of the loaded word indexes (see [`CandidateIndex::word_index_bytes`]).
+    pub fn word_index_bytes(&self) -> usize {
+        self.index.word_index_bytes()
     }
 
     /// The entries of an exact-key hit (see [`CandidateIndex::exact`]).

@@ -114,3 +114,55 @@ pub trait CandidateSink {
         f64::INFINITY
     }
 }
+
+/// A word search over the source texts a store's candidate index holds: what a
+/// producer's context draws its examples from ([`crate::lookup::producer`]). The store
+/// retrieves; the ranking is the index's, the same in every store holding the same keys.
+#[derive(Debug, Clone)]
+pub struct WordQuery<'a> {
+    /// The words, each as [`crate::align::fold`] reads a word of
+    /// [`crate::align::words`]: lower case, NFC.
+    pub words: &'a [String],
+    /// The source locale (prefix rule).
+    pub source: &'a Locale,
+    /// The target locale (prefix rule); only entries with such a variant are answered.
+    pub target: &'a Locale,
+    /// How many texts holding any of the words to answer, the best first: BM25 over the
+    /// plain keys, each word counted once (more of the words, rarer ones, in shorter
+    /// texts first), ties by entry.
+    pub best: usize,
+    /// The words (by position in `words`) the caller holds texts for already: never
+    /// searched alone. Missing positions count as false.
+    pub covered: Vec<bool>,
+    /// How many of the words neither `covered` nor held by a best text get texts of
+    /// their own, the rarest first (a word no text holds gets none).
+    pub alone: usize,
+    /// How many texts each of those words gets, ranked as the best ones are.
+    pub alone_hits: usize,
+}
+
+/// A text a word search answers: a source variant's plain key and its entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WordHit {
+    /// The entry.
+    pub entry: EntryId,
+    /// The source variant's plain key.
+    pub key: String,
+    /// Its BM25 score over the query's words.
+    pub score: f64,
+    /// The word (by position in the query) it was searched for alone; `None`: one of
+    /// the best texts.
+    pub alone: Option<usize>,
+}
+
+/// What a word search answers: how common each word is, and the texts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WordAnswer {
+    /// The source texts searched (live plain keys with a word, in the source locales).
+    pub documents: u64,
+    /// Per query word, how many of them hold it.
+    pub frequencies: Vec<u64>,
+    /// The best texts, best first, each text once; then each word searched alone's
+    /// texts, rarest word first.
+    pub hits: Vec<WordHit>,
+}

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use crate::align::WordModel;
 use crate::error::{Error, ErrorKind, Result};
+use crate::index::query::{WordAnswer, WordQuery};
 use crate::model::locale::Locale;
 use crate::model::version::VersionReader;
 
@@ -27,6 +28,8 @@ pub struct Capabilities<'a> {
     pub meta: Option<&'a dyn MetaStore>,
     /// Word models of locale pairs.
     pub word_models: Option<&'a dyn WordModels>,
+    /// A word index over the source texts.
+    pub words: Option<&'a dyn WordIndex>,
 }
 
 impl<'a> Capabilities<'a> {
@@ -63,6 +66,13 @@ impl<'a> Capabilities<'a> {
         self
     }
 
+    /// Sets [`words`](Self::words).
+    #[must_use]
+    pub fn words(mut self, value: &'a dyn WordIndex) -> Self {
+        self.words = Some(value);
+        self
+    }
+
     /// The names of the capabilities present, in field order: what a test compares
     /// between a store and a wrapper around it.
     pub fn names(&self) -> Vec<&'static str> {
@@ -78,6 +88,9 @@ impl<'a> Capabilities<'a> {
         }
         if self.word_models.is_some() {
             names.push("word_models");
+        }
+        if self.words.is_some() {
+            names.push("words");
         }
         names
     }
@@ -182,6 +195,22 @@ pub trait WordModels: Send + Sync {
     /// # Errors
     /// A store failure.
     fn save_word_model(&self, source: &Locale, target: &Locale, model: Arc<WordModel>) -> Result<()>;
+}
+
+/// A word index over the source texts a store's candidate index holds: what a
+/// producer's context draws its examples from ([`crate::lookup::producer`]). The index
+/// and its ranking are [`CandidateIndex`](crate::imp::CandidateIndex)'s (see
+/// [`CandidateIndex::words`](crate::imp::CandidateIndex::words)), so every store holding
+/// the same entries answers alike; the store only keeps the candidate index current, as
+/// for its lookups.
+pub trait WordIndex: Send + Sync {
+    /// Answers `q` (see [`WordQuery`]) from the candidate index, current with every
+    /// committed write as a lookup's candidates are; `None` when the store keeps no
+    /// candidate index for `q.source` (turned off): the caller then searches otherwise.
+    ///
+    /// # Errors
+    /// A store failure.
+    fn words(&self, q: &WordQuery<'_>) -> Result<Option<WordAnswer>>;
 }
 
 /// The capabilities of any store as methods, each answering what a store without the
@@ -299,6 +328,17 @@ pub trait ContentMemoryExt: ContentMemory {
     fn word_model(&self, source: &Locale, target: &Locale) -> Result<Option<Arc<WordModel>>> {
         match self.capabilities().word_models {
             Some(models) => models.word_model(source, target),
+            None => Ok(None),
+        }
+    }
+
+    /// [`WordIndex::words`]; `None` in a store without a word index.
+    ///
+    /// # Errors
+    /// A store failure.
+    fn word_search(&self, q: &WordQuery<'_>) -> Result<Option<WordAnswer>> {
+        match self.capabilities().words {
+            Some(index) => index.words(q),
             None => Ok(None),
         }
     }

@@ -17,7 +17,8 @@ use crate::model::locale::Locale;
 use crate::model::version::{select_versions, Version, VersionQuery, VersionReader};
 use crate::store::{
     replace_conflict, replaced_entry, CandidateQuery, CandidateSink, Capabilities, ContentMemory, ExactQuery,
-    IndexControl, MetaStore, ReadScope, SearchHit, SearchQuery, Stats, WordModels, WriteSession,
+    IndexControl, MetaStore, ReadScope, SearchHit, SearchQuery, Stats, WordAnswer, WordIndex, WordModels,
+    WordQuery, WriteSession,
 };
 
 /// An in-memory [`ContentMemory`], safe to share between threads.
@@ -297,7 +298,14 @@ impl ContentMemory for MemStore {
     }
 
     fn capabilities(&self) -> Capabilities<'_> {
-        Capabilities::none().versions(self).index(self).meta(self).word_models(self)
+        Capabilities::none().versions(self).index(self).meta(self).word_models(self).words(self)
+    }
+}
+
+/// The candidate index holds every locale's keys, and so its word index their words.
+impl WordIndex for MemStore {
+    fn words(&self, q: &WordQuery<'_>) -> Result<Option<WordAnswer>> {
+        Ok(Some(self.read()?.candidates.words(q)))
     }
 }
 

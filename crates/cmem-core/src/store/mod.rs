@@ -12,8 +12,10 @@ pub mod schema;
 #[doc(hidden)]
 pub mod stored;
 
-pub use crate::index::query::{CandidateQuery, CandidateSink, ExactQuery, KeyText};
-pub use capability::{Capabilities, ContentMemoryExt, IndexControl, MetaStore, WordModels};
+pub use crate::index::query::{
+    CandidateQuery, CandidateSink, ExactQuery, KeyText, WordAnswer, WordHit, WordQuery,
+};
+pub use capability::{Capabilities, ContentMemoryExt, IndexControl, MetaStore, WordIndex, WordModels};
 
 use crate::error::Result;
 use crate::model::entry::{Entry, EntryId, NewEntry, WriteOutcome};

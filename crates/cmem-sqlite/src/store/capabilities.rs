@@ -3,7 +3,9 @@
 
 use cmem_core::imp::ReadScope;
 use cmem_core::model::version::{select_versions, Version, VersionQuery, VersionReader};
-use cmem_core::{EntryId, IndexControl, Locale, MetaStore, Result, WordModels};
+use cmem_core::{
+    EntryId, IndexControl, Locale, MetaStore, Result, WordAnswer, WordIndex, WordModels, WordQuery,
+};
 use rusqlite::{params, OptionalExtension};
 
 use cmem_core::store::schema::META_TABLE;
@@ -49,6 +51,17 @@ impl IndexControl for SqliteStore {
 
     fn source_locales(&self) -> Result<Option<Vec<Locale>>> {
         self.with_reader(|conn| crate::cache::source_locales(conn, &self.path)).map(Some)
+    }
+}
+
+/// The word index is the candidate index's (see [`cmem_core::imp::CandidateIndex::words`]),
+/// brought up to date with other connections' writes as for a lookup.
+impl WordIndex for SqliteStore {
+    fn words(&self, q: &WordQuery<'_>) -> Result<Option<WordAnswer>> {
+        if !self.options.gram_index || !self.ensure_cache(q.source)? {
+            return Ok(None);
+        }
+        Ok(Some(self.cache_read()?.words(q)))
     }
 }
 

@@ -28,11 +28,13 @@ mod reads;
 mod same_text;
 mod scan;
 mod walk;
+mod words;
 
 use posting::{Posting, END};
 use same_text::{text_hash, SameText};
 
 pub use file::{Bytes, FileMeta, FrozenGrams, CATCH_UP_MOST};
+pub(crate) use words::{TopHits, WordSearch};
 
 /// One indexed key: everything an offer reads, on one cache line (64 bytes, aligned).
 #[derive(Debug)]
@@ -74,6 +76,12 @@ pub struct GramIndex {
     set_hints: Vec<u8>,
     /// One more than the highest locale set number among the added keys.
     added_sets: u32,
+    /// The word index derived from the keys, built on the first word search (see
+    /// [`words`]).
+    words: std::sync::RwLock<words::Words>,
+    /// The word searches' buffers (scores per key, zeroed between searches, and the
+    /// keys scored), kept for the next search.
+    scratch: std::sync::Mutex<Vec<(Vec<f32>, Vec<u32>)>>,
 }
 
 /// The persisted part of an index and what changed since it was written.
@@ -355,13 +363,24 @@ impl GramIndex {
     /// Forgets every key of `entry`.
     pub fn remove(&mut self, entry: EntryId) {
         let base_len = self.base_len();
+        let words = self.words.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
         for d in self.of_entry.remove(&entry).unwrap_or_default() {
             if let Some(doc) = (d as usize).checked_sub(base_len).and_then(|i| self.docs.get_mut(i)) {
+                if doc.alive && words.built() {
+                    words.forget(d, &doc.key);
+                }
                 doc.alive = false;
             }
         }
         if let Some(base) = &mut self.base {
             for &d in base.grams.keys_of(entry) {
+                if words.built() && !base.dead.get(d as usize).copied().unwrap_or(true) {
+                    if let Some(key) =
+                        base.grams.doc(d as usize).and_then(|doc| std::str::from_utf8(doc.key).ok())
+                    {
+                        words.forget(d, key);
+                    }
+                }
                 if let Some(dead) = base.dead.get_mut(d as usize) {
                     base.dead_count += usize::from(!*dead);
                     *dead = true;

@@ -9,16 +9,23 @@
 //! are instead chosen by greedy weighted coverage (Agrawal et al. 2022 showed that
 //! covering the input's n-grams beats taking the most similar): the segment's *units* are
 //! its words and its pairs of adjacent words, in lower case; each unit weighs by how
-//! rare it is among the candidates (an inverse document frequency over the pool, so
-//! "the" weighs little and the one word no near match holds weighs most); the next
-//! example is always the candidate that adds the most weight of units not yet covered.
-//! A near-duplicate of a chosen example adds nothing and waits: only when the candidates
-//! can add nothing more is the coverage reset and the segment covered again by the rest
-//! (the rounds of Agrawal et al.), so a short segment still gets k examples, never two of
-//! the same source. The
-//! candidates are the fuzzy lookup's at a low threshold, the store's word search
-//! ([`ContentMemory::search`], BM25 in SQLite) for any of the segment's words, and the
-//! word search for each word those leave uncovered, the longest (most specific) first.
+//! rare it is (an inverse document frequency, so "the" weighs little and the one word few
+//! texts hold weighs most); the next example is always the candidate that adds the most
+//! weight of units not yet covered. A near-duplicate of a chosen example adds nothing and
+//! waits: only when the candidates can add nothing more is the coverage reset and the
+//! segment covered again by the rest (the rounds of Agrawal et al.), so a short segment
+//! still gets k examples, never two of the same source.
+//!
+//! **Candidates.** In a store with a word index ([`crate::store::WordIndex`]: every store
+//! whose candidate index is on) they are the lookup's own matches, the texts BM25 ranks
+//! first for any of the segment's words, and the texts of each word those leave
+//! uncovered, the rarest first, all from the index, with no second lookup (unless
+//! [`ContextOptions::pool_limit`] asks for the fuzzy lookup at the pool threshold); a
+//! word's rarity is its document frequency over the memory's sources, and a pair of
+//! words weighs half the rarer of its two. A candidate is read from the store only when
+//! picked. Without a word index, the word searches are the store's
+//! ([`ContentMemory::search`]; the uncovered words' longest first), and rarity is
+//! measured on the candidates other than the single words' hits.
 //!
 //! **Glossary.** The word model of the locale pair ([`crate::align`], trained by
 //! `cmem align`) holds, for phrases of up to four source words, the target texts aligned
@@ -27,6 +34,10 @@
 //! the one a chosen example's target holds (so glossary and examples agree), else the
 //! most frequent. Without a model the glossary is empty and the answer says so.
 
+mod pool;
+
+use pool::{candidates, indexed_pool, Candidate};
+
 use crate::index::distance::SCORE_TOLERANCE;
 use crate::store::ContentMemoryExt;
 use std::collections::{HashMap, HashSet};
@@ -34,11 +45,9 @@ use std::collections::{HashMap, HashSet};
 use crate::align::{fold, text_of, words, WordModel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::lookup::{lookup, LookupRequest, Match};
-use crate::model::entry::{Entry, EntryId};
-use crate::model::run::surface_text;
+use crate::model::entry::EntryId;
 use crate::model::version::{prior_version_for, PriorVersion, VersionRequest};
-use crate::repair::words::RepairBands;
-use crate::store::{ContentMemory, SearchQuery};
+use crate::store::ContentMemory;
 
 /// The most examples one answer may ask for.
 pub const MAX_EXAMPLES: usize = 20;
@@ -68,7 +77,9 @@ pub struct ContextOptions {
     /// The threshold (0–1) of the fuzzy lookup that offers example candidates; default
     /// 0.5.
     pub pool_threshold: f64,
-    /// How many fuzzy matches are offered as example candidates; default 20.
+    /// How many fuzzy matches at the pool threshold are offered as example candidates
+    /// beside the lookup's own matches; default 0: no such second lookup (its candidates
+    /// are mostly the word search's, at twice the cost of the rest of the call).
     pub pool_limit: usize,
     /// How many hits the word search for any of the segment's words offers (ranked as
     /// BM25 ranks them: more of the words, rarer ones, shorter texts first); default 10.
@@ -89,7 +100,7 @@ impl Default for ContextOptions {
             glossary: 10,
             short_circuit_exact: true,
             pool_threshold: 0.5,
-            pool_limit: 20,
+            pool_limit: 0,
             any_hits: 10,
             searches: 3,
             search_hits: 5,
@@ -308,9 +319,15 @@ pub fn context_for(store: &dyn ContentMemory, req: &ContextRequest) -> Result<Co
     if query.order.is_empty() {
         return Ok(context);
     }
-    let pool = candidates(store, req, &query)?;
-    let weights = query.weights(&pool);
-    context.examples = choose_examples(&query, &weights, &pool, o);
+    let (mut pool, weights) = match indexed_pool(store, req, &query, &context.matches)? {
+        Some(indexed) => indexed,
+        None => {
+            let pool = candidates(store, req, &query, &context.matches)?;
+            let weights = query.weights(&pool);
+            (pool, weights)
+        }
+    };
+    context.examples = choose_examples(store, req, &query, &weights, &mut pool)?;
     if let Some(model) = model.as_deref() {
         context.glossary = glossary(model, &query, &weights, &context.examples, o.glossary);
     }
@@ -360,112 +377,97 @@ impl Units {
     }
 }
 
-/// An example candidate.
-#[derive(Debug)]
-struct Candidate {
-    id: EntryId,
-    source: String,
-    target: String,
-    match_score: Option<f64>,
-    units: Units,
-    /// Offered by the fuzzy lookup or the search for any word: part of the sample
-    /// rarity is measured on.
-    sampled: bool,
-}
-
-impl Candidate {
-    fn of(entry: &Entry, req: &LookupRequest, match_score: Option<f64>) -> Option<Candidate> {
-        let s = entry.variant(&req.source_locale)?;
-        let t = entry.variant(&req.target_locale)?;
-        Some(Candidate {
-            id: entry.id,
-            source: surface_text(&s.runs),
-            target: surface_text(&t.runs),
-            match_score,
-            units: Units::of(&text_of(&s.runs)),
-            sampled: true,
-        })
+impl Units {
+    /// Each unit's weight from the memory's counts: a word's inverse document frequency
+    /// over the `documents` texts the word index searched (`frequencies` per word of
+    /// `words`; a word none holds weighing as one held by a single text); a pair of
+    /// words half the rarer of its two (it matters as the words' order, the words count
+    /// already).
+    fn global_weights(&self, words: &[String], documents: u64, frequencies: &[u64]) -> HashMap<String, f64> {
+        let n = documents.max(1) as f64;
+        let idf: HashMap<&str, f64> = words
+            .iter()
+            .zip(frequencies)
+            .map(|(w, df)| (w.as_str(), (1.0 + n / (*df).max(1) as f64).ln()))
+            .collect();
+        let of = |w: &str| idf.get(w).copied().unwrap_or((1.0 + n).ln());
+        self.order
+            .iter()
+            .map(|u| {
+                let w = match u.split_once(' ') {
+                    Some((a, b)) => of(a).min(of(b)) / 2.0,
+                    None => of(u),
+                };
+                (u.clone(), w)
+            })
+            .collect()
     }
 }
 
-/// The pool: the fuzzy lookup at the pool threshold, the word search for any of the
-/// segment's words, then the word search for each word still uncovered, the longest first.
-fn candidates(store: &dyn ContentMemory, req: &ContextRequest, query: &Units) -> Result<Vec<Candidate>> {
-    let o = &req.options;
-    let mut pool_req = req.lookup.clone();
-    // Repairs change adapted targets, which examples do not show: not computed.
-    pool_req.options = pool_req
-        .options
-        .clone()
-        .threshold(o.pool_threshold)
-        .limit(o.pool_limit.max(1))
-        .word_repair(RepairBands::OFF);
-    let mut seen: HashSet<EntryId> = HashSet::new();
-    let mut pool: Vec<Candidate> = Vec::new();
-    if o.pool_limit > 0 {
-        for m in lookup(store, &pool_req)? {
-            if seen.insert(m.entry.id) {
-                pool.extend(Candidate::of(&m.entry, &req.lookup, Some(m.score)));
-            }
-        }
-    }
-    // The word search for any of the segment's words: what BM25 ranks first holds the
-    // most of them, the rarest ones, in the shortest text.
-    let mut distinct: Vec<&str> = Vec::new();
-    for w in &query.words {
-        if w.chars().count() > 1 && !distinct.contains(&w.as_str()) {
-            distinct.push(w);
-        }
-    }
-    if o.any_hits > 0 && !distinct.is_empty() {
-        let mut q = SearchQuery::new(distinct.join(" "), req.lookup.source_locale.clone());
-        q.limit = o.any_hits;
-        q.any = true;
-        for hit in store.search(&q)? {
-            if seen.insert(hit.entry.id) {
-                pool.extend(Candidate::of(&hit.entry, &req.lookup, None));
-            }
-        }
-    }
-    let mut uncovered: Vec<&String> = Vec::new();
-    for w in &query.words {
-        if w.chars().count() > 1 && !uncovered.contains(&w) && !pool.iter().any(|c| c.units.set.contains(w)) {
-            uncovered.push(w);
-        }
-    }
-    // Longest first: a long word is rarer, and its search cheaper, than a short one.
-    uncovered.sort_by_key(|w| std::cmp::Reverse(w.chars().count()));
-    for w in uncovered.into_iter().take(o.searches) {
-        let mut q = SearchQuery::new(w.as_str(), req.lookup.source_locale.clone());
-        q.limit = o.search_hits;
-        for hit in store.search(&q)? {
-            if seen.insert(hit.entry.id) {
-                pool.extend(
-                    Candidate::of(&hit.entry, &req.lookup, None).map(|c| Candidate { sampled: false, ..c }),
-                );
-            }
-        }
-    }
-    Ok(pool)
-}
-
-/// Greedy weighted coverage over the pool.
+/// Greedy weighted coverage over the pool, reading the candidates it picks that were
+/// not read yet (in one read, then again only when one read changes the picks).
 fn choose_examples(
+    store: &dyn ContentMemory,
+    req: &ContextRequest,
+    query: &Units,
+    weights: &HashMap<String, f64>,
+    pool: &mut [Candidate],
+) -> Result<Vec<Example>> {
+    let o = &req.options;
+    loop {
+        let picks = select(query, weights, pool, o);
+        let unread: Vec<usize> = picks.iter().map(|(i, _)| *i).filter(|i| pool[*i].texts.is_none()).collect();
+        if unread.is_empty() {
+            return Ok(picks
+                .into_iter()
+                .filter_map(|(i, covers)| {
+                    let c = &pool[i];
+                    let (source, target) = c.texts.clone()?;
+                    Some(Example {
+                        entry_id: c.id,
+                        source,
+                        target,
+                        score: own_score(query, weights, c),
+                        match_score: c.match_score,
+                        covers,
+                    })
+                })
+                .collect());
+        }
+        // Each round reads at least one candidate: it ends.
+        let ids: Vec<EntryId> = unread.iter().map(|i| pool[*i].id).collect();
+        for (i, entry) in unread.into_iter().zip(store.get_many(&ids)?) {
+            let read = entry.and_then(|e| Candidate::of(&e, &req.lookup, None));
+            match read {
+                Some(r) => pool[i].texts = r.texts,
+                None => pool[i].gone = true,
+            }
+        }
+    }
+}
+
+/// The share (0–1) of the segment's weighted units `c` holds on its own.
+fn own_score(query: &Units, weights: &HashMap<String, f64>, c: &Candidate) -> f64 {
+    let weight_of = |u: &String| weights.get(u).copied().unwrap_or(0.0);
+    // Summed in the segment's order: the same floating-point total every time.
+    let total: f64 = query.order.iter().map(weight_of).sum();
+    if total > 0.0 {
+        query.order.iter().filter(|u| c.units.set.contains(*u)).map(weight_of).sum::<f64>() / total
+    } else {
+        0.0
+    }
+}
+
+/// The picks of greedy weighted coverage, each with the units it adds: a candidate not
+/// read yet counts as fitting the character budget (the caller reads the ones picked
+/// and selects again).
+fn select(
     query: &Units,
     weights: &HashMap<String, f64>,
     pool: &[Candidate],
     o: &ContextOptions,
-) -> Vec<Example> {
+) -> Vec<(usize, Vec<String>)> {
     let weight_of = |u: &String| weights.get(u).copied().unwrap_or(0.0);
-    // Summed in the segment's order: the same floating-point total every time.
-    let total: f64 = query.order.iter().map(weight_of).sum();
-    let own_score = |c: &Candidate| {
-        if total > 0.0 {
-            query.order.iter().filter(|u| c.units.set.contains(*u)).map(weight_of).sum::<f64>() / total
-        } else {
-            0.0
-        }
-    };
     let mut covered: HashSet<&String> = HashSet::new();
     let mut chosen_sources: HashSet<String> = HashSet::new();
     let mut used = vec![false; pool.len()];
@@ -474,13 +476,11 @@ fn choose_examples(
     while out.len() < o.examples {
         let mut best: Option<(usize, f64, f64)> = None;
         for (i, c) in pool.iter().enumerate() {
-            if used[i] {
+            if used[i] || c.gone {
                 continue;
             }
-            let size = c.source.chars().count() + c.target.chars().count();
-            let score = own_score(c);
-            if chars + size > o.max_example_chars
-                || score < o.min_example_score
+            if chars + c.size() > o.max_example_chars
+                || own_score(query, weights, c) < o.min_example_score
                 || chosen_sources.contains(&c.units.words.join(" "))
             {
                 continue;
@@ -525,16 +525,9 @@ fn choose_examples(
                 covered.insert(u);
             }
         }
-        chars += c.source.chars().count() + c.target.chars().count();
+        chars += c.size();
         chosen_sources.insert(c.units.words.join(" "));
-        out.push(Example {
-            entry_id: c.id,
-            source: c.source.clone(),
-            target: c.target.clone(),
-            score: own_score(c),
-            match_score: c.match_score,
-            covers,
-        });
+        out.push((i, covers));
     }
     out
 }
@@ -601,118 +594,4 @@ fn glossary(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::align::AlignOptions;
-    use crate::model::entry::{NewEntry, Variant};
-    use crate::model::locale::Locale;
-    use crate::model::run::Run;
-    use crate::store::mem::MemStore;
-
-    fn store(pairs: &[(&str, &str)]) -> MemStore {
-        let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
-        let s = MemStore::new();
-        let entries: Vec<NewEntry> = pairs
-            .iter()
-            .map(|(a, b)| {
-                NewEntry::pair(
-                    Variant::new(en.clone(), vec![Run::text(*a)]),
-                    Variant::new(de.clone(), vec![Run::text(*b)]),
-                )
-            })
-            .collect();
-        s.write(&entries).unwrap();
-        s
-    }
-
-    fn ask(text: &str) -> ContextRequest {
-        ContextRequest::new(LookupRequest::from_tags(vec![Run::text(text)], "en", "de").unwrap())
-    }
-
-    #[test]
-    fn near_duplicates_never_fill_the_list() {
-        let s = store(&[
-            ("Delete the selected file", "Die ausgewählte Datei löschen"),
-            ("Delete the selected files", "Die ausgewählten Dateien löschen"),
-            ("Delete the selected folder", "Den ausgewählten Ordner löschen"),
-            ("Delete the selected item", "Das ausgewählte Element löschen"),
-            ("Move to the trash", "In den Papierkorb verschieben"),
-        ]);
-        let c = context_for(&s, &ask("Delete the selected file and move it to the trash")).unwrap();
-        let targets: Vec<&str> = c.examples.iter().map(|e| e.target.as_str()).collect();
-        // The rarer words first ("trash" is in one candidate, "delete" in four), then the
-        // one near-duplicate that adds "file"; only when the segment is covered does a
-        // second round take the others, each adding what the first round had.
-        assert_eq!(targets[..2], ["In den Papierkorb verschieben", "Die ausgewählte Datei löschen"]);
-        assert!(c.examples[0].covers.contains(&"trash".to_owned()), "{:?}", c.examples[0].covers);
-        assert!(c.examples[1].covers.contains(&"selected file".to_owned()), "{:?}", c.examples[1].covers);
-        assert_eq!(c.examples.len(), 5, "{targets:?}");
-        let two = ask("Delete the selected file and move it to the trash")
-            .options(ContextOptions::default().examples(2));
-        assert_eq!(context_for(&s, &two).unwrap().examples.len(), 2);
-    }
-
-    #[test]
-    fn the_word_search_finds_what_no_near_match_holds() {
-        let s = store(&[
-            ("Open the settings", "Einstellungen öffnen"),
-            ("The clipboard is empty", "Die Zwischenablage ist leer"),
-        ]);
-        let c = context_for(&s, &ask("Open the settings of the clipboard")).unwrap();
-        let found: Vec<&str> = c.examples.iter().map(|e| e.target.as_str()).collect();
-        assert_eq!(found, ["Einstellungen öffnen", "Die Zwischenablage ist leer"]);
-        assert_eq!(c.examples[1].match_score, None, "offered by the word search");
-    }
-
-    #[test]
-    fn budgets_bound_the_examples() {
-        let s = store(&[("Save the file", "Datei speichern"), ("Print the report", "Bericht drucken")]);
-        let one = ask("Save the report").options(ContextOptions::default().examples(1));
-        assert_eq!(context_for(&s, &one).unwrap().examples.len(), 1);
-        let tight = ask("Save the report").options(ContextOptions::default().max_example_chars(29));
-        let c = context_for(&s, &tight).unwrap();
-        assert_eq!(c.examples.len(), 1, "28 characters fit, two examples do not");
-        let strict = ask("Save the report").options(ContextOptions::default().min_example_score(0.99));
-        assert!(context_for(&s, &strict).unwrap().examples.is_empty());
-        assert!(context_for(&s, &ask("x").options(ContextOptions::default().examples(21))).is_err());
-        assert!(context_for(&s, &ask("x").options(ContextOptions::default().min_example_score(2.0))).is_err());
-    }
-
-    #[test]
-    fn an_exact_match_short_circuits() {
-        let s = store(&[("Save the file", "Datei speichern"), ("Save the report", "Bericht speichern")]);
-        let c = context_for(&s, &ask("Save the file")).unwrap();
-        assert!(c.exact && c.examples.is_empty() && c.glossary.is_empty());
-        assert_eq!(c.matches[0].target_text(), "Datei speichern");
-        let open = ask("Save the file").options(ContextOptions::default().short_circuit_exact(false));
-        let c = context_for(&s, &open).unwrap();
-        assert!(!c.exact && !c.examples.is_empty());
-    }
-
-    #[test]
-    fn glossary_from_the_word_model_agrees_with_the_examples() {
-        let pairs = [
-            ("the red house", "das rote Haus"),
-            ("the house", "das Haus"),
-            ("the red car", "das rote Auto"),
-            ("a car", "ein Auto"),
-            ("the car is red", "das Auto ist rot"),
-        ];
-        let s = store(&pairs);
-        let c = context_for(&s, &ask("the red car")).unwrap();
-        assert!(!c.word_model && c.glossary.is_empty(), "no model, no glossary");
-        let (model, _) = WordModel::train(
-            pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())),
-            &AlignOptions::default().min_phrase_count(1),
-        );
-        let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
-        s.save_word_model(&en, &de, std::sync::Arc::new(model)).unwrap();
-        let req = ask("a red house").options(ContextOptions::default().short_circuit_exact(false));
-        let c = context_for(&s, &req).unwrap();
-        assert!(c.word_model);
-        let house = c.glossary.iter().find(|g| g.source.split(' ').any(|w| w == "house")).unwrap();
-        assert!(house.target.contains("Haus"), "{house:?}");
-        assert!(!house.in_examples.is_empty(), "an example shows it: {c:?}");
-        assert!(c.glossary.len() <= 10);
-    }
-}
+mod tests;
