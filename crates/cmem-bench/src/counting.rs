@@ -199,6 +199,6 @@ mod tests {
         let counting =
             Counting { inner: &store, offered: 0.into(), candidates_ns: 0.into(), exact_ns: 0.into() };
         assert_eq!(counting.capabilities().names(), store.capabilities().names());
-        assert_eq!(counting.capabilities().names(), ["versions", "index", "meta", "word_models"]);
+        assert_eq!(counting.capabilities().names(), ["versions", "index", "meta", "word_models", "words"]);
     }
 }
