@@ -37,7 +37,8 @@
 //!     --synthesize 1000000 --queries queries_sample.jsonl queries_versioned.jsonl \
 //!     [--store sqlite] [--write-corpus million.jsonl.gz]
 //! cargo run --release -p cmem-bench -- --quality --memory en-de.jsonl.gz \
-//!     --queries queries_versioned.jsonl --references versioned_references.jsonl
+//!     --queries queries_versioned.jsonl --references versioned_references.jsonl \
+//!     [--word-model en-de.model.json] [--placement-samples 20]
 //! cargo run --release -p cmem-bench -- --context --memory en-de.jsonl.gz --db en-de.db \
 //!     --references versioned_references.jsonl [--context-memory-store]
 //! cargo run --release -p cmem-bench -- --leverage --memory en-de.jsonl.gz --db en-de.db \
@@ -224,6 +225,11 @@ struct Args {
     /// not the shipped translation, with every repair tried (applied or not).
     #[arg(long, default_value_t = 0)]
     word_samples: usize,
+    /// With `--quality`: print up to K best matches whose adapted target the code
+    /// placement changed (the rule's target, the placed one, the shipped translation),
+    /// those placed farther from the shipped translation first.
+    #[arg(long, default_value_t = 0)]
+    placement_samples: usize,
     /// With `--store sqlite`: also run the queries through the memory opened as a one-shot
     /// `cmem lookup` opens it (the persisted index, never built) and count the lists that
     /// differ from the in-process index's.
@@ -538,6 +544,7 @@ fn main() -> Result<()> {
             queries,
             references,
             (args.examples, args.misses, args.word_misses, args.word_samples),
+            args.placement_samples,
             args.word_model.as_deref(),
         );
     }

@@ -14,6 +14,15 @@
 //! mean similarity, and how often the repaired target is nearer than the unrepaired one
 //! and how often farther. The lookups run with the word repair off; the repair is then
 //! made as a lookup makes it (`repair_words` on the returned match).
+//!
+//! The code placement: the recognized store keeps the word model, as a memory whose
+//! imports train it does, so its lookups place the codes a query added or moved by the
+//! alignment. For the best match at ≥ 0.70 whose adaptation lists a code (one the query
+//! added, removed, changed or moved), the adapted target (without the word repair) is
+//! compared with the one the rule alone gives (`adapt_with(…, WordLinks::Rule)` and the
+//! mechanical repairs, as a lookup made them before the placement): how many equal the
+//! shipped translation each way, and how many the placement took nearer to it or
+//! farther, per score band; and the same with the word repair made after each.
 
 use cmem_core::ContentMemoryExt;
 use std::collections::HashMap;
@@ -24,9 +33,12 @@ use anyhow::{bail, Result};
 use cmem_core::align::{AlignOptions, WordModel};
 use cmem_core::index::distance::similarity;
 use cmem_core::model::recognize::Recognizer;
+use cmem_core::repair::adapt::adapt_with;
+use cmem_core::repair::place::{PlacedBy, WordLinks};
 use cmem_core::repair::words::{repair_words, RepairBands};
 use cmem_core::{
-    lookup, ContentMemory, Locale, LookupOptions, LookupRequest, MemStore, NewEntry, Run, Variant,
+    lookup, ContentMemory, Locale, LookupOptions, LookupRequest, Match, MatchType, MemStore, NewEntry, Run,
+    Variant,
 };
 
 use crate::corpus;
@@ -120,6 +132,7 @@ pub fn run(
     queries_path: &Path,
     references_path: &Path,
     (mut examples, mut misses, mut word_misses, mut word_samples): (usize, usize, usize, usize),
+    placement_samples: usize,
     model_path: Option<&Path>,
 ) -> Result<()> {
     let rec = Recognizer::default();
@@ -172,6 +185,12 @@ pub fn run(
     for chunk in coded.chunks(5_000) {
         arms[1].store.write(chunk)?;
     }
+    arms[1].store.save_word_model(&en, &de, model.clone())?;
+    // The code placement's bands: 0.70–0.85, 0.85–0.95, ≥ 0.95; and the samples, farther
+    // ones first.
+    let mut placement = [PlacementBand::default(); 3];
+    let mut placement_repaired = [PlacementBand::default(); 3];
+    let mut placement_shown: Vec<(bool, String)> = Vec::new();
     // The three bands of the repaired matches, then every best match ≥ 0.95 (identical
     // sources and 100 % matches too, which the repair leaves): the band the issue's
     // "≥ 0.95 equal" counts.
@@ -213,6 +232,42 @@ pub fn run(
             };
             let got = render(&best.adapted_target);
             let stored = render(best.source());
+            if k == 1 && best.score >= 0.70 && !best.code_adaptations.is_empty() {
+                let rule_runs = by_rule(best, &req);
+                let rule = render(&rule_runs);
+                let band = if best.score >= 0.95 { 2 } else { usize::from(best.score >= 0.85) };
+                let (before, after) = (similarity(&rule, want), similarity(&got, want));
+                let placed = best
+                    .code_adaptations
+                    .iter()
+                    .any(|a| a.placement.as_ref().is_some_and(|p| p.by == PlacedBy::Alignment));
+                placement[band].add((&rule, &got, want), (before, after), placed);
+                // Both as a lookup returns them: with the word repair after.
+                let repaired = |mut t: Vec<Run>| {
+                    if !best.identical_source && best.score < 1.0 {
+                        repair_words(&req.source, best.source(), &mut t, &model, &de, best.score);
+                    }
+                    render(&t)
+                };
+                let (rule_r, got_r) = (repaired(rule_runs), repaired(best.adapted_target.clone()));
+                placement_repaired[band].add(
+                    (&rule_r, &got_r, want),
+                    (similarity(&rule_r, want), similarity(&got_r, want)),
+                    placed,
+                );
+                if placement_samples > 0 && rule != got {
+                    let farther = after + 1e-9 < before;
+                    placement_shown.push((
+                        !farther,
+                        format!(
+                            "{}  {:.3}\nquery     {query:?}\nsource    {stored:?}\ntarget    {:?}\nrule      {rule:?}\nplaced    {got:?}\nshipped   {want:?}\n",
+                            if farther { "farther" } else if after > before + 1e-9 { "nearer " } else { "same   " },
+                            best.score,
+                            render(best.target()),
+                        ),
+                    ));
+                }
+            }
             if k == 1 && best.score >= 0.95 && (best.identical_source || best.score >= 1.0) {
                 let s = similarity(&got, want);
                 words[3].add(&got, &got, want, s, s);
@@ -357,7 +412,6 @@ pub fn run(
     );
     // Lookups as a client makes them (default options: ten matches at 0.70), without the
     // word repair and with it in every band; the same queries, in turn.
-    arms[1].store.save_word_model(&en, &de, model.clone())?;
     let (mut off_ns, mut on_ns): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
     for (i, q) in queries.iter().filter_map(|q| q["query"].as_str()).enumerate() {
         // Each first on every other query: the second lookup of a query finds its
@@ -414,6 +468,64 @@ pub fn run(
             b.nearer,
             b.farther
         );
+    }
+    println!();
+    println!(
+        "Code placement (recognized store, best match ≥ 0.70 whose adaptation lists a code the query added, \
+         removed, changed or moved; adapted targets without the word repair, by the rule alone and placed):"
+    );
+    println!();
+    println!(
+        "| band | best matches | a code placed by the alignment | target changed | = shipped, rule | = shipped, placed | mean similarity, rule | mean similarity, placed | nearer | farther |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let all = placement[0].plus(&placement[1]).plus(&placement[2]);
+    for (label, b) in
+        [("0.70–0.85", placement[0]), ("0.85–0.95", placement[1]), ("≥ 0.95", placement[2]), ("≥ 0.70", all)]
+    {
+        let n = b.queries.max(1) as f64;
+        println!(
+            "| {label} | {} | {} | {} | {} ({:.1} %) | {} ({:.1} %) | {:.3} | {:.3} | {} | {} |",
+            b.queries,
+            b.placed,
+            b.changed,
+            b.equal_before,
+            pct(b.equal_before, b.queries),
+            b.equal_after,
+            pct(b.equal_after, b.queries),
+            b.sim_before / n,
+            b.sim_after / n,
+            b.nearer,
+            b.farther
+        );
+    }
+    println!();
+    println!("The same best matches with the word repair made after the rule and after the placement:");
+    println!();
+    println!(
+        "| band | = shipped, rule and word repair | = shipped, placed and word repair | nearer | farther |"
+    );
+    println!("|---|---:|---:|---:|---:|");
+    let all = placement_repaired[0].plus(&placement_repaired[1]).plus(&placement_repaired[2]);
+    for (label, b) in [
+        ("0.70–0.85", placement_repaired[0]),
+        ("0.85–0.95", placement_repaired[1]),
+        ("≥ 0.95", placement_repaired[2]),
+        ("≥ 0.70", all),
+    ] {
+        println!(
+            "| {label} | {} ({:.1} %) | {} ({:.1} %) | {} | {} |",
+            b.equal_before,
+            pct(b.equal_before, b.queries),
+            b.equal_after,
+            pct(b.equal_after, b.queries),
+            b.nearer,
+            b.farther
+        );
+    }
+    placement_shown.sort_by_key(|s| s.0);
+    for (_, sample) in placement_shown.iter().take(placement_samples) {
+        println!("\n{sample}");
     }
     println!();
     println!("Targets the word repair changed, by the evidence of the repairs made in them:");
@@ -477,6 +589,65 @@ impl WordBand {
         self.sim_after += sim_after;
         self.nearer += usize::from(sim_after > sim_before + 1e-9);
         self.farther += usize::from(sim_after + 1e-9 < sim_before);
+    }
+}
+
+/// The adapted target of `m` as the rule alone makes it (no code placed by an alignment),
+/// with the mechanical repairs: what a lookup gave before the code placement.
+fn by_rule(m: &Match, req: &LookupRequest) -> Vec<Run> {
+    let positional = matches!(
+        m.match_type,
+        MatchType::ContextExact | MatchType::GeneralizedExact | MatchType::StructuralExact
+    );
+    let mut adapted = adapt_with(&req.source, m.source(), m.target(), positional, WordLinks::Rule);
+    cmem_core::repair::repair(&req.source, m.source(), &mut adapted.target, &req.target_locale);
+    adapted.target
+}
+
+/// The code placement's counts in one score band.
+#[derive(Default, Clone, Copy)]
+struct PlacementBand {
+    queries: usize,
+    placed: usize,
+    changed: usize,
+    equal_before: usize,
+    equal_after: usize,
+    sim_before: f64,
+    sim_after: f64,
+    nearer: usize,
+    farther: usize,
+}
+
+impl PlacementBand {
+    fn add(
+        &mut self,
+        (before, after, want): (&str, &str, &str),
+        (sim_before, sim_after): (f64, f64),
+        placed: bool,
+    ) {
+        self.queries += 1;
+        self.placed += usize::from(placed);
+        self.changed += usize::from(before != after);
+        self.equal_before += usize::from(before == want);
+        self.equal_after += usize::from(after == want);
+        self.sim_before += sim_before;
+        self.sim_after += sim_after;
+        self.nearer += usize::from(sim_after > sim_before + 1e-9);
+        self.farther += usize::from(sim_after + 1e-9 < sim_before);
+    }
+
+    fn plus(&self, o: &PlacementBand) -> PlacementBand {
+        PlacementBand {
+            queries: self.queries + o.queries,
+            placed: self.placed + o.placed,
+            changed: self.changed + o.changed,
+            equal_before: self.equal_before + o.equal_before,
+            equal_after: self.equal_after + o.equal_after,
+            sim_before: self.sim_before + o.sim_before,
+            sim_after: self.sim_after + o.sim_after,
+            nearer: self.nearer + o.nearer,
+            farther: self.farther + o.farther,
+        }
     }
 }
 

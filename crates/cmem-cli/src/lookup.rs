@@ -12,6 +12,9 @@ use cmem::{
 };
 use serde_json::{json, Map, Value};
 
+use cmem::repair::adapt::CodeRole;
+use cmem::repair::place::PlacedBy;
+
 use crate::args::LookupArgs;
 use crate::memory::{self, Given};
 use crate::output::{count, duration, percent, render_diff, word_diff, Marks, Stdout};
@@ -179,6 +182,26 @@ fn write_match(
     }
     if m.code_adaptations.iter().any(|a| !a.applied && a.to.is_some()) {
         writeln!(out, "  note     some inline codes of the query could not be placed in the target")?;
+    }
+    // Where a code the query added or moved went, once per code (its opening half).
+    for a in m.code_adaptations.iter().filter(|a| matches!(a.role, CodeRole::PcOpen | CodeRole::Ph)) {
+        let (Some(p), Some(code)) = (&a.placement, &a.to) else { continue };
+        let code = if code.data.is_empty() { format!("{{{}}}", code.id) } else { code.data.clone() };
+        let at = if a.role == CodeRole::Ph { "beside" } else { "around" };
+        let target = visible(&p.target, true);
+        match p.by {
+            PlacedBy::Alignment => {
+                writeln!(out, "  placed   {code} {at} {target:?}, the words aligned with those it marks")?
+            }
+            PlacedBy::Stored => {
+                let stored = a.from.as_ref().map_or(String::new(), |c| c.data.clone());
+                writeln!(
+                    out,
+                    "  note     {code} stands where the target had {stored}, {at} {target:?}: the memory does not know which words it marks"
+                )?;
+            }
+            _ => {}
+        }
     }
     Ok(())
 }

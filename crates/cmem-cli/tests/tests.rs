@@ -514,6 +514,55 @@ fn lookup_fuzzy_threshold_and_limit() {
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
 }
 
+/// A bold the query puts around one word of a sentence the memory holds in a styled
+/// span: where the bold went, and why, is said; once `cmem align` trained the word model,
+/// it goes around the translation of that word.
+#[test]
+fn lookup_says_where_a_code_the_query_moved_went() {
+    let d = Dir::new();
+    let lines = [
+        ("<span class=\"avis\">Saves the file.</span>", "<span class=\"avis\">Speichert die Datei.</span>"),
+        ("Saves the page.", "Speichert die Seite."),
+        ("Saves the document.", "Speichert das Dokument."),
+        ("Opens the file.", "Öffnet die Datei."),
+        ("Opens the page.", "Öffnet die Seite."),
+    ];
+    let body: String =
+        lines.iter().map(|(s, t)| format!("{}\n", serde_json::json!({"source": s, "target": t}))).collect();
+    std::fs::write(d.path("styled.jsonl"), body).unwrap();
+    d.ok(&["import", "-q", "--from", "en", "--to", "de", "styled.jsonl"]);
+    let ask =
+        ["lookup", "<b>Save</b> the file", "--from", "en", "--to", "de", "--limit", "1", "--no-fragments"];
+    let r = d.ok(&ask);
+    assert!(
+        r.stdout()
+            .contains("  adapted  [-<span class=\"avis\">-]{+<b>+}Speichert die Datei.[-</span>-]{+</b>+}\n"),
+        "{}",
+        r.stdout()
+    );
+    assert!(
+        r.stdout().contains(
+            "  note     <b> stands where the target had <span class=\"avis\">, around \"Speichert·die·Datei.\": \
+             the memory does not know which words it marks\n"
+        ),
+        "{}",
+        r.stdout()
+    );
+    d.ok(&["align", "--from", "en", "--to", "de"]);
+    let r = d.ok(&ask);
+    assert!(
+        r.stdout()
+            .contains("  adapted  [-<span class=\"avis\">-]{+<b>+}Speichert{+</b>+} die Datei[-.</span>-]\n"),
+        "{}",
+        r.stdout()
+    );
+    assert!(
+        r.stdout().contains("  placed   <b> around \"Speichert\", the words aligned with those it marks\n"),
+        "{}",
+        r.stdout()
+    );
+}
+
 #[test]
 fn lookup_nothing_found_exits_1() {
     let d = Dir::with_sample();

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod code_placement;
 mod key_props;
 mod keys;
 mod recognize;

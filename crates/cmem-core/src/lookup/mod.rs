@@ -23,7 +23,7 @@ mod tiers;
 pub mod view;
 use ambiguity::settle_ambiguity;
 use sink::Sink;
-use tiers::{exact_match, new_match, rescore, Asked};
+use tiers::{exact_match, new_match, repaired, rescore, Asked};
 
 pub use matches::{Match, MatchType, Penalty, PenaltyKind, SCORE_NEAR_EXACT, WHITESPACE_PENALTY};
 pub use options::{LookupOptions, LookupRequest};
@@ -90,9 +90,13 @@ pub fn lookup(store: &dyn ContentMemory, req: &LookupRequest) -> Result<Vec<Matc
     }
 }
 
-/// The word repair ([`crate::repair::words`]) of the returned fuzzy matches in the
-/// bands [`LookupOptions::word_repair`] names, with the pair's word model when the store
-/// has one (read once per store). Never a match whose source is the query's text.
+/// What the pair's word model does for the returned matches, when the store has one
+/// (read once per store): the codes the query added or moved that the match's own
+/// alignment could not place are placed by the model's ([`crate::repair::place`]; the
+/// adaptation and its mechanical repairs made again), then the word repair
+/// ([`crate::repair::words`]) of the fuzzy matches in the bands
+/// [`LookupOptions::word_repair`] names. Never a word repair of a match whose source is
+/// the query's text.
 pub(crate) fn repair_words_of(
     store: &dyn ContentMemory,
     req: &LookupRequest,
@@ -100,10 +104,26 @@ pub(crate) fn repair_words_of(
 ) -> Result<()> {
     let bands = req.options.word_repair;
     let wanted = |m: &Match| !m.identical_source && m.score < 1.0 && bands.covers(m.score);
-    if !out.iter().any(wanted) {
+    let unplaced =
+        |m: &Match| m.code_adaptations.iter().any(crate::repair::adapt::CodeAdaptation::placed_by_rule);
+    if !out.iter().any(|m| wanted(m) || unplaced(m)) {
         return Ok(());
     }
     let Some(model) = store.word_model(&req.source_locale, &req.target_locale)? else { return Ok(()) };
+    for m in out.iter_mut().filter(|m| unplaced(m)) {
+        let positional = matches!(
+            m.match_type,
+            MatchType::ContextExact | MatchType::GeneralizedExact | MatchType::StructuralExact
+        );
+        let links = crate::repair::place::WordLinks::Model(&model);
+        let adapted =
+            crate::repair::adapt::adapt_with(&req.source, m.source(), m.target(), positional, links);
+        let (adapted, repairs) = repaired(req, m.source(), adapted);
+        m.entity_adaptations = adapted.entities;
+        m.code_adaptations = adapted.codes;
+        m.adapted_target = adapted.target;
+        m.repairs = repairs;
+    }
     for m in out.iter_mut().filter(|m| wanted(m)) {
         let source = &m.entry.variants[m.source_index].runs;
         let before = m.adapted_target.clone();

@@ -42,9 +42,9 @@ pub(super) fn new_match(
     asked: &Asked<'_>,
 ) -> Match {
     let req = asked.req;
-    let mut target = adapted.target;
     let source = &entry.variants[si].runs;
-    let repairs = crate::repair::repair(&req.source, source, &mut target, &req.target_locale);
+    let (adapted, repairs) = repaired(req, source, adapted);
+    let target = adapted.target;
     let (query_text, source_text) = (asked.surface.as_str(), surface_nfc(source));
     let identical_source = query_text == source_text;
     let source_diff =
@@ -66,6 +66,18 @@ pub(super) fn new_match(
         code_adaptations: adapted.codes,
         adapted_target: target,
     }
+}
+
+/// `adapted` (of a stored target whose source is `source` to the query of `req`) with
+/// the mechanical repairs ([`crate::repair::repair`]) made in its target, and those
+/// repairs.
+pub(super) fn repaired(
+    req: &LookupRequest,
+    source: &[Run],
+    mut adapted: Adapted,
+) -> (Adapted, Vec<crate::repair::Repair>) {
+    let repairs = crate::repair::repair(&req.source, source, &mut adapted.target, &req.target_locale);
+    (adapted, repairs)
 }
 
 /// A request with the query's texts the matches are compared with, computed once per

@@ -1,11 +1,14 @@
 //! Adaptation (docs/matching.md §5): carry the query's entity values and inline codes into a
 //! stored target, so a filled target carries the codes of the document being
-//! translated.
+//! translated. A code takes the place of the stored code it pairs with; one the query
+//! added or moved to other words goes where the alignment puts those words
+//! ([`super::place`]).
 
 use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::place::{place, CodePlacement, PlacedBy, WordLinks};
 use crate::model::run::CLIENT_MASK_TYPE;
 use crate::model::run::{walk_runs, walk_runs_mut, Code, Run};
 
@@ -54,6 +57,21 @@ pub struct CodeAdaptation {
     pub to: Option<Code>,
     /// False when the change could not be made in the target.
     pub applied: bool,
+    /// Where the code went, for a code the query added or moved to other words than its
+    /// stored counterpart marks ([`super::place`]): by the alignment, at the ends, or, for
+    /// lack of evidence, where the stored target had its counterpart or nowhere. `None`
+    /// for a code that stays where its counterpart was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<CodePlacement>,
+}
+
+impl CodeAdaptation {
+    /// True when the code was placed by the rule for lack of an alignment that knows the
+    /// words it marks: where the stored target had its counterpart, or nowhere. A word
+    /// model may place it ([`adapt_with`]).
+    pub fn placed_by_rule(&self) -> bool {
+        self.placement.as_ref().is_some_and(|p| matches!(p.by, PlacedBy::Stored | PlacedBy::Nowhere))
+    }
 }
 
 /// A stored target adapted to a query.
@@ -80,7 +98,7 @@ struct CodeRef<'a> {
     code: &'a Code,
 }
 
-fn role_of(run: &Run) -> Option<(CodeRole, &Code)> {
+pub(super) fn role_of(run: &Run) -> Option<(CodeRole, &Code)> {
     match run {
         Run::Ph(c) => Some((CodeRole::Ph, c)),
         Run::PcOpen(c) => Some((CodeRole::PcOpen, c)),
@@ -156,8 +174,48 @@ pub fn entity_values(runs: &[Run]) -> Vec<(&str, &str)> {
 
 /// Adapts `stored_target` to `query`, given the stored source it was approved for.
 /// `positional` aligns codes and entities by position (the exact tiers); otherwise by
-/// longest common subsequence of their kinds (fuzzy matches).
+/// longest common subsequence of their kinds (fuzzy matches). Codes the query added or
+/// moved are placed by the match's own alignment ([`WordLinks::Own`]; see
+/// [`adapt_with`]).
 pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positional: bool) -> Adapted {
+    adapt_with(query, stored_source, stored_target, positional, WordLinks::Own)
+}
+
+/// [`adapt`], with the codes the query added or moved placed by `links`
+/// ([`super::place`]): a lookup passes the word model of the locale pair when the store
+/// has one.
+///
+/// ```
+/// use cmem_core::align::{AlignOptions, WordModel};
+/// use cmem_core::repair::adapt::adapt_with;
+/// use cmem_core::repair::place::{PlacedBy, WordLinks};
+/// use cmem_core::{parse_notation, to_notation};
+///
+/// let pairs = [("Saves the file", "Speichert die Datei"), ("Opens the file", "Öffnet die Datei"),
+///              ("Saves the page", "Speichert die Seite"), ("Opens the page", "Öffnet die Seite")];
+/// let opts = AlignOptions::default().tension(None).iterations(10);
+/// let (model, _) = WordModel::train(pairs.iter().map(|(s, t)| (s.to_string(), t.to_string())), &opts);
+///
+/// let query = parse_notation(r#"{1 data="<b>"}Save{/1 data="</b>"} the file"#)?;
+/// let source = parse_notation("Saves the file")?;
+/// let target = parse_notation("Speichert die Datei")?;
+/// // The rule alone has no place for the bold: left out, and said so.
+/// let a = adapt_with(&query, &source, &target, false, WordLinks::Rule);
+/// assert_eq!(to_notation(&a.target), "Speichert die Datei");
+/// assert_eq!(a.codes[0].placement.as_ref().map(|p| p.by), Some(PlacedBy::Nowhere));
+/// // The word model knows that *Saves* is *Speichert*.
+/// let a = adapt_with(&query, &source, &target, false, WordLinks::Model(&model));
+/// assert_eq!(cmem_core::model::run::surface_text(&a.target), "<b>Speichert</b> die Datei");
+/// assert_eq!(a.codes[0].placement.as_ref().map(|p| p.target.as_str()), Some("Speichert"));
+/// # Ok::<(), cmem_core::Error>(())
+/// ```
+pub fn adapt_with(
+    query: &[Run],
+    stored_source: &[Run],
+    stored_target: &[Run],
+    positional: bool,
+    links: WordLinks<'_>,
+) -> Adapted {
     let (q_entities, q_codes) = codes_of(query);
     let (s_entities, s_codes) = codes_of(stored_source);
 
@@ -259,6 +317,13 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
     // a link around the whole text) go to the same end of the target.
     let added: Vec<&Code> = codes.iter().filter(|c| c.1.is_none()).filter_map(|c| c.2).collect();
     let placed = place_at_ends(query, &added, &mut target);
+    // The others, and the codes the query moved: by the alignment (`super::place`).
+    let placements = if q_codes.is_empty() {
+        HashMap::new()
+    } else {
+        place((query, stored_source, stored_target), &codes, &placed, &mut target, links)
+    };
+    let placement_of = |q: &Code| placements.get(&std::ptr::from_ref(q)).cloned();
 
     let mut entities = Vec::new();
     for (s, q) in entity_pairs {
@@ -279,15 +344,18 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
     for (role, s, q) in codes {
         match (s, q) {
             (Some(s), Some(q)) => {
-                if s.data == q.data && s.kind == q.kind && s.equiv == q.equiv {
+                let placement = placement_of(q);
+                if s.data == q.data && s.kind == q.kind && s.equiv == q.equiv && placement.is_none() {
                     continue;
                 }
-                let applied = found_codes.contains(&(role, s.id.clone()));
+                let applied = found_codes.contains(&(role, s.id.clone()))
+                    || placement.as_ref().is_some_and(|p| p.by == PlacedBy::Alignment);
                 code_adaptations.push(CodeAdaptation {
                     role,
                     from: Some(s.clone()),
                     to: Some(q.clone()),
                     applied,
+                    placement,
                 });
             }
             (Some(s), None) => code_adaptations.push(CodeAdaptation {
@@ -296,13 +364,20 @@ pub fn adapt(query: &[Run], stored_source: &[Run], stored_target: &[Run], positi
                 to: None,
                 applied: matches!(role, CodeRole::PcOpen | CodeRole::PcClose)
                     || dropped.contains(&(role, s.id.clone())),
+                placement: None,
             }),
-            (None, Some(q)) => code_adaptations.push(CodeAdaptation {
-                role,
-                from: None,
-                to: Some(q.clone()),
-                applied: placed.iter().any(|p| std::ptr::eq(*p, q)),
-            }),
+            (None, Some(q)) => {
+                let placement = placement_of(q);
+                code_adaptations.push(CodeAdaptation {
+                    role,
+                    from: None,
+                    to: Some(q.clone()),
+                    applied: placement
+                        .as_ref()
+                        .is_some_and(|p| matches!(p.by, PlacedBy::Alignment | PlacedBy::Ends)),
+                    placement,
+                });
+            }
             (None, None) => {}
         }
     }

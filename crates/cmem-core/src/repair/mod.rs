@@ -76,6 +76,7 @@ mod brackets;
 mod compound;
 mod mnemonics;
 mod numbers;
+pub mod place;
 mod punctuation;
 mod white_space;
 pub mod words;

@@ -33,8 +33,10 @@
 //!
 //! Query, source and the target's words are compared in NFC, as the keys and the model
 //! read them. With the words, the query's final mark is carried over where the target
-//! ended as the source did, and codes the query adds after its last word (`…: %s`) end
-//! the target too (the code adaptation places only codes the source had).
+//! ended as the source did (the source's mark read before the codes it ends with: the
+//! `.` of `<span>Saves the file.</span>`), and codes the query adds after its last word
+//! (`…: %s`) end the target too (the code adaptation places no placeholder the source
+//! lacked).
 //!
 //! Otherwise the stretch is left as it is and the repair says so (`applied: false`, no
 //! evidence). Respelled words (the same letters: `e-mail` → `email`) are not repaired, nor
@@ -596,8 +598,14 @@ pub fn repair_words(
     }
     // The query's final mark: with the words unchanged the mechanical repair makes it,
     // but a stretch of changed words kept it from there (`… in source` → `… in the
-    // source.`). Only a target ending in text, as it stands, and no choice.
-    let (qp, sp) = (final_marks(&q), final_marks(&s));
+    // source.`). Only a target ending in text, as it stands, and no choice. The source's
+    // mark is read before the codes it ends with (a `.` inside a span the query does not
+    // have: `<span>Saves the file.</span>` for `Save the file`), the query's too when the
+    // source ends with codes (a code the query adds at its end is its tail, above).
+    let before_codes = |t: &str| t.trim_end_matches(|c: char| c == '\u{FFFC}' || c.is_whitespace()).len();
+    let coded_end = before_codes(&s) < s.trim_end().len();
+    let q_end = if coded_end { before_codes(&q) } else { q.len() };
+    let (qp, sp) = (final_marks(&q[..q_end]), final_marks(&s[..before_codes(&s)]));
     let target_mark = match target.last() {
         Some(Run::Text(last)) if !choices => Some(final_marks(last).to_owned()),
         _ => None,

@@ -536,7 +536,8 @@ fn span(inner: &str) -> Vec<Value> {
 }
 
 /// The sample memory with answers near "Save the file": one with a colon more, one in a
-/// styled span, and plain neighbours, so a lookup has more suggestions than fit.
+/// styled span, and plain neighbours, so a lookup has more suggestions than fit; and its
+/// word model, as an import job trains it (the one line imported is already held).
 fn save_server() -> Server {
     let s = server();
     let mut entries: Vec<Value> = [
@@ -554,6 +555,12 @@ fn save_server() -> Server {
                                      {"locale": "de", "runs": span("Speichert die Datei.")}]}));
     let (status, v) = s.post("/v1/entries", Some(&s.write), &json!(entries));
     assert_eq!(status, 201, "{v}");
+    let line = json!({"source": "Save the file:", "target": "Datei speichern:"}).to_string();
+    let (status, v, location) =
+        s.upload("format=jsonl&from=en&to=de&align=true", Some(&s.write), line.into_bytes());
+    assert_eq!(status, 202, "{v}");
+    let job = s.finished(&location.unwrap());
+    assert!(job["word_model"]["report"]["pairs"].as_u64() > Some(190), "{job}");
     s
 }
 
@@ -634,6 +641,9 @@ fn five_cards_read_in_one_glance_at_1280_by_800() {
     );
     let why = texts(&mut b, &format!("#match-{card} .why"));
     assert!(why[0].as_str().unwrap().contains("bold added around *Save*"), "{why}");
+    // The bold goes around the word the memory's alignment says translates *Save*, not
+    // around the whole sentence the span held; the full stop goes as the query has none.
+    assert_eq!(texts(&mut b, &format!("#match-{card} .use")), json!(["<b>Speichert</b> die Datei"]));
 
     // The count is announced, not the list.
     assert_eq!(b.read("document.getElementById('lookup-results').getAttribute('aria-live')"), Value::Null);

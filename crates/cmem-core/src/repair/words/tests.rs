@@ -150,6 +150,23 @@ fn the_final_mark_follows_the_query_when_words_changed_too() {
     // A target that did not mirror the source's mark is left its own.
     let (text, _) = run(&m, "Print the window.", "Print the file", "Datei drucken!");
     assert_eq!(text, "Fenster drucken!");
+    // The source's mark inside a span that closes it, which the adapted target no longer
+    // has (the query has none): read before the span's end.
+    let span = |inner: &str| {
+        use crate::model::run::Code;
+        vec![
+            Run::PcOpen(Code::new("1").data("<span>")),
+            Run::text(inner),
+            Run::PcClose(Code::new("1").data("</span>")),
+        ]
+    };
+    let mut target = vec![Run::text("Datei drucken.")];
+    repair_words(&[Run::text("Print the window")], &span("Print the file."), &mut target, &m, &de(), 0.8);
+    assert_eq!(target, vec![Run::text("Fenster drucken")]);
+    // Both in a span, the query's mark inside it too: nothing to change.
+    let mut target = vec![Run::text("Datei drucken.")];
+    repair_words(&span("Print the window."), &span("Print the file."), &mut target, &m, &de(), 0.8);
+    assert_eq!(target, vec![Run::text("Fenster drucken.")]);
 }
 
 #[test]
