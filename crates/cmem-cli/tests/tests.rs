@@ -2498,6 +2498,6 @@ fn context_of_the_guide_example() {
         .iter()
         .map(|g| (g["source"].as_str().unwrap(), g["target"].as_str().unwrap()))
         .collect();
-    assert_eq!(glossary, [("not", "nicht"), ("the", "die"), ("directory", "Verzeichnis")]);
+    assert_eq!(glossary, [("directory", "Verzeichnis"), ("not", "nicht"), ("the", "die")]);
     assert_eq!((answer["word_model"].clone(), answer["exact"].clone()), (true.into(), false.into()));
 }
