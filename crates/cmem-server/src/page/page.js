@@ -202,6 +202,14 @@ function why(m) {
     out.push(`punctuation differs${marks.length ? `: ${marks.slice(0, 4).join(" ")}` : ""}${applied.delete("punctuation") ? ", repaired" : ""}`);
   }
   if (kinds.has("markup")) out.push(...codeChanges(diff).slice(0, 2));
+  // Where a code went when the memory did not know the words it marks.
+  for (const a of (m.code_adaptations || []).filter((a) => a.role !== "pc_close"
+    && (a.placement?.by === "stored" || a.placement?.by === "nowhere")).slice(0, 2)) {
+    const name = tagName(a.to?.data || a.from?.data || "");
+    out.push(a.placement.by === "stored"
+      ? `${name} put where the memory had ${tagName(a.from?.data || "")}${a.placement.target ? `, around *${a.placement.target}*` : ""}: the memory does not know which words it marks`
+      : `${name} could not be placed`);
+  }
   if (kinds.has("case")) out.push("letter case differs");
   if (kinds.has("spaces") && kinds.size === 1) out.push("spaces differ");
   // Entity values and placeholders carried from the query: "%s → %d as in your text".

@@ -564,6 +564,26 @@ fn save_server() -> Server {
     s
 }
 
+#[test]
+fn a_code_the_memory_cannot_place_says_where_it_went() {
+    // No word model: nothing knows which words the bold marks.
+    let s = Server::start(ServerConfig::new());
+    let entry = json!({"variants": [{"locale": "en", "runs": span("Saves the file.")},
+                                    {"locale": "de", "runs": span("Speichert die Datei.")}]});
+    let (status, v) = s.post("/v1/entries", Some(&s.write), &json!([entry]));
+    assert_eq!(status, 201, "{v}");
+    let mut b = Browser::start();
+    open(&mut b, &s.base);
+    look_up(&mut b, "<b>Save</b> the file");
+    let why = texts(&mut b, "#match-1 .why");
+    assert!(
+        why[0].as_str().unwrap().contains(
+            "bold put where the memory had formatting, around *Speichert die Datei.*: the memory does not know which words it marks"
+        ),
+        "{why}"
+    );
+}
+
 fn look_up(b: &mut Browser, text: &str) {
     b.read(&format!(
         "document.getElementById('lookup-threshold').value = '50'; \
