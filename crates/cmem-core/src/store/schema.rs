@@ -6,7 +6,7 @@
 //! candidates, 3 the word index for concordance search, 4 `tm_entries.point`,
 //! 5 `tm_entries.unit` and its index; beyond it, 6 `tm_entries.approvals` and 7 the
 //! change log with its triggers and the memory token, 8 the word models
-//! (`tm_word_models`), 9 the counts kept by triggers (`tm_counts`). A migration, once
+//! (`tm_word_models`), 9 the counts the writes keep (`tm_counts`). A migration, once
 //! released, is never edited; a change is a new migration.
 
 use std::fmt::Write as _;
@@ -21,7 +21,7 @@ pub const META_KEY_VERSION: &str = "key_version";
 pub const META_MEMORY_TOKEN: &str = "memory_token";
 /// The log of changed entries (see [`Step::ChangeLog`]).
 pub const CHANGES_TABLE: &str = "tm_changes";
-/// The counts kept by triggers (see [`Step::Counts`]).
+/// The counts the writes keep (see [`Step::Counts`]).
 pub const COUNTS_TABLE: &str = "tm_counts";
 /// The FTS5 table of trigrams over the three keys (SQLite).
 pub const TRIGRAM_TABLE: &str = "tm_variant_trigram";
