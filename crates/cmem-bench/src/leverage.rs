@@ -292,6 +292,9 @@ pub fn run(
     }
     // The lookup as a client makes it, alone and with the fragments and the terms.
     let (mut alone, mut with): (Vec<Duration>, Vec<Duration>) = (Vec::new(), Vec::new());
+    // The fragments and the terms timed right after their lookup: with its caches as a
+    // lookup leaves them.
+    let (mut fragments_after, mut terms_after): (Vec<Duration>, Vec<Duration>) = (Vec::new(), Vec::new());
     for (i, r) in refs.iter().enumerate() {
         let runs = prepare_query(QueryText::Plain(&r.query), Some(&rec))?;
         let req = LookupRequest::new(runs, from.clone(), to.clone());
@@ -299,11 +302,15 @@ pub fn run(
             let t = Instant::now();
             lookup(&store, &req)?;
             if second {
+                let f = Instant::now();
                 let model = store.word_model(&from, &to)?;
                 if let Some(m) = model {
                     m.fragments(&text_of(&req.source), &fragment_options);
                 }
+                fragments_after.push(f.elapsed());
+                let g = Instant::now();
                 cmem_core::store::learn::PairGlossary::load(&store, &from, &to)?.find(&text_of(&req.source));
+                terms_after.push(g.elapsed());
                 with.push(t.elapsed());
             } else {
                 alone.push(t.elapsed());
@@ -341,6 +348,11 @@ pub fn run(
         p50(&mut fragments_found),
         p50(&mut glossary_read),
         p50(&mut terms_found)
+    );
+    println!(
+        "p50 right after the lookup: fragments (the model read with them) {:.1} µs, terms (the glossary read with them) {:.1} µs",
+        p50(&mut fragments_after),
+        p50(&mut terms_after)
     );
     let (a, w) = (p50(&mut alone), p50(&mut with));
     println!(
