@@ -285,8 +285,8 @@ pub struct XliffDocument {
     /// Segment targets set so far, by segment index (1.x seg-source units are rebuilt).
     new_targets: HashMap<usize, (String, Option<String>, Option<String>)>,
     candidates: Vec<(usize, Vec<Candidate>)>,
-    /// Notes for the units of segments, by segment index, in the order added.
-    notes: Vec<(usize, String)>,
+    /// Notes for the units of segments: (segment index, origin, text), in the order added.
+    notes: Vec<(usize, String, String)>,
     /// The 2.x `trgLang` to declare when targets are written into a document without one.
     new_trg_lang: Option<String>,
     /// 1.x seg-source: the source `mrk` of each segment, by segment index.
@@ -473,7 +473,7 @@ impl XliffDocument {
     /// `<note from="cmem">`, a 2.x `<note category="cmem">` in the unit's `notes`.
     pub fn add_note(&mut self, index: usize, origin: &str, text: &str) {
         if index < self.segments.len() {
-            self.notes.push((index, format!("{origin}\u{0}{text}")));
+            self.notes.push((index, origin.to_owned(), text.to_owned()));
         }
     }
 }

@@ -273,10 +273,9 @@ impl XliffDocument {
     fn plan_notes(&self, edits: &mut Vec<(usize, usize, String)>) {
         let p = &self.prefix;
         let mut by_unit: Vec<(usize, String)> = Vec::new();
-        for (index, note) in &self.notes {
+        for (index, origin, text) in &self.notes {
             let Some(info) = self.info.get(*index) else { continue };
             let Some(unit) = self.units.get(info.unit) else { continue };
-            let (origin, text) = note.split_once('\u{0}').unwrap_or(("cmem", note));
             let mut xml = String::new();
             if self.version == XliffVersion::V1 {
                 xml.push_str(&unit.indent);
