@@ -306,28 +306,22 @@ impl<'a> Looked<'a> {
     /// The glossary's terms the query holds: of several memories, those of the first
     /// whose glossary finds any.
     fn terms(self, req: &LookupRequest) -> cmem::Result<Vec<cmem::align::FoundTerm>> {
-        match self {
-            Looked::One(m) => m.segment_terms(req),
-            Looked::Several(all) => {
-                for member in all.members() {
-                    let found = member.memory.segment_terms(req)?;
-                    if !found.is_empty() {
-                        return Ok(found);
-                    }
-                }
-                Ok(Vec::new())
-            }
-        }
+        self.first_found(|m| m.segment_terms(req))
     }
 
     /// The query's fragments: of several memories, those of the first whose word model
     /// finds any.
     fn fragments(self, req: &LookupRequest) -> cmem::Result<Vec<cmem::align::Fragment>> {
+        self.first_found(|m| m.fragments(req))
+    }
+
+    /// What `find` finds in the memory; of several, in the first where it finds any.
+    fn first_found<T>(self, find: impl Fn(&Memory) -> cmem::Result<Vec<T>>) -> cmem::Result<Vec<T>> {
         match self {
-            Looked::One(m) => m.fragments(req),
+            Looked::One(m) => find(m),
             Looked::Several(all) => {
                 for member in all.members() {
-                    let found = member.memory.fragments(req)?;
+                    let found = find(&member.memory)?;
                     if !found.is_empty() {
                         return Ok(found);
                     }

@@ -372,8 +372,10 @@ impl Evidence {
         let failed = |e: cmem_core::Error| {
             FormatError::new(format, FormatErrorKind::Store, e.message_and_causes()).in_file(file)
         };
-        let glossary = cmem_core::store::learn::PairGlossary::load(store, source, target).map_err(failed)?;
         let model = store.word_model(source, target).map_err(failed)?;
+        let glossary =
+            cmem_core::store::learn::PairGlossary::with_model(store, source, target, model.as_deref())
+                .map_err(failed)?;
         Ok(Evidence { glossary, model })
     }
 

@@ -293,22 +293,24 @@ pub(crate) async fn lookup(
                 return object(app.memory().answer_with_evidence(&req, body.fragments, body.terms)?);
             };
             // Of several memories, the first asked whose word model finds any.
-            if body.fragments {
-                for &i in &selection {
-                    let found = app.memories.members()[i].memory.fragments(&req)?;
-                    if !found.is_empty() {
-                        fields.insert("fragments".into(), to_value(found));
-                        break;
+            let first_found =
+                |find: &dyn Fn(&cmem::Memory) -> cmem::Result<Value>| -> cmem::Result<Option<Value>> {
+                    for &i in &selection {
+                        let found = find(&app.memories.members()[i].memory)?;
+                        if found.as_array().is_some_and(|a| !a.is_empty()) {
+                            return Ok(Some(found));
+                        }
                     }
+                    Ok(None)
+                };
+            if body.fragments {
+                if let Some(found) = first_found(&|m| Ok(to_value(m.fragments(&req)?)))? {
+                    fields.insert("fragments".into(), found);
                 }
             }
             if body.terms {
-                for &i in &selection {
-                    let found = app.memories.members()[i].memory.segment_terms(&req)?;
-                    if !found.is_empty() {
-                        fields.insert("terms".into(), to_value(found));
-                        break;
-                    }
+                if let Some(found) = first_found(&|m| Ok(to_value(m.segment_terms(&req)?)))? {
+                    fields.insert("terms".into(), found);
                 }
             }
             Ok(fields)

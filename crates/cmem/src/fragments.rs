@@ -3,6 +3,7 @@
 //! lookup answer that carries them ([`Memory::answer_with_fragments`]).
 
 use cmem_core::align::{text_of, Fragment, FragmentOptions};
+use cmem_core::store::learn::PairGlossary;
 use cmem_core::ContentMemoryExt;
 use cmem_core::{LookupRequest, MatchView, Result};
 
@@ -58,11 +59,18 @@ impl Memory {
         let (mut found_fragments, mut found_terms) = (Vec::new(), Vec::new());
         let mut answer = LookupAnswer::timed(req, || {
             let matches = self.lookup(req)?.iter().map(MatchView::of).collect();
-            if fragments {
-                found_fragments = self.fragments(req)?;
+            if !fragments && !terms {
+                return Ok(matches);
+            }
+            // The pair's word model, read once for both.
+            let (from, to) = (&req.source_locale, &req.target_locale);
+            let model = self.store().word_model(from, to)?;
+            let text = text_of(&req.source);
+            if let (true, Some(model)) = (fragments, &model) {
+                found_fragments = model.fragments(&text, &FragmentOptions::default());
             }
             if terms {
-                found_terms = self.segment_terms(req)?;
+                found_terms = PairGlossary::with_model(self.store(), from, to, model.as_deref())?.find(&text);
             }
             Ok(matches)
         })?;

@@ -71,8 +71,22 @@ impl PairGlossary {
     /// # Errors
     /// A store failure, or a kept list or word model that does not read.
     pub fn load(store: &dyn ContentMemory, source: &Locale, target: &Locale) -> Result<PairGlossary> {
+        let model = store.word_model(source, target)?;
+        PairGlossary::with_model(store, source, target, model.as_deref())
+    }
+
+    /// As [`load`](Self::load), with the pair's word model already read (`None`: none).
+    ///
+    /// # Errors
+    /// A store failure, or a kept list that does not read.
+    pub fn with_model(
+        store: &dyn ContentMemory,
+        source: &Locale,
+        target: &Locale,
+        model: Option<&WordModel>,
+    ) -> Result<PairGlossary> {
         let given = Glossary::new(given_terms(store, source, target)?);
-        let mined = store.word_model(source, target)?.map(|m| m.glossary()).unwrap_or_default();
+        let mined = model.map(WordModel::glossary).unwrap_or_default();
         Ok(PairGlossary { given, mined })
     }
 
