@@ -23,7 +23,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
-use cmem_core::align::{fold, terms_in, text_of, uses_translation, words, FragmentOptions, TermOptions};
+use cmem_core::align::{fold, text_of, uses_translation, words, FragmentOptions, Glossary, TermOptions};
 use cmem_core::repair::words::RepairBands;
 use cmem_core::{lookup, prepare_query, Locale, LookupOptions, LookupRequest, QueryText, Recognizer, Run};
 use cmem_sqlite::{SqliteOptions, SqliteStore};
@@ -230,17 +230,23 @@ pub fn run(
         println!();
         // (term, reference) pairs, those confirmed as whole words, those used as the
         // terminology check reads a target.
+        // Each term a reference holds counts once, found as lookups find them.
         let confirm = |terms: &[cmem_core::align::Term]| {
-            let (mut held, mut kept, mut used) = (0usize, 0usize, 0usize);
+            let glossary = Glossary::new(terms.to_vec());
+            let (mut held, mut kept, mut used, mut segments) = (0usize, 0usize, 0usize, 0usize);
             for r in &refs {
                 let wanted = word_set(&r.reference_target);
-                for t in terms_in(&r.query, terms) {
+                let mut found = glossary.find(&r.query, &[]);
+                found.sort_by(|a, b| a.term.source.cmp(&b.term.source));
+                found.dedup_by(|a, b| a.term.source == b.term.source);
+                segments += usize::from(!found.is_empty());
+                for f in found {
                     held += 1;
-                    kept += usize::from(word_set(&t.target).is_subset(&wanted));
-                    used += usize::from(uses_translation(&r.reference_target, &t.target));
+                    kept += usize::from(word_set(&f.term.target).is_subset(&wanted));
+                    used += usize::from(uses_translation(&r.reference_target, &f.term.target));
                 }
             }
-            (held, kept, used)
+            (held, kept, used, segments)
         };
         println!(
             "| terms: least count, least share, nouns only | terms | (term, reference) pairs | confirmed | used, as the terminology check reads it |"
@@ -253,7 +259,7 @@ pub fn run(
             if nouns {
                 terms.retain(|t| t.noun);
             }
-            let (held, kept, used) = confirm(&terms);
+            let (held, kept, used, _) = confirm(&terms);
             println!(
                 "| {count}, {share}, {nouns} | {} | {held} | {:.1} % | {:.1} % |",
                 terms.len(),
@@ -266,7 +272,7 @@ pub fn run(
         println!("|---|---:|---:|---:|---:|");
         for usage in [0.0, 0.6, 0.8, 0.9, 0.95] {
             let terms = m.terms(&TermOptions::default().min_usage(usage));
-            let (held, kept, used) = confirm(&terms);
+            let (held, kept, used, _) = confirm(&terms);
             println!(
                 "| {usage} | {} | {held} | {:.1} % | {:.1} % |",
                 terms.len(),
@@ -278,8 +284,7 @@ pub fn run(
         let started = Instant::now();
         let terms = m.terms(&TermOptions::default());
         let mined = started.elapsed();
-        let segments = refs.iter().filter(|r| !terms_in(&r.query, &terms).is_empty()).count();
-        let (held, kept, used) = confirm(&terms);
+        let (held, kept, used, segments) = confirm(&terms);
         println!(
             "terms: {} mined in {mined:.1?} ({} nouns); {segments} references hold one; of {held} (term, reference) \
              pairs, {kept} ({:.1} %) have the term's translation in the shipped translation as words, {used} ({:.1} %) \

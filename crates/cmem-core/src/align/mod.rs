@@ -41,7 +41,7 @@ mod sym;
 mod terms;
 
 pub use fragments::{Fragment, FragmentOptions};
-pub use terms::{terms_in, uses_translation, FoundTerm, Glossary, Term, TermOptions};
+pub use terms::{uses_translation, FoundTerm, Glossary, Term, TermOptions};
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};

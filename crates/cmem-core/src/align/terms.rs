@@ -202,33 +202,6 @@ impl WordModel {
     }
 }
 
-/// The terms of `list` whose source appears in `text` as whole words, longest first,
-/// none overlapping another: what a segment holds.
-pub fn terms_in<'t>(text: &str, list: &'t [Term]) -> Vec<&'t Term> {
-    let folded: Vec<String> = super::words(text).into_iter().map(|(a, b)| super::fold(&text[a..b])).collect();
-    let mut taken = vec![false; folded.len()];
-    let mut by_length: Vec<&Term> = list.iter().collect();
-    by_length.sort_by_key(|t| std::cmp::Reverse(t.source.split(' ').count()));
-    let mut out = Vec::new();
-    for term in by_length {
-        let ws: Vec<&str> = term.source.split(' ').collect();
-        if ws.is_empty() || ws.len() > folded.len() {
-            continue;
-        }
-        for i in 0..=folded.len() - ws.len() {
-            if taken[i..i + ws.len()].iter().any(|&t| t) {
-                continue;
-            }
-            if folded[i..i + ws.len()].iter().zip(&ws).all(|(a, b)| a == b) {
-                taken[i..i + ws.len()].iter_mut().for_each(|t| *t = true);
-                out.push(term);
-                break;
-            }
-        }
-    }
-    out
-}
-
 /// A glossary ready to be searched: its terms indexed by their first word, so that
 /// finding the terms of a segment costs the segment's length, not the glossary's.
 #[derive(Debug, Clone, Default)]
@@ -367,11 +340,12 @@ mod tests {
 
     #[test]
     fn terms_in_a_segment_are_whole_words_longest_first() {
-        let list = vec![Term::given("file", "Datei"), Term::given("File manager", "Dateiverwaltung")];
-        let found = terms_in("Open the file manager, then the file.", &list);
-        let sources: Vec<&str> = found.iter().map(|t| t.source.as_str()).collect();
+        let list =
+            Glossary::new(vec![Term::given("file", "Datei"), Term::given("File manager", "Dateiverwaltung")]);
+        let found = list.find("Open the file manager, then the file.", &[]);
+        let sources: Vec<&str> = found.iter().map(|f| f.term.source.as_str()).collect();
         assert_eq!(sources, ["file manager", "file"]);
-        assert!(terms_in("Open the filer", &list).is_empty());
+        assert!(list.find("Open the filer", &[]).is_empty());
     }
 
     #[test]
