@@ -62,6 +62,43 @@ fn take_turn(store: &Db, conn: &mut Pooled) -> Result<i64> {
     }
 }
 
+/// Sets the named value `key` to `value` in a transaction of its own that takes the
+/// writer's turn as a session does (waiting for another writer as long as a session
+/// would) and so raises the change counter: what every process keeps while the counter
+/// stays (a server's answers, a store's parsed term lists) follows the new value.
+pub(crate) fn set_meta(store: &Db, key: &str, value: &str) -> Result<()> {
+    store.refuse_read_only()?;
+    let p = store.name.as_str();
+    let what = || format!("setting {key}");
+    let mut conn = store.client()?;
+    conn.batch_execute(&format!("BEGIN; SET LOCAL lock_timeout = {}", WAIT_STEP.as_millis()))
+        .ctx_with(p, what)?;
+    let done = (|| {
+        let after = take_turn(store, &mut conn)?;
+        conn.execute(
+            &format!(
+                "INSERT INTO {META_TABLE} (key, value) VALUES ($1, $2) \
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+            ),
+            &[&key, &value],
+        )
+        .ctx_with(p, what)?;
+        conn.batch_execute("COMMIT").ctx_with(p, what)?;
+        Ok(after)
+    })();
+    match done {
+        Ok(after) => {
+            // No entry changed: this store's candidate index, when it was current, still is.
+            store.cache_write()?.apply(after - 1, after, &[], &[]);
+            Ok(())
+        }
+        Err(e) => {
+            let _ = conn.batch_execute("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
 /// An inserted entry and its keys, for the candidate index.
 type Added = (EntryId, CachedKeys);
 

@@ -689,19 +689,9 @@ impl MetaStore for PgStore {
         row.map(|r| r.try_get(0)).transpose().ctx_with(&self.db.name, || format!("reading {key}"))
     }
 
+    /// In a transaction that raises the change counter (see `session::set_meta`).
     fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        self.db.refuse_read_only()?;
-        let mut client = self.db.client()?;
-        client
-            .execute(
-                &format!(
-                    "INSERT INTO {META_TABLE} (key, value) VALUES ($1, $2) \
-                     ON CONFLICT (key) DO UPDATE SET value = excluded.value"
-                ),
-                &[&key, &value],
-            )
-            .ctx_with(&self.db.name, || format!("setting {key}"))?;
-        Ok(())
+        crate::session::set_meta(&self.db, key, value)
     }
 }
 

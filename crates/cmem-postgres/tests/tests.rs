@@ -185,6 +185,20 @@ fn another_stores_write_is_seen_by_the_next_lookup() {
     assert_eq!(b.index_loads(), 1);
 }
 
+/// Setting a named value raises the change counter like any write: another store's
+/// change mark moves, and what it keeps under the mark is read again.
+#[test]
+fn a_named_value_set_moves_another_stores_change_mark() {
+    let url = fresh_url();
+    let (a, b) = (PgStore::open(&url).unwrap(), PgStore::open(&url).unwrap());
+    a.write(&[pair("Open the file", "Datei öffnen")]).unwrap();
+    let before = b.change_mark().unwrap();
+    a.set_meta("recognizer", "printf").unwrap();
+    assert_ne!(b.change_mark().unwrap(), before);
+    assert_eq!(b.meta("recognizer").unwrap().as_deref(), Some("printf"));
+    assert_eq!(best(&a, "Open the files").unwrap().0, "Datei öffnen");
+}
+
 #[test]
 fn with_a_freshness_another_stores_write_is_seen_within_it() {
     let url = fresh_url();
