@@ -4,6 +4,7 @@
 //! writes since. Run through [`conformance_suite!`](crate::conformance_suite), it holds
 //! a persisted index to the same rules as one built in the process.
 
+use cmem_core::store::learn::given_glossary;
 use cmem_core::store::{CandidateQuery, CandidateSink, ExactQuery, ReadScope, ScopedReads, WriteSession};
 use cmem_core::{Capabilities, ContentMemoryExt, IndexControl, WordAnswer, WordIndex, WordModels, WordQuery};
 use cmem_core::{
@@ -152,6 +153,18 @@ impl WordModels for Reopening {
         model: std::sync::Arc<cmem_core::align::WordModel>,
     ) -> Result<()> {
         self.store.save_word_model(source, target, model)
+    }
+    fn given_glossary(
+        &self,
+        source: &cmem_core::Locale,
+        target: &cmem_core::Locale,
+    ) -> Result<Option<std::sync::Arc<cmem_core::align::Glossary>>> {
+        // As the word model: what a store opened for the read keeps.
+        let glossary = match &self.reopen {
+            Some(reopen) => given_glossary(&*reopen()?, source, target)?,
+            None => given_glossary(&*self.store, source, target)?,
+        };
+        Ok(Some(glossary))
     }
 }
 

@@ -49,6 +49,8 @@ pub struct PgStore {
     checked: std::sync::Mutex<Option<std::time::Instant>>,
     /// The word models read so far (see `words`).
     pub(crate) word_models: cmem_core::align::ModelCache,
+    /// The given term lists read so far, parsed.
+    given: cmem_core::store::learn::GivenCache,
     /// The size of the variants table and when it was read (see
     /// [`PgOptions::words_from_bytes`]).
     table_bytes: std::sync::Mutex<Option<(std::time::Instant, i64)>>,
@@ -135,6 +137,7 @@ impl PgStore {
             db,
             checked: Default::default(),
             word_models: Default::default(),
+            given: Default::default(),
             table_bytes: Default::default(),
             change_checks: Default::default(),
             stale: Default::default(),
@@ -691,7 +694,9 @@ impl MetaStore for PgStore {
 
     /// In a transaction that raises the change counter (see `session::set_meta`).
     fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        crate::session::set_meta(&self.db, key, value)
+        crate::session::set_meta(&self.db, key, value)?;
+        self.given.forget(key);
+        Ok(())
     }
 }
 
@@ -711,6 +716,18 @@ impl WordModels for PgStore {
         model: std::sync::Arc<cmem_core::align::WordModel>,
     ) -> Result<()> {
         self.store_word_model(source, target, model)
+    }
+
+    /// Kept while the change counter stays: every write raises it, a change of a named
+    /// value included.
+    fn given_glossary(
+        &self,
+        source: &Locale,
+        target: &Locale,
+    ) -> Result<Option<std::sync::Arc<cmem_core::align::Glossary>>> {
+        self.given
+            .get_or_read(source, target, self.change_mark()?, |key| MetaStore::meta(self, key))
+            .map(Some)
     }
 }
 

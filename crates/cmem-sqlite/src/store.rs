@@ -63,6 +63,8 @@ pub struct SqliteStore {
     pub(crate) max_pages: std::sync::atomic::AtomicU64,
     /// The word models read so far (see `words`).
     pub(crate) word_models: cmem_core::align::ModelCache,
+    /// The given term lists read so far, parsed (see `capabilities`).
+    given: cmem_core::store::learn::GivenCache,
 }
 
 /// SQL for "the locale in column `col` matches `?N` by the prefix rule" (tags are
@@ -214,6 +216,7 @@ impl SqliteStore {
             options,
             max_pages: std::sync::atomic::AtomicU64::new(0),
             word_models: cmem_core::align::ModelCache::default(),
+            given: cmem_core::store::learn::GivenCache::default(),
         })
     }
 

@@ -3,6 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::sync::Arc;
+
+use cmem::align::Term;
 use cmem::{Locale, LookupRequest, Memory, NewEntry, OpenOptions, Run, Variant};
 use cmem_postgres::testing::TestServer;
 
@@ -29,6 +32,52 @@ fn a_postgres_address_opens_a_shared_memory() {
     }
     let read_only = Memory::open_with(&url, &OpenOptions::new().read_only(true)).unwrap();
     assert!(read_only.write(&[]).is_err());
+}
+
+/// A term list set through one handle on the memory at `address` is seen by another
+/// handle's next lookup with terms; while the list stays, that handle keeps the glossary
+/// it parsed (an entry written meanwhile makes it read the list, not parse it).
+fn a_term_list_set_through_another_handle_is_seen(address: &str) {
+    let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+    let a = Memory::open_with(address, &OpenOptions::new().create(true)).unwrap();
+    let b = Memory::open(address).unwrap();
+    let req = LookupRequest::new(vec![Run::text("Open the File Manager")], en.clone(), de.clone());
+    let found = |m: &Memory| -> Vec<String> {
+        m.segment_terms(&req).unwrap().into_iter().map(|f| f.term.target).collect()
+    };
+    let kept = |m: &Memory| {
+        let models = m.store().capabilities().word_models.expect("a store of word models");
+        models.given_glossary(&en, &de).unwrap().expect("a store that keeps the list parsed")
+    };
+    let set =
+        |m: &Memory, target: &str| m.set_terms(&en, &de, &[Term::given("file manager", target)]).unwrap();
+    assert!(found(&a).is_empty());
+    set(&b, "Dateimanager");
+    assert_eq!(found(&a), ["Dateimanager"], "another handle's list, at the next lookup");
+    let first = kept(&a);
+    assert!(Arc::ptr_eq(&first, &kept(&a)), "nothing changed: the parsed list is kept");
+    b.write(&[NewEntry::pair(
+        Variant::new(en.clone(), vec![Run::text("Save the file")]),
+        Variant::new(de.clone(), vec![Run::text("Datei speichern")]),
+    )])
+    .unwrap();
+    assert!(Arc::ptr_eq(&first, &kept(&a)), "the list did not change: not parsed again");
+    set(&b, "Dateiverwaltung");
+    assert_eq!(found(&a), ["Dateiverwaltung"], "a list replaced by another handle");
+    set(&a, "Dateimanager");
+    assert_eq!(found(&a), ["Dateimanager"], "the handle's own list");
+    assert_eq!(found(&b), ["Dateimanager"]);
+}
+
+#[test]
+fn a_term_list_set_through_another_sqlite_handle_is_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    a_term_list_set_through_another_handle_is_seen(dir.path().join("memory.db").to_str().unwrap());
+}
+
+#[test]
+fn a_term_list_set_through_another_postgres_handle_is_seen() {
+    a_term_list_set_through_another_handle_is_seen(&TestServer::shared().unwrap().fresh_database().unwrap());
 }
 
 #[test]

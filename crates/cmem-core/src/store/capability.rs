@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use crate::align::WordModel;
+use crate::align::{Glossary, WordModel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::index::query::{WordAnswer, WordQuery};
 use crate::model::locale::Locale;
@@ -195,6 +195,21 @@ pub trait WordModels: Send + Sync {
     /// # Errors
     /// A store failure.
     fn save_word_model(&self, source: &Locale, target: &Locale, model: Arc<WordModel>) -> Result<()>;
+
+    /// The term list a user gave for a locale pair
+    /// ([`given_terms`](crate::store::learn::given_terms)) as a glossary, when the store
+    /// keeps it parsed (a [`GivenCache`](crate::store::learn::GivenCache)): read again
+    /// only after the memory changed, by this process or another, so that a lookup with
+    /// terms costs no read while nothing did. `None` (the default) when the store keeps
+    /// none: callers ([`given_glossary`](crate::store::learn::given_glossary)) then read
+    /// the list from the metadata.
+    ///
+    /// # Errors
+    /// A store failure, or a kept list that does not read.
+    fn given_glossary(&self, source: &Locale, target: &Locale) -> Result<Option<Arc<Glossary>>> {
+        let _ = (source, target);
+        Ok(None)
+    }
 }
 
 /// A word index over the source texts a store's candidate index holds: what a

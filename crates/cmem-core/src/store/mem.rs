@@ -31,6 +31,8 @@ pub struct MemStore {
     /// Counts the times the entries were locked for writing: the
     /// [change mark](crate::store::IndexControl::change_mark).
     changes: std::sync::atomic::AtomicU64,
+    /// The given term lists as parsed (see [`GivenCache`](crate::store::learn::GivenCache)).
+    given: crate::store::learn::GivenCache,
 }
 
 #[derive(Debug, Default)]
@@ -340,6 +342,7 @@ impl MetaStore for MemStore {
 
     fn set_meta(&self, key: &str, value: &str) -> Result<()> {
         self.write_lock()?.meta.insert(key.to_owned(), value.to_owned());
+        self.given.forget(key);
         Ok(())
     }
 }
@@ -352,6 +355,16 @@ impl WordModels for MemStore {
     fn save_word_model(&self, source: &Locale, target: &Locale, model: Arc<WordModel>) -> Result<()> {
         self.write_lock()?.word_models.insert(crate::align::pair_key(source, target), model);
         Ok(())
+    }
+
+    /// Read under no change mark (the mark counts entry writes, not metadata): the list's
+    /// text is looked up each time, and parsed again only when it changed.
+    fn given_glossary(
+        &self,
+        source: &Locale,
+        target: &Locale,
+    ) -> Result<Option<Arc<crate::align::Glossary>>> {
+        self.given.get_or_read(source, target, None, |key| MetaStore::meta(self, key)).map(Some)
     }
 }
 

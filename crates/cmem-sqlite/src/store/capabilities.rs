@@ -88,7 +88,9 @@ impl MetaStore for SqliteStore {
             params![key, value],
         )
         .ctx_with(&self.path, || format!("setting {key}"))?;
-        tx.commit(&self.path, || format!("setting {key}"))
+        tx.commit(&self.path, || format!("setting {key}"))?;
+        self.given.forget(key);
+        Ok(())
     }
 }
 
@@ -108,6 +110,19 @@ impl WordModels for SqliteStore {
         model: std::sync::Arc<cmem_core::align::WordModel>,
     ) -> Result<()> {
         self.store_word_model(source, target, model)
+    }
+
+    /// Kept while `data_version` stays (every commit of another connection, this
+    /// store's writer included, moves it); read on each call in an in-memory database,
+    /// whose mark is `None`.
+    fn given_glossary(
+        &self,
+        source: &Locale,
+        target: &Locale,
+    ) -> Result<Option<std::sync::Arc<cmem_core::align::Glossary>>> {
+        self.given
+            .get_or_read(source, target, self.change_mark()?, |key| MetaStore::meta(self, key))
+            .map(Some)
     }
 }
 
