@@ -2491,7 +2491,7 @@ fn context_of_the_guide_example() {
     let answer = r.json_lines().remove(0);
     let ids: Vec<i64> =
         answer["examples"].as_array().unwrap().iter().map(|e| e["entry_id"].as_i64().unwrap()).collect();
-    assert_eq!(ids, [49, 174, 4], "{answer}");
+    assert_eq!(ids, [49, 23, 4], "{answer}");
     let glossary: Vec<(&str, &str)> = answer["glossary"]
         .as_array()
         .unwrap()

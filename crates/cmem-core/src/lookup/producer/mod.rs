@@ -16,14 +16,26 @@
 //! segment covered again by the rest (the rounds of Agrawal et al.), so a short segment
 //! still gets k examples, never two of the same source.
 //!
+//! **The translation side.** A source that holds the segment's words is worth most when
+//! its translation shows how they are translated. With a word model of the pair, the
+//! segment also has *expected target words*: the words of the target texts the model
+//! aligned with its phrases of one to three words (the ten most frequent of each phrase,
+//! those holding at least 2 % of its alignments), each weighing its phrase's weight times
+//! that share. Every candidate that may be chosen is then read, and an example's gain
+//! adds the weight of the expected words its target holds, where its source holds a
+//! phrase they come from, that no chosen example's target holds yet; of two sources that
+//! hold the same words, the one whose target says "Konto" where the memory says "Konto"
+//! for "account" comes first. An example's
+//! `covers` still names the segment's units only.
+//!
 //! **Candidates.** In a store with a word index ([`crate::store::WordIndex`]: every store
 //! whose candidate index is on) they are the lookup's own matches, the texts BM25 ranks
 //! first for any of the segment's words, and the texts of each word those leave
 //! uncovered, the rarest first, all from the index, with no second lookup (unless
 //! [`ContextOptions::pool_limit`] asks for the fuzzy lookup at the pool threshold); a
 //! word's rarity is its document frequency over the memory's sources, and a pair of
-//! words weighs half the rarer of its two. A candidate is read from the store only when
-//! picked. Without a word index, the word searches are the store's
+//! words weighs half the rarer of its two. Without a word model a candidate is read from
+//! the store only when picked. Without a word index, the word searches are the store's
 //! ([`ContentMemory::search`]; the uncovered words' longest first), and rarity is
 //! measured on the candidates other than the single words' hits.
 //!
@@ -82,12 +94,12 @@ pub struct ContextOptions {
     /// are mostly the word search's, at twice the cost of the rest of the call).
     pub pool_limit: usize,
     /// How many hits the word search for any of the segment's words offers (ranked as
-    /// BM25 ranks them: more of the words, rarer ones, shorter texts first); default 10.
+    /// BM25 ranks them: more of the words, rarer ones, shorter texts first); default 30.
     pub any_hits: usize,
     /// How many words the candidates found so far leave uncovered are searched for alone;
-    /// default 3.
+    /// default 10.
     pub searches: usize,
-    /// How many hits each word search offers; default 5.
+    /// How many hits each word search offers; default 10.
     pub search_hits: usize,
 }
 
@@ -101,9 +113,9 @@ impl Default for ContextOptions {
             short_circuit_exact: true,
             pool_threshold: 0.5,
             pool_limit: 0,
-            any_hits: 10,
-            searches: 3,
-            search_hits: 5,
+            any_hits: 30,
+            searches: 10,
+            search_hits: 10,
         }
     }
 }
@@ -327,7 +339,14 @@ pub fn context_for(store: &dyn ContentMemory, req: &ContextRequest) -> Result<Co
             (pool, weights)
         }
     };
-    context.examples = choose_examples(store, req, &query, &weights, &mut pool)?;
+    let expected = match model.as_deref() {
+        Some(model) if o.examples > 0 => expected_words(model, &query, &weights),
+        _ => Vec::new(),
+    };
+    if !expected.is_empty() {
+        read_targets(store, req, &query, &weights, &expected, &mut pool)?;
+    }
+    context.examples = choose_examples(store, req, &query, &weights, &expected, &mut pool)?;
     if let Some(model) = model.as_deref() {
         context.glossary = glossary(model, &query, &weights, &context.examples, o.glossary);
     }
@@ -404,18 +423,20 @@ impl Units {
     }
 }
 
-/// Greedy weighted coverage over the pool, reading the candidates it picks that were
-/// not read yet (in one read, then again only when one read changes the picks).
+/// Greedy weighted coverage over the pool (the segment's units, and the `expected`
+/// target words when the pool's targets were read), reading the candidates it picks that
+/// were not read yet (in one read, then again only when one read changes the picks).
 fn choose_examples(
     store: &dyn ContentMemory,
     req: &ContextRequest,
     query: &Units,
     weights: &HashMap<String, f64>,
+    expected: &[Expected],
     pool: &mut [Candidate],
 ) -> Result<Vec<Example>> {
     let o = &req.options;
     loop {
-        let picks = select(query, weights, pool, o);
+        let picks = select(query, weights, expected, pool, o);
         let unread: Vec<usize> = picks.iter().map(|(i, _)| *i).filter(|i| pool[*i].texts.is_none()).collect();
         if unread.is_empty() {
             return Ok(picks
@@ -446,6 +467,100 @@ fn choose_examples(
     }
 }
 
+/// A word a translation of the segment is expected to hold.
+#[derive(Debug)]
+struct Expected {
+    /// The word, in lower case.
+    word: String,
+    weight: f64,
+    /// The segment's phrases (their words) whose aligned targets hold it.
+    from: Vec<Vec<String>>,
+}
+
+/// How many of a phrase's aligned target texts, most frequent first, give expected words.
+const EXPECTED_TARGETS: usize = 10;
+/// The least share of a phrase's alignments a target text must hold to give expected
+/// words.
+const EXPECTED_SHARE: f64 = 0.02;
+
+/// The words a translation of the segment is expected to hold, each with a weight, in a
+/// fixed order: the words of the target texts the word model aligned with the segment's
+/// phrases of one to three words (the [`EXPECTED_TARGETS`] most frequent of each, those
+/// with at least [`EXPECTED_SHARE`] of its alignments), a word weighing its phrase's
+/// weight (its rarest word's) times the share of the phrase's alignments its text holds,
+/// the most any phrase gives it.
+fn expected_words(model: &WordModel, query: &Units, weights: &HashMap<String, f64>) -> Vec<Expected> {
+    let words_of = &query.words;
+    let mut out: Vec<Expected> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for n in 1..=3 {
+        for span in words_of.windows(n) {
+            let targets = model.phrases(&span.join(" "));
+            let total: u32 = targets.iter().map(|(_, c)| *c).sum();
+            if total == 0 {
+                continue;
+            }
+            let weight = span.iter().map(|w| weights.get(w).copied().unwrap_or(0.0)).fold(0.0, f64::max);
+            for (text, count) in targets.iter().take(EXPECTED_TARGETS) {
+                let share = f64::from(*count) / f64::from(total);
+                if share < EXPECTED_SHARE {
+                    continue;
+                }
+                for (a, b) in words(text) {
+                    let word = fold(&text[a..b]);
+                    let i = *at.entry(word.clone()).or_insert_with(|| {
+                        out.push(Expected { word, weight: 0.0, from: Vec::new() });
+                        out.len() - 1
+                    });
+                    out[i].weight = out[i].weight.max(weight * share);
+                    if !out[i].from.iter().any(|f| f == span) {
+                        out[i].from.push(span.to_vec());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Reads the target of every candidate that may be chosen (its own score reaches the
+/// minimum) and notes the expected words it holds where its source holds a phrase they
+/// come from.
+fn read_targets(
+    store: &dyn ContentMemory,
+    req: &ContextRequest,
+    query: &Units,
+    weights: &HashMap<String, f64>,
+    expected: &[Expected],
+    pool: &mut [Candidate],
+) -> Result<()> {
+    let min = req.options.min_example_score;
+    let unread: Vec<usize> = (0..pool.len())
+        .filter(|i| pool[*i].texts.is_none() && own_score(query, weights, &pool[*i]) >= min)
+        .collect();
+    let ids: Vec<EntryId> = unread.iter().map(|i| pool[*i].id).collect();
+    for (i, entry) in unread.into_iter().zip(store.get_many(&ids)?) {
+        match entry.and_then(|e| Candidate::of(&e, &req.lookup, None)) {
+            Some(read) => pool[i].texts = read.texts,
+            None => pool[i].gone = true,
+        }
+    }
+    let by_word: HashMap<&str, &Expected> = expected.iter().map(|e| (e.word.as_str(), e)).collect();
+    for c in pool.iter_mut() {
+        let Some((_, target)) = &c.texts else { continue };
+        // An expected word counts where the source holds a phrase it comes from: the
+        // target then shows that phrase's translation, not a word that happens to be
+        // there.
+        let holds = |phrase: &Vec<String>| phrase.iter().all(|w| c.units.set.contains(w));
+        c.expected = words(target)
+            .into_iter()
+            .map(|(a, b)| fold(&target[a..b]))
+            .filter(|w| by_word.get(w.as_str()).is_some_and(|e| e.from.iter().any(holds)))
+            .collect();
+    }
+    Ok(())
+}
+
 /// The share (0–1) of the segment's weighted units `c` holds on its own.
 fn own_score(query: &Units, weights: &HashMap<String, f64>, c: &Candidate) -> f64 {
     let weight_of = |u: &String| weights.get(u).copied().unwrap_or(0.0);
@@ -458,17 +573,20 @@ fn own_score(query: &Units, weights: &HashMap<String, f64>, c: &Candidate) -> f6
     }
 }
 
-/// The picks of greedy weighted coverage, each with the units it adds: a candidate not
+/// The picks of greedy weighted coverage, each with the segment's units it adds (a
+/// pick's gain also counts the expected target words its target adds): a candidate not
 /// read yet counts as fitting the character budget (the caller reads the ones picked
 /// and selects again).
 fn select(
     query: &Units,
     weights: &HashMap<String, f64>,
+    expected: &[Expected],
     pool: &[Candidate],
     o: &ContextOptions,
 ) -> Vec<(usize, Vec<String>)> {
     let weight_of = |u: &String| weights.get(u).copied().unwrap_or(0.0);
     let mut covered: HashSet<&String> = HashSet::new();
+    let mut shown: HashSet<&String> = HashSet::new();
     let mut chosen_sources: HashSet<String> = HashSet::new();
     let mut used = vec![false; pool.len()];
     let mut chars = 0usize;
@@ -490,7 +608,12 @@ fn select(
                 .iter()
                 .filter(|u| !covered.contains(u) && c.units.set.contains(*u))
                 .map(weight_of)
-                .sum();
+                .sum::<f64>()
+                + expected
+                    .iter()
+                    .filter(|e| !shown.contains(&e.word) && c.expected.contains(&e.word))
+                    .map(|e| e.weight)
+                    .sum::<f64>();
             if gain <= 0.0 {
                 continue;
             }
@@ -506,10 +629,11 @@ fn select(
             // Everything the candidates hold is covered: cover the segment again with the
             // rest (Agrawal et al.'s rounds), so a short segment still gets k examples,
             // but never the same source twice.
-            if covered.is_empty() {
+            if covered.is_empty() && shown.is_empty() {
                 break;
             }
             covered.clear();
+            shown.clear();
             continue;
         };
         used[i] = true;
@@ -525,6 +649,7 @@ fn select(
                 covered.insert(u);
             }
         }
+        shown.extend(expected.iter().map(|e| &e.word).filter(|w| c.expected.contains(*w)));
         chars += c.size();
         chosen_sources.insert(c.units.words.join(" "));
         out.push((i, covers));

@@ -30,6 +30,9 @@ pub(super) struct Candidate {
     pub(super) sampled: bool,
     /// Read and found gone, or without the pair: never chosen.
     pub(super) gone: bool,
+    /// The segment's expected target words its target holds (see
+    /// [`expected_words`](super::expected_words)), once read.
+    pub(super) expected: HashSet<String>,
 }
 
 impl Candidate {
@@ -43,6 +46,7 @@ impl Candidate {
             units: Units::of(&text_of(&s.runs)),
             sampled: true,
             gone: false,
+            expected: HashSet::new(),
         })
     }
 
@@ -118,6 +122,7 @@ pub(super) fn indexed_pool(
                 units: Units::of(&hit.key),
                 sampled: hit.alone.is_none(),
                 gone: false,
+                expected: HashSet::new(),
             });
         }
     }

@@ -113,3 +113,38 @@ fn glossary_from_the_word_model_agrees_with_the_examples() {
     assert!(!house.in_examples.is_empty(), "an example shows it: {c:?}");
     assert!(c.glossary.len() <= 10);
 }
+
+#[test]
+fn examples_whose_translation_holds_the_expected_words_come_first() {
+    // "account" is translated "Konto" wherever the memory holds it, except in the entry
+    // nearest the segment, whose translation leaves it out.
+    let pairs = [
+        ("the account", "das Konto"),
+        ("open the account", "das Konto öffnen"),
+        ("close the account", "das Konto schließen"),
+        ("the account is open", "das Konto ist offen"),
+        ("delete the file", "die Datei löschen"),
+        ("delete the folder", "den Ordner löschen"),
+        ("delete it", "es löschen"),
+        ("delete the old account", "den alten Benutzer löschen"),
+        ("delete the user account", "das Konto des Benutzers löschen"),
+    ];
+    let s = store(&pairs);
+    let req = ask("delete the account").options(ContextOptions::default().short_circuit_exact(false));
+    let order = |c: &Context| -> (usize, usize) {
+        let at = |t: &str| c.examples.iter().position(|e| e.target == t).unwrap_or(usize::MAX);
+        (at("den alten Benutzer löschen"), at("das Konto des Benutzers löschen"))
+    };
+    let (wrong, right) = order(&context_for(&s, &req).unwrap());
+    assert!(wrong < right, "without a model the nearer source comes first: {wrong} {right}");
+    let (model, _) = WordModel::train(
+        pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())),
+        &AlignOptions::default().min_phrase_count(1),
+    );
+    assert_eq!(model.phrases("account").first().map(|(t, _)| t.as_str()), Some("Konto"));
+    let (en, de) = (Locale::parse("en").unwrap(), Locale::parse("de").unwrap());
+    s.save_word_model(&en, &de, std::sync::Arc::new(model)).unwrap();
+    let c = context_for(&s, &req).unwrap();
+    let (wrong, right) = order(&c);
+    assert!(right < wrong, "the one that shows \"Konto\" first: {right} {wrong} {:?}", c.examples);
+}
