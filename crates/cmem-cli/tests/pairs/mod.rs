@@ -1,7 +1,7 @@
 //! The deployment of docs/operators.md, "Serving pairs apart": one PostgreSQL memory of
 //! three pairs, two `cmem serve --pairs …` on it, and HAProxy in front routing amaGama's
 //! paths and the pair-prefixed `/v1` paths by pair, with the configuration the guide
-//! shows ([`haproxy_cfg`]).
+//! shows, read from it ([`haproxy_cfg`]).
 //!
 //! HAProxy is Debian's `haproxy` package (`.ci/run` installs it). Without it the test is
 //! skipped, loudly, outside CI; in CI (`CI` set) it fails, as the PostgreSQL tests do.
@@ -60,49 +60,20 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-/// The guide's configuration: `a` serves en-de and en-fr, `b` en-ja; `listen` is the
-/// proxy's port, `a` and `b` the servers' `host:port`.
+/// The guide's configuration (the `haproxy` block of docs/operators.md: `a` serves en-de
+/// and en-fr on port 9001, `b` en-ja on 9002, the proxy listens on 8080), moved to the
+/// proxy's port `listen` and the servers' `host:port` `a` and `b`.
 fn haproxy_cfg(listen: u16, a: &str, b: &str) -> String {
-    format!(
-        r#"global
-    maxconn 256
-
-defaults
-    mode http
-    timeout connect 5s
-    timeout client 60s
-    timeout server 60s
-
-frontend cmem
-    bind 127.0.0.1:{listen}
-    # The paths that name a pair: amaGama's (also below /t/TOKEN/) and /p/SOURCE/TARGET/v1/.
-    acl names_pair path_reg ^(/t/[^/]+)?/(tmserver|api/v1)/[^/]+/[^/]+/unit/
-    acl names_pair path_reg ^/p/[^/]+/[^/]+/v1/
-    # Each pair by its languages, a region with its language (en_US, de-CH), as the
-    # servers' lookups fall back.
-    acl en_de path_reg -i ^(/t/[^/]+)?/(tmserver|api/v1|p)/en([-_][^/]*)?/de([-_][^/]*)?/
-    acl en_fr path_reg -i ^(/t/[^/]+)?/(tmserver|api/v1|p)/en([-_][^/]*)?/fr([-_][^/]*)?/
-    acl en_ja path_reg -i ^(/t/[^/]+)?/(tmserver|api/v1|p)/en([-_][^/]*)?/ja([-_][^/]*)?/
-    # amaGama clients ask which languages are served before they look up: all of them.
-    acl languages path_reg ^(/t/[^/]+)?/(tmserver|api/v1)/languages/?$
-    http-request return status 200 content-type application/json string '{{"sourceLanguages":["en"],"targetLanguages":["de","fr","ja"]}}' if languages
-    # A pair no server serves.
-    http-request return status 421 content-type application/json string '{{"error":"pair_not_served","message":"no server behind this proxy serves this pair","details":{{}}}}' if names_pair !en_de !en_fr !en_ja
-    http-response set-header X-Cmem-Server %[srv_name]
-    use_backend pairs_a if en_de || en_fr
-    use_backend pairs_b if en_ja
-    # What names no pair (entries by id, stats, health): any server answers it.
-    default_backend pairs_a
-
-backend pairs_a
-    option httpchk GET /readyz
-    server a {a} check
-
-backend pairs_b
-    option httpchk GET /readyz
-    server b {b} check
-"#
-    )
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/operators.md");
+    let doc = std::fs::read_to_string(path).unwrap();
+    let start = doc.find("```haproxy\n").expect("docs/operators.md has a ```haproxy block") + 11;
+    let cfg = &doc[start..start + doc[start..].find("```").unwrap()];
+    for address in ["127.0.0.1:8080", "127.0.0.1:9001", "127.0.0.1:9002"] {
+        assert_eq!(cfg.matches(address).count(), 1, "the guide's haproxy.cfg names {address} once");
+    }
+    cfg.replace("127.0.0.1:8080", &format!("127.0.0.1:{listen}"))
+        .replace("127.0.0.1:9001", a)
+        .replace("127.0.0.1:9002", b)
 }
 
 fn agent() -> ureq::Agent {
