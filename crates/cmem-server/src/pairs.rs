@@ -69,9 +69,10 @@ impl Pair {
         let pair = |s: &str, t: &str| -> Result<Pair, String> {
             let source = Locale::parse(s).map_err(|e| format!("pair {text:?}: {}", e.message()))?;
             let target = Locale::parse(t).map_err(|e| format!("pair {text:?}: {}", e.message()))?;
-            if source.language().eq_ignore_ascii_case(target.language()) {
+            // One language in one script: a lookup would match the query against itself.
+            if source.fit(&target).is_some() {
                 return Err(format!(
-                    "pair {text:?} has the same language on both sides; a pair translates from one language to another"
+                    "pair {text:?} has the same language on both sides; a pair's locales differ in language or script"
                 ));
             }
             Ok(Pair { source, target })
@@ -235,7 +236,7 @@ impl App {
     /// names the pairs it serves.
     pub(crate) fn check_pair(&self, source: &Locale, target: &Locale) -> Result<(), ApiError> {
         match &self.config.pairs {
-            Some(pairs) if !pairs.covers(source, target) => Err(not_served(pairs, source, target)),
+            Some(pairs) if !pairs.covers(source, target) => Err(not_served(pairs, source, target, true)),
             _ => Ok(()),
         }
     }
@@ -309,14 +310,24 @@ impl App {
     }
 }
 
-/// The `421` of a pair not served.
-fn not_served(pairs: &Pairs, source: &Locale, target: &Locale) -> ApiError {
+/// The `421` of a pair not served, naming the pairs served when `tell` (a request not
+/// yet authorized is not told them when reads need a token).
+fn not_served(pairs: &Pairs, source: &Locale, target: &Locale, tell: bool) -> ApiError {
+    let asked = json!({ "source": source.as_str(), "target": target.as_str() });
+    if !tell {
+        return ApiError::new(
+            StatusCode::MISDIRECTED_REQUEST,
+            "pair_not_served",
+            format!("this server does not serve {source} to {target}"),
+        )
+        .with_details(json!({ "asked": asked }));
+    }
     ApiError::new(
         StatusCode::MISDIRECTED_REQUEST,
         "pair_not_served",
         format!("this server does not serve {source} to {target}; it serves {pairs}"),
     )
-    .with_details(json!({ "asked": { "source": source.as_str(), "target": target.as_str() }, "pairs": pairs.to_json() }))
+    .with_details(json!({ "asked": asked, "pairs": pairs.to_json() }))
 }
 
 /// `/p/{source}/{target}/v1/…`: the pair checked (`421` when not served, `400` when a
@@ -352,7 +363,11 @@ fn rewrite(app: &App, request: Request) -> Result<Request, ApiError> {
             format!("no route {path}: below /p/{{source}}/{{target}}/ are the /v1 routes only"),
         ));
     }
-    app.check_pair(&source, &target)?;
+    // Before the request is authorized: the pairs served are named only where reads
+    // are open.
+    if let Some(pairs) = app.config.pairs.as_ref().filter(|p| !p.covers(&source, &target)) {
+        return Err(not_served(pairs, &source, &target, !app.config.read_needs_token));
+    }
     let query = request.uri().query().map(|q| format!("?{q}")).unwrap_or_default();
     let uri: Uri = format!("/{rest}{query}")
         .parse()
@@ -409,6 +424,7 @@ mod tests {
             ("en-de,,x", "pair 2 of \"en-de,,x\" is empty"),
             ("en-de,", "pair 2"),
             ("en-en", "same language"),
+            ("en-US:en-GB", "same language"),
             ("en-US-de", "write it with a colon"),
             ("english-german", "invalid locale"),
             ("en:", "invalid locale"),
@@ -427,6 +443,7 @@ mod tests {
         assert!(!p.covers(&l("de"), &l("en")));
         assert!(p.held_by(&[&l("de-DE"), &l("en-GB")]));
         assert!(!p.held_by(&[&l("en"), &l("ja")]));
+        assert!(Pair::parse("sr-Cyrl-sr-Latn").is_ok(), "another script");
         let pt = Pair::parse("en:pt-BR").unwrap();
         assert!(pt.covers(&l("en"), &l("pt-PT")), "another region, as lookups fall back");
         assert!(!Pair::parse("en:zh-TW").unwrap().covers(&l("en"), &l("zh-CN")));

@@ -103,3 +103,14 @@ fn a_pair_prefixed_route_answers_its_pair_with_the_lookups_fallback_and_the_body
     let (status, v) = s.get_json("/p/en%2DUS/de/v1/stats", None);
     assert_eq!(status, 200, "{v}");
 }
+
+#[test]
+fn where_reads_need_a_token_the_pairs_are_named_only_to_a_reader() {
+    let s =
+        Server::start(ServerConfig::new().read_needs_token(true).pairs(Some(Pairs::parse("en-fr").unwrap())));
+    let (status, v) = s.get_json("/p/en/de/v1/stats", None);
+    assert_eq!(status, 421, "{v}");
+    assert_eq!(v["details"]["pairs"], Value::Null, "{v}");
+    assert_eq!(s.post("/v1/lookup", None, &lookup("en", "de")).0, 401);
+    misdirected(s.post("/v1/lookup", Some(&s.read), &lookup("en", "de")), "fr");
+}
