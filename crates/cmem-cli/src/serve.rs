@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use cmem::{Address, Memories, Memory, OpenOptions, Role};
-use cmem_server::{serve_on, shutdown_signal, App, RateLimit, ServerConfig};
+use cmem_server::{serve_on, shutdown_signal, App, Pairs, RateLimit, ServerConfig};
 
 use crate::memory;
 use crate::output::duration;
@@ -33,6 +33,12 @@ Several --memory serve several named memories: /v1/lookup merges them (or the on
 one alone. Writes go to the one memory of role write, or to ?memory=NAME; tokens are
 kept in that memory (else the first). Example:
   cmem -m project.db -m client=client.db,role=read,penalty=5 serve
+
+With --pairs en-de,en-fr the server answers those pairs only (421 Misdirected Request
+to another): several servers on one PostgreSQL memory, each with its pairs, behind a
+proxy that routes /tmserver/SOURCE/TARGET/… and /p/SOURCE/TARGET/v1/… by pair
+(docs/operators.md). Example:
+  cmem -m postgres://tm@db/tm serve --pairs en-de,en-fr --listen 127.0.0.1:9001
 
 It speaks plain HTTP: put TLS, and any address beyond this machine, behind a reverse
 proxy.";
@@ -104,6 +110,16 @@ pub struct ServeArgs {
     /// (docs/operators.md).
     #[arg(long, value_name = "ADDRESS")]
     pub read_replica: Option<String>,
+    /// Serve these locale pairs only, SOURCE-TARGET separated by commas (en-de,en-fr;
+    /// en-US:de when a tag has a region): another pair is answered 421 Misdirected
+    /// Request naming these, only their source locales' indexes are built, and the
+    /// lists of pairs (amaGama's languages, /v1/stats) show only these. A pair is
+    /// served with the lookups' locale fallback (en-US to de-CH by en-de). For several
+    /// servers on one PostgreSQL memory behind a proxy that routes by pair
+    /// (docs/operators.md); the /v1 routes are also served under /p/SOURCE/TARGET/v1/…
+    /// for it. Default: every pair.
+    #[arg(long, value_name = "PAIRS", value_parser = Pairs::parse)]
+    pub pairs: Option<Pairs>,
 }
 
 /// Parses a rate above zero.
@@ -223,7 +239,8 @@ pub fn run(args: &ServeArgs, given: &memory::Given, quiet: bool) -> Result<()> {
         .max_connections(args.max_connections.max(1))
         .max_bad_tokens(args.max_bad_tokens)
         .answer_cache(args.answer_cache)
-        .workers(args.workers);
+        .workers(args.workers)
+        .pairs(args.pairs.clone());
     let started = Instant::now();
     let app = match served {
         Served::One(memory) => App::new(*memory, config),
@@ -242,8 +259,9 @@ pub fn run(args: &ServeArgs, given: &memory::Given, quiet: bool) -> Result<()> {
         // Before the address is announced: a supervisor may signal at once.
         let stop = shutdown_signal();
         if !quiet {
+            let pairs = args.pairs.as_ref().map(|p| format!(", pairs {p}")).unwrap_or_default();
             eprintln!(
-                "cmem: serving {address} on http://{local} (index ready in {}; Ctrl-C or SIGTERM stops)",
+                "cmem: serving {address}{pairs} on http://{local} (index ready in {}; Ctrl-C or SIGTERM stops)",
                 duration(warm)
             );
         }

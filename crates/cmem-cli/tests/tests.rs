@@ -91,6 +91,7 @@ fn td(rel: &str) -> String {
 
 mod faults;
 mod first_hour;
+mod pairs;
 mod serve;
 mod server_faults;
 mod tour;

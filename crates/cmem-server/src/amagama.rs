@@ -9,7 +9,9 @@
 //! regional codes held, since clients such as Weblate ask for `de` before they would
 //! ask for `de_de`. A pair that cannot match — the same language on both sides, a code
 //! that is not a locale, locales the memory does not hold — answers `[]`, as amaGama
-//! does, never `404`: clients ask for every pair of their project.
+//! does, never `404`: clients ask for every pair of their project. A server that serves
+//! some pairs only (`--pairs`) answers another pair `421` (the `pairs` module) and lists
+//! only its pairs' codes in `languages/`.
 //!
 //! The text is read with the clients' placeholder masks as codes (Weblate's `[X20X]`,
 //! [`cmem::client_masks`]), so a masked `Could not open file [X20X]` matches the stored
@@ -182,6 +184,8 @@ async fn answer(
     let callback = params.jsoncallback.clone().unwrap_or_default();
     let (units, mark, key) = match (Locale::parse(&source), Locale::parse(&target)) {
         (Ok(s), Ok(t)) if !s.matches(&t) && s.language() != t.language() => {
+            // A pair another server answers: the proxy in front sent it astray.
+            app.check_pair(&s, &t)?;
             // By canonical tags: `de_DE` and `de-de` ask the same.
             let mut key = format!("{s}\0{t}\0{min}\0{max}\0{callback}\0{text}");
             // Of several memories, the answer is the memories asked's.
@@ -418,8 +422,14 @@ pub(crate) struct Languages {
 }
 
 impl Languages {
-    /// The codes `memory`, member `member` of those served, holds.
-    pub(crate) fn codes(&self, memory: &cmem::Memory, member: usize) -> cmem::Result<Codes> {
+    /// The codes `memory`, member `member` of those served, holds: of its pairs
+    /// `served` covers, when the server serves some only.
+    pub(crate) fn codes(
+        &self,
+        memory: &cmem::Memory,
+        member: usize,
+        served: Option<&crate::pairs::Pairs>,
+    ) -> cmem::Result<Codes> {
         let mark = memory.change_mark()?;
         if let (Some(mark), Ok(kept)) = (mark, self.kept.lock()) {
             if let Some((at, codes)) = kept.get(&member) {
@@ -430,6 +440,9 @@ impl Languages {
         }
         let mut codes = Codes::default();
         for pair in memory.stats()?.pairs {
+            if served.is_some_and(|s| !s.covers(&pair.source, &pair.target)) {
+                continue;
+            }
             codes_of(&pair.source, &mut codes.0);
             codes_of(&pair.target, &mut codes.1);
         }
@@ -472,7 +485,8 @@ async fn languages(
     let codes = app
         .blocking(move |app| {
             let members = app.memories().members();
-            let codes = selection.iter().map(|&i| app.languages.codes(&members[i].memory, i));
+            let served = app.config.pairs.as_ref();
+            let codes = selection.iter().map(|&i| app.languages.codes(&members[i].memory, i, served));
             Ok(codes.collect::<cmem::Result<Vec<_>>>()?)
         })
         .await?;

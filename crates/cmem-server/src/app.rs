@@ -49,8 +49,8 @@ pub struct App {
 
 impl App {
     /// Prepares `memory` for serving: reads the recognizer its imports recorded and
-    /// builds the candidate index of every source locale it holds, so that the first
-    /// lookups are as fast as the rest. Blocking: call it before serving or on a
+    /// builds the candidate index of every source locale it holds (of the served pairs'
+    /// with [`ServerConfig::pairs`]), so that the first lookups are as fast as the rest. Blocking: call it before serving or on a
     /// blocking thread.
     ///
     /// # Errors
@@ -81,9 +81,13 @@ impl App {
             .and_then(|w| memories.members().iter().position(|m| m.spec.name == w.spec.name))
             .unwrap_or(0);
         let (recognizer, _) = memories.members()[home].memory.query_recognizer(None)?;
+        // With `pairs`, only the source locales their lookups read: another server
+        // answers the rest.
         for member in memories.members() {
             for source in &member.memory.source_locales()? {
-                member.memory.warm(source)?;
+                if config.pairs.as_ref().is_none_or(|p| p.reads_source(source)) {
+                    member.memory.warm(source)?;
+                }
             }
         }
         let limiter = config.rate_limit.map(Limiter::new);
@@ -109,9 +113,9 @@ impl App {
         };
         // amaGama clients ask for the locales first: answer the first one from the cache.
         for (i, member) in app.memories.members().iter().enumerate() {
-            app.languages.codes(&member.memory, i)?;
+            app.languages.codes(&member.memory, i, app.config.pairs.as_ref())?;
         }
-        app.page_pairs.keep(&app.memory().stats()?);
+        app.page_pairs.keep(&app.served_stats(app.memory().stats()?));
         Ok(app)
     }
 

@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::pairs::Pairs;
 use crate::rate::RateLimit;
 
 /// How the server runs; see [`serve`](crate::serve).
@@ -64,6 +65,12 @@ pub struct ServerConfig {
     /// a few processors evicts each other's from the caches; a few at a time finish
     /// sooner, and the answers come in the order asked.
     pub workers: usize,
+    /// The locale pairs served (default none: every pair). A request naming another
+    /// pair is answered `421 Misdirected Request`, the body naming these; only their
+    /// source locales' candidate indexes are built at start, and amaGama's `languages`
+    /// and `/v1/stats` list only these pairs. For several servers on one memory behind
+    /// a proxy that routes by pair (docs/operators.md).
+    pub pairs: Option<Pairs>,
 }
 
 impl Default for ServerConfig {
@@ -86,6 +93,7 @@ impl Default for ServerConfig {
             max_bad_tokens: 20,
             answer_cache: 10_000,
             workers: 0,
+            pairs: None,
         }
     }
 }
@@ -106,6 +114,7 @@ cmem::setters!(ServerConfig {
     answer_cache: usize,
     workers: usize,
     max_bad_tokens: u32,
+    pairs: Option<Pairs>,
 });
 
 impl ServerConfig {

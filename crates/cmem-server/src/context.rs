@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use axum::extract::rejection::JsonRejection;
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::HeaderMap;
 use axum::Json;
 use cmem::{ContextOptions, ContextSegment};
@@ -15,7 +15,8 @@ use serde_json::{json, Map, Value};
 
 use crate::app::App;
 use crate::error::ApiError;
-use crate::native::{json_error, target};
+use crate::native::{check_locales, json_error, target};
+use crate::pairs::PathPair;
 use crate::token::Scope;
 
 /// A context request: segments and the options they share.
@@ -86,6 +87,7 @@ impl ContextBody {
 /// index and field), then each answered in order.
 pub(crate) async fn context(
     State(app): State<Arc<App>>,
+    pair: Option<Extension<PathPair>>,
     headers: HeaderMap,
     body: Result<Json<ContextBody>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -102,6 +104,7 @@ pub(crate) async fn context(
                 None,
                 &body.penalties,
             )?;
+            check_locales(app, pair, &t)?;
             let options = body.options()?;
             let memory = app.read_memory(body.memory.as_deref())?;
             let requests = body

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, State};
+use axum::extract::{Extension, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use cmem::formats::registry::{self, FormatSpec};
@@ -101,6 +101,7 @@ fn drive(
 /// writes (a format holding one locale pair, PO, needs `from` and `to`).
 pub(crate) async fn run(
     State(app): State<Arc<App>>,
+    pair: Option<Extension<crate::pairs::PathPair>>,
     headers: HeaderMap,
     params: Result<Query<ExportParams>, QueryRejection>,
 ) -> Result<Response, ApiError> {
@@ -121,6 +122,10 @@ pub(crate) async fn run(
     let mut options = ExportOptions::default();
     options.source_locale = optional_locale("from", p.from.as_deref())?;
     options.target_locale = optional_locale("to", p.to.as_deref())?;
+    if let (Some(from), Some(to)) = (&options.source_locale, &options.target_locale) {
+        let path = pair.map(|Extension(p)| p);
+        app.check_request_pair(path.as_ref(), (from, to), ("from", "to"))?;
+    }
     if format.one_pair && (options.source_locale.is_none() || options.target_locale.is_none()) {
         return Err(ApiError::bad_request(format!(
             "format {} writes one locale pair: give from and to",

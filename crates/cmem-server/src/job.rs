@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Extension, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -69,6 +69,7 @@ pub(crate) struct ImportParams {
 /// `Import::Bundle`).
 pub(crate) async fn start(
     State(app): State<Arc<App>>,
+    pair: Option<Extension<crate::pairs::PathPair>>,
     headers: HeaderMap,
     params: Result<Query<ImportParams>, QueryRejection>,
     body: Body,
@@ -87,6 +88,10 @@ pub(crate) async fn start(
         })?;
     let from = optional_locale("from", p.from.as_deref())?;
     let to = optional_locale("to", p.to.as_deref())?;
+    if let (Some(from), Some(to)) = (&from, &to) {
+        let path = pair.map(|Extension(p)| p);
+        app.check_request_pair(path.as_ref(), (from, to), ("from", "to"))?;
+    }
     let name = p.name.clone().unwrap_or_else(|| "upload".to_owned());
     if p.align == Some(true) && (from.is_none() || to.is_none()) {
         return Err(ApiError::bad_request(

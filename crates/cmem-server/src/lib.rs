@@ -23,7 +23,8 @@
 //! `/t/{token}/…` with a read token in the path; `/m/{memory}/…` one memory of several,
 //! [`App::several`]),
 //! `/v1/versions`, `/healthz`, `/readyz`, `/metrics` (Prometheus),
-//! `/openapi.json` ([`openapi::openapi`]).
+//! `/openapi.json` ([`openapi::openapi`]); the `/v1` routes again under
+//! `/p/{source}/{target}/`, for a proxy that routes by pair ([`ServerConfig::pairs`]).
 
 #![forbid(unsafe_code)]
 
@@ -41,6 +42,7 @@ mod metrics;
 mod native;
 pub mod openapi;
 mod page;
+mod pairs;
 mod rate;
 mod realign;
 mod revise;
@@ -53,5 +55,6 @@ pub use app::App;
 pub use config::ServerConfig;
 pub use error::{ApiError, ServerError};
 pub use listen::{serve, serve_on, shutdown_signal};
+pub use pairs::{Pair, Pairs};
 pub use rate::RateLimit;
 pub use token::{Scope, TokenRecord, Tokens, TOKENS_META};

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use axum::extract::rejection::{JsonRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::{Extension, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -19,6 +19,7 @@ use serde_json::{json, Map, Value};
 
 use crate::app::App;
 use crate::error::ApiError;
+use crate::pairs::PathPair;
 use crate::token::Scope;
 
 /// The most matches one lookup may ask for.
@@ -169,6 +170,17 @@ pub(crate) fn target(
     Ok(Target { source, target, options })
 }
 
+/// The pair of a request's `source_locale` and `target_locale`: the path's, when it
+/// names one, and a pair this server serves.
+pub(crate) fn check_locales(
+    app: &App,
+    pair: Option<Extension<PathPair>>,
+    t: &Target,
+) -> Result<(), ApiError> {
+    let path = pair.map(|Extension(p)| p);
+    app.check_request_pair(path.as_ref(), (&t.source, &t.target), ("source_locale", "target_locale"))
+}
+
 /// A locale the request may give, read from field `field`.
 pub(crate) fn optional_locale(field: &str, tag: Option<&str>) -> Result<Option<Locale>, ApiError> {
     tag.map(Locale::parse).transpose().map_err(|e| ApiError::from(e).in_field(field))
@@ -259,9 +271,10 @@ pub(crate) fn query_error(rejection: QueryRejection) -> ApiError {
     ApiError::new(StatusCode::BAD_REQUEST, "invalid_query", rejection.body_text())
 }
 
-/// `POST /v1/lookup`.
+/// `POST /v1/lookup` (and under `/p/{source}/{target}/`, [`PathPair`]).
 pub(crate) async fn lookup(
     State(app): State<Arc<App>>,
+    pair: Option<Extension<PathPair>>,
     headers: HeaderMap,
     body: Result<Json<LookupBody>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -277,6 +290,7 @@ pub(crate) async fn lookup(
                 body.point.as_deref(),
                 &body.penalties,
             )?;
+            check_locales(app, pair, &t)?;
             let selection = app.selection(body.memories.as_deref())?;
             let context = body.context.as_ref().map(|c| parse_context(c, "context")).transpose()?;
             let runs = segment_runs(
@@ -337,6 +351,7 @@ pub(crate) fn check_batch(app: &App, segments: usize) -> Result<(), ApiError> {
 /// error.
 pub(crate) async fn lookup_batch(
     State(app): State<Arc<App>>,
+    pair: Option<Extension<PathPair>>,
     headers: HeaderMap,
     body: Result<Json<BatchBody>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -353,6 +368,7 @@ pub(crate) async fn lookup_batch(
                 body.point.as_deref(),
                 &body.penalties,
             )?;
+            check_locales(app, pair, &t)?;
             let selection = app.selection(body.memories.as_deref())?;
             let mut results = Vec::with_capacity(body.segments.len());
             let requests = body.segments.iter().enumerate().map(|(i, s)| {
@@ -447,6 +463,7 @@ pub(crate) fn memory_param(
 /// those of the best `max_search_hits` hits that are the project's.
 pub(crate) async fn search(
     State(app): State<Arc<App>>,
+    pair: Option<Extension<PathPair>>,
     headers: HeaderMap,
     params: Result<Query<SearchParams>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -454,6 +471,10 @@ pub(crate) async fn search(
     let Query(p) = params.map_err(query_error)?;
     let locale = Locale::parse(&p.locale).map_err(|e| ApiError::from(e).in_field("locale"))?;
     let to = optional_locale("to", p.to.as_deref())?;
+    if let Some(to) = &to {
+        let path = pair.map(|Extension(p)| p);
+        app.check_request_pair(path.as_ref(), (&locale, to), ("locale", "to"))?;
+    }
     let (limit, offset) = (p.limit.unwrap_or(20), p.offset.unwrap_or(0));
     let max = app.config.max_search_hits;
     if limit == 0 || offset.saturating_add(limit) > max {
@@ -572,6 +593,7 @@ pub(crate) async fn delete_entry(
 /// `GET` answered with, which must then be the path's.
 pub(crate) async fn replace_entry(
     State(app): State<Arc<App>>,
+    pair: Option<Extension<PathPair>>,
     headers: HeaderMap,
     Path(id): Path<String>,
     params: Result<Query<MemoryParam>, QueryRejection>,
@@ -595,6 +617,7 @@ pub(crate) async fn replace_entry(
         ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_entry", format!("entry: {e}"))
     })?;
     entry.validate()?;
+    app.check_entries(pair.map(|Extension(p)| p).as_ref(), std::slice::from_ref(&entry))?;
     let stored = app
         .blocking(move |app| {
             let memory = app.write_memory(chosen.as_deref())?;
@@ -611,6 +634,7 @@ pub(crate) async fn replace_entry(
 /// (all or none); `201` with each one's id and whether it was new.
 pub(crate) async fn add_entries(
     State(app): State<Arc<App>>,
+    pair: Option<Extension<PathPair>>,
     headers: HeaderMap,
     params: Result<Query<MemoryParam>, QueryRejection>,
     body: Result<Json<Value>, JsonRejection>,
@@ -631,6 +655,7 @@ pub(crate) async fn add_entries(
         entry.validate().map_err(|e| ApiError::from(e).with_details(json!({ "index": index })))?;
         entries.push(entry);
     }
+    app.check_entries(pair.map(|Extension(p)| p).as_ref(), &entries)?;
     let written = chosen.clone();
     let outcomes = app.blocking(move |app| Ok(app.write_memory(chosen.as_deref())?.write(&entries)?)).await?;
     app.realign_after_write(written);
@@ -648,7 +673,8 @@ pub(crate) async fn add_entries(
 }
 
 /// `GET /v1/stats`: the counts the writes keep (DESIGN.md §6.4), a few rows read on a
-/// reader connection. An answer for the home memory also refreshes the locale pairs the
+/// reader connection; of the served pairs only, with `--pairs` (the totals are the
+/// memory's). An answer for the home memory also refreshes the locale pairs the
 /// page's HTML carries.
 pub(crate) async fn stats(
     State(app): State<Arc<App>>,
@@ -660,7 +686,7 @@ pub(crate) async fn stats(
     let s = app
         .blocking(move |app| {
             let chosen = app.read_memory(memory.as_deref())?;
-            let stats = chosen.stats()?;
+            let stats = app.served_stats(chosen.stats()?);
             if std::ptr::eq(chosen, app.memory()) {
                 app.page_pairs.keep(&stats);
             }

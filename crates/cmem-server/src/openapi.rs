@@ -332,7 +332,11 @@ pub fn openapi() -> Value {
             "version": env!("CARGO_PKG_VERSION"),
             "description": "A content (translation) memory: lookups, search and entries, and amaGama's protocol. \
                 Writes need a bearer token of scope write (created with `cmem token create`); reads are open \
-                unless the server requires tokens for them. Errors are `{error, message, details}`.",
+                unless the server requires tokens for them. Errors are `{error, message, details}`. \
+                A server started with `--pairs` answers a request naming another locale pair (amaGama's \
+                path, a body's source_locale and target_locale, an entry's variants) \
+                `421 pair_not_served`, its details naming the pairs served; the `/v1` routes are also \
+                served under `/p/{source}/{target}` (each one's `servers`) for a proxy that routes by pair.",
         },
         "paths": {
             "/": { "get": { "summary": "the web page: lookup, search, import", "tags": ["page"],
@@ -571,6 +575,24 @@ pub fn openapi() -> Value {
             doc["paths"][*path] = in_memory(doc["paths"][&base].clone());
         }
     }
+    // The `/v1` routes again below the pair a proxy routes on.
+    let servers = json!([
+        { "url": "/" },
+        { "url": "/p/{source}/{target}",
+          "description": "the pair in the path, for a reverse proxy that routes by pair: the body's locales \
+            (source_locale and target_locale, an entry's variants, from and to, locale and to) must be the \
+            path's (else 400); a pair the server does not serve is 421 before the request is read",
+          "variables": {
+            "source": { "default": "en", "description": "BCP 47 tag of the source locale" },
+            "target": { "default": "de", "description": "BCP 47 tag of the target locale" } } },
+    ]);
+    if let Some(paths) = doc["paths"].as_object_mut() {
+        for (path, item) in paths.iter_mut() {
+            if path.starts_with("/v1/") {
+                item["servers"] = servers.clone();
+            }
+        }
+    }
     doc
 }
 
@@ -638,7 +660,7 @@ mod tests {
         let doc = openapi();
         let mut documented = BTreeSet::new();
         for (path, ops) in doc["paths"].as_object().unwrap() {
-            for method in ops.as_object().unwrap().keys() {
+            for method in ops.as_object().unwrap().keys().filter(|k| *k != "servers") {
                 documented.insert((method.clone(), path.clone()));
             }
         }

@@ -10,7 +10,7 @@ use axum::extract::{ConnectInfo, DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 use axum::{Json, Router};
 use serde_json::json;
 
@@ -21,8 +21,23 @@ use crate::{amagama, context, export, job, native, openapi, page, revise};
 
 impl App {
     /// The router of every route (see `/openapi.json`), with the body and request-target
-    /// limits of the configuration.
+    /// limits of the configuration; the `/v1` routes also under `/p/{source}/{target}/`,
+    /// the pair in the path for a proxy to route on (`pairs`).
     pub fn router(self: Arc<Self>) -> Router {
+        let routes = Arc::clone(&self).routes();
+        let inner = routes.clone();
+        Router::new()
+            .route(
+                "/p/{*rest}",
+                any(move |request: Request| {
+                    crate::pairs::prefixed(Arc::clone(&self), inner.clone(), request)
+                }),
+            )
+            .fallback_service(routes)
+    }
+
+    /// Every route but the pair-prefixed ones, with the middleware.
+    fn routes(self: Arc<Self>) -> Router {
         let body_limit = self.config.max_body_bytes;
         let mut router = Router::new()
             .route("/", get(page::index))
@@ -84,6 +99,9 @@ async fn readyz(State(app): State<Arc<App>>) -> Result<Json<serde_json::Value>, 
     if app.named {
         let names: Vec<&str> = app.memories().members().iter().map(|m| m.spec.name.as_str()).collect();
         ready["memories"] = json!(names);
+    }
+    if let Some(pairs) = &app.config.pairs {
+        ready["pairs"] = pairs.to_json();
     }
     Ok(Json(ready))
 }

@@ -16,6 +16,7 @@ use tokio::sync::oneshot;
 
 mod hostile;
 mod page;
+mod pairs;
 mod several;
 mod stats;
 mod weblate;
