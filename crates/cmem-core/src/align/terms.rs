@@ -202,13 +202,30 @@ impl WordModel {
     }
 }
 
-/// A glossary ready to be searched: its terms indexed by their first word, so that
-/// finding the terms of a segment costs the segment's length, not the glossary's.
+/// A glossary ready to be searched: its terms indexed by a hash of their words, so that
+/// finding the terms of a segment costs a few lookups in a small table for each of its
+/// words, not the glossary's length, and reads a term's text only when its words' hash
+/// matches.
 #[derive(Debug, Clone, Default)]
 pub struct Glossary {
     terms: Vec<Term>,
-    /// First word → indexes into `terms`.
-    by_first: rustc_hash::FxHashMap<String, Vec<u32>>,
+    /// The hash of a term's words ([`words_hash`]) → indexes into `terms`.
+    by_words: rustc_hash::FxHashMap<u64, Vec<u32>>,
+    /// Each term's words, folded, as the segment's are.
+    words: Vec<Box<[String]>>,
+    /// The most words of a term.
+    longest: usize,
+}
+
+/// A hash of a sequence of folded words (each followed by a separator no word holds).
+fn words_hash<'w>(words: impl IntoIterator<Item = &'w String>) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    for w in words {
+        h.write(w.as_bytes());
+        h.write_u8(0xff);
+    }
+    h.finish()
 }
 
 /// A term found in a segment.
@@ -228,18 +245,26 @@ pub struct FoundTerm {
 impl Glossary {
     /// A glossary of `terms`; of two with the same source, the first is kept.
     pub fn new(terms: Vec<Term>) -> Glossary {
-        let mut by_first: rustc_hash::FxHashMap<String, Vec<u32>> = rustc_hash::FxHashMap::default();
+        let mut g = Glossary::default();
         let mut seen = std::collections::HashSet::new();
-        let mut kept = Vec::with_capacity(terms.len());
         for t in terms {
-            let Some(first) = t.source.split(' ').next().filter(|w| !w.is_empty()) else { continue };
-            if !seen.insert(t.source.clone()) {
+            let words = folded_words(&t.source);
+            if words.is_empty() || !seen.insert(words.clone()) {
                 continue;
             }
-            by_first.entry(first.to_owned()).or_default().push(kept.len() as u32);
-            kept.push(t);
+            g.by_words.entry(words_hash(&words)).or_default().push(g.terms.len() as u32);
+            g.longest = g.longest.max(words.len());
+            g.words.push(words.into_boxed_slice());
+            g.terms.push(t);
         }
-        Glossary { terms: kept, by_first }
+        g
+    }
+
+    /// The term whose words are `words` (`hash` their [`words_hash`]), if any: two terms
+    /// never have the same words.
+    fn named(&self, words: &[String], hash: u64) -> Option<&Term> {
+        let bucket = self.by_words.get(&hash)?;
+        bucket.iter().map(|&i| i as usize).find(|&i| *self.words[i] == *words).map(|i| &self.terms[i])
     }
 
     /// Its terms.
@@ -249,8 +274,8 @@ impl Glossary {
 
     /// Whether it holds a term with this (folded) source.
     pub fn names(&self, source: &str) -> bool {
-        let first = source.split(' ').next().unwrap_or("");
-        self.by_first.get(first).is_some_and(|ix| ix.iter().any(|&i| self.terms[i as usize].source == source))
+        let words = folded_words(source);
+        self.named(&words, words_hash(&words)).is_some()
     }
 
     /// The terms of this glossary and of `given` (which take precedence: a mined term
@@ -289,21 +314,24 @@ impl Glossary {
     fn hits<'g>(&'g self, text: &str, given: &[&'g Glossary]) -> Vec<(usize, usize, usize, &'g Term)> {
         let folded = folded_words(text);
         let mut hits: Vec<(usize, usize, usize, &Term)> = Vec::new();
-        let lists: Vec<&Glossary> = given.iter().copied().chain(std::iter::once(self)).collect();
-        for (rank, list) in lists.iter().enumerate() {
-            for (i, w) in folded.iter().enumerate() {
-                let Some(ix) = list.by_first.get(w) else { continue };
-                for &t in ix {
-                    let term = &list.terms[t as usize];
-                    if rank > 0 && lists[..rank].iter().any(|l| l.names(&term.source)) {
-                        continue;
-                    }
-                    let n = term.source.split(' ').count();
-                    if i + n <= folded.len()
-                        && folded[i..i + n].iter().zip(term.source.split(' ')).all(|(a, b)| a == b)
-                    {
-                        hits.push((n, i, rank, term));
-                    }
+        // (rank, list): the given lists first; empty ones are never asked.
+        let lists: Vec<(usize, &Glossary)> = given
+            .iter()
+            .copied()
+            .chain(std::iter::once(self))
+            .enumerate()
+            .filter(|(_, l)| !l.terms.is_empty())
+            .collect();
+        let longest = lists.iter().map(|(_, l)| l.longest).max().unwrap_or(0);
+        for i in 0..folded.len() {
+            for n in 1..=longest.min(folded.len() - i) {
+                let span = &folded[i..i + n];
+                let hash = words_hash(span);
+                // A term of a later list is left out where an earlier one names its words.
+                if let Some((rank, term)) =
+                    lists.iter().find_map(|(rank, l)| l.named(span, hash).map(|t| (*rank, t)))
+                {
+                    hits.push((n, i, rank, term));
                 }
             }
         }
@@ -346,6 +374,57 @@ mod tests {
         let sources: Vec<&str> = found.iter().map(|f| f.term.source.as_str()).collect();
         assert_eq!(sources, ["file manager", "file"]);
         assert!(list.find("Open the filer", &[]).is_empty());
+    }
+
+    #[test]
+    fn a_given_term_is_read_as_words_as_the_segment_is() {
+        let list = Glossary::new(vec![
+            Term::given("E-mail address", "E-Mail-Adresse"),
+            Term::given("e mail address", "x"),
+        ]);
+        assert_eq!(list.terms().len(), 1, "the same words twice: the first is kept");
+        let found = list.find("Enter your e-mail address.", &[]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            (found[0].found.as_str(), found[0].term.target.as_str()),
+            ("e-mail address", "E-Mail-Adresse")
+        );
+        assert!(list.names("e-mail address") && list.names("e mail address") && !list.names("e-mail"));
+    }
+
+    proptest::proptest! {
+        /// The hashed search finds what a scan of every term at every word finds.
+        #[test]
+        fn the_glossary_finds_what_a_scan_finds(
+            text in proptest::collection::vec(0usize..6, 0..12),
+            terms in proptest::collection::vec(proptest::collection::vec(0usize..6, 1..4), 0..8),
+            given in proptest::collection::vec(proptest::collection::vec(0usize..6, 1..3), 0..3),
+        ) {
+            const WORDS: [&str; 6] = ["file", "manager", "open", "the", "folder", "Datei"];
+            let phrase = |ix: &[usize]| ix.iter().map(|&i| WORDS[i]).collect::<Vec<_>>().join(" ");
+            let mined = Glossary::new(terms.iter().map(|t| Term::given(&phrase(t), "m")).collect());
+            let given = Glossary::new(given.iter().map(|t| Term::given(&phrase(t), "g")).collect());
+            let text = phrase(&text);
+            let folded = folded_words(&text);
+            // The slow reference: every term of every list at every word.
+            let mut want: Vec<(usize, usize, usize, String)> = Vec::new();
+            for i in 0..folded.len() {
+                for (rank, list) in [&given, &mined].into_iter().enumerate() {
+                    for t in list.terms() {
+                        let w = folded_words(&t.source);
+                        let named_before = rank == 1 && given.terms().iter().any(|g| folded_words(&g.source) == w);
+                        if !named_before && folded.get(i..i + w.len()) == Some(&w[..]) {
+                            want.push((w.len(), i, rank, t.source.clone()));
+                        }
+                    }
+                }
+            }
+            let mut got: Vec<(usize, usize, usize, String)> =
+                mined.hits(&text, &[&given]).into_iter().map(|(n, i, r, t)| (n, i, r, t.source.clone())).collect();
+            want.sort();
+            got.sort();
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 
     #[test]
