@@ -89,8 +89,8 @@ pub struct ServeArgs {
     /// minute; past it, 429 for a minute, logged to standard error.
     #[arg(long, value_name = "N", default_value_t = ServerConfig::default().max_bad_tokens)]
     pub max_bad_tokens: u32,
-    /// amaGama answers kept while the memory does not change (0: none); each carries an
-    /// ETag, and a client that sends it back gets 304.
+    /// amaGama and context answers kept while the memory does not change (0: none); an
+    /// amaGama answer carries an ETag, and a client that sends it back gets 304.
     #[arg(long, value_name = "N", default_value_t = ServerConfig::default().answer_cache)]
     pub answer_cache: usize,
     /// Requests doing their lookup or store work at once; the others wait their turn in

@@ -1,7 +1,10 @@
 //! `POST /v1/context`: the context of a batch of segments for a translation producer —
 //! prior version, matches, examples chosen to cover each segment, glossary — as
 //! [`cmem::Memory::context_answer`] gives it, each answer the shape of `cmem context`'s
-//! lines.
+//! lines. Each segment's answer is kept in the server's answer cache (the amaGama
+//! routes', see [`crate::answers`]) while the memory does not change: a producer that
+//! asks again for a document's segments gets them without the work (`micros` then says
+//! what the answer took when it was computed).
 
 use std::sync::Arc;
 
@@ -59,6 +62,25 @@ pub(crate) struct ContextBody {
 }
 
 impl ContextBody {
+    /// The answer cache's key of `segment`'s answer: everything of the request that
+    /// shapes it (the caller's `id`, echoed beside the answer, left out), apart from the
+    /// amaGama routes' keys.
+    fn answer_key(&self, segment: &ContextSegment, options: &ContextOptions) -> String {
+        let mut segment = segment.clone();
+        segment.id = None;
+        format!(
+            "\u{1}context\0{:?}\0{}\0{}\0{:?}\0{:?}\0{}\0{:?}\0{options:?}\0{}",
+            self.memory,
+            self.source_locale,
+            self.target_locale,
+            self.threshold,
+            self.limit,
+            self.client_masks,
+            self.penalties,
+            serde_json::to_string(&segment).unwrap_or_default(),
+        )
+    }
+
     /// The examples' options; a `400` naming the field out of bounds.
     fn options(&self) -> Result<ContextOptions, ApiError> {
         let d = ContextOptions::default();
@@ -126,20 +148,34 @@ pub(crate) async fn context(
             if let Some(first) = requests.first() {
                 memory.warm(&first.lookup.source_locale)?;
             }
+            // Read before any answer is computed: an answer kept under this mark never
+            // predates a write the mark counts.
+            let mark = app.change_mark()?;
             let mut results = Vec::with_capacity(requests.len());
             for (index, (req, s)) in requests.iter().zip(&body.segments).enumerate() {
-                let mut answer = memory.context_answer(req)?;
-                if app.named {
-                    let home = &app.memories().members()[app.home].spec.name;
-                    answer = answer.in_memory(body.memory.as_deref().unwrap_or(home));
-                }
+                let key = body.answer_key(s, &options);
+                let fields = match mark.and_then(|m| app.answers.get(m, &key)) {
+                    Some(kept) => kept,
+                    None => {
+                        let mut answer = memory.context_answer(req)?;
+                        if app.named {
+                            let home = &app.memories().members()[app.home].spec.name;
+                            answer = answer.in_memory(body.memory.as_deref().unwrap_or(home));
+                        }
+                        let fields = Arc::new(serde_json::to_value(&answer).unwrap_or(Value::Null));
+                        if let Some(m) = mark {
+                            app.answers.put(m, key, Arc::clone(&fields));
+                        }
+                        fields
+                    }
+                };
                 let mut item = Map::new();
                 item.insert("index".into(), Value::from(index));
                 if let Some(id) = &s.id {
                     item.insert("id".into(), id.clone());
                 }
-                if let Value::Object(fields) = serde_json::to_value(&answer).unwrap_or(Value::Null) {
-                    item.extend(fields);
+                if let Value::Object(fields) = fields.as_ref() {
+                    item.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
                 }
                 results.push(Value::Object(item));
             }

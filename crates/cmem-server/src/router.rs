@@ -159,7 +159,7 @@ async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Result<Resp
     let mut text = app.metrics.render(entries, &app.jobs.counts());
     let (hits, misses) = app.answers.counts();
     text.push_str(&format!(
-        "# HELP cmem_answer_cache_total amaGama answers from the answer cache (hit) or computed (miss).\n\
+        "# HELP cmem_answer_cache_total amaGama and context answers from the answer cache (hit) or computed (miss).\n\
          # TYPE cmem_answer_cache_total counter\n\
          cmem_answer_cache_total{{result=\"hit\"}} {hits}\n\
          cmem_answer_cache_total{{result=\"miss\"}} {misses}\n"

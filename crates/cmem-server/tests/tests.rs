@@ -1840,6 +1840,41 @@ fn context_answers_as_the_library_does() {
 }
 
 #[test]
+fn context_answers_are_kept_until_the_memory_changes() {
+    let s = Server::start(ServerConfig::new());
+    let hits = || -> u64 {
+        let (_, metrics, _) = s.get("/metrics", Some(&s.read));
+        let line =
+            metrics.lines().find(|l| l.starts_with("cmem_answer_cache_total{result=\"hit\"}")).unwrap();
+        line.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let ask = |id: &str| {
+        let body = json!({"source_locale": "en", "target_locale": "de",
+            "segments": [{"id": id, "text": "Quarterly zebra report"}], "examples": 2});
+        let (status, v) = s.post("/v1/context", Some(&s.read), &body);
+        assert_eq!(status, 200, "{v}");
+        v["results"][0].clone()
+    };
+    let first = ask("a");
+    assert_eq!(first["exact"], false, "{first}");
+    let before = hits();
+    let second = ask("b");
+    assert_eq!(hits(), before + 1, "the second answer came from the cache");
+    assert_eq!(second["id"], "b", "the caller's id is its own, not the kept answer's");
+    assert_eq!(untimed(second.clone()), untimed(first.clone()));
+    // A write changes the memory: the next answer is computed again and sees it.
+    let entry = json!({"variants": [
+        {"locale": "en", "runs": [{"text": "Quarterly zebra report"}]},
+        {"locale": "de", "runs": [{"text": "Vierteljährlicher Zebrabericht"}]},
+    ]});
+    let (status, v) = s.post("/v1/entries", Some(&s.write), &entry);
+    assert_eq!(status, 201, "{v}");
+    let third = ask("c");
+    assert_eq!(third["exact"], true, "{third}");
+    assert_eq!(third["matches"][0]["target"]["text"], "Vierteljährlicher Zebrabericht", "{third}");
+}
+
+#[test]
 fn context_names_the_bad_segment_and_bounds_the_knobs() {
     let s = Server::start(ServerConfig::new());
     let post = |body: Value| s.post("/v1/context", None, &body);
