@@ -53,21 +53,39 @@ impl TestServer {
     /// # Errors
     /// In CI (`CI` set), the reason no server could be had.
     pub fn shared() -> Result<&'static TestServer> {
+        match TestServer::available() {
+            Ok(Some(s)) => Ok(s),
+            // Straight out: every test of this process needs the server.
+            Ok(None) => std::process::exit(0),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// As [`shared`](Self::shared), for a test binary that also holds tests without
+    /// PostgreSQL: when no server can be had and `CI` is unset, prints why and answers
+    /// `None`, so that the one test returns and the others still run.
+    ///
+    /// # Errors
+    /// In CI (`CI` set), the reason no server could be had.
+    pub fn available() -> Result<Option<&'static TestServer>> {
         static SERVER: OnceLock<std::result::Result<TestServer, String>> = OnceLock::new();
+        static TOLD: std::sync::Once = std::sync::Once::new();
         match SERVER.get_or_init(|| TestServer::start().map_err(|e| e.to_string())) {
-            Ok(s) => Ok(s),
+            Ok(s) => Ok(Some(s)),
             Err(why) if std::env::var_os("CI").is_some() => Err(Error::new(ErrorKind::Store, why.clone())),
             Err(why) => {
                 // Straight to the process's stderr: the test harness captures `eprintln!`,
-                // and its capture is lost when the process ends here.
-                let bar = "!".repeat(78);
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "\n{bar}\n!! SKIPPED: the PostgreSQL tests need a server and none could be had:\n!! {why}\n\
-                     !! Set CMEM_PG_URL=postgres://user@host/db, or install PostgreSQL (initdb) to run them.\n\
-                     !! In CI (CI set) this is a failure.\n{bar}\n"
-                );
-                std::process::exit(0)
+                // and its capture is lost when the process ends.
+                TOLD.call_once(|| {
+                    let bar = "!".repeat(78);
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "\n{bar}\n!! SKIPPED: the PostgreSQL tests need a server and none could be had:\n!! {why}\n\
+                         !! Set CMEM_PG_URL=postgres://user@host/db, or install PostgreSQL (initdb) to run them.\n\
+                         !! In CI (CI set) this is a failure.\n{bar}\n"
+                    );
+                });
+                Ok(None)
             }
         }
     }

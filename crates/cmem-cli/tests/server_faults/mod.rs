@@ -142,6 +142,11 @@ type Row = (&'static str, &'static str);
 /// showed (`CMEM_BLESS=1` rewrites it).
 #[test]
 fn server_faults_hold_and_the_operators_guide_says_so() {
+    // Every fault but the full disk involves PostgreSQL: without a server (outside CI)
+    // the table cannot be checked, and the file's other tests still run.
+    if TestServer::available().unwrap().is_none() {
+        return;
+    }
     let mut rows: Vec<Row> = Vec::new();
     rows.extend(postgres_down_and_up_under_a_running_server());
     rows.extend(two_servers_and_a_cli_writer_on_one_postgres_memory());
