@@ -25,8 +25,8 @@
 //! adds the weight of the expected words its target holds, where its source holds a
 //! phrase they come from, that no chosen example's target holds yet; of two sources that
 //! hold the same words, the one whose target says "Konto" where the memory says "Konto"
-//! for "account" comes first. An example's
-//! `covers` still names the segment's units only.
+//! for "account" comes first. An example's `covers` still names the segment's units
+//! only.
 //!
 //! **Candidates.** In a store with a word index ([`crate::store::WordIndex`]: every store
 //! whose candidate index is on) they are the lookup's own matches, the texts BM25 ranks
