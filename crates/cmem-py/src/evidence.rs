@@ -5,7 +5,7 @@ use cmem::align::{AlignOptions, Term, TermOptions};
 use cmem::Locale;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::convert::type_name;
 use crate::errors::{self, InvalidInputError};
@@ -83,8 +83,9 @@ pub(crate) fn given_list(terms: &Bound<'_, PyAny>) -> PyResult<Vec<Term>> {
         } else if item.is_instance_of::<PyTuple>() || item.is_instance_of::<PyList>() {
             let n = item.len()?;
             if n != 2 {
+                let items = if n == 1 { "1 item".to_owned() } else { format!("{n} items") };
                 return Err(InvalidInputError::new_err(format!(
-                    "{at}: {n} items; a term is a (source, target) pair"
+                    "{at}: a term is a (source, target) pair, not {items}"
                 )));
             }
             (side(Some(item.get_item(0)?), &at, "source")?, side(Some(item.get_item(1)?), &at, "target")?)
@@ -106,9 +107,17 @@ fn side(value: Option<Bound<'_, PyAny>>, at: &str, name: &str) -> PyResult<Strin
             "{at}: no {name}; every term needs a source and a target"
         )));
     };
-    let text: String = value.extract().map_err(|_| {
-        PyTypeError::new_err(format!("{at}: the {name} is a {}, not a str", type_name(&value)))
-    })?;
+    let text: String = match value.cast::<PyString>() {
+        Ok(s) => s.extract::<String>().map_err(|e| {
+            InvalidInputError::new_err(format!("{at}: the {name} is not text UTF-8 can hold: {e}"))
+        })?,
+        Err(_) => {
+            return Err(PyTypeError::new_err(format!(
+                "{at}: the {name} is a {}, not a str",
+                type_name(&value)
+            )))
+        }
+    };
     if text.trim().is_empty() {
         return Err(InvalidInputError::new_err(format!(
             "{at}: the {name} is empty; every term needs a source and a target"
