@@ -699,7 +699,10 @@ impl PyMemory {
     /// Returns the report: ``{"pairs", "skipped", "source_words", "target_words",
     /// "table_cells", "phrase_pairs"}``; ``pairs`` 0 means the memory holds no such
     /// pair, and no model is kept.
-    #[pyo3(signature = (source, target, *, iterations = 5, tension = Some(4.0)))]
+    #[pyo3(
+        signature = (source, target, *, iterations = 5, tension = Some(4.0)),
+        text_signature = "($self, source, target, *, iterations=5, tension=4.0)"
+    )]
     fn align(
         &self,
         py: Python<'_>,

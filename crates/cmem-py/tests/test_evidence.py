@@ -212,7 +212,17 @@ def test_closed_memory_raises():
             call()
 
 
-def test_help_shows_the_docstrings():
+def test_help_shows_the_docstrings_and_the_stubs_name_the_verbs():
+    import pathlib
+
+    stubs = "".join(p.read_text(encoding="utf-8") for p in pathlib.Path(cmem.__file__).parent.glob("*.pyi"))
     for verb in ("fragments", "segment_terms", "terms", "given_terms", "set_terms", "align"):
         doc = getattr(cmem.Memory, verb).__doc__
         assert doc and len(doc) > 80, verb
+        assert f"def {verb}(" in stubs, verb
+    # The options are keyword-only, with the facade's defaults.
+    assert cmem.Memory.terms.__text_signature__ == (
+        "($self, source, target, *, min_count=3, min_share=0.6, max_words=4, min_usage=0.9)"
+    )
+    assert cmem.Memory.fragments.__text_signature__ == "($self, text, source, target, *, context=None, point=None)"
+    assert cmem.Memory.align.__text_signature__ == "($self, source, target, *, iterations=5, tension=4.0)"
