@@ -1,7 +1,7 @@
 """cmem: a translation / content memory (type stubs of the extension module)."""
 
 import os
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 __version__: str
 
@@ -186,6 +186,55 @@ class Memory:
         glossary: int = 10,
         short_circuit_exact: bool = True,
     ) -> Dict[str, Any]: ...
+    def fragments(
+        self,
+        text: str,
+        source: str,
+        target: str,
+        *,
+        context: Optional[_Context] = None,
+        point: Optional[str] = None,
+    ) -> List[Dict[str, Any]]:
+        """The stretches of ``text`` the memory translates consistently, from the pair's
+        word model (none without one): dicts with ``source``, ``words`` ([first, last],
+        from 0), ``target``, ``agreeing``, ``seen`` and ``example`` (an entry id or None).
+        ``context`` and ``point`` are checked as ``lookup``'s; fragments never fill."""
+    def segment_terms(self, text: str, source: str, target: str) -> List[Dict[str, Any]]:
+        """The glossary terms ``text`` holds as whole words, in its order: dicts with the
+        term's ``source``, ``target``, ``count``, ``seen``, ``share``, ``noun`` and
+        ``example``, plus ``found`` (as the text writes it) and ``given`` (from
+        ``set_terms``)."""
+    def terms(
+        self,
+        source: str,
+        target: str,
+        *,
+        min_count: int = 3,
+        min_share: float = 0.6,
+        max_words: int = 4,
+        min_usage: float = 0.9,
+    ) -> List[Dict[str, Any]]:
+        """The pair's glossary: the given terms first, then those mined from its word
+        model (nouns first, then the most seen); dicts with ``source``, ``target``,
+        ``count``, ``seen``, ``share``, ``noun`` and ``example``."""
+    def given_terms(self, source: str, target: str) -> List[Dict[str, Any]]:
+        """The term list kept for the pair with ``set_terms``; empty when none."""
+    def set_terms(
+        self,
+        source: str,
+        target: str,
+        terms: Iterable[Union[Tuple[str, str], Sequence[str], Dict[str, str]]],
+    ) -> None:
+        """Keeps ``terms`` ((source, target) pairs or dicts with "source" and "target")
+        as the pair's given list, replacing the one before; they take precedence over
+        mined terms. A bad item raises naming it (``terms[2]``); nothing is kept."""
+    def align(
+        self, source: str, target: str, *, iterations: int = 5, tension: Optional[float] = 4.0
+    ) -> Dict[str, int]:
+        """Trains and keeps the pair's word model (``cmem align``); returns the report
+        ``{"pairs", "skipped", "source_words", "target_words", "table_cells",
+        "phrase_pairs"}`` (``pairs`` 0: no such pair, no model kept). ``tension=None``
+        is plain IBM Model 1."""
 
 class Memories:
     """Several named memories looked up as one."""

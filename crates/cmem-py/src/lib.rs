@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 mod convert;
 mod engine;
 mod errors;
+mod evidence;
 mod matches;
 mod memory;
 mod request;

@@ -18,6 +18,7 @@ use pyo3::types::PyDict;
 use crate::convert::{from_py, serde_to_py, type_name};
 use crate::engine;
 use crate::errors::{self, Error, InvalidInputError, UnsupportedError};
+use crate::evidence;
 use crate::matches::PyMatch;
 use crate::request::{self, Lookup};
 
@@ -566,6 +567,156 @@ impl PyMemory {
             memory.context_answer(&req).map_err(|e| errors::core(&e))
         })??;
         Ok(serde_to_py(py, &answer)?.unbind())
+    }
+
+    /// The fragments of ``text``: stretches of two words or more that the memory
+    /// translates one way consistently, from the pair's word model (none when the
+    /// memory keeps no model of ``source`` → ``target``: ``align`` trains one, an import
+    /// does once the pair is large enough). Fragments are evidence for a translator and
+    /// never fill a target. ``context`` and ``point`` are ``lookup``'s and checked as
+    /// its; a fragment depends on the source text alone.
+    ///
+    /// Returns a list of dicts, in the text's order: ``{"source", "words": [first,
+    /// last], "target", "agreeing", "seen", "example"}`` — the stretch as the text
+    /// writes it, its first and last word (counted from 0), the memory's translation,
+    /// how often the memory translated it so and at all, and one entry id holding it
+    /// (None when the model was trained without ids).
+    #[pyo3(signature = (text, source, target, *, context = None, point = None))]
+    fn fragments(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        source: &str,
+        target: &str,
+        context: Option<&Bound<'_, PyAny>>,
+        point: Option<&str>,
+    ) -> PyResult<Py<PyAny>> {
+        let defaults = cmem::LookupOptions::default();
+        let look = Lookup::new(source, target, defaults.threshold, defaults.limit, point, None)?;
+        let context = request::context(context, "context")?;
+        let memory = self.memory()?;
+        let text = text.to_owned();
+        let found = engine::run(py, move || -> cmem::Result<Vec<cmem::align::Fragment>> {
+            let req = look.request(&text, memory.recognizer()?, context)?;
+            memory.fragments(&req)
+        })?
+        .map_err(|e| errors::core(&e))?;
+        let list = serde_to_py(py, &found)?;
+        evidence::fill(&list, "example", py.None().bind(py))?;
+        Ok(list.unbind())
+    }
+
+    /// The glossary terms ``text`` holds as whole words, in its order (the longest where
+    /// two overlap): the given list (``set_terms``) first, then the terms mined from the
+    /// pair's word model with ``terms``' default options. None without a model or a
+    /// given list.
+    ///
+    /// Returns a list of dicts: the term's ``source`` (lower case), ``target``,
+    /// ``count``, ``seen``, ``share``, ``noun`` and ``example`` (an entry id, None
+    /// when unknown), ``found`` (its words as the text writes them) and ``given``
+    /// (True for a term of the given list).
+    fn segment_terms(&self, py: Python<'_>, text: &str, source: &str, target: &str) -> PyResult<Py<PyAny>> {
+        let defaults = cmem::LookupOptions::default();
+        let look = Lookup::new(source, target, defaults.threshold, defaults.limit, None, None)?;
+        let memory = self.memory()?;
+        let text = text.to_owned();
+        let found = engine::run(py, move || -> cmem::Result<Vec<cmem::align::FoundTerm>> {
+            let req = look.request(&text, memory.recognizer()?, cmem::QueryContext::default())?;
+            memory.segment_terms(&req)
+        })?
+        .map_err(|e| errors::core(&e))?;
+        let list = serde_to_py(py, &found)?;
+        evidence::fill(&list, "example", py.None().bind(py))?;
+        evidence::fill(&list, "given", pyo3::types::PyBool::new(py, false).as_any())?;
+        Ok(list.unbind())
+    }
+
+    /// The glossary of ``source`` → ``target``: the given list (``set_terms``) first,
+    /// then the terms mined from the pair's word model whose source it does not name
+    /// (none without a model). A mined term is a phrase of one to ``max_words`` source
+    /// words seen at least ``min_count`` times with one dominant translation, which has
+    /// at least ``min_share`` of its sightings and is used by at least ``min_usage`` of
+    /// the entries holding the phrase (shares within 0–1); nouns first, then the most
+    /// seen.
+    ///
+    /// Returns a list of dicts: ``{"source", "target", "count", "seen", "share",
+    /// "noun", "example"}`` (``example`` an entry id, None when unknown; a given
+    /// term's counts are 0).
+    #[pyo3(signature = (source, target, *, min_count = 3, min_share = 0.6, max_words = 4, min_usage = 0.9))]
+    #[allow(clippy::too_many_arguments)]
+    fn terms(
+        &self,
+        py: Python<'_>,
+        source: &str,
+        target: &str,
+        min_count: u32,
+        min_share: f64,
+        max_words: usize,
+        min_usage: f64,
+    ) -> PyResult<Py<PyAny>> {
+        let (from, to) = evidence::pair(source, target)?;
+        let options = evidence::term_options(min_count, min_share, max_words, min_usage)?;
+        let memory = self.memory()?;
+        let terms = engine::run(py, || memory.terms(&from, &to, &options))?.map_err(|e| errors::core(&e))?;
+        evidence::term_list(py, &terms)
+    }
+
+    /// The term list given for ``source`` → ``target`` with ``set_terms``, as
+    /// ``terms`` returns its terms; empty when none was given.
+    fn given_terms(&self, py: Python<'_>, source: &str, target: &str) -> PyResult<Py<PyAny>> {
+        let (from, to) = evidence::pair(source, target)?;
+        let memory = self.memory()?;
+        let terms = engine::run(py, || memory.given_terms(&from, &to))?.map_err(|e| errors::core(&e))?;
+        evidence::term_list(py, &terms)
+    }
+
+    /// Keeps ``terms`` as the given term list of ``source`` → ``target``, replacing the
+    /// one before (an empty list removes it): their translations take precedence over
+    /// the mined terms with the same source, in ``terms``, ``segment_terms`` and the
+    /// lookups' evidence. ``terms`` is an iterable of ``(source, target)`` tuples or of
+    /// dicts with ``"source"`` and ``"target"``; sources are kept in lower case. A bad
+    /// item raises naming it (``terms[2]``), and nothing is kept.
+    fn set_terms(
+        &self,
+        py: Python<'_>,
+        source: &str,
+        target: &str,
+        terms: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let (from, to) = evidence::pair(source, target)?;
+        let terms = evidence::given_list(terms)?;
+        let memory = self.memory()?;
+        engine::run(py, || memory.set_terms(&from, &to, &terms))?.map_err(|e| errors::core(&e))
+    }
+
+    /// Trains the word model of ``source`` → ``target`` over the memory's pairs (what
+    /// ``cmem align`` does) and keeps it with the memory, replacing the one before:
+    /// lookups' word repairs, ``fragments`` and the mined ``terms`` read it. An import
+    /// trains it already once the pair is large enough; this trains it at any size.
+    /// ``iterations`` is the EM rounds per direction; ``tension`` the preference for
+    /// links near the diagonal (None: plain IBM Model 1).
+    ///
+    /// Returns the report: ``{"pairs", "skipped", "source_words", "target_words",
+    /// "table_cells", "phrase_pairs"}``; ``pairs`` 0 means the memory holds no such
+    /// pair, and no model is kept.
+    #[pyo3(
+        signature = (source, target, *, iterations = 5, tension = Some(4.0)),
+        text_signature = "($self, source, target, *, iterations=5, tension=4.0)"
+    )]
+    fn align(
+        &self,
+        py: Python<'_>,
+        source: &str,
+        target: &str,
+        iterations: usize,
+        tension: Option<f64>,
+    ) -> PyResult<Py<PyAny>> {
+        let (from, to) = evidence::pair(source, target)?;
+        let options = evidence::align_options(iterations, tension)?;
+        let memory = self.memory()?;
+        let report = engine::run(py, || memory.train_word_model(&from, &to, &options))?
+            .map_err(|e| errors::core(&e))?;
+        Ok(serde_to_py(py, &report)?.unbind())
     }
 }
 

@@ -41,12 +41,20 @@ def calls(tm, tmp):
         yield f"versions {text!r:.20}", lambda t=text: tm.versions(t)
         yield f"prior {text!r:.20}", lambda t=text: tm.prior_version(t, t, "en", "de")
         yield f"context text {text!r:.20}", lambda t=text: tm.context(t, "en", "de")
+        yield f"fragments text {text!r:.20}", lambda t=text: tm.fragments(t, "en", "de")
+        yield f"segment_terms text {text!r:.20}", lambda t=text: tm.segment_terms(t, "en", "de")
     for loc in BAD_LOCALES:
         yield f"lookup locale {loc!r:.20}", lambda l=loc: tm.lookup("Print", l, "de")
         yield f"batch locale {loc!r:.20}", lambda l=loc: tm.lookup_batch(["Print"], "en", l)
         yield f"search locale {loc!r:.20}", lambda l=loc: tm.search("Print", l)
         yield f"prior locale {loc!r:.20}", lambda l=loc: tm.prior_version("u", "f", l, "de")
         yield f"context locale {loc!r:.20}", lambda l=loc: tm.context("Print", "en", l)
+        yield f"fragments locale {loc!r:.20}", lambda l=loc: tm.fragments("Print", l, "de")
+        yield f"segment_terms locale {loc!r:.20}", lambda l=loc: tm.segment_terms("Print", "en", l)
+        yield f"terms locale {loc!r:.20}", lambda l=loc: tm.terms(l, "de")
+        yield f"given_terms locale {loc!r:.20}", lambda l=loc: tm.given_terms("en", l)
+        yield f"set_terms locale {loc!r:.20}", lambda l=loc: tm.set_terms(l, "de", [("a", "b")])
+        yield f"align locale {loc!r:.20}", lambda l=loc: tm.align("en", l)
         yield f"import locale {loc!r:.20}", lambda l=loc: tm.import_records(UI, source=l, target="de")
         yield f"export locale {loc!r:.20}", lambda l=loc: tm.export(tmp / "x.tmx", source=l)
         yield f"recycle locale {loc!r:.20}", lambda l=loc: tm.recycle(empty, tmp / "o.po", target=l)
@@ -61,18 +69,30 @@ def calls(tm, tmp):
         yield f"context threshold {n!r}", lambda n=n: tm.context("Print", "en", "de", threshold=n)
         yield f"recycle threshold {n!r}", lambda n=n: tm.recycle(empty, tmp / "o.po", target="de", threshold=n)
         yield f"prior exclude {n!r}", lambda n=n: tm.prior_version("u", "f", "en", "de", exclude=n)
+        yield f"terms min_count {n!r}", lambda n=n: tm.terms("en", "de", min_count=n)
+        yield f"terms min_share {n!r}", lambda n=n: tm.terms("en", "de", min_share=n)
+        yield f"terms max_words {n!r}", lambda n=n: tm.terms("en", "de", max_words=n)
+        yield f"terms min_usage {n!r}", lambda n=n: tm.terms("en", "de", min_usage=n)
+        yield f"align iterations {n!r}", lambda n=n: tm.align("en", "de", iterations=n)
+        yield f"align tension {n!r}", lambda n=n: tm.align("en", "de", tension=n)
     for point in ["//", "a//b", "\x00", 5, "x" * 5000]:
         yield f"point {point!r:.20}", lambda p=point: tm.lookup("Print", "en", "de", point=p)
         yield f"versions point {point!r:.20}", lambda p=point: tm.versions("u", point=p)
+        yield f"fragments point {point!r:.20}", lambda p=point: tm.fragments("Print", "en", "de", point=p)
     for context in ["text", 5, {"pre": 1, "post": 2}, {"bogus": "x"}, {"pre": "only"}, [1, 2]]:
         yield f"context {context!r:.20}", lambda c=context: tm.lookup("Print", "en", "de", context=c)
         yield f"contexts {context!r:.20}", lambda c=context: tm.lookup_batch(["Print"], "en", "de", contexts=[c])
+        yield f"fragments context {context!r:.20}", lambda c=context: tm.fragments("Print", "en", "de", context=c)
     for penalties in ["origin:mt=10", [5], ["=="], ["origin:mt=1000"], [None]]:
         yield f"penalties {penalties!r:.20}", lambda p=penalties: tm.lookup("Print", "en", "de", penalties=p)
     for records in [None, 5, "text", [None], [[1, 2]], [{"source": {"nested": 1}, "target": "x"}],
                     [{"source": "a", "target": "b", "x": float("nan")}], [{1: "a"}],
                     [{"variants": "nope"}], [{"variants": [{"locale": "en"}]}], [{"source": "a", "target": 10**40}]]:
         yield f"records {records!r:.30}", lambda r=records: tm.import_records(r, source="en", target="de", strict=True)
+    for terms in [None, 5, "a,b", {"source": "a", "target": "b"}, [None], [5], [("a",)], [("a", "b", "c")],
+                  [("", "b")], [(" ", "b")], [("a", None)], [(1, 2)], [{"source": "a"}], [{"target": "b"}],
+                  [{"source": b"a", "target": "b"}], [("a\ud800", "b")], [["x" * 20_000, "y"]]]:
+        yield f"set_terms {terms!r:.30}", lambda t=terms: tm.set_terms("en", "de", t)
     for path in [missing, tmp, garbage, empty, "", "-", None, 3, b"bytes"]:
         yield f"import_file {path!r:.30}", lambda p=path: tm.import_file(p, strict=True)
         yield f"recycle {path!r:.30}", lambda p=path: tm.recycle(p, tmp / "out.xlf")
