@@ -47,15 +47,28 @@ pub struct FragmentOptions {
     /// its translation, counted at training ([`WordModel::phrase_usage`]); default
     /// 0.0 (no check). A model trained before the count passes every stretch.
     pub min_usage: f64,
+    /// The least share of the stretch's phrase pairs whose target must hold a word at
+    /// either end of the dominant target for the fragment's target to keep it; default
+    /// 0.7. An end word fewer hold (an article or a preposition whose form the
+    /// sentence decides, a verb the memory renders in several registers) is left out,
+    /// and the fragment offers what the translations agree on. 0.0 keeps the dominant
+    /// target whole.
+    pub edge_share: f64,
 }
 
 impl Default for FragmentOptions {
     fn default() -> Self {
-        FragmentOptions { min_words: 2, min_agreeing: 2, min_share: 0.5, min_usage: 0.0 }
+        FragmentOptions { min_words: 2, min_agreeing: 2, min_share: 0.5, min_usage: 0.0, edge_share: 0.7 }
     }
 }
 
-crate::setters!(FragmentOptions { min_words: usize, min_agreeing: u32, min_share: f64, min_usage: f64 });
+crate::setters!(FragmentOptions {
+    min_words: usize,
+    min_agreeing: u32,
+    min_share: f64,
+    min_usage: f64,
+    edge_share: f64
+});
 
 /// A stretch of a segment's source the memory holds with a consistent translation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -65,9 +78,11 @@ pub struct Fragment {
     pub source: String,
     /// Its first and last word, counted in the segment's words from 0.
     pub words: (usize, usize),
-    /// The target text the memory translates it with, as the memory writes it.
+    /// The target text the memory translates it with, as the memory writes it: its
+    /// dominant translation, less the end words too few of its translations hold
+    /// ([`FragmentOptions::edge_share`]).
     pub target: String,
-    /// How many times the memory translated the stretch with that text.
+    /// How many times the memory translated the stretch with a text holding that one.
     pub agreeing: u32,
     /// How many times the memory translated the stretch (with any text kept).
     pub seen: u32,
@@ -92,6 +107,53 @@ pub(crate) const STOP_WORDS: &[&str] = &[
 /// Whether `word` (folded) carries meaning: not a stop word, not a number.
 pub(crate) fn is_content_word(word: &str) -> bool {
     !STOP_WORDS.contains(&word) && !word.chars().all(|c| c.is_numeric())
+}
+
+/// Whether two words are the same word as the model compares them (in lower case;
+/// phrase targets are NFC already), without allocating.
+fn same_word(a: &str, b: &str) -> bool {
+    a.chars().flat_map(char::to_lowercase).eq(b.chars().flat_map(char::to_lowercase))
+}
+
+/// Of the dominant target `list[0]` of a stretch seen `seen` times, the part its
+/// translations agree on: the end words fewer than `edge_share` of the sightings hold
+/// are left out (never the last word). With how many sightings hold that part, as
+/// words in a row.
+fn agreed_target(list: &[(String, u32)], seen: u32, edge_share: f64) -> (&str, u32) {
+    let (top, count) = (&list[0].0, list[0].1);
+    if list.len() == 1 || edge_share <= 0.0 {
+        return (top, count);
+    }
+    let spans: Vec<Vec<(usize, usize)>> = list.iter().map(|(t, _)| words(t)).collect();
+    let word = |k: usize, (a, b): (usize, usize)| &list[k].0[a..b];
+    let top_words = &spans[0];
+    let holding = |w: &str| -> u32 {
+        (0..list.len())
+            .filter(|&k| spans[k].iter().any(|&s| same_word(word(k, s), w)))
+            .map(|k| list[k].1)
+            .sum()
+    };
+    let wanted = edge_share * f64::from(seen);
+    let (mut first, mut end) = (0, top_words.len());
+    while end - first > 1 && f64::from(holding(word(0, top_words[first]))) < wanted {
+        first += 1;
+    }
+    while end - first > 1 && f64::from(holding(word(0, top_words[end - 1]))) < wanted {
+        end -= 1;
+    }
+    if first == end {
+        return (top, count);
+    }
+    let core = &top_words[first..end];
+    let agreeing = (0..list.len())
+        .filter(|&k| {
+            spans[k]
+                .windows(core.len())
+                .any(|win| win.iter().zip(core).all(|(&s, &c)| same_word(word(k, s), word(0, c))))
+        })
+        .map(|k| list[k].1)
+        .sum();
+    (&top[core[0].0..core[core.len() - 1].1], agreeing)
 }
 
 /// Whether two neighbouring words may sit in one fragment: only white space (or one
@@ -122,10 +184,13 @@ impl WordModel {
                 }
                 let key = folded[i..=j].join(" ");
                 let list = self.phrases(&key);
-                let Some((target, agreeing)) = list.first() else { continue };
+                if list.is_empty() {
+                    continue;
+                }
                 let seen: u32 = list.iter().map(|l| l.1).sum();
-                if *agreeing < opts.min_agreeing
-                    || f64::from(*agreeing) < opts.min_share * f64::from(seen)
+                let (target, agreeing) = agreed_target(list, seen, opts.edge_share);
+                if agreeing < opts.min_agreeing
+                    || f64::from(agreeing) < opts.min_share * f64::from(seen)
                     || self.phrase_usage(&key).is_some_and(|u| u < opts.min_usage)
                 {
                     continue;
@@ -136,8 +201,8 @@ impl WordModel {
                 all.push(Fragment {
                     source: text[ws[i].0..ws[j].1].to_owned(),
                     words: (i, j),
-                    target: target.clone(),
-                    agreeing: *agreeing,
+                    target: target.to_owned(),
+                    agreeing,
                     seen,
                     example,
                 });
@@ -217,6 +282,28 @@ mod tests {
         for w in found.windows(2) {
             assert!(w[0].words.1 < w[1].words.0, "{found:?}");
         }
+    }
+
+    #[test]
+    fn a_target_leaves_out_the_end_words_its_translations_disagree_on() {
+        // "the file manager" is "die Dateiverwaltung" as an object, "der Dateiverwaltung"
+        // after a noun: the article is the sentence's, the noun the memory's.
+        let mut pairs = Vec::new();
+        for (v, vt) in [("Open", "Öffne"), ("Close", "Schließe"), ("Print", "Drucke")] {
+            pairs.push((format!("{v} the file manager"), format!("{vt} die Dateiverwaltung")));
+            pairs.push((format!("{v} the web page"), format!("{vt} die Webseite")));
+        }
+        for (n, nt) in [("Name", "Name"), ("Size", "Größe")] {
+            pairs.push((format!("{n} of the file manager"), format!("{nt} der Dateiverwaltung")));
+            pairs.push((format!("{n} of the web page"), format!("{nt} der Webseite")));
+        }
+        let (m, _) = WordModel::train(pairs, &AlignOptions::default().iterations(10));
+        let whole = m.fragments("Rename the file manager", &FragmentOptions::default().edge_share(0.0));
+        assert!(whole.iter().any(|f| f.target == "die Dateiverwaltung" && f.agreeing == 3), "{whole:?}");
+        let found = m.fragments("Rename the file manager", &FragmentOptions::default());
+        let f = found.iter().find(|f| f.source.ends_with("file manager")).expect("a fragment");
+        assert_eq!(f.target, "Dateiverwaltung", "{found:?}");
+        assert_eq!(f.agreeing, f.seen, "{found:?}");
     }
 
     #[test]
