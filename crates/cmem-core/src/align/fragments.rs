@@ -156,6 +156,15 @@ fn agreed_target(list: &[(String, u32)], seen: u32, edge_share: f64) -> (&str, u
     (&top[core[0].0..core[core.len() - 1].1], agreeing)
 }
 
+/// How far a fragment may be trusted, from 0 to 1: the share of the stretch's phrase
+/// pairs that agree, counted as if two more had not (two sightings of two weigh less
+/// than forty of forty), or the share of the memory's entries holding the stretch that
+/// use its translation ([`WordModel::phrase_usage`]) when that is less.
+fn confidence(agreeing: u32, seen: u32, usage: Option<f64>) -> f64 {
+    let share = f64::from(agreeing) / f64::from(seen + 2);
+    usage.map_or(share, |u| share.min(u))
+}
+
 /// Whether two neighbouring words may sit in one fragment: only white space (or one
 /// hyphen or slash) between them. A code (U+FFFC) or a punctuation mark ends a stretch.
 fn joinable(gap: &str) -> bool {
@@ -170,8 +179,8 @@ impl WordModel {
         let folded: Vec<String> = ws.iter().map(|&(a, b)| fold(&text[a..b])).collect();
         let n = ws.len();
         let longest = self.opts.max_phrase_words.max(opts.min_words);
-        // Each start's candidates: (last word, target, agreeing, seen, example).
-        let mut found: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+        // Each start's candidates: (last word, index in `all`, confidence).
+        let mut found: Vec<Vec<(usize, usize, f64)>> = vec![Vec::new(); n];
         let mut all: Vec<Fragment> = Vec::new();
         for i in 0..n {
             let mut last = i;
@@ -189,15 +198,16 @@ impl WordModel {
                 }
                 let seen: u32 = list.iter().map(|l| l.1).sum();
                 let (target, agreeing) = agreed_target(list, seen, opts.edge_share);
-                if agreeing < opts.min_agreeing
-                    || f64::from(agreeing) < opts.min_share * f64::from(seen)
-                    || self.phrase_usage(&key).is_some_and(|u| u < opts.min_usage)
-                {
+                if agreeing < opts.min_agreeing || f64::from(agreeing) < opts.min_share * f64::from(seen) {
+                    continue;
+                }
+                let usage = self.phrase_usage(&key);
+                if usage.is_some_and(|u| u < opts.min_usage) {
                     continue;
                 }
                 let example =
                     self.phrase_examples(&key).first().filter(|&&id| id != 0).map(|&id| EntryId(id));
-                found[i].push((j, all.len()));
+                found[i].push((j, all.len(), confidence(agreeing, seen, usage)));
                 all.push(Fragment {
                     source: text[ws[i].0..ws[j].1].to_owned(),
                     words: (i, j),
@@ -208,15 +218,16 @@ impl WordModel {
                 });
             }
         }
-        // The set covering most words, then with the fewest (so the longest) fragments:
-        // best[i] over the words from i on.
-        let mut best: Vec<(usize, usize, Option<usize>)> = vec![(0, 0, None); n + 1];
+        // The set covering most words, each word weighed by its fragment's confidence,
+        // then with the fewest (so the longest) fragments: best[i] over the words from i on.
+        let mut best: Vec<(f64, usize, Option<usize>)> = vec![(0.0, 0, None); n + 1];
         for i in (0..n).rev() {
             best[i] = (best[i + 1].0, best[i + 1].1, None);
-            for &(j, k) in &found[i] {
+            for &(j, k, confidence) in &found[i] {
                 let (covered, count, _) = best[j + 1];
-                let with = (covered + j - i + 1, count + 1);
-                if with.0 > best[i].0 || (with.0 == best[i].0 && with.1 < best[i].1) {
+                let with = (covered + (j - i + 1) as f64 * confidence, count + 1);
+                let tie = (with.0 - best[i].0).abs() <= 1e-9;
+                if (with.0 > best[i].0 && !tie) || (tie && with.1 < best[i].1) {
                     best[i] = (with.0, with.1, Some(k));
                 }
             }
@@ -304,6 +315,41 @@ mod tests {
         let f = found.iter().find(|f| f.source.ends_with("file manager")).expect("a fragment");
         assert_eq!(f.target, "Dateiverwaltung", "{found:?}");
         assert_eq!(f.agreeing, f.seen, "{found:?}");
+    }
+
+    #[test]
+    fn a_long_stretch_translated_many_ways_gives_way_to_a_consistent_shorter_one() {
+        // "the file manager" is translated with two articles, "file manager" always alike
+        // and more often: three words of little confidence weigh less than two of much.
+        let mut pairs = Vec::new();
+        let verbs = [("Open", "Öffne"), ("Close", "Schließe"), ("Print", "Drucke"), ("Save", "Speichere")];
+        for (v, vt) in verbs {
+            for (n, nt) in [("file manager", "Dateiverwaltung"), ("web page", "Webseite")] {
+                pairs.push((format!("{v} the {n}"), format!("{vt} die {nt}")));
+            }
+        }
+        for (n, nt) in [("Name", "Name"), ("Size", "Größe"), ("Title", "Titel")] {
+            for (o, ot) in [("file manager", "Dateiverwaltung"), ("web page", "Webseite")] {
+                pairs.push((format!("{n} of the {o}"), format!("{nt} der {ot}")));
+            }
+        }
+        for (p, pt) in [("Trust", "Vertraue"), ("Thank", "Danke")] {
+            for (o, ot) in [("file manager", "Dateiverwaltung"), ("web page", "Webseite")] {
+                pairs.push((format!("{p} the {o}"), format!("{pt} der {ot}")));
+            }
+        }
+        for _ in 0..4 {
+            pairs.push(("File manager".to_owned(), "Dateiverwaltung".to_owned()));
+            pairs.push(("Web page".to_owned(), "Webseite".to_owned()));
+        }
+        let (m, _) = WordModel::train(pairs, &AlignOptions::default().iterations(10));
+        // Every stretch is counted whole: the articles stay in the longer one's target.
+        let o = FragmentOptions::default().edge_share(0.0);
+        let found = m.fragments("Rename the file manager", &o);
+        assert!(
+            found.iter().any(|f| f.source == "file manager" && f.target == "Dateiverwaltung"),
+            "{found:?}"
+        );
     }
 
     #[test]
