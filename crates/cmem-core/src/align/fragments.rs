@@ -117,8 +117,8 @@ fn same_word(a: &str, b: &str) -> bool {
 
 /// Of the dominant target `list[0]` of a stretch seen `seen` times, the part its
 /// translations agree on: the end words fewer than `edge_share` of the sightings hold
-/// are left out (never the last word). With how many sightings hold that part, as
-/// words in a row.
+/// are left out, one word at least kept. With how many sightings hold that part, as
+/// words in a row, in any case.
 fn agreed_target(list: &[(String, u32)], seen: u32, edge_share: f64) -> (&str, u32) {
     let (top, count) = (&list[0].0, list[0].1);
     if list.len() == 1 || edge_share <= 0.0 {
@@ -350,6 +350,22 @@ mod tests {
             found.iter().any(|f| f.source == "file manager" && f.target == "Dateiverwaltung"),
             "{found:?}"
         );
+    }
+
+    #[test]
+    fn the_agreed_target_counts_every_translation_holding_it_in_any_case() {
+        let list = |l: &[(&str, u32)]| l.iter().map(|&(t, n)| (t.to_owned(), n)).collect::<Vec<_>>();
+        // The article is held by three in four, whichever its case: kept, and pooled.
+        let account =
+            list(&[("Das Konto", 25), ("das Konto", 24), ("Konto", 9), ("dem Konto", 2), ("der", 2)]);
+        assert_eq!(agreed_target(&account, 62, 0.7), ("Das Konto", 49));
+        // Held by about half: left out; the noun every translation holds remains.
+        let translation = list(&[("Die Übersetzung", 24), ("der Übersetzung", 15), ("Übersetzung", 2)]);
+        assert_eq!(agreed_target(&translation, 41, 0.7), ("Übersetzung", 41));
+        assert_eq!(agreed_target(&translation, 41, 0.0), ("Die Übersetzung", 24));
+        // No word is held widely enough: the last one stays.
+        let split = list(&[("Wähle alle", 3), ("Markiere jedes", 3)]);
+        assert_eq!(agreed_target(&split, 6, 0.7), ("alle", 3));
     }
 
     #[test]
