@@ -4,9 +4,12 @@
 //! pairs, the evidence the word repair uses too: a stretch of two words or more (whole
 //! words, never across a code or a punctuation mark) whose phrase pairs agree on one
 //! target text often enough is a fragment, with that text, how many of the pairs agree,
-//! and one entry they were seen in. Of the stretches found, those covering the most
-//! words of the segment are kept, longer ones first, none overlapping. A fragment
-//! never fills a target: it is what a translator (or a producer) may reuse.
+//! and one entry they were seen in. The text is what the pairs agree on: the dominant
+//! target less the end words too few of them hold (an article the sentence inflects).
+//! Of the stretches found, those covering the most words of the segment, each word
+//! weighed by its fragment's confidence, are kept, longer ones first, none
+//! overlapping. A fragment never fills a target: it is what a translator (or a
+//! producer) may reuse.
 //!
 //! ```
 //! use cmem_core::align::{AlignOptions, FragmentOptions, WordModel};
