@@ -185,23 +185,40 @@ pub fn run(
     if let Some(m) = &model {
         println!();
         println!(
-            "| fragments: least agreeing, least share, least usage | with one | fragments | precision | precision, compounds read as the terminology check reads them | coverage |"
+            "| fragments: least agreeing, least share, least usage, edge share | with one | fragments | precision | precision, compounds read as the terminology check reads them | coverage |"
         );
         println!("|---|---:|---:|---:|---:|---:|");
-        for (agreeing, share, usage) in [
-            (2, 0.5, 0.0),
-            (3, 0.5, 0.0),
-            (3, 0.7, 0.0),
-            (4, 0.7, 0.0),
-            (5, 0.8, 0.0),
-            (8, 0.9, 0.0),
-            (2, 0.5, 0.5),
-            (2, 0.5, 0.7),
-            (2, 0.5, 0.8),
-            (2, 0.5, 0.9),
-            (3, 0.5, 0.8),
+        for (agreeing, share, usage, edge) in [
+            (2, 0.5, 0.0, 0.0),
+            (3, 0.5, 0.0, 0.0),
+            (3, 0.7, 0.0, 0.0),
+            (4, 0.7, 0.0, 0.0),
+            (5, 0.8, 0.0, 0.0),
+            (8, 0.9, 0.0, 0.0),
+            (2, 0.5, 0.5, 0.0),
+            (2, 0.5, 0.7, 0.0),
+            (2, 0.5, 0.8, 0.0),
+            (2, 0.5, 0.9, 0.0),
+            (3, 0.5, 0.8, 0.0),
+            (2, 0.5, 0.0, 0.6),
+            (2, 0.5, 0.0, 0.7),
+            (2, 0.5, 0.0, 0.8),
+            (2, 0.5, 0.0, 0.9),
+            (2, 0.6, 0.0, 0.7),
+            (3, 0.5, 0.0, 0.7),
+            (3, 0.6, 0.0, 0.7),
+            (2, 0.5, 0.3, 0.7),
+            (2, 0.5, 0.5, 0.7),
+            (3, 0.5, 0.8, 0.7),
+            (4, 0.8, 0.0, 0.7),
+            (8, 0.9, 0.0, 0.7),
+            (10, 0.95, 0.0, 0.7),
         ] {
-            let o = FragmentOptions::default().min_agreeing(agreeing).min_share(share).min_usage(usage);
+            let o = FragmentOptions::default()
+                .min_agreeing(agreeing)
+                .min_share(share)
+                .min_usage(usage)
+                .edge_share(edge);
             let mut t = FragmentTally::default();
             for (text, wanted) in &unmatched {
                 let found = m.fragments(text, &o);
@@ -219,7 +236,7 @@ pub fn run(
                 t.covered += covered.len();
             }
             println!(
-                "| {agreeing}, {share}, {usage} | {:.1} % | {} | {:.1} % | {:.1} % | {:.1} % |",
+                "| {agreeing}, {share}, {usage}, {edge} | {:.1} % | {} | {:.1} % | {:.1} % | {:.1} % |",
                 pct(t.with_one, t.queries),
                 t.fragments,
                 pct(t.right, t.fragments),
