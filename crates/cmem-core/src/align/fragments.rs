@@ -168,6 +168,16 @@ fn confidence(agreeing: u32, seen: u32, usage: Option<f64>) -> f64 {
     usage.map_or(share, |u| share.min(u))
 }
 
+/// A stretch found, as [`Fragment`] holds it but borrowing its target from the model:
+/// most are not kept.
+struct Found<'m> {
+    words: (usize, usize),
+    target: &'m str,
+    agreeing: u32,
+    seen: u32,
+    example: Option<EntryId>,
+}
+
 /// Whether two neighbouring words may sit in one fragment: only white space (or one
 /// hyphen or slash) between them. A code (U+FFFC) or a punctuation mark ends a stretch.
 fn joinable(gap: &str) -> bool {
@@ -184,7 +194,8 @@ impl WordModel {
         let longest = self.opts.max_phrase_words.max(opts.min_words);
         // Each start's candidates: (last word, index in `all`, confidence).
         let mut found: Vec<Vec<(usize, usize, f64)>> = vec![Vec::new(); n];
-        let mut all: Vec<Fragment> = Vec::new();
+        // Every stretch found; only the kept ones become fragments.
+        let mut all: Vec<Found<'_>> = Vec::new();
         for i in 0..n {
             let mut last = i;
             while last + 1 < n && last + 1 < i + longest && joinable(&text[ws[last].1..ws[last + 1].0]) {
@@ -211,14 +222,7 @@ impl WordModel {
                 let example =
                     self.phrase_examples(&key).first().filter(|&&id| id != 0).map(|&id| EntryId(id));
                 found[i].push((j, all.len(), confidence(agreeing, seen, usage)));
-                all.push(Fragment {
-                    source: text[ws[i].0..ws[j].1].to_owned(),
-                    words: (i, j),
-                    target: target.to_owned(),
-                    agreeing,
-                    seen,
-                    example,
-                });
+                all.push(Found { words: (i, j), target, agreeing, seen, example });
             }
         }
         // The set covering most words, each word weighed by its fragment's confidence,
@@ -240,8 +244,17 @@ impl WordModel {
         while i < n {
             match best[i].2 {
                 Some(k) => {
-                    i = all[k].words.1 + 1;
-                    out.push(all[k].clone());
+                    let f = &all[k];
+                    let (first, last) = f.words;
+                    i = last + 1;
+                    out.push(Fragment {
+                        source: text[ws[first].0..ws[last].1].to_owned(),
+                        words: f.words,
+                        target: f.target.to_owned(),
+                        agreeing: f.agreeing,
+                        seen: f.seen,
+                        example: f.example,
+                    });
                 }
                 None => i += 1,
             }

@@ -284,7 +284,8 @@ impl Glossary {
     /// order.
     pub fn find(&self, text: &str, given: &[&Glossary]) -> Vec<FoundTerm> {
         let spans = super::words(text);
-        let mut hits = self.hits(text, given);
+        let folded: Vec<String> = spans.iter().map(|&(a, b)| super::fold(&text[a..b])).collect();
+        let mut hits = self.hits(&folded, given);
         let lists = given.len() + 1;
         // Longest first, then the given lists, then the earlier.
         hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.cmp(&b.2)).then(a.1.cmp(&b.1)));
@@ -308,11 +309,11 @@ impl Glossary {
         out.into_iter().map(|(_, f)| f).collect()
     }
 
-    /// Every occurrence in `text` of a term of `given` or of this glossary (a term of a
-    /// later list left out where an earlier one names its source), overlapping or not:
-    /// (words, start word, list, term), the lists counted `given` first.
-    fn hits<'g>(&'g self, text: &str, given: &[&'g Glossary]) -> Vec<(usize, usize, usize, &'g Term)> {
-        let folded = folded_words(text);
+    /// Every occurrence in a text's `folded` words of a term of `given` or of this
+    /// glossary (a term of a later list left out where an earlier one names its source),
+    /// overlapping or not: (words, start word, list, term), the lists counted `given`
+    /// first.
+    fn hits<'g>(&'g self, folded: &[String], given: &[&'g Glossary]) -> Vec<(usize, usize, usize, &'g Term)> {
         let mut hits: Vec<(usize, usize, usize, &Term)> = Vec::new();
         // (rank, list): the given lists first; empty ones are never asked.
         let lists: Vec<(usize, &Glossary)> = given
@@ -420,7 +421,7 @@ mod tests {
                 }
             }
             let mut got: Vec<(usize, usize, usize, String)> =
-                mined.hits(&text, &[&given]).into_iter().map(|(n, i, r, t)| (n, i, r, t.source.clone())).collect();
+                mined.hits(&folded, &[&given]).into_iter().map(|(n, i, r, t)| (n, i, r, t.source.clone())).collect();
             want.sort();
             got.sort();
             proptest::prop_assert_eq!(got, want);
