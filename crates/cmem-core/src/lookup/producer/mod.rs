@@ -456,15 +456,26 @@ fn choose_examples(
                 .collect());
         }
         // Each round reads at least one candidate: it ends.
-        let ids: Vec<EntryId> = unread.iter().map(|i| pool[*i].id).collect();
-        for (i, entry) in unread.into_iter().zip(store.get_many(&ids)?) {
-            let read = entry.and_then(|e| Candidate::of(&e, &req.lookup, None));
-            match read {
-                Some(r) => pool[i].texts = r.texts,
-                None => pool[i].gone = true,
-            }
+        read(store, req, pool, unread)?;
+    }
+}
+
+/// Reads the texts of the candidates `unread` (indexes into `pool`) in one read; one gone
+/// from the store, or without the pair, is marked gone.
+fn read(
+    store: &dyn ContentMemory,
+    req: &ContextRequest,
+    pool: &mut [Candidate],
+    unread: Vec<usize>,
+) -> Result<()> {
+    let ids: Vec<EntryId> = unread.iter().map(|i| pool[*i].id).collect();
+    for (i, entry) in unread.into_iter().zip(store.get_many(&ids)?) {
+        match entry.and_then(|e| Candidate::texts_of(&e, &req.lookup)) {
+            Some(texts) => pool[i].texts = Some(texts),
+            None => pool[i].gone = true,
         }
     }
+    Ok(())
 }
 
 /// A word a translation of the segment is expected to hold.
@@ -538,13 +549,7 @@ fn read_targets(
     let unread: Vec<usize> = (0..pool.len())
         .filter(|i| pool[*i].texts.is_none() && own_score(query, weights, &pool[*i]) >= min)
         .collect();
-    let ids: Vec<EntryId> = unread.iter().map(|i| pool[*i].id).collect();
-    for (i, entry) in unread.into_iter().zip(store.get_many(&ids)?) {
-        match entry.and_then(|e| Candidate::of(&e, &req.lookup, None)) {
-            Some(read) => pool[i].texts = read.texts,
-            None => pool[i].gone = true,
-        }
-    }
+    read(store, req, pool, unread)?;
     let by_word: HashMap<&str, &Expected> = expected.iter().map(|e| (e.word.as_str(), e)).collect();
     for c in pool.iter_mut() {
         let Some((_, target)) = &c.texts else { continue };

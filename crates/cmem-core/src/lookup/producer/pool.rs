@@ -37,24 +37,40 @@ pub(super) struct Candidate {
 
 impl Candidate {
     pub(super) fn of(entry: &Entry, req: &LookupRequest, match_score: Option<f64>) -> Option<Candidate> {
-        let s = entry.variant(&req.source_locale)?;
-        let t = entry.variant(&req.target_locale)?;
+        let units = Units::of(&text_of(&entry.variant(&req.source_locale)?.runs));
+        Candidate::with_units(entry, req, match_score, units)
+    }
+
+    /// The candidate of `entry` with its units read from the source's plain key, as the
+    /// word index reads its texts.
+    fn of_key(entry: &Entry, req: &LookupRequest, match_score: Option<f64>) -> Option<Candidate> {
+        let units = Units::of(&crate::model::key::flatten_runs(&entry.variant(&req.source_locale)?.runs));
+        Candidate::with_units(entry, req, match_score, units)
+    }
+
+    fn with_units(
+        entry: &Entry,
+        req: &LookupRequest,
+        match_score: Option<f64>,
+        units: Units,
+    ) -> Option<Candidate> {
         Some(Candidate {
             id: entry.id,
-            texts: Some((surface_text(&s.runs), surface_text(&t.runs))),
+            texts: Some(Candidate::texts_of(entry, req)?),
             match_score,
-            units: Units::of(&text_of(&s.runs)),
+            units,
             sampled: true,
             gone: false,
             expected: HashSet::new(),
         })
     }
 
-    /// The candidate of `entry` with its units read from the source's plain key, as the
-    /// word index reads its texts.
-    fn of_key(entry: &Entry, req: &LookupRequest, match_score: Option<f64>) -> Option<Candidate> {
-        let key = crate::model::key::flatten_runs(&entry.variant(&req.source_locale)?.runs);
-        Candidate::of(entry, req, match_score).map(|c| Candidate { units: Units::of(&key), ..c })
+    /// The source and target of `entry` as shown (codes as their markup); `None` when
+    /// it lacks either locale.
+    pub(super) fn texts_of(entry: &Entry, req: &LookupRequest) -> Option<(String, String)> {
+        let s = entry.variant(&req.source_locale)?;
+        let t = entry.variant(&req.target_locale)?;
+        Some((surface_text(&s.runs), surface_text(&t.runs)))
     }
 
     /// The characters of its source and target (0 until read).
