@@ -351,8 +351,8 @@ fn rewrite(app: &App, request: Request) -> Result<Request, ApiError> {
     let mut parts = path.trim_start_matches('/').splitn(4, '/');
     let (_, source, target, rest) = (parts.next(), parts.next(), parts.next(), parts.next().unwrap_or(""));
     let locale = |tag: Option<&str>, field: &str| {
-        let tag = tag.unwrap_or_default();
-        let tag = percent_decode(tag);
+        // A locale tag has no escapes, but a client may escape its `-`.
+        let tag = percent_encoding::percent_decode_str(tag.unwrap_or_default()).decode_utf8_lossy();
         Locale::parse(&tag).map_err(|e| ApiError::from(e).in_field(field))
     };
     let (source, target) = (locale(source, "source")?, locale(target, "target")?);
@@ -384,26 +384,6 @@ fn rewrite(app: &App, request: Request) -> Result<Request, ApiError> {
     }
     forwarded.extensions_mut().insert(PathPair(Pair::new(source, target)));
     Ok(forwarded)
-}
-
-/// `%XX` escapes decoded (a locale tag has none, but a client may escape `-`).
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let hex = |b: u8| char::from(b).to_digit(16);
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if let (b'%', Some(Some(high)), Some(Some(low))) =
-            (bytes[i], bytes.get(i + 1).map(|&b| hex(b)), bytes.get(i + 2).map(|&b| hex(b)))
-        {
-            out.push((high * 16 + low) as u8);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
@@ -447,12 +427,5 @@ mod tests {
         let pt = Pair::parse("en:pt-BR").unwrap();
         assert!(pt.covers(&l("en"), &l("pt-PT")), "another region, as lookups fall back");
         assert!(!Pair::parse("en:zh-TW").unwrap().covers(&l("en"), &l("zh-CN")));
-    }
-
-    #[test]
-    fn escapes_are_decoded() {
-        assert_eq!(percent_decode("pt%2DBR"), "pt-BR");
-        assert_eq!(percent_decode("de%"), "de%");
-        assert_eq!(percent_decode("de%4"), "de%4");
     }
 }
