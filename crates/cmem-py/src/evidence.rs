@@ -2,21 +2,12 @@
 //! model's training — as Python gives them, checked and turned into the engine's.
 
 use cmem::align::{AlignOptions, Term, TermOptions};
-use cmem::Locale;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::convert::type_name;
-use crate::errors::{self, InvalidInputError};
-
-/// The locale pair `source` → `target`, each named when bad.
-pub(crate) fn pair(source: &str, target: &str) -> PyResult<(Locale, Locale)> {
-    Ok((
-        Locale::parse(source).map_err(|e| errors::core_at(&e, "source"))?,
-        Locale::parse(target).map_err(|e| errors::core_at(&e, "target"))?,
-    ))
-}
+use crate::errors::InvalidInputError;
 
 /// A share argument: a number within 0–1.
 fn share(value: f64, name: &str) -> PyResult<f64> {

@@ -363,8 +363,7 @@ impl PyMemory {
         point: Option<&str>,
         exclude: Option<i64>,
     ) -> PyResult<Option<Py<PyAny>>> {
-        let from = Locale::parse(source).map_err(|e| errors::core_at(&e, "source"))?;
-        let to = Locale::parse(target).map_err(|e| errors::core_at(&e, "target"))?;
+        let (from, to) = request::pair(source, target)?;
         let mut req = cmem::VersionRequest::new(unit, fingerprint, from, to).exclude(exclude.map(EntryId));
         if let Some(p) = request::point(point)? {
             req = req.point(p);
@@ -654,7 +653,7 @@ impl PyMemory {
         max_words: usize,
         min_usage: f64,
     ) -> PyResult<Py<PyAny>> {
-        let (from, to) = evidence::pair(source, target)?;
+        let (from, to) = request::pair(source, target)?;
         let options = evidence::term_options(min_count, min_share, max_words, min_usage)?;
         let memory = self.memory()?;
         let terms = engine::run(py, || memory.terms(&from, &to, &options))?.map_err(|e| errors::core(&e))?;
@@ -664,7 +663,7 @@ impl PyMemory {
     /// The term list given for ``source`` → ``target`` with ``set_terms``, as
     /// ``terms`` returns its terms; empty when none was given.
     fn given_terms(&self, py: Python<'_>, source: &str, target: &str) -> PyResult<Py<PyAny>> {
-        let (from, to) = evidence::pair(source, target)?;
+        let (from, to) = request::pair(source, target)?;
         let memory = self.memory()?;
         let terms = engine::run(py, || memory.given_terms(&from, &to))?.map_err(|e| errors::core(&e))?;
         evidence::term_list(py, &terms)
@@ -683,7 +682,7 @@ impl PyMemory {
         target: &str,
         terms: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        let (from, to) = evidence::pair(source, target)?;
+        let (from, to) = request::pair(source, target)?;
         let terms = evidence::given_list(terms)?;
         let memory = self.memory()?;
         engine::run(py, || memory.set_terms(&from, &to, &terms))?.map_err(|e| errors::core(&e))
@@ -711,7 +710,7 @@ impl PyMemory {
         iterations: usize,
         tension: Option<f64>,
     ) -> PyResult<Py<PyAny>> {
-        let (from, to) = evidence::pair(source, target)?;
+        let (from, to) = request::pair(source, target)?;
         let options = evidence::align_options(iterations, tension)?;
         let memory = self.memory()?;
         let report = engine::run(py, || memory.train_word_model(&from, &to, &options))?

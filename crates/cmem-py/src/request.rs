@@ -44,11 +44,8 @@ impl Lookup {
                 .map_err(|e| errors::core_at(&e, &format!("penalties[{i}]")))?;
             options.penalties.push(p);
         }
-        Ok(Lookup {
-            from: Locale::parse(source).map_err(|e| errors::core_at(&e, "source"))?,
-            to: Locale::parse(target).map_err(|e| errors::core_at(&e, "target"))?,
-            options,
-        })
+        let (from, to) = pair(source, target)?;
+        Ok(Lookup { from, to, options })
     }
 
     /// The request for `text`, its codes recognized by `recognizer`.
@@ -75,6 +72,14 @@ pub(crate) fn context(arg: Option<&Bound<'_, PyAny>>, at: &str) -> PyResult<Quer
         ))
     })?;
     parsed.parse().map_err(|e| errors::core_at(&e, at))
+}
+
+/// The locale pair `source` → `target`, each argument named when bad.
+pub(crate) fn pair(source: &str, target: &str) -> PyResult<(Locale, Locale)> {
+    Ok((
+        Locale::parse(source).map_err(|e| errors::core_at(&e, "source"))?,
+        Locale::parse(target).map_err(|e| errors::core_at(&e, "target"))?,
+    ))
 }
 
 /// An optional locale argument.
