@@ -483,11 +483,12 @@ pub fn run(
     for (label, b) in
         [("0.70–0.85", placement[0]), ("0.85–0.95", placement[1]), ("≥ 0.95", placement[2]), ("≥ 0.70", all)]
     {
+        let (placed, b) = (b.placed, b.band);
         let n = b.queries.max(1) as f64;
         println!(
             "| {label} | {} | {} | {} | {} ({:.1} %) | {} ({:.1} %) | {:.3} | {:.3} | {} | {} |",
             b.queries,
-            b.placed,
+            placed,
             b.changed,
             b.equal_before,
             pct(b.equal_before, b.queries),
@@ -513,6 +514,7 @@ pub fn run(
         ("≥ 0.95", placement_repaired[2]),
         ("≥ 0.70", all),
     ] {
+        let b = b.band;
         println!(
             "| {label} | {} ({:.1} %) | {} ({:.1} %) | {} | {} |",
             b.equal_before,
@@ -604,18 +606,12 @@ fn by_rule(m: &Match, req: &LookupRequest) -> Vec<Run> {
     adapted.target
 }
 
-/// The code placement's counts in one score band.
+/// The code placement's counts in one score band: a word band's, and how many had a
+/// code placed by the alignment.
 #[derive(Default, Clone, Copy)]
 struct PlacementBand {
-    queries: usize,
+    band: WordBand,
     placed: usize,
-    changed: usize,
-    equal_before: usize,
-    equal_after: usize,
-    sim_before: f64,
-    sim_after: f64,
-    nearer: usize,
-    farther: usize,
 }
 
 impl PlacementBand {
@@ -625,29 +621,12 @@ impl PlacementBand {
         (sim_before, sim_after): (f64, f64),
         placed: bool,
     ) {
-        self.queries += 1;
         self.placed += usize::from(placed);
-        self.changed += usize::from(before != after);
-        self.equal_before += usize::from(before == want);
-        self.equal_after += usize::from(after == want);
-        self.sim_before += sim_before;
-        self.sim_after += sim_after;
-        self.nearer += usize::from(sim_after > sim_before + 1e-9);
-        self.farther += usize::from(sim_after + 1e-9 < sim_before);
+        self.band.add(before, after, want, sim_before, sim_after);
     }
 
     fn plus(&self, o: &PlacementBand) -> PlacementBand {
-        PlacementBand {
-            queries: self.queries + o.queries,
-            placed: self.placed + o.placed,
-            changed: self.changed + o.changed,
-            equal_before: self.equal_before + o.equal_before,
-            equal_after: self.equal_after + o.equal_after,
-            sim_before: self.sim_before + o.sim_before,
-            sim_after: self.sim_after + o.sim_after,
-            nearer: self.nearer + o.nearer,
-            farther: self.farther + o.farther,
-        }
+        PlacementBand { band: self.band.plus(&o.band), placed: self.placed + o.placed }
     }
 }
 
