@@ -260,12 +260,15 @@ impl RecycleOptions {
     }
 }
 
+/// The default [`RecycleOptions::fill_threshold`]: a best match at 95 % or more fills.
+pub const DEFAULT_FILL_THRESHOLD: f64 = 0.95;
+
 impl Default for RecycleOptions {
     fn default() -> Self {
         RecycleOptions {
             // The lookup's own default: the threshold lives in one place.
             fuzzy_threshold: LookupOptions::default().threshold,
-            fill_threshold: 0.95,
+            fill_threshold: DEFAULT_FILL_THRESHOLD,
             point: None,
             source_locale: None,
             target_locale: None,

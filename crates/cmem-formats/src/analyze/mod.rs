@@ -463,7 +463,7 @@ fn analysis(file: &str, counted: &[Counted], skipped: usize, bands: &Bands) -> A
 
 /// The score from which analyze's terminology check counts a best match as a fill:
 /// recycle's default fill threshold.
-pub const TERM_CHECK_FILL: f64 = 0.95;
+pub const TERM_CHECK_FILL: f64 = crate::recycle::DEFAULT_FILL_THRESHOLD;
 
 /// How many of `queries`' best matches (`results`, in order) reach [`TERM_CHECK_FILL`]
 /// without the memory's translation of a term their source holds; `file` names a store
