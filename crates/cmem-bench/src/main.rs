@@ -129,6 +129,11 @@ struct Args {
     /// The memory is still loaded: the exhaustive reference scores it.
     #[arg(long, requires = "db")]
     imported: bool,
+    /// With `--imported`: open the database as `cmem serve --pairs FROM-TO` does, its
+    /// candidate index holding only the keys of the `--from`/`--to` pair (a memory of
+    /// several pairs looked up in one, beside that pair's memory alone).
+    #[arg(long, requires = "imported")]
+    served_pair: bool,
     /// Lookup threshold, 0–1.
     #[arg(long, default_value_t = 0.70)]
     threshold: f64,
@@ -585,7 +590,8 @@ fn main() -> Result<()> {
         if !path.exists() {
             bail!("--imported: {} does not exist", path.display());
         }
-        let store = cmem_sqlite::SqliteStore::open_with(&path, cmem_sqlite::SqliteOptions::default())?;
+        let served = args.served_pair.then(|| cmem_core::ServedPairs::new([(from.clone(), to.clone())]));
+        let store = cmem_sqlite::SqliteStore::open_with(&path, cmem_sqlite::SqliteOptions::default().served(served))?;
         // As a server does before it answers: the index file opened, not built.
         store.warm(&from)?;
         (Box::new(store) as Box<dyn ContentMemory>, Some((path, false)), None)

@@ -544,6 +544,11 @@ pub struct IndexArgs {
     /// holds).
     #[arg(long, value_name = "LOCALE")]
     pub from: Option<Locale>,
+    /// The index of these locale pairs' keys only, SOURCE-TARGET separated by commas
+    /// (en-de,en-fr): the index files `cmem serve --pairs` with the same pairs opens.
+    /// Default: the index of every key.
+    #[arg(long, value_name = "PAIRS", value_parser = cmem_server::Pairs::parse)]
+    pub pairs: Option<cmem_server::Pairs>,
 }
 
 /// `cmem stats`.

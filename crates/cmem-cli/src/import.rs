@@ -391,7 +391,11 @@ pub fn index(args: &IndexArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     {
         bail!("index: no memory at {}", path.display());
     }
-    let memory = memory::open_for_write(&path, OpenOptions::new())?;
+    let mut options = OpenOptions::new();
+    if let Some(pairs) = &args.pairs {
+        options = options.served(pairs.pairs().iter().map(|p| (p.source.clone(), p.target.clone())));
+    }
+    let memory = memory::open_for_write(&path, options)?;
     if !memory.index_persists() {
         if !quiet {
             eprintln!(
@@ -401,7 +405,20 @@ pub fn index(args: &IndexArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
         }
         return Ok(());
     }
-    let sources = memory.persist_index(args.from.as_ref()).map_err(|e| e.prefixed("index"))?;
+    let sources = match &args.pairs {
+        // The served pairs' source locales (those --from names, when given).
+        Some(pairs) => {
+            let mut sources: Vec<cmem::Locale> = Vec::new();
+            for pair in pairs.pairs() {
+                let wanted = args.from.as_ref().is_none_or(|f| f.fit(&pair.source).is_some());
+                if wanted && !sources.contains(&pair.source) {
+                    sources.extend(memory.persist_index(Some(&pair.source)).map_err(|e| e.prefixed("index"))?);
+                }
+            }
+            sources
+        }
+        None => memory.persist_index(args.from.as_ref()).map_err(|e| e.prefixed("index"))?,
+    };
     if !quiet {
         let names: Vec<&str> = sources.iter().map(cmem::Locale::as_str).collect();
         eprintln!(

@@ -112,8 +112,9 @@ pub struct ServeArgs {
     pub read_replica: Option<String>,
     /// Serve these locale pairs only, SOURCE-TARGET separated by commas (en-de,en-fr;
     /// en-US:de when a tag has a region): another pair is answered 421 Misdirected
-    /// Request naming these, only their source locales' indexes are built, and the
-    /// lists of pairs (amaGama's languages, /v1/stats) show only these. A pair is
+    /// Request naming these, the candidate index holds only the keys of their entries
+    /// (a lookup counts and maps those alone, not the other pairs'), and the lists of
+    /// pairs (amaGama's languages, /v1/stats) show only these. A pair is
     /// served with the lookups' locale fallback (en-US to de-CH by en-de). For several
     /// servers on one PostgreSQL memory behind a proxy that routes by pair
     /// (docs/operators.md); the /v1 routes are also served under /p/SOURCE/TARGET/v1/…
@@ -139,16 +140,18 @@ pub fn open_existing_for_write(
     index_dir: Option<&Path>,
     replica: Option<&str>,
 ) -> Result<Memory> {
-    open_existing(path, index_dir, replica, false)
+    open_existing(path, index_dir, replica, false, None)
 }
 
 /// Opens the existing memory at `path` (reading through `replica` when given), for
-/// reading only when `read_only`.
+/// reading only when `read_only`; with `pairs`, its candidate index holds only the keys
+/// their lookups read.
 fn open_existing(
     path: &Path,
     index_dir: Option<&Path>,
     replica: Option<&str>,
     read_only: bool,
+    pairs: Option<&Pairs>,
 ) -> Result<Memory> {
     let address = path.to_string_lossy().into_owned();
     if let Ok(Address::Sqlite(file)) = Address::parse(&address) {
@@ -168,6 +171,9 @@ fn open_existing(
     }
     if let Some(replica) = replica {
         options = options.replica(replica);
+    }
+    if let Some(pairs) = pairs {
+        options = options.served(pairs.pairs().iter().map(|p| (p.source.clone(), p.target.clone())));
     }
     Ok(Memory::open_with(&address, &memory::with_index_dir(options))?)
 }
@@ -190,10 +196,12 @@ pub fn run(args: &ServeArgs, given: &memory::Given, quiet: bool) -> Result<()> {
     let served = match given {
         memory::Given::One(flag) => {
             let path = memory::resolve(flag.as_deref());
-            Served::One(Box::new(open_existing_for_write(
+            Served::One(Box::new(open_existing(
                 &path,
                 args.index_dir.as_deref(),
                 args.read_replica.as_deref(),
+                false,
+                args.pairs.as_ref(),
             )?))
         }
         memory::Given::Several(specs) => {
@@ -204,7 +212,13 @@ pub fn run(args: &ServeArgs, given: &memory::Given, quiet: bool) -> Result<()> {
             for spec in specs {
                 let read_only = spec.role == Role::Read;
                 let memory =
-                    open_existing(Path::new(&spec.address), args.index_dir.as_deref(), None, read_only)
+                    open_existing(
+                        Path::new(&spec.address),
+                        args.index_dir.as_deref(),
+                        None,
+                        read_only,
+                        args.pairs.as_ref(),
+                    )
                         .with_context(|| format!("serve: memory {}", spec.name))?;
                 members.push((spec.clone(), memory));
             }

@@ -70,6 +70,7 @@ pub mod imp {
 
 pub use error::{Error, ErrorKind, Result, StoreError};
 pub use index::distance::{reaches, SCORE_TOLERANCE};
+pub use index::locale_set::ServedPairs;
 pub use lookup::merge::{lookup_several, merge_ranked, SourceRank};
 pub use lookup::producer::{context_for, Context, ContextOptions, ContextRequest, Example, GlossaryPair};
 pub use lookup::provider::Provider;

@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use cmem_core::WaitHook;
+pub use cmem_core::{ServedPairs, WaitHook};
 
 /// How [`PgStore::open_with`](crate::PgStore::open_with) opens a memory.
 #[derive(Clone)]
@@ -75,6 +75,12 @@ pub struct PgOptions {
     /// it has replayed it: with `synchronous_commit = remote_apply` and the replica in
     /// `synchronous_standby_names`, at once (docs/operators.md).
     pub replica: Option<String>,
+    /// Index only the keys these locale pairs' lookups read (`None`, the default: every
+    /// key): a server of some pairs of a memory of many (`cmem serve --pairs`) holds and
+    /// counts their keys alone. Its index files in [`index_dir`](Self::index_dir) are
+    /// apart from those of every key (see [`ServedPairs`]). Lookups of other pairs find
+    /// fewer or no candidates.
+    pub served: Option<ServedPairs>,
 }
 
 impl Default for PgOptions {
@@ -93,6 +99,7 @@ impl Default for PgOptions {
             freshness: Duration::ZERO,
             index_dir: None,
             replica: None,
+            served: None,
         }
     }
 }
@@ -113,6 +120,7 @@ impl fmt::Debug for PgOptions {
             .field("freshness", &self.freshness)
             .field("index_dir", &self.index_dir)
             .field("replica", &self.replica.as_deref().map(crate::address::redact))
+            .field("served", &self.served)
             .finish()
     }
 }
@@ -136,6 +144,13 @@ impl PgOptions {
     #[must_use]
     pub fn replica(mut self, url: impl Into<String>) -> Self {
         self.replica = Some(url.into());
+        self
+    }
+
+    /// Sets [`served`](Self::served).
+    #[must_use]
+    pub fn served(mut self, served: Option<ServedPairs>) -> Self {
+        self.served = served;
         self
     }
 

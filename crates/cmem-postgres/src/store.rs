@@ -128,7 +128,7 @@ impl PgStore {
         let db = Db {
             name,
             pool,
-            cache: RwLock::new(Cache::default()),
+            cache: RwLock::new(Cache::serving(options.served.clone())),
             options,
             health: crate::db::Health::new(config),
             replica,

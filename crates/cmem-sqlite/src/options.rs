@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-pub use cmem_core::WaitHook;
+pub use cmem_core::{ServedPairs, WaitHook};
 
 /// Options of [`SqliteStore::open_with`](crate::SqliteStore::open_with).
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +57,11 @@ pub struct SqliteOptions {
     /// cache that holds the key indexes spares a large import most of those writes
     /// (DESIGN.md §6.2). Default 1,048,576 (1 GiB).
     pub session_cache_kib: u32,
+    /// Index only the keys these locale pairs' lookups read (`None`, the default: every
+    /// key): a server of some pairs of a memory of many (`cmem serve --pairs`) maps and
+    /// counts their keys alone. Their index files are apart from those of every key
+    /// (see [`ServedPairs`]). Lookups of other pairs find fewer or no candidates.
+    pub served: Option<ServedPairs>,
 }
 
 impl Default for SqliteOptions {
@@ -75,6 +80,7 @@ impl Default for SqliteOptions {
             check_on_write: true,
             cache_kib: 64 * 1024,
             session_cache_kib: 1024 * 1024,
+            served: None,
         }
     }
 }
@@ -84,6 +90,13 @@ impl SqliteOptions {
     #[must_use]
     pub fn on_wait(mut self, hook: WaitHook) -> Self {
         self.on_wait = Some(hook);
+        self
+    }
+
+    /// Sets [`served`](Self::served).
+    #[must_use]
+    pub fn served(mut self, served: Option<ServedPairs>) -> Self {
+        self.served = served;
         self
     }
 }

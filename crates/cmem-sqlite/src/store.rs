@@ -211,7 +211,7 @@ impl SqliteStore {
             readers: Mutex::new(Vec::new()),
             marker: Mutex::new(None),
             conn: Mutex::new(conn),
-            cache: RwLock::new(Cache::default()),
+            cache: RwLock::new(Cache::serving(options.served.clone())),
             trigram,
             options,
             max_pages: std::sync::atomic::AtomicU64::new(0),

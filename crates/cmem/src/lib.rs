@@ -101,8 +101,8 @@ pub use cmem_core::{
     AttributePenalty, ContentMemory, ContentMemoryExt, Context, ContextOptions, ContextRequest, Entry,
     EntryId, Error, ErrorKind, Example, GlossaryPair, Locale, LocaleFit, LookupOptions, LookupRequest, Match,
     MatchType, MatchView, NewEntry, Notation, Origin, PairCount, PenaltyKind, Point, PriorVersion, Provider,
-    QueryContext, QueryText, Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, SourceRank, Stats,
-    Variant, Version, VersionQuery, VersionRequest, WaitHook, WriteOutcome,
+    QueryContext, QueryText, Recognizer, Result, Run, SearchHit, SearchQuery, SegmentView, ServedPairs,
+    SourceRank, Stats, Variant, Version, VersionQuery, VersionRequest, WaitHook, WriteOutcome,
 };
 /// The capabilities a store may offer beyond [`ContentMemory`], for store implementers.
 pub use cmem_core::{Capabilities, IndexControl, MetaStore, WordIndex, WordModels};

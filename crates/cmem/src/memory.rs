@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use cmem_core::{
     lookup, ContentMemory, Entry, EntryId, Error, ErrorKind, Locale, LookupOptions, LookupRequest, Match,
-    MemStore, NewEntry, Recognizer, Result, SearchHit, SearchQuery, Stats, Version, VersionQuery, WaitHook,
-    WriteOutcome,
+    MemStore, NewEntry, Recognizer, Result, SearchHit, SearchQuery, ServedPairs, Stats, Version,
+    VersionQuery, WaitHook, WriteOutcome,
 };
 
 use crate::address::Address;
@@ -58,6 +58,12 @@ pub struct OpenOptions {
     /// memory's address (`None`: everything on the memory's address; see
     /// `cmem_postgres::PgOptions::replica`). Refused for a SQLite memory.
     pub replica: Option<String>,
+    /// Index only the keys these locale pairs' lookups read (`None`, the default: every
+    /// key; see [`ServedPairs`]): a server of some pairs of a memory of many
+    /// (`cmem serve --pairs`) holds and counts their keys alone, and its lookups cost
+    /// what they cost in a memory of those pairs. Lookups of other pairs find fewer or
+    /// no fuzzy candidates.
+    pub served: Option<ServedPairs>,
 }
 
 impl fmt::Debug for OpenOptions {
@@ -77,6 +83,7 @@ impl fmt::Debug for OpenOptions {
                     .as_ref()
                     .map(|r| Address::parse(r).map_or_else(|_| "..".to_owned(), |a| a.to_string())),
             )
+            .field("served", &self.served)
             .finish()
     }
 }
@@ -121,6 +128,13 @@ impl OpenOptions {
     #[must_use]
     pub fn replica(mut self, address: impl Into<String>) -> Self {
         self.replica = Some(address.into());
+        self
+    }
+
+    /// Sets [`served`](Self::served): the pairs `(source, target)` served.
+    #[must_use]
+    pub fn served(mut self, pairs: impl IntoIterator<Item = (Locale, Locale)>) -> Self {
+        self.served = Some(ServedPairs::new(pairs));
         self
     }
 }
@@ -642,7 +656,7 @@ fn open_store(address: &Address, options: &OpenOptions) -> Result<Box<dyn Conten
                     "memory: is always new and empty; open it with create",
                 ));
             }
-            Ok(Box::new(MemStore::new()))
+            Ok(Box::new(MemStore::serving(options.served.clone())))
         }
         Address::Postgres(url) => open_postgres(url, address, options),
         Address::Sqlite(path) => open_sqlite(path, address, options),
@@ -671,7 +685,8 @@ fn open_sqlite(
     let mut sqlite = SqliteOptions::default()
         .read_only(options.read_only)
         .create(options.create && !options.read_only)
-        .build_index(!options.sql_candidates);
+        .build_index(!options.sql_candidates)
+        .served(options.served.clone());
     if let Some(wait) = options.write_wait {
         sqlite = sqlite.write_wait(wait);
     }
@@ -696,7 +711,8 @@ fn open_postgres(url: &str, _: &Address, options: &OpenOptions) -> Result<Box<dy
     let mut pg = PgOptions::default()
         .create(options.create && !options.read_only)
         .read_only(options.read_only)
-        .gram_index(!options.sql_candidates);
+        .gram_index(!options.sql_candidates)
+        .served(options.served.clone());
     if let Some(fresh) = options.freshness {
         pg = pg.freshness(fresh);
     }

@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 
 use crate::index::gram_index::{FrozenGrams, GramIndex, TopHits, WordSearch};
-use crate::index::locale_set::LocaleSets;
+use crate::index::locale_set::{LocaleSets, ServedPairs};
 use crate::index::query::{CandidateQuery, CandidateSink, ExactQuery, WordAnswer, WordQuery};
 use crate::model::entry::EntryId;
 use crate::model::key::Keys;
@@ -33,6 +33,10 @@ pub struct CandidateIndex {
     indexes: HashMap<u16, GramIndex>,
     /// Only locales loaded with [`insert_index`](Self::insert_index) are indexed.
     lazy: bool,
+    /// Only the keys these pairs' lookups read are indexed (`None`: every key).
+    served: Option<ServedPairs>,
+    /// [`keeps`](Self::keeps) per (locale, set), as answered.
+    kept: HashMap<(u16, u32), bool>,
 }
 
 impl CandidateIndex {
@@ -47,9 +51,35 @@ impl CandidateIndex {
         CandidateIndex { lazy: true, ..CandidateIndex::default() }
     }
 
-    /// Forgets every entry and index (the laziness stays).
+    /// This index, holding only the keys the lookups of `served` read (see
+    /// [`ServedPairs`]).
+    pub fn serving(self, served: Option<ServedPairs>) -> Self {
+        CandidateIndex { served, kept: HashMap::new(), ..self }
+    }
+
+    /// The pairs whose keys alone are indexed, if not all.
+    pub fn served(&self) -> Option<&ServedPairs> {
+        self.served.as_ref()
+    }
+
+    /// Whether the keys of locale `li`'s variants of entries of locale set `set` are
+    /// indexed: always, unless the index serves some pairs only (see [`ServedPairs`]).
+    pub fn keeps(&mut self, li: u16, set: u32) -> bool {
+        let Some(served) = &self.served else { return true };
+        if let Some(&k) = self.kept.get(&(li, set)) {
+            return k;
+        }
+        let locales = self.sets.locales();
+        let keep = locales.get(usize::from(li)).is_some_and(|variant| {
+            served.keeps(variant, self.sets.set(set).iter().filter_map(|&l| locales.get(usize::from(l))))
+        });
+        self.kept.insert((li, set), keep);
+        keep
+    }
+
+    /// Forgets every entry and index (the laziness and the pairs served stay).
     pub fn clear(&mut self) {
-        *self = CandidateIndex { lazy: self.lazy, ..CandidateIndex::default() };
+        *self = CandidateIndex { lazy: self.lazy, served: self.served.take(), ..CandidateIndex::default() };
     }
 
     /// The number of `locale`, interning it.
@@ -82,6 +112,9 @@ impl CandidateIndex {
         let locales: Vec<u16> = variants.iter().map(|(l, _)| self.sets.locale_id(l)).collect();
         let set = self.set_locales(id, &locales);
         for (li, (_, keys)) in locales.iter().zip(variants) {
+            if !self.keeps(*li, set) {
+                continue;
+            }
             let index =
                 if self.lazy { self.indexes.get_mut(li) } else { Some(self.indexes.entry(*li).or_default()) };
             if let Some(index) = index {
@@ -95,6 +128,9 @@ impl CandidateIndex {
     pub fn add_to(&mut self, li: u16, id: EntryId, variants: &[(Locale, Keys)]) {
         let locales: Vec<u16> = variants.iter().map(|(l, _)| self.sets.locale_id(l)).collect();
         let set = self.set_locales(id, &locales);
+        if !self.keeps(li, set) {
+            return;
+        }
         if let Some(index) = self.indexes.get_mut(&li) {
             for (vl, (_, keys)) in locales.iter().zip(variants) {
                 if *vl == li {

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::index::candidate_index::CandidateIndex;
 use crate::index::gram_index::{Bytes, FileMeta, FrozenGrams, GramIndex, CATCH_UP_MOST};
+use crate::index::locale_set::ServedPairs;
 use crate::index::query::{CandidateQuery, CandidateSink, ExactQuery, WordAnswer, WordQuery};
 use crate::model::entry::EntryId;
 use crate::model::key::{Keys, KEY_VERSION};
@@ -233,6 +234,13 @@ impl Default for IndexCache {
 }
 
 impl IndexCache {
+    /// A cache whose indexes hold only the keys the lookups of `served` read (`None`:
+    /// every key; see [`ServedPairs`]). Their files are apart from those of every key:
+    /// `<locale>--<target language>…` ([`ServedPairs::file_tag`]).
+    pub fn serving(served: Option<ServedPairs>) -> IndexCache {
+        IndexCache { index: CandidateIndex::lazy().serving(served), ..IndexCache::default() }
+    }
+
     /// True when the cache reflects `counter` and holds the index of every locale
     /// matching `source`.
     pub fn is_current(&self, counter: i64, source: &Locale) -> bool {
@@ -405,10 +413,13 @@ impl IndexCache {
         let mut loaded = Loaded::Ready;
         let mut pending = Vec::new();
         for li in missing {
-            let Some(tag) = self.index.locale(li).map(|l| l.as_str().to_owned()) else { continue };
-            let file = files.zip(snapshot).map(|((f, id), at)| (f, id, f.path(id, &tag), at));
+            let Some(locale) = self.index.locale(li).cloned() else { continue };
+            let tag = locale.as_str();
+            // The file of these pairs' keys, or of every key.
+            let file_tag = self.index.served().map_or_else(|| tag.to_owned(), |s| s.file_tag(&locale));
+            let file = files.zip(snapshot).map(|((f, id), at)| (f, id, f.path(id, &file_tag), at));
             if let Some((f, id, path, at)) = &file {
-                if self.open_file(&mut log, (li, &tag), (*f, id, path, *at))? {
+                if self.open_file(&mut log, (li, &file_tag), (*f, id, path, *at))? {
                     self.opened += 1;
                     continue;
                 }
@@ -417,12 +428,12 @@ impl IndexCache {
                 loaded = Loaded::Unavailable;
                 continue;
             }
-            self.build(&mut log, li, &tag)?;
+            self.build(&mut log, li, tag)?;
             if let Some((_, id, path, at)) = file.filter(|(f, ..)| f.writable()) {
                 let newest = log.int(sql::ENTRY_IDENTITY, &[Arg::Int(at.eid)])?;
                 let token = FileMeta::token_of(&id.header, newest);
                 let meta =
-                    FileMeta { seq: at.seq, eid: at.eid, key_version: KEY_VERSION, locale: tag, token };
+                    FileMeta { seq: at.seq, eid: at.eid, key_version: KEY_VERSION, locale: file_tag, token };
                 pending.push((path, li, meta));
             }
         }
@@ -486,6 +497,8 @@ impl IndexCache {
             variants.extend(r.keys.map(|keys| (id, index.set_of(id).unwrap_or(u32::MAX), keys)));
             Ok(())
         })?;
+        // Serving some pairs only: the keys their lookups read.
+        variants.retain(|&(_, set, _)| self.index.keeps(li, set));
         self.index.insert_index(li, GramIndex::build(&variants));
         Ok(())
     }

@@ -100,6 +100,80 @@ impl PairFilter {
     }
 }
 
+/// The locale pairs a process serves (`cmem serve --pairs en-de,en-fr`), so that its
+/// candidate indexes hold only the keys those pairs' lookups can read: a server of one
+/// pair of a memory of many maps and counts that pair's keys, not the memory's.
+///
+/// Languages decide, not whole tags: a lookup's locales fit stored ones only within a
+/// language ([`Locale::fit`]), so the keys of a variant in a served pair's source
+/// language, of entries with another variant in that pair's target language, are every
+/// key such a lookup may offer. The lookup's own locale filter still applies to them.
+///
+/// ```
+/// use cmem_core::{Locale, ServedPairs};
+///
+/// let l = |t: &str| Locale::parse(t).unwrap();
+/// let served = ServedPairs::new([(l("en"), l("de"))]);
+/// assert!(served.keeps(&l("en-US"), [&l("en-US"), &l("de-AT")]));
+/// assert!(!served.keeps(&l("en"), [&l("en"), &l("fr")]));
+/// assert!(!served.keeps(&l("de"), [&l("en"), &l("de")])); // de → en is not served
+/// assert_eq!(served.file_tag(&l("en-US")), "en-US--de");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServedPairs {
+    /// (source language, target language), lower case, sorted, no duplicates.
+    pairs: Vec<(String, String)>,
+}
+
+impl ServedPairs {
+    /// The pairs `(source, target)`.
+    pub fn new(pairs: impl IntoIterator<Item = (Locale, Locale)>) -> ServedPairs {
+        let mut pairs: Vec<(String, String)> = pairs
+            .into_iter()
+            .map(|(s, t)| (s.language().to_ascii_lowercase(), t.language().to_ascii_lowercase()))
+            .collect();
+        pairs.sort();
+        pairs.dedup();
+        ServedPairs { pairs }
+    }
+
+    /// The target languages served from `source`'s language, sorted.
+    fn targets_of<'s>(&'s self, source: &'s Locale) -> impl Iterator<Item = &'s str> + 's {
+        self.pairs.iter().filter(|(s, _)| s.eq_ignore_ascii_case(source.language())).map(|(_, t)| t.as_str())
+    }
+
+    /// Whether the keys of a variant in `variant` are indexed, for an entry whose variants
+    /// are in `locales` (`variant`'s own among them): when some served pair reads from
+    /// `variant`'s language into the language of another of them.
+    pub fn keeps<'l>(&self, variant: &Locale, locales: impl IntoIterator<Item = &'l Locale>) -> bool {
+        let locales: Vec<&Locale> = locales.into_iter().collect();
+        // Another variant: in the target language, and not the variant itself (an entry
+        // may hold two regions of one language).
+        let mut seen_self = false;
+        let others: Vec<&Locale> = locales
+            .into_iter()
+            .filter(|l| {
+                let me = !seen_self && *l == variant;
+                seen_self |= me;
+                !me
+            })
+            .collect();
+        self.targets_of(variant).any(|t| others.iter().any(|o| o.language().eq_ignore_ascii_case(t)))
+    }
+
+    /// The name under which the index of `variant`'s keys is persisted for these pairs:
+    /// the locale's tag, then each target language served from it after `--` (no locale
+    /// tag holds `--`, so the file of every key is never taken for it).
+    pub fn file_tag(&self, variant: &Locale) -> String {
+        let mut tag = variant.as_str().to_owned();
+        for t in self.targets_of(variant) {
+            tag.push_str("--");
+            tag.push_str(t);
+        }
+        tag
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -69,6 +69,16 @@ impl MemStore {
         MemStore::default()
     }
 
+    /// An empty store whose candidate index holds only the keys the lookups of `served`
+    /// read (`None`: every key; see [`ServedPairs`](crate::ServedPairs)).
+    pub fn serving(served: Option<crate::ServedPairs>) -> Self {
+        let store = MemStore::default();
+        if let Ok(mut inner) = store.inner.write() {
+            inner.candidates = CandidateIndex::new().serving(served);
+        }
+        store
+    }
+
     fn read(&self) -> Result<RwLockReadGuard<'_, Inner>> {
         self.inner.read().map_err(|_| Error::new(ErrorKind::Store, "memory store: lock poisoned"))
     }
