@@ -591,7 +591,8 @@ fn main() -> Result<()> {
             bail!("--imported: {} does not exist", path.display());
         }
         let served = args.served_pair.then(|| cmem_core::ServedPairs::new([(from.clone(), to.clone())]));
-        let store = cmem_sqlite::SqliteStore::open_with(&path, cmem_sqlite::SqliteOptions::default().served(served))?;
+        let store =
+            cmem_sqlite::SqliteStore::open_with(&path, cmem_sqlite::SqliteOptions::default().served(served))?;
         // As a server does before it answers: the index file opened, not built.
         store.warm(&from)?;
         (Box::new(store) as Box<dyn ContentMemory>, Some((path, false)), None)

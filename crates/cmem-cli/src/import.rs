@@ -412,7 +412,8 @@ pub fn index(args: &IndexArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
             for pair in pairs.pairs() {
                 let wanted = args.from.as_ref().is_none_or(|f| f.fit(&pair.source).is_some());
                 if wanted && !sources.contains(&pair.source) {
-                    sources.extend(memory.persist_index(Some(&pair.source)).map_err(|e| e.prefixed("index"))?);
+                    sources
+                        .extend(memory.persist_index(Some(&pair.source)).map_err(|e| e.prefixed("index"))?);
                 }
             }
             sources

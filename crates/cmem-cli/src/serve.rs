@@ -211,15 +211,14 @@ pub fn run(args: &ServeArgs, given: &memory::Given, quiet: bool) -> Result<()> {
             let mut members = Vec::with_capacity(specs.len());
             for spec in specs {
                 let read_only = spec.role == Role::Read;
-                let memory =
-                    open_existing(
-                        Path::new(&spec.address),
-                        args.index_dir.as_deref(),
-                        None,
-                        read_only,
-                        args.pairs.as_ref(),
-                    )
-                        .with_context(|| format!("serve: memory {}", spec.name))?;
+                let memory = open_existing(
+                    Path::new(&spec.address),
+                    args.index_dir.as_deref(),
+                    None,
+                    read_only,
+                    args.pairs.as_ref(),
+                )
+                .with_context(|| format!("serve: memory {}", spec.name))?;
                 members.push((spec.clone(), memory));
             }
             Served::Several(Memories::new(members).map_err(|e| e.prefixed("serve"))?)

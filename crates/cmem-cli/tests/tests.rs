@@ -127,6 +127,29 @@ fn import_jsonl_prints_one_summary_line_and_no_progress_when_piped() {
 }
 
 #[test]
+fn index_pairs_writes_the_index_a_server_of_those_pairs_opens() {
+    let d = Dir::new();
+    d.ok(&["import", "--from", "en", "--to", "de", &td("cli/sample.jsonl")]);
+    d.ok(&["import", "--from", "en", "--to", "fr", &td("cli/en-fr.jsonl")]);
+    // The file of every key, written afresh (an import's catches up in the process).
+    std::fs::remove_file(d.path("cmem.db-gix-en")).unwrap();
+    d.ok(&["index"]);
+    let every = std::fs::metadata(d.path("cmem.db-gix-en")).unwrap().len();
+    let r = d.ok(&["index", "--pairs", "en-de"]);
+    assert!(r.stderr().starts_with("indexed cmem.db for lookups from en in "), "{}", r.stderr());
+    // The German entries' keys alone, in a file of their own; the file of every key stays.
+    let german = std::fs::metadata(d.path("cmem.db-gix-en--de")).unwrap().len();
+    assert!(german < every, "{german} of {every} bytes");
+    assert!(d.path("cmem.db-gix-en").is_file());
+    // A pair from a source the memory does not hold is named too: its index is empty.
+    let r = d.ok(&["index", "--pairs", "en-de,ja-de"]);
+    assert!(r.stderr().starts_with("indexed cmem.db for lookups from en, ja in "), "{}", r.stderr());
+    let r = d.run(&["index", "--pairs", "en"]);
+    assert_eq!(r.code(), 2);
+    assert!(r.stderr().contains("SOURCE-TARGET"), "{}", r.stderr());
+}
+
+#[test]
 fn import_tmx_compliance_kit_and_tico_slices() {
     let d = Dir::new();
     let mut args = Vec::new();

@@ -838,6 +838,65 @@ fn a_new_process_opens_the_persisted_index_and_catches_up() {
     assert_eq!(persisted(&oneshot).len(), 1);
 }
 
+/// The same sources with a French target: another pair whose keys compete with the
+/// German ones in an index of every key.
+fn french(entries: &[NewEntry]) -> Vec<NewEntry> {
+    entries
+        .iter()
+        .map(|e| {
+            let mut fr = e.clone();
+            fr.variants[1] = Variant::new(loc("fr"), e.variants[1].runs.clone());
+            // Sources a word apart from the German ones' (one key per text otherwise).
+            fr.variants[0] = Variant::new(loc("en"), [e.variants[0].runs.clone(), runs(" again")].concat());
+            fr
+        })
+        .collect()
+}
+
+#[test]
+fn a_store_serving_some_pairs_indexes_their_keys_alone_in_files_of_their_own() {
+    let dir = TempDir::new("served");
+    let path = dir.path("s.db");
+    let entries = sample_entries();
+    let writer = SqliteStore::open(&path).unwrap();
+    writer.write(&entries).unwrap();
+    writer.write(&french(&entries)).unwrap();
+    let served =
+        || SqliteOptions::default().served(Some(cmem_core::ServedPairs::new([(loc("en"), loc("de-AT"))])));
+    let queries: Vec<String> = sample_queries().into_iter().step_by(7).collect();
+    // The reference: a memory of the German entries alone.
+    let mem = MemStore::new();
+    mem.write(&entries).unwrap();
+    let check = |store: &SqliteStore| {
+        for q in &queries {
+            assert_eq!(summarize(store, q, &opts()), summarize(&mem, q, &opts()), "query {q:?}");
+        }
+    };
+    let every = SqliteStore::open(&path).unwrap();
+    every.warm(&loc("en")).unwrap();
+    let all_keys = persisted(&every)[0].2;
+    // Built from the tables: the German entries' keys alone, written apart.
+    let german = SqliteStore::open_with(&path, served()).unwrap();
+    german.warm(&loc("en")).unwrap();
+    assert!(index_file(&path, "en").exists() && index_file(&path, "en--de").exists());
+    let keys = persisted(&german)[0].2;
+    assert!(keys >= entries.len() && keys * 2 <= all_keys + 1, "{keys} of {all_keys}");
+    check(&german);
+    // The next process opens that file, and catches up with the German writes alone.
+    let more = [pair("Open the file quickly now", "Datei jetzt schnell öffnen")];
+    writer.write(&more).unwrap();
+    writer.write(&french(&more)).unwrap();
+    mem.write(&more).unwrap();
+    let next = SqliteStore::open_with(&path, served()).unwrap();
+    check(&next);
+    assert_eq!(persisted(&next), [("en".to_owned(), keys, 1)]);
+    // A long-lived one too, and the store of every key still serves every pair.
+    check(&german);
+    let fr = LookupRequest::new(runs("Open the file quickly now again"), loc("en"), loc("fr"));
+    assert_eq!(lookup(&every, &fr).unwrap()[0].score, 1.0);
+    assert!(lookup(&german, &fr).unwrap().iter().all(|m| m.score == 1.0), "no fuzzy French candidate");
+}
+
 #[test]
 fn torn_stale_or_foreign_index_files_are_rebuilt() {
     let dir = TempDir::new("torn");

@@ -439,6 +439,42 @@ mod tests {
     }
 
     #[test]
+    fn an_index_serving_some_pairs_holds_their_keys_alone() {
+        let loc = |s: &str| Locale::parse(s).unwrap();
+        let mut ix = CandidateIndex::new().serving(Some(ServedPairs::new([(loc("en"), loc("de"))])));
+        ix.add(EntryId(1), &[(loc("en-US"), keys("open the file")), (loc("de-AT"), keys("Datei öffnen"))]);
+        ix.add(EntryId(2), &[(loc("en"), keys("open the file")), (loc("fr"), keys("ouvrir le fichier"))]);
+        ix.add(
+            EntryId(3),
+            &[(loc("en"), keys("open it")), (loc("fr"), keys("l'ouvrir")), (loc("de"), keys("öffnen"))],
+        );
+        ix.settle();
+        let added = |ix: &CandidateIndex, tag: &str| {
+            ix.loaded()
+                .into_iter()
+                .find(|&li| ix.locale(li) == Some(&loc(tag)))
+                .and_then(|li| ix.index(li))
+                .map(|i| i.added())
+        };
+        // Entry 2 has no German variant; German and French keys are never looked up from.
+        assert_eq!((added(&ix, "en-US"), added(&ix, "en")), (Some(1), Some(1)));
+        assert_eq!((added(&ix, "de-AT"), added(&ix, "fr"), added(&ix, "de")), (None, None, None));
+        let (en, de, fr) = (loc("en"), loc("de"), loc("fr"));
+        let q = |target| CandidateQuery { key: "open the file", kinds: KindSet::ALL, source: &en, target };
+        let mut sink = Collect(Vec::new());
+        ix.offer(&q(&de), &mut sink);
+        sink.0.dedup();
+        assert_eq!(sink.0, vec![EntryId(3), EntryId(1)]);
+        let mut sink = Collect(Vec::new());
+        ix.offer(&q(&fr), &mut sink);
+        assert_eq!(sink.0, vec![EntryId(3)], "a French lookup finds only what the German pair holds");
+        // Emptied, it still serves those pairs alone.
+        ix.clear();
+        ix.add(EntryId(2), &[(loc("en"), keys("open the file")), (loc("fr"), keys("ouvrir le fichier"))]);
+        assert!(ix.loaded().is_empty());
+    }
+
+    #[test]
     fn offers_in_locale_order_and_filters_pairs() {
         let loc = |s: &str| Locale::parse(s).unwrap();
         let mut ix = CandidateIndex::new();
