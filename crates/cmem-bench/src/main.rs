@@ -733,6 +733,9 @@ fn main() -> Result<()> {
         if !tally.add(got, &top) && args.verbose {
             eprintln!("cmem-bench: ties incomplete: {q:?}: returned {got:?}, exhaustive {top:?}");
         }
+        if args.verbose && top.first().is_some_and(|b| got.first().is_none_or(|t| *t < b - 1e-9)) {
+            eprintln!("cmem-bench: best missed: {q:?}: returned {got:?}, exhaustive {top:?}");
+        }
         tops.push(top);
     }
     if !inconsistent.is_empty() {
