@@ -29,7 +29,10 @@ pub struct LookupOptions {
     /// may set one (DESIGN.md §4.5 has what it saves and costs).
     pub verify_budget: usize,
     /// How many fuzzy candidates a store offers at most from one index for one query
-    /// key; default 150. Stores offer the most promising candidates first (most shared
+    /// key; default 150. An index of more than a million keys offers this many times the
+    /// square root of its size in millions (300 at four million keys): a larger memory
+    /// holds more near-copies of each text, which would otherwise fill the limit
+    /// (DESIGN.md §4.4). Stores offer the most promising candidates first (most shared
     /// trigrams for their length), so on real data the best match is found long before
     /// this: the benchmark measures its recall against an exhaustive scan (docs/matching.md §7).
     /// Once a store has seen more keys than this, it may also leave unread the query's

@@ -410,6 +410,20 @@ fn a_query_repeating_its_grams_does_not_offer_keys_that_share_none() {
     assert_eq!(sink.seen.len(), 51);
 }
 
+#[test]
+fn the_candidate_limit_grows_with_the_square_root_of_a_large_index() {
+    use super::walk::candidate_limit;
+    // Up to a million keys, the caller's limit; exhaustive stays exhaustive.
+    assert_eq!(candidate_limit(150, 363_692), 150);
+    assert_eq!(candidate_limit(150, 1_000_000), 150);
+    assert_eq!(candidate_limit(usize::MAX, 40_000_000), usize::MAX);
+    // Past it, the square root of the index's size in millions.
+    assert_eq!(candidate_limit(150, 4_000_000), 300);
+    assert_eq!(candidate_limit(150, 2_000_000), 213);
+    assert_eq!(candidate_limit(150, 10_000_000), 475);
+    assert_eq!(candidate_limit(0, 9_000_000), 0);
+}
+
 proptest::proptest! {
     #[test]
     fn every_key_that_reaches_the_cutoff_is_offered(

@@ -73,7 +73,7 @@ impl GramIndex {
                 qlen,
                 grams: grams.len(),
                 missing: &missing,
-                max_candidates: sink.max_candidates(),
+                max_candidates: candidate_limit(sink.max_candidates(), docs),
                 offered,
                 marked: std::mem::take(marked),
                 margin: true,
@@ -137,6 +137,24 @@ pub(super) const BOUND_SLACK: f64 = 1e-9;
 
 /// How many keys the walk reads ahead of their offers (see [`GramIndex::touch`]).
 pub(super) const TOUCH_AHEAD: usize = 8;
+
+/// The index size, in keys, from which the candidate limit grows with it.
+pub(super) const LIMIT_GROWS_FROM: usize = 1_000_000;
+
+/// The candidate limit of a walk over an index of `keys` keys, for the sink's `limit`:
+/// the limit itself up to [`LIMIT_GROWS_FROM`] keys, then that times the square root of
+/// how many times larger the index is. A larger memory holds more near-copies of each
+/// text (its versions, its variants): with a fixed limit the keys offered first, those
+/// sharing the most grams, become copies of a few texts that fall short together, and
+/// a query whose match ranks behind them finds nothing (DESIGN.md §4.4).
+pub(super) fn candidate_limit(limit: usize, keys: usize) -> usize {
+    if limit == usize::MAX || keys <= LIMIT_GROWS_FROM {
+        return limit;
+    }
+    let grown = limit as f64 * (keys as f64 / LIMIT_GROWS_FROM as f64).sqrt();
+    // Within usize: the factor is at most 2^16 (keys are numbered by u32).
+    grown.ceil() as usize
+}
 
 /// The most keys of one bound the walk sorts; more, when dense among the key numbers,
 /// are ordered through a bitmap (see [`Walk::offer_bound`]).
