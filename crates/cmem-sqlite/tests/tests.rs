@@ -779,6 +779,13 @@ fn persisted(store: &SqliteStore) -> Vec<(String, usize, usize)> {
         .collect()
 }
 
+/// Asserts that `store` answers each of `queries` as the reference `mem` does.
+fn same_lists(store: &dyn ContentMemory, mem: &MemStore, queries: &[String]) {
+    for q in queries {
+        assert_eq!(summarize(store, q, &opts()), summarize(mem, q, &opts()), "query {q:?}");
+    }
+}
+
 #[test]
 fn a_new_process_opens_the_persisted_index_and_catches_up() {
     let dir = TempDir::new("persisted");
@@ -790,11 +797,7 @@ fn a_new_process_opens_the_persisted_index_and_catches_up() {
     // The reference: an in-memory store with the same writes.
     let mem = MemStore::new();
     mem.write(&entries).unwrap();
-    let check = |store: &SqliteStore, mem: &MemStore| {
-        for q in &queries {
-            assert_eq!(summarize(store, q, &opts()), summarize(mem, q, &opts()), "query {q:?}");
-        }
-    };
+    let check = |store: &SqliteStore, mem: &MemStore| same_lists(store, mem, &queries);
     // A writer's warm leaves a file later processes open; a read-only open or one told
     // not to persist leaves nothing (an import then has no reason to warm).
     assert!(writer.index_persists());
@@ -867,11 +870,7 @@ fn a_store_serving_some_pairs_indexes_their_keys_alone_in_files_of_their_own() {
     // The reference: a memory of the German entries alone.
     let mem = MemStore::new();
     mem.write(&entries).unwrap();
-    let check = |store: &SqliteStore| {
-        for q in &queries {
-            assert_eq!(summarize(store, q, &opts()), summarize(&mem, q, &opts()), "query {q:?}");
-        }
-    };
+    let check = |store: &SqliteStore| same_lists(store, &mem, &queries);
     let every = SqliteStore::open(&path).unwrap();
     every.warm(&loc("en")).unwrap();
     let all_keys = persisted(&every)[0].2;
