@@ -881,6 +881,10 @@ fn a_store_serving_some_pairs_indexes_their_keys_alone_in_files_of_their_own() {
     let keys = persisted(&german)[0].2;
     assert!(keys >= entries.len() && keys * 2 <= all_keys + 1, "{keys} of {all_keys}");
     check(&german);
+    // A source no served pair reads from gets an empty index, under a name of its own:
+    // never the file of every key a process of every pair opens.
+    german.warm(&loc("de")).unwrap();
+    assert!(index_file(&path, "de--none").exists() && !index_file(&path, "de").exists());
     // The next process opens that file, and catches up with the German writes alone.
     let more = [pair("Open the file quickly now", "Datei jetzt schnell öffnen")];
     writer.write(&more).unwrap();

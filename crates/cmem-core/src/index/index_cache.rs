@@ -236,7 +236,7 @@ impl Default for IndexCache {
 impl IndexCache {
     /// A cache whose indexes hold only the keys the lookups of `served` read (`None`:
     /// every key; see [`ServedPairs`]). Their files are apart from those of every key:
-    /// `<locale>--<target language>…` ([`ServedPairs::file_tag`]).
+    /// `<locale>--<target languages>` ([`ServedPairs::file_tag`]).
     pub fn serving(served: Option<ServedPairs>) -> IndexCache {
         IndexCache { index: CandidateIndex::lazy().serving(served), ..IndexCache::default() }
     }

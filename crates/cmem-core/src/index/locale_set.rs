@@ -118,6 +118,9 @@ impl PairFilter {
 /// assert!(!served.keeps(&l("en"), [&l("en"), &l("fr")]));
 /// assert!(!served.keeps(&l("de"), [&l("en"), &l("de")])); // de → en is not served
 /// assert_eq!(served.file_tag(&l("en-US")), "en-US--de");
+/// assert_eq!(served.file_tag(&l("fr")), "fr--none");
+/// let served = ServedPairs::new([(l("en"), l("fr")), (l("en-GB"), l("de-CH"))]);
+/// assert_eq!(served.file_tag(&l("en")), "en--de-fr");
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ServedPairs {
@@ -162,15 +165,13 @@ impl ServedPairs {
     }
 
     /// The name under which the index of `variant`'s keys is persisted for these pairs:
-    /// the locale's tag, then each target language served from it after `--` (no locale
-    /// tag holds `--`, so the file of every key is never taken for it).
+    /// the locale's tag, `--`, then the target languages served from it joined by `-`
+    /// (`none` when there are none). No locale tag holds `--`, so the file of every key
+    /// is never taken for it, nor it for that file.
     pub fn file_tag(&self, variant: &Locale) -> String {
-        let mut tag = variant.as_str().to_owned();
-        for t in self.targets_of(variant) {
-            tag.push_str("--");
-            tag.push_str(t);
-        }
-        tag
+        let targets: Vec<&str> = self.targets_of(variant).collect();
+        let targets = if targets.is_empty() { "none".to_owned() } else { targets.join("-") };
+        format!("{}--{targets}", variant.as_str())
     }
 }
 
