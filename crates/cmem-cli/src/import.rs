@@ -406,14 +406,14 @@ pub fn index(args: &IndexArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
         return Ok(());
     }
     let sources = match &args.pairs {
-        // The served pairs' source locales (those --from names, when given).
+        // The source locales the memory holds that the served pairs read from, as `serve
+        // --pairs` warms them (those --from names, when given).
         Some(pairs) => {
-            let mut sources: Vec<cmem::Locale> = Vec::new();
-            for pair in pairs.pairs() {
-                let wanted = args.from.as_ref().is_none_or(|f| f.fit(&pair.source).is_some());
-                if wanted && !sources.contains(&pair.source) {
-                    sources
-                        .extend(memory.persist_index(Some(&pair.source)).map_err(|e| e.prefixed("index"))?);
+            let mut sources = Vec::new();
+            for held in memory.source_locales().map_err(|e| e.prefixed("index"))? {
+                let wanted = args.from.as_ref().is_none_or(|f| f.fit(&held).is_some());
+                if wanted && pairs.reads_source(&held) {
+                    sources.extend(memory.persist_index(Some(&held)).map_err(|e| e.prefixed("index"))?);
                 }
             }
             sources
@@ -425,7 +425,11 @@ pub fn index(args: &IndexArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
         eprintln!(
             "indexed {} for lookups from {} in {}",
             path.display(),
-            if names.is_empty() { "no locale (the memory is empty)".to_owned() } else { names.join(", ") },
+            match (names.is_empty(), args.pairs.is_some()) {
+                (true, true) => "no locale (the memory holds none these pairs read from)".to_owned(),
+                (true, false) => "no locale (the memory is empty)".to_owned(),
+                (false, _) => names.join(", "),
+            },
             duration(started.elapsed())
         );
     }
