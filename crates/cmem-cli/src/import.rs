@@ -393,7 +393,7 @@ pub fn index(args: &IndexArgs, memory_flag: Option<&Path>, quiet: bool) -> Resul
     }
     let mut options = OpenOptions::new();
     if let Some(pairs) = &args.pairs {
-        options = options.served(pairs.pairs().iter().map(|p| (p.source.clone(), p.target.clone())));
+        options = options.served(pairs.served());
     }
     let memory = memory::open_for_write(&path, options)?;
     if !memory.index_persists() {

@@ -173,7 +173,7 @@ fn open_existing(
         options = options.replica(replica);
     }
     if let Some(pairs) = pairs {
-        options = options.served(pairs.pairs().iter().map(|p| (p.source.clone(), p.target.clone())));
+        options = options.served(pairs.served());
     }
     Ok(Memory::open_with(&address, &memory::with_index_dir(options))?)
 }

@@ -198,6 +198,12 @@ impl Pairs {
         self.0.iter().any(|p| source.fit(&p.source).is_some())
     }
 
+    /// The pairs as a store takes them, so that its candidate index holds their keys
+    /// alone ([`ServedPairs`](cmem::ServedPairs)).
+    pub fn served(&self) -> cmem::ServedPairs {
+        cmem::ServedPairs::new(self.0.iter().map(|p| (p.source.clone(), p.target.clone())))
+    }
+
     /// The pairs as JSON objects `{source, target}`.
     pub(crate) fn to_json(&self) -> Value {
         Value::Array(self.0.iter().map(Pair::to_json).collect())

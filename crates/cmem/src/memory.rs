@@ -131,10 +131,10 @@ impl OpenOptions {
         self
     }
 
-    /// Sets [`served`](Self::served): the pairs `(source, target)` served.
+    /// Sets [`served`](Self::served).
     #[must_use]
-    pub fn served(mut self, pairs: impl IntoIterator<Item = (Locale, Locale)>) -> Self {
-        self.served = Some(ServedPairs::new(pairs));
+    pub fn served(mut self, pairs: ServedPairs) -> Self {
+        self.served = Some(pairs);
         self
     }
 }

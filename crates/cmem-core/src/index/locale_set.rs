@@ -149,18 +149,9 @@ impl ServedPairs {
     /// are in `locales` (`variant`'s own among them): when some served pair reads from
     /// `variant`'s language into the language of another of them.
     pub fn keeps<'l>(&self, variant: &Locale, locales: impl IntoIterator<Item = &'l Locale>) -> bool {
-        let locales: Vec<&Locale> = locales.into_iter().collect();
-        // Another variant: in the target language, and not the variant itself (an entry
-        // may hold two regions of one language).
-        let mut seen_self = false;
-        let others: Vec<&Locale> = locales
-            .into_iter()
-            .filter(|l| {
-                let me = !seen_self && *l == variant;
-                seen_self |= me;
-                !me
-            })
-            .collect();
+        // Another variant: in a target language, and not the variant itself (an entry may
+        // hold two regions of one language).
+        let others: Vec<&Locale> = locales.into_iter().filter(|l| *l != variant).collect();
         self.targets_of(variant).any(|t| others.iter().any(|o| o.language().eq_ignore_ascii_case(t)))
     }
 
