@@ -10,7 +10,8 @@
 //! only a kill that runs no code can leave one, under its hidden name, and
 //! [`replace_with`] removes those of its destination once they are old.
 //!
-//! This and the index file's streaming are core's only file I/O (ARCHITECTURE.md).
+//! This, the scratch files of an index file's build and the index file's streaming are
+//! core's only file I/O (ARCHITECTURE.md).
 
 use std::fs::{self, File, OpenOptions};
 use std::hash::{BuildHasher, Hasher};
@@ -57,23 +58,9 @@ impl AtomicFile {
     pub fn create(dest: &Path) -> io::Result<AtomicFile> {
         let replaces = fs::metadata(dest).ok().filter(fs::Metadata::is_file);
         let mode = replaces.as_ref().map_or(0o666, |m| m.mode() & 0o777);
-        let (prefix, suffix) = temp_affixes(dest);
-        let seed = std::collections::hash_map::RandomState::new();
-        for attempt in 0u64..100 {
-            let mut h = seed.build_hasher();
-            h.write_u64(attempt);
-            h.write_u32(std::process::id());
-            let temp = dir_of(dest).join(format!("{prefix}{:016x}{suffix}", h.finish()));
-            match OpenOptions::new().write(true).create_new(true).mode(mode).open(&temp) {
-                Ok(file) => {
-                    let out = Some(BufWriter::with_capacity(1 << 20, file));
-                    return Ok(AtomicFile { out, temp, dest: dest.to_path_buf(), replaces });
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        Err(io::Error::new(io::ErrorKind::AlreadyExists, "no free temporary name"))
+        let (file, temp) = create_temp(dest, OpenOptions::new().write(true).mode(mode))?;
+        let out = Some(BufWriter::with_capacity(1 << 20, file));
+        Ok(AtomicFile { out, temp, dest: dest.to_path_buf(), replaces })
     }
 
     /// The temporary file's path.
@@ -137,6 +124,37 @@ impl Drop for AtomicFile {
             let _ = fs::remove_file(&self.temp);
         }
     }
+}
+
+/// A new file beside `dest` under one of its unpredictable temporary names, opened with
+/// `options` and created exclusively.
+fn create_temp(dest: &Path, options: &OpenOptions) -> io::Result<(File, PathBuf)> {
+    let (prefix, suffix) = temp_affixes(dest);
+    let seed = std::collections::hash_map::RandomState::new();
+    for attempt in 0u64..100 {
+        let mut h = seed.build_hasher();
+        h.write_u64(attempt);
+        h.write_u32(std::process::id());
+        let temp = dir_of(dest).join(format!("{prefix}{:016x}{suffix}", h.finish()));
+        match options.clone().create_new(true).open(&temp) {
+            Ok(file) => return Ok((file, temp)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(io::ErrorKind::AlreadyExists, "no free temporary name"))
+}
+
+/// A scratch file beside `dest`, for what a writer of `dest` spills on its way (an index
+/// file's sorted runs): opened for reading and writing, and unlinked at once, so it
+/// takes space only while open and nothing is left after the process, however it ends.
+///
+/// # Errors
+/// When it cannot be created or unlinked.
+pub fn scratch(dest: &Path) -> io::Result<File> {
+    let (file, temp) = create_temp(dest, OpenOptions::new().read(true).write(true).mode(0o600))?;
+    fs::remove_file(&temp)?;
+    Ok(file)
 }
 
 /// Replaces the file at `path` with what `write` writes (given the file at its start):

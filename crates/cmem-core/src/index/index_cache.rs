@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::index::candidate_index::CandidateIndex;
-use crate::index::gram_index::{Bytes, FileMeta, FrozenGrams, GramIndex, CATCH_UP_MOST};
+use crate::index::gram_index::{Bytes, FileMeta, FrozenGrams, GramIndex, StreamBuild, CATCH_UP_MOST};
 use crate::index::locale_set::ServedPairs;
 use crate::index::query::{CandidateQuery, CandidateSink, ExactQuery, WordAnswer, WordQuery};
 use crate::model::entry::EntryId;
@@ -218,6 +218,9 @@ pub struct IndexCache {
     loads: u64,
     /// How many locale indexes were opened from persisted files.
     opened: u64,
+    /// The locales whose index this process built from the tables (into its file, then
+    /// read in place, or in memory).
+    built: Vec<u16>,
 }
 
 impl Default for IndexCache {
@@ -229,6 +232,7 @@ impl Default for IndexCache {
             index: CandidateIndex::lazy(),
             loads: 0,
             opened: 0,
+            built: Vec::new(),
         }
     }
 }
@@ -264,6 +268,7 @@ impl IndexCache {
         self.mark = None;
         self.locales_loaded = false;
         self.index.clear();
+        self.built.clear();
     }
 
     /// How many times the locale sets were read whole to build from the tables.
@@ -310,11 +315,11 @@ impl IndexCache {
             .into_iter()
             .filter_map(|li| {
                 let ix = self.index.index(li)?;
-                Some(IndexInfo {
-                    locale: self.index.locale(li)?.clone(),
-                    persisted: ix.base().map_or(0, FrozenGrams::docs),
-                    added: ix.added(),
-                })
+                let file = ix.base().map_or(0, FrozenGrams::docs);
+                // An index built here and read back from the file it wrote is built.
+                let (persisted, added) =
+                    if self.built.contains(&li) { (0, file + ix.added()) } else { (file, ix.added()) };
+                Some(IndexInfo { locale: self.index.locale(li)?.clone(), persisted, added })
             })
             .collect()
     }
@@ -411,7 +416,6 @@ impl IndexCache {
             (Some(_), None) => Some(log.mark()?),
         };
         let mut loaded = Loaded::Ready;
-        let mut pending = Vec::new();
         for li in missing {
             let Some(locale) = self.index.locale(li).cloned() else { continue };
             let tag = locale.as_str();
@@ -421,6 +425,7 @@ impl IndexCache {
             if let Some((f, id, path, at)) = &file {
                 if self.open_file(&mut log, (li, &file_tag), (*f, id, path, *at))? {
                     self.opened += 1;
+                    self.built.retain(|&b| b != li);
                     continue;
                 }
             }
@@ -428,28 +433,74 @@ impl IndexCache {
                 loaded = Loaded::Unavailable;
                 continue;
             }
-            self.build(&mut log, li, tag)?;
-            if let Some((_, id, path, at)) = file.filter(|(f, ..)| f.writable()) {
+            if let Some((f, id, path, at)) = file.filter(|(f, ..)| f.writable()) {
                 let newest = log.int(sql::ENTRY_IDENTITY, &[Arg::Int(at.eid)])?;
                 let token = FileMeta::token_of(&id.header, newest);
                 let meta =
                     FileMeta { seq: at.seq, eid: at.eid, key_version: KEY_VERSION, locale: file_tag, token };
-                pending.push((path, li, meta));
+                if self.build_file(&mut log, (li, tag), f, &path, &meta)? {
+                    self.built.push(li);
+                    continue;
+                }
             }
+            // No file to write, or it could not be written (a read-only directory, a
+            // full disk): built in memory, and again by the next process. Not an error
+            // of the lookup.
+            self.build(&mut log, li, tag)?;
+            self.built.push(li);
         }
         log.finish()?;
-        for (path, li, meta) in pending {
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                let _ = std::fs::create_dir_all(dir);
-            }
-            // Written once the snapshot has ended, streamed from the index. An index
-            // that cannot be written (a read-only directory, a full disk) is built again
-            // by the next process: not an error of the lookup.
-            if let Some(ix) = self.index.index(li) {
-                let _ = ix.persist(&path, self.index.sets(), &meta);
-            }
-        }
         Ok(loaded)
+    }
+
+    /// Builds the index of locale `li` from the tables straight into its file at `path`
+    /// (in bounded memory, see [`StreamBuild`]) and opens that file; false when the file
+    /// cannot be written or read back (the caller builds in memory instead).
+    fn build_file<L: ChangeLog>(
+        &mut self,
+        log: &mut L,
+        (li, tag): (u16, &str),
+        files: &dyn IndexFiles,
+        path: &Path,
+        meta: &FileMeta,
+    ) -> Result<bool> {
+        if !self.locales_loaded {
+            self.load_locales(log)?;
+            self.locales_loaded = true;
+            self.loads += 1;
+        }
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let Ok(mut stream) = StreamBuild::new(path) else { return Ok(false) };
+        let index = &mut self.index;
+        let mut failed = None;
+        let read = log.variants(sql::KEYS, &[Arg::Text(tag)], &mut |r| {
+            let id = EntryId(r.id);
+            let Some(keys) = r.keys else { return Ok(()) };
+            // Every variant's entry had its locales loaded first.
+            let set = index.set_of(id).unwrap_or(u32::MAX);
+            // Serving some pairs only: the keys their lookups read.
+            if !index.keeps(li, set) {
+                return Ok(());
+            }
+            stream.add(id, set, &keys).map_err(|e| {
+                failed = Some(e);
+                Error::new(crate::error::ErrorKind::Store, "writing the candidate index")
+            })
+        });
+        match (read, failed) {
+            (Err(_), Some(_)) => return Ok(false),
+            (read, _) => read?,
+        }
+        let sets = self.index.sets();
+        if crate::atomic_file::replace_with(path, |file| stream.finish(sets, meta, file)).is_err() {
+            return Ok(false);
+        }
+        let Some(frozen) = files.read(path).and_then(|bytes| FrozenGrams::open(bytes).ok()) else {
+            return Ok(false);
+        };
+        Ok(self.index.insert_frozen(li, frozen).is_ok())
     }
 
     /// Opens the persisted index of locale `li` at `path` and catches it up to the

@@ -494,12 +494,6 @@ pub fn write(ix: &GramIndex, sets: &LocaleSets, meta: &FileMeta) -> Result<Vec<u
 /// Writes the persisted form of `ix` (an index without a frozen part), whose set numbers
 /// are those of `sets`, to `out` from its start.
 ///
-/// The sections are streamed as they are made: beside the index, the writer holds the
-/// lists' lengths and directories and the gram table, a fraction of the file, not the
-/// file itself (DESIGN.md §7.4; the peaks it saves are in docs/performance.md). The gram table and the
-/// header, which say where the lists landed, are written last, over the zeros that held
-/// their place.
-///
 /// # Errors
 /// When `ix` has a frozen part (write the index built from the memory instead), is too
 /// large for the format's 32-bit offsets, or `out` fails.
@@ -509,11 +503,191 @@ pub fn write_to<W: Write + Seek>(
     meta: &FileMeta,
     out: &mut W,
 ) -> std::io::Result<()> {
-    let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_owned());
     if ix.base.is_some() {
         return Err(invalid("only an index built from the memory can be written"));
     }
-    let too_large = || invalid("index too large for the file format");
+    write_layout(&mut InMemory(ix), sets, meta, out)
+}
+
+fn invalid(what: &str) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_owned())
+}
+
+fn too_large() -> std::io::Error {
+    invalid("index too large for the file format")
+}
+
+/// One key as its record is written.
+pub(super) struct KeyRecord<'a> {
+    pub(super) entry: EntryId,
+    pub(super) group: u32,
+    /// No kinds for a dead key: never offered.
+    pub(super) kinds: KindSet,
+    /// Length in characters, saturating.
+    pub(super) len: u16,
+    pub(super) key: &'a str,
+    pub(super) sketch: &'a CharSketch,
+}
+
+/// What a file is written from: an index in memory ([`GramIndex`]) or keys streamed to
+/// runs on disk ([`StreamBuild`](super::stream::StreamBuild)). Both give the same file
+/// for the same keys.
+pub(super) trait Layout {
+    /// The number of keys.
+    fn docs(&self) -> usize;
+    /// Calls `each` with every key, in number order (called twice: records, then texts).
+    fn keys(&mut self, each: &mut dyn FnMut(&KeyRecord<'_>) -> std::io::Result<()>) -> std::io::Result<()>;
+    /// The number of grams with a list.
+    fn grams(&self) -> usize;
+    /// The number of keys in all the lists together.
+    fn postings(&self) -> u64;
+    /// Calls `each` with every gram's list, grams in ascending order: the gram, its keys
+    /// and their lengths sorted by (length, key), the length directory, and the keys
+    /// holding the gram (chained ones included).
+    fn lists(&mut self, each: &mut ListFn<'_>) -> std::io::Result<()>;
+    /// The keys by length: where each length's keys start (one more than the longest
+    /// length, and the end), and the keys.
+    fn by_len(&self) -> (Vec<u32>, Vec<u32>);
+    /// (entry, key) for every key, sorted.
+    fn entry_keys(&self) -> (Vec<i64>, Vec<u32>);
+    /// The chains of keys of the same text.
+    fn same(&self) -> &super::SameText;
+    /// Per key, its set hint.
+    fn hints(&self) -> Vec<u8>;
+    /// The number of dead keys.
+    fn dead(&self) -> usize;
+}
+
+/// What [`Layout::lists`] calls: gram, keys, lengths, directory, keys holding the gram.
+pub(super) type ListFn<'a> = dyn FnMut(u64, &[u32], &[u16], &[u32], u64) -> std::io::Result<()> + 'a;
+
+/// A [`GramIndex`] as a [`Layout`].
+struct InMemory<'a>(&'a GramIndex);
+
+impl Layout for InMemory<'_> {
+    fn docs(&self) -> usize {
+        self.0.docs.len()
+    }
+
+    fn keys(&mut self, each: &mut dyn FnMut(&KeyRecord<'_>) -> std::io::Result<()>) -> std::io::Result<()> {
+        for doc in &self.0.docs {
+            each(&KeyRecord {
+                entry: doc.entry,
+                group: doc.group,
+                kinds: if doc.alive { doc.kinds } else { KindSet(0) },
+                len: doc.len,
+                key: &doc.key,
+                sketch: &doc.sketch,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn grams(&self) -> usize {
+        self.0.postings.len()
+    }
+
+    fn postings(&self) -> u64 {
+        self.0.postings.values().map(|p| p.ids.len() as u64).sum()
+    }
+
+    fn lists(&mut self, each: &mut ListFn<'_>) -> std::io::Result<()> {
+        let grams: BTreeMap<u64, &Posting> = self.0.postings.iter().map(|(g, p)| (*g, p)).collect();
+        for (&gram, &posting) in &grams {
+            // Listed keys only: a key of the same text as one listed follows it in its chain.
+            let mut p = Posting {
+                ids: posting.ids.clone(),
+                lens: posting.lens.clone(),
+                sorted: posting.sorted,
+                starts: Vec::new(),
+                keys: posting.keys,
+            };
+            if p.ids.len() > p.sorted || (p.ids.len() >= DIRECTORY_FROM && posting.starts.is_empty()) {
+                p.merge();
+            } else {
+                p.starts.clone_from(&posting.starts);
+            }
+            each(gram, &p.ids, &p.lens, &p.starts, p.keys as u64)?;
+        }
+        Ok(())
+    }
+
+    fn by_len(&self) -> (Vec<u32>, Vec<u32>) {
+        let by_len = &self.0.by_len;
+        let max_len = by_len.len().saturating_sub(1);
+        let mut starts = Vec::with_capacity(max_len + 2);
+        let mut keys = Vec::new();
+        for l in 0..=max_len {
+            starts.push(keys.len() as u32);
+            keys.extend_from_slice(by_len.get(l).map_or(&[][..], Vec::as_slice));
+        }
+        starts.push(keys.len() as u32);
+        (starts, keys)
+    }
+
+    fn entry_keys(&self) -> (Vec<i64>, Vec<u32>) {
+        let mut pairs: Vec<(i64, u32)> =
+            self.0.of_entry.iter().flat_map(|(e, ds)| ds.iter().map(move |&d| (e.0, d))).collect();
+        pairs.sort_unstable();
+        pairs.into_iter().unzip()
+    }
+
+    fn same(&self) -> &super::SameText {
+        &self.0.same
+    }
+
+    fn hints(&self) -> Vec<u8> {
+        self.0.docs.iter().map(|doc| set_hint(doc.group)).collect()
+    }
+
+    fn dead(&self) -> usize {
+        self.0.docs.iter().filter(|d| !d.alive).count()
+    }
+}
+
+/// Bytes bound for a place in the output, written there in chunks (two sections filled
+/// side by side: a list's keys and their lengths).
+struct Placed {
+    at: u64,
+    buf: Vec<u8>,
+}
+
+impl Placed {
+    const CHUNK: usize = 4 << 20;
+
+    fn put<W: Write + Seek>(&mut self, out: &mut W, bytes: &[u8]) -> std::io::Result<()> {
+        self.buf.extend_from_slice(bytes);
+        if self.buf.len() >= Self::CHUNK {
+            self.flush(out)?;
+        }
+        Ok(())
+    }
+
+    fn flush<W: Write + Seek>(&mut self, out: &mut W) -> std::io::Result<()> {
+        if !self.buf.is_empty() {
+            out.seek(SeekFrom::Start(self.at))?;
+            out.write_all(&self.buf)?;
+            self.at += self.buf.len() as u64;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+}
+
+/// Writes the file of `l`, whose set numbers are those of `sets`, to `out` from its start.
+///
+/// The sections are streamed as they are made: beside what `l` holds, the writer holds
+/// the length directories and the gram table, a fraction of the file, not the file
+/// itself (DESIGN.md §7.4; the peaks it saves are in docs/performance.md). The lists' keys
+/// and lengths are written side by side into their two sections, whose sizes are known
+/// beforehand; the gram table and the header, which say where the lists landed, are
+/// written last, over the zeros that held their place.
+pub(super) fn write_layout<W: Write + Seek, L: Layout>(
+    l: &mut L,
+    sets: &LocaleSets,
+    meta: &FileMeta,
+    out: &mut W,
+) -> std::io::Result<()> {
     let mut header = vec![0u8; TABLE_END + 16];
     header.extend_from_slice(meta.locale.as_bytes());
     header.extend_from_slice(meta.token.as_bytes());
@@ -525,99 +699,94 @@ pub fn write_to<W: Write + Seek>(
 
     let start = w.at;
     let mut key_bytes = 0usize;
-    let same = &ix.same;
-    for (i, doc) in ix.docs.iter().enumerate() {
+    let mut i = 0usize;
+    let same = l.same();
+    let (next, first) = (same.next.clone(), same.first.clone());
+    l.keys(&mut |k| {
         let off = u32::try_from(key_bytes).map_err(|_| too_large())?;
-        key_bytes += doc.key.len();
+        key_bytes += k.key.len();
         let mut record = [0u8; RECORD];
-        record[0..8].copy_from_slice(&doc.entry.0.to_ne_bytes());
+        record[0..8].copy_from_slice(&k.entry.0.to_ne_bytes());
         record[8..12].copy_from_slice(&off.to_ne_bytes());
-        record[12..16].copy_from_slice(&(doc.key.len() as u32).to_ne_bytes());
-        record[16..20].copy_from_slice(&doc.group.to_ne_bytes());
-        // Dead keys are written with no kinds: never offered.
-        record[20] = if doc.alive { doc.kinds.0 } else { 0 };
-        record[22..24].copy_from_slice(&doc.len.to_ne_bytes());
-        record[24..24 + SKETCH].copy_from_slice(doc.sketch.counts());
-        let next = same.next.get(i).copied().unwrap_or(super::posting::END);
+        record[12..16].copy_from_slice(&(k.key.len() as u32).to_ne_bytes());
+        record[16..20].copy_from_slice(&k.group.to_ne_bytes());
+        record[20] = k.kinds.0;
+        record[22..24].copy_from_slice(&k.len.to_ne_bytes());
+        record[24..24 + SKETCH].copy_from_slice(k.sketch.counts());
+        let next = next.get(i).copied().unwrap_or(super::posting::END);
         record[56..60].copy_from_slice(&next.to_ne_bytes());
-        record[60..64]
-            .copy_from_slice(&same.first.get(i).copied().unwrap_or(super::posting::END).to_ne_bytes());
-        w.put(&record)?;
-    }
+        record[60..64].copy_from_slice(&first.get(i).copied().unwrap_or(super::posting::END).to_ne_bytes());
+        i += 1;
+        w.put(&record)
+    })?;
+    drop((next, first));
     w.end(RECORDS, start)?;
     let start = w.at;
-    for doc in &ix.docs {
-        w.put(doc.key.as_bytes())?;
-    }
+    l.keys(&mut |k| w.put(k.key.as_bytes()))?;
     w.end(KEYS, start)?;
 
-    let grams: BTreeMap<u64, &Posting> = ix.postings.iter().map(|(g, p)| (*g, p)).collect();
-    let slot_bits = (grams.len() * 2).next_power_of_two().trailing_zeros().max(1);
+    let slot_bits = (l.grams() * 2).next_power_of_two().trailing_zeros().max(1);
     let mut slots = vec![0u64; (1usize << slot_bits) * SLOT];
     // The gram table's place, filled once the lists are written.
     let slots_at = w.at;
     w.section(SLOTS, &vec![0u8; slots.len() * 8])?;
-    let start = w.at;
-    let (mut listed, mut lens, mut starts): (u64, Vec<u16>, Vec<u32>) = Default::default();
-    for (&gram, &posting) in &grams {
-        // Listed keys only: a key of the same text as one listed follows it in its chain.
-        let mut p = Posting {
-            ids: posting.ids.clone(),
-            lens: posting.lens.clone(),
-            sorted: posting.sorted,
-            starts: Vec::new(),
-            keys: posting.keys,
-        };
-        if p.ids.len() > p.sorted || (p.ids.len() >= DIRECTORY_FROM && posting.starts.is_empty()) {
-            p.merge();
-        } else {
-            p.starts.clone_from(&posting.starts);
-        }
+    // The lists' keys and their lengths, side by side in their two sections.
+    let postings = l.postings();
+    let ids_at = w.at;
+    let lens_at = (ids_at + postings * 4).next_multiple_of(8);
+    let mut ids = Placed { at: ids_at, buf: Vec::new() };
+    let mut lens = Placed { at: lens_at, buf: Vec::new() };
+    let (mut listed, mut starts): (u64, Vec<u32>) = Default::default();
+    let o = &mut *w.out;
+    l.lists(&mut |gram, list, list_lens, dir, keys| {
         let list_start = listed;
         let ss = starts.len() as u64;
         if list_start > u64::from(u32::MAX) || ss > u64::from(u32::MAX) {
             return Err(too_large());
         }
-        w.put(bytemuck::cast_slice(&p.ids))?;
-        listed += p.ids.len() as u64;
-        lens.extend_from_slice(&p.lens);
-        starts.extend_from_slice(&p.starts);
+        if list.is_empty() {
+            return Ok(());
+        }
+        ids.put(o, bytemuck::cast_slice(list))?;
+        lens.put(o, bytemuck::cast_slice(list_lens))?;
+        listed += list.len() as u64;
+        starts.extend_from_slice(dir);
         let mask = (1usize << slot_bits) - 1;
         let mut s = home(gram, slot_bits);
         while slots[s * SLOT + 1] != 0 {
             s = (s + 1) & mask;
         }
-        if p.ids.is_empty() {
-            continue;
-        }
         slots[s * SLOT] = gram;
-        slots[s * SLOT + 1] = list_start | ((p.ids.len() as u64) << 32);
-        slots[s * SLOT + 2] = ss | ((p.starts.len() as u64) << 32);
-        slots[s * SLOT + 3] = p.keys as u64;
+        slots[s * SLOT + 1] = list_start | ((list.len() as u64) << 32);
+        slots[s * SLOT + 2] = ss | ((dir.len() as u64) << 32);
+        slots[s * SLOT + 3] = keys;
+        Ok(())
+    })?;
+    if listed != postings {
+        return Err(std::io::Error::other("the lists hold another number of keys than counted"));
     }
-    w.end(IDS, start)?;
-    w.section(LENS, bytemuck::cast_slice(&lens))?;
-    drop(lens);
+    ids.flush(o)?;
+    // The padding between the two sections, written as the stream would have.
+    let pad = (lens_at - ids.at) as usize;
+    ids.put(o, &[0; 8][..pad])?;
+    ids.flush(o)?;
+    lens.flush(o)?;
+    o.seek(SeekFrom::Start(lens.at))?;
+    w.table[IDS] = (ids_at, postings * 4);
+    w.at = lens.at;
+    w.end(LENS, lens_at)?;
     w.section(STARTS, bytemuck::cast_slice(&starts))?;
     drop(starts);
 
-    let max_len = ix.by_len.len().saturating_sub(1);
-    let mut by_len_starts = Vec::with_capacity(max_len + 2);
-    let mut by_len_keys = Vec::new();
-    for l in 0..=max_len {
-        by_len_starts.push(by_len_keys.len() as u32);
-        by_len_keys.extend_from_slice(ix.by_len.get(l).map_or(&[][..], Vec::as_slice));
-    }
-    by_len_starts.push(by_len_keys.len() as u32);
+    let (by_len_starts, by_len_keys) = l.by_len();
+    let max_len = by_len_starts.len().saturating_sub(2);
     w.section(BY_LEN_STARTS, bytemuck::cast_slice(&by_len_starts))?;
     w.section(BY_LEN_KEYS, bytemuck::cast_slice(&by_len_keys))?;
-    let mut pairs: Vec<(i64, u32)> =
-        ix.of_entry.iter().flat_map(|(e, ds)| ds.iter().map(move |&d| (e.0, d))).collect();
-    pairs.sort_unstable();
-    let entries: Vec<i64> = pairs.iter().map(|p| p.0).collect();
-    let entry_keys: Vec<u32> = pairs.iter().map(|p| p.1).collect();
+    drop((by_len_starts, by_len_keys));
+    let (entries, entry_keys) = l.entry_keys();
     w.section(ENTRIES, bytemuck::cast_slice(&entries))?;
     w.section(ENTRY_KEYS, bytemuck::cast_slice(&entry_keys))?;
+    drop((entries, entry_keys));
     let mut set_bytes = Vec::new();
     let n = |v: usize| (v as u32).to_ne_bytes();
     set_bytes.extend_from_slice(&n(sets.locales().len()));
@@ -634,7 +803,8 @@ pub fn write_to<W: Write + Seek>(
         }
     }
     w.section(SETS, &set_bytes)?;
-    let docs = ix.docs.len();
+    let docs = l.docs();
+    let same = l.same();
     let mut more = same.more.clone();
     more.resize(docs.div_ceil(64), 0);
     w.section(MORE, bytemuck::cast_slice(&more))?;
@@ -643,8 +813,7 @@ pub fn write_to<W: Write + Seek>(
     weight.resize(docs, 1);
     w.section(WEIGHT, bytemuck::cast_slice(&weight))?;
     drop(weight);
-    let hints: Vec<u8> = ix.docs.iter().map(|doc| set_hint(doc.group)).collect();
-    w.section(SET_HINTS, &hints)?;
+    w.section(SET_HINTS, &l.hints())?;
     w.put(MAGIC)?;
     let (total, table) = (w.at, w.table);
 
@@ -654,14 +823,14 @@ pub fn write_to<W: Write + Seek>(
     header[12..16].copy_from_slice(&ENDIAN.to_ne_bytes());
     put(&mut header, 16, total);
     put(&mut header, 32, head as u64);
-    put(&mut header, 40, ix.docs.len() as u64);
+    put(&mut header, 40, docs as u64);
     put(&mut header, 48, max_len as u64);
     put(&mut header, 56, u64::from(slot_bits));
     put(&mut header, 64, meta.seq as u64);
     put(&mut header, 72, meta.eid as u64);
     put(&mut header, 80, u64::from(meta.key_version));
-    put(&mut header, 88, ix.docs.iter().filter(|d| !d.alive).count() as u64);
-    put(&mut header, 96, same.chained as u64);
+    put(&mut header, 88, l.dead() as u64);
+    put(&mut header, 96, l.same().chained as u64);
     for (i, (off, len)) in table.iter().enumerate() {
         put(&mut header, FIXED + i * 16, *off);
         put(&mut header, FIXED + i * 16 + 8, *len);

@@ -27,6 +27,7 @@ mod posting;
 mod reads;
 mod same_text;
 mod scan;
+mod stream;
 mod walk;
 mod words;
 
@@ -34,6 +35,7 @@ use posting::{Posting, END};
 use same_text::{text_hash, SameText};
 
 pub use file::{Bytes, FileMeta, FrozenGrams, CATCH_UP_MOST};
+pub use stream::StreamBuild;
 pub(crate) use words::{TopHits, WordSearch};
 
 /// One indexed key: everything an offer reads, on one cache line (64 bytes, aligned).

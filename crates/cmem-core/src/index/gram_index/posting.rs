@@ -94,16 +94,7 @@ impl Posting {
         }
         self.sorted = ids.len();
         self.starts.clear();
-        if lens.len() >= DIRECTORY_FROM {
-            let top = lens.last().map_or(0, |&l| usize::from(l) + 1).min(DIRECTORY_LENGTHS);
-            let mut i = 0;
-            for len in 0..=top {
-                while i < lens.len() && usize::from(lens[i]) < len {
-                    i += 1;
-                }
-                self.starts.push(i as u32);
-            }
-        }
+        directory(&lens, &mut self.starts);
         self.ids = ids;
         self.lens = lens;
     }
@@ -115,6 +106,21 @@ impl Posting {
     #[cfg(test)]
     pub(super) fn window(&self, lo: usize, hi: usize) -> (&[u32], &[u16], &[u32], &[u16]) {
         self.view().window(lo, hi)
+    }
+}
+
+/// Appends to `starts` the length directory of a list whose keys have lengths `lens`
+/// (sorted): none for a list shorter than [`DIRECTORY_FROM`].
+pub(super) fn directory(lens: &[u16], starts: &mut Vec<u32>) {
+    if lens.len() >= DIRECTORY_FROM {
+        let top = lens.last().map_or(0, |&l| usize::from(l) + 1).min(DIRECTORY_LENGTHS);
+        let mut i = 0;
+        for len in 0..=top {
+            while i < lens.len() && usize::from(lens[i]) < len {
+                i += 1;
+            }
+            starts.push(i as u32);
+        }
     }
 }
 

@@ -449,3 +449,55 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn a_streamed_build_writes_the_file_of_the_index_built_in_memory() {
+    use crate::index::locale_set::LocaleSets;
+    use crate::model::run::Code;
+    let words = ["open", "the", "file", "save", "all", "close", "window", "é", "日本語", "tab", "%s"];
+    let mut seed = 7u64;
+    let mut next = move |n: usize| {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) as usize % n
+    };
+    // Enough keys for lists with a length directory, texts repeated (chains), keys of
+    // several kinds, locale sets past the hints' 255, and entries out of order at the end.
+    let mut variants: Vec<(EntryId, u32, Keys)> = (0..3_000)
+        .map(|i| {
+            let n = 1 + next(8);
+            let text: Vec<&str> = (0..n).map(|_| words[next(words.len())]).collect();
+            let mut runs = vec![Run::text(text.join(" "))];
+            if next(4) == 0 {
+                runs.push(Run::Ph(Code::new("1").equiv("{0}").kind("x-ph")));
+            }
+            let group = if next(50) == 0 { 300 } else { next(4) as u32 };
+            (EntryId(i as i64 + 1), group, Keys::of(&runs))
+        })
+        .collect();
+    variants.push((EntryId(2), 1, Keys::of(&[Run::text("save the file again")])));
+    variants.push((EntryId(1), 0, Keys::of(&[Run::text("open the file")])));
+    let mut sets = LocaleSets::default();
+    let en = Locale::parse("en").unwrap();
+    let id = sets.locale_id(&en);
+    sets.set_id(&[id]);
+    let meta = FileMeta { seq: 3, eid: 3_000, key_version: 1, locale: "en".into(), token: "m#9".into() };
+    let dir = std::env::temp_dir().join(format!("cmem-stream-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let expected = GramIndex::build_in_parts(&variants, 700).to_file(&sets, &meta).unwrap();
+    assert_eq!(expected, GramIndex::build_in_parts(&variants, 0).to_file(&sets, &meta).unwrap());
+    // One run in memory, a few runs, and a run per key.
+    for run in [usize::MAX, 10_000, 1] {
+        let mut stream = StreamBuild::with_run_size(&dir.join("index"), run).unwrap();
+        for (entry, group, keys) in &variants {
+            stream.add(*entry, *group, keys).unwrap();
+        }
+        let mut out = std::io::Cursor::new(Vec::new());
+        stream.finish(&sets, &meta, &mut out).unwrap();
+        let out = out.into_inner();
+        assert_eq!(out.len(), expected.len(), "run size {run}");
+        assert!(out == expected, "run size {run}: the files differ");
+    }
+    // The scratch files are gone.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
