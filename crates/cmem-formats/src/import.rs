@@ -180,6 +180,8 @@ pub fn import<S: ItemSource>(
 ) -> Result<ImportReport, FormatError> {
     let mut report = ImportReport::default();
     let mut session: Box<dyn WriteSession + '_> = store.begin().map_err(FormatError::store)?;
+    // A failed batch fails the import, and the session is dropped.
+    session.all_or_nothing();
     let mut batch: Vec<NewEntry> = Vec::with_capacity(options.batch_size.clamp(1, 100_000));
     let batch_size = options.batch_size.max(1);
     let result = (|| -> Result<(), FormatError> {

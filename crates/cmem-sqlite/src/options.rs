@@ -55,7 +55,7 @@ pub struct SqliteOptions {
     /// as pages are touched. A session is one transaction: pages that no longer fit its
     /// cache go to the WAL and are written there again each time they change, so a
     /// cache that holds the key indexes spares a large import most of those writes
-    /// (DESIGN.md §6.2). Default 1,048,576 (1 GiB).
+    /// (DESIGN.md §6.2). Default 2,097,152 (2 GiB).
     pub session_cache_kib: u32,
     /// Index only the keys these locale pairs' lookups read (`None`, the default: every
     /// key): a server of some pairs of a memory of many (`cmem serve --pairs`) maps and
@@ -79,7 +79,7 @@ impl Default for SqliteOptions {
             create: true,
             check_on_write: true,
             cache_kib: 64 * 1024,
-            session_cache_kib: 1024 * 1024,
+            session_cache_kib: 2 * 1024 * 1024,
             served: None,
         }
     }

@@ -48,7 +48,8 @@ impl Deref for Held<'_> {
 }
 
 /// The [`WriteSession`] of a [`SqliteStore`]: one `BEGIN IMMEDIATE` transaction, each
-/// batch in a savepoint (so a failed batch leaves the session as it was before it).
+/// batch in a savepoint (so a failed batch leaves the session as it was before it),
+/// unless the caller gives up at the first failure ([`WriteSession::all_or_nothing`]).
 pub(crate) struct SqliteSession<'a> {
     store: &'a SqliteStore,
     conn: Held<'a>,
@@ -62,12 +63,31 @@ pub(crate) struct SqliteSession<'a> {
     /// The page cache of the session's own connection, in KiB (see [`session_cache_kib`]);
     /// 0 on the main connection, whose cache a session leaves alone.
     cache_kib: u32,
+    /// Batches are not undoable one by one (see [`WriteSession::all_or_nothing`]).
+    whole: bool,
+    /// A batch failed in a session of `whole` batches: it only rolls back.
+    failed: bool,
+    /// The full-text tables' merges were set for an import (see [`Self::merge_fts`]).
+    fts_merge: bool,
 }
+
+/// How many segments of a level an import's full-text tables merge at once (see
+/// [`SqliteSession::merge_fts`]).
+const IMPORT_FTS_MERGE: u32 = 16;
 
 impl<'a> SqliteSession<'a> {
     pub(crate) fn begin(store: &'a SqliteStore, conn: Held<'a>) -> Result<SqliteSession<'a>> {
         begin_immediate(&conn, store.path(), store.options())?;
-        let mut session = SqliteSession { store, conn, added: Vec::new(), removed: Vec::new(), cache_kib: 0 };
+        let mut session = SqliteSession {
+            store,
+            conn,
+            added: Vec::new(),
+            removed: Vec::new(),
+            cache_kib: 0,
+            whole: false,
+            failed: false,
+            fts_merge: false,
+        };
         session.size_cache()?;
         Ok(session)
     }
@@ -115,13 +135,80 @@ pub(crate) fn session_cache_kib(db_kib: u64, floor: u32, cap: u32) -> u32 {
     quarter.min(cap).max(floor)
 }
 
+impl SqliteSession<'_> {
+    /// For a session of whole batches (an import), has each full-text table merge its
+    /// segments [`IMPORT_FTS_MERGE`] at a time instead of FTS5's four.
+    ///
+    /// Why: FTS5 writes a segment of the terms gathered every megabyte or so and merges
+    /// the segments of a level once that many pile up, writing every term again at each
+    /// level; an import of millions of entries wrote the full-text tables five or six
+    /// times over, and took a fifth of its processor time merging. Sixteen at a time
+    /// takes half the levels. The setting is stored with the table and stays: a later
+    /// search reads up to fifteen segments a level instead of three, a small cost beside
+    /// a search's.
+    fn merge_fts(&mut self) -> Result<()> {
+        if !self.whole || self.fts_merge {
+            return Ok(());
+        }
+        let p = self.store.path();
+        for table in [cmem_core::store::schema::TRIGRAM_TABLE, cmem_core::store::schema::SEARCH_TABLE] {
+            let sql = format!("INSERT INTO {table} ({table}, rank) VALUES ('automerge', {IMPORT_FTS_MERGE})");
+            self.conn.execute_batch(&sql).ctx(p, "setting the full-text tables' merges")?;
+        }
+        self.fts_merge = true;
+        Ok(())
+    }
+
+    /// Refuses a call once a batch of a session of whole batches failed.
+    fn refuse_failed(&self) -> Result<()> {
+        if self.failed {
+            return Err(Error::new(
+                ErrorKind::Store,
+                "an earlier batch of this session failed: it can only be rolled back",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Begins a call: a savepoint, unless batches are not undoable one by one.
+    fn begin_call(&mut self, what: &str) -> Result<()> {
+        self.refuse_failed()?;
+        if !self.whole {
+            self.conn.execute_batch("SAVEPOINT cmem_batch").ctx(self.store.path(), what)?;
+        }
+        Ok(())
+    }
+
+    /// Ends a call that failed: back to its savepoint, or the session spoiled.
+    fn undo_call(&mut self) {
+        if self.whole {
+            self.failed = true;
+        } else {
+            let _ = self.conn.execute_batch("ROLLBACK TO cmem_batch; RELEASE cmem_batch");
+        }
+    }
+
+    /// Ends a call that succeeded.
+    fn end_call(&mut self, what: &str) -> Result<()> {
+        if !self.whole {
+            let released = self.conn.execute_batch("RELEASE cmem_batch").ctx(self.store.path(), what);
+            if released.is_err() {
+                self.undo_call();
+            }
+            released?;
+        }
+        Ok(())
+    }
+}
+
 impl WriteSession for SqliteSession<'_> {
     fn write(&mut self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
-        let p = self.store.path();
+        self.refuse_failed()?;
         crate::store::validate_batch(entries)?;
         // Before the batch: a failure here leaves nothing of it in the session.
         self.size_cache()?;
-        self.conn.execute_batch("SAVEPOINT cmem_batch").ctx(p, "starting a batch")?;
+        self.merge_fts()?;
+        self.begin_call("starting a batch")?;
         let mut outcomes = Vec::with_capacity(entries.len());
         let mut added = Vec::new();
         let main = matches!(self.conn, Held::Main(_));
@@ -134,28 +221,28 @@ impl WriteSession for SqliteSession<'_> {
                     outcomes.push(outcome);
                 }
                 Err(err) => {
-                    let _ = self.conn.execute_batch("ROLLBACK TO cmem_batch; RELEASE cmem_batch");
+                    self.undo_call();
                     return Err(err.prefixed(format_args!("entry {} of the batch", i + 1)));
                 }
             }
         }
-        self.conn.execute_batch("RELEASE cmem_batch").ctx(p, "ending a batch")?;
+        self.end_call("ending a batch")?;
         self.added.append(&mut added);
         Ok(outcomes)
     }
 
     fn replace(&mut self, id: EntryId, entry: &NewEntry) -> Result<bool> {
-        let p = self.store.path();
+        self.refuse_failed()?;
         entry.validate()?;
-        self.conn.execute_batch("SAVEPOINT cmem_batch").ctx(p, "starting a replace")?;
+        self.begin_call("starting a replace")?;
         let keys = match self.store.replace_on(&self.conn, id, entry) {
             Ok(keys) => keys,
             Err(err) => {
-                let _ = self.conn.execute_batch("ROLLBACK TO cmem_batch; RELEASE cmem_batch");
+                self.undo_call();
                 return Err(err);
             }
         };
-        self.conn.execute_batch("RELEASE cmem_batch").ctx(p, "ending a replace")?;
+        self.end_call("ending a replace")?;
         let Some(keys) = keys else { return Ok(false) };
         if matches!(self.conn, Held::Main(_)) {
             // The index learns the new keys after forgetting the old: any keys of `id`
@@ -167,8 +254,13 @@ impl WriteSession for SqliteSession<'_> {
         Ok(true)
     }
 
+    fn all_or_nothing(&mut self) {
+        self.whole = true;
+    }
+
     fn commit(self: Box<Self>) -> Result<()> {
         let p = self.store.path();
+        self.refuse_failed()?;
         self.conn.execute_batch("COMMIT").ctx(p, "committing the session")?;
         if !self.added.is_empty() || !self.removed.is_empty() {
             self.store.learn(&self.removed, &self.added)?;

@@ -212,6 +212,38 @@ fn a_full_disk_fails_the_batch_and_keeps_what_was_stored() {
 }
 
 #[test]
+fn a_session_of_whole_batches_only_rolls_back_after_a_failed_batch() {
+    let dir = TempDir::new("whole");
+    let path = dir.path("whole.db");
+    {
+        let store = SqliteStore::open(&path).unwrap();
+        store.write(&sample_entries()[..50]).unwrap();
+    }
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
+    drop(conn);
+    let store = SqliteStore::open(&path).unwrap();
+    store.set_max_page_count(pages as u64 + 2).unwrap();
+    let mut session = store.begin().unwrap();
+    // An import: no savepoint per batch, so a batch that fails past validation leaves
+    // part of itself in the session, which then refuses everything but a rollback.
+    session.all_or_nothing();
+    let bad = NewEntry { variants: vec![Variant::new(loc("en"), runs("x"))], ..NewEntry::default() };
+    let invalid = session.write(&[pair("Checked first", "Zuerst geprüft"), bad]).unwrap_err();
+    assert_eq!(invalid.kind(), ErrorKind::InvalidEntry, "validation fails before any write");
+    session.write(&sample_entries()[50..52]).unwrap();
+    let full = session.write(&sample_entries()[52..]).unwrap_err();
+    assert_eq!(full.kind(), ErrorKind::Store, "{full}");
+    let later = session.write(&sample_entries()[52..53]).unwrap_err();
+    assert!(later.to_string().contains("can only be rolled back"), "{later}");
+    let commit = session.commit().unwrap_err();
+    assert!(commit.to_string().contains("can only be rolled back"), "{commit}");
+    assert_eq!(store.stats().unwrap().entries, 50);
+    drop(store);
+    assert_eq!(SqliteStore::open(&path).unwrap().stats().unwrap().entries, 50);
+}
+
+#[test]
 fn lookups_equal_memstore_on_real_strings() {
     let entries = sample_entries();
     let queries = sample_queries();

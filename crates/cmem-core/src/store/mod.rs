@@ -161,6 +161,14 @@ pub trait WriteSession {
     /// # Errors
     /// A store failure (a full disk, a lost file); nothing of the session is then stored.
     fn commit(self: Box<Self>) -> Result<()>;
+
+    /// Tells the session that its caller drops it at the first failed
+    /// [`write`](Self::write) or [`replace`](Self::replace), as an import does (all or
+    /// nothing): a store may then stop keeping each call undoable on its own (SQLite's
+    /// savepoint per batch copies every page a batch changes into a journal). After a
+    /// call that failed past validation, such a session only rolls back: later calls
+    /// and the commit fail. By default nothing changes.
+    fn all_or_nothing(&mut self) {}
 }
 
 /// What replacing `existing` with `new` stores (docs/matching.md §3 keeps origins as the
