@@ -69,7 +69,37 @@ pub(crate) struct SqliteSession<'a> {
     failed: bool,
     /// The full-text tables' merges were set for an import (see [`Self::merge_fts`]).
     fts_merge: bool,
+    /// Whether the variants' key indexes are filled as rows come or built at the commit
+    /// (see [`Bulk`]).
+    bulk: Bulk,
 }
+
+/// Whether a session fills the variants' key indexes row by row or builds them at its
+/// end.
+///
+/// Why: a first import inserts every variant's keys into B-trees at random places, where
+/// a `CREATE INDEX` over the loaded table sorts them and writes each page once. A session
+/// whose first batch carries at least [`BULK_FROM`] variants into a memory without any
+/// drops the indexes of `tm_variants` it does not read itself (all but those leading
+/// with `entry_id`, which deduplication reads) inside its transaction, and creates them
+/// again from their recorded SQL just before it commits: a failed session gets them back
+/// with its rollback, and no reader sees the memory without them (DESIGN.md §6.2).
+#[derive(Debug)]
+enum Bulk {
+    /// Not decided yet: no batch written.
+    Undecided,
+    /// Filled row by row.
+    No,
+    /// Dropped; created again at the commit from these statements.
+    Deferred(Vec<String>),
+}
+
+/// The variants a session's first batch must carry to build the key indexes at its end.
+const BULK_FROM: usize = 1_000;
+
+/// The indexes of `tm_variants` a session does not read itself, with their SQL.
+const DEFERRABLE_INDEXES: &str = "SELECT name, sql FROM sqlite_schema WHERE type = 'index' \
+     AND tbl_name = 'tm_variants' AND sql IS NOT NULL AND sql NOT LIKE '%(entry_id%' ORDER BY name";
 
 /// How many segments of a level an import's full-text tables merge at once (see
 /// [`SqliteSession::merge_fts`]).
@@ -87,6 +117,7 @@ impl<'a> SqliteSession<'a> {
             whole: false,
             failed: false,
             fts_merge: false,
+            bulk: Bulk::Undecided,
         };
         session.size_cache()?;
         Ok(session)
@@ -159,6 +190,35 @@ impl SqliteSession<'_> {
         Ok(())
     }
 
+    /// Decides [`Bulk`] at the first batch: drops the deferrable indexes when the batch
+    /// is large and the memory has no variant yet.
+    fn defer_indexes(&mut self, entries: &[NewEntry]) -> Result<()> {
+        if !matches!(self.bulk, Bulk::Undecided) {
+            return Ok(());
+        }
+        self.bulk = Bulk::No;
+        if entries.iter().map(|e| e.variants.len()).sum::<usize>() < BULK_FROM {
+            return Ok(());
+        }
+        let p = self.store.path();
+        let what = "starting an import";
+        let empty: bool =
+            self.conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM tm_variants)", [], |r| r.get(0)).ctx(p, what)?;
+        if !empty {
+            return Ok(());
+        }
+        let indexes: Vec<(String, String)> = {
+            let mut stmt = self.conn.prepare(DEFERRABLE_INDEXES).ctx(p, what)?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).ctx(p, what)?;
+            rows.collect::<rusqlite::Result<_>>().ctx(p, what)?
+        };
+        for (name, _) in &indexes {
+            self.conn.execute_batch(&format!("DROP INDEX \"{name}\"")).ctx(p, what)?;
+        }
+        self.bulk = Bulk::Deferred(indexes.into_iter().map(|(_, sql)| sql).collect());
+        Ok(())
+    }
+
     /// Refuses a call once a batch of a session of whole batches failed.
     fn refuse_failed(&self) -> Result<()> {
         if self.failed {
@@ -208,6 +268,9 @@ impl WriteSession for SqliteSession<'_> {
         // Before the batch: a failure here leaves nothing of it in the session.
         self.size_cache()?;
         self.merge_fts()?;
+        // Outside the batch's savepoint: a batch that fails must not bring back the
+        // indexes this session creates at its end.
+        self.defer_indexes(entries)?;
         self.begin_call("starting a batch")?;
         let mut outcomes = Vec::with_capacity(entries.len());
         let mut added = Vec::new();
@@ -261,6 +324,12 @@ impl WriteSession for SqliteSession<'_> {
     fn commit(self: Box<Self>) -> Result<()> {
         let p = self.store.path();
         self.refuse_failed()?;
+        if let Bulk::Deferred(statements) = &self.bulk {
+            // Still in the transaction: a failure here rolls the whole session back.
+            for sql in statements {
+                self.conn.execute_batch(sql).ctx(p, "building the variants' key indexes")?;
+            }
+        }
         self.conn.execute_batch("COMMIT").ctx(p, "committing the session")?;
         if !self.added.is_empty() || !self.removed.is_empty() {
             self.store.learn(&self.removed, &self.added)?;

@@ -244,6 +244,58 @@ fn a_session_of_whole_batches_only_rolls_back_after_a_failed_batch() {
 }
 
 #[test]
+fn a_first_import_builds_the_key_indexes_at_its_end_and_a_dropped_one_keeps_them() {
+    let dir = TempDir::new("bulk");
+    let schema = |path: &Path| {
+        let conn = rusqlite::Connection::open(path).unwrap();
+        let mut stmt = conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name").unwrap();
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(format!(
+                    "{}|{}|{}|{:?}",
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, Option<String>>(3)?
+                ))
+            })
+            .unwrap();
+        rows.collect::<rusqlite::Result<Vec<String>>>().unwrap()
+    };
+    let fresh = dir.path("fresh.db");
+    drop(SqliteStore::open(&fresh).unwrap());
+    let entries: Vec<NewEntry> =
+        (0..600).map(|i| pair(&format!("Open file number {i}"), &format!("Datei Nummer {i} öffnen"))).collect();
+    // A session dropped after its first large batch: the indexes are back.
+    let path = dir.path("bulk.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let mut session = store.begin().unwrap();
+    session.all_or_nothing();
+    session.write(&entries).unwrap();
+    drop(session);
+    assert_eq!(schema(&path), schema(&fresh));
+    assert_eq!(store.stats().unwrap().entries, 0);
+    // Committed: the same schema as a new memory's, and the exact tier reads its index.
+    let mut session = store.begin().unwrap();
+    session.all_or_nothing();
+    session.write(&entries[..400]).unwrap();
+    session.write(&entries[400..]).unwrap();
+    session.commit().unwrap();
+    assert_eq!(schema(&path), schema(&fresh));
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(check, "ok");
+    let m = summarize(&store, "Open file number 123", &opts());
+    assert_eq!(m.first().map(|m| (m.0, m.1.as_str())), Some((124, "1.000000")), "{m:?}");
+    // A later large batch into a memory that has entries fills the indexes as it goes.
+    let more: Vec<NewEntry> =
+        (600..1200).map(|i| pair(&format!("Open file number {i}"), &format!("Datei Nummer {i} öffnen"))).collect();
+    store.write(&more).unwrap();
+    assert_eq!(schema(&path), schema(&fresh));
+    assert_eq!(store.stats().unwrap().entries, 1200);
+}
+
+#[test]
 fn lookups_equal_memstore_on_real_strings() {
     let entries = sample_entries();
     let queries = sample_queries();
