@@ -183,20 +183,26 @@ fn a_failed_batch_leaves_nothing() {
     assert_eq!(store.stats().unwrap().entries, 1);
 }
 
+/// A store at `path` holding the first 50 sample entries, on a disk that fills up: the
+/// file capped at two pages more than it has.
+fn nearly_full(path: &Path) -> SqliteStore {
+    {
+        let store = SqliteStore::open(path).unwrap();
+        store.write(&sample_entries()[..50]).unwrap();
+    }
+    let conn = rusqlite::Connection::open(path).unwrap();
+    let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
+    drop(conn);
+    let store = SqliteStore::open(path).unwrap();
+    assert_eq!(store.set_max_page_count(pages as u64 + 2).unwrap(), pages as u64 + 2);
+    store
+}
+
 #[test]
 fn a_full_disk_fails_the_batch_and_keeps_what_was_stored() {
     let dir = TempDir::new("full");
     let path = dir.path("full.db");
-    {
-        let store = SqliteStore::open(&path).unwrap();
-        store.write(&sample_entries()[..50]).unwrap();
-    }
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
-    drop(conn);
-    // A disk that fills up: cap the file at two pages more than it has.
-    let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.set_max_page_count(pages as u64 + 2).unwrap(), pages as u64 + 2);
+    let store = nearly_full(&path);
     let big: Vec<NewEntry> = sample_entries()[50..].to_vec();
     let err = store.write(&big).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Store, "{err}");
@@ -215,15 +221,7 @@ fn a_full_disk_fails_the_batch_and_keeps_what_was_stored() {
 fn a_session_of_whole_batches_only_rolls_back_after_a_failed_batch() {
     let dir = TempDir::new("whole");
     let path = dir.path("whole.db");
-    {
-        let store = SqliteStore::open(&path).unwrap();
-        store.write(&sample_entries()[..50]).unwrap();
-    }
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
-    drop(conn);
-    let store = SqliteStore::open(&path).unwrap();
-    store.set_max_page_count(pages as u64 + 2).unwrap();
+    let store = nearly_full(&path);
     let mut session = store.begin().unwrap();
     // An import: no savepoint per batch, so a batch that fails past validation leaves
     // part of itself in the session, which then refuses everything but a rollback.
