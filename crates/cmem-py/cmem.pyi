@@ -88,7 +88,12 @@ class Memory:
     """A translation memory opened by address: a path, ":memory:" or "postgres://…"."""
 
     def __init__(
-        self, address: _Path, create: bool = False, read_only: bool = False, write_wait: Optional[float] = None
+        self,
+        address: _Path,
+        create: bool = False,
+        read_only: bool = False,
+        write_wait: Optional[float] = None,
+        pairs: Optional[Sequence[Tuple[str, str]]] = None,
     ) -> None: ...
     @property
     def address(self) -> str: ...

@@ -29,8 +29,9 @@ use crate::request::{self, Lookup};
 /// ``create=True`` makes the memory when there is none (without it a missing memory is
 /// an error, never a new empty one); ``read_only=True`` refuses writes; ``write_wait``
 /// is how many seconds a write waits for another writer before it raises
-/// ``cmem.LockedError`` (default: the store's, 60 s for SQLite). Use it as a
-/// context manager, or call ``close()``. One ``Memory`` may be shared by threads: every
+/// ``cmem.LockedError`` (default: the store's, 60 s for SQLite); ``pairs=[("en", "de")]``
+/// indexes only the keys those pairs' lookups read (a process of a few pairs of a
+/// memory of many). Use it as a context manager, or call ``close()``. One ``Memory`` may be shared by threads: every
 /// call releases the GIL while the engine works.
 ///
 /// >>> with cmem.Memory("tm.db", create=True) as tm:
@@ -107,16 +108,28 @@ impl PyMemory {
 #[pymethods]
 impl PyMemory {
     #[new]
-    #[pyo3(signature = (address, create = false, read_only = false, write_wait = None))]
+    #[pyo3(signature = (address, create = false, read_only = false, write_wait = None, pairs = None))]
     fn new(
         py: Python<'_>,
         address: &Bound<'_, PyAny>,
         create: bool,
         read_only: bool,
         write_wait: Option<f64>,
+        pairs: Option<Vec<(String, String)>>,
     ) -> PyResult<PyMemory> {
         let address = address_arg(address)?;
         let mut options = OpenOptions::new().create(create).read_only(read_only);
+        if let Some(pairs) = pairs {
+            // Only these pairs' keys are indexed (as `cmem serve --pairs`): a process that
+            // looks up in one pair of a memory of many counts that pair's keys alone.
+            let pairs = pairs
+                .iter()
+                .map(|(s, t)| Ok((request::locale(Some(s), "pairs")?, request::locale(Some(t), "pairs")?)))
+                .map(|pair: PyResult<_>| pair.map(|(s, t)| s.zip(t)))
+                .collect::<PyResult<Option<Vec<_>>>>()?
+                .unwrap_or_default();
+            options = options.served(cmem::ServedPairs::new(pairs));
+        }
         if let Some(seconds) = write_wait {
             let wait = std::time::Duration::try_from_secs_f64(seconds).map_err(|_| {
                 InvalidInputError::new_err(format!(

@@ -34,6 +34,7 @@ def calls(tm, tmp):
     yield "open: postgres nowhere", lambda: cmem.Memory("postgres://nobody@127.0.0.1:1/none")
     yield "open: negative wait", lambda: cmem.Memory(":memory:", create=True, write_wait=-1)
     yield "open: nan wait", lambda: cmem.Memory(":memory:", create=True, write_wait=math.nan)
+    yield "open: bad pair", lambda: cmem.Memory(":memory:", create=True, pairs=[("en", "not a tag!")])
     for text in BAD_TEXTS:
         yield f"lookup text {text!r:.20}", lambda t=text: tm.lookup(t, "en", "de")
         yield f"batch text {text!r:.20}", lambda t=text: tm.lookup_batch([t], "en", "de")

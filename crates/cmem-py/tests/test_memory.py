@@ -339,3 +339,21 @@ def test_the_gil_is_released_during_engine_calls(tm):
     # machine).
     assert took[0] > 0.3, took
     assert longest < took[0] / 2, (longest, took[0])
+
+
+def test_a_memory_opened_for_some_pairs_indexes_their_keys_alone(tmp_path):
+    path = tmp_path / "pairs.db"
+    with cmem.Memory(path, create=True) as tm:
+        tm.import_records(UI, source="en", target="de")
+        tm.import_records(
+            [{"source": "Open the file now", "target": "Ouvrir le fichier maintenant"}], source="en", target="fr"
+        )
+    with cmem.Memory(path, pairs=[("en", "de")]) as tm:
+        fuzzy = tm.lookup("Save the file.", "en", "de")
+        assert fuzzy and fuzzy[0].target == "Datei speichern"
+        # The en-fr entry's keys are not in this process's index: no fuzzy match.
+        assert tm.lookup("Open the file now!", "en", "fr") == []
+    # Its index file is apart from the file of every key.
+    assert (tmp_path / "pairs.db-gix-en--de").exists()
+    with cmem.Memory(path) as tm:
+        assert tm.lookup("Open the file now!", "en", "fr")[0].target == "Ouvrir le fichier maintenant"
