@@ -497,7 +497,12 @@ impl IndexCache {
         if crate::atomic_file::replace_with(path, |file| stream.finish(sets, meta, file)).is_err() {
             return Ok(false);
         }
-        let Some(frozen) = files.read(path).and_then(|bytes| FrozenGrams::open(bytes).ok()) else {
+        // Read back as written: another process may have put its own file there since.
+        let Some(frozen) = files
+            .read(path)
+            .and_then(|bytes| FrozenGrams::open(bytes).ok())
+            .filter(|frozen| frozen.meta() == meta)
+        else {
             return Ok(false);
         };
         Ok(self.index.insert_frozen(li, frozen).is_ok())
