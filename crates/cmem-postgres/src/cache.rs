@@ -59,6 +59,16 @@ impl IndexFiles for Dir<'_> {
     }
 }
 
+/// The change log's arguments as the driver binds them.
+fn bind<'a>(args: &'a [Arg<'_>]) -> Vec<&'a (dyn ToSql + Sync)> {
+    args.iter()
+        .map(|a| match a {
+            Arg::Int(i) => i as &(dyn ToSql + Sync),
+            Arg::Text(t) => t as &(dyn ToSql + Sync),
+        })
+        .collect()
+}
+
 /// The change log of the memory `name`, read in one repeatable-read snapshot.
 pub(crate) struct Log<'c> {
     tx: Transaction<'c>,
@@ -72,14 +82,7 @@ impl<'c> Log<'c> {
     }
 
     fn rows(&mut self, sql: &str, args: &[Arg<'_>]) -> Result<Vec<Row>> {
-        let args: Vec<&(dyn ToSql + Sync)> = args
-            .iter()
-            .map(|a| match a {
-                Arg::Int(i) => i as &(dyn ToSql + Sync),
-                Arg::Text(t) => t as &(dyn ToSql + Sync),
-            })
-            .collect();
-        self.tx.query(sql, &args).ctx(self.name, "reading the change log")
+        self.tx.query(sql, &bind(args)).ctx(self.name, "reading the change log")
     }
 
     /// The one text `sql` selects, read in a savepoint; `None` when the statement fails
@@ -131,8 +134,13 @@ impl ChangeLog for Log<'_> {
         args: &[Arg<'_>],
         row: &mut dyn FnMut(VariantRow<'_>) -> Result<()>,
     ) -> Result<()> {
-        for r in self.rows(sql, args)? {
-            let (id, tag, keys) = read_variant(&r).ctx(self.name, "reading the change log")?;
+        use postgres::fallible_iterator::FallibleIterator;
+        let what = "reading the change log";
+        // Streamed, not collected: an index built from ten million variants reads them
+        // one at a time (DESIGN.md §7.4).
+        let mut rows = self.tx.query_raw(sql, bind(args)).ctx(self.name, what)?;
+        while let Some(r) = rows.next().ctx(self.name, what)? {
+            let (id, tag, keys) = read_variant(&r).ctx(self.name, what)?;
             row(VariantRow { id, tag, keys })?;
         }
         Ok(())
