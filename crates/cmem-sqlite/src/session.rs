@@ -202,8 +202,10 @@ impl SqliteSession<'_> {
         }
         let p = self.store.path();
         let what = "starting an import";
-        let empty: bool =
-            self.conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM tm_variants)", [], |r| r.get(0)).ctx(p, what)?;
+        let empty: bool = self
+            .conn
+            .query_row("SELECT NOT EXISTS (SELECT 1 FROM tm_variants)", [], |r| r.get(0))
+            .ctx(p, what)?;
         if !empty {
             return Ok(());
         }

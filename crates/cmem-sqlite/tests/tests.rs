@@ -246,7 +246,8 @@ fn a_first_import_builds_the_key_indexes_at_its_end_and_a_dropped_one_keeps_them
     let dir = TempDir::new("bulk");
     let schema = |path: &Path| {
         let conn = rusqlite::Connection::open(path).unwrap();
-        let mut stmt = conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name").unwrap();
+        let mut stmt =
+            conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name").unwrap();
         let rows = stmt
             .query_map([], |r| {
                 Ok(format!(
@@ -262,8 +263,9 @@ fn a_first_import_builds_the_key_indexes_at_its_end_and_a_dropped_one_keeps_them
     };
     let fresh = dir.path("fresh.db");
     drop(SqliteStore::open(&fresh).unwrap());
-    let entries: Vec<NewEntry> =
-        (0..600).map(|i| pair(&format!("Open file number {i}"), &format!("Datei Nummer {i} öffnen"))).collect();
+    let entries: Vec<NewEntry> = (0..600)
+        .map(|i| pair(&format!("Open file number {i}"), &format!("Datei Nummer {i} öffnen")))
+        .collect();
     // A session dropped after its first large batch: the indexes are back.
     let path = dir.path("bulk.db");
     let store = SqliteStore::open(&path).unwrap();
@@ -286,8 +288,9 @@ fn a_first_import_builds_the_key_indexes_at_its_end_and_a_dropped_one_keeps_them
     let m = summarize(&store, "Open file number 123", &opts());
     assert_eq!(m.first().map(|m| (m.0, m.1.as_str())), Some((124, "1.000000")), "{m:?}");
     // A later large batch into a memory that has entries fills the indexes as it goes.
-    let more: Vec<NewEntry> =
-        (600..1200).map(|i| pair(&format!("Open file number {i}"), &format!("Datei Nummer {i} öffnen"))).collect();
+    let more: Vec<NewEntry> = (600..1200)
+        .map(|i| pair(&format!("Open file number {i}"), &format!("Datei Nummer {i} öffnen")))
+        .collect();
     store.write(&more).unwrap();
     assert_eq!(schema(&path), schema(&fresh));
     assert_eq!(store.stats().unwrap().entries, 1200);

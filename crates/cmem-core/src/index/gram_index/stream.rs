@@ -285,7 +285,12 @@ impl StreamBuild {
     ///
     /// # Errors
     /// A scratch file cannot be read, the index outgrows the format, or `out` fails.
-    pub fn finish<W: Write + Seek>(mut self, sets: &LocaleSets, meta: &FileMeta, out: &mut W) -> io::Result<()> {
+    pub fn finish<W: Write + Seek>(
+        mut self,
+        sets: &LocaleSets,
+        meta: &FileMeta,
+        out: &mut W,
+    ) -> io::Result<()> {
         if !self.runs.is_empty() {
             self.spill()?;
         } else {
@@ -296,9 +301,12 @@ impl StreamBuild {
     }
 }
 
+/// The lists of a run in memory, one gram's after the other.
+type Groups<'a> = std::iter::Peekable<std::slice::ChunkBy<'a, Packed, fn(&Packed, &Packed) -> bool>>;
+
 /// A source of sorted lists while merging: the last run in memory, or a run on disk.
 enum Source<'a> {
-    Memory(std::iter::Peekable<std::slice::ChunkBy<'a, Packed, fn(&Packed, &Packed) -> bool>>),
+    Memory(Groups<'a>),
     Disk { reader: BufReader<File>, next: Option<(u64, u32)> },
 }
 
@@ -342,7 +350,8 @@ impl Source<'_> {
                 lens.resize(n, 0);
                 reader.read_exact(bytemuck::cast_slice_mut(ids))?;
                 reader.read_exact(bytemuck::cast_slice_mut(lens))?;
-                merged.extend(ids.iter().zip(lens.iter()).map(|(&d, &l)| (u64::from(l) << 32) | u64::from(d)));
+                merged
+                    .extend(ids.iter().zip(lens.iter()).map(|(&d, &l)| (u64::from(l) << 32) | u64::from(d)));
                 *next = Source::read_head(reader)?;
             }
         }
@@ -440,7 +449,8 @@ impl Layout for StreamBuild {
         if self.entries.is_sorted() {
             return (self.entries.clone(), (0..self.entries.len() as u32).collect());
         }
-        let mut pairs: Vec<(i64, u32)> = self.entries.iter().enumerate().map(|(d, &e)| (e, d as u32)).collect();
+        let mut pairs: Vec<(i64, u32)> =
+            self.entries.iter().enumerate().map(|(d, &e)| (e, d as u32)).collect();
         pairs.sort_unstable();
         pairs.into_iter().unzip()
     }
