@@ -348,9 +348,9 @@ impl IndexCache {
     /// change log (or are dropped, when too far behind), and the index of every locale
     /// matching `source` that is not loaded is opened from its file in `files` when
     /// there is a usable one (this memory's, these keys', not too far behind) and caught
-    /// up, or else built from the tables (when `build`) and written there for the next
-    /// process, once the snapshot has ended. On an error the cache is forgotten: half
-    /// done, it is never answered from.
+    /// up, or else built from the tables (when `build`): into that file when it may be
+    /// written, then read in place as the next process will read it, else in memory.
+    /// On an error the cache is forgotten: half done, it is never answered from.
     ///
     /// # Errors
     /// A store failure, or a stored locale that does not parse.
