@@ -464,26 +464,12 @@ impl IndexCache {
         path: &Path,
         meta: &FileMeta,
     ) -> Result<bool> {
-        if !self.locales_loaded {
-            self.load_locales(log)?;
-            self.locales_loaded = true;
-            self.loads += 1;
-        }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             let _ = std::fs::create_dir_all(dir);
         }
         let Ok(mut stream) = StreamBuild::new(path) else { return Ok(false) };
-        let index = &mut self.index;
         let mut failed = None;
-        let read = log.variants(sql::KEYS, &[Arg::Text(tag)], &mut |r| {
-            let id = EntryId(r.id);
-            let Some(keys) = r.keys else { return Ok(()) };
-            // Every variant's entry had its locales loaded first.
-            let set = index.set_of(id).unwrap_or(u32::MAX);
-            // Serving some pairs only: the keys their lookups read.
-            if !index.keeps(li, set) {
-                return Ok(());
-            }
+        let read = self.kept_variants(log, li, tag, &mut |id, set, keys| {
             stream.add(id, set, &keys).map_err(|e| {
                 failed = Some(e);
                 Error::new(crate::error::ErrorKind::Store, "writing the candidate index")
@@ -540,23 +526,42 @@ impl IndexCache {
 
     /// Builds the index of locale `li` from the tables.
     fn build<L: ChangeLog>(&mut self, log: &mut L, li: u16, tag: &str) -> Result<()> {
+        let mut variants = Vec::new();
+        self.kept_variants(log, li, tag, &mut |id, set, keys| {
+            variants.push((id, set, keys));
+            Ok(())
+        })?;
+        self.index.insert_index(li, GramIndex::build(&variants));
+        Ok(())
+    }
+
+    /// Calls `each` with the entry, locale set and keys of every variant of locale `li`
+    /// (tag `tag`) the index keeps, in variant order: all of them, or those the served
+    /// pairs' lookups read. Reads every entry's locales first, once.
+    fn kept_variants<L: ChangeLog>(
+        &mut self,
+        log: &mut L,
+        li: u16,
+        tag: &str,
+        each: &mut dyn FnMut(EntryId, u32, Keys) -> Result<()>,
+    ) -> Result<()> {
         if !self.locales_loaded {
             self.load_locales(log)?;
             self.locales_loaded = true;
             self.loads += 1;
         }
-        let mut variants = Vec::new();
-        let index = &self.index;
+        let index = &mut self.index;
         log.variants(sql::KEYS, &[Arg::Text(tag)], &mut |r| {
             let id = EntryId(r.id);
+            let Some(keys) = r.keys else { return Ok(()) };
             // Every variant's entry had its locales loaded first.
-            variants.extend(r.keys.map(|keys| (id, index.set_of(id).unwrap_or(u32::MAX), keys)));
-            Ok(())
-        })?;
-        // Serving some pairs only: the keys their lookups read.
-        variants.retain(|&(_, set, _)| self.index.keeps(li, set));
-        self.index.insert_index(li, GramIndex::build(&variants));
-        Ok(())
+            let set = index.set_of(id).unwrap_or(u32::MAX);
+            // Serving some pairs only: the keys their lookups read.
+            if !index.keeps(li, set) {
+                return Ok(());
+            }
+            each(id, set, keys)
+        })
     }
 
     /// Reads the variant locales of every entry.

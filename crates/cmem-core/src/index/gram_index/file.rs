@@ -527,6 +527,10 @@ pub(super) struct KeyRecord<'a> {
     pub(super) len: u16,
     pub(super) key: &'a str,
     pub(super) sketch: &'a CharSketch,
+    /// The next key of its chain of keys of the same text, and the first of the chain it
+    /// is in ([`END`](super::posting::END): none).
+    pub(super) next: u32,
+    pub(super) first: u32,
 }
 
 /// What a file is written from: an index in memory ([`GramIndex`]) or keys streamed to
@@ -535,7 +539,7 @@ pub(super) struct KeyRecord<'a> {
 pub(super) trait Layout {
     /// The number of keys.
     fn docs(&self) -> usize;
-    /// Calls `each` with every key, in number order (called twice: records, then texts).
+    /// Calls `each` with every key, in number order.
     fn keys(&mut self, each: &mut dyn FnMut(&KeyRecord<'_>) -> std::io::Result<()>) -> std::io::Result<()>;
     /// The number of grams with a list.
     fn grams(&self) -> usize;
@@ -570,7 +574,8 @@ impl Layout for InMemory<'_> {
     }
 
     fn keys(&mut self, each: &mut dyn FnMut(&KeyRecord<'_>) -> std::io::Result<()>) -> std::io::Result<()> {
-        for doc in &self.0.docs {
+        let same = &self.0.same;
+        for (i, doc) in self.0.docs.iter().enumerate() {
             each(&KeyRecord {
                 entry: doc.entry,
                 group: doc.group,
@@ -578,6 +583,8 @@ impl Layout for InMemory<'_> {
                 len: doc.len,
                 key: &doc.key,
                 sketch: &doc.sketch,
+                next: same.next.get(i).copied().unwrap_or(super::posting::END),
+                first: same.first.get(i).copied().unwrap_or(super::posting::END),
             })?;
         }
         Ok(())
@@ -697,11 +704,14 @@ pub(super) fn write_layout<W: Write + Seek, L: Layout>(
     out.write_all(&header)?;
     let mut w = SectionWriter { out, at: head as u64, table: [(0, 0); SECTIONS] };
 
-    let start = w.at;
+    // The records and the keys' texts, side by side in their two sections.
+    let docs = l.docs();
+    let records_at = w.at;
+    let texts_at = records_at + (docs * RECORD) as u64;
+    let mut records = Placed { at: records_at, buf: Vec::new() };
+    let mut texts = Placed { at: texts_at, buf: Vec::new() };
     let mut key_bytes = 0usize;
-    let mut i = 0usize;
-    let same = l.same();
-    let (next, first) = (same.next.clone(), same.first.clone());
+    let o = &mut *w.out;
     l.keys(&mut |k| {
         let off = u32::try_from(key_bytes).map_err(|_| too_large())?;
         key_bytes += k.key.len();
@@ -713,17 +723,20 @@ pub(super) fn write_layout<W: Write + Seek, L: Layout>(
         record[20] = k.kinds.0;
         record[22..24].copy_from_slice(&k.len.to_ne_bytes());
         record[24..24 + SKETCH].copy_from_slice(k.sketch.counts());
-        let next = next.get(i).copied().unwrap_or(super::posting::END);
-        record[56..60].copy_from_slice(&next.to_ne_bytes());
-        record[60..64].copy_from_slice(&first.get(i).copied().unwrap_or(super::posting::END).to_ne_bytes());
-        i += 1;
-        w.put(&record)
+        record[56..60].copy_from_slice(&k.next.to_ne_bytes());
+        record[60..64].copy_from_slice(&k.first.to_ne_bytes());
+        records.put(o, &record)?;
+        texts.put(o, k.key.as_bytes())
     })?;
-    drop((next, first));
-    w.end(RECORDS, start)?;
-    let start = w.at;
-    l.keys(&mut |k| w.put(k.key.as_bytes()))?;
-    w.end(KEYS, start)?;
+    if records.at + records.buf.len() as u64 != texts_at {
+        return Err(std::io::Error::other("the keys are another number than counted"));
+    }
+    records.flush(o)?;
+    texts.flush(o)?;
+    o.seek(SeekFrom::Start(texts.at))?;
+    w.table[RECORDS] = (records_at, texts_at - records_at);
+    w.at = texts.at;
+    w.end(KEYS, texts_at)?;
 
     let slot_bits = (l.grams() * 2).next_power_of_two().trailing_zeros().max(1);
     let mut slots = vec![0u64; (1usize << slot_bits) * SLOT];
@@ -803,7 +816,6 @@ pub(super) fn write_layout<W: Write + Seek, L: Layout>(
         }
     }
     w.section(SETS, &set_bytes)?;
-    let docs = l.docs();
     let same = l.same();
     let mut more = same.more.clone();
     more.resize(docs.div_ceil(64), 0);

@@ -195,22 +195,10 @@ impl GramIndex {
                 .and_then(|i| self.docs.get(i))
                 .is_some_and(|doc| &*doc.key == key)
         });
-        self.same.next.push(END);
-        self.same.first.push(first.map_or(END, |(f, _)| f));
+        self.same.file(hash, d, first, base_len);
         match first {
-            Some((first, last)) => {
+            Some(_) => {
                 // Same grams as `first`: chained to it, not listed.
-                if let Some(i) = (last as usize).checked_sub(base_len) {
-                    self.same.link(i, d);
-                }
-                if let Some(w) =
-                    (first as usize).checked_sub(base_len).and_then(|i| self.same.weight.get_mut(i))
-                {
-                    *w += 1;
-                }
-                self.same.by_hash.insert(hash, (first, d));
-                self.same.weight.push(0);
-                self.same.chained += 1;
                 for g in padded_grams(key) {
                     if let Some(posting) = self.postings.get_mut(&g) {
                         posting.keys += 1;
@@ -218,8 +206,6 @@ impl GramIndex {
                 }
             }
             None => {
-                self.same.by_hash.entry(hash).or_insert((d, d));
-                self.same.weight.push(1);
                 for g in padded_grams(key) {
                     if self.postings.entry(g).or_default().push(d, short) {
                         self.unsettled.push(g);

@@ -2,6 +2,8 @@
 
 use rustc_hash::FxHashMap;
 
+use super::posting::END;
+
 /// Keys whose text another key added before has: only the first key of a text (its
 /// *first*) is in the posting lists, and the others follow it in a chain.
 ///
@@ -40,6 +42,31 @@ impl SameText {
     /// Whether a key follows added key `i` in its chain.
     pub(super) fn more(&self, i: usize) -> bool {
         self.more.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    /// Files key `d` (the added key `d - base`) of text hash `hash`: after the chain
+    /// `found` (its first and last key) when a key of its text came before, else as the
+    /// first of its text. Its grams are listed only in the second case.
+    pub(super) fn file(&mut self, hash: u64, d: u32, found: Option<(u32, u32)>, base: usize) {
+        self.next.push(END);
+        self.first.push(found.map_or(END, |(f, _)| f));
+        match found {
+            Some((first, last)) => {
+                if let Some(i) = (last as usize).checked_sub(base) {
+                    self.link(i, d);
+                }
+                if let Some(w) = (first as usize).checked_sub(base).and_then(|i| self.weight.get_mut(i)) {
+                    *w += 1;
+                }
+                self.by_hash.insert(hash, (first, d));
+                self.weight.push(0);
+                self.chained += 1;
+            }
+            None => {
+                self.by_hash.entry(hash).or_insert((d, d));
+                self.weight.push(1);
+            }
+        }
     }
 
     /// Links added key `i` to key `d`, the next of its chain.

@@ -80,16 +80,14 @@ pub struct StreamBuild {
     holding: FxHashMap<u64, u64>,
     buffer: Vec<Packed>,
     run_size: usize,
-    runs: Vec<Run>,
+    /// The sorted runs on disk: per gram, the gram (u64), its count (u32), the key
+    /// numbers (u32 each) and their lengths (u16 each).
+    runs: Vec<Scratch>,
     postings: u64,
+    /// A key's text read back (see [`StreamBuild::text_is`]), kept between reads.
+    read_back: Vec<u8>,
     /// Where the scratch files go: beside this path.
     dest: std::path::PathBuf,
-}
-
-/// One sorted run on disk: per gram, the gram (u64), its count (u32), the key numbers
-/// (u32 each) and their lengths (u16 each).
-struct Run {
-    file: Scratch,
 }
 
 impl std::fmt::Debug for StreamBuild {
@@ -168,6 +166,7 @@ impl StreamBuild {
             run_size: postings.max(1),
             runs: Vec::new(),
             postings: 0,
+            read_back: Vec::new(),
             dest: dest.to_path_buf(),
         })
     }
@@ -206,34 +205,18 @@ impl StreamBuild {
             Some((first, last)) if self.text_is(first, key)? => Some((first, last)),
             _ => None,
         };
-        self.same.next.push(END);
-        self.same.first.push(first.map_or(END, |(f, _)| f));
-        match first {
-            Some((first, last)) => {
-                // Same grams as `first`: chained to it, not listed.
-                self.same.link(last as usize, d);
-                if let Some(w) = self.same.weight.get_mut(first as usize) {
-                    *w += 1;
-                }
-                self.same.by_hash.insert(hash, (first, d));
-                self.same.weight.push(0);
-                self.same.chained += 1;
-                for g in padded_grams(key) {
-                    *self.holding.entry(g).or_default() += 1;
-                }
+        self.same.file(hash, d, first, 0);
+        // A key of a text seen before has its first key's grams: chained, not listed.
+        let listed = first.is_none();
+        for g in padded_grams(key) {
+            *self.holding.entry(g).or_default() += 1;
+            if listed {
+                self.buffer.push(pack(g, short, d));
+                self.postings += 1;
             }
-            None => {
-                self.same.by_hash.entry(hash).or_insert((d, d));
-                self.same.weight.push(1);
-                for g in padded_grams(key) {
-                    *self.holding.entry(g).or_default() += 1;
-                    self.buffer.push(pack(g, short, d));
-                    self.postings += 1;
-                }
-                if self.buffer.len() >= self.run_size {
-                    self.spill()?;
-                }
-            }
+        }
+        if self.buffer.len() >= self.run_size {
+            self.spill()?;
         }
         self.texts.write(key.as_bytes())?;
         self.offsets.push(self.texts.len);
@@ -250,9 +233,9 @@ impl StreamBuild {
         if to - from != key.len() as u64 {
             return Ok(false);
         }
-        let mut text = vec![0u8; key.len()];
-        self.texts.read_at(from, &mut text)?;
-        Ok(text == key.as_bytes())
+        self.read_back.resize(key.len(), 0);
+        self.texts.read_at(from, &mut self.read_back)?;
+        Ok(self.read_back == key.as_bytes())
     }
 
     /// Sorts the run buffer and writes it to a scratch file of its own.
@@ -275,7 +258,7 @@ impl StreamBuild {
             file.write(bytemuck::cast_slice(&lens))?;
         }
         self.buffer.clear();
-        self.runs.push(Run { file });
+        self.runs.push(file);
         Ok(())
     }
 
@@ -379,6 +362,8 @@ impl Layout for StreamBuild {
                 len: u16::try_from(self.lens[d]).unwrap_or(u16::MAX),
                 key,
                 sketch: &CharSketch::of(key),
+                next: self.same.next[d],
+                first: self.same.first[d],
             })?;
         }
         Ok(())
@@ -395,7 +380,7 @@ impl Layout for StreamBuild {
     fn lists(&mut self, each: &mut ListFn<'_>) -> io::Result<()> {
         let mut sources = Vec::with_capacity(self.runs.len() + 1);
         for run in &mut self.runs {
-            let mut reader = run.file.reader()?;
+            let mut reader = run.reader()?;
             let next = Source::read_head(&mut reader)?;
             sources.push(Source::Disk { reader, next });
         }
