@@ -172,9 +172,8 @@ impl SqliteSession<'_> {
     ///
     /// Why: FTS5 writes a segment of the terms gathered every megabyte or so and merges
     /// the segments of a level once that many pile up, writing every term again at each
-    /// level; an import of millions of entries wrote the full-text tables five or six
-    /// times over, and took a fifth of its processor time merging. Sixteen at a time
-    /// takes half the levels. The setting is stored with the table and stays: a later
+    /// level. Sixteen at a time takes half the levels; a million entries imported with a
+    /// fifth less processor time (docs/performance.md). The setting is stored with the table and stays: a later
     /// search reads up to fifteen segments a level instead of three, a small cost beside
     /// a search's.
     fn merge_fts(&mut self) -> Result<()> {
@@ -232,9 +231,9 @@ impl SqliteSession<'_> {
         Ok(())
     }
 
-    /// Begins a call: a savepoint, unless batches are not undoable one by one.
+    /// Begins a call (refused before, see [`Self::refuse_failed`]): a savepoint, unless
+    /// batches are not undoable one by one.
     fn begin_call(&mut self, what: &str) -> Result<()> {
-        self.refuse_failed()?;
         if !self.whole {
             self.conn.execute_batch("SAVEPOINT cmem_batch").ctx(self.store.path(), what)?;
         }
