@@ -170,6 +170,12 @@ pub(crate) struct PgSession<'a> {
     wrote_variants: bool,
     bulk: Bulk,
     open: bool,
+    /// Batches are not undoable one by one (see [`WriteSession::all_or_nothing`]): no
+    /// savepoint each.
+    whole: bool,
+    /// A step of a session of `whole` batches failed: the transaction is aborted, and the
+    /// session only rolls back.
+    failed: bool,
 }
 
 impl<'a> PgSession<'a> {
@@ -238,6 +244,8 @@ impl<'a> PgSession<'a> {
                 wrote_variants: false,
                 bulk: Bulk::Undecided,
                 open: true,
+                whole: false,
+                failed: false,
             }),
             Err(e) => {
                 let _ = conn.batch_execute("ROLLBACK");
@@ -547,8 +555,21 @@ impl<'a> PgSession<'a> {
     }
 
     /// Runs `step` (`what`, for messages) in a savepoint: a step that fails leaves the
-    /// session as it was before it.
+    /// session as it was before it. In a session of whole batches there is no savepoint:
+    /// a failed step aborts the transaction, and every later call and the commit are
+    /// refused ([`Self::refuse_failed`]).
+    ///
+    /// Why not a savepoint per batch there: each is a subtransaction with an id of its
+    /// own once it writes, and past 64 of them in one transaction every other session's
+    /// snapshot overflows its cache of them and reads `pg_subtrans` to tell whether a row
+    /// is visible, slowing the lookups of every server while a large import runs.
     fn in_savepoint<T>(&mut self, what: &str, step: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        self.refuse_failed()?;
+        if self.whole {
+            let done = step(self);
+            self.failed = done.is_err();
+            return done;
+        }
         let p = self.store.name.clone();
         self.conn.batch_execute("SAVEPOINT cmem_batch").ctx_with(&p, || format!("starting {what}"))?;
         match step(self) {
@@ -564,6 +585,18 @@ impl<'a> PgSession<'a> {
                 Err(err)
             }
         }
+    }
+
+    /// Refuses a call once a step of a session of whole batches failed: PostgreSQL would
+    /// refuse its statements, and a `COMMIT` would roll back while answering success.
+    fn refuse_failed(&self) -> Result<()> {
+        if self.failed {
+            return Err(Error::new(
+                ErrorKind::Store,
+                "an earlier batch of this session failed: it can only be rolled back",
+            ));
+        }
+        Ok(())
     }
 
     /// Drops the indexes [`DEFERRABLE_INDEXES`] names, in a savepoint, when the memory has
@@ -639,6 +672,7 @@ impl<'a> PgSession<'a> {
 
 impl WriteSession for PgSession<'_> {
     fn write(&mut self, entries: &[NewEntry]) -> Result<Vec<WriteOutcome>> {
+        self.refuse_failed()?;
         for (i, e) in entries.iter().enumerate() {
             e.validate().map_err(|err| {
                 Error::new(err.kind(), format!("entry {} of the batch: {}", i + 1, err.message()))
@@ -675,7 +709,12 @@ impl WriteSession for PgSession<'_> {
         Ok(true)
     }
 
+    fn all_or_nothing(&mut self) {
+        self.whole = true;
+    }
+
     fn commit(mut self: Box<Self>) -> Result<()> {
+        self.refuse_failed()?;
         let p = self.store.name.clone();
         let rebuilt = match &self.bulk {
             Bulk::Deferred(defs) if !defs.is_empty() => {

@@ -357,6 +357,53 @@ fn a_dropped_session_leaves_nothing() {
     assert_eq!(store.stats().unwrap().entries, 1);
 }
 
+/// Makes every insert of a variant whose text is `poison` fail in the database, past
+/// every check of the store's own: a batch that fails half-way.
+fn poison_inserts(url: &str, poison: &str) {
+    let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    client
+        .batch_execute(&format!(
+            "CREATE FUNCTION cmem_test_poison() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+             IF NEW.plain = '{poison}' THEN RAISE EXCEPTION 'poisoned'; END IF; RETURN NEW; END $$; \
+             CREATE TRIGGER cmem_test_poison BEFORE INSERT ON tm_variants \
+             FOR EACH ROW EXECUTE FUNCTION cmem_test_poison()"
+        ))
+        .unwrap();
+}
+
+#[test]
+fn a_failed_batch_is_undone_alone_unless_the_session_is_all_or_nothing() {
+    let url = fresh_url();
+    let store = PgStore::open(&url).unwrap();
+    poison_inserts(&url, "Poisoned");
+    // A session of undoable batches: the failed batch goes, the others stay.
+    let mut session = store.begin().unwrap();
+    session.write(&[pair("Kept first", "Zuerst behalten")]).unwrap();
+    assert!(session
+        .write(&[pair("Lost with its batch", "Verloren"), pair("Poisoned", "Vergiftet")])
+        .is_err());
+    session.write(&[pair("Kept after", "Danach behalten")]).unwrap();
+    session.commit().unwrap();
+    assert_eq!(store.stats().unwrap().entries, 2);
+    // An import's session: no savepoint a batch, so after a failed batch every call and
+    // the commit are refused (a COMMIT of the aborted transaction would roll it back
+    // while answering success), and nothing of the session stays.
+    let mut session = store.begin().unwrap();
+    session.all_or_nothing();
+    session.write(&[pair("Gone with the import", "Mit dem Import weg")]).unwrap();
+    let failed = session.write(&[pair("Poisoned", "Vergiftet")]).unwrap_err();
+    assert!(failed.to_string().contains("poisoned"), "{failed}");
+    let later = session.write(&[pair("Never written", "Nie geschrieben")]).unwrap_err();
+    assert!(later.to_string().contains("can only be rolled back"), "{later}");
+    let commit = session.commit().unwrap_err();
+    assert!(commit.to_string().contains("can only be rolled back"), "{commit}");
+    assert_eq!(store.stats().unwrap().entries, 2);
+    assert_eq!(best(&store, "Gone with the import"), None);
+    // The pool's connection came back usable.
+    store.write(&[pair("Written after", "Danach geschrieben")]).unwrap();
+    assert_eq!(store.stats().unwrap().entries, 3);
+}
+
 #[test]
 fn a_schema_8_database_gets_its_counts_from_its_rows() {
     let url = fresh_url();
