@@ -63,8 +63,8 @@ pub mod imp {
     pub use crate::model::key::{KeyKind, Keys, KindSet, KEY_VERSION};
     pub use crate::model::version::{prior_version_for, VersionReader};
     pub use crate::store::{
-        replace_conflict, replaced_entry, CandidateQuery, CandidateSink, ExactQuery, KeyText, ReadScope,
-        ScopedReads, WriteSession,
+        refuse_failed_session, replace_conflict, replaced_entry, CandidateQuery, CandidateSink, ExactQuery,
+        KeyText, ReadScope, ScopedReads, WriteSession,
     };
 }
 

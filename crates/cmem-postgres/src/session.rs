@@ -590,13 +590,7 @@ impl<'a> PgSession<'a> {
     /// Refuses a call once a step of a session of whole batches failed: PostgreSQL would
     /// refuse its statements, and a `COMMIT` would roll back while answering success.
     fn refuse_failed(&self) -> Result<()> {
-        if self.failed {
-            return Err(Error::new(
-                ErrorKind::Store,
-                "an earlier batch of this session failed: it can only be rolled back",
-            ));
-        }
-        Ok(())
+        cmem_core::imp::refuse_failed_session(self.failed)
     }
 
     /// Drops the indexes [`DEFERRABLE_INDEXES`] names, in a savepoint, when the memory has

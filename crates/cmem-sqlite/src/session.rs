@@ -222,13 +222,7 @@ impl SqliteSession<'_> {
 
     /// Refuses a call once a batch of a session of whole batches failed.
     fn refuse_failed(&self) -> Result<()> {
-        if self.failed {
-            return Err(Error::new(
-                ErrorKind::Store,
-                "an earlier batch of this session failed: it can only be rolled back",
-            ));
-        }
-        Ok(())
+        cmem_core::imp::refuse_failed_session(self.failed)
     }
 
     /// Begins a call (refused before, see [`Self::refuse_failed`]): a savepoint, unless

@@ -185,6 +185,21 @@ pub fn replaced_entry(existing: &Entry, new: &NewEntry) -> Entry {
     entry
 }
 
+/// Refuses a call on a session of whole batches ([`WriteSession::all_or_nothing`]) once
+/// one of its calls failed (`failed`): the session can only be rolled back.
+///
+/// # Errors
+/// [`ErrorKind::Store`](crate::error::ErrorKind::Store) when `failed`.
+pub fn refuse_failed_session(failed: bool) -> crate::error::Result<()> {
+    if failed {
+        return Err(crate::error::Error::new(
+            crate::error::ErrorKind::Store,
+            "an earlier batch of this session failed: it can only be rolled back",
+        ));
+    }
+    Ok(())
+}
+
 /// The error for a replacement of entry `id` that would equal entry `other`.
 pub fn replace_conflict(id: EntryId, other: EntryId) -> crate::error::Error {
     crate::error::Error::invalid_entry(format!(
