@@ -54,6 +54,9 @@ impl CandidateSink for CountingSink<'_> {
     fn max_candidates(&self) -> usize {
         self.inner.max_candidates()
     }
+    fn found(&self) -> bool {
+        self.inner.found()
+    }
     fn tie_cutoff(&self) -> f64 {
         self.inner.tie_cutoff()
     }

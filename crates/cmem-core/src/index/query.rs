@@ -106,6 +106,15 @@ pub trait CandidateSink {
         usize::MAX
     }
 
+    /// Whether the sink holds a match yet. While it holds none, a store may offer more
+    /// than [`max_candidates`](CandidateSink::max_candidates) (a gram index of more than
+    /// a million keys offers twice as many): the keys offered first may all be
+    /// near-copies of a few texts that fall short together, with the match behind
+    /// them. True by default: the limit as given.
+    fn found(&self) -> bool {
+        true
+    }
+
     /// The cut-off past [`max_candidates`](CandidateSink::max_candidates): once that many
     /// keys were offered, a store still offers, best first, the keys that can reach it —
     /// they can tie with or beat the best match found, so the ties at the top are all

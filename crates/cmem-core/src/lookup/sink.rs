@@ -187,6 +187,10 @@ impl CandidateSink for Sink<'_> {
         self.max_candidates
     }
 
+    fn found(&self) -> bool {
+        !(self.best.is_empty() && self.top.is_empty())
+    }
+
     fn tie_cutoff(&self) -> f64 {
         if self.best.is_empty() && self.top.is_empty() {
             f64::INFINITY

@@ -17,11 +17,12 @@ struct Collect {
     seen: Vec<(EntryId, String)>,
     max: usize,
     tie: f64,
+    found: bool,
 }
 
 impl Collect {
     fn new(cutoff: f64) -> Self {
-        Collect { cutoff, seen: Vec::new(), max: usize::MAX, tie: f64::INFINITY }
+        Collect { cutoff, seen: Vec::new(), max: usize::MAX, tie: f64::INFINITY, found: true }
     }
 }
 
@@ -38,6 +39,9 @@ impl CandidateSink for Collect {
     }
     fn tie_cutoff(&self) -> f64 {
         self.tie
+    }
+    fn found(&self) -> bool {
+        self.found
     }
 }
 
@@ -192,13 +196,30 @@ fn a_candidate_limit_offers_the_head_of_the_unlimited_order() {
         let mut all = Collect::new(0.3);
         ix.offer(&q, &|group| group == 0, &mut all);
         for max in [1, 5, 40, 150] {
-            let mut limited = Collect::new(0.3);
-            limited.max = max;
-            ix.offer(&q, &|group| group == 0, &mut limited);
-            let expected = &all.seen[..max.min(all.seen.len())];
-            assert_eq!(limited.seen, expected, "max {max}, query {query}");
+            // An index of a million keys or fewer stops at the limit whether or not the
+            // sink found anything (past that, see `empty_limit`).
+            for found in [true, false] {
+                let mut limited = Collect::new(0.3);
+                limited.max = max;
+                limited.found = found;
+                ix.offer(&q, &|group| group == 0, &mut limited);
+                let expected = &all.seen[..max.min(all.seen.len())];
+                assert_eq!(limited.seen, expected, "max {max}, query {query}, found {found}");
+            }
         }
     }
+}
+
+#[test]
+fn past_a_million_keys_a_sink_that_found_nothing_is_offered_twice_the_limit() {
+    use super::walk::{candidate_limit, empty_limit};
+    for keys in [0, 363_692, 1_000_000] {
+        assert_eq!(empty_limit(150, keys), 150, "{keys} keys");
+    }
+    for keys in [1_055_578, 2_000_000, 10_000_000] {
+        assert_eq!(empty_limit(150, keys), 2 * candidate_limit(150, keys), "{keys} keys");
+    }
+    assert_eq!(empty_limit(usize::MAX, 40_000_000), usize::MAX);
 }
 
 #[test]

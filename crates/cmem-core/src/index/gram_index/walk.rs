@@ -74,6 +74,7 @@ impl GramIndex {
                 grams: grams.len(),
                 missing: &missing,
                 max_candidates: candidate_limit(sink.max_candidates(), docs),
+                empty_candidates: empty_limit(sink.max_candidates(), docs),
                 offered,
                 marked: std::mem::take(marked),
                 margin: true,
@@ -115,7 +116,7 @@ impl GramIndex {
                     }
                     seen = tally.seen;
                 }
-                if !walk.margin_stopped || walk.full() {
+                if !walk.margin_stopped || walk.full(sink) {
                     break;
                 }
                 // The walk ran out of keys before the limit, so it would have reached the
@@ -138,6 +139,10 @@ pub(super) const BOUND_SLACK: f64 = 1e-9;
 /// How many keys the walk reads ahead of their offers (see [`GramIndex::touch`]).
 pub(super) const TOUCH_AHEAD: usize = 8;
 
+/// How many times the candidate limit a walk over an index past [`LIMIT_GROWS_FROM`]
+/// keys offers while the sink has found nothing (see [`empty_limit`]).
+pub(super) const EMPTY_GROWTH: usize = 2;
+
 /// The index size, in keys, from which the candidate limit grows with it.
 pub(super) const LIMIT_GROWS_FROM: usize = 1_000_000;
 
@@ -154,6 +159,23 @@ pub(super) fn candidate_limit(limit: usize, keys: usize) -> usize {
     let grown = limit as f64 * (keys as f64 / LIMIT_GROWS_FROM as f64).sqrt();
     // Within usize: the factor is at most 2^16 (keys are numbered by u32).
     grown.ceil() as usize
+}
+
+/// The candidate limit of a walk over an index of `keys` keys while the sink has found
+/// nothing: [`candidate_limit`], times [`EMPTY_GROWTH`] past [`LIMIT_GROWS_FROM`] keys.
+///
+/// Why: in a large memory the keys sharing the most grams with a query are often
+/// near-copies of a few texts (versions, variants, edited copies) that all fall short
+/// together, and a match ranked behind them is lost if the walk gives up at the limit
+/// (DESIGN.md §4.4). A query that found something stops at the limit itself; a smaller
+/// index keeps it too, where the plain limit already finds nearly every best match and
+/// twice the offers cost its median a tenth.
+pub(super) fn empty_limit(limit: usize, keys: usize) -> usize {
+    let limit = candidate_limit(limit, keys);
+    if keys <= LIMIT_GROWS_FROM {
+        return limit;
+    }
+    limit.saturating_mul(EMPTY_GROWTH)
 }
 
 /// The most keys of one bound the walk sorts; more, when dense among the key numbers,
@@ -208,6 +230,8 @@ pub(super) struct Walk<'a> {
     /// order of repeats, most first; see [`min_distance_missing`](crate::index::trigram::min_distance_missing)).
     pub(super) missing: &'a [usize],
     pub(super) max_candidates: usize,
+    /// The candidate limit while the sink has found nothing (see [`empty_limit`]).
+    pub(super) empty_candidates: usize,
     /// Per key: offered already (scratch; [`finish`](Walk::finish) clears what it set).
     pub(super) offered: &'a mut [bool],
     /// Keys offered, in order; its length is the count against `max_candidates`.
@@ -254,16 +278,18 @@ impl Walk<'_> {
         lo <= hi && ((mid..=hi).any(reaches) || (lo..mid).rev().any(reaches))
     }
 
-    /// True once as many keys were offered as the sink takes.
-    pub(super) fn full(&self) -> bool {
-        self.marked.len() >= self.max_candidates
+    /// True once as many keys were offered as the sink takes: the candidate limit, or
+    /// while the sink has found nothing, [`empty_limit`].
+    pub(super) fn full(&self, sink: &dyn CandidateSink) -> bool {
+        let limit = if sink.found() { self.max_candidates } else { self.empty_candidates };
+        self.marked.len() >= limit
     }
 
     /// The least similarity a key must be able to reach to be offered now: the sink's
     /// cut-off, and past the candidate limit its tie cut-off too (see
     /// [`may_offer`](Walk::may_offer)). Both only rise.
     pub(super) fn reach_cutoff(&self, sink: &dyn CandidateSink) -> f64 {
-        if self.full() {
+        if self.full(sink) {
             sink.cutoff().max(sink.tie_cutoff())
         } else {
             sink.cutoff()
@@ -274,7 +300,7 @@ impl Walk<'_> {
     /// the cut-off and, past the candidate limit, the sink's tie cut-off (it could tie
     /// with the best match found). Equal is enough, so no tie is skipped.
     pub(super) fn may_offer(&self, bound: f64, sink: &dyn CandidateSink) -> bool {
-        bound + BOUND_SLACK >= sink.cutoff() && (!self.full() || bound + BOUND_SLACK >= sink.tie_cutoff())
+        bound + BOUND_SLACK >= sink.cutoff() && (!self.full(sink) || bound + BOUND_SLACK >= sink.tie_cutoff())
     }
 
     /// Offers key `d` unless it was offered already, is dead, holds none of the query's
@@ -350,7 +376,7 @@ impl Walk<'_> {
             if scanned == lists.len().div_ceil(2) && keys_seen > EARLY {
                 // Halfway: offer the keys that share the most grams so far.
                 for d in tally.most_shared(self.ix, EARLY) {
-                    if self.full() {
+                    if self.full(sink) {
                         break;
                     }
                     self.offer(d, sink);
@@ -488,7 +514,7 @@ impl Walk<'_> {
             let mut stopped = false;
             let mut judged = false;
             while start < keys.len() && !stopped {
-                if !judged && self.full() {
+                if !judged && self.full(sink) {
                     judged = true;
                     let later = &cells.by_bound[from + split..];
                     if next.is_some_and(|size| {
