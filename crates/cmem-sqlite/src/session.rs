@@ -173,9 +173,9 @@ impl SqliteSession<'_> {
     /// Why: FTS5 writes a segment of the terms gathered every megabyte or so and merges
     /// the segments of a level once that many pile up, writing every term again at each
     /// level. Sixteen at a time takes half the levels; a million entries imported with a
-    /// fifth less processor time (docs/performance.md). The setting is stored with the table and stays: a later
-    /// search reads up to fifteen segments a level instead of three, a small cost beside
-    /// a search's.
+    /// fifth less processor time (docs/performance.md). The setting is stored with the
+    /// table and stays: a later search reads up to fifteen segments a level instead of
+    /// three, a small cost beside a search's.
     fn merge_fts(&mut self) -> Result<()> {
         if !self.whole || self.fts_merge {
             return Ok(());

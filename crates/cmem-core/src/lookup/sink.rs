@@ -192,7 +192,7 @@ impl CandidateSink for Sink<'_> {
     }
 
     fn tie_cutoff(&self) -> f64 {
-        if self.best.is_empty() && self.top.is_empty() {
+        if !self.found() {
             f64::INFINITY
         } else {
             self.cutoff.max(self.best_score)

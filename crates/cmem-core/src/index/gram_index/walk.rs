@@ -281,8 +281,9 @@ impl Walk<'_> {
     /// True once as many keys were offered as the sink takes: the candidate limit, or
     /// while the sink has found nothing, [`empty_limit`].
     pub(super) fn full(&self, sink: &dyn CandidateSink) -> bool {
-        let limit = if sink.found() { self.max_candidates } else { self.empty_candidates };
-        self.marked.len() >= limit
+        // The sink is asked only at the limit, where the answer matters.
+        let n = self.marked.len();
+        n >= self.max_candidates && (n >= self.empty_candidates || sink.found())
     }
 
     /// The least similarity a key must be able to reach to be offered now: the sink's
