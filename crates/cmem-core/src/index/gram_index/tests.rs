@@ -220,6 +220,27 @@ fn past_a_million_keys_a_sink_that_found_nothing_is_offered_twice_the_limit() {
         assert_eq!(empty_limit(150, keys), 2 * candidate_limit(150, keys), "{keys} keys");
     }
     assert_eq!(empty_limit(usize::MAX, 40_000_000), usize::MAX);
+    // The walk asks the sink: over an index just past a million keys, one that found
+    // nothing is offered the doubled limit, the head of the same order.
+    let mut ix = GramIndex::new();
+    for i in 0..=1_000_000u32 {
+        ix.add(EntryId(i64::from(i) + 1), 0, &Keys::of(&[Run::text(format!("{i:07}"))]));
+    }
+    let en = Locale::parse("en").unwrap();
+    let key = normalize_text("0012345");
+    let q = CandidateQuery { key: &key, kinds: KindSet::ALL, source: &en, target: &en };
+    let offers = |found: bool| {
+        let mut sink = Collect::new(0.3);
+        sink.max = 5;
+        sink.found = found;
+        ix.offer(&q, &|_| true, &mut sink);
+        sink.seen
+    };
+    let limit = candidate_limit(5, 1_000_001);
+    let (found, nothing) = (offers(true), offers(false));
+    assert_eq!(found.len(), limit);
+    assert_eq!(nothing.len(), 2 * limit);
+    assert_eq!(nothing[..limit], found[..]);
 }
 
 #[test]
