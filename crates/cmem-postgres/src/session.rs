@@ -117,6 +117,13 @@ const DEFERRABLE_INDEXES: &str = "SELECT i.indexrelid::regclass::text, pg_get_in
      AND i.indkey[0] <> (SELECT a.attnum FROM pg_attribute a \
      WHERE a.attrelid = i.indrelid AND a.attname = 'entry_id') ORDER BY i.indexrelid";
 
+/// Gives the deferred index build (see [`Bulk`]) at least 256 MB of working memory, for
+/// its transaction only. PostgreSQL's default of 64 MB makes a GIN build over a large
+/// loaded table spill to disk again and again; a server set higher keeps its own value.
+const BUILD_MEMORY: &str = "SELECT set_config('maintenance_work_mem', \
+     CASE WHEN pg_size_bytes(current_setting('maintenance_work_mem')) < 256 * 1024 * 1024 \
+     THEN '256MB' ELSE current_setting('maintenance_work_mem') END, true)";
+
 /// Whether a session fills the variants' search indexes as it goes or builds them at
 /// its end.
 ///
@@ -714,7 +721,7 @@ impl WriteSession for PgSession<'_> {
             Bulk::Deferred(defs) if !defs.is_empty() => {
                 // The session is still open: a failure here rolls the whole import back.
                 self.conn
-                    .batch_execute(&format!("SET LOCAL maintenance_work_mem = '256MB'; {}", defs.join("; ")))
+                    .batch_execute(&format!("{BUILD_MEMORY}; {}", defs.join("; ")))
                     .ctx(&p, "building the search indexes")?;
                 true
             }

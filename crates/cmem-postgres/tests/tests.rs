@@ -590,6 +590,46 @@ fn a_first_import_that_rolls_back_leaves_the_indexes_as_they_were() {
     assert_eq!(store.stats().unwrap().entries, 600);
 }
 
+/// An index of the variants whose expression fails unless the build runs with
+/// `maintenance_work_mem` at `expected`: the deferred build evaluates it for every row.
+fn probe_build_memory(url: &str, expected: &str) {
+    let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    client
+        .batch_execute(&format!(
+            "CREATE FUNCTION cmem_test_build_memory(t text) RETURNS text IMMUTABLE LANGUAGE plpgsql AS $$ BEGIN \
+             IF current_setting('maintenance_work_mem') <> '{expected}' THEN \
+             RAISE EXCEPTION 'built with maintenance_work_mem %', current_setting('maintenance_work_mem'); \
+             END IF; RETURN t; END $$; \
+             CREATE INDEX cmem_test_build_memory ON tm_variants (cmem_test_build_memory(text))"
+        ))
+        .unwrap();
+}
+
+#[test]
+fn a_first_imports_index_build_raises_a_small_maintenance_work_mem_and_keeps_a_larger_one() {
+    for (server, build) in [(None, "256MB"), (Some("1GB"), "1GB")] {
+        let url = fresh_url();
+        drop(PgStore::open(&url).unwrap());
+        probe_build_memory(&url, build);
+        if let Some(setting) = server {
+            let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+            client
+                .batch_execute(&format!(
+                    "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET maintenance_work_mem = %L', \
+                     current_database(), '{setting}'); END $$"
+                ))
+                .unwrap();
+        }
+        // Opened after the setting, so its connections start with it.
+        let store = PgStore::open(&url).unwrap();
+        let mut session = store.begin().unwrap();
+        session.all_or_nothing();
+        session.write(&segments("Built", 600)).unwrap();
+        session.commit().unwrap_or_else(|e| panic!("server setting {server:?}: {e}"));
+        assert_eq!(store.stats().unwrap().entries, 600);
+    }
+}
+
 #[test]
 fn an_import_into_a_memory_with_entries_keeps_its_indexes_filled_as_it_goes() {
     let url = fresh_url();
