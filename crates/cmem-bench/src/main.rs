@@ -102,7 +102,8 @@ struct Args {
     store: String,
     /// With `--store postgres`: the server, where the benchmark creates a database and
     /// drops it at the end (default: `CMEM_PG_URL`, else a throwaway cluster started
-    /// with the server programs installed here).
+    /// with the server programs installed here); with `--imported`, the database to
+    /// measure.
     #[arg(long)]
     pg_url: Option<String>,
     /// With `--store postgres`: how stale the in-process index may be about other
@@ -123,11 +124,12 @@ struct Args {
     /// file, removed at the end).
     #[arg(long)]
     db: Option<PathBuf>,
-    /// With `--db`: measure the database as it is, as `cmem import` made it from the
-    /// `--write-corpus` file of the same memory options, instead of writing the memory
-    /// into a new one (its index file is mapped, as a server's is; nothing is removed).
-    /// The memory is still loaded: the exhaustive reference scores it.
-    #[arg(long, requires = "db")]
+    /// With `--db` (SQLite) or `--pg-url` naming a database (PostgreSQL): measure the
+    /// database as it is, as `cmem import` made it from the `--write-corpus` file of the
+    /// same memory options, instead of writing the memory into a new one (SQLite's index
+    /// file is mapped, PostgreSQL's in-process index built, as a server's are; nothing is
+    /// removed or dropped). The memory is still loaded: the exhaustive reference scores it.
+    #[arg(long)]
     imported: bool,
     /// With `--imported`: open the database as `cmem serve --pairs FROM-TO` does, its
     /// candidate index holding only the keys of the `--from`/`--to` pair (a memory of
@@ -284,6 +286,9 @@ struct Report {
     /// With `--store postgres`: seconds the database took to settle after the build,
     /// outside the clock (see `pg::BenchDb::settle`).
     settle_s: Option<f64>,
+    /// With `--imported`: seconds the store took to open the database and ready its
+    /// candidate index (`warm`), as a server does before it answers.
+    warm_s: Option<f64>,
     /// The first lookup's latency (it may load or build the candidate index).
     first_lookup_ms: f64,
     /// SQLite: every file named after the database (WAL and index files included),
@@ -582,19 +587,38 @@ fn main() -> Result<()> {
         bail!("--knn measures PostgreSQL's pg_trgm: give --store postgres");
     }
     let rss_before_build_mb = status_mb("VmRSS");
-    if args.imported && args.store != "sqlite" {
-        bail!("--imported opens a SQLite memory `cmem import` made: give --store sqlite");
-    }
-    let (store, db_file, bench_db) = if args.imported {
-        let path = args.db.clone().context("--imported needs --db")?;
+    let served = args.served_pair.then(|| cmem_core::ServedPairs::new([(from.clone(), to.clone())]));
+    let mut warm_s = None;
+    let (store, db_file, bench_db) = if args.imported && args.store == "postgres" {
+        let url = args
+            .pg_url
+            .as_deref()
+            .context("--imported --store postgres needs --pg-url naming the database")?;
+        let store = cmem_postgres::PgStore::open_with(
+            url,
+            cmem_postgres::PgOptions::default()
+                .freshness(Duration::from_millis(args.pg_freshness_ms))
+                .served(served),
+        )?;
+        // As a server does before it answers: the pairs' index built from the database.
+        let started = Instant::now();
+        store.warm(&from)?;
+        warm_s = Some(started.elapsed().as_secs_f64());
+        (Box::new(store) as Box<dyn ContentMemory>, None, None)
+    } else if args.imported {
+        if args.store != "sqlite" {
+            bail!("--imported opens a memory `cmem import` made: give --store sqlite or postgres");
+        }
+        let path = args.db.clone().context("--imported --store sqlite needs --db")?;
         if !path.exists() {
             bail!("--imported: {} does not exist", path.display());
         }
-        let served = args.served_pair.then(|| cmem_core::ServedPairs::new([(from.clone(), to.clone())]));
         let store =
             cmem_sqlite::SqliteStore::open_with(&path, cmem_sqlite::SqliteOptions::default().served(served))?;
         // As a server does before it answers: the index file opened, not built.
+        let started = Instant::now();
         store.warm(&from)?;
+        warm_s = Some(started.elapsed().as_secs_f64());
         (Box::new(store) as Box<dyn ContentMemory>, Some((path, false)), None)
     } else {
         build_store(
@@ -825,6 +849,7 @@ fn main() -> Result<()> {
         build_s,
         import_rate_per_s: memory.len() as f64 / build_s.max(1e-9),
         settle_s,
+        warm_s,
         first_lookup_ms,
         size_bytes,
         rss_before_build_mb,
@@ -908,6 +933,9 @@ fn print_table(r: &Report) {
     println!("build              {:.2} s ({:.0} entries/s)", r.build_s, r.import_rate_per_s);
     if let Some(s) = r.settle_s {
         println!("settle             {s:.1} s (VACUUM (ANALYZE) and CHECKPOINT after the build, untimed)");
+    }
+    if let Some(s) = r.warm_s {
+        println!("index ready in     {s:.1} s (the imported database opened as a server opens it)");
     }
     println!("first lookup       {:.1} ms", r.first_lookup_ms);
     if let Some(s) = r.size_bytes {
