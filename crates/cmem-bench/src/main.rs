@@ -930,7 +930,9 @@ fn print_table(r: &Report) {
     if let Some(e) = r.exact_p50_us {
         println!("exact p50          {:.1} µs over {} queries", e, r.exact_queries);
     }
-    println!("build              {:.2} s ({:.0} entries/s)", r.build_s, r.import_rate_per_s);
+    if r.warm_s.is_none() {
+        println!("build              {:.2} s ({:.0} entries/s)", r.build_s, r.import_rate_per_s);
+    }
     if let Some(s) = r.settle_s {
         println!("settle             {s:.1} s (VACUUM (ANALYZE) and CHECKPOINT after the build, untimed)");
     }
