@@ -588,7 +588,6 @@ fn main() -> Result<()> {
     }
     let rss_before_build_mb = status_mb("VmRSS");
     let served = args.served_pair.then(|| cmem_core::ServedPairs::new([(from.clone(), to.clone())]));
-    let mut warm_s = None;
     let (store, db_file, bench_db) = if args.imported && args.store == "postgres" {
         let url = args
             .pg_url
@@ -600,10 +599,6 @@ fn main() -> Result<()> {
                 .freshness(Duration::from_millis(args.pg_freshness_ms))
                 .served(served),
         )?;
-        // As a server does before it answers: the pairs' index built from the database.
-        let started = Instant::now();
-        store.warm(&from)?;
-        warm_s = Some(started.elapsed().as_secs_f64());
         (Box::new(store) as Box<dyn ContentMemory>, None, None)
     } else if args.imported {
         if args.store != "sqlite" {
@@ -615,10 +610,6 @@ fn main() -> Result<()> {
         }
         let store =
             cmem_sqlite::SqliteStore::open_with(&path, cmem_sqlite::SqliteOptions::default().served(served))?;
-        // As a server does before it answers: the index file opened, not built.
-        let started = Instant::now();
-        store.warm(&from)?;
-        warm_s = Some(started.elapsed().as_secs_f64());
         (Box::new(store) as Box<dyn ContentMemory>, Some((path, false)), None)
     } else {
         build_store(
@@ -627,6 +618,15 @@ fn main() -> Result<()> {
             pg_url.as_deref(),
             Duration::from_millis(args.pg_freshness_ms),
         )?
+    };
+    // An imported memory is readied as a server readies it before it answers: SQLite's
+    // index file opened (not built), PostgreSQL's index built from the database.
+    let warm_s = if args.imported {
+        let started = Instant::now();
+        store.warm(&from)?;
+        Some(started.elapsed().as_secs_f64())
+    } else {
+        None
     };
     // Entries are made a batch at a time, outside the clock, so the process never holds
     // the whole memory twice over.
