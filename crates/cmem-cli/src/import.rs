@@ -148,19 +148,22 @@ pub fn run(args: &ImportArgs, memory_flag: Option<&Path>, quiet: bool) -> Result
     });
     // The claim comes before the open, so that no import removes the file this one opens.
     let claim = Claim::take(&path);
-    let memory =
-        match memory::open_for_write(&path, OpenOptions::new().write_wait(WRITE_WAIT).on_wait(on_wait)) {
-            Ok(memory) => memory,
-            Err(e) => {
-                // The claim may have created the file: an empty one goes again.
-                if let Some(file) =
-                    created.as_deref().filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() == 0))
-                {
-                    remove_memory_files(&claim, file);
-                }
-                return Err(e);
+    // A memory this import creates is held alone while it is written (written once, not
+    // to the WAL and again); other programs wait for it.
+    let options =
+        OpenOptions::new().write_wait(WRITE_WAIT).on_wait(on_wait).first_import_alone(created.is_some());
+    let memory = match memory::open_for_write(&path, options) {
+        Ok(memory) => memory,
+        Err(e) => {
+            // The claim may have created the file: an empty one goes again.
+            if let Some(file) =
+                created.as_deref().filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() == 0))
+            {
+                remove_memory_files(&claim, file);
             }
-        };
+            return Err(e);
+        }
+    };
 
     let mut on_progress = |p: &Progress| {
         bar.set_position(p.bytes_read);

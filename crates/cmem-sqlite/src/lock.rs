@@ -19,7 +19,7 @@ use crate::options::SqliteOptions;
 /// How long one attempt at the write lock waits inside SQLite before the hook is asked.
 const SLICE: Duration = Duration::from_millis(250);
 
-fn busy(e: &rusqlite::Error) -> bool {
+pub(crate) fn busy(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _)
         if f.code == ErrorCode::DatabaseBusy || f.code == ErrorCode::DatabaseLocked)
 }
@@ -31,11 +31,38 @@ fn busy(e: &rusqlite::Error) -> bool {
 /// The wait ran out or the hook gave up (both [`ErrorKind::Store`], saying how long it
 /// waited), or a SQLite failure.
 pub(crate) fn begin_immediate(conn: &Connection, path: &str, options: &SqliteOptions) -> Result<()> {
+    wait_for_writer(conn, path, options, "starting a write", |c| c.execute_batch("BEGIN IMMEDIATE"))
+}
+
+/// Waits, as [`begin_immediate`] does, until `conn` can read the file: an import that
+/// holds a new memory alone (see [`SqliteOptions::first_import_alone`]) keeps every
+/// other connection out until it ends. A file that is no database passes: opening it
+/// says so.
+///
+/// # Errors
+/// As [`begin_immediate`].
+pub(crate) fn wait_until_readable(conn: &Connection, path: &str, options: &SqliteOptions) -> Result<()> {
+    let read = |c: &Connection| match c.query_row("PRAGMA schema_version", [], |_| Ok(())) {
+        Err(e) if busy(&e) => Err(e),
+        _ => Ok(()),
+    };
+    wait_for_writer(conn, path, options, "reading the database", read)
+}
+
+/// Runs `attempt` until it is not refused as busy, for up to
+/// [`SqliteOptions::write_wait`], asking the hook as it waits.
+fn wait_for_writer(
+    conn: &Connection,
+    path: &str,
+    options: &SqliteOptions,
+    what: &str,
+    attempt: impl Fn(&Connection) -> rusqlite::Result<()>,
+) -> Result<()> {
     let started = Instant::now();
     let result = loop {
         let left = options.write_wait.saturating_sub(started.elapsed());
         conn.busy_timeout(left.min(SLICE)).ctx(path, "setting the busy timeout")?;
-        match conn.execute_batch("BEGIN IMMEDIATE") {
+        match attempt(conn) {
             Ok(()) => break Ok(()),
             Err(e) if busy(&e) => {
                 let waited = started.elapsed();
@@ -56,7 +83,7 @@ pub(crate) fn begin_immediate(conn: &Connection, path: &str, options: &SqliteOpt
                     thread::sleep(Duration::from_millis(10));
                 }
             }
-            Err(e) => break Err(crate::error::sql_error(path, "starting a write", e)),
+            Err(e) => break Err(crate::error::sql_error(path, what, e)),
         }
     };
     conn.busy_timeout(options.busy_timeout).ctx(path, "setting the busy timeout")?;

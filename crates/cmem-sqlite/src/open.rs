@@ -55,12 +55,34 @@ pub(crate) fn file_uri(path: &Path, query: &str) -> String {
 /// exists (every write was checkpointed into the database file), the file is opened
 /// `immutable=1`, read as it stands. Returns the connection and, in that case, the URI
 /// the store's other read connections open.
+///
+/// An import killed while it held a new memory alone (see
+/// [`SqliteOptions::first_import_alone`]) leaves a hot rollback journal, which a
+/// read-only connection may not roll back: the journal is rolled back first on a
+/// connection that may write, as any write open would (it restores the last commit and
+/// changes nothing committed), or, where nothing may be written, the error says how.
 pub(crate) fn open_read_only(path: &Path, name: &str) -> Result<(Connection, Option<String>)> {
     let flags =
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
     let conn = Connection::open_with_flags(path, flags).ctx(name, "cannot open the database")?;
-    let probe = conn.query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0));
-    let Err(first) = probe else { return Ok((conn, None)) };
+    let probe =
+        |conn: &Connection| conn.query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0));
+    let mut result = probe(&conn);
+    if matches!(&result, Err(rusqlite::Error::SqliteFailure(f, _)) if f.extended_code == READONLY_ROLLBACK) {
+        roll_back_journal(path, name)?;
+        result = probe(&conn);
+    }
+    let Err(first) = result else { return Ok((conn, None)) };
+    if crate::lock::busy(&first) {
+        return Err(Error::with_source(
+            ErrorKind::Store,
+            format!(
+                "sqlite store {name}: another program holds the memory locked (an import that \
+                 creates a memory holds it alone until it ends); try again when it ends"
+            ),
+            first,
+        ));
+    }
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
     let cannot_share = matches!(&first, rusqlite::Error::SqliteFailure(f, _)
@@ -72,6 +94,29 @@ pub(crate) fn open_read_only(path: &Path, name: &str) -> Result<(Connection, Opt
     let uri = file_uri(path, "immutable=1");
     let conn = Connection::open_with_flags(&uri, flags).ctx(name, "cannot open the database")?;
     Ok((conn, Some(uri)))
+}
+
+/// SQLite's `SQLITE_READONLY_ROLLBACK`: a hot journal that a read-only connection
+/// cannot roll back.
+const READONLY_ROLLBACK: std::ffi::c_int = 8 | (3 << 8);
+
+/// Rolls back the hot journal an interrupted write left beside `path`, on a connection
+/// of its own that may write (SQLite does so at its first read).
+fn roll_back_journal(path: &Path, name: &str) -> Result<()> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    Connection::open_with_flags(path, flags)
+        .and_then(|conn| conn.query_row("PRAGMA schema_version", [], |_| Ok(())))
+        .map_err(|e| {
+            Error::with_source(
+                ErrorKind::Store,
+                format!(
+                    "sqlite store {name}: an interrupted import left its journal ({name}-journal), which \
+                     only a program that may write here can roll back; open the memory once for \
+                     writing (a `cmem import`), then read it"
+                ),
+                e,
+            )
+        })
 }
 
 /// Refuses a damaged database (`PRAGMA quick_check`), naming the first damage found.

@@ -57,6 +57,15 @@ pub struct SqliteOptions {
     /// cache that holds the key indexes spares a large import most of those writes
     /// (DESIGN.md §6.2). Default 2,097,152 (2 GiB).
     pub session_cache_kib: u32,
+    /// Let an import into an empty memory hold the file alone: when no other connection
+    /// has it open, the import's session leaves WAL for a rollback journal until it
+    /// ends, so the database is written once (the pages it appends need no journal)
+    /// instead of to the WAL and again at the checkpoint. Meanwhile other connections
+    /// wait for it as for a writer (a read waits [`busy_timeout`](Self::busy_timeout),
+    /// an open for writing [`write_wait`](Self::write_wait)); a killed import is rolled
+    /// back from the journal by the next open. Default false; `cmem import` sets it for
+    /// a memory it creates (DESIGN.md §6.2).
+    pub first_import_alone: bool,
     /// Index only the keys these locale pairs' lookups read (`None`, the default: every
     /// key): a server of some pairs of a memory of many (`cmem serve --pairs`) maps and
     /// counts their keys alone. Their index files are apart from those of every key
@@ -80,6 +89,7 @@ impl Default for SqliteOptions {
             check_on_write: true,
             cache_kib: 64 * 1024,
             session_cache_kib: 2 * 1024 * 1024,
+            first_import_alone: false,
             served: None,
         }
     }
@@ -112,6 +122,7 @@ cmem_core::setters!(SqliteOptions {
     write_wait: Duration,
     create: bool,
     check_on_write: bool,
+    first_import_alone: bool,
 });
 
 #[cfg(feature = "testing")]

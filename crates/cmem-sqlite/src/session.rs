@@ -72,6 +72,9 @@ pub(crate) struct SqliteSession<'a> {
     /// Whether the variants' key indexes are filled as rows come or built at the commit
     /// (see [`Bulk`]).
     bulk: Bulk,
+    /// The session holds the file alone with a rollback journal, and puts it back in WAL
+    /// mode when it ends (see [`SqliteSession::hold_alone`]).
+    alone: bool,
 }
 
 /// Whether a session fills the variants' key indexes row by row or builds them at its
@@ -118,6 +121,7 @@ impl<'a> SqliteSession<'a> {
             failed: false,
             fts_merge: false,
             bulk: Bulk::Undecided,
+            alone: false,
         };
         session.size_cache()?;
         Ok(session)
@@ -190,24 +194,27 @@ impl SqliteSession<'_> {
     }
 
     /// Decides [`Bulk`] at the first batch: drops the deferrable indexes when the batch
-    /// is large and the memory has no variant yet.
+    /// is large and the memory has no variant yet, and for an import when
+    /// [`first_import_alone`](crate::SqliteOptions::first_import_alone) lets it, holds the
+    /// file alone first (see [`Self::hold_alone`]).
     fn defer_indexes(&mut self, entries: &[NewEntry]) -> Result<()> {
         if !matches!(self.bulk, Bulk::Undecided) {
             return Ok(());
         }
         self.bulk = Bulk::No;
-        if entries.iter().map(|e| e.variants.len()).sum::<usize>() < BULK_FROM {
+        if entries.iter().map(|e| e.variants.len()).sum::<usize>() < BULK_FROM || !self.no_variants()? {
+            return Ok(());
+        }
+        if self.whole
+            && self.store.options().first_import_alone
+            && self.hold_alone()?
+            && !self.no_variants()?
+        {
+            // Another writer came between the two transactions: not a first import now.
             return Ok(());
         }
         let p = self.store.path();
         let what = "starting an import";
-        let empty: bool = self
-            .conn
-            .query_row("SELECT NOT EXISTS (SELECT 1 FROM tm_variants)", [], |r| r.get(0))
-            .ctx(p, what)?;
-        if !empty {
-            return Ok(());
-        }
         let indexes: Vec<(String, String)> = {
             let mut stmt = self.conn.prepare(DEFERRABLE_INDEXES).ctx(p, what)?;
             let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).ctx(p, what)?;
@@ -218,6 +225,50 @@ impl SqliteSession<'_> {
         }
         self.bulk = Bulk::Deferred(indexes.into_iter().map(|(_, sql)| sql).collect());
         Ok(())
+    }
+
+    /// True when the memory holds no variant, as the session sees it.
+    fn no_variants(&self) -> Result<bool> {
+        self.conn
+            .query_row("SELECT NOT EXISTS (SELECT 1 FROM tm_variants)", [], |r| r.get(0))
+            .ctx(self.store.path(), "starting an import")
+    }
+
+    /// Has the file leave WAL for a rollback journal while this session writes, when
+    /// nothing else has it open; true when it did. The session's transaction (nothing
+    /// written yet) and connection end, the store's own connection makes the switch, and
+    /// the session begins again on a new connection.
+    ///
+    /// Why: in WAL mode every page of a first import is written twice, to the WAL and
+    /// again by the checkpoint; with a rollback journal a page the database did not hold
+    /// before the transaction is written once, straight into the file, and needs no
+    /// journal (rolling back cuts the file to its old size). Other connections cannot
+    /// read meanwhile, so the switch is made only when none has the file open (SQLite
+    /// refuses to leave WAL otherwise) and only for a memory being created: a
+    /// connection opened later waits for the import as for a writer (DESIGN.md §6.2).
+    fn hold_alone(&mut self) -> Result<bool> {
+        if !matches!(self.conn, Held::Own(_)) {
+            return Ok(false);
+        }
+        let p = self.store.path();
+        roll_back(&self.conn);
+        // Every connection in WAL mode holds the file: this one closes before the switch.
+        let placeholder = Connection::open_in_memory().ctx(p, "opening a write connection")?;
+        drop(std::mem::replace(&mut self.conn, Held::Own(placeholder)));
+        let switched = self.store.leave_wal()?;
+        // From here on the session puts the file back in WAL mode when it ends.
+        self.alone = switched;
+        let conn = self.store.open_writer()?;
+        if switched {
+            // A rollback journal at NORMAL may lose the file to a power cut at the wrong
+            // moment; at FULL it may not.
+            conn.pragma_update(None, "synchronous", "FULL").ctx(p, "setting synchronous")?;
+        }
+        self.conn = Held::Own(conn);
+        self.cache_kib = 0;
+        begin_immediate(&self.conn, p, self.store.options())?;
+        self.size_cache()?;
+        Ok(switched)
     }
 
     /// Refuses a call once a batch of a session of whole batches failed.
@@ -262,10 +313,11 @@ impl WriteSession for SqliteSession<'_> {
         crate::store::validate_batch(entries)?;
         // Before the batch: a failure here leaves nothing of it in the session.
         self.size_cache()?;
-        self.merge_fts()?;
         // Outside the batch's savepoint: a batch that fails must not bring back the
-        // indexes this session creates at its end.
+        // indexes this session creates at its end. First: it may begin the transaction
+        // again (see [`Self::hold_alone`]).
         self.defer_indexes(entries)?;
+        self.merge_fts()?;
         self.begin_call("starting a batch")?;
         let mut outcomes = Vec::with_capacity(entries.len());
         let mut added = Vec::new();
@@ -336,6 +388,11 @@ impl WriteSession for SqliteSession<'_> {
 impl Drop for SqliteSession<'_> {
     fn drop(&mut self) {
         roll_back(&self.conn);
+        if self.alone {
+            // Best effort: a memory left with a rollback journal is put back in WAL mode
+            // by the next open for writing.
+            let _ = crate::open::enable_wal(&self.conn, self.store.path(), self.store.options());
+        }
     }
 }
 

@@ -178,6 +178,13 @@ impl SqliteStore {
         target: u32,
     ) -> Result<SqliteStore> {
         conn.busy_timeout(options.busy_timeout).ctx(&path, "setting the busy timeout")?;
+        if !options.read_only && path != ":memory:" {
+            // A write open waits for a writer as a write does; then, for the steps of the
+            // open, as long (see `SqliteOptions::first_import_alone`).
+            crate::lock::wait_until_readable(&conn, &path, &options)?;
+            conn.busy_timeout(options.write_wait.max(options.busy_timeout))
+                .ctx(&path, "setting the busy timeout")?;
+        }
         conn.set_prepared_statement_cache_capacity(64);
         // The first statement that reads the file: a non-database fails here.
         conn.pragma_update(None, "cache_size", -i64::from(options.cache_kib))
@@ -205,6 +212,7 @@ impl SqliteStore {
         #[cfg(not(feature = "testing"))]
         let forced_off = false;
         let trigram = !forced_off && trigram_available(&conn);
+        conn.busy_timeout(options.busy_timeout).ctx(&path, "setting the busy timeout")?;
         Ok(SqliteStore {
             path,
             reader_uri,
@@ -285,6 +293,28 @@ impl SqliteStore {
 
     pub(crate) fn conn(&self) -> Result<MutexGuard<'_, Connection>> {
         self.conn.lock().map_err(|_| self.poisoned("connection"))
+    }
+
+    /// Switches the file from WAL to a rollback journal on the store's own connection,
+    /// when no other connection has it open; true when it did. The idle pooled readers
+    /// close first; a reader in use, the change-mark connection (whose count of commits
+    /// must go on) or another program's connection keeps WAL.
+    pub(crate) fn leave_wal(&self) -> Result<bool> {
+        let conn = self.conn()?;
+        if self.marker.lock().map_err(|_| self.poisoned("marker"))?.is_some() {
+            return Ok(false);
+        }
+        self.readers.lock().map_err(|_| self.poisoned("readers"))?.clear();
+        let p = &self.path;
+        // Another connection's hold is not waited for: the import goes on in WAL.
+        conn.busy_timeout(std::time::Duration::ZERO).ctx(p, "setting the busy timeout")?;
+        let mode = conn.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get::<_, String>(0));
+        conn.busy_timeout(self.options.busy_timeout).ctx(p, "setting the busy timeout")?;
+        match mode {
+            Ok(mode) => Ok(mode == "delete"),
+            Err(e) if crate::lock::busy(&e) => Ok(false),
+            Err(e) => Err(crate::error::sql_error(p, "leaving WAL for the import", e)),
+        }
     }
 
     /// Runs `read` on a connection that sees every committed write: an idle pooled

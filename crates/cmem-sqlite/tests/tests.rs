@@ -296,6 +296,142 @@ fn a_first_import_builds_the_key_indexes_at_its_end_and_a_dropped_one_keeps_them
     assert_eq!(store.stats().unwrap().entries, 1200);
 }
 
+/// The journal mode the file's header records: 1 a rollback journal, 2 WAL.
+fn header_journal(path: &Path) -> u8 {
+    let bytes = std::fs::read(path).unwrap();
+    assert!(bytes.len() >= 100, "no database header in {}", path.display());
+    assert_eq!(bytes[18], bytes[19], "read and write versions differ");
+    bytes[18]
+}
+
+#[test]
+fn a_first_import_allowed_alone_writes_with_a_rollback_journal_and_returns_to_wal() {
+    let dir = TempDir::new("alone");
+    let entries: Vec<NewEntry> = (0..600)
+        .map(|i| pair(&format!("Close window number {i}"), &format!("Fenster Nummer {i} schließen")))
+        .collect();
+    let alone = SqliteOptions::default().first_import_alone(true);
+    // Alone: while the session writes, the file has a rollback journal and no WAL.
+    let path = dir.path("alone.db");
+    let store = SqliteStore::open_with(&path, alone.clone()).unwrap();
+    assert_eq!(header_journal(&path), 2);
+    let mut session = store.begin().unwrap();
+    session.all_or_nothing();
+    session.write(&entries[..500]).unwrap();
+    assert_eq!(header_journal(&path), 1, "the import holds the memory alone");
+    assert!(!dir.path("alone.db-wal").exists());
+    session.write(&entries[500..]).unwrap();
+    session.commit().unwrap();
+    assert_eq!(header_journal(&path), 2, "back in WAL mode once committed");
+    assert!(!dir.path("alone.db-journal").exists());
+    assert_eq!(store.stats().unwrap().entries, 600);
+    let m = summarize(&store, "Close window number 123", &opts());
+    assert_eq!(m.first().map(|m| (m.0, m.1.as_str())), Some((124, "1.000000")), "{m:?}");
+    // A later large session into a memory with entries stays in WAL.
+    let more: Vec<NewEntry> = (600..1200)
+        .map(|i| pair(&format!("Close window number {i}"), &format!("Fenster Nummer {i} schließen")))
+        .collect();
+    let mut session = store.begin().unwrap();
+    session.all_or_nothing();
+    session.write(&more).unwrap();
+    assert_eq!(header_journal(&path), 2);
+    session.commit().unwrap();
+    drop(store);
+    assert_eq!(SqliteStore::open(&path).unwrap().stats().unwrap().entries, 1200);
+
+    // Rolled back (a dropped session): back in WAL mode, empty, whole.
+    let path = dir.path("dropped.db");
+    let store = SqliteStore::open_with(&path, alone.clone()).unwrap();
+    let mut session = store.begin().unwrap();
+    session.all_or_nothing();
+    session.write(&entries).unwrap();
+    assert_eq!(header_journal(&path), 1);
+    drop(session);
+    assert_eq!(header_journal(&path), 2);
+    assert_eq!(store.stats().unwrap().entries, 0);
+    drop(store);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(check, "ok");
+    drop(conn);
+
+    // Another connection has the file open: the import stays in WAL, and that
+    // connection goes on reading meanwhile.
+    let path = dir.path("shared.db");
+    let store = SqliteStore::open_with(&path, alone.clone()).unwrap();
+    let other = rusqlite::Connection::open(&path).unwrap();
+    let count =
+        |c: &rusqlite::Connection| c.query_row("SELECT COUNT(*) FROM tm_entries", [], |r| r.get::<_, i64>(0));
+    assert_eq!(count(&other).unwrap(), 0);
+    let mut session = store.begin().unwrap();
+    session.all_or_nothing();
+    session.write(&entries).unwrap();
+    assert_eq!(header_journal(&path), 2, "not alone: WAL");
+    assert_eq!(count(&other).unwrap(), 0);
+    session.commit().unwrap();
+    assert_eq!(count(&other).unwrap(), 600);
+
+    // Without the option, as before: WAL.
+    let path = dir.path("default.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let mut session = store.begin().unwrap();
+    session.all_or_nothing();
+    session.write(&entries).unwrap();
+    assert_eq!(header_journal(&path), 2);
+    session.commit().unwrap();
+    assert_eq!(store.stats().unwrap().entries, 600);
+}
+
+#[test]
+fn a_journal_an_interrupted_first_import_left_is_rolled_back_by_the_next_open() {
+    let dir = TempDir::new("hot");
+    let entries: Vec<NewEntry> = (0..3000)
+        .map(|i| {
+            pair(&format!("Print page number {i} of the report"), &format!("Seite {i} des Berichts drucken"))
+        })
+        .collect();
+    // A session whose pages outgrow its cache spills them into the file; the process
+    // then dies: the file holds a part of the import and its journal is hot. A copy of
+    // both taken while the session writes is what such a death leaves.
+    let path = dir.path("live.db");
+    let store = SqliteStore::open_with(
+        &path,
+        SqliteOptions::default().first_import_alone(true).cache_kib(64).session_cache_kib(64),
+    )
+    .unwrap();
+    let mut session = store.begin().unwrap();
+    session.all_or_nothing();
+    session.write(&entries).unwrap();
+    assert_eq!(header_journal(&path), 1);
+    let journal = dir.path("live.db-journal");
+    assert!(journal.exists(), "the import journals the pages it changes");
+    for (from, to) in [(path.clone(), dir.path("dead.db")), (journal, dir.path("dead.db-journal"))] {
+        std::fs::copy(from, to).unwrap();
+    }
+    drop(session);
+    drop(store);
+    let dead = dir.path("dead.db");
+    assert!(std::fs::metadata(&dead).unwrap().len() > 64 * 1024, "the copy holds spilled pages");
+    // A read-only open rolls the journal back (what a write open would do) and reads
+    // the memory as it was before the import: empty and whole.
+    let store = SqliteStore::open_with(&dead, SqliteOptions::default().read_only(true)).unwrap();
+    assert_eq!(store.stats().unwrap().entries, 0);
+    drop(store);
+    assert!(!dir.path("dead.db-journal").exists());
+    let conn = rusqlite::Connection::open(&dead).unwrap();
+    let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(check, "ok");
+    drop(conn);
+    // And it takes the import again.
+    let store = SqliteStore::open_with(&dead, SqliteOptions::default().first_import_alone(true)).unwrap();
+    let mut session = store.begin().unwrap();
+    session.all_or_nothing();
+    session.write(&entries).unwrap();
+    session.commit().unwrap();
+    assert_eq!(store.stats().unwrap().entries, 3000);
+    assert_eq!(header_journal(&dead), 2);
+}
+
 #[test]
 fn lookups_equal_memstore_on_real_strings() {
     let entries = sample_entries();

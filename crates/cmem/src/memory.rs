@@ -64,6 +64,10 @@ pub struct OpenOptions {
     /// what they cost in a memory of those pairs. Lookups of other pairs find fewer or
     /// no fuzzy candidates.
     pub served: Option<ServedPairs>,
+    /// Let an import into an empty SQLite memory hold its file alone, writing the
+    /// database once instead of twice; other programs wait for it meanwhile (default
+    /// false; see `cmem_sqlite::SqliteOptions::first_import_alone`). PostgreSQL ignores it.
+    pub first_import_alone: bool,
 }
 
 impl fmt::Debug for OpenOptions {
@@ -84,11 +88,17 @@ impl fmt::Debug for OpenOptions {
                     .map(|r| Address::parse(r).map_or_else(|_| "..".to_owned(), |a| a.to_string())),
             )
             .field("served", &self.served)
+            .field("first_import_alone", &self.first_import_alone)
             .finish()
     }
 }
 
-crate::setters!(OpenOptions { create: bool, read_only: bool, sql_candidates: bool });
+crate::setters!(OpenOptions {
+    create: bool,
+    read_only: bool,
+    sql_candidates: bool,
+    first_import_alone: bool
+});
 
 impl OpenOptions {
     /// Reading and writing an existing memory.
@@ -686,6 +696,7 @@ fn open_sqlite(
         .read_only(options.read_only)
         .create(options.create && !options.read_only)
         .build_index(!options.sql_candidates)
+        .first_import_alone(options.first_import_alone)
         .served(options.served.clone());
     if let Some(wait) = options.write_wait {
         sqlite = sqlite.write_wait(wait);

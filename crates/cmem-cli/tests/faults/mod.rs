@@ -467,6 +467,58 @@ fn a_full_disk_leaves_the_old_state() {
     assert_eq!(check(&d.path("cmem.db")), 20_300);
 }
 
+/// Waits up to a minute for the import writing the new memory `path` to hold it alone
+/// (its header records a rollback journal instead of WAL); false when it never did.
+fn held_alone(path: &Path, import: &mut Child) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(60) && import.try_wait().unwrap().is_none() {
+        if std::fs::read(path).is_ok_and(|b| b.len() >= 100 && b[18] == 1) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    false
+}
+
+/// `cmem import` creating a memory holds it alone while it writes (it writes the
+/// database once, with a rollback journal, instead of to the WAL and again): a second
+/// import meanwhile waits and then adds its entries; killed, it leaves the memory as it
+/// was before it, which reads and takes the import again.
+#[test]
+fn an_import_holding_its_new_memory_alone_makes_others_wait_and_survives_a_kill() {
+    let d = Dir::new();
+    corpus(&d.path("big.jsonl"), "big", 40_000);
+    corpus(&d.path("small.jsonl"), "small", 500);
+    let import = |memory: &str, file: &str| {
+        d.cmd(&["--memory", memory, "import", "-q", "--no-align", "--from", "en", "--to", "de", file])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut first = import("new.db", "big.jsonl");
+    assert!(held_alone(&d.path("new.db"), &mut first), "the import did not hold its new memory alone");
+    let second = import("new.db", "small.jsonl");
+    let (first, second) = (first.wait_with_output().unwrap(), second.wait_with_output().unwrap());
+    assert_eq!(code(&first), Some(0), "{}", stderr(&first));
+    assert_eq!(code(&second), Some(0), "{}", stderr(&second));
+    assert_eq!(check(&d.path("new.db")), 40_500);
+    let header = std::fs::read(d.path("new.db")).unwrap();
+    assert_eq!(header[18], 2, "back in WAL mode");
+
+    let mut killed = import("killed.db", "big.jsonl");
+    assert!(held_alone(&d.path("killed.db"), &mut killed), "the import did not hold its new memory alone");
+    signal(&killed, "KILL");
+    let _ = killed.wait_with_output().unwrap();
+    // Reads first: the journal the kill left is rolled back, and the memory is empty.
+    let stats = d.ok(&["--memory", "killed.db", "stats", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&stats).trim()).unwrap();
+    assert_eq!(v["entries"].as_u64(), Some(0), "{v}");
+    assert_eq!(check(&d.path("killed.db")), 0);
+    d.ok(&["--memory", "killed.db", "import", "-q", "--no-align", "--from", "en", "--to", "de", "big.jsonl"]);
+    assert_eq!(check(&d.path("killed.db")), 40_000);
+    assert!(strays(&d, "killed.db").is_empty(), "{:?}", strays(&d, "killed.db"));
+}
+
 #[test]
 fn a_second_import_of_a_new_memory_keeps_its_entries_when_the_first_fails() {
     let d = Dir::new();
