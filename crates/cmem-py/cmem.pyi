@@ -94,6 +94,7 @@ class Memory:
         read_only: bool = False,
         write_wait: Optional[float] = None,
         pairs: Optional[Sequence[Tuple[str, str]]] = None,
+        first_import_alone: bool = False,
     ) -> None: ...
     @property
     def address(self) -> str: ...

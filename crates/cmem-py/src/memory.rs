@@ -31,7 +31,10 @@ use crate::request::{self, Lookup};
 /// is how many seconds a write waits for another writer before it raises
 /// ``cmem.LockedError`` (default: the store's, 60 s for SQLite); ``pairs=[("en", "de")]``
 /// indexes only the keys those pairs' lookups read (a process of a few pairs of a
-/// memory of many). Use it as a context manager, or call ``close()``. One ``Memory`` may be shared by threads: every
+/// memory of many); ``first_import_alone=True`` lets an import into an empty SQLite
+/// memory hold the file alone, writing the database once instead of twice, while other
+/// connections (this ``Memory``'s lookups from other threads included) wait for it, as
+/// ``cmem import`` does for a memory it creates. Use it as a context manager, or call ``close()``. One ``Memory`` may be shared by threads: every
 /// call releases the GIL while the engine works.
 ///
 /// >>> with cmem.Memory("tm.db", create=True) as tm:
@@ -108,7 +111,7 @@ impl PyMemory {
 #[pymethods]
 impl PyMemory {
     #[new]
-    #[pyo3(signature = (address, create = false, read_only = false, write_wait = None, pairs = None))]
+    #[pyo3(signature = (address, create = false, read_only = false, write_wait = None, pairs = None, first_import_alone = false))]
     fn new(
         py: Python<'_>,
         address: &Bound<'_, PyAny>,
@@ -116,9 +119,11 @@ impl PyMemory {
         read_only: bool,
         write_wait: Option<f64>,
         pairs: Option<Vec<(String, String)>>,
+        first_import_alone: bool,
     ) -> PyResult<PyMemory> {
         let address = address_arg(address)?;
-        let mut options = OpenOptions::new().create(create).read_only(read_only);
+        let mut options =
+            OpenOptions::new().create(create).read_only(read_only).first_import_alone(first_import_alone);
         if let Some(pairs) = pairs {
             // Only these pairs' keys are indexed (as `cmem serve --pairs`): a process that
             // looks up in one pair of a memory of many counts that pair's keys alone.

@@ -341,6 +341,48 @@ def test_the_gil_is_released_during_engine_calls(tm):
     assert longest < took[0] / 2, (longest, took[0])
 
 
+def test_a_first_import_allowed_alone_writes_with_a_rollback_journal(tmp_path):
+    """With first_import_alone=True an import into an empty SQLite memory holds the file
+    alone while it writes: its header records a rollback journal instead of WAL (the
+    database written once), and WAL again once the import ends. Without it, WAL."""
+
+    def header(path):
+        with open(path, "rb") as f:
+            return f.read(100)
+
+    def journal_modes(path, alone):
+        path.write_text(
+            "".join(
+                json.dumps({"source": f"Close window number {i}", "target": f"Fenster {i} schließen"}) + "\n"
+                for i in range(20000)
+            ),
+            encoding="utf-8",
+        )
+        seen = set()
+        with cmem.Memory(tmp_path / (path.stem + ".db"), create=True, first_import_alone=alone) as tm:
+            done = threading.Event()
+            worker = threading.Thread(
+                target=lambda: (tm.import_file(path, source="en", target="de"), done.set())
+            )
+            worker.start()
+            while not done.is_set() and worker.is_alive():
+                h = header(tmp_path / (path.stem + ".db"))
+                if len(h) == 100:
+                    seen.add(h[18])
+                time.sleep(0.0005)
+            worker.join()
+            assert done.is_set(), "the import failed"
+            assert tm.stats()["entries"] == 20000
+        return seen, header(tmp_path / (path.stem + ".db"))[18]
+
+    seen, after = journal_modes(tmp_path / "alone.jsonl", True)
+    assert 1 in seen, seen
+    assert after == 2
+    seen, after = journal_modes(tmp_path / "shared.jsonl", False)
+    assert seen == {2}, seen
+    assert after == 2
+
+
 def test_a_memory_opened_for_some_pairs_indexes_their_keys_alone(tmp_path):
     path = tmp_path / "pairs.db"
     with cmem.Memory(path, create=True) as tm:
