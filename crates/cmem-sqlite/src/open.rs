@@ -68,7 +68,9 @@ pub(crate) fn open_read_only(path: &Path, name: &str) -> Result<(Connection, Opt
     let probe =
         |conn: &Connection| conn.query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0));
     let mut result = probe(&conn);
-    if matches!(&result, Err(rusqlite::Error::SqliteFailure(f, _)) if f.extended_code == READONLY_ROLLBACK) {
+    // A hot journal a read-only connection cannot roll back.
+    if matches!(&result, Err(rusqlite::Error::SqliteFailure(f, _)) if f.extended_code == rusqlite::ffi::SQLITE_READONLY_ROLLBACK)
+    {
         roll_back_journal(path, name)?;
         result = probe(&conn);
     }
@@ -95,10 +97,6 @@ pub(crate) fn open_read_only(path: &Path, name: &str) -> Result<(Connection, Opt
     let conn = Connection::open_with_flags(&uri, flags).ctx(name, "cannot open the database")?;
     Ok((conn, Some(uri)))
 }
-
-/// SQLite's `SQLITE_READONLY_ROLLBACK`: a hot journal that a read-only connection
-/// cannot roll back.
-const READONLY_ROLLBACK: std::ffi::c_int = 8 | (3 << 8);
 
 /// Rolls back the hot journal an interrupted write left beside `path`, on a connection
 /// of its own that may write (SQLite does so at its first read).
