@@ -186,7 +186,7 @@ impl SqliteStore {
                 .ctx(&path, "setting the busy timeout")?;
         }
         conn.set_prepared_statement_cache_capacity(64);
-        // The first statement that reads the file: a non-database fails here.
+        // A non-database fails here (the wait above lets it pass, to be named here).
         conn.pragma_update(None, "cache_size", -i64::from(options.cache_kib))
             .ctx(&path, "setting the cache size")?;
         // Refuse a foreign, newer or damaged database before touching the file (WAL
