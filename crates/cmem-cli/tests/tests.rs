@@ -1927,6 +1927,90 @@ fn a_postgres_memorys_index_is_kept_in_cmem_index_dir() {
     assert_eq!(answers(&next), built);
 }
 
+/// The definitions of a PostgreSQL memory's indexes and constraints, sorted.
+fn pg_schema(client: &mut postgres::Client) -> Vec<String> {
+    let rows = client
+        .query(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() UNION ALL \
+             SELECT conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) \
+             FROM pg_constraint WHERE connamespace = current_schema()::regnamespace",
+            &[],
+        )
+        .unwrap();
+    let mut defs: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+    defs.sort();
+    defs
+}
+
+#[test]
+fn a_postgres_first_import_killed_while_it_loads_leaves_the_empty_memory_whole() {
+    let Some(pg) = cmem_postgres::testing::TestServer::available().unwrap() else { return };
+    let url = pg.fresh_database().unwrap();
+    let d = Dir::new();
+    drop(cmem_postgres::PgStore::open(&url).unwrap());
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let schema = pg_schema(&mut client);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(d.path("big.jsonl")).unwrap());
+    for i in 0..30_000 {
+        writeln!(
+            f,
+            r#"{{"source":"Loaded sentence number {i} of the file","target":"Geladener Satz Nummer {i}"}}"#
+        )
+        .unwrap();
+    }
+    drop(f);
+    let import = ["--memory", &url, "import", "-q", "--no-align", "--from", "en", "--to", "de", "big.jsonl"];
+    // Killed while it loads: once it holds the emptied tables, a little later.
+    let loading = "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation \
+         WHERE c.relname = 'tm_entries' AND l.mode = 'AccessExclusiveLock' AND l.granted";
+    let mut child = d.cmd(&import).stderr(Stdio::piped()).spawn().unwrap();
+    let started = std::time::Instant::now();
+    while client.query_one(loading, &[]).unwrap().get::<_, i64>(0) == 0 {
+        assert!(child.try_wait().unwrap().is_none(), "the import ended before it loaded");
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "the import never loaded");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert!(child.try_wait().unwrap().is_none(), "the import ended before the kill");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The server rolls the transaction back once it finds the client gone.
+    let started = std::time::Instant::now();
+    while client.query_one(loading, &[]).unwrap().get::<_, i64>(0) > 0 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "the killed import's transaction lingers"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(d.ok(&["--memory", &url, "stats", "--json"]).json_lines()[0]["entries"], 0);
+    assert_eq!(pg_schema(&mut client), schema, "the indexes and keys are back");
+    let rows: i64 = client
+        .query_one(
+            "SELECT (SELECT count(*) FROM tm_entries) + (SELECT count(*) FROM tm_variants) \
+             + (SELECT count(*) FROM tm_origins)",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(rows, 0);
+    // And the import goes through again.
+    d.ok(&import);
+    assert_eq!(d.ok(&["--memory", &url, "stats", "--json"]).json_lines()[0]["entries"], 30_000);
+    assert_eq!(pg_schema(&mut client), schema);
+    let found = d.ok(&[
+        "--memory",
+        &url,
+        "lookup",
+        "--from",
+        "en",
+        "--to",
+        "de",
+        "Loaded sentence number 1234 of the file",
+    ]);
+    assert!(found.stdout().contains("Geladener Satz Nummer 1234"), "{}", found.stdout());
+}
+
 /// Two memories with the same source, the second's answer different; each imported on
 /// its own (`--memory` once: the plain address).
 fn two_memories() -> Dir {

@@ -15,7 +15,9 @@ use cmem_core::imp::{replace_conflict, replaced_entry, WriteSession};
 use cmem_core::model::run::runs_to_json;
 use cmem_core::store::schema::{counted_rows, stored_keys, COUNTS_TABLE, META_TABLE, SEARCH_TABLE};
 use cmem_core::{merge_origins, Entry, EntryId, Error, ErrorKind, NewEntry, Origin, Result, WriteOutcome};
-use postgres::Statement;
+use postgres::binary_copy::BinaryCopyInWriter;
+use postgres::types::{Json, Type};
+use postgres::{Client, Statement};
 
 use crate::conn::Pooled;
 use crate::db::Db;
@@ -124,8 +126,32 @@ const BUILD_MEMORY: &str = "SELECT set_config('maintenance_work_mem', \
      CASE WHEN pg_size_bytes(current_setting('maintenance_work_mem')) < 256 * 1024 * 1024 \
      THEN '256MB' ELSE current_setting('maintenance_work_mem') END, true)";
 
-/// Whether a session fills the variants' search indexes as it goes or builds them at
-/// its end.
+/// The indexes of `tm_entries` a loading session (see [`Bulk::Loading`]) builds at its
+/// end: all but the primary key and unique indexes. The session finds its duplicates in
+/// its own map of identities instead of the identity index.
+const DEFERRABLE_ENTRY_INDEXES: &str = "SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid) \
+     FROM pg_index i WHERE i.indrelid = 'tm_entries'::regclass AND NOT i.indisunique \
+     AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid) ORDER BY i.indexrelid";
+
+/// The constraints a loading session (see [`Bulk::Loading`]) drops and adds back at its
+/// end, as the statements that drop and add each: the foreign keys that point at
+/// `tm_entries`, checked by one join each instead of a row lock per variant and origin
+/// written, and the primary and unique keys of `tm_variants` and `tm_origins` that do not
+/// lead with `entry_id` (the session reads neither table by them), built from the
+/// loaded table instead of an index entry and WAL record per row. Keys first, so the
+/// foreign keys are added after them.
+const DEFERRABLE_CONSTRAINTS: &str = "SELECT format('ALTER TABLE %s DROP CONSTRAINT %I', c.conrelid::regclass, c.conname), \
+     format('ALTER TABLE %s ADD CONSTRAINT %I %s', c.conrelid::regclass, c.conname, pg_get_constraintdef(c.oid)) \
+     FROM pg_constraint c WHERE (c.confrelid = 'tm_entries'::regclass AND c.contype = 'f') \
+     OR (c.conrelid IN ('tm_variants'::regclass, 'tm_origins'::regclass) AND c.contype IN ('p', 'u') \
+     AND NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.conrelid AND a.attnum = c.conkey[1] \
+     AND a.attname = 'entry_id')) ORDER BY c.contype = 'f', c.oid";
+
+/// The tables a loading session empties and fills by `COPY … FREEZE`.
+const LOADED_TABLES: &str = "tm_entries, tm_variants, tm_origins";
+
+/// Whether a session fills the search indexes as it goes or builds them at its end, and
+/// how it writes rows.
 ///
 /// Why: PostgreSQL builds these indexes over a loaded table in a fraction of the time
 /// that inserting the rows into them costs (its own advice for loading a database:
@@ -144,6 +170,60 @@ enum Bulk {
     No,
     /// These index definitions are created again at commit.
     Deferred(Vec<String>),
+    /// A session of whole batches found the memory empty: it emptied the entry tables in
+    /// its own transaction and writes them by `COPY … FREEZE`, and builds their indexes
+    /// and keys at its end.
+    Loading(Box<Load>),
+}
+
+/// What a loading session (see [`Bulk::Loading`]) keeps.
+///
+/// Why: rows copied into a table emptied in the same transaction are written once,
+/// frozen and visible to all: no WAL record and index entry per row while loading, no
+/// second write of every page when the rows' hint bits are set and a vacuum marks them
+/// visible (DESIGN.md §8.7 has the figures). The truncation holds the tables locked
+/// until the session ends, so no reader sees them before its commit, and a rollback
+/// gives back the empty tables.
+#[derive(Debug)]
+struct Load {
+    /// Run at commit: the dropped indexes, then the dropped keys, foreign keys last.
+    rebuild: Vec<String>,
+    /// The entries written so far by identity hash: the memory was empty, so these are
+    /// all the entries a batch may duplicate.
+    known: Known,
+}
+
+/// Entry ids by identity hash, in id order: most hashes have one entry, so a second is
+/// kept apart.
+#[derive(Debug, Default)]
+struct Known {
+    first: HashMap<i64, EntryId>,
+    more: HashMap<i64, Vec<EntryId>>,
+}
+
+impl Known {
+    fn add(&mut self, hash: i64, id: EntryId) {
+        match self.first.entry(hash) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(id);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => self.more.entry(hash).or_default().push(id),
+        }
+    }
+
+    fn ids(&self, hash: i64) -> impl Iterator<Item = EntryId> + '_ {
+        self.first.get(&hash).copied().into_iter().chain(self.more.get(&hash).into_iter().flatten().copied())
+    }
+}
+
+/// Starts a binary `COPY … FREEZE` of `table_columns` (a table and its column list).
+fn copy_frozen<'c>(
+    conn: &'c mut Client,
+    table_columns: &str,
+    types: &[Type],
+) -> std::result::Result<BinaryCopyInWriter<'c>, postgres::Error> {
+    let sink = conn.copy_in(&format!("COPY {table_columns} FROM STDIN (FORMAT binary, FREEZE)"))?;
+    Ok(BinaryCopyInWriter::new(sink, types))
 }
 
 /// The statements a session runs per entry, prepared once per session.
@@ -275,11 +355,7 @@ impl<'a> PgSession<'a> {
     fn write_batch(&mut self, batch: &[NewEntry]) -> Result<(Vec<WriteOutcome>, Vec<Added>)> {
         let p = self.store.name.clone();
         let hashes: Vec<i64> = batch.iter().map(|e| e.identity_hash() as i64).collect();
-        let mut stored: HashMap<i64, Vec<EntryId>> = HashMap::new();
-        for r in self.conn.query(&self.stmts.same, &[&hashes]).ctx(&p, "finding duplicates")? {
-            let h: i64 = r.try_get(0).ctx(&p, "finding duplicates")?;
-            stored.entry(h).or_default().push(EntryId(r.try_get(1).ctx(&p, "finding duplicates")?));
-        }
+        let stored = self.stored_ids(&hashes)?;
         // Entry `k` of `fresh` gets the `k`-th id reserved below; outcomes name it by `k`
         // until then.
         enum Outcome {
@@ -360,7 +436,34 @@ impl<'a> PgSession<'a> {
             })
             .collect();
         let added = self.insert_fresh(&fresh)?;
+        if let Bulk::Loading(load) = &mut self.bulk {
+            for e in &fresh {
+                load.known.add(e.identity_hash() as i64, e.id);
+            }
+        }
         Ok((outcomes, added))
+    }
+
+    /// The ids of the stored entries of each identity hash of `hashes`, in id order.
+    fn stored_ids(&mut self, hashes: &[i64]) -> Result<HashMap<i64, Vec<EntryId>>> {
+        let mut stored: HashMap<i64, Vec<EntryId>> = HashMap::new();
+        if let Bulk::Loading(load) = &self.bulk {
+            for h in hashes {
+                if !stored.contains_key(h) {
+                    let ids: Vec<EntryId> = load.known.ids(*h).collect();
+                    if !ids.is_empty() {
+                        stored.insert(*h, ids);
+                    }
+                }
+            }
+            return Ok(stored);
+        }
+        let p = self.store.name.as_str();
+        for r in self.conn.query(&self.stmts.same, &[&hashes]).ctx(p, "finding duplicates")? {
+            let h: i64 = r.try_get(0).ctx(p, "finding duplicates")?;
+            stored.entry(h).or_default().push(EntryId(r.try_get(1).ctx(p, "finding duplicates")?));
+        }
+        Ok(stored)
     }
 
     /// Adds the approvals and origins a batch gave stored entries: one statement each.
@@ -393,15 +496,41 @@ impl<'a> PgSession<'a> {
                 )
             })?);
         }
-        let ids: Vec<i64> = fresh.iter().map(|e| e.id.0).collect();
-        let projects: Vec<&str> = fresh.iter().map(|e| e.project_id.as_str()).collect();
         let hashes: Vec<i64> = fresh.iter().map(|e| e.identity_hash() as i64).collect();
-        let points: Vec<&str> = fresh.iter().map(|e| e.point.as_str()).collect();
-        let units: Vec<&str> = fresh.iter().map(|e| e.unit.as_str()).collect();
         let approvals: Vec<i64> = fresh.iter().map(|e| i64::from(e.approvals())).collect();
-        self.conn
-            .execute(&self.stmts.entries, &[&ids, &projects, &hashes, &metadata, &points, &units, &approvals])
+        if self.loading() {
+            (|| {
+                let mut w = copy_frozen(
+                    &mut self.conn,
+                    "tm_entries (id, project_id, identity, metadata, point, unit, approvals)",
+                    &[Type::INT8, Type::TEXT, Type::INT8, Type::JSONB, Type::TEXT, Type::TEXT, Type::INT8],
+                )?;
+                for (k, e) in fresh.iter().enumerate() {
+                    w.write(&[
+                        &e.id.0,
+                        &e.project_id,
+                        &hashes[k],
+                        &Json(&e.metadata),
+                        &e.point.as_str(),
+                        &e.unit,
+                        &approvals[k],
+                    ])?;
+                }
+                w.finish()
+            })()
             .ctx(&p, "writing entries")?;
+        } else {
+            let ids: Vec<i64> = fresh.iter().map(|e| e.id.0).collect();
+            let projects: Vec<&str> = fresh.iter().map(|e| e.project_id.as_str()).collect();
+            let points: Vec<&str> = fresh.iter().map(|e| e.point.as_str()).collect();
+            let units: Vec<&str> = fresh.iter().map(|e| e.unit.as_str()).collect();
+            self.conn
+                .execute(
+                    &self.stmts.entries,
+                    &[&ids, &projects, &hashes, &metadata, &points, &units, &approvals],
+                )
+                .ctx(&p, "writing entries")?;
+        }
         self.count(&[("", "")], fresh.len() as i64)?;
         let added = self.insert_variants(fresh)?;
         self.insert_fresh_origins(fresh)?;
@@ -414,16 +543,9 @@ impl<'a> PgSession<'a> {
         let p = self.store.name.clone();
         let Some(existing) = self.store.load_entry(self.conn.client(), id)? else { return Ok(None) };
         let hash = new.identity_hash() as i64;
-        let others: Vec<i64> = self
-            .conn
-            .query(&self.stmts.same, &[&vec![hash]])
-            .ctx(&p, "finding duplicates")?
-            .iter()
-            .map(|r| r.try_get(1))
-            .collect::<std::result::Result<_, _>>()
-            .ctx(&p, "finding duplicates")?;
-        for other in others.into_iter().filter(|o| *o != id.0) {
-            if let Some(e) = self.store.load_entry(self.conn.client(), EntryId(other))? {
+        let others = self.stored_ids(&[hash])?.remove(&hash).unwrap_or_default();
+        for other in others.into_iter().filter(|o| *o != id) {
+            if let Some(e) = self.store.load_entry(self.conn.client(), other)? {
                 if new.same_identity(&e) {
                     return Err(replace_conflict(id, e.id));
                 }
@@ -458,6 +580,9 @@ impl<'a> PgSession<'a> {
             .execute("DELETE FROM tm_variants WHERE entry_id = $1", &[&id.0])
             .ctx_with(&p, || format!("replacing the variants of entry {id}"))?;
         let keys = self.insert_variants(std::slice::from_ref(&entry))?.pop().map(|(_, keys)| keys);
+        if let Bulk::Loading(load) = &mut self.bulk {
+            load.known.add(hash, id);
+        }
         let kept = existing.origins.len();
         let added: Vec<(EntryId, usize, &Origin)> =
             entry.origins[kept..].iter().enumerate().map(|(k, o)| (id, kept + k, o)).collect();
@@ -501,32 +626,68 @@ impl<'a> PgSession<'a> {
     fn insert_variants(&mut self, entries: &[Entry]) -> Result<Vec<Added>> {
         self.wrote_variants |= !entries.is_empty();
         let p = self.store.name.clone();
-        let mut added = Vec::with_capacity(entries.len());
-        let (mut v_entry, mut v_ord, mut v_locale, mut v_runs) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let (mut v_plain, mut v_struct, mut v_general) = (Vec::new(), Vec::new(), Vec::new());
-        for e in entries {
-            let mut cached: CachedKeys = Vec::with_capacity(e.variants.len());
-            for (ord, v) in e.variants.iter().enumerate() {
-                let k = v.keys();
-                let (s, g) = stored_keys(&k);
-                v_entry.push(e.id.0);
-                v_ord.push(ord as i64);
-                v_locale.push(v.locale.as_str());
-                v_runs.push(runs_to_json(&v.runs));
-                v_struct.push(s.map(str::to_owned));
-                v_general.push(g.map(str::to_owned));
-                v_plain.push(k.plain.clone());
-                cached.push((v.locale.clone(), k));
-            }
-            added.push((e.id, cached));
-        }
-        self.conn
-            .execute(
-                &self.stmts.variants,
-                &[&v_entry, &v_ord, &v_locale, &v_runs, &v_plain, &v_struct, &v_general],
-            )
+        let added: Vec<Added> = entries
+            .iter()
+            .map(|e| (e.id, e.variants.iter().map(|v| (v.locale.clone(), v.keys())).collect::<CachedKeys>()))
+            .collect();
+        if self.loading() {
+            (|| {
+                let mut w = copy_frozen(
+                    &mut self.conn,
+                    "tm_variants (entry_id, ord, locale, runs, plain, struct_key, general_key, text)",
+                    &[
+                        Type::INT8,
+                        Type::INT8,
+                        Type::TEXT,
+                        Type::JSONB,
+                        Type::TEXT,
+                        Type::TEXT,
+                        Type::TEXT,
+                        Type::TEXT,
+                    ],
+                )?;
+                for (e, (_, keys)) in entries.iter().zip(&added) {
+                    for (ord, (v, (_, k))) in e.variants.iter().zip(keys).enumerate() {
+                        let (s, g) = stored_keys(k);
+                        let ord = ord as i64;
+                        w.write(&[
+                            &e.id.0,
+                            &ord,
+                            &v.locale.as_str(),
+                            &Json(&v.runs),
+                            &k.plain,
+                            &s,
+                            &g,
+                            &k.plain,
+                        ])?;
+                    }
+                }
+                w.finish()
+            })()
             .ctx(&p, "writing variants")?;
+        } else {
+            let (mut v_entry, mut v_ord, mut v_locale, mut v_runs) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let (mut v_plain, mut v_struct, mut v_general) = (Vec::new(), Vec::new(), Vec::new());
+            for (e, (_, keys)) in entries.iter().zip(&added) {
+                for (ord, (v, (_, k))) in e.variants.iter().zip(keys).enumerate() {
+                    let (s, g) = stored_keys(k);
+                    v_entry.push(e.id.0);
+                    v_ord.push(ord as i64);
+                    v_locale.push(v.locale.as_str());
+                    v_runs.push(runs_to_json(&v.runs));
+                    v_struct.push(s);
+                    v_general.push(g);
+                    v_plain.push(k.plain.as_str());
+                }
+            }
+            self.conn
+                .execute(
+                    &self.stmts.variants,
+                    &[&v_entry, &v_ord, &v_locale, &v_runs, &v_plain, &v_struct, &v_general],
+                )
+                .ctx(&p, "writing variants")?;
+        }
         let mut sums: BTreeMap<(&str, &str), i64> = BTreeMap::new();
         for e in entries {
             let locales: Vec<&str> = e.variants.iter().map(|v| v.locale.as_str()).collect();
@@ -549,6 +710,21 @@ impl<'a> PgSession<'a> {
     fn write_origins(&mut self, rows: &[(EntryId, usize, &Origin)]) -> Result<()> {
         if rows.is_empty() {
             return Ok(());
+        }
+        if self.loading() {
+            return (|| {
+                let mut w = copy_frozen(
+                    &mut self.conn,
+                    "tm_origins (entry_id, seq, project_id, context_fingerprint, created_at)",
+                    &[Type::INT8, Type::INT8, Type::TEXT, Type::TEXT, Type::TEXT],
+                )?;
+                for (id, seq, o) in rows {
+                    let seq = *seq as i64;
+                    w.write(&[&id.0, &seq, &o.project_id, &o.context_fingerprint, &o.created_at])?;
+                }
+                w.finish().map(drop)
+            })()
+            .ctx(self.store.name.as_str(), "writing origins");
         }
         let ids: Vec<i64> = rows.iter().map(|(id, _, _)| id.0).collect();
         let seqs: Vec<i64> = rows.iter().map(|(_, seq, _)| *seq as i64).collect();
@@ -600,8 +776,16 @@ impl<'a> PgSession<'a> {
         cmem_core::imp::refuse_failed_session(self.failed)
     }
 
-    /// Drops the indexes [`DEFERRABLE_INDEXES`] names, in a savepoint, when the memory has
-    /// no variant yet (see [`Bulk`]); a writer that may not drop them keeps them.
+    /// Whether rows are written by `COPY … FREEZE` (see [`Bulk::Loading`]).
+    fn loading(&self) -> bool {
+        matches!(self.bulk, Bulk::Loading(_))
+    }
+
+    /// Decides how a session whose first batch is large writes, when the memory has no
+    /// variant yet (see [`Bulk`]): a session of whole batches that finds all three entry
+    /// tables empty loads them ([`Bulk::Loading`]); otherwise, or when it may not (not
+    /// the tables' owner), the variants' search indexes are dropped and built at the end;
+    /// a writer that may not drop them keeps them.
     fn defer_indexes(&mut self) -> Result<Bulk> {
         let p = self.store.name.clone();
         let empty: bool = self
@@ -612,32 +796,34 @@ impl<'a> PgSession<'a> {
         if !empty {
             return Ok(Bulk::No);
         }
-        self.conn.batch_execute("SAVEPOINT cmem_bulk").ctx(&p, "starting an import")?;
-        let conn = &mut self.conn;
-        let dropped = (|| {
-            let mut names = Vec::new();
-            let mut defs = Vec::new();
-            for r in conn.query(DEFERRABLE_INDEXES, &[])? {
-                names.push(r.try_get::<_, String>(0)?);
-                defs.push(r.try_get::<_, String>(1)?);
-            }
-            if !names.is_empty() {
-                conn.batch_execute(&format!("DROP INDEX {}", names.join(", ")))?;
-            }
-            Ok::<_, postgres::Error>(defs)
-        })();
-        match dropped {
-            Ok(defs) => {
-                self.conn.batch_execute("RELEASE SAVEPOINT cmem_bulk").ctx(&p, "starting an import")?;
-                Ok(Bulk::Deferred(defs))
-            }
-            Err(_) => {
-                self.conn
-                    .batch_execute("ROLLBACK TO SAVEPOINT cmem_bulk; RELEASE SAVEPOINT cmem_bulk")
-                    .ctx(&p, "starting an import")?;
-                Ok(Bulk::No)
+        if self.whole {
+            if let Some(load) = self.in_bulk_savepoint(empty_for_loading)? {
+                return Ok(Bulk::Loading(Box::new(load)));
             }
         }
+        let deferred = self.in_bulk_savepoint(|conn| {
+            let defs = drop_indexes(conn, DEFERRABLE_INDEXES)?;
+            Ok(Some(defs))
+        })?;
+        Ok(deferred.map_or(Bulk::No, Bulk::Deferred))
+    }
+
+    /// Runs `step` in a savepoint, kept when it gives `Some`, rolled back when it gives
+    /// `None` or fails (a writer that may not change the schema).
+    fn in_bulk_savepoint<T>(
+        &mut self,
+        step: impl FnOnce(&mut Client) -> std::result::Result<Option<T>, postgres::Error>,
+    ) -> Result<Option<T>> {
+        let p = self.store.name.clone();
+        self.conn.batch_execute("SAVEPOINT cmem_bulk").ctx(&p, "starting an import")?;
+        let done = step(self.conn.client()).ok().flatten();
+        let end = if done.is_some() {
+            "RELEASE SAVEPOINT cmem_bulk"
+        } else {
+            "ROLLBACK TO SAVEPOINT cmem_bulk; RELEASE SAVEPOINT cmem_bulk"
+        };
+        self.conn.batch_execute(end).ctx(&p, "starting an import")?;
+        Ok(done)
     }
 
     /// Deletes an entry (its variants and origins go with it); false when there was none.
@@ -669,6 +855,51 @@ impl<'a> PgSession<'a> {
         }
         Ok(n > 0)
     }
+}
+
+/// Drops the indexes `query` names (name, definition); returns their definitions.
+fn drop_indexes(conn: &mut Client, query: &str) -> std::result::Result<Vec<String>, postgres::Error> {
+    let mut names = Vec::new();
+    let mut defs = Vec::new();
+    for r in conn.query(query, &[])? {
+        names.push(r.try_get::<_, String>(0)?);
+        defs.push(r.try_get::<_, String>(1)?);
+    }
+    if !names.is_empty() {
+        conn.batch_execute(&format!("DROP INDEX {}", names.join(", ")))?;
+    }
+    Ok(defs)
+}
+
+/// Readies the entry tables for loading (see [`Bulk::Loading`]) when all three are empty:
+/// locks them, drops their deferrable indexes and constraints, and empties them in this
+/// transaction. `None` when one holds a row.
+fn empty_for_loading(conn: &mut Client) -> std::result::Result<Option<Load>, postgres::Error> {
+    // Locked before they are read: a row another program commits after the check would
+    // go with the truncation.
+    conn.batch_execute(&format!("LOCK TABLE {LOADED_TABLES} IN ACCESS EXCLUSIVE MODE"))?;
+    let empty: bool = conn
+        .query_one(
+            "SELECT NOT EXISTS (SELECT 1 FROM tm_entries) AND NOT EXISTS (SELECT 1 FROM tm_variants) \
+             AND NOT EXISTS (SELECT 1 FROM tm_origins)",
+            &[],
+        )?
+        .try_get(0)?;
+    if !empty {
+        return Ok(None);
+    }
+    let mut rebuild = drop_indexes(conn, DEFERRABLE_ENTRY_INDEXES)?;
+    rebuild.extend(drop_indexes(conn, DEFERRABLE_INDEXES)?);
+    // Foreign keys first: a key may not go while one points at it.
+    let constraints = conn.query(DEFERRABLE_CONSTRAINTS, &[])?;
+    for r in constraints.iter().rev() {
+        conn.batch_execute(&r.try_get::<_, String>(0)?)?;
+    }
+    for r in &constraints {
+        rebuild.push(r.try_get(1)?);
+    }
+    conn.batch_execute(&format!("TRUNCATE {LOADED_TABLES}"))?;
+    Ok(Some(Load { rebuild, known: Known::default() }))
 }
 
 impl WriteSession for PgSession<'_> {
@@ -717,8 +948,13 @@ impl WriteSession for PgSession<'_> {
     fn commit(mut self: Box<Self>) -> Result<()> {
         self.refuse_failed()?;
         let p = self.store.name.clone();
-        let rebuilt = match &self.bulk {
-            Bulk::Deferred(defs) if !defs.is_empty() => {
+        let rebuild = match &self.bulk {
+            Bulk::Deferred(defs) => Some(defs.as_slice()),
+            Bulk::Loading(load) => Some(load.rebuild.as_slice()),
+            Bulk::Undecided | Bulk::No => None,
+        };
+        let rebuilt = match rebuild {
+            Some(defs) if !defs.is_empty() => {
                 // The session is still open: a failure here rolls the whole import back.
                 self.conn
                     .batch_execute(&format!("{BUILD_MEMORY}; {}", defs.join("; ")))

@@ -590,6 +590,120 @@ fn a_first_import_that_rolls_back_leaves_the_indexes_as_they_were() {
     assert_eq!(store.stats().unwrap().entries, 600);
 }
 
+/// The definitions of the indexes and constraints of the entry tables, sorted.
+fn entry_schema(url: &str) -> Vec<String> {
+    let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    let rows = client
+        .query(
+            "SELECT indexdef FROM pg_indexes WHERE tablename IN ('tm_entries', 'tm_variants', 'tm_origins') \
+             UNION ALL SELECT conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) \
+             FROM pg_constraint WHERE conrelid IN ('tm_entries'::regclass, 'tm_variants'::regclass, \
+             'tm_origins'::regclass)",
+            &[],
+        )
+        .unwrap();
+    let mut defs: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+    defs.sort();
+    defs
+}
+
+/// Pages of `table` and how many of them the visibility map holds all frozen.
+fn frozen_pages(url: &str, table: &str) -> (i64, i64) {
+    let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    client.batch_execute("CREATE EXTENSION IF NOT EXISTS pg_visibility").unwrap();
+    let row = client
+        .query_one(
+            &format!(
+                "SELECT pg_relation_size('{table}') / current_setting('block_size')::bigint, all_frozen \
+                 FROM pg_visibility_map_summary('{table}')"
+            ),
+            &[],
+        )
+        .unwrap();
+    (row.get(0), row.get(1))
+}
+
+/// `n` distinct pairs with an origin each.
+fn segments_from(tag: &str, n: usize) -> Vec<NewEntry> {
+    let mut batch = segments(tag, n);
+    for e in &mut batch {
+        e.origins = vec![Origin { project_id: format!("{tag} project"), ..Origin::default() }];
+    }
+    batch
+}
+
+#[test]
+fn a_first_import_of_whole_batches_loads_frozen_rows_and_checks_its_keys_at_its_end() {
+    let url = fresh_url();
+    let store = PgStore::open(&url).unwrap();
+    let before = entry_schema(&url);
+    assert!(before.iter().any(|d| d.contains("FOREIGN KEY")), "{before:?}");
+    let mut session = store.begin().unwrap();
+    session.all_or_nothing();
+    let first = session.write(&segments_from("Loaded", 600)).unwrap();
+    // The tables are emptied in the session's transaction: no other program reads them
+    // until it ends.
+    let mut other = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    other.batch_execute("SET lock_timeout = '200ms'").unwrap();
+    let locked = other.query_one("SELECT count(*) FROM tm_entries", &[]).unwrap_err();
+    assert_eq!(locked.code(), Some(&postgres::error::SqlState::LOCK_NOT_AVAILABLE), "{locked}");
+    // A later batch repeating entries of the first is deduplicated against them.
+    let mut again = segments_from("Loaded", 3);
+    again.extend(segments_from("Later", 2));
+    let second = session.write(&again).unwrap();
+    for k in 0..3 {
+        let WriteOutcome::Inserted(id) = first[k] else { panic!("{:?}", first[k]) };
+        assert_eq!(second[k], WriteOutcome::Deduplicated(id));
+    }
+    assert!(matches!(second[3], WriteOutcome::Inserted(_)), "{second:?}");
+    session.commit().unwrap();
+
+    assert_eq!(entry_schema(&url), before, "the same indexes and foreign keys, defined as before");
+    for table in ["tm_variants", "tm_origins"] {
+        let (pages, frozen) = frozen_pages(&url, table);
+        assert!(pages > 0 && frozen == pages, "{table}: {frozen} of {pages} pages frozen");
+    }
+    // The three repeated entries' approvals were updated, a new row version each.
+    let (pages, frozen) = frozen_pages(&url, "tm_entries");
+    assert!(pages > 3 && frozen >= pages - 3, "tm_entries: {frozen} of {pages} pages frozen");
+    assert_eq!(store.stats().unwrap().entries, 602);
+    let Some(WriteOutcome::Inserted(id)) = first.first() else { panic!() };
+    let entry = store.get(*id).unwrap().unwrap();
+    assert_eq!(entry.approvals(), 2, "the repeat counted its approval");
+    assert_eq!(entry.origins.len(), 1, "and gave no second origin of the same project");
+    assert_eq!(best(&store, "Later segment number 1").unwrap().0, "Later Segment Nummer 1");
+    assert_eq!(other.query_one("SELECT count(*) FROM tm_origins", &[]).unwrap().get::<_, i64>(0), 602);
+    // The keys hold: a variant of no entry is refused.
+    let orphan = other
+        .execute("INSERT INTO tm_variants (entry_id, ord, locale, runs, plain, text) VALUES (-1, 0, 'en', '[]', 'x', 'x')", &[])
+        .unwrap_err();
+    assert_eq!(orphan.code(), Some(&postgres::error::SqlState::FOREIGN_KEY_VIOLATION), "{orphan}");
+}
+
+#[test]
+fn a_first_import_of_whole_batches_that_rolls_back_leaves_the_tables_as_they_were() {
+    let url = fresh_url();
+    let store = PgStore::open(&url).unwrap();
+    let before = entry_schema(&url);
+    let mut session = store.begin().unwrap();
+    session.all_or_nothing();
+    session.write(&segments_from("Lost", 600)).unwrap();
+    drop(session);
+    assert_eq!(entry_schema(&url), before);
+    assert_eq!(store.stats().unwrap().entries, 0);
+    assert!(best(&store, "Lost segment number 1").is_none());
+    // A memory with an entry is written row by row, its indexes kept.
+    store.write(&[pair("Seed entry one", "Eintrag eins")]).unwrap();
+    let mut session = store.begin().unwrap();
+    session.all_or_nothing();
+    session.write(&segments_from("Kept", 600)).unwrap();
+    session.commit().unwrap();
+    assert_eq!(entry_schema(&url), before);
+    assert_eq!(store.stats().unwrap().entries, 601);
+    assert_eq!(best(&store, "Seed entry one").unwrap().0, "Eintrag eins");
+    assert_eq!(frozen_pages(&url, "tm_variants").1, 0, "rows written as they come are not frozen");
+}
+
 /// An index of the variants whose expression fails unless the build runs with
 /// `maintenance_work_mem` at `expected`: the deferred build evaluates it for every row.
 fn probe_build_memory(url: &str, expected: &str) {
@@ -721,6 +835,8 @@ fn a_first_import_by_a_writer_that_does_not_own_the_tables_fills_the_indexes_as_
     let (_, place) = rest.split_once('@').unwrap();
     let writer = PgStore::open(&format!("{head}://{role}@{place}")).unwrap();
     let mut session = writer.begin().unwrap();
+    // As an import writes: it may not empty the tables to load them either.
+    session.all_or_nothing();
     session.write(&segments("Granted", 600)).unwrap();
     session.commit().unwrap();
     assert_eq!(writer.stats().unwrap().entries, 600);
