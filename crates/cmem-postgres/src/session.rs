@@ -839,6 +839,9 @@ impl<'a> PgSession<'a> {
             .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
             .collect::<std::result::Result<_, postgres::Error>>()
             .ctx_with(&p, || format!("deleting entry {id}"))?;
+        // Never in a loading session (only `PgStore::delete` calls this, in a session of
+        // its own): there the foreign keys that take the variants and origins along are
+        // dropped, and the orphans would fail the keys' check at commit.
         let n = self
             .conn
             .execute("DELETE FROM tm_entries WHERE id = $1", &[&id.0])
