@@ -486,16 +486,6 @@ impl<'a> PgSession<'a> {
     /// Inserts new entries with their reserved ids: one statement per table.
     fn insert_fresh(&mut self, fresh: &[Entry]) -> Result<Vec<Added>> {
         let p = self.store.name.clone();
-        let mut metadata = Vec::with_capacity(fresh.len());
-        for e in fresh {
-            metadata.push(serde_json::to_string(&e.metadata).map_err(|err| {
-                Error::with_source(
-                    ErrorKind::InvalidEntry,
-                    format!("entry {}: metadata cannot be serialized", e.id),
-                    err,
-                )
-            })?);
-        }
         let hashes: Vec<i64> = fresh.iter().map(|e| e.identity_hash() as i64).collect();
         let approvals: Vec<i64> = fresh.iter().map(|e| i64::from(e.approvals())).collect();
         if self.loading() {
@@ -520,6 +510,16 @@ impl<'a> PgSession<'a> {
             })()
             .ctx(&p, "writing entries")?;
         } else {
+            let mut metadata = Vec::with_capacity(fresh.len());
+            for e in fresh {
+                metadata.push(serde_json::to_string(&e.metadata).map_err(|err| {
+                    Error::with_source(
+                        ErrorKind::InvalidEntry,
+                        format!("entry {}: metadata cannot be serialized", e.id),
+                        err,
+                    )
+                })?);
+            }
             let ids: Vec<i64> = fresh.iter().map(|e| e.id.0).collect();
             let projects: Vec<&str> = fresh.iter().map(|e| e.project_id.as_str()).collect();
             let points: Vec<&str> = fresh.iter().map(|e| e.point.as_str()).collect();
@@ -961,7 +961,7 @@ impl WriteSession for PgSession<'_> {
                 // The session is still open: a failure here rolls the whole import back.
                 self.conn
                     .batch_execute(&format!("{BUILD_MEMORY}; {}", defs.join("; ")))
-                    .ctx(&p, "building the search indexes")?;
+                    .ctx(&p, "building the indexes and keys")?;
                 true
             }
             _ => false,
